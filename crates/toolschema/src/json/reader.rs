@@ -1,0 +1,640 @@
+//! A JSON reader that builds `serde_json::Value`s and records where every value sits in the text.
+//!
+//! serde_json drops positions once a value is built, and diagnostics must point at `line:column`
+//! like a compiler does. The reader is a pull parser: callers can build a whole value with its
+//! spans, or skip a value (checking its syntax without building anything). Skipping is what lets a
+//! 10,000-tool catalog be linted one tool at a time instead of holding the whole tree in memory.
+//!
+//! It never recurses, so no input can overflow the stack, and it refuses nesting deeper than
+//! [`MAX_DEPTH`] (the limit serde_json applies too) so that nothing built from it can be too deep to
+//! drop, compare or validate.
+
+use super::spans::{SpanEntry, Spans, NO_KEY};
+use serde_json::{Map, Number, Value};
+use std::ops::Range;
+
+/// Deepest nesting of arrays and objects the reader accepts.
+pub const MAX_DEPTH: usize = 128;
+
+/// A syntax error: what is wrong and the byte offset where it was found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// What is wrong, for example `expected ',' or '}' after an object member`.
+    pub message: String,
+    /// Byte offset into the text.
+    pub offset: usize,
+}
+
+/// A pull parser over one JSON text.
+pub(crate) struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+enum Frame {
+    Array {
+        items: Vec<Value>,
+        span: usize,
+    },
+    Object {
+        map: Map<String, Value>,
+        span: usize,
+        key: String,
+        key_start: usize,
+    },
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `text`, starting at byte `start`.
+    pub(crate) fn new(text: &'a str, start: usize) -> Self {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: start,
+        }
+    }
+
+    /// Current byte offset.
+    pub(crate) fn offset(&self) -> usize {
+        self.pos
+    }
+
+    fn error<T>(&self, message: impl Into<String>) -> Result<T, SyntaxError> {
+        Err(SyntaxError {
+            message: message.into(),
+            offset: self.pos,
+        })
+    }
+
+    pub(crate) fn skip_whitespace(&mut self) {
+        while let Some(b) = self.bytes.get(self.pos) {
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
+                _ => break,
+            }
+        }
+    }
+
+    /// The next significant byte, without consuming it.
+    pub(crate) fn peek(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Consume `byte` (after whitespace) or fail with `message`.
+    pub(crate) fn expect(&mut self, byte: u8, message: &str) -> Result<(), SyntaxError> {
+        if self.peek() == Some(byte) {
+            self.pos += 1;
+            Ok(())
+        } else if self.pos >= self.bytes.len() {
+            self.error(format!("unexpected end of input: {message}"))
+        } else {
+            self.error(message)
+        }
+    }
+
+    /// After the whole document: only whitespace may follow.
+    pub(crate) fn finish(&mut self) -> Result<(), SyntaxError> {
+        if self.peek().is_some() {
+            return self.error("unexpected characters after the JSON value");
+        }
+        Ok(())
+    }
+
+    /// Read an object key and the `:` after it; the reader must be at the key's opening quote.
+    pub(crate) fn read_key(&mut self) -> Result<(String, usize), SyntaxError> {
+        if self.peek() != Some(b'"') {
+            return if self.pos >= self.bytes.len() {
+                self.error("unexpected end of input: expected an object key")
+            } else {
+                self.error("expected an object key in double quotes")
+            };
+        }
+        let key_start = self.pos;
+        let key = self.read_string()?;
+        self.expect(b':', "expected ':' after an object key")?;
+        Ok((key, key_start))
+    }
+
+    /// After a member or element: consume `,` and return true, or consume `close` and return false.
+    pub(crate) fn next_separator(&mut self, close: u8, what: &str) -> Result<bool, SyntaxError> {
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            None => self.error(format!(
+                "unexpected end of input: expected ',' or '{}' after {what}",
+                close as char
+            )),
+            Some(_) => self.error(format!("expected ',' or '{}' after {what}", close as char)),
+        }
+    }
+
+    /// Build the value at the current position, appending one span per value, in pre-order, to
+    /// `spans`. `depth` is the nesting depth of the value's container (0 for a document root).
+    pub(crate) fn read_value(
+        &mut self,
+        spans: &mut Vec<SpanEntry>,
+        key_start: u32,
+        depth: usize,
+    ) -> Result<Value, SyntaxError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut pending_key_start = key_start;
+        loop {
+            // Read one value; containers push a frame and continue with their first child.
+            let start = self.peek_value_start()?;
+            let span_index = spans.len();
+            spans.push(SpanEntry::open(start as u32, pending_key_start));
+            let mut value = match self.bytes[start] {
+                b'{' | b'[' => {
+                    if depth + stack.len() >= MAX_DEPTH {
+                        return self.error(format!(
+                            "JSON nests deeper than {MAX_DEPTH} levels of arrays and objects"
+                        ));
+                    }
+                    let is_object = self.bytes[start] == b'{';
+                    self.pos += 1;
+                    let close = if is_object { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                        let next = spans.len() as u32;
+                        spans[span_index].close(self.pos as u32, next);
+                        if is_object {
+                            Value::Object(Map::new())
+                        } else {
+                            Value::Array(Vec::new())
+                        }
+                    } else if is_object {
+                        let (key, ks) = self.read_key()?;
+                        stack.push(Frame::Object {
+                            map: Map::new(),
+                            span: span_index,
+                            key,
+                            key_start: ks,
+                        });
+                        pending_key_start = ks as u32;
+                        continue;
+                    } else {
+                        stack.push(Frame::Array {
+                            items: Vec::new(),
+                            span: span_index,
+                        });
+                        pending_key_start = NO_KEY;
+                        continue;
+                    }
+                }
+                _ => {
+                    let scalar = self.read_scalar()?;
+                    let next = spans.len() as u32;
+                    spans[span_index].close(self.pos as u32, next);
+                    scalar
+                }
+            };
+            // Hand the finished value to its container, closing every container it completes.
+            loop {
+                match stack.last_mut() {
+                    None => return Ok(value),
+                    Some(Frame::Array { items, span }) => {
+                        items.push(value);
+                        if self.next_separator(b']', "an array element")? {
+                            pending_key_start = NO_KEY;
+                            break;
+                        }
+                        let span = *span;
+                        let Some(Frame::Array { items, .. }) = stack.pop() else {
+                            unreachable!("the top frame was just matched as an array")
+                        };
+                        let next = spans.len() as u32;
+                        spans[span].close(self.pos as u32, next);
+                        value = Value::Array(items);
+                    }
+                    Some(Frame::Object {
+                        map,
+                        span,
+                        key,
+                        key_start,
+                    }) => {
+                        let member_key = std::mem::take(key);
+                        if map.contains_key(&member_key) {
+                            return Err(SyntaxError {
+                                message: format!("duplicate key '{member_key}' in an object"),
+                                offset: *key_start,
+                            });
+                        }
+                        map.insert(member_key, value);
+                        if self.next_separator(b'}', "an object member")? {
+                            let (next_key, ks) = self.read_key()?;
+                            *key = next_key;
+                            *key_start = ks;
+                            pending_key_start = ks as u32;
+                            break;
+                        }
+                        let span = *span;
+                        let Some(Frame::Object { map, .. }) = stack.pop() else {
+                            unreachable!("the top frame was just matched as an object")
+                        };
+                        let next = spans.len() as u32;
+                        spans[span].close(self.pos as u32, next);
+                        value = Value::Object(map);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Check the syntax of the value at the current position without building it; returns its
+    /// byte range. `depth` is the nesting depth of the value's container.
+    pub(crate) fn skip_value(&mut self, depth: usize) -> Result<Range<usize>, SyntaxError> {
+        // Each stack entry is the closing byte of an open container and whether it is an object.
+        let mut stack: Vec<u8> = Vec::new();
+        let start = self.peek_value_start()?;
+        loop {
+            let value_start = self.peek_value_start()?;
+            match self.bytes[value_start] {
+                open @ (b'{' | b'[') => {
+                    if depth + stack.len() >= MAX_DEPTH {
+                        return self.error(format!(
+                            "JSON nests deeper than {MAX_DEPTH} levels of arrays and objects"
+                        ));
+                    }
+                    self.pos += 1;
+                    let close = if open == b'{' { b'}' } else { b']' };
+                    if self.peek() == Some(close) {
+                        self.pos += 1;
+                    } else {
+                        if open == b'{' {
+                            self.skip_key()?;
+                        }
+                        stack.push(close);
+                        continue;
+                    }
+                }
+                _ => self.skip_scalar()?,
+            }
+            loop {
+                let Some(&close) = stack.last() else {
+                    return Ok(start..self.pos);
+                };
+                let what = if close == b'}' {
+                    "an object member"
+                } else {
+                    "an array element"
+                };
+                if self.next_separator(close, what)? {
+                    if close == b'}' {
+                        self.skip_key()?;
+                    }
+                    break;
+                }
+                stack.pop();
+            }
+        }
+    }
+
+    fn skip_key(&mut self) -> Result<(), SyntaxError> {
+        if self.peek() != Some(b'"') {
+            return self.error("expected an object key in double quotes");
+        }
+        self.scan_string(None)?;
+        self.expect(b':', "expected ':' after an object key")
+    }
+
+    fn peek_value_start(&mut self) -> Result<usize, SyntaxError> {
+        match self.peek() {
+            None => self.error("unexpected end of input: expected a JSON value"),
+            Some(b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => Ok(self.pos),
+            Some(b'}' | b']') => self.error("expected a JSON value, found a closing bracket"),
+            Some(_) => self.error("expected a JSON value"),
+        }
+    }
+
+    fn read_scalar(&mut self) -> Result<Value, SyntaxError> {
+        match self.bytes[self.pos] {
+            b'"' => Ok(Value::String(self.read_string()?)),
+            b't' => self.read_literal("true", Value::Bool(true)),
+            b'f' => self.read_literal("false", Value::Bool(false)),
+            b'n' => self.read_literal("null", Value::Null),
+            _ => self.read_number().map(Value::Number),
+        }
+    }
+
+    fn skip_scalar(&mut self) -> Result<(), SyntaxError> {
+        match self.bytes[self.pos] {
+            b'"' => self.scan_string(None),
+            b't' => self.read_literal("true", ()),
+            b'f' => self.read_literal("false", ()),
+            b'n' => self.read_literal("null", ()),
+            _ => self.scan_number().map(|_| ()),
+        }
+    }
+
+    fn read_literal<T>(&mut self, word: &str, value: T) -> Result<T, SyntaxError> {
+        if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            self.error(format!("invalid literal, expected `{word}`"))
+        }
+    }
+
+    /// Scan a number and return its text.
+    fn scan_number(&mut self) -> Result<&'a str, SyntaxError> {
+        let start = self.pos;
+        let b = self.bytes;
+        let mut p = self.pos;
+        if b.get(p) == Some(&b'-') {
+            p += 1;
+        }
+        match b.get(p) {
+            Some(b'0') => p += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(b.get(p), Some(b'0'..=b'9')) {
+                    p += 1;
+                }
+            }
+            _ => {
+                self.pos = p;
+                return self.error("invalid number: expected a digit");
+            }
+        }
+        if b.get(p) == Some(&b'.') {
+            p += 1;
+            if !matches!(b.get(p), Some(b'0'..=b'9')) {
+                self.pos = p;
+                return self.error("invalid number: expected a digit after the decimal point");
+            }
+            while matches!(b.get(p), Some(b'0'..=b'9')) {
+                p += 1;
+            }
+        }
+        if matches!(b.get(p), Some(b'e' | b'E')) {
+            p += 1;
+            if matches!(b.get(p), Some(b'+' | b'-')) {
+                p += 1;
+            }
+            if !matches!(b.get(p), Some(b'0'..=b'9')) {
+                self.pos = p;
+                return self.error("invalid number: expected a digit in the exponent");
+            }
+            while matches!(b.get(p), Some(b'0'..=b'9')) {
+                p += 1;
+            }
+        }
+        self.pos = p;
+        Ok(&self.text[start..p])
+    }
+
+    fn read_number(&mut self) -> Result<Number, SyntaxError> {
+        let start = self.pos;
+        let text = self.scan_number()?;
+        let is_integer = !text.contains(['.', 'e', 'E']);
+        if is_integer {
+            if let Ok(n) = text.parse::<u64>() {
+                return Ok(Number::from(n));
+            }
+            if let Ok(n) = text.parse::<i64>() {
+                return Ok(Number::from(n));
+            }
+        }
+        match text.parse::<f64>().ok().and_then(Number::from_f64) {
+            Some(n) => Ok(n),
+            None => Err(SyntaxError {
+                message: "number out of range".to_string(),
+                offset: start,
+            }),
+        }
+    }
+
+    fn read_string(&mut self) -> Result<String, SyntaxError> {
+        let mut out = String::new();
+        self.scan_string(Some(&mut out))?;
+        Ok(out)
+    }
+
+    /// Scan a string starting at its opening quote; unescape into `out` when given.
+    fn scan_string(&mut self, mut out: Option<&mut String>) -> Result<(), SyntaxError> {
+        let b = self.bytes;
+        self.pos += 1; // opening quote
+        let mut run_start = self.pos;
+        loop {
+            // Fast path: advance over bytes that need no attention.
+            while let Some(&c) = b.get(self.pos) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            match b.get(self.pos) {
+                None => return self.error("unexpected end of input inside a string"),
+                Some(b'"') => {
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push_str(&self.text[run_start..self.pos]);
+                    }
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push_str(&self.text[run_start..self.pos]);
+                    }
+                    self.pos += 1;
+                    let Some(&escape) = b.get(self.pos) else {
+                        return self.error("unexpected end of input inside a string");
+                    };
+                    self.pos += 1;
+                    let decoded = match escape {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.read_unicode_escape()?,
+                        _ => {
+                            self.pos -= 1;
+                            return self.error("invalid escape sequence in a string");
+                        }
+                    };
+                    if let Some(out) = out.as_deref_mut() {
+                        out.push(decoded);
+                    }
+                    run_start = self.pos;
+                }
+                Some(_) => {
+                    return self.error("control character in a string (escape it, e.g. \\n)");
+                }
+            }
+        }
+    }
+
+    fn read_hex4(&mut self) -> Result<u16, SyntaxError> {
+        let Some(digits) = self.text.get(self.pos..self.pos + 4) else {
+            return self.error("invalid \\u escape: expected four hex digits");
+        };
+        match u16::from_str_radix(digits, 16) {
+            Ok(v) if digits.bytes().all(|c| c.is_ascii_hexdigit()) => {
+                self.pos += 4;
+                Ok(v)
+            }
+            _ => self.error("invalid \\u escape: expected four hex digits"),
+        }
+    }
+
+    fn read_unicode_escape(&mut self) -> Result<char, SyntaxError> {
+        let first = self.read_hex4()?;
+        let code = if (0xD800..0xDC00).contains(&first) {
+            if !self.bytes[self.pos..].starts_with(b"\\u") {
+                return self.error("lone leading surrogate in a \\u escape");
+            }
+            self.pos += 2;
+            let second = self.read_hex4()?;
+            if !(0xDC00..0xE000).contains(&second) {
+                return self.error("invalid trailing surrogate in a \\u escape");
+            }
+            0x10000 + (((first as u32) - 0xD800) << 10) + ((second as u32) - 0xDC00)
+        } else if (0xDC00..0xE000).contains(&first) {
+            return self.error("lone trailing surrogate in a \\u escape");
+        } else {
+            first as u32
+        };
+        match char::from_u32(code) {
+            Some(c) => Ok(c),
+            None => self.error("invalid \\u escape"),
+        }
+    }
+}
+
+/// Parse a whole JSON text into a value and the spans of every value in it.
+pub fn parse_with_spans(text: &str) -> Result<(Value, Spans), SyntaxError> {
+    parse_range_with_spans(text, 0, 0)
+}
+
+/// Parse the value that starts at byte `start` of `text`, at nesting `depth`, with spans whose
+/// offsets are absolute in `text`. Only whitespace may follow the value when `start` is 0.
+pub(crate) fn parse_range_with_spans(
+    text: &str,
+    start: usize,
+    depth: usize,
+) -> Result<(Value, Spans), SyntaxError> {
+    if text.len() >= u32::MAX as usize {
+        return Err(SyntaxError {
+            message: "input larger than 4 GiB".to_string(),
+            offset: 0,
+        });
+    }
+    let mut reader = Reader::new(text, start);
+    let mut entries = Vec::new();
+    let value = reader.read_value(&mut entries, NO_KEY, depth)?;
+    if start == 0 {
+        reader.finish()?;
+    }
+    Ok((value, Spans::new(entries)))
+}
+
+/// Parse a whole JSON text into a value (no spans kept), with the reader's depth limit and errors.
+pub fn parse(text: &str) -> Result<Value, SyntaxError> {
+    parse_with_spans(text).map(|(value, _)| value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_like_serde_json() {
+        let text = r#" {"a": [1, -2, 3.5, 1e3, 18446744073709551615, -9223372036854775808],
+            "b": {"c": null, "d": true, "e": false}, "s": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00y"} "#;
+        let value = parse(text).unwrap();
+        let expected: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(value, expected);
+        // Key order is kept.
+        let keys: Vec<_> = value.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, ["a", "b", "s"]);
+    }
+
+    #[test]
+    fn records_spans_in_pre_order() {
+        let text = "{\"a\": [1, {\"b\": 2}], \"c\": \"x\"}";
+        let (_, spans) = parse_with_spans(text).unwrap();
+        let slices: Vec<&str> = spans
+            .entries()
+            .iter()
+            .map(|e| &text[e.start as usize..e.end as usize])
+            .collect();
+        assert_eq!(
+            slices,
+            [text, "[1, {\"b\": 2}]", "1", "{\"b\": 2}", "2", "\"x\""]
+        );
+        assert_eq!(spans.entries()[1].key_start, 1);
+        assert_eq!(spans.entries()[0].next, 6);
+        assert_eq!(spans.entries()[1].next, 5);
+    }
+
+    #[test]
+    fn reports_errors_with_offsets() {
+        let cases = [
+            ("{\"a\": 1,}", 8, "expected an object key in double quotes"),
+            ("[1 2]", 3, "expected ',' or ']' after an array element"),
+            ("{\"a\" 1}", 5, "expected ':' after an object key"),
+            ("[1,", 3, "unexpected end of input: expected a JSON value"),
+            ("\"abc", 4, "unexpected end of input inside a string"),
+            ("[01]", 2, "expected ',' or ']' after an array element"),
+            ("tru", 0, "invalid literal, expected `true`"),
+            ("1 2", 2, "unexpected characters after the JSON value"),
+            ("{\"a\":1,\"a\":2}", 7, "duplicate key 'a' in an object"),
+            ("\"\\x\"", 2, "invalid escape sequence in a string"),
+            ("1e999", 0, "number out of range"),
+            ("", 0, "unexpected end of input: expected a JSON value"),
+        ];
+        for (text, offset, message) in cases {
+            let err = parse(text).unwrap_err();
+            assert_eq!(
+                (err.offset, err.message.as_str()),
+                (offset, message),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_deep_nesting_without_overflowing() {
+        let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+        let err = parse(&deep).unwrap_err();
+        assert_eq!(err.offset, MAX_DEPTH);
+        assert!(err.message.contains("deeper than 128"));
+        let mut reader = Reader::new(&deep, 0);
+        assert!(reader.skip_value(0).is_err());
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn skip_checks_syntax_and_returns_the_range() {
+        let text = r#"  {"a": [1, {"b": "}"}], "c": "x"} "#;
+        let mut reader = Reader::new(text, 0);
+        let range = reader.skip_value(0).unwrap();
+        assert_eq!(&text[range], r#"{"a": [1, {"b": "}"}], "c": "x"}"#);
+        let mut reader = Reader::new("[1, {\"a\" 2}]", 0);
+        assert_eq!(
+            reader.skip_value(0).unwrap_err().message,
+            "expected ':' after an object key"
+        );
+    }
+
+    #[test]
+    fn numbers_keep_their_kind() {
+        assert_eq!(parse("1").unwrap(), json!(1));
+        assert!(parse("1.0").unwrap().is_f64());
+        assert!(parse("-1").unwrap().is_i64());
+        assert!(parse("18446744073709551616").unwrap().is_f64());
+    }
+}

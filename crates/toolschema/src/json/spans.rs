@@ -1,0 +1,262 @@
+//! Where each value of a parsed JSON text sits: byte spans in pre-order, and line/column lookup.
+
+use super::pointer::split_pointer;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Marks a span whose value is not an object member.
+pub(crate) const NO_KEY: u32 = u32::MAX;
+
+/// The location of one value in the text. Offsets are bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpanEntry {
+    /// First byte of the value.
+    pub start: u32,
+    /// One past the last byte of the value (after its closing bracket for containers).
+    pub end: u32,
+    /// First byte of the member's key (its opening quote) when the value is an object member.
+    pub key_start: u32,
+    /// Index of the first span after this value's subtree; lets a walk skip a sibling in O(1).
+    pub next: u32,
+}
+
+impl SpanEntry {
+    pub(crate) fn open(start: u32, key_start: u32) -> Self {
+        SpanEntry {
+            start,
+            end: start,
+            key_start,
+            next: 0,
+        }
+    }
+
+    pub(crate) fn close(&mut self, end: u32, next: u32) {
+        self.end = end;
+        self.next = next;
+    }
+
+    /// The byte offset diagnostics should point at: the key of a member, else the value.
+    pub fn anchor(&self) -> u32 {
+        if self.key_start == NO_KEY {
+            self.start
+        } else {
+            self.key_start
+        }
+    }
+
+    /// Whether this value is an object member (has a key).
+    pub fn has_key(&self) -> bool {
+        self.key_start != NO_KEY
+    }
+}
+
+/// The spans of every value in one parsed JSON value, in pre-order (a container before its
+/// children, children in order).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Spans {
+    entries: Vec<SpanEntry>,
+}
+
+impl Spans {
+    pub(crate) fn new(entries: Vec<SpanEntry>) -> Self {
+        Spans { entries }
+    }
+
+    /// All spans, in pre-order.
+    pub fn entries(&self) -> &[SpanEntry] {
+        &self.entries
+    }
+
+    /// The span of the root value.
+    pub fn root(&self) -> Option<SpanEntry> {
+        self.entries.first().copied()
+    }
+
+    /// The span of the value at `pointer` (relative to the root), walking `root` alongside the
+    /// spans. When the pointer leads nowhere, returns the span of its deepest existing ancestor and
+    /// `false`.
+    ///
+    /// `root` must be the value the spans were recorded for, or one whose objects have the same
+    /// keys in the same order (arrays are walked by the spans alone).
+    pub fn locate(&self, root: &Value, pointer: &str) -> Option<(SpanEntry, bool)> {
+        let mut index = 0usize;
+        let mut value = Some(root);
+        for segment in split_pointer(pointer) {
+            let Some(current) = self.entries.get(index) else {
+                return None;
+            };
+            let found = match value {
+                Some(Value::Object(map)) => self
+                    .child_of_object(index, map, &segment)
+                    .map(|(i, v)| (i, Some(v))),
+                Some(Value::Array(_)) | None => segment
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|k| self.nth_child(index, k))
+                    .map(|i| {
+                        let child = value
+                            .and_then(Value::as_array)
+                            .and_then(|a| segment.parse::<usize>().ok().and_then(|k| a.get(k)));
+                        (i, child)
+                    }),
+                Some(_) => None,
+            };
+            match found {
+                Some((i, v)) => {
+                    index = i;
+                    value = v;
+                }
+                None => return Some((*current, false)),
+            }
+        }
+        self.entries.get(index).map(|e| (*e, true))
+    }
+
+    fn nth_child(&self, parent: usize, n: usize) -> Option<usize> {
+        let end = self.entries.get(parent)?.next as usize;
+        let mut child = parent + 1;
+        for _ in 0..n {
+            if child >= end {
+                return None;
+            }
+            child = self.entries.get(child)?.next as usize;
+        }
+        (child < end).then_some(child)
+    }
+
+    fn child_of_object<'v>(
+        &self,
+        parent: usize,
+        map: &'v Map<String, Value>,
+        key: &str,
+    ) -> Option<(usize, &'v Value)> {
+        let end = self.entries.get(parent)?.next as usize;
+        let mut child = parent + 1;
+        for (k, v) in map {
+            if child >= end {
+                return None;
+            }
+            if k == key {
+                return Some((child, v));
+            }
+            child = self.entries.get(child)?.next as usize;
+        }
+        None
+    }
+}
+
+/// A 1-based line and column (columns count characters, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Position {
+    /// Line number, from 1.
+    pub line: u32,
+    /// Column number in characters, from 1.
+    pub column: u32,
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.line, self.column)
+    }
+}
+
+/// Turns byte offsets of one text into line and column numbers.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    line_starts: Vec<u32>,
+}
+
+impl LineIndex {
+    /// Index the line starts of `text`.
+    pub fn new(text: &str) -> Self {
+        let mut line_starts = vec![0u32];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| (i + 1) as u32),
+        );
+        LineIndex { line_starts }
+    }
+
+    /// The position of byte `offset` in `text` (the text this index was built from).
+    pub fn position(&self, text: &str, offset: usize) -> Position {
+        let offset = offset.min(text.len());
+        let line = self
+            .line_starts
+            .partition_point(|&start| start as usize <= offset)
+            .max(1);
+        let line_start = self.line_starts[line - 1] as usize;
+        let column = text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count());
+        Position {
+            line: line as u32,
+            column: column as u32 + 1,
+        }
+    }
+}
+
+/// The position of byte `offset` in `text`, without building an index (for a single lookup).
+pub fn position_of(text: &str, offset: usize) -> Position {
+    let offset = offset.min(text.len());
+    let before = &text.as_bytes()[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = text
+        .get(line_start..offset)
+        .map_or(offset - line_start, |s| s.chars().count());
+    Position {
+        line: line as u32,
+        column: column as u32 + 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse_with_spans;
+
+    #[test]
+    fn locates_values_by_pointer() {
+        let text = "{\n  \"tools\": [\n    {\"name\": \"a\"},\n    {\"name\": \"b\", \"x/y\": [true]}\n  ]\n}";
+        let (value, spans) = parse_with_spans(text).unwrap();
+        let index = LineIndex::new(text);
+        let at = |pointer: &str| {
+            let (span, exact) = spans.locate(&value, pointer).unwrap();
+            (index.position(text, span.anchor() as usize), exact)
+        };
+        assert_eq!(at(""), (Position { line: 1, column: 1 }, true));
+        assert_eq!(at("/tools"), (Position { line: 2, column: 3 }, true));
+        assert_eq!(at("/tools/1/name"), (Position { line: 4, column: 6 }, true));
+        assert_eq!(
+            at("/tools/1/x~1y/0"),
+            (
+                Position {
+                    line: 4,
+                    column: 26
+                },
+                true
+            )
+        );
+        assert_eq!(
+            at("/tools/1/missing"),
+            (Position { line: 4, column: 5 }, false)
+        );
+        assert_eq!(at("/tools/7"), (Position { line: 2, column: 3 }, false));
+    }
+
+    #[test]
+    fn columns_count_characters() {
+        let text = "{\"é\": \"ü\", \"k\": 1}";
+        assert_eq!(position_of(text, text.find("\"k\"").unwrap()).column, 12);
+        let index = LineIndex::new(text);
+        assert_eq!(
+            index.position(text, text.find("\"k\"").unwrap()),
+            position_of(text, text.find("\"k\"").unwrap())
+        );
+    }
+}
