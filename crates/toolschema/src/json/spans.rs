@@ -237,7 +237,7 @@ mod tests {
             (
                 Position {
                     line: 4,
-                    column: 26
+                    column: 27
                 },
                 true
             )
