@@ -1,2 +1,30 @@
 //! toolschema: the contract between an MCP server and the model that calls it.
+//!
+//! A tool's `inputSchema` is the only thing a model reads before it fills in arguments. This crate
+//! holds that contract:
+//!
+//! - [`Tool`]: the MCP tool definition, with name, ID and tag rules ([`tool`]);
+//! - [`Catalog`]: tool lists from files in every shape they come in, with line and column of every
+//!   value for diagnostics ([`catalog`]);
+//! - [`schema`]: the lightweight schema shapes and their translation to standard JSON Schema,
+//!   dialect detection;
+//! - [`validate`]: compiled validators whose messages a model can act on
+//!   (`argument 'limit' value must be <= 100`).
+//!
+//! The crate is pure: no network, no processes, no terminal. Nothing is ever fetched: a `$ref` to
+//! anything but the document itself or a document the caller registered is refused.
+
+pub mod catalog;
 pub mod json;
+pub mod schema;
+pub mod suggest;
+pub mod tool;
+pub mod validate;
+
+pub use catalog::{Catalog, CatalogError, CatalogLayout, UnknownTool};
+pub use schema::{Dialect, SchemaError, SchemaShape};
+pub use tool::{Tool, ToolAnnotations, ToolError, ToolId};
+pub use validate::{
+    CompileError, CompileOptions, CompiledTool, SchemaValidator, Subject, ValidationError,
+    ValidationErrors,
+};

@@ -1,0 +1,244 @@
+//! `$ref` checks made before a schema reaches the engine: cycles that would never consume any
+//! input are reported as errors instead of being evaluated.
+
+use super::SchemaError;
+use crate::json::pointer::{push_segment, resolve};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Keywords whose subschemas apply to the same instance location as the schema holding them.
+const IN_PLACE_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
+const IN_PLACE_SINGLE: &[&str] = &["not", "if", "then", "else"];
+const IN_PLACE_MAPS: &[&str] = &["dependentSchemas"];
+
+/// Keywords whose subschemas apply to other instance locations (or are definitions).
+const NESTED_SINGLE: &[&str] = &[
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contains",
+    "propertyNames",
+    "contentSchema",
+];
+const NESTED_LISTS: &[&str] = &["prefixItems", "items"];
+const NESTED_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependencies",
+];
+
+/// Every subschema location (JSON Pointer) in `schema`, found without recursion, with the
+/// pointer of the schema resource (`$id`) it belongs to.
+fn subschemas(schema: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(String::new(), String::new())];
+    while let Some((pointer, resource)) = stack.pop() {
+        let Some(Value::Object(map)) = resolve(schema, &pointer) else {
+            continue;
+        };
+        let resource = if !pointer.is_empty()
+            && map
+                .get("$id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| !id.starts_with('#'))
+        {
+            pointer.clone()
+        } else {
+            resource
+        };
+        for key in IN_PLACE_SINGLE.iter().chain(NESTED_SINGLE) {
+            if map.get(*key).is_some_and(|v| v.is_object()) {
+                stack.push((push_segment(&pointer, key), resource.clone()));
+            }
+        }
+        for key in IN_PLACE_LISTS.iter().chain(NESTED_LISTS) {
+            if let Some(Value::Array(items)) = map.get(*key) {
+                let base = push_segment(&pointer, key);
+                for i in 0..items.len() {
+                    stack.push((format!("{base}/{i}"), resource.clone()));
+                }
+            }
+        }
+        for key in IN_PLACE_MAPS.iter().chain(NESTED_MAPS) {
+            if let Some(Value::Object(members)) = map.get(*key) {
+                let base = push_segment(&pointer, key);
+                for name in members.keys() {
+                    stack.push((push_segment(&base, name), resource.clone()));
+                }
+            }
+        }
+        out.push((pointer, resource));
+    }
+    out
+}
+
+/// The locations a schema applies in place (to the same instance), with the `$ref` that leads
+/// there when it is a reference.
+fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let Some(Value::Object(map)) = resolve(schema, pointer) else {
+        return out;
+    };
+    for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
+        if let Some(reference) = map.get(keyword).and_then(Value::as_str) {
+            if let Some(fragment) = reference.strip_prefix('#') {
+                // Only JSON Pointer fragments are followed; anchors are left to the engine.
+                if fragment.is_empty() || fragment.starts_with('/') {
+                    let decoded = percent_decode(fragment);
+                    out.push((format!("{resource}{decoded}"), Some(reference.to_string())));
+                }
+            }
+        }
+    }
+    for key in IN_PLACE_SINGLE {
+        if map.get(*key).is_some_and(Value::is_object) {
+            out.push((push_segment(pointer, key), None));
+        }
+    }
+    for key in IN_PLACE_LISTS {
+        if let Some(Value::Array(items)) = map.get(*key) {
+            let base = push_segment(pointer, key);
+            out.extend((0..items.len()).map(|i| (format!("{base}/{i}"), None)));
+        }
+    }
+    for key in IN_PLACE_MAPS {
+        if let Some(Value::Object(members)) = map.get(*key) {
+            let base = push_segment(pointer, key);
+            out.extend(members.keys().map(|k| (push_segment(&base, k), None)));
+        }
+    }
+    out
+}
+
+fn percent_decode(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            if let Some(byte) = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+            {
+                out.push(byte);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Refuse `$ref` cycles that never move into the instance (`a` refers to `b`, `b` back to `a`):
+/// evaluating them can only loop. Recursion through `properties`, `items` and the like is fine.
+pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        OnPath,
+        Done,
+    }
+    let locations = subschemas(schema);
+    let resources: HashMap<&str, &str> = locations
+        .iter()
+        .map(|(p, r)| (p.as_str(), r.as_str()))
+        .collect();
+    let mut state: HashMap<String, State> = HashMap::new();
+    for (start, _) in &locations {
+        if state.contains_key(start) {
+            continue;
+        }
+        // Iterative depth-first search; each frame is a location, its edges and the next edge.
+        let resource = resources.get(start.as_str()).copied().unwrap_or("");
+        let mut path: Vec<(String, Vec<(String, Option<String>)>, usize)> =
+            vec![(start.clone(), in_place_edges(schema, start, resource), 0)];
+        state.insert(start.clone(), State::OnPath);
+        while let Some((_, edges, next)) = path.last_mut() {
+            let Some((target, via)) = edges.get(*next).cloned() else {
+                let (done, _, _) = path.pop().unwrap_or_default();
+                state.insert(done, State::Done);
+                continue;
+            };
+            *next += 1;
+            match state.get(&target) {
+                Some(State::Done) => {}
+                Some(State::OnPath) => {
+                    let chain = cycle_chain(&path, &target, via);
+                    return Err(SchemaError::CyclicRef { chain });
+                }
+                None => {
+                    if resolve(schema, &target).is_none() {
+                        continue; // unresolvable: reported by the engine
+                    }
+                    let resource = resources.get(target.as_str()).copied().unwrap_or("");
+                    let edges = in_place_edges(schema, &target, resource);
+                    state.insert(target.clone(), State::OnPath);
+                    path.push((target, edges, 0));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `$ref`s along a cycle, from the location where it starts back to itself.
+fn cycle_chain(
+    path: &[(String, Vec<(String, Option<String>)>, usize)],
+    target: &str,
+    closing: Option<String>,
+) -> Vec<String> {
+    let start = path.iter().position(|(p, _, _)| p == target).unwrap_or(0);
+    let mut chain = vec![format!("#{target}")];
+    for window in path[start..].windows(2) {
+        let (_, edges, next) = &window[0];
+        if let Some((_, Some(via))) = edges.get(next.wrapping_sub(1)) {
+            chain.push(via.clone());
+        }
+    }
+    if let Some(via) = closing {
+        chain.push(via);
+    }
+    chain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn finds_pure_cycles() {
+        let schema = json!({
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}},
+            "$ref": "#/$defs/a"
+        });
+        let err = check_ref_cycles(&schema).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "cyclic $ref never reaches a value to check: #/$defs/a -> #/$defs/b -> #/$defs/a"
+        );
+        assert!(check_ref_cycles(&json!({"$ref": "#"})).is_err());
+    }
+
+    #[test]
+    fn allows_recursion_through_the_instance() {
+        let tree = json!({
+            "type": "object",
+            "properties": {"children": {"type": "array", "items": {"$ref": "#"}}},
+            "$defs": {"node": {"properties": {"next": {"$ref": "#/$defs/node"}}}}
+        });
+        assert!(check_ref_cycles(&tree).is_ok());
+        // The same definition used twice is not a cycle.
+        let twice = json!({"$defs": {"int": {"type": "integer"}},
+            "allOf": [{"$ref": "#/$defs/int"}, {"$ref": "#/$defs/int"}]});
+        assert!(check_ref_cycles(&twice).is_ok());
+    }
+}

@@ -1,0 +1,632 @@
+//! Turning the engine's errors into messages a model can act on.
+//!
+//! Each message names the value the way a caller writes it (`argument 'items[0].id'`), states the
+//! constraint, and says what would be accepted. Messages never repeat an argument's value, which
+//! may be huge or sensitive; they quote only the schema (limits, enum values, patterns), shortened
+//! when long.
+
+use super::{Subject, ValidationError};
+use crate::json::pointer::{caller_path, push_segment, resolve};
+use jsonschema::error::{TypeKind, ValidationErrorKind};
+use jsonschema::JsonType;
+use serde_json::Value;
+
+/// Longest quoted schema value in a message, in characters.
+const MAX_QUOTE: usize = 80;
+/// Most enum values listed in a message.
+const MAX_ENUM_VALUES: usize = 20;
+
+pub(super) struct Renderer<'a> {
+    pub(super) instance: &'a Value,
+    pub(super) schema: &'a Value,
+    pub(super) subject: Subject,
+}
+
+impl Renderer<'_> {
+    /// How the value at `pointer` is named: `arguments`, or `argument 'items[0].id'`.
+    fn subject_at(&self, pointer: &str) -> String {
+        if pointer.is_empty() {
+            self.subject.root().to_string()
+        } else {
+            format!(
+                "{} '{}'",
+                self.subject.noun(),
+                caller_path(self.instance, pointer)
+            )
+        }
+    }
+
+    fn push(&self, out: &mut Vec<ValidationError>, path: String, keyword: &str, message: String) {
+        out.push(ValidationError {
+            path,
+            message,
+            keyword: keyword.to_string(),
+        });
+    }
+
+    /// Render one engine error (some become several messages, one per offending property).
+    pub(super) fn render(
+        &self,
+        error: &jsonschema::ValidationError<'_>,
+        out: &mut Vec<ValidationError>,
+    ) {
+        let path = error.instance_path().as_str().to_string();
+        let schema_path = error.schema_path().as_str();
+        let kind = error.kind();
+        let keyword = kind.keyword().to_string();
+        match kind {
+            ValidationErrorKind::Required { property } => {
+                let name = property.as_str().unwrap_or_default();
+                let missing = push_segment(&path, name);
+                let mut message = format!(
+                    "missing required {} '{}'",
+                    self.subject.noun(),
+                    caller_path(self.instance, &missing)
+                );
+                if let Some(trigger) = self.dependent_trigger(schema_path, &path, name) {
+                    message.push_str(&format!(
+                        " (required when '{}' is present)",
+                        caller_path(self.instance, &push_segment(&path, &trigger))
+                    ));
+                }
+                self.push(out, missing, &keyword, message);
+            }
+            ValidationErrorKind::AdditionalProperties { unexpected }
+            | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                let declared = self.declared_properties(schema_path);
+                for name in unexpected {
+                    let at = push_segment(&path, name);
+                    let mut message = format!(
+                        "unexpected {} '{}'",
+                        self.subject.noun(),
+                        caller_path(self.instance, &at)
+                    );
+                    message.push_str(&suggestion(name, &declared));
+                    self.push(out, at, &keyword, message);
+                }
+            }
+            ValidationErrorKind::AnyOf { context }
+            | ValidationErrorKind::OneOfNotValid { context } => {
+                let exactly_one = matches!(kind, ValidationErrorKind::OneOfNotValid { .. });
+                // When exactly one alternative has the value's type, its own errors say more than
+                // a list of alternatives would.
+                let fitting: Vec<&Vec<jsonschema::ValidationError<'static>>> = context
+                    .iter()
+                    .filter(|branch| !branch.iter().any(|e| is_shape_mismatch(e, &path)))
+                    .collect();
+                if let [branch] = fitting.as_slice() {
+                    for inner in branch.iter() {
+                        self.render(inner, out);
+                    }
+                } else {
+                    let message = self.alternatives_message(&path, schema_path, exactly_one);
+                    self.push(out, path, &keyword, message);
+                }
+            }
+            ValidationErrorKind::PropertyNames { error: inner } => {
+                let name = inner.instance().as_str().unwrap_or_default();
+                let subject = format!(
+                    "property name '{}' in {}",
+                    shorten(name, MAX_QUOTE),
+                    self.subject_at(&path)
+                );
+                let message = self.constraint_message(
+                    inner.kind(),
+                    inner.schema_path().as_str(),
+                    inner.instance(),
+                    &subject,
+                );
+                self.push(out, path, &keyword, message);
+            }
+            _ => {
+                let subject = self.subject_at(&path);
+                let message =
+                    self.constraint_message(kind, schema_path, error.instance(), &subject);
+                self.push(out, path, &keyword, message);
+            }
+        }
+    }
+
+    /// A message for a single-value constraint, about `subject`.
+    fn constraint_message(
+        &self,
+        kind: &ValidationErrorKind,
+        schema_path: &str,
+        instance: &Value,
+        subject: &str,
+    ) -> String {
+        use ValidationErrorKind as K;
+        match kind {
+            K::Type { kind } => format!("{subject} must be {}", type_names(kind)),
+            K::MinLength { limit } => format!(
+                "{subject} string length must be >= {limit}{}",
+                got(instance.as_str().map(|s| s.chars().count()))
+            ),
+            K::MaxLength { limit } => format!(
+                "{subject} string length must be <= {limit}{}",
+                got(instance.as_str().map(|s| s.chars().count()))
+            ),
+            K::Minimum { limit } => format!("{subject} value must be >= {}{}", number(limit), got_number(instance)),
+            K::Maximum { limit } => format!("{subject} value must be <= {}{}", number(limit), got_number(instance)),
+            K::ExclusiveMinimum { limit } => {
+                format!("{subject} value must be > {}{}", number(limit), got_number(instance))
+            }
+            K::ExclusiveMaximum { limit } => {
+                format!("{subject} value must be < {}{}", number(limit), got_number(instance))
+            }
+            K::Enum { options } => format!(
+                "{subject} must be one of the enum values: {}",
+                list_values(options.as_array().map_or(&[][..], Vec::as_slice))
+            ),
+            K::Constant { expected_value } => {
+                format!("{subject} must be exactly {}", quote(expected_value))
+            }
+            K::Pattern { pattern } => {
+                format!("{subject} must match the pattern {}", shorten(pattern, MAX_QUOTE))
+            }
+            K::Format { format } => {
+                format!("{subject} must be {} (format '{format}')", describe_format(format))
+            }
+            K::MinItems { limit } => format!(
+                "{subject} must have at least {limit} {}{}",
+                plural(*limit, "item", "items"),
+                got(instance.as_array().map(Vec::len))
+            ),
+            K::MaxItems { limit } => format!(
+                "{subject} must have at most {limit} {}{}",
+                plural(*limit, "item", "items"),
+                got(instance.as_array().map(Vec::len))
+            ),
+            K::AdditionalItems { limit } => format!(
+                "{subject} must have at most {limit} {}{}",
+                plural(*limit as u64, "item", "items"),
+                got(instance.as_array().map(Vec::len))
+            ),
+            K::UnevaluatedItems { unexpected } => format!(
+                "{subject} has items that are not allowed at {} {}",
+                plural(unexpected.len() as u64, "index", "indexes"),
+                unexpected.join(", ")
+            ),
+            K::MinProperties { limit } => format!(
+                "{subject} must have at least {limit} {}{}",
+                plural(*limit, "property", "properties"),
+                got(instance.as_object().map(|m| m.len()))
+            ),
+            K::MaxProperties { limit } => format!(
+                "{subject} must have at most {limit} {}{}",
+                plural(*limit, "property", "properties"),
+                got(instance.as_object().map(|m| m.len()))
+            ),
+            K::UniqueItems => match first_duplicate(instance) {
+                Some((i, j)) => format!(
+                    "{subject} must not contain duplicate items (items {i} and {j} are equal)"
+                ),
+                None => format!("{subject} must not contain duplicate items"),
+            },
+            K::MultipleOf { multiple_of } => {
+                format!("{subject} must be a multiple of {}", float(*multiple_of))
+            }
+            K::Not { schema } => format!("{subject} must not be {}", self.describe(schema, 0)),
+            K::Contains => self.contains_message(schema_path, subject),
+            K::OneOfMultipleValid { .. } => {
+                let parent = schema_path.to_string();
+                let alternatives = self.describe_alternatives(&parent);
+                match alternatives {
+                    Some(list) => format!(
+                        "{subject} matches more than one alternative; it must match exactly one of: {list}"
+                    ),
+                    None => format!("{subject} matches more than one alternative; it must match exactly one"),
+                }
+            }
+            K::AnyOf { .. } | K::OneOfNotValid { .. } => {
+                let exactly_one = matches!(kind, K::OneOfNotValid { .. });
+                self.alternatives_message_for(subject, schema_path, exactly_one)
+            }
+            K::FalseSchema => format!("{subject} is not allowed"),
+            K::Required { property } => format!(
+                "{subject} must have the property '{}'",
+                property.as_str().unwrap_or_default()
+            ),
+            K::AdditionalProperties { unexpected } | K::UnevaluatedProperties { unexpected } => {
+                format!("{subject} has unexpected properties: {}", unexpected.join(", "))
+            }
+            K::PropertyNames { .. } => format!("{subject} has an invalid property name"),
+            K::ContentEncoding { content_encoding } => {
+                format!("{subject} must be a {content_encoding}-encoded string")
+            }
+            K::ContentMediaType { content_media_type } => {
+                format!("{subject} must be a string holding valid {content_media_type}")
+            }
+            K::FromUtf8 { .. } => format!("{subject} must decode to valid UTF-8"),
+            K::BacktrackLimitExceeded { .. } | K::RegexEngineFailure { .. } => format!(
+                "{subject} could not be checked against its pattern (the regular expression is too complex)"
+            ),
+            K::Referencing(error) => format!("{subject} could not be checked: {error}"),
+            K::Custom { message, .. } => format!("{subject} {message}"),
+        }
+    }
+
+    fn alternatives_message(&self, path: &str, schema_path: &str, exactly_one: bool) -> String {
+        let subject = self.subject_at(path);
+        self.alternatives_message_for(&subject, schema_path, exactly_one)
+    }
+
+    fn alternatives_message_for(
+        &self,
+        subject: &str,
+        schema_path: &str,
+        exactly_one: bool,
+    ) -> String {
+        let how = if exactly_one { "exactly one" } else { "one" };
+        let branches = resolve(self.schema, schema_path).and_then(Value::as_array);
+        let Some(branches) = branches else {
+            return format!("{subject} must match {how} of the allowed alternatives");
+        };
+        let descriptions: Vec<String> = branches.iter().map(|b| self.describe(b, 0)).collect();
+        let all_simple = branches.iter().all(is_type_only);
+        if all_simple && !exactly_one {
+            return format!("{subject} must be {}", join_or(&descriptions));
+        }
+        let numbered: Vec<String> = descriptions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| format!("({}) {d}", i + 1))
+            .collect();
+        format!("{subject} must match {how} of: {}", numbered.join(", "))
+    }
+
+    fn describe_alternatives(&self, schema_path: &str) -> Option<String> {
+        let branches = resolve(self.schema, schema_path)?.as_array()?;
+        let numbered: Vec<String> = branches
+            .iter()
+            .enumerate()
+            .map(|(i, b)| format!("({}) {}", i + 1, self.describe(b, 0)))
+            .collect();
+        Some(numbered.join(", "))
+    }
+
+    fn contains_message(&self, schema_path: &str, subject: &str) -> String {
+        let (parent, last) = match schema_path.rsplit_once('/') {
+            Some((parent, last)) => (parent, last),
+            None => ("", schema_path),
+        };
+        let parent_schema = resolve(self.schema, parent);
+        let contains = parent_schema
+            .and_then(|s| s.get("contains"))
+            .map(|c| self.describe(c, 0))
+            .unwrap_or_else(|| "of the required kind".to_string());
+        let count = |key: &str| {
+            parent_schema
+                .and_then(|s| s.get(key))
+                .and_then(Value::as_u64)
+        };
+        match last {
+            "maxContains" => {
+                let n = count("maxContains").unwrap_or(0);
+                format!(
+                    "{subject} must contain at most {n} {} that {} {contains}",
+                    plural(n, "item", "items"),
+                    plural(n, "is", "are")
+                )
+            }
+            "minContains" => {
+                let n = count("minContains").unwrap_or(1);
+                format!(
+                    "{subject} must contain at least {n} {} that {} {contains}",
+                    plural(n, "item", "items"),
+                    plural(n, "is", "are")
+                )
+            }
+            _ => format!("{subject} must contain at least one item that is {contains}"),
+        }
+    }
+
+    /// The property that makes `name` required through `dependentRequired` (or draft-07
+    /// `dependencies`), when that is why it is required.
+    fn dependent_trigger(
+        &self,
+        schema_path: &str,
+        instance_path: &str,
+        name: &str,
+    ) -> Option<String> {
+        if !(schema_path.ends_with("/dependentRequired") || schema_path.contains("/dependencies")) {
+            return None;
+        }
+        let map_path = match schema_path.find("/dependencies") {
+            Some(i) => &schema_path[..i + "/dependencies".len()],
+            None => schema_path,
+        };
+        let dependencies = resolve(self.schema, map_path)?.as_object()?;
+        let object = resolve(self.instance, instance_path)?.as_object()?;
+        dependencies
+            .iter()
+            .find(|(trigger, needed)| {
+                object.contains_key(*trigger)
+                    && needed
+                        .as_array()
+                        .is_some_and(|list| list.iter().any(|n| n == name))
+            })
+            .map(|(trigger, _)| trigger.clone())
+    }
+
+    /// Property names declared next to the `additionalProperties` (or `unevaluatedProperties`)
+    /// that failed, for did-you-mean suggestions.
+    fn declared_properties(&self, schema_path: &str) -> Vec<String> {
+        let parent = schema_path.rsplit_once('/').map_or("", |(p, _)| p);
+        resolve(self.schema, parent)
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|props| props.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// A short description of what a schema accepts: `a string`, `an object with 'id'`,
+    /// `exactly "all"`.
+    fn describe(&self, schema: &Value, depth: usize) -> String {
+        let Some(map) = schema.as_object() else {
+            return match schema {
+                Value::Bool(true) => "anything".into(),
+                _ => "nothing".into(),
+            };
+        };
+        if depth < 3 {
+            if let Some(target) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(|pointer| resolve(self.schema, pointer))
+            {
+                return self.describe(target, depth + 1);
+            }
+        }
+        if let Some(value) = map.get("const") {
+            return format!("exactly {}", quote(value));
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            return format!("one of {}", list_values(values));
+        }
+        let types: Vec<&str> = match map.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.is_empty() {
+            for key in ["anyOf", "oneOf"] {
+                if let (Some(Value::Array(branches)), true) = (map.get(key), depth < 3) {
+                    let parts: Vec<String> = branches
+                        .iter()
+                        .map(|b| self.describe(b, depth + 1))
+                        .collect();
+                    return join_or(&parts);
+                }
+            }
+            if map.contains_key("properties") || map.contains_key("required") {
+                return describe_object(map);
+            }
+            return format!("a value matching {}", quote(schema));
+        }
+        let described: Vec<String> = types
+            .iter()
+            .map(|t| match *t {
+                "object" => describe_object(map),
+                "string" => {
+                    let mut s = "a string".to_string();
+                    if let Some(format) = map.get("format").and_then(Value::as_str) {
+                        s.push_str(&format!(" in format '{format}'"));
+                    } else if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+                        s.push_str(&format!(" matching {}", shorten(pattern, MAX_QUOTE)));
+                    }
+                    s
+                }
+                other => type_name(other).to_string(),
+            })
+            .collect();
+        join_or(&described)
+    }
+}
+
+/// Whether an error inside an alternative says the value has the wrong shape for it (rather than
+/// breaking one of its constraints).
+fn is_shape_mismatch(error: &jsonschema::ValidationError<'_>, path: &str) -> bool {
+    error.instance_path().as_str() == path
+        && matches!(
+            error.kind(),
+            ValidationErrorKind::Type { .. }
+                | ValidationErrorKind::Constant { .. }
+                | ValidationErrorKind::Enum { .. }
+                | ValidationErrorKind::FalseSchema
+                | ValidationErrorKind::Required { .. }
+                | ValidationErrorKind::AnyOf { .. }
+                | ValidationErrorKind::OneOfNotValid { .. }
+                | ValidationErrorKind::Not { .. }
+        )
+}
+
+/// Whether a schema says nothing but a type, so a list of alternatives reads as `a string or null`.
+fn is_type_only(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|m| {
+        m.keys()
+            .all(|k| matches!(k.as_str(), "type" | "description" | "title"))
+            && m.get("type")
+                .is_some_and(|t| t.as_str().is_some_and(|t| t != "object"))
+    })
+}
+
+fn describe_object(map: &serde_json::Map<String, Value>) -> String {
+    let required: Vec<String> = map
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(|s| format!("'{s}'"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if required.is_empty() {
+        "an object".into()
+    } else {
+        format!("an object with {}", required.join(", "))
+    }
+}
+
+fn type_name(name: &str) -> &str {
+    match name {
+        "array" => "an array",
+        "boolean" => "a boolean",
+        "integer" => "an integer",
+        "null" => "null",
+        "number" => "a number",
+        "object" => "an object",
+        "string" => "a string",
+        other => other,
+    }
+}
+
+fn json_type_name(t: JsonType) -> &'static str {
+    match t {
+        JsonType::Array => "an array",
+        JsonType::Boolean => "a boolean",
+        JsonType::Integer => "an integer",
+        JsonType::Null => "null",
+        JsonType::Number => "a number",
+        JsonType::Object => "an object",
+        JsonType::String => "a string",
+    }
+}
+
+fn type_names(kind: &TypeKind) -> String {
+    match kind {
+        TypeKind::Single(t) => json_type_name(*t).to_string(),
+        TypeKind::Multiple(set) => {
+            let names: Vec<String> = set.iter().map(|t| json_type_name(t).to_string()).collect();
+            join_or(&names)
+        }
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn join_or(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [only] => only.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+fn plural<'s>(n: u64, one: &'s str, many: &'s str) -> &'s str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+fn got(n: Option<usize>) -> String {
+    n.map(|n| format!(" (got {n})")).unwrap_or_default()
+}
+
+fn got_number(instance: &Value) -> String {
+    match instance {
+        Value::Number(n) => format!(" (got {})", number(&Value::Number(n.clone()))),
+        _ => String::new(),
+    }
+}
+
+/// A number as a person writes it: `5`, not `5.0`.
+fn number(value: &Value) -> String {
+    match value {
+        Value::Number(n) if n.is_f64() => float(n.as_f64().unwrap_or_default()),
+        other => other.to_string(),
+    }
+}
+
+fn float(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
+}
+
+/// A schema value in JSON, shortened to [`MAX_QUOTE`] characters.
+fn quote(value: &Value) -> String {
+    shorten(&value.to_string(), MAX_QUOTE)
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let cut: String = text.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+fn list_values(values: &[Value]) -> String {
+    let mut parts: Vec<String> = values.iter().take(MAX_ENUM_VALUES).map(quote).collect();
+    if values.len() > MAX_ENUM_VALUES {
+        parts.push(format!("… ({} more)", values.len() - MAX_ENUM_VALUES));
+    }
+    parts.join(", ")
+}
+
+fn first_duplicate(instance: &Value) -> Option<(usize, usize)> {
+    let items = instance.as_array()?;
+    for (j, b) in items.iter().enumerate() {
+        if let Some(i) = items[..j].iter().position(|a| a == b) {
+            return Some((i, j));
+        }
+    }
+    None
+}
+
+/// ` (did you mean 'query'?)` when a declared name is close to `name`.
+fn suggestion(name: &str, declared: &[String]) -> String {
+    match crate::suggest::closest(name, declared.iter().map(String::as_str)) {
+        Some(candidate) => format!(" (did you mean '{candidate}'?)"),
+        None => String::new(),
+    }
+}
+
+/// What a `format` accepts, in words.
+fn describe_format(format: &str) -> String {
+    match format {
+        "date-time" => "a date-time like 2024-01-31T12:00:00Z".into(),
+        "date" => "a date like 2024-01-31".into(),
+        "time" => "a time like 12:00:00Z".into(),
+        "duration" => "an ISO 8601 duration like P3D".into(),
+        "email" | "idn-email" => "an email address".into(),
+        "hostname" | "idn-hostname" => "a host name".into(),
+        "ipv4" => "an IPv4 address".into(),
+        "ipv6" => "an IPv6 address".into(),
+        "uri" | "iri" => "an absolute URI".into(),
+        "uri-reference" | "iri-reference" => "a URI reference".into(),
+        "uri-template" => "a URI template".into(),
+        "uuid" => "a UUID".into(),
+        "regex" => "a regular expression".into(),
+        "json-pointer" => "a JSON Pointer".into(),
+        "relative-json-pointer" => "a relative JSON Pointer".into(),
+        other => format!("a valid {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_pick_close_names() {
+        let declared = vec!["query".to_string(), "limit".to_string()];
+        assert_eq!(suggestion("qyery", &declared), " (did you mean 'query'?)");
+        assert_eq!(suggestion("zzz", &declared), "");
+    }
+
+    #[test]
+    fn joins_and_numbers() {
+        assert_eq!(join_or(&["a".into(), "b".into(), "c".into()]), "a, b or c");
+        assert_eq!(float(5.0), "5");
+        assert_eq!(float(0.5), "0.5");
+        assert_eq!(shorten(&"x".repeat(100), 5), "xxxxx…");
+    }
+}

@@ -1,0 +1,512 @@
+//! Compiled validators for `inputSchema` and `outputSchema`, with messages a model can act on.
+//!
+//! Compile once, validate many times. Every error carries the JSON Pointer of the offending value
+//! inside the arguments and a message that names the argument as the caller wrote it and says what
+//! would be accepted:
+//!
+//! ```
+//! use serde_json::json;
+//! use toolschema::Tool;
+//!
+//! let tool = Tool::from_value(json!({
+//!     "name": "search",
+//!     "inputSchema": {
+//!         "query": {"type": "string", "required": true, "minLength": 3},
+//!         "limit": {"type": "integer", "maximum": 100}
+//!     }
+//! })).unwrap();
+//! let compiled = tool.compile().unwrap();
+//! assert!(compiled.validate_input(&json!({"query": "rust"})).is_ok());
+//!
+//! let errors = compiled.validate_input(&json!({"limit": 500, "qyery": "x"})).unwrap_err();
+//! let messages: Vec<&str> = errors.iter().map(|e| e.message.as_str()).collect();
+//! assert_eq!(messages, [
+//!     "missing required argument 'query'",
+//!     "argument 'limit' value must be <= 100 (got 500)",
+//!     "unexpected argument 'qyery' (did you mean 'query'?)",
+//! ]);
+//! ```
+
+mod messages;
+
+use crate::json::{nesting_depth, MAX_DEPTH};
+use crate::schema::dialect::detect_dialect_with;
+use crate::schema::references::check_ref_cycles;
+use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
+use crate::tool::Tool;
+use jsonschema::error::ValidationErrorKind;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+/// One reason a value does not fit its schema.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ValidationError {
+    /// JSON Pointer to the offending value (for a missing property: where it would be).
+    pub path: String,
+    /// What is wrong and what would be accepted, naming the value as a caller writes it.
+    pub message: String,
+    /// The JSON Schema keyword that failed (`required`, `maxLength`, ...).
+    #[serde(skip)]
+    pub keyword: String,
+}
+
+impl fmt::Display for ValidationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Every reason a value does not fit its schema: missing properties first, unexpected ones last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct ValidationErrors(Vec<ValidationError>);
+
+impl ValidationErrors {
+    /// The errors.
+    pub fn iter(&self) -> std::slice::Iter<'_, ValidationError> {
+        self.0.iter()
+    }
+
+    /// How many errors.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Always false: an error list is only returned when something is wrong.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The messages, one per error.
+    pub fn messages(&self) -> Vec<&str> {
+        self.0.iter().map(|e| e.message.as_str()).collect()
+    }
+
+    /// The errors as a vector.
+    pub fn into_vec(self) -> Vec<ValidationError> {
+        self.0
+    }
+}
+
+impl fmt::Display for ValidationErrors {
+    /// One message per line: what an MCP `isError` result carries.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            f.write_str(&e.message)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ValidationErrors {}
+
+impl<'a> IntoIterator for &'a ValidationErrors {
+    type Item = &'a ValidationError;
+    type IntoIter = std::slice::Iter<'a, ValidationError>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// What is being validated; decides how messages name values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Subject {
+    /// Tool-call arguments: `argument 'q'`, `arguments` for the root.
+    #[default]
+    Arguments,
+    /// A tool result's `structuredContent`: `field 'total'`, `structured content` for the root.
+    StructuredContent,
+    /// Any value: `value 'a.b'`, `value` for the root.
+    Value,
+}
+
+impl Subject {
+    fn root(self) -> &'static str {
+        match self {
+            Subject::Arguments => "arguments",
+            Subject::StructuredContent => "structured content",
+            Subject::Value => "value",
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Subject::Arguments => "argument",
+            Subject::StructuredContent => "field",
+            Subject::Value => "value",
+        }
+    }
+}
+
+/// How schemas are compiled.
+#[derive(Clone, Default)]
+pub struct CompileOptions {
+    dialect: Option<Dialect>,
+    assert_format: bool,
+    documents: HashMap<String, Value>,
+}
+
+impl fmt::Debug for CompileOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompileOptions")
+            .field("dialect", &self.dialect)
+            .field("assert_format", &self.assert_format)
+            .field("documents", &self.documents.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl CompileOptions {
+    /// Defaults: dialect from `$schema` (2020-12 when absent), `format` as an annotation only, no
+    /// registered documents.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Take every schema as standard JSON Schema of this dialect, whatever its `$schema` says (no
+    /// lightweight shape detection either).
+    pub fn dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// Make `format` an assertion (by default it only annotates, as JSON Schema says).
+    pub fn assert_format(mut self, yes: bool) -> Self {
+        self.assert_format = yes;
+        self
+    }
+
+    /// Make a document available to `$ref` (and `$schema`) under `uri`. Nothing else outside the
+    /// schema itself is ever resolved, and nothing is fetched from the network.
+    pub fn register_document(mut self, uri: impl Into<String>, document: Value) -> Self {
+        let uri = uri.into();
+        let uri = uri.strip_suffix('#').map(str::to_string).unwrap_or(uri);
+        self.documents.insert(uri, document);
+        self
+    }
+}
+
+/// The engine's retriever: registered documents, and a refusal for anything else.
+struct RegisteredDocuments(Arc<HashMap<String, Value>>);
+
+#[derive(Debug)]
+struct ExternalRefRefused(String);
+
+impl fmt::Display for ExternalRefRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "external $ref resolution is disabled: {}", self.0)
+    }
+}
+
+impl std::error::Error for ExternalRefRefused {}
+
+impl jsonschema::Retrieve for RegisteredDocuments {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let text = uri.as_str();
+        let without_fragment = text.split('#').next().unwrap_or(text);
+        match self.0.get(without_fragment) {
+            Some(document) => Ok(document.clone()),
+            None => Err(Box::new(ExternalRefRefused(text.to_string()))),
+        }
+    }
+}
+
+/// A schema compiled for repeated validation.
+pub struct SchemaValidator {
+    engine: jsonschema::Validator,
+    /// The standard schema validated against (lightweight shapes translated); messages read it.
+    schema: Value,
+    shape: SchemaShape,
+    dialect: Dialect,
+    /// Whether the schema can recurse along the instance (`$ref`) or compares whole items
+    /// (`uniqueItems`): then instances are checked for depth first, so none can exhaust the stack.
+    guard_depth: bool,
+}
+
+impl fmt::Debug for SchemaValidator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SchemaValidator")
+            .field("schema", &self.schema)
+            .field("shape", &self.shape)
+            .field("dialect", &self.dialect)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SchemaValidator {
+    /// Compile a schema in any accepted shape with default options.
+    pub fn new(schema: &Value) -> Result<Self, SchemaError> {
+        Self::with_options(schema, &CompileOptions::default())
+    }
+
+    /// Compile a schema in any accepted shape.
+    pub fn with_options(schema: &Value, options: &CompileOptions) -> Result<Self, SchemaError> {
+        let (shape, standard) = match options.dialect {
+            Some(_) => {
+                if !schema.is_object() && !schema.is_boolean() {
+                    return Err(SchemaError::NotASchema);
+                }
+                if nesting_depth(schema, MAX_DEPTH) > MAX_DEPTH {
+                    return Err(SchemaError::TooDeep { limit: MAX_DEPTH });
+                }
+                (SchemaShape::Standard, std::borrow::Cow::Borrowed(schema))
+            }
+            None => normalize_shape(schema)?,
+        };
+        let dialect = match options.dialect {
+            Some(d) => d,
+            None => detect_dialect_with(&standard, |uri| options.documents.get(uri))?,
+        };
+        check_ref_cycles(&standard)?;
+        let engine = jsonschema::options()
+            .with_draft(dialect.engine_draft())
+            .should_validate_formats(options.assert_format)
+            .with_retriever(RegisteredDocuments(Arc::new(options.documents.clone())))
+            .build(&standard)
+            .map_err(compile_error)?;
+        Ok(SchemaValidator {
+            engine,
+            guard_depth: can_recurse(&standard),
+            schema: standard.into_owned(),
+            shape,
+            dialect,
+        })
+    }
+
+    /// The standard JSON Schema this validator checks against.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The shape the schema was written in.
+    pub fn shape(&self) -> SchemaShape {
+        self.shape
+    }
+
+    /// The dialect the schema is validated as.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Whether `instance` fits, without building any message: the fast path.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
+            return false;
+        }
+        self.engine.is_valid(instance)
+    }
+
+    /// Validate any value; messages say `value 'a.b'`.
+    pub fn validate(&self, instance: &Value) -> Result<(), ValidationErrors> {
+        self.validate_as(instance, Subject::Value)
+    }
+
+    /// Validate, naming values as `subject` does in messages.
+    pub fn validate_as(&self, instance: &Value, subject: Subject) -> Result<(), ValidationErrors> {
+        if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
+            return Err(ValidationErrors(vec![ValidationError {
+                path: String::new(),
+                message: format!(
+                    "{} nest deeper than {MAX_DEPTH} levels of arrays and objects",
+                    subject.root()
+                ),
+                keyword: "depth".into(),
+            }]));
+        }
+        if self.engine.is_valid(instance) {
+            return Ok(());
+        }
+        let renderer = messages::Renderer {
+            instance,
+            schema: &self.schema,
+            subject,
+        };
+        let mut errors = Vec::new();
+        for error in self.engine.iter_errors(instance) {
+            renderer.render(&error, &mut errors);
+        }
+        dedup_in_order(&mut errors);
+        // Missing arguments first, unexpected ones last, the rest in the schema's order.
+        errors.sort_by_key(|e| match e.keyword.as_str() {
+            "required" => 0,
+            "additionalProperties" | "unevaluatedProperties" => 2,
+            _ => 1,
+        });
+        if errors.is_empty() {
+            // The engine found the value invalid; never report that as success.
+            errors.push(ValidationError {
+                path: String::new(),
+                message: format!("{} does not match the schema", subject.root()),
+                keyword: String::new(),
+            });
+        }
+        Err(ValidationErrors(errors))
+    }
+}
+
+fn dedup_in_order(errors: &mut Vec<ValidationError>) {
+    let mut seen = std::collections::HashSet::new();
+    errors.retain(|e| seen.insert((e.path.clone(), e.message.clone())));
+}
+
+/// Whether validation can recurse along the instance or compare whole items.
+fn can_recurse(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if ["$ref", "$dynamicRef", "$recursiveRef", "uniqueItems"]
+                    .iter()
+                    .any(|k| map.contains_key(*k))
+                {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+fn compile_error(error: jsonschema::ValidationError<'static>) -> SchemaError {
+    match error.kind() {
+        ValidationErrorKind::Referencing(reference) => referencing_error(reference),
+        _ => SchemaError::Invalid {
+            pointer: error.instance_path().as_str().to_string(),
+            message: error.masked_with("the value").to_string(),
+        },
+    }
+}
+
+fn referencing_error(error: &jsonschema::ReferencingError) -> SchemaError {
+    use jsonschema::ReferencingError as E;
+    match error {
+        E::Unretrievable { uri, .. } => SchemaError::ExternalRef { uri: uri.clone() },
+        E::PointerToNowhere { pointer } => SchemaError::UnresolvedRef {
+            reference: format!("#{pointer}"),
+        },
+        other => SchemaError::UnresolvedRef {
+            reference: other.to_string(),
+        },
+    }
+}
+
+/// Why a tool's schemas could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool '{tool}': {field}: {error}")]
+pub struct CompileError {
+    /// The tool's name.
+    pub tool: String,
+    /// `inputSchema` or `outputSchema`.
+    pub field: &'static str,
+    /// What is wrong with it.
+    pub error: SchemaError,
+}
+
+/// A tool with its schemas compiled: validate arguments and structured results many times.
+#[derive(Debug)]
+pub struct CompiledTool {
+    name: String,
+    input: SchemaValidator,
+    output: Option<SchemaValidator>,
+}
+
+impl CompiledTool {
+    /// Compile a tool's `inputSchema` (any accepted shape) and `outputSchema`.
+    pub fn new(tool: &Tool, options: &CompileOptions) -> Result<Self, CompileError> {
+        let compile = |field: &'static str, schema: Value| {
+            SchemaValidator::with_options(&schema, options).map_err(|error| CompileError {
+                tool: tool.name().to_string(),
+                field,
+                error,
+            })
+        };
+        let input = compile("inputSchema", Value::Object(tool.input_schema().clone()))?;
+        let output = match tool.output_schema() {
+            Some(schema) => Some(compile("outputSchema", Value::Object(schema.clone()))?),
+            None => None,
+        };
+        Ok(CompiledTool {
+            name: tool.name().to_string(),
+            input,
+            output,
+        })
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The compiled input schema.
+    pub fn input(&self) -> &SchemaValidator {
+        &self.input
+    }
+
+    /// The compiled output schema, if the tool has one.
+    pub fn output(&self) -> Option<&SchemaValidator> {
+        self.output.as_ref()
+    }
+
+    /// Check `tools/call` arguments. They must be a JSON object; every error is collected.
+    pub fn validate_input(&self, arguments: &Value) -> Result<(), ValidationErrors> {
+        if !arguments.is_object() {
+            return Err(ValidationErrors(vec![ValidationError {
+                path: String::new(),
+                message: "arguments must be an object".into(),
+                keyword: "type".into(),
+            }]));
+        }
+        self.input.validate_as(arguments, Subject::Arguments)
+    }
+
+    /// Check a result's `structuredContent` against the output schema.
+    ///
+    /// Passes when the tool has no output schema, and when the result is an error (`isError:
+    /// true`): error results are not held to the schema. A missing `structuredContent` where a
+    /// schema is declared is an error.
+    pub fn validate_output(
+        &self,
+        structured_content: Option<&Value>,
+        is_error: bool,
+    ) -> Result<(), ValidationErrors> {
+        let Some(output) = &self.output else {
+            return Ok(());
+        };
+        if is_error {
+            return Ok(());
+        }
+        match structured_content {
+            Some(content) => output.validate_as(content, Subject::StructuredContent),
+            None => Err(ValidationErrors(vec![ValidationError {
+                path: String::new(),
+                message: "structured content is missing; the tool declares an outputSchema".into(),
+                keyword: "outputSchema".into(),
+            }])),
+        }
+    }
+}
+
+impl Tool {
+    /// Compile this tool's schemas with default options.
+    pub fn compile(&self) -> Result<CompiledTool, CompileError> {
+        CompiledTool::new(self, &CompileOptions::default())
+    }
+
+    /// Compile this tool's schemas.
+    pub fn compile_with(&self, options: &CompileOptions) -> Result<CompiledTool, CompileError> {
+        CompiledTool::new(self, options)
+    }
+}
