@@ -575,9 +575,7 @@ mod tests {
             assert_eq!(catalog.entries()[0].pointer, pointer);
             assert_eq!(catalog.get("a").unwrap().name(), "a");
         }
-        let paged =
-            Catalog::from_json("t.json", &format!(r#"{{"tools": [], "nextCursor": "p2"}}"#))
-                .unwrap();
+        let paged = Catalog::from_json("t.json", r#"{"tools": [], "nextCursor": "p2"}"#).unwrap();
         assert_eq!(paged.next_cursor(), Some("p2"));
         assert!(paged.is_empty());
     }

@@ -82,9 +82,7 @@ impl Spans {
         let mut index = 0usize;
         let mut value = Some(root);
         for segment in split_pointer(pointer) {
-            let Some(current) = self.entries.get(index) else {
-                return None;
-            };
+            let current = self.entries.get(index)?;
             let found = match value {
                 Some(Value::Object(map)) => self
                     .child_of_object(index, map, &segment)

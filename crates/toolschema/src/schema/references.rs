@@ -78,7 +78,7 @@ fn subschemas(schema: &Value) -> Vec<(String, String)> {
 
 /// The locations a schema applies in place (to the same instance), with the `$ref` that leads
 /// there when it is a reference.
-fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<(String, Option<String>)> {
+fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<Edge> {
     let mut out = Vec::new();
     let Some(Value::Object(map)) = resolve(schema, pointer) else {
         return out;
@@ -138,6 +138,11 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// An in-place edge: the target location and the `$ref` that leads there, if it is one.
+type Edge = (String, Option<String>);
+/// A location on the search path, its edges, and the index of the next edge to follow.
+type PathFrame = (String, Vec<Edge>, usize);
+
 /// Refuse `$ref` cycles that never move into the instance (`a` refers to `b`, `b` back to `a`):
 /// evaluating them can only loop. Recursion through `properties`, `items` and the like is fine.
 pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
@@ -158,7 +163,7 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
         }
         // Iterative depth-first search; each frame is a location, its edges and the next edge.
         let resource = resources.get(start.as_str()).copied().unwrap_or("");
-        let mut path: Vec<(String, Vec<(String, Option<String>)>, usize)> =
+        let mut path: Vec<PathFrame> =
             vec![(start.clone(), in_place_edges(schema, start, resource), 0)];
         state.insert(start.clone(), State::OnPath);
         while let Some((_, edges, next)) = path.last_mut() {
@@ -190,11 +195,7 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
 }
 
 /// The `$ref`s along a cycle, from the location where it starts back to itself.
-fn cycle_chain(
-    path: &[(String, Vec<(String, Option<String>)>, usize)],
-    target: &str,
-    closing: Option<String>,
-) -> Vec<String> {
+fn cycle_chain(path: &[PathFrame], target: &str, closing: Option<String>) -> Vec<String> {
     let start = path.iter().position(|(p, _, _)| p == target).unwrap_or(0);
     let mut chain = vec![format!("#{target}")];
     for window in path[start..].windows(2) {

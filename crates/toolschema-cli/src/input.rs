@@ -1,0 +1,73 @@
+//! Reading the command line's inputs: files, standard input, inline JSON, with errors that name
+//! the file, line and column.
+
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+/// A failure the user can fix: bad input, a missing file, an unknown tool. Exit code 2.
+#[derive(Debug)]
+pub struct InputError(pub String);
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InputError {}
+
+impl From<toolschema::CatalogError> for InputError {
+    fn from(e: toolschema::CatalogError) -> Self {
+        InputError(e.to_string())
+    }
+}
+
+/// The name a path is reported under: `<stdin>` for `-`.
+pub fn display_name(path: &str) -> &str {
+    if path == "-" {
+        "<stdin>"
+    } else {
+        path
+    }
+}
+
+/// Read a whole file (or standard input for `-`) as UTF-8.
+pub fn read_text(path: &str) -> Result<String, InputError> {
+    let mut bytes = Vec::new();
+    let result = if path == "-" {
+        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+    } else {
+        std::fs::File::open(Path::new(path)).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+    };
+    result.map_err(|e| InputError(format!("{}: cannot read: {e}", display_name(path))))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        InputError(format!(
+            "{}: not valid UTF-8 (at byte {offset})",
+            display_name(path)
+        ))
+    })
+}
+
+/// Parse JSON text, reporting errors as `name:line:column: invalid JSON: ...`.
+pub fn parse_json(name: &str, text: &str) -> Result<serde_json::Value, InputError> {
+    toolschema::json::parse(text).map_err(|e| {
+        let p = toolschema::json::position_of(text, e.offset);
+        InputError(format!(
+            "{name}:{}:{}: invalid JSON: {}",
+            p.line, p.column, e.message
+        ))
+    })
+}
+
+/// A JSON argument given inline or as `@file` (`@-` for standard input).
+pub fn json_argument(flag: &str, value: &str) -> Result<serde_json::Value, InputError> {
+    match value.strip_prefix('@') {
+        Some(path) => {
+            let text = read_text(path)?;
+            parse_json(display_name(path), &text)
+        }
+        None => parse_json(flag, value),
+    }
+}

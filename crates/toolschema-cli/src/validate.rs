@@ -1,0 +1,269 @@
+//! `toolschema validate`: check tool-call arguments against a catalog, or instances against a
+//! schema.
+
+use crate::input::{display_name, json_argument, parse_json, read_text, InputError};
+use crate::Outcome;
+use serde_json::{json, Value};
+use std::io::Write;
+use toolschema::{Catalog, CompileOptions, CompiledTool, Dialect, SchemaValidator, Subject};
+
+/// Arguments of `toolschema validate`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  toolschema validate tools.json --tool search --args '{\"query\": \"rust\"}'
+  toolschema validate tools.json --tool search --args @args.json --format json
+  toolschema validate tools.json --calls recorded-calls.jsonl
+  toolschema validate --schema schema.json --instances values.jsonl
+
+Exit status: 0 valid, 1 invalid, 2 bad input (unreadable or malformed files, unknown tool).")]
+pub struct ValidateArgs {
+    /// Tool catalog: {"tools": [...]}, a JSON-RPC tools/list response, an array of tools, or one
+    /// tool (`-` reads standard input).
+    #[arg(value_name = "CATALOG", required_unless_present = "schema")]
+    catalog: Option<String>,
+
+    /// The tool whose inputSchema the arguments are checked against.
+    #[arg(long, value_name = "NAME", requires = "args", conflicts_with_all = ["calls", "schema"])]
+    tool: Option<String>,
+
+    /// The call's arguments: inline JSON, or @FILE (@- for standard input).
+    #[arg(long = "args", value_name = "JSON", requires = "tool")]
+    args: Option<String>,
+
+    /// A JSON Lines file of tools/call params, {"name": ..., "arguments": ...} per line; one JSON
+    /// line out per call.
+    #[arg(long, value_name = "FILE.jsonl", conflicts_with = "schema")]
+    calls: Option<String>,
+
+    /// Validate instances against this schema instead of a catalog.
+    #[arg(
+        long,
+        value_name = "SCHEMA.json",
+        requires = "instances",
+        conflicts_with = "catalog"
+    )]
+    schema: Option<String>,
+
+    /// A JSON Lines file of instances to check against --schema; one JSON line out per instance.
+    #[arg(long, value_name = "FILE.jsonl", requires = "schema")]
+    instances: Option<String>,
+
+    /// Validate as this dialect whatever `$schema` says: 2020-12 or draft-07.
+    #[arg(long, value_name = "DIALECT", value_parser = parse_dialect)]
+    dialect: Option<Dialect>,
+
+    /// Treat `format` as an assertion (by default it only annotates).
+    #[arg(long)]
+    assert_format: bool,
+
+    /// Output for a single call: text (one message per line) or json.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn parse_dialect(value: &str) -> Result<Dialect, String> {
+    value
+        .parse()
+        .map_err(|_| format!("unsupported dialect '{value}': use 2020-12 or draft-07"))
+}
+
+impl ValidateArgs {
+    fn compile_options(&self) -> CompileOptions {
+        let mut options = CompileOptions::new().assert_format(self.assert_format);
+        if let Some(dialect) = self.dialect {
+            options = options.dialect(dialect);
+        }
+        options
+    }
+}
+
+/// Run `toolschema validate`.
+pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    if let (Some(schema), Some(instances)) = (&args.schema, &args.instances) {
+        return validate_instances(&args, schema, instances, out);
+    }
+    let catalog_path = args.catalog.as_deref().unwrap_or("-");
+    let text = read_text(catalog_path)?;
+    let catalog = Catalog::from_json(display_name(catalog_path), &text)?;
+    if let Some(calls) = &args.calls {
+        return validate_calls(&args, &catalog, calls, out);
+    }
+    let (Some(tool_name), Some(raw_args)) = (&args.tool, &args.args) else {
+        return Err(InputError(
+            "say what to validate: --tool NAME --args JSON, or --calls FILE.jsonl".into(),
+        ));
+    };
+    let tool = catalog
+        .require(tool_name)
+        .map_err(|e| InputError(format!("{}: {e}", catalog.file())))?;
+    let compiled = tool
+        .compile_with(&args.compile_options())
+        .map_err(|e| InputError(format!("{}: {e}", catalog.file())))?;
+    let arguments = json_argument("--args", raw_args)?;
+    let verdict = compiled.validate_input(&arguments);
+    toolschema::json::drop_deep(arguments);
+    let valid = verdict.is_ok();
+    match args.format {
+        Format::Json => writeln!(out, "{}", verdict_json(&verdict)),
+        Format::Text => match &verdict {
+            Ok(()) => writeln!(out, "valid"),
+            Err(errors) => writeln!(out, "{errors}"),
+        },
+    }
+    .map_err(write_error)?;
+    Ok(if valid {
+        Outcome::Valid
+    } else {
+        Outcome::Invalid
+    })
+}
+
+fn write_error(e: std::io::Error) -> InputError {
+    InputError(format!("cannot write output: {e}"))
+}
+
+fn verdict_json(verdict: &Result<(), toolschema::ValidationErrors>) -> Value {
+    match verdict {
+        Ok(()) => json!({"valid": true, "errors": []}),
+        Err(errors) => json!({"valid": false, "errors": errors}),
+    }
+}
+
+/// Lines of a JSON Lines file with their 1-based numbers, blank lines skipped.
+fn json_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, line)| (i + 1, line.trim_end_matches('\r')))
+        .filter(|(_, line)| !line.trim().is_empty())
+}
+
+/// Tally of a batch: decides the exit status.
+#[derive(Default)]
+struct Tally {
+    invalid: bool,
+    bad_input: bool,
+}
+
+impl Tally {
+    fn outcome(&self) -> Outcome {
+        if self.bad_input {
+            Outcome::BadInput
+        } else if self.invalid {
+            Outcome::Invalid
+        } else {
+            Outcome::Valid
+        }
+    }
+}
+
+fn validate_calls(
+    args: &ValidateArgs,
+    catalog: &Catalog,
+    calls_path: &str,
+    out: &mut dyn Write,
+) -> Result<Outcome, InputError> {
+    let text = read_text(calls_path)?;
+    let name = display_name(calls_path);
+    let options = args.compile_options();
+    // Compile each tool once, when a call first needs it.
+    let mut compiled: std::collections::HashMap<String, Result<CompiledTool, String>> =
+        std::collections::HashMap::new();
+    let mut tally = Tally::default();
+    for (number, line) in json_lines(&text) {
+        let record = match parse_json(&format!("{name}:{number}"), line) {
+            Err(e) => {
+                tally.bad_input = true;
+                json!({"line": number, "error": e.to_string()})
+            }
+            Ok(call) => {
+                let record = check_call(catalog, &options, &mut compiled, &call, &mut tally);
+                toolschema::json::drop_deep(call);
+                let mut record = record;
+                if let Value::Object(map) = &mut record {
+                    map.shift_insert(0, "line".into(), json!(number));
+                }
+                record
+            }
+        };
+        writeln!(out, "{record}").map_err(write_error)?;
+    }
+    Ok(tally.outcome())
+}
+
+fn check_call(
+    catalog: &Catalog,
+    options: &CompileOptions,
+    compiled: &mut std::collections::HashMap<String, Result<CompiledTool, String>>,
+    call: &Value,
+    tally: &mut Tally,
+) -> Value {
+    let Some(tool_name) = call.get("name").and_then(Value::as_str) else {
+        tally.bad_input = true;
+        return json!({"error": "a call needs a string \"name\" (tools/call params: {\"name\": ..., \"arguments\": ...})"});
+    };
+    let entry = compiled.entry(tool_name.to_string()).or_insert_with(|| {
+        catalog
+            .require(tool_name)
+            .map_err(|e| e.to_string())
+            .and_then(|tool| tool.compile_with(options).map_err(|e| e.to_string()))
+    });
+    let tool = match entry {
+        Ok(tool) => tool,
+        Err(message) => {
+            tally.bad_input = true;
+            return json!({"tool": tool_name, "error": message});
+        }
+    };
+    // MCP treats absent arguments as an empty object.
+    let empty = Value::Object(Default::default());
+    let arguments = call.get("arguments").unwrap_or(&empty);
+    let verdict = tool.validate_input(arguments);
+    tally.invalid |= verdict.is_err();
+    let mut record = verdict_json(&verdict);
+    if let Value::Object(map) = &mut record {
+        map.shift_insert(0, "tool".into(), json!(tool_name));
+    }
+    record
+}
+
+fn validate_instances(
+    args: &ValidateArgs,
+    schema_path: &str,
+    instances_path: &str,
+    out: &mut dyn Write,
+) -> Result<Outcome, InputError> {
+    let schema_text = read_text(schema_path)?;
+    let schema = parse_json(display_name(schema_path), &schema_text)?;
+    let validator = SchemaValidator::with_options(&schema, &args.compile_options())
+        .map_err(|e| InputError(format!("{}: {e}", display_name(schema_path))))?;
+    let text = read_text(instances_path)?;
+    let name = display_name(instances_path);
+    let mut tally = Tally::default();
+    for (number, line) in json_lines(&text) {
+        let record = match parse_json(&format!("{name}:{number}"), line) {
+            Err(e) => {
+                tally.bad_input = true;
+                json!({"line": number, "error": e.to_string()})
+            }
+            Ok(instance) => {
+                let verdict = validator.validate_as(&instance, Subject::Value);
+                toolschema::json::drop_deep(instance);
+                tally.invalid |= verdict.is_err();
+                let mut record = verdict_json(&verdict);
+                if let Value::Object(map) = &mut record {
+                    map.shift_insert(0, "line".into(), json!(number));
+                }
+                record
+            }
+        };
+        writeln!(out, "{record}").map_err(write_error)?;
+    }
+    Ok(tally.outcome())
+}

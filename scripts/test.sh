@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs every test of the project on a fresh machine: installs the real MCP servers and clients the
+# interop tests drive (npm and PyPI, into interop/node_modules and .venv), then builds once and runs
+# the whole test suite, the formatting check and clippy.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "==> installing interop servers and clients"
+(cd interop && npm ci --no-audit --no-fund --loglevel=error)
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+.venv/bin/pip install --quiet --disable-pip-version-check -r interop/requirements.txt
+
+echo "==> cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "==> cargo test"
+cargo test --workspace --all-features --locked
+
+echo "==> cargo clippy"
+cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
