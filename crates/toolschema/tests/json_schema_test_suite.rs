@@ -1,0 +1,152 @@
+//! Runs the official JSON Schema Test Suite (../shared/json-schema-test-suite) through the public
+//! validation API: every required test of draft 2020-12 and draft-07, with `remotes/` registered as
+//! local documents (nothing is fetched), and the optional format tests with format assertion on.
+//!
+//! Both entry points must agree with the suite: the fast `is_valid` and the message-producing
+//! `validate_as`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use toolschema::{CompileOptions, Dialect, SchemaValidator, Subject};
+
+fn suite_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/json-schema-test-suite")
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every file under `remotes/`, registered at the address the suite expects.
+fn with_remotes(mut options: CompileOptions) -> CompileOptions {
+    let root = suite_dir().join("remotes");
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "json") {
+                let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+                let document: Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                options = options.register_document(format!("http://localhost:1234/{relative}"), document);
+            }
+        }
+    }
+    options
+}
+
+#[derive(Default, Debug)]
+struct Tally {
+    groups: usize,
+    tests: usize,
+    failures: Vec<String>,
+}
+
+fn run_file(path: &Path, options: &CompileOptions, tally: &mut Tally) {
+    let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let file = path.file_name().unwrap().to_string_lossy().to_string();
+    for group in groups {
+        tally.groups += 1;
+        let description = group["description"].as_str().unwrap_or_default();
+        let tests = group["tests"].as_array().unwrap();
+        let validator = match SchemaValidator::with_options(&group["schema"], options) {
+            Ok(v) => v,
+            Err(e) => {
+                tally.tests += tests.len();
+                tally
+                    .failures
+                    .push(format!("{file} / {description}: schema did not compile: {e}"));
+                continue;
+            }
+        };
+        for test in tests {
+            tally.tests += 1;
+            let expected = test["valid"].as_bool().unwrap();
+            let data = &test["data"];
+            let fast = validator.is_valid(data);
+            let full = validator.validate_as(data, Subject::Value);
+            if fast != expected || full.is_ok() != expected {
+                tally.failures.push(format!(
+                    "{file} / {description} / {}: expected valid={expected}, is_valid={fast}, validate={:?}",
+                    test["description"].as_str().unwrap_or_default(),
+                    full.err().map(|e| e.to_string())
+                ));
+            }
+            if let Err(errors) = validator.validate_as(data, Subject::Value) {
+                for error in &errors {
+                    assert!(!error.message.is_empty(), "empty message in {file} / {description}");
+                }
+            }
+        }
+    }
+}
+
+fn run(draft: &str, dialect: Dialect, subdir: Option<&str>, assert_format: bool) -> Tally {
+    let options = with_remotes(
+        CompileOptions::new()
+            .dialect(dialect)
+            .assert_format(assert_format),
+    );
+    let mut dir = suite_dir().join("tests").join(draft);
+    if let Some(sub) = subdir {
+        dir = dir.join(sub);
+    }
+    let mut tally = Tally::default();
+    for file in json_files(&dir) {
+        run_file(&file, &options, &mut tally);
+    }
+    tally
+}
+
+fn report(name: &str, tally: &Tally) {
+    let passed = tally.tests - tally.failures.len();
+    println!(
+        "{name}: {passed}/{} tests agree ({} schema groups)",
+        tally.tests, tally.groups
+    );
+    for failure in &tally.failures {
+        println!("  DISAGREES: {failure}");
+    }
+}
+
+#[test]
+fn draft2020_12_required_tests_all_agree() {
+    let tally = run("draft2020-12", Dialect::Draft202012, None, false);
+    report("draft2020-12 required", &tally);
+    assert!(tally.tests > 1000, "suite not found or empty");
+    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+}
+
+#[test]
+fn draft7_required_tests_all_agree() {
+    let tally = run("draft7", Dialect::Draft7, None, false);
+    report("draft7 required", &tally);
+    assert!(tally.tests > 800, "suite not found or empty");
+    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+}
+
+#[test]
+fn draft2020_12_optional_format_tests_agree_with_format_assertion() {
+    let tally = run("draft2020-12", Dialect::Draft202012, Some("optional/format"), true);
+    report("draft2020-12 optional/format", &tally);
+    assert!(tally.tests > 100, "suite not found or empty");
+    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+}
+
+#[test]
+fn draft7_optional_format_tests_agree_with_format_assertion() {
+    let tally = run("draft7", Dialect::Draft7, Some("optional/format"), true);
+    report("draft7 optional/format", &tally);
+    assert!(tally.tests > 100, "suite not found or empty");
+    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+}
