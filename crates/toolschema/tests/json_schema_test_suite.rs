@@ -35,10 +35,15 @@ fn with_remotes(mut options: CompileOptions) -> CompileOptions {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|x| x == "json") {
-                let relative = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+                let relative = path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
                 let document: Value =
                     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options.register_document(format!("http://localhost:1234/{relative}"), document);
+                options = options
+                    .register_document(format!("http://localhost:1234/{relative}"), document);
             }
         }
     }
@@ -63,9 +68,9 @@ fn run_file(path: &Path, options: &CompileOptions, tally: &mut Tally) {
             Ok(v) => v,
             Err(e) => {
                 tally.tests += tests.len();
-                tally
-                    .failures
-                    .push(format!("{file} / {description}: schema did not compile: {e}"));
+                tally.failures.push(format!(
+                    "{file} / {description}: schema did not compile: {e}"
+                ));
                 continue;
             }
         };
@@ -84,7 +89,10 @@ fn run_file(path: &Path, options: &CompileOptions, tally: &mut Tally) {
             }
             if let Err(errors) = validator.validate_as(data, Subject::Value) {
                 for error in &errors {
-                    assert!(!error.message.is_empty(), "empty message in {file} / {description}");
+                    assert!(
+                        !error.message.is_empty(),
+                        "empty message in {file} / {description}"
+                    );
                 }
             }
         }
@@ -124,7 +132,11 @@ fn draft2020_12_required_tests_all_agree() {
     let tally = run("draft2020-12", Dialect::Draft202012, None, false);
     report("draft2020-12 required", &tally);
     assert!(tally.tests > 1000, "suite not found or empty");
-    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+    assert!(
+        tally.failures.is_empty(),
+        "{} disagreements",
+        tally.failures.len()
+    );
 }
 
 #[test]
@@ -132,15 +144,28 @@ fn draft7_required_tests_all_agree() {
     let tally = run("draft7", Dialect::Draft7, None, false);
     report("draft7 required", &tally);
     assert!(tally.tests > 800, "suite not found or empty");
-    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+    assert!(
+        tally.failures.is_empty(),
+        "{} disagreements",
+        tally.failures.len()
+    );
 }
 
 #[test]
 fn draft2020_12_optional_format_tests_agree_with_format_assertion() {
-    let tally = run("draft2020-12", Dialect::Draft202012, Some("optional/format"), true);
+    let tally = run(
+        "draft2020-12",
+        Dialect::Draft202012,
+        Some("optional/format"),
+        true,
+    );
     report("draft2020-12 optional/format", &tally);
     assert!(tally.tests > 100, "suite not found or empty");
-    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+    assert!(
+        tally.failures.is_empty(),
+        "{} disagreements",
+        tally.failures.len()
+    );
 }
 
 #[test]
@@ -148,5 +173,9 @@ fn draft7_optional_format_tests_agree_with_format_assertion() {
     let tally = run("draft7", Dialect::Draft7, Some("optional/format"), true);
     report("draft7 optional/format", &tally);
     assert!(tally.tests > 100, "suite not found or empty");
-    assert!(tally.failures.is_empty(), "{} disagreements", tally.failures.len());
+    assert!(
+        tally.failures.is_empty(),
+        "{} disagreements",
+        tally.failures.len()
+    );
 }

@@ -355,7 +355,9 @@ mod tests {
         assert_eq!(normalize(&json!(3)).unwrap_err(), SchemaError::NotASchema);
         let mut deep = json!({"type": "string"});
         for _ in 0..200 {
-            deep = json!({"items": deep});
+            let mut map = serde_json::Map::new();
+            map.insert("items".into(), deep);
+            deep = Value::Object(map);
         }
         assert_eq!(
             normalize(&deep).unwrap_err(),

@@ -50,27 +50,31 @@ fn subschemas(schema: &Value) -> Vec<(String, String)> {
         } else {
             resource
         };
-        for key in IN_PLACE_SINGLE.iter().chain(NESTED_SINGLE) {
-            if map.get(*key).is_some_and(|v| v.is_object()) {
-                stack.push((push_segment(&pointer, key), resource.clone()));
-            }
-        }
-        for key in IN_PLACE_LISTS.iter().chain(NESTED_LISTS) {
-            if let Some(Value::Array(items)) = map.get(*key) {
-                let base = push_segment(&pointer, key);
-                for i in 0..items.len() {
-                    stack.push((format!("{base}/{i}"), resource.clone()));
+        // Children in document order; pushed reversed so they are visited in that order.
+        let mut children = Vec::new();
+        for (key, value) in map {
+            let key = key.as_str();
+            let base = push_segment(&pointer, key);
+            match value {
+                Value::Object(_)
+                    if IN_PLACE_SINGLE.contains(&key) || NESTED_SINGLE.contains(&key) =>
+                {
+                    children.push(base);
                 }
-            }
-        }
-        for key in IN_PLACE_MAPS.iter().chain(NESTED_MAPS) {
-            if let Some(Value::Object(members)) = map.get(*key) {
-                let base = push_segment(&pointer, key);
-                for name in members.keys() {
-                    stack.push((push_segment(&base, name), resource.clone()));
+                Value::Array(items)
+                    if IN_PLACE_LISTS.contains(&key) || NESTED_LISTS.contains(&key) =>
+                {
+                    children.extend((0..items.len()).map(|i| format!("{base}/{i}")));
                 }
+                Value::Object(members)
+                    if IN_PLACE_MAPS.contains(&key) || NESTED_MAPS.contains(&key) =>
+                {
+                    children.extend(members.keys().map(|name| push_segment(&base, name)));
+                }
+                _ => {}
             }
         }
+        stack.extend(children.into_iter().rev().map(|c| (c, resource.clone())));
         out.push((pointer, resource));
     }
     out

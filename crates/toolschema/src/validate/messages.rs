@@ -137,7 +137,11 @@ impl Renderer<'_> {
     ) -> String {
         use ValidationErrorKind as K;
         match kind {
-            K::Type { kind } => format!("{subject} must be {}", type_names(kind)),
+            K::Type { kind } => format!(
+                "{subject} must be {}",
+                self.declared_types(schema_path)
+                    .unwrap_or_else(|| type_names(kind))
+            ),
             K::MinLength { limit } => format!(
                 "{subject} string length must be >= {limit}{}",
                 got(instance.as_str().map(|s| s.chars().count()))
@@ -244,6 +248,16 @@ impl Renderer<'_> {
             K::Referencing(error) => format!("{subject} could not be checked: {error}"),
             K::Custom { message, .. } => format!("{subject} {message}"),
         }
+    }
+
+    /// The type list as the schema declares it (`["string", "null"]` reads `a string or null`).
+    fn declared_types(&self, schema_path: &str) -> Option<String> {
+        let names: Vec<String> = resolve(self.schema, schema_path)?
+            .as_array()?
+            .iter()
+            .map(|t| t.as_str().map(|t| type_name(t).to_string()))
+            .collect::<Option<_>>()?;
+        Some(join_or(&names))
     }
 
     fn alternatives_message(&self, path: &str, schema_path: &str, exactly_one: bool) -> String {

@@ -1,0 +1,652 @@
+//! The validation messages a model reads, exactly, for every keyword; the lightweight shape rules
+//! as a caller sees them; schema errors (dialects, `$ref`s, depth).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{json, Value};
+use toolschema::{
+    CompileOptions, Dialect, SchemaError, SchemaValidator, Subject, Tool, ValidationErrors,
+};
+
+/// Validate `arguments` against `schema` as tool-call arguments; the (path, message) pairs.
+fn check(schema: Value, arguments: Value) -> Vec<(String, String)> {
+    let tool = Tool::from_value(json!({"name": "t", "inputSchema": schema})).unwrap();
+    match tool.compile().unwrap().validate_input(&arguments) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors
+            .into_vec()
+            .into_iter()
+            .map(|e| (e.path, e.message))
+            .collect(),
+    }
+}
+
+fn messages(schema: Value, arguments: Value) -> Vec<String> {
+    check(schema, arguments)
+        .into_iter()
+        .map(|(_, m)| m)
+        .collect()
+}
+
+fn object(properties: Value) -> Value {
+    json!({"type": "object", "properties": properties})
+}
+
+#[test]
+fn missing_required_argument() {
+    let schema =
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+    assert_eq!(
+        check(schema, json!({})),
+        [(
+            "/q".to_string(),
+            "missing required argument 'q'".to_string()
+        )]
+    );
+}
+
+#[test]
+fn type_messages_for_every_type() {
+    let cases = [
+        ("array", json!("x"), "argument 'v' must be an array"),
+        ("string", json!(1), "argument 'v' must be a string"),
+        ("integer", json!(1.5), "argument 'v' must be an integer"),
+        ("number", json!("1"), "argument 'v' must be a number"),
+        ("boolean", json!("true"), "argument 'v' must be a boolean"),
+        ("object", json!([]), "argument 'v' must be an object"),
+        ("null", json!(0), "argument 'v' must be null"),
+    ];
+    for (ty, value, expected) in cases {
+        assert_eq!(
+            messages(object(json!({"v": {"type": ty}})), json!({"v": value})),
+            [expected],
+            "{ty}"
+        );
+    }
+    assert_eq!(
+        messages(
+            object(json!({"v": {"type": ["string", "null"]}})),
+            json!({"v": 3})
+        ),
+        ["argument 'v' must be a string or null"]
+    );
+    assert_eq!(
+        messages(
+            object(json!({"v": {"type": ["string", "integer", "null"]}})),
+            json!({"v": true})
+        ),
+        ["argument 'v' must be a string, an integer or null"]
+    );
+}
+
+#[test]
+fn string_length_messages() {
+    let schema = object(json!({"q": {"type": "string", "minLength": 3, "maxLength": 64}}));
+    assert_eq!(
+        messages(schema.clone(), json!({"q": "ab"})),
+        ["argument 'q' string length must be >= 3 (got 2)"]
+    );
+    assert_eq!(
+        messages(schema, json!({"q": "é".repeat(65)})),
+        ["argument 'q' string length must be <= 64 (got 65)"]
+    );
+}
+
+#[test]
+fn number_bound_messages() {
+    let schema = object(json!({
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+        "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1.5}
+    }));
+    assert_eq!(
+        messages(schema.clone(), json!({"limit": 101})),
+        ["argument 'limit' value must be <= 100 (got 101)"]
+    );
+    assert_eq!(
+        messages(schema.clone(), json!({"limit": 0})),
+        ["argument 'limit' value must be >= 1 (got 0)"]
+    );
+    assert_eq!(
+        messages(schema.clone(), json!({"ratio": 0})),
+        ["argument 'ratio' value must be > 0 (got 0)"]
+    );
+    assert_eq!(
+        messages(schema, json!({"ratio": 1.5})),
+        ["argument 'ratio' value must be < 1.5 (got 1.5)"]
+    );
+}
+
+#[test]
+fn enum_message_lists_the_values() {
+    let schema = object(json!({"mode": {"type": "string", "enum": ["fast", "accurate"]}}));
+    assert_eq!(
+        messages(schema, json!({"mode": "slow"})),
+        ["argument 'mode' must be one of the enum values: \"fast\", \"accurate\""]
+    );
+    let many: Vec<Value> = (0..30).map(|i| json!(i)).collect();
+    let msg = messages(object(json!({"n": {"enum": many}})), json!({"n": 99}));
+    assert!(msg[0].ends_with("19, … (10 more)"), "{}", msg[0]);
+}
+
+#[test]
+fn nested_paths_read_like_a_caller_writes_them() {
+    let schema = object(json!({
+        "items": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}},
+        "tags": {"type": "array", "items": {"type": "string"}}
+    }));
+    assert_eq!(
+        check(
+            schema,
+            json!({"items": [{}, {"id": "x"}], "tags": ["a", 2]})
+        ),
+        [
+            (
+                "/items/0/id".to_string(),
+                "missing required argument 'items[0].id'".to_string()
+            ),
+            (
+                "/items/1/id".to_string(),
+                "argument 'items[1].id' must be an integer".to_string()
+            ),
+            (
+                "/tags/1".to_string(),
+                "argument 'tags[1]' must be a string".to_string()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn unexpected_arguments_get_a_suggestion() {
+    let schema = json!({"type": "object", "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+        "additionalProperties": false});
+    assert_eq!(
+        check(schema.clone(), json!({"qyery": "x", "zzz": 1})),
+        [
+            (
+                "/qyery".to_string(),
+                "unexpected argument 'qyery' (did you mean 'query'?)".to_string()
+            ),
+            ("/zzz".to_string(), "unexpected argument 'zzz'".to_string()),
+        ]
+    );
+    // Nested objects too, and unevaluatedProperties in 2020-12.
+    let nested = object(
+        json!({"opts": {"type": "object", "properties": {"depth": {}}, "unevaluatedProperties": false}}),
+    );
+    assert_eq!(
+        messages(nested, json!({"opts": {"dpeth": 1}})),
+        ["unexpected argument 'opts.dpeth' (did you mean 'depth'?)"]
+    );
+}
+
+#[test]
+fn arguments_must_be_an_object() {
+    for arguments in [json!([]), json!("x"), json!(null), json!(1)] {
+        assert_eq!(
+            check(json!({"type": "object"}), arguments),
+            [(String::new(), "arguments must be an object".to_string())]
+        );
+    }
+}
+
+#[test]
+fn every_other_keyword_says_what_is_accepted() {
+    let cases: Vec<(Value, Value, &str)> = vec![
+        (json!({"type": "string", "pattern": "^[a-z]+$"}), json!("A1"), "argument 'v' must match the pattern ^[a-z]+$"),
+        (json!({"type": "array", "minItems": 2}), json!([1]), "argument 'v' must have at least 2 items (got 1)"),
+        (json!({"type": "array", "maxItems": 1}), json!([1, 2]), "argument 'v' must have at most 1 item (got 2)"),
+        (json!({"uniqueItems": true}), json!([1, 2, 1]), "argument 'v' must not contain duplicate items (items 0 and 2 are equal)"),
+        (json!({"const": "all"}), json!("some"), "argument 'v' must be exactly \"all\""),
+        (json!({"multipleOf": 5}), json!(12), "argument 'v' must be a multiple of 5"),
+        (json!({"multipleOf": 0.25}), json!(0.3), "argument 'v' must be a multiple of 0.25"),
+        (json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}), json!(1.5), "argument 'v' must be a string or an integer"),
+        (
+            json!({"anyOf": [{"type": "object", "required": ["id"]}, {"const": "all"}]}),
+            json!("x"),
+            "argument 'v' must match one of: (1) an object with 'id', (2) exactly \"all\"",
+        ),
+        (
+            json!({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 0}]}),
+            json!(3),
+            "argument 'v' matches more than one alternative; it must match exactly one of: (1) an integer, (2) a number",
+        ),
+        (
+            json!({"oneOf": [{"type": "string"}, {"type": "boolean"}]}),
+            json!(3),
+            "argument 'v' must match exactly one of: (1) a string, (2) a boolean",
+        ),
+        (json!({"not": {"type": "string"}}), json!("x"), "argument 'v' must not be a string"),
+        (json!({"allOf": [{"type": "integer"}, {"minimum": 10}]}), json!(3), "argument 'v' value must be >= 10 (got 3)"),
+        (json!({"type": "object", "minProperties": 1}), json!({}), "argument 'v' must have at least 1 property (got 0)"),
+        (json!({"type": "object", "maxProperties": 1}), json!({"a": 1, "b": 2}), "argument 'v' must have at most 1 property (got 2)"),
+        (json!({"contains": {"type": "integer"}}), json!(["a"]), "argument 'v' must contain at least one item that is an integer"),
+        (
+            json!({"contains": {"type": "integer"}, "minContains": 2}),
+            json!([1, "a"]),
+            "argument 'v' must contain at least 2 items that are an integer",
+        ),
+        (
+            json!({"contains": {"type": "integer"}, "maxContains": 1}),
+            json!([1, 2]),
+            "argument 'v' must contain at most 1 item that is an integer",
+        ),
+        (
+            json!({"prefixItems": [{"type": "string"}], "items": false}),
+            json!(["a", 1]),
+            "argument 'v[1]' is not allowed",
+        ),
+        (
+            json!({"prefixItems": [{"type": "string"}], "unevaluatedItems": false}),
+            json!(["a", 1, 2]),
+            "argument 'v' has items that are not allowed at indexes 1, 2",
+        ),
+        (
+            json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}),
+            json!({"Bad": 1}),
+            "property name 'Bad' in argument 'v' must match the pattern ^[a-z]+$",
+        ),
+        (
+            json!({"type": "object", "dependentRequired": {"start": ["end"]}}),
+            json!({"start": 1}),
+            "missing required argument 'v.end' (required when 'v.start' is present)",
+        ),
+        (
+            json!({"if": {"minimum": 10}, "then": {"multipleOf": 10}, "else": {"maximum": 0}}),
+            json!(15),
+            "argument 'v' must be a multiple of 10",
+        ),
+        // The one alternative of the value's type explains best.
+        (
+            json!({"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}),
+            json!("long"),
+            "argument 'v' string length must be <= 3 (got 4)",
+        ),
+    ];
+    for (property, value, expected) in cases {
+        let schema = object(json!({"v": property}));
+        assert_eq!(
+            messages(schema.clone(), json!({"v": value})),
+            [expected],
+            "{schema}"
+        );
+    }
+}
+
+#[test]
+fn format_is_an_annotation_unless_asserted() {
+    let schema = object(json!({"when": {"type": "string", "format": "date"}}));
+    let tool = Tool::from_value(json!({"name": "t", "inputSchema": schema})).unwrap();
+    let args = json!({"when": "yesterday"});
+    assert!(tool.compile().unwrap().validate_input(&args).is_ok());
+    let asserted = tool
+        .compile_with(&CompileOptions::new().assert_format(true))
+        .unwrap();
+    assert_eq!(
+        asserted.validate_input(&args).unwrap_err().messages(),
+        ["argument 'when' must be a date like 2024-01-31 (format 'date')"]
+    );
+}
+
+#[test]
+fn dependencies_in_draft7() {
+    let schema = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        "dependencies": {"start": ["end"]}});
+    assert_eq!(
+        messages(schema, json!({"start": 1})),
+        ["missing required argument 'end' (required when 'start' is present)"]
+    );
+}
+
+#[test]
+fn messages_never_repeat_the_value() {
+    let secret = "s3cr3t-".repeat(20);
+    let schema = object(
+        json!({"token": {"type": "integer"}, "name": {"type": "string", "maxLength": 5, "pattern": "^x"}}),
+    );
+    for message in messages(schema, json!({"token": secret, "name": secret})) {
+        assert!(!message.contains("s3cr3t"), "{message}");
+    }
+}
+
+#[test]
+fn errors_display_one_message_per_line() {
+    let tool = Tool::from_value(json!({"name": "t", "inputSchema": {
+        "q": {"type": "string", "required": true}, "n": {"type": "integer"}}}))
+    .unwrap();
+    let errors: ValidationErrors = tool
+        .compile()
+        .unwrap()
+        .validate_input(&json!({"n": "x"}))
+        .unwrap_err();
+    assert_eq!(
+        errors.to_string(),
+        "missing required argument 'q'\nargument 'n' must be an integer"
+    );
+    assert_eq!(
+        serde_json::to_value(&errors).unwrap(),
+        json!([{"path": "/q", "message": "missing required argument 'q'"},
+               {"path": "/n", "message": "argument 'n' must be an integer"}])
+    );
+}
+
+// ---- lightweight shapes, as a caller sees them ----
+
+#[test]
+fn lightweight_direct_map_from_the_issue() {
+    let schema = json!({
+        "q": {"type": "string", "required": true, "minLength": 3},
+        "tags": {"type": "string", "isArray": true, "minLength": 2},
+        "mode": {"type": "enum", "enum": ["fast", "accurate"]}
+    });
+    assert_eq!(
+        messages(
+            schema.clone(),
+            json!({"q": "rust", "tags": ["ab"], "mode": "fast"})
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(schema.clone(), json!({"tags": "ab"})),
+        [
+            "missing required argument 'q'",
+            "argument 'tags' must be an array"
+        ]
+    );
+    assert_eq!(
+        messages(schema.clone(), json!({"q": "rust", "tags": ["ok", "x"]})),
+        ["argument 'tags[1]' string length must be >= 2 (got 1)"]
+    );
+    assert_eq!(
+        messages(schema.clone(), json!({"q": "rust", "mode": "slow"})),
+        ["argument 'mode' must be one of the enum values: \"fast\", \"accurate\""]
+    );
+    // Closed: an unknown argument is refused.
+    assert_eq!(
+        messages(schema, json!({"q": "rust", "qq": 1})),
+        ["unexpected argument 'qq' (did you mean 'q'?)"]
+    );
+}
+
+#[test]
+fn lightweight_json_schema_like_shape() {
+    let schema = json!({"properties": {"ratio": {"type": "float", "maximum": 1}, "n": {"type": "integer"}}, "required": ["n"]});
+    assert_eq!(
+        messages(schema.clone(), json!({"n": 1, "ratio": 0.5})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(schema, json!({"ratio": 2})),
+        [
+            "missing required argument 'n'",
+            "argument 'ratio' value must be <= 1 (got 2)"
+        ]
+    );
+}
+
+#[test]
+fn lightweight_array_type_takes_items_and_applies_limits_per_element() {
+    let schema =
+        json!({"ids": {"type": "array", "items": {"type": "integer"}, "minimum": 1, "maximum": 9}});
+    assert_eq!(
+        messages(schema.clone(), json!({"ids": [1, 9]})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(schema.clone(), json!({"ids": [0, 10, "x"]})),
+        [
+            "argument 'ids[0]' value must be >= 1 (got 0)",
+            "argument 'ids[1]' value must be <= 9 (got 10)",
+            "argument 'ids[2]' must be an integer",
+        ]
+    );
+    let with_enum = json!({"sizes": {"type": "array", "items": {"type": "string", "enum": ["s", "m"]}, "maxLength": 1}});
+    assert_eq!(
+        messages(with_enum, json!({"sizes": ["xl"]})),
+        [
+            "argument 'sizes[0]' must be one of the enum values: \"s\", \"m\"",
+            "argument 'sizes[0]' string length must be <= 1 (got 2)",
+        ]
+    );
+}
+
+#[test]
+fn lightweight_enums_compare_by_string_form() {
+    let schema = json!({"level": {"type": "enum", "enum": [1, "2"]}});
+    for ok in [
+        json!(1),
+        json!(1.0),
+        json!("1"),
+        json!(2),
+        json!("2"),
+        json!(2.0),
+    ] {
+        assert_eq!(
+            messages(schema.clone(), json!({"level": ok})),
+            Vec::<String>::new(),
+            "{ok}"
+        );
+    }
+    assert_eq!(messages(schema, json!({"level": 3})).len(), 1);
+    // Standard JSON Schema keeps strict equality: "1" is not 1.
+    let standard = object(json!({"level": {"enum": [1]}}));
+    assert_eq!(
+        messages(standard.clone(), json!({"level": 1.0})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(standard, json!({"level": "1"})),
+        ["argument 'level' must be one of the enum values: 1"]
+    );
+}
+
+#[test]
+fn lightweight_errors_are_named() {
+    let err = |schema: Value| {
+        Tool::from_value(json!({"name": "t", "inputSchema": schema}))
+            .unwrap()
+            .compile()
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        err(json!({"q": {"type": "text"}})),
+        "tool 't': inputSchema: /q/type: argument 'q': type must be one of string, integer, float, number, boolean, enum, array (got \"text\")"
+    );
+    assert_eq!(
+        err(json!({"schemaVersion": "2024-01-01", "q": {"type": "string"}})),
+        "tool 't': inputSchema: unsupported schemaVersion '2024-01-01': supported versions are 2025-10-09"
+    );
+}
+
+// ---- schema errors ----
+
+fn compile_error(schema: Value) -> SchemaError {
+    compile_error_ref(&schema)
+}
+
+fn compile_error_ref(schema: &Value) -> SchemaError {
+    SchemaValidator::new(schema).unwrap_err()
+}
+
+#[test]
+fn dialects() {
+    let draft7 = SchemaValidator::new(
+        &json!({"$schema": "https://json-schema.org/draft-07/schema", "type": "object"}),
+    )
+    .unwrap();
+    assert_eq!(draft7.dialect(), Dialect::Draft7);
+    assert_eq!(
+        SchemaValidator::new(&json!({"type": "object"}))
+            .unwrap()
+            .dialect(),
+        Dialect::Draft202012
+    );
+    // Draft-07 semantics apply: `items` as an array is a tuple there.
+    let tuple = SchemaValidator::new(&json!({"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}]})).unwrap();
+    assert!(tuple.is_valid(&json!(["a", 1])));
+    assert_eq!(
+        compile_error(json!({"$schema": "http://json-schema.org/draft-04/schema#"})).to_string(),
+        "unsupported $schema 'http://json-schema.org/draft-04/schema#': supported dialects are 2020-12 (https://json-schema.org/draft/2020-12/schema) and draft-07 (http://json-schema.org/draft-07/schema#)"
+    );
+    // The override wins over `$schema`.
+    let forced = SchemaValidator::with_options(
+        &json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "string"}),
+        &CompileOptions::new().dialect(Dialect::Draft7),
+    )
+    .unwrap();
+    assert_eq!(forced.dialect(), Dialect::Draft7);
+}
+
+#[test]
+fn remote_refs_are_refused_and_registered_documents_resolve() {
+    for uri in [
+        "https://example.com/schemas/user.json",
+        "http://localhost:1234/integer.json",
+        "file:///etc/passwd",
+        "other.json#/x",
+    ] {
+        assert_eq!(
+            compile_error(json!({"properties": {"u": {"$ref": uri}}})).to_string(),
+            format!("external $ref resolution is disabled: {uri}")
+        );
+    }
+    let options = CompileOptions::new().register_document(
+        "https://example.com/user.json",
+        json!({"type": "object", "required": ["id"]}),
+    );
+    let validator = SchemaValidator::with_options(
+        &json!({"type": "object", "properties": {"user": {"$ref": "https://example.com/user.json"}}}),
+        &options,
+    )
+    .unwrap();
+    assert_eq!(
+        validator
+            .validate_as(&json!({"user": {}}), Subject::Arguments)
+            .unwrap_err()
+            .messages(),
+        ["missing required argument 'user.id'"]
+    );
+}
+
+#[test]
+fn local_refs_resolve_and_dangling_ones_are_named() {
+    let schema = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/pos"}}, "$defs": {"pos": {"type": "integer", "minimum": 1}}});
+    assert_eq!(
+        messages(schema, json!({"a": 0})),
+        ["argument 'a' value must be >= 1 (got 0)"]
+    );
+    assert_eq!(
+        compile_error(json!({"properties": {"a": {"$ref": "#/$defs/missing"}}})).to_string(),
+        "$ref '#/$defs/missing' does not resolve inside the document"
+    );
+}
+
+#[test]
+fn ref_cycles_are_errors_not_hangs() {
+    let err = compile_error(
+        json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "properties": {"x": {"$ref": "#/$defs/a"}}}),
+    );
+    assert!(matches!(err, SchemaError::CyclicRef { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "cyclic $ref never reaches a value to check: #/$defs/a -> #/$defs/b -> #/$defs/a"
+    );
+    // Recursion that walks down the value is fine, and deep values are refused, not overflowed.
+    let tree = SchemaValidator::new(&json!({"type": "array", "items": {"$ref": "#"}})).unwrap();
+    assert!(tree.is_valid(&json!([[[]], []])));
+    let mut deep = json!([]);
+    for _ in 0..100_000 {
+        deep = Value::Array(vec![deep]);
+    }
+    assert!(!tree.is_valid(&deep));
+    assert_eq!(
+        tree.validate_as(&deep, Subject::Arguments)
+            .unwrap_err()
+            .messages(),
+        ["arguments nest deeper than 128 levels of arrays and objects"]
+    );
+    toolschema::json::drop_deep(deep);
+}
+
+#[test]
+fn invalid_schemas_name_the_place() {
+    assert_eq!(
+        compile_error(json!({"type": "object", "properties": {"q": {"type": "strin"}}})).to_string(),
+        "invalid schema at '/properties/q/type': the value is not valid under any of the schemas listed in the 'anyOf' keyword"
+    );
+    assert_eq!(compile_error(json!([1])), SchemaError::NotASchema);
+}
+
+#[test]
+fn deep_schemas_are_refused() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..20_000 {
+        let mut map = serde_json::Map::new();
+        map.insert("items".into(), schema);
+        schema = Value::Object(map);
+    }
+    assert_eq!(
+        compile_error_ref(&schema),
+        SchemaError::TooDeep { limit: 128 }
+    );
+    toolschema::json::drop_deep(schema);
+}
+
+#[test]
+fn huge_strings_get_a_verdict() {
+    let schema = object(json!({"q": {"type": "string", "maxLength": 64}}));
+    let big = "x".repeat(50 * 1024 * 1024);
+    assert_eq!(
+        messages(schema, json!({"q": big})),
+        [format!(
+            "argument 'q' string length must be <= 64 (got {})",
+            50 * 1024 * 1024
+        )]
+    );
+}
+
+// ---- output ----
+
+#[test]
+fn structured_output_checks() {
+    let tool = Tool::from_value(json!({"name": "sum", "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"total": {"type": "number"}}, "required": ["total"]}}))
+    .unwrap();
+    let compiled = tool.compile().unwrap();
+    assert!(compiled
+        .validate_output(Some(&json!({"total": 3})), false)
+        .is_ok());
+    assert_eq!(
+        compiled
+            .validate_output(Some(&json!({"total": "3"})), false)
+            .unwrap_err()
+            .messages(),
+        ["field 'total' must be a number"]
+    );
+    assert_eq!(
+        compiled
+            .validate_output(Some(&json!([])), false)
+            .unwrap_err()
+            .messages(),
+        ["structured content must be an object"]
+    );
+    assert_eq!(
+        compiled
+            .validate_output(None, false)
+            .unwrap_err()
+            .messages(),
+        ["structured content is missing; the tool declares an outputSchema"]
+    );
+    // Error results are not held to the schema.
+    assert!(compiled
+        .validate_output(Some(&json!({"oops": 1})), true)
+        .is_ok());
+    assert!(compiled.validate_output(None, true).is_ok());
+    // No outputSchema: anything passes.
+    let plain = Tool::from_value(json!({"name": "p", "inputSchema": {}}))
+        .unwrap()
+        .compile()
+        .unwrap();
+    assert!(plain.validate_output(Some(&json!(42)), false).is_ok());
+}
