@@ -61,6 +61,21 @@ pub fn parse_json(name: &str, text: &str) -> Result<serde_json::Value, InputErro
     })
 }
 
+/// Parse line `number` of a JSON Lines file, reporting errors as `name:number:column: ...`.
+pub fn parse_json_line(
+    name: &str,
+    number: usize,
+    line: &str,
+) -> Result<serde_json::Value, InputError> {
+    toolschema::json::parse(line).map_err(|e| {
+        let column = toolschema::json::position_of(line, e.offset).column;
+        InputError(format!(
+            "{name}:{number}:{column}: invalid JSON: {}",
+            e.message
+        ))
+    })
+}
+
 /// A JSON argument given inline or as `@file` (`@-` for standard input).
 pub fn json_argument(flag: &str, value: &str) -> Result<serde_json::Value, InputError> {
     match value.strip_prefix('@') {

@@ -1,7 +1,9 @@
 //! `toolschema validate`: check tool-call arguments against a catalog, or instances against a
 //! schema.
 
-use crate::input::{display_name, json_argument, parse_json, read_text, InputError};
+use crate::input::{
+    display_name, json_argument, parse_json, parse_json_line, read_text, InputError,
+};
 use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -177,7 +179,7 @@ fn validate_calls(
         std::collections::HashMap::new();
     let mut tally = Tally::default();
     for (number, line) in json_lines(&text) {
-        let record = match parse_json(&format!("{name}:{number}"), line) {
+        let record = match parse_json_line(name, number, line) {
             Err(e) => {
                 tally.bad_input = true;
                 json!({"line": number, "error": e.to_string()})
@@ -247,7 +249,7 @@ fn validate_instances(
     let name = display_name(instances_path);
     let mut tally = Tally::default();
     for (number, line) in json_lines(&text) {
-        let record = match parse_json(&format!("{name}:{number}"), line) {
+        let record = match parse_json_line(name, number, line) {
             Err(e) => {
                 tally.bad_input = true;
                 json!({"line": number, "error": e.to_string()})

@@ -1,0 +1,487 @@
+//! `toolschema validate` as a user runs it: a process, real files, exact output and exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+
+fn toolschema() -> Command {
+    Command::cargo_bin("toolschema").unwrap()
+}
+
+fn example_catalog() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog.json")
+}
+
+fn shared_catalog(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"))
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cmd: &mut Command) -> Run {
+    let output = cmd
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+fn validate(args: &[&str]) -> Run {
+    run(toolschema().arg("validate").args(args))
+}
+
+#[test]
+fn valid_arguments_exit_0() {
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "search_docs",
+        "--args",
+        r#"{"query": "install"}"#,
+    ]);
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (0, "valid\n", "")
+    );
+}
+
+#[test]
+fn invalid_arguments_exit_1_with_one_message_per_line() {
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "search_docs",
+        "--args",
+        r#"{"query": "x", "limt": 5, "sections": ["guides", "guides", "api"]}"#,
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "argument 'query' string length must be >= 3 (got 1)\n\
+         argument 'sections' must not contain duplicate items (items 0 and 1 are equal)\n\
+         argument 'sections[2]' must be one of the enum values: \"guides\", \"reference\", \"changelog\"\n\
+         unexpected argument 'limt' (did you mean 'limit'?)\n"
+    );
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn json_format_for_a_single_call() {
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "create_ticket",
+        "--args",
+        r#"{"title": "Printer", "labels": ["ok", 7]}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        "{\"valid\":false,\"errors\":[{\"path\":\"/labels/1\",\"message\":\"argument 'labels[1]' must be a string\"}]}\n"
+    );
+    let ok = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "create_ticket",
+        "--args",
+        r#"{"title": "Printer jam"}"#,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        (ok.code, ok.stdout.as_str()),
+        (0, "{\"valid\":true,\"errors\":[]}\n")
+    );
+}
+
+#[test]
+fn arguments_from_a_file_and_catalog_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = dir.path().join("args.json");
+    std::fs::write(&args, r#"{"query": "how to install", "limit": 0}"#).unwrap();
+    let catalog = std::fs::read_to_string(example_catalog()).unwrap();
+    let r = run(toolschema()
+        .args(["validate", "-", "--tool", "search_docs", "--args"])
+        .arg(format!("@{}", args.display()))
+        .write_stdin(catalog));
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (1, "argument 'limit' value must be >= 1 (got 0)\n")
+    );
+}
+
+#[test]
+fn unknown_tool_exit_2_with_a_suggestion() {
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "search_doc",
+        "--args",
+        "{}",
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stdout, "");
+    assert!(
+        r.stderr
+            .ends_with("catalog.json: unknown tool 'search_doc' (did you mean 'search_docs'?)\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn malformed_catalog_exit_2_with_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("broken.json");
+    std::fs::write(
+        &path,
+        "{\n  \"tools\": [\n    {\"name\": \"a\" \"inputSchema\": {}}\n  ]\n}\n",
+    )
+    .unwrap();
+    let r = validate(&[path.to_str().unwrap(), "--tool", "a", "--args", "{}"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}:3:18: invalid JSON: expected ',' or '}}' after an object member\n",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn catalog_with_a_bad_tool_names_the_tool_and_the_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.json");
+    std::fs::write(&path, r#"[{"name": "find files", "inputSchema": {}}]"#).unwrap();
+    let r = validate(&[path.to_str().unwrap(), "--tool", "x", "--args", "{}"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}:1:3: tool 'find files' (tools[0]): name contains invalid characters: ' '\n",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn malformed_arguments_exit_2() {
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "search_docs",
+        "--args",
+        r#"{"query": "x",}"#,
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "error: --args:1:15: invalid JSON: expected an object key in double quotes\n"
+    );
+}
+
+#[test]
+fn unreadable_files_exit_2() {
+    let r = validate(&["/nonexistent/catalog.json", "--tool", "a", "--args", "{}"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .starts_with("error: /nonexistent/catalog.json: cannot read: "),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn arguments_nested_100000_deep_get_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("deep.json");
+    let deep = format!(
+        "{{\"query\": {}{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    std::fs::write(&path, deep).unwrap();
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "search_docs",
+        "--args",
+        &format!("@{}", path.display()),
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}:1:138: invalid JSON: JSON nests deeper than 128 levels of arrays and objects\n",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn schema_nested_20000_deep_gets_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = format!(
+        "{}{{\"type\": \"string\"}}{}",
+        "{\"items\": ".repeat(20_000),
+        "}".repeat(20_000)
+    );
+    let catalog = dir.path().join("deep-catalog.json");
+    std::fs::write(
+        &catalog,
+        format!("{{\"tools\": [{{\"name\": \"deep\", \"inputSchema\": {schema}}}]}}"),
+    )
+    .unwrap();
+    let r = validate(&[catalog.to_str().unwrap(), "--tool", "deep", "--args", "{}"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("invalid JSON: JSON nests deeper than 128 levels of arrays and objects"),
+        "{}",
+        r.stderr
+    );
+    let schema_file = dir.path().join("deep-schema.json");
+    std::fs::write(&schema_file, &schema).unwrap();
+    let instances = dir.path().join("values.jsonl");
+    std::fs::write(&instances, "[]\n").unwrap();
+    let r = validate(&[
+        "--schema",
+        schema_file.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!(
+            "error: {}:1:1281: invalid JSON: JSON nests deeper than 128 levels of arrays and objects\n",
+            schema_file.display()
+        )
+    );
+}
+
+#[test]
+fn a_50_mb_string_against_max_length_gets_a_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.json");
+    let size = 50 * 1024 * 1024;
+    std::fs::write(&path, format!("{{\"query\": \"{}\"}}", "x".repeat(size))).unwrap();
+    let catalog = example_catalog();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "search_docs",
+        "--args",
+        &format!("@{}", path.display()),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        format!("argument 'query' string length must be <= 200 (got {size})\n")
+    );
+}
+
+#[test]
+fn recorded_calls_one_json_line_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        concat!(
+            "{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"hi\"}}\n",
+            "{\"name\": \"edit_file\", \"arguments\": {\"path\": \"/tmp/x\", \"edits\": [{\"oldText\": \"a\"}]}}\n",
+            "\n",
+            "{\"name\": \"list_allowed_directories\"}\n",
+            "{\"name\": \"writ_file\", \"arguments\": {}}\n",
+            "{\"name\": \"write_file\", \"arguments\": [1]}\n",
+            "{not json}\n",
+        ),
+    )
+    .unwrap();
+    let catalog = shared_catalog("filesystem");
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            r#"{"line":1,"tool":"write_file","valid":true,"errors":[]}"#,
+            r#"{"line":2,"tool":"edit_file","valid":false,"errors":[{"path":"/edits/0/newText","message":"missing required argument 'edits[0].newText'"}]}"#,
+            r#"{"line":4,"tool":"list_allowed_directories","valid":true,"errors":[]}"#,
+            r#"{"line":5,"tool":"writ_file","error":"unknown tool 'writ_file' (did you mean 'write_file'?)"}"#,
+            r#"{"line":6,"tool":"write_file","valid":false,"errors":[{"path":"","message":"arguments must be an object"}]}"#,
+            &format!(
+                r#"{{"line":7,"error":"{}:7:2: invalid JSON: expected an object key in double quotes"}}"#,
+                calls.display()
+            ),
+        ]
+    );
+    // Without the bad lines, invalid calls make it exit 1.
+    std::fs::write(&calls, "{\"name\": \"read_file\", \"arguments\": {}}\n").unwrap();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--calls",
+        calls.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1);
+}
+
+#[test]
+fn instances_against_a_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"when": {"type": "string", "format": "date"}}, "required": ["when"]}"#).unwrap();
+    let instances = dir.path().join("values.jsonl");
+    std::fs::write(
+        &instances,
+        "{\"when\": \"2024-01-31\"}\n{\"when\": \"soon\"}\n{}\n",
+    )
+    .unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        concat!(
+            "{\"line\":1,\"valid\":true,\"errors\":[]}\n",
+            "{\"line\":2,\"valid\":true,\"errors\":[]}\n",
+            "{\"line\":3,\"valid\":false,\"errors\":[{\"path\":\"/when\",\"message\":\"missing required value 'when'\"}]}\n",
+        )
+    );
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+        "--assert-format",
+    ]);
+    assert!(r.stdout.contains(r#"{"line":2,"valid":false,"errors":[{"path":"/when","message":"value 'when' must be a date like 2024-01-31 (format 'date')"}]}"#), "{}", r.stdout);
+}
+
+#[test]
+fn dialect_override_and_unsupported_dialects() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"$schema": "http://json-schema.org/draft-04/schema#", "items": [{"type": "string"}]}"#,
+    )
+    .unwrap();
+    let instances = dir.path().join("values.jsonl");
+    std::fs::write(&instances, "[\"a\", 1]\n").unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!("error: {}: unsupported $schema 'http://json-schema.org/draft-04/schema#': supported dialects are 2020-12 (https://json-schema.org/draft/2020-12/schema) and draft-07 (http://json-schema.org/draft-07/schema#)\n", schema.display())
+    );
+    // As draft-07, `items` is a tuple: ["a", 1] fits.
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+        "--dialect",
+        "draft-07",
+    ]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "{\"line\":1,\"valid\":true,\"errors\":[]}\n")
+    );
+    // As 2020-12, the array form of `items` is not allowed.
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+        "--dialect",
+        "2020-12",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+        "--dialect",
+        "draft-04",
+    ]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr
+            .contains("unsupported dialect 'draft-04': use 2020-12 or draft-07"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn remote_refs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("remote.json");
+    std::fs::write(
+        &catalog,
+        r#"{"name": "fetchy", "inputSchema": {"type": "object", "properties": {"user": {"$ref": "https://example.com/user.json"}}}}"#,
+    )
+    .unwrap();
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "fetchy",
+        "--args",
+        "{}",
+    ]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        format!("error: {}: tool 'fetchy': inputSchema: external $ref resolution is disabled: https://example.com/user.json\n", catalog.display())
+    );
+}
+
+#[test]
+fn real_draft_07_catalog() {
+    let catalog = shared_catalog("everything");
+    let r = validate(&[
+        catalog.to_str().unwrap(),
+        "--tool",
+        "get-sum",
+        "--args",
+        r#"{"a": 1, "b": "2"}"#,
+    ]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (1, "argument 'b' must be a number\n")
+    );
+}

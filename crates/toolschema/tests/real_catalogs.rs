@@ -1,0 +1,199 @@
+//! The real `tools/list` results captured from the npm servers `server-everything` and
+//! `server-filesystem` (../shared/catalogs): loaded as catalogs, compiled, and used to check calls
+//! against their real draft-07 schemas.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{json, Value};
+use std::path::Path;
+use toolschema::catalog::CatalogShape;
+use toolschema::{Catalog, CompiledTool, Dialect};
+
+fn load(name: &str) -> Catalog {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Catalog::from_json(&format!("{name}.json"), &text).unwrap()
+}
+
+fn compiled(catalog: &Catalog, tool: &str) -> CompiledTool {
+    catalog.require(tool).unwrap().compile().unwrap()
+}
+
+fn messages(tool: &CompiledTool, arguments: Value) -> Vec<String> {
+    match tool.validate_input(&arguments) {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors.messages().into_iter().map(str::to_string).collect(),
+    }
+}
+
+#[test]
+fn both_catalogs_load_and_every_tool_compiles_as_draft_07() {
+    for (name, count) in [("everything", 13), ("filesystem", 14)] {
+        let catalog = load(name);
+        assert_eq!(catalog.shape(), CatalogShape::ToolsList);
+        assert_eq!(catalog.len(), count, "{name}");
+        for tool in catalog.tools() {
+            let compiled = tool.compile().unwrap();
+            assert_eq!(
+                compiled.input().dialect(),
+                Dialect::Draft7,
+                "{}",
+                tool.name()
+            );
+            if let Some(output) = compiled.output() {
+                assert_eq!(output.dialect(), Dialect::Draft7);
+            }
+        }
+        // Every tool is written back exactly as read.
+        let original: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("../../../shared/catalogs/{name}.json")),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&catalog.to_tools_list()).unwrap(),
+            serde_json::to_string(&original).unwrap()
+        );
+    }
+}
+
+#[test]
+fn everything_server_calls() {
+    let catalog = load("everything");
+    let echo = compiled(&catalog, "echo");
+    assert_eq!(
+        messages(&echo, json!({"message": "hi"})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(&echo, json!({})),
+        ["missing required argument 'message'"]
+    );
+    assert_eq!(
+        messages(&echo, json!({"message": 5})),
+        ["argument 'message' must be a string"]
+    );
+
+    let sum = compiled(&catalog, "get-sum");
+    assert_eq!(
+        messages(&sum, json!({"a": 1, "b": 2.5})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(&sum, json!({"a": "1"})),
+        [
+            "missing required argument 'b'",
+            "argument 'a' must be a number"
+        ]
+    );
+
+    let links = compiled(&catalog, "get-resource-links");
+    assert_eq!(messages(&links, json!({})), Vec::<String>::new());
+    assert_eq!(
+        messages(&links, json!({"count": 11})),
+        ["argument 'count' value must be <= 10 (got 11)"]
+    );
+
+    let weather = compiled(&catalog, "get-structured-content");
+    assert_eq!(
+        messages(&weather, json!({"location": "Boston"})),
+        ["argument 'location' must be one of the enum values: \"New York\", \"Chicago\", \"Los Angeles\""]
+    );
+    // Its outputSchema is real too.
+    assert!(weather
+        .validate_output(
+            Some(&json!({"temperature": 22.5, "conditions": "Sunny", "humidity": 40})),
+            false
+        )
+        .is_ok());
+    assert_eq!(
+        weather
+            .validate_output(
+                Some(&json!({"temperature": "hot", "conditions": "Sunny", "humidity": 40})),
+                false
+            )
+            .unwrap_err()
+            .messages(),
+        ["field 'temperature' must be a number"]
+    );
+    // The real schemas are open (no additionalProperties), so extra arguments pass.
+    assert_eq!(
+        messages(&echo, json!({"message": "hi", "extra": 1})),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn filesystem_server_calls() {
+    let catalog = load("filesystem");
+    let write = compiled(&catalog, "write_file");
+    assert_eq!(
+        messages(&write, json!({"path": "/tmp/a.txt", "content": "x"})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(&write, json!({"path": 42})),
+        [
+            "missing required argument 'content'",
+            "argument 'path' must be a string"
+        ]
+    );
+
+    let edit = compiled(&catalog, "edit_file");
+    assert_eq!(
+        messages(
+            &edit,
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}]})
+        ),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(
+            &edit,
+            json!({"path": "a", "edits": [{"oldText": "x"}, {"newText": 3, "oldText": "z"}]})
+        ),
+        [
+            "missing required argument 'edits[0].newText'",
+            "argument 'edits[1].newText' must be a string",
+        ]
+    );
+
+    let read_many = compiled(&catalog, "read_multiple_files");
+    assert_eq!(
+        messages(&read_many, json!({"paths": []})),
+        ["argument 'paths' must have at least 1 item (got 0)"]
+    );
+
+    let listing = compiled(&catalog, "list_directory_with_sizes");
+    assert_eq!(
+        messages(&listing, json!({"path": ".", "sortBy": "date"})),
+        ["argument 'sortBy' must be one of the enum values: \"name\", \"size\""]
+    );
+    assert_eq!(
+        messages(&listing, json!([])),
+        ["arguments must be an object"]
+    );
+}
+
+#[test]
+fn catalog_positions_point_into_the_real_files() {
+    let catalog = load("filesystem");
+    let index = catalog
+        .entries()
+        .iter()
+        .position(|t| t.tool.name() == "edit_file")
+        .unwrap();
+    let pointer = format!("/tools/{index}/inputSchema/properties/edits");
+    let position = catalog.position(&pointer).unwrap();
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/catalogs/filesystem.json"),
+    )
+    .unwrap();
+    let line = text.lines().nth(position.line as usize - 1).unwrap();
+    let at: String = line.chars().skip(position.column as usize - 1).collect();
+    assert!(at.starts_with("\"edits\""), "{line}");
+}
