@@ -28,8 +28,13 @@
 //! ```
 
 pub mod dialect;
+#[cfg(feature = "schemars")]
+mod from_rust;
 pub mod lightweight;
 pub(crate) mod references;
+
+#[cfg(feature = "schemars")]
+pub use from_rust::input_schema_for;
 
 pub use dialect::{detect_dialect, Dialect, SUPPORTED_DIALECTS};
 pub use lightweight::{string_form, SCHEMA_VERSIONS};
@@ -37,6 +42,30 @@ pub use lightweight::{string_form, SCHEMA_VERSIONS};
 use crate::json::MAX_DEPTH;
 use serde_json::Value;
 use std::borrow::Cow;
+
+/// The `format` values JSON Schema 2020-12 defines. Anything else (`uint32`, `int64`, `double`,
+/// ...) is a generator's private vocabulary that validators ignore or warn about.
+pub const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
 
 /// Why a schema cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
