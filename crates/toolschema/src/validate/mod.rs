@@ -299,6 +299,7 @@ impl SchemaValidator {
     }
 
     /// Whether `instance` fits, without building any message: the fast path.
+    #[inline]
     pub fn is_valid(&self, instance: &Value) -> bool {
         if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
             return false;
@@ -312,20 +313,21 @@ impl SchemaValidator {
     }
 
     /// Validate, naming values as `subject` does in messages.
+    #[inline]
     pub fn validate_as(&self, instance: &Value, subject: Subject) -> Result<(), ValidationErrors> {
         if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
-            return Err(ValidationErrors(vec![ValidationError {
-                path: String::new(),
-                message: format!(
-                    "{} nest deeper than {MAX_DEPTH} levels of arrays and objects",
-                    subject.root()
-                ),
-                keyword: "depth".into(),
-            }]));
+            return Err(too_deep(subject));
         }
         if self.engine.is_valid(instance) {
             return Ok(());
         }
+        Err(self.collect_errors(instance, subject))
+    }
+
+    /// The slow path: every error, rendered for a model.
+    #[cold]
+    #[inline(never)]
+    fn collect_errors(&self, instance: &Value, subject: Subject) -> ValidationErrors {
         let renderer = messages::Renderer {
             instance,
             schema: &self.schema,
@@ -350,13 +352,34 @@ impl SchemaValidator {
                 keyword: String::new(),
             });
         }
-        Err(ValidationErrors(errors))
+        ValidationErrors(errors)
     }
 }
 
+#[cold]
+fn too_deep(subject: Subject) -> ValidationErrors {
+    ValidationErrors(vec![ValidationError {
+        path: String::new(),
+        message: format!(
+            "{} nest deeper than {MAX_DEPTH} levels of arrays and objects",
+            subject.root()
+        ),
+        keyword: "depth".into(),
+    }])
+}
+
 fn dedup_in_order(errors: &mut Vec<ValidationError>) {
-    let mut seen = std::collections::HashSet::new();
-    errors.retain(|e| seen.insert((e.path.clone(), e.message.clone())));
+    // Error lists are short; a quadratic scan beats hashing cloned strings.
+    let mut kept: Vec<ValidationError> = Vec::with_capacity(errors.len());
+    for error in errors.drain(..) {
+        if !kept
+            .iter()
+            .any(|k| k.path == error.path && k.message == error.message)
+        {
+            kept.push(error);
+        }
+    }
+    *errors = kept;
 }
 
 /// Whether validation can recurse along the instance or compare whole items.
@@ -461,6 +484,7 @@ impl CompiledTool {
     }
 
     /// Check `tools/call` arguments. They must be a JSON object; every error is collected.
+    #[inline]
     pub fn validate_input(&self, arguments: &Value) -> Result<(), ValidationErrors> {
         if !arguments.is_object() {
             return Err(ValidationErrors(vec![ValidationError {
