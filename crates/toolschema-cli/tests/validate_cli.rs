@@ -485,3 +485,25 @@ fn real_draft_07_catalog() {
         (1, "argument 'b' must be a number\n")
     );
 }
+
+#[test]
+fn every_catalog_shape_through_the_cli() {
+    let tool = r#"{"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}}"#;
+    let shapes = [
+        format!(r#"{{"tools": [{tool}], "nextCursor": "page-2"}}"#),
+        format!(r#"{{"jsonrpc": "2.0", "id": 7, "result": {{"tools": [{tool}]}}}}"#),
+        format!("[{tool}]"),
+        tool.to_string(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (i, text) in shapes.iter().enumerate() {
+        let path = dir.path().join(format!("shape{i}.json"));
+        std::fs::write(&path, text).unwrap();
+        let r = validate(&[path.to_str().unwrap(), "--tool", "echo", "--args", "{}"]);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (1, "missing required argument 'message'\n"),
+            "{text}"
+        );
+    }
+}

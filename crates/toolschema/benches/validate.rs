@@ -18,33 +18,82 @@ struct Case {
 }
 
 fn catalog(name: &str) -> Catalog {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"));
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"));
     Catalog::from_json(name, &std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 /// Calls against the real schemas: (catalog, tool, valid arguments, invalid arguments).
 fn calls() -> Vec<(&'static str, &'static str, Value, Value)> {
     vec![
-        ("everything", "echo", json!({"message": "hello"}), json!({"message": 5})),
-        ("everything", "get-sum", json!({"a": 1, "b": 2.5}), json!({"a": "1"})),
-        ("everything", "get-resource-links", json!({"count": 3}), json!({"count": 11})),
-        ("everything", "get-structured-content", json!({"location": "Chicago"}), json!({"location": "Boston"})),
-        ("everything", "trigger-long-running-operation", json!({"duration": 5, "steps": 3}), json!({"duration": "5"})),
-        ("filesystem", "write_file", json!({"path": "/tmp/a.txt", "content": "hello world"}), json!({"path": 42})),
+        (
+            "everything",
+            "echo",
+            json!({"message": "hello"}),
+            json!({"message": 5}),
+        ),
+        (
+            "everything",
+            "get-sum",
+            json!({"a": 1, "b": 2.5}),
+            json!({"a": "1"}),
+        ),
+        (
+            "everything",
+            "get-resource-links",
+            json!({"count": 3}),
+            json!({"count": 11}),
+        ),
+        (
+            "everything",
+            "get-structured-content",
+            json!({"location": "Chicago"}),
+            json!({"location": "Boston"}),
+        ),
+        (
+            "everything",
+            "trigger-long-running-operation",
+            json!({"duration": 5, "steps": 3}),
+            json!({"duration": "5"}),
+        ),
+        (
+            "filesystem",
+            "write_file",
+            json!({"path": "/tmp/a.txt", "content": "hello world"}),
+            json!({"path": 42}),
+        ),
         (
             "filesystem",
             "edit_file",
             json!({"path": "/tmp/a.txt", "edits": [{"oldText": "a", "newText": "b"}, {"oldText": "c", "newText": "d"}], "dryRun": true}),
             json!({"path": "/tmp/a.txt", "edits": [{"oldText": "a"}, {"newText": 3}]}),
         ),
-        ("filesystem", "read_multiple_files", json!({"paths": ["/a", "/b", "/c"]}), json!({"paths": []})),
-        ("filesystem", "list_directory_with_sizes", json!({"path": "/tmp", "sortBy": "size"}), json!({"path": "/tmp", "sortBy": "date"})),
-        ("filesystem", "search_files", json!({"path": "/tmp", "pattern": "*.rs", "excludePatterns": ["target"]}), json!({"pattern": 1})),
+        (
+            "filesystem",
+            "read_multiple_files",
+            json!({"paths": ["/a", "/b", "/c"]}),
+            json!({"paths": []}),
+        ),
+        (
+            "filesystem",
+            "list_directory_with_sizes",
+            json!({"path": "/tmp", "sortBy": "size"}),
+            json!({"path": "/tmp", "sortBy": "date"}),
+        ),
+        (
+            "filesystem",
+            "search_files",
+            json!({"path": "/tmp", "pattern": "*.rs", "excludePatterns": ["target"]}),
+            json!({"pattern": 1}),
+        ),
     ]
 }
 
 fn cases(valid: bool) -> Vec<Case> {
-    let catalogs = [("everything", catalog("everything")), ("filesystem", catalog("filesystem"))];
+    let catalogs = [
+        ("everything", catalog("everything")),
+        ("filesystem", catalog("filesystem")),
+    ];
     calls()
         .into_iter()
         .map(|(cat, tool, good, bad)| {
@@ -57,8 +106,16 @@ fn cases(valid: bool) -> Vec<Case> {
                 .build(&schema)
                 .unwrap();
             let arguments = if valid { good } else { bad };
-            assert_eq!(compiled.validate_input(&arguments).is_ok(), valid, "{arguments}");
-            Case { compiled, raw, arguments }
+            assert_eq!(
+                compiled.validate_input(&arguments).is_ok(),
+                valid,
+                "{arguments}"
+            );
+            Case {
+                compiled,
+                raw,
+                arguments,
+            }
         })
         .collect()
 }
@@ -71,7 +128,11 @@ fn bench(c: &mut Criterion) {
     group.bench_function("toolschema_validate_input", |b| {
         b.iter(|| {
             for case in &valid {
-                black_box(case.compiled.validate_input(black_box(&case.arguments)).is_ok());
+                black_box(
+                    case.compiled
+                        .validate_input(black_box(&case.arguments))
+                        .is_ok(),
+                );
             }
         })
     });
@@ -95,7 +156,11 @@ fn bench(c: &mut Criterion) {
     group.bench_function("toolschema_validate_input", |b| {
         b.iter(|| {
             for case in &invalid {
-                black_box(case.compiled.validate_input(black_box(&case.arguments)).unwrap_err());
+                black_box(
+                    case.compiled
+                        .validate_input(black_box(&case.arguments))
+                        .unwrap_err(),
+                );
             }
         })
     });
@@ -117,9 +182,16 @@ fn bench(c: &mut Criterion) {
 /// Mean time in ns of one benchmark, from criterion's saved estimates.
 fn mean_ns(group: &str, function: &str) -> Option<f64> {
     let dir = std::env::var("CARGO_TARGET_DIR").unwrap_or_else(|_| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target").to_string_lossy().into_owned()
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target")
+            .to_string_lossy()
+            .into_owned()
     });
-    let path = Path::new(&dir).join("criterion").join(group).join(function).join("new/estimates.json");
+    let path = Path::new(&dir)
+        .join("criterion")
+        .join(group)
+        .join(function)
+        .join("new/estimates.json");
     let estimates: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
     estimates["mean"]["point_estimate"].as_f64()
 }
@@ -139,8 +211,15 @@ fn main() {
             );
         }
     };
-    println!("\nper call, over {} calls on the real catalog schemas:", calls().len());
+    println!(
+        "\nper call, over {} calls on the real catalog schemas:",
+        calls().len()
+    );
     ratio("valid", "toolschema_validate_input", "jsonschema_is_valid");
     ratio("valid", "toolschema_validate_input", "jsonschema_validate");
-    ratio("invalid", "toolschema_validate_input", "jsonschema_iter_errors_messages");
+    ratio(
+        "invalid",
+        "toolschema_validate_input",
+        "jsonschema_iter_errors_messages",
+    );
 }
