@@ -6,8 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use criterion::{black_box, Criterion};
+use criterion::Criterion;
 use serde_json::{json, Value};
+use std::hint::black_box;
 use std::path::Path;
 use toolschema::{Catalog, CompiledTool};
 
