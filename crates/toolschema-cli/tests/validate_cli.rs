@@ -5,6 +5,21 @@
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
+/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
+fn shared_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+        });
+    assert!(
+        dir.is_dir(),
+        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
+        dir.display()
+    );
+    dir
+}
+
 fn toolschema() -> Command {
     Command::cargo_bin("toolschema").unwrap()
 }
@@ -14,7 +29,7 @@ fn example_catalog() -> PathBuf {
 }
 
 fn shared_catalog(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"))
+    shared_dir().join(format!("catalogs/{name}.json"))
 }
 
 struct Run {

@@ -12,6 +12,21 @@ use std::hint::black_box;
 use std::path::Path;
 use toolschema::{Catalog, CompiledTool};
 
+/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
+fn shared_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+        });
+    assert!(
+        dir.is_dir(),
+        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
+        dir.display()
+    );
+    dir
+}
+
 struct Case {
     compiled: CompiledTool,
     raw: jsonschema::Validator,
@@ -19,8 +34,7 @@ struct Case {
 }
 
 fn catalog(name: &str) -> Catalog {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"));
+    let path = shared_dir().join(format!("catalogs/{name}.json"));
     Catalog::from_json(name, &std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

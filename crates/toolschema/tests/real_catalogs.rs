@@ -5,13 +5,26 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{json, Value};
-use std::path::Path;
 use toolschema::catalog::CatalogShape;
 use toolschema::{Catalog, CompiledTool, Dialect};
 
+/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
+fn shared_dir() -> std::path::PathBuf {
+    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
+        });
+    assert!(
+        dir.is_dir(),
+        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
+        dir.display()
+    );
+    dir
+}
+
 fn load(name: &str) -> Catalog {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../../shared/catalogs/{name}.json"));
+    let path = shared_dir().join(format!("catalogs/{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Catalog::from_json(&format!("{name}.json"), &text).unwrap()
 }
@@ -47,11 +60,7 @@ fn both_catalogs_load_and_every_tool_compiles_as_draft_07() {
         }
         // Every tool is written back exactly as read.
         let original: Value = serde_json::from_str(
-            &std::fs::read_to_string(
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join(format!("../../../shared/catalogs/{name}.json")),
-            )
-            .unwrap(),
+            &std::fs::read_to_string(shared_dir().join(format!("catalogs/{name}.json"))).unwrap(),
         )
         .unwrap();
         assert_eq!(
@@ -189,10 +198,7 @@ fn catalog_positions_point_into_the_real_files() {
         .unwrap();
     let pointer = format!("/tools/{index}/inputSchema/properties/edits");
     let position = catalog.position(&pointer).unwrap();
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/catalogs/filesystem.json"),
-    )
-    .unwrap();
+    let text = std::fs::read_to_string(shared_dir().join("catalogs/filesystem.json")).unwrap();
     let line = text.lines().nth(position.line as usize - 1).unwrap();
     let at: String = line.chars().skip(position.column as usize - 1).collect();
     assert!(at.starts_with("\"edits\""), "{line}");
