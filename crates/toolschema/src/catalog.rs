@@ -530,7 +530,7 @@ impl Catalog {
 }
 
 /// The field inside a tool that a tool error is about, as a JSON Pointer.
-fn error_field(error: &ToolError) -> String {
+pub(crate) fn error_field(error: &ToolError) -> String {
     use crate::tool::{NameError, NameField};
     match error {
         ToolError::NotAnObject | ToolError::InputSchemaMissing => String::new(),

@@ -110,6 +110,26 @@ impl Spans {
         self.entries.get(index).map(|e| (*e, true))
     }
 
+    /// The span at `index` (an index into [`Spans::entries`]).
+    pub fn get(&self, index: usize) -> Option<SpanEntry> {
+        self.entries.get(index).copied()
+    }
+
+    /// The indices of the direct children of the value whose span is at `index`: an array's
+    /// elements or an object's members, in text order.
+    pub fn children(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        let end = self.entries.get(index).map_or(0, |e| e.next as usize);
+        let mut child = index + 1;
+        std::iter::from_fn(move || {
+            if child >= end {
+                return None;
+            }
+            let current = child;
+            child = self.entries.get(current).map_or(end, |e| e.next as usize);
+            Some(current)
+        })
+    }
+
     fn nth_child(&self, parent: usize, n: usize) -> Option<usize> {
         let end = self.entries.get(parent)?.next as usize;
         let mut child = parent + 1;
