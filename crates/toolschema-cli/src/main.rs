@@ -1,6 +1,8 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
 mod input;
+mod lint;
+mod rules;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -19,6 +21,12 @@ struct Cli {
 enum Command {
     /// Check tool-call arguments against a catalog's inputSchema (or instances against a schema).
     Validate(validate::ValidateArgs),
+    /// Lint tool catalogs: unsafe or unreadable schemas, names, descriptions; fix what can be.
+    Lint(lint::LintArgs),
+    /// List the lint rules.
+    Rules(rules::RulesArgs),
+    /// Print a lint rule's documentation.
+    Rule(rules::RuleArgs),
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -48,6 +56,9 @@ fn main() -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = match cli.command {
         Command::Validate(args) => validate::run(args, &mut out),
+        Command::Lint(args) => lint::run(args, &mut out),
+        Command::Rules(args) => rules::list(args, &mut out),
+        Command::Rule(args) => rules::show(args, &mut out),
     };
     let flushed = out.flush();
     match result {
