@@ -110,7 +110,8 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
             "--write cannot rewrite standard input; use --fix to print the fixed catalog".into(),
         ));
     }
-    let linter = Linter::new(settings.selection.clone());
+    // Edits are only needed to fix; reporting whether a fix exists does not build them.
+    let linter = Linter::new(settings.selection.clone()).with_edits(fixing);
     let to_stdout = fixing && !args.write;
     let stderr = std::io::stderr();
     let mut err_out = std::io::BufWriter::new(stderr.lock());

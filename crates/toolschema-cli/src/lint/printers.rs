@@ -156,20 +156,22 @@ impl<'w> Printer<'w> {
         match self.format {
             Format::Text => write_text(self.out, file, text, d),
             Format::Json => {
-                let record = json!({
-                    "code": d.code(),
-                    "severity": d.severity().as_str(),
-                    "file": file,
-                    "tool": d.tool,
-                    "pointer": d.pointer,
-                    "line": d.position.line,
-                    "column": d.position.column,
-                    "message": d.message,
-                    "fix": d.fix_applicability().map(Applicability::as_str),
-                });
+                // Written field by field: building a Value per finding costs more than the rest.
                 let comma = if self.wrote_one { "," } else { "" };
                 self.wrote_one = true;
-                write!(self.out, "{comma}\n  {record}")
+                write!(
+                    self.out,
+                    "{comma}\n  {{\"code\":\"{}\",\"severity\":\"{}\",\"file\":{},\"tool\":{},\"pointer\":{},\"line\":{},\"column\":{},\"message\":{},\"fix\":{}}}",
+                    d.code(),
+                    d.severity(),
+                    JsonText(file),
+                    OptionalJsonText(d.tool.as_deref()),
+                    JsonText(&d.pointer),
+                    d.position.line,
+                    d.position.column,
+                    JsonText(&d.message),
+                    OptionalJsonText(d.fix_applicability().map(Applicability::as_str)),
+                )
             }
             Format::Sarif => {
                 let result = self.sarif_result(file, d);
@@ -232,12 +234,38 @@ impl<'w> Printer<'w> {
                 },
                 "logicalLocations": [{"fullyQualifiedName": d.pointer, "kind": "member"}]
             }],
-            "properties": {"tool": d.tool, "pointer": d.pointer, "fix": d.fix_applicability().map(Applicability::as_str)}
+            "properties": {"tool": d.tool.as_deref(), "pointer": d.pointer, "fix": d.fix_applicability().map(Applicability::as_str)}
         });
         if let (Some(index), Value::Object(map)) = (index, &mut result) {
             map.insert("ruleIndex".into(), json!(index));
         }
         result
+    }
+}
+
+/// A string written as a JSON string.
+struct JsonText<'a>(&'a str);
+
+impl std::fmt::Display for JsonText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plain = self.0.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        if plain {
+            write!(f, "\"{}\"", self.0)
+        } else {
+            f.write_str(&Value::from(self.0).to_string())
+        }
+    }
+}
+
+/// A string written as a JSON string, or `null`.
+struct OptionalJsonText<'a>(Option<&'a str>);
+
+impl std::fmt::Display for OptionalJsonText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(text) => JsonText(text).fmt(f),
+            None => f.write_str("null"),
+        }
     }
 }
 
@@ -300,30 +328,28 @@ const BEFORE: usize = 40;
 const AFTER: usize = 60;
 
 fn write_text(out: &mut dyn Write, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
-    let fix = match d.fix_applicability() {
-        Some(Applicability::Safe) => " [fix: safe]",
-        Some(Applicability::Unsafe) => " [fix: unsafe]",
-        None => "",
-    };
-    let tool = d
-        .tool
-        .as_ref()
-        .map(|t| format!(" (tool '{t}')"))
-        .unwrap_or_default();
-    writeln!(
+    write!(
         out,
-        "{file}:{}:{}: {} {}: {}{tool}{fix}",
+        "{file}:{}:{}: {} {}: {}",
         d.position.line,
         d.position.column,
         d.code(),
         d.severity(),
         d.message
     )?;
+    if let Some(tool) = &d.tool {
+        write!(out, " (tool '{tool}')")?;
+    }
+    match d.fix_applicability() {
+        Some(Applicability::Safe) => out.write_all(b" [fix: safe]\n")?,
+        Some(Applicability::Unsafe) => out.write_all(b" [fix: unsafe]\n")?,
+        None => out.write_all(b"\n")?,
+    }
     let (snippet, caret) = snippet(text, d.offset);
-    let number = d.position.line.to_string();
-    let gutter = " ".repeat(number.len());
+    let number = d.position.line;
+    let width = number.to_string().len();
     writeln!(out, " {number} | {snippet}")?;
-    writeln!(out, " {gutter} | {}^", " ".repeat(caret))
+    writeln!(out, " {:width$} | {:caret$}^", "", "")
 }
 
 /// The source line holding `offset`, cut to a window around it, and the caret's column in it.
@@ -332,23 +358,32 @@ fn snippet(text: &str, offset: usize) -> (String, usize) {
     let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = text[start..end].trim_end_matches('\r');
-    let before: Vec<char> = line[..offset - start].chars().collect();
-    let after: Vec<char> = line[offset - start..].chars().collect();
-    let mut shown = String::new();
-    let mut caret = before.len();
-    if before.len() > BEFORE {
+    let split = (offset - start).min(line.len());
+    let (head, tail) = line.split_at(split);
+    let head_chars = head.chars().count();
+    let mut shown = String::with_capacity(line.len().min(4 * (BEFORE + AFTER)) + 8);
+    let caret = if head_chars > BEFORE {
+        let cut = head
+            .char_indices()
+            .nth(head_chars - BEFORE)
+            .map_or(0, |(i, _)| i);
         shown.push('…');
-        shown.extend(&before[before.len() - BEFORE..]);
-        caret = BEFORE + 1;
+        shown.push_str(&head[cut..]);
+        BEFORE + 1
     } else {
-        shown.extend(&before);
-    }
-    if after.len() > AFTER {
-        shown.extend(&after[..AFTER]);
-        shown.push('…');
-    } else {
-        shown.extend(&after);
+        shown.push_str(head);
+        head_chars
+    };
+    match tail.char_indices().nth(AFTER) {
+        Some((cut, _)) => {
+            shown.push_str(&tail[..cut]);
+            shown.push('…');
+        }
+        None => shown.push_str(tail),
     }
     // Tabs would shift the caret: show them as one space each.
-    (shown.replace('\t', " "), caret)
+    if shown.contains('\t') {
+        shown = shown.replace('\t', " ");
+    }
+    (shown, caret)
 }

@@ -188,12 +188,7 @@ impl LineIndex {
     /// Index the line starts of `text`.
     pub fn new(text: &str) -> Self {
         let mut line_starts = vec![0u32];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| (i + 1) as u32),
-        );
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
         LineIndex { line_starts }
     }
 

@@ -1,15 +1,16 @@
 //! What a rule sees of one tool, and where it reports.
 
-use super::diagnostic::{Diagnostic, Fix};
+use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use super::registry::Rule;
 use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
-use crate::json::{LineIndex, Position, Spans};
+use crate::json::{Position, Spans};
 use crate::schema::references::percent_decode;
 use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// A tool's `inputSchema` or `outputSchema`, with its subschemas.
 pub(crate) struct SchemaDoc<'a> {
@@ -50,7 +51,7 @@ impl<'a> SchemaDoc<'a> {
         let nodes = if shape.is_lightweight() {
             Vec::new()
         } else {
-            walk(value, spans, span, &pointer)
+            walk(value, spans, span)
         };
         let composed = nodes
             .iter()
@@ -72,6 +73,11 @@ impl<'a> SchemaDoc<'a> {
             nodes,
             composed,
         }
+    }
+
+    /// The JSON Pointer of `node` in the file.
+    pub fn pointer_of(&self, node: &SchemaNode<'_>) -> String {
+        format!("{}{}", self.pointer, node.local)
     }
 
     /// Whether the rules that tighten a schema (SCH-001 to SCH-004, SCH-010) may flag `node`:
@@ -243,12 +249,33 @@ impl<'a> ToolContext<'a> {
 /// Where the rules of one tool put their findings.
 pub(crate) struct Report<'a> {
     pub(crate) rule: &'static Rule,
-    pub(crate) tool: Option<&'a str>,
+    pub(crate) tool: Option<Arc<str>>,
     pub(crate) spans: &'a Spans,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Whether fixes carry their edits (see [`super::Linter::with_edits`]).
+    pub(crate) with_edits: bool,
 }
 
 impl Report<'_> {
+    /// A fix; its edit is built only when the run wants edits.
+    pub fn fix(
+        &self,
+        applicability: Applicability,
+        title: impl Into<String>,
+        edit: impl FnOnce() -> Option<Edit>,
+    ) -> Option<Fix> {
+        let edits = if self.with_edits {
+            vec![edit()?]
+        } else {
+            Vec::new()
+        };
+        Some(Fix {
+            applicability,
+            title: title.into(),
+            edits,
+        })
+    }
+
     /// Report a finding about the value at `pointer` (a JSON Pointer into the file) whose span
     /// index is `span`.
     pub fn add(&mut self, pointer: String, span: usize, message: String) -> &mut Diagnostic {
@@ -260,7 +287,7 @@ impl Report<'_> {
     pub fn add_at(&mut self, pointer: String, offset: usize, message: String) -> &mut Diagnostic {
         self.diagnostics.push(Diagnostic {
             rule: self.rule,
-            tool: self.tool.map(str::to_string),
+            tool: self.tool.clone(),
             pointer,
             offset,
             position: Position { line: 0, column: 0 },
@@ -280,11 +307,5 @@ impl Report<'_> {
         fix: Option<Fix>,
     ) {
         self.add(pointer, span, message).fix = fix;
-    }
-
-    pub(crate) fn fill_positions(&mut self, text: &str, lines: &LineIndex) {
-        for d in &mut self.diagnostics {
-            d.position = lines.position(text, d.offset);
-        }
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
+use std::sync::Arc;
 
 /// How serious a finding is. Ordered: `Info < Warning < Critical`.
 #[derive(
@@ -131,8 +132,8 @@ pub struct Fix {
 pub struct Diagnostic {
     /// The rule that found it.
     pub rule: &'static Rule,
-    /// The tool's name, when it has a string one.
-    pub tool: Option<String>,
+    /// The tool's name, when it has a string one (shared by the tool's findings).
+    pub tool: Option<Arc<str>>,
     /// JSON Pointer into the file at the value the finding is about.
     pub pointer: String,
     /// Byte offset in the file the finding points at (the member's key, else the value).

@@ -38,14 +38,14 @@ pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
 
-use crate::catalog::{CatalogError, CatalogLayout, SourceTool};
+use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
 use crate::json::LineIndex;
 use context::{EarlierTool, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 
 /// What linting one file found.
 #[derive(Debug, Clone, Default)]
@@ -89,12 +89,16 @@ const MAX_FIX_ROUNDS: usize = 10;
 pub struct Linter {
     rules: Vec<&'static Rule>,
     threads: usize,
+    with_edits: bool,
 }
 
 /// Tools a worker takes at a time.
 const CHUNK: usize = 32;
 
-/// What linting one tool produced, before the rules that read names in file order.
+/// Texts longer than this are linted on several threads (unless told otherwise).
+const PARALLEL_ABOVE: usize = 256 << 10;
+
+/// What linting one tool produced, before positions and the rules that read names in file order.
 struct ToolOutcome {
     diagnostics: Vec<Diagnostic>,
     pointer: String,
@@ -104,27 +108,26 @@ struct ToolOutcome {
 
 /// Everything a worker needs to lint tools of one file.
 struct FileJob<'a> {
+    with_edits: bool,
     file: &'a str,
     text: &'a str,
-    layout: &'a CatalogLayout,
-    lines: &'a LineIndex,
     rules: &'a [&'static Rule],
 }
 
 impl FileJob<'_> {
-    fn lint_tools(&self, range: std::ops::Range<usize>) -> Result<Vec<ToolOutcome>, CatalogError> {
-        let cache = RunCache::default();
-        range.map(|index| self.lint_tool(index, &cache)).collect()
-    }
-
-    fn lint_tool(&self, index: usize, cache: &RunCache) -> Result<ToolOutcome, CatalogError> {
-        let tool = self.layout.read_tool(self.file, self.text, index)?;
+    fn lint_tool(
+        &self,
+        location: &ToolLocation,
+        cache: &RunCache,
+    ) -> Result<ToolOutcome, CatalogError> {
+        let tool = location.read(self.file, self.text)?;
         let cx = ToolContext::new(self.text, &tool, cache);
         let mut report = Report {
             rule: RULES[0],
-            tool: cx.name,
+            tool: cx.name.map(Arc::from),
             spans: &tool.spans,
             diagnostics: Vec::new(),
+            with_edits: self.with_edits,
         };
         for rule in self.rules {
             if let Check::Tool(check) = rule.check {
@@ -132,15 +135,14 @@ impl FileJob<'_> {
                 check(&cx, &mut report);
             }
         }
-        report.fill_positions(self.text, self.lines);
         let diagnostics = report.diagnostics;
         let name = cx.name.map(|name| {
             let offset = cx.field_span("name").and_then(|s| tool.spans.get(s));
             (name.to_string(), offset.map_or(0, |s| s.anchor() as usize))
         });
         drop(cx);
-        let SourceTool { value, pointer, .. } = tool;
-        crate::json::drop_deep(value);
+        // The reader refuses values nested deeper than MAX_DEPTH, so a plain drop is safe.
+        let SourceTool { pointer, .. } = tool;
         Ok(ToolOutcome {
             diagnostics,
             pointer,
@@ -150,47 +152,55 @@ impl FileJob<'_> {
 }
 
 impl Linter {
-    /// A linter running the selected rules, on as many threads as the machine has cores.
+    /// A linter running the selected rules; a large catalog is linted on every core.
     pub fn new(selection: RuleSelection) -> Self {
         Linter {
             rules: selection.rules().collect(),
             threads: 0,
+            with_edits: true,
         }
     }
 
-    /// Lint on at most `threads` threads (0: one per core). Results do not depend on it.
+    /// Whether [`Linter::lint`] and [`Linter::lint_each`] give fixes their edits (the default).
+    /// Without them a finding still says whether a safe or an unsafe fix exists, and linting a
+    /// large catalog is faster. [`Linter::fix`] always builds the edits it applies.
+    pub fn with_edits(mut self, yes: bool) -> Self {
+        self.with_edits = yes;
+        self
+    }
+
+    /// Lint on `threads` worker threads (0, the default: one per core for texts over 256 KiB,
+    /// none for smaller ones). Results do not depend on it.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
     }
 
-    fn thread_count(&self, tools: usize) -> usize {
-        let wanted = match self.threads {
+    fn threads_for(&self, text_len: usize) -> usize {
+        let threads = match self.threads {
+            0 if text_len <= PARALLEL_ABOVE => 1,
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        wanted.min(tools.div_ceil(CHUNK)).clamp(1, 16)
+        threads.clamp(1, 16)
     }
 
     /// Lint one file's text, handing each tool's findings (sorted by position) to `each`, tool
     /// after tool in file order. Returns how many tools the file holds.
     ///
-    /// `file` names the text in errors. The whole text is checked for syntax first; tools are
-    /// then read a few at a time (on several threads for a large catalog), so memory stays close
-    /// to the size of the text.
+    /// `file` names the text in errors. Nothing is handed over unless the whole text is valid
+    /// JSON in a catalog shape. Tools are read a few at a time, so memory stays close to the size
+    /// of the text; on several threads, they are linted while the rest of the text is checked.
     pub fn lint_each(
         &self,
         file: &str,
         text: &str,
         mut each: impl FnMut(Vec<Diagnostic>),
     ) -> Result<usize, CatalogError> {
-        let layout = CatalogLayout::scan(file, text)?;
-        let lines = LineIndex::new(text);
         let job = FileJob {
+            with_edits: self.with_edits,
             file,
             text,
-            layout: &layout,
-            lines: &lines,
             rules: &self.rules,
         };
         let name_rules: Vec<&'static Rule> = self
@@ -199,62 +209,92 @@ impl Linter {
             .copied()
             .filter(|r| matches!(r.check, Check::Name(_)))
             .collect();
-        let mut names = NameRules {
-            rules: &name_rules,
-            earlier: HashMap::new(),
-            text,
-            lines: &lines,
-        };
-        let count = layout.tools.len();
-        let threads = self.thread_count(count);
+        let threads = self.threads_for(text.len());
         if threads <= 1 {
-            for outcome in job.lint_tools(0..count)? {
-                each(names.finish(outcome));
+            let layout = CatalogLayout::scan(file, text)?;
+            let lines = LineIndex::new(text);
+            let mut names = NameRules::new(&name_rules, text, &lines);
+            let cache = RunCache::default();
+            for location in &layout.tools {
+                each(names.finish(job.lint_tool(location, &cache)?));
             }
-            return Ok(count);
+            return Ok(layout.tools.len());
         }
-        let chunks = count.div_ceil(CHUNK);
-        let next = AtomicUsize::new(0);
+        let (work, work_queue) = mpsc::channel::<(usize, Vec<ToolLocation>)>();
+        let work_queue = Mutex::new(work_queue);
+        let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let (sender, receiver) = mpsc::sync_channel(threads * 2);
+            let (done, results) = mpsc::channel();
             for _ in 0..threads {
-                let sender = sender.clone();
-                let (job, next) = (&job, &next);
-                scope.spawn(move || loop {
-                    let chunk = next.fetch_add(1, Ordering::Relaxed);
-                    if chunk >= chunks {
-                        return;
-                    }
-                    let range = chunk * CHUNK..((chunk + 1) * CHUNK).min(count);
-                    if sender.send((chunk, job.lint_tools(range))).is_err() {
-                        return;
+                let (job, work_queue, stop, done) = (&job, &work_queue, &stop, done.clone());
+                scope.spawn(move || {
+                    let cache = RunCache::default();
+                    loop {
+                        let next = match work_queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((chunk, locations)) = next else { return };
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let outcomes: Result<Vec<ToolOutcome>, CatalogError> = locations
+                            .iter()
+                            .map(|location| job.lint_tool(location, &cache))
+                            .collect();
+                        if done.send((chunk, outcomes)).is_err() {
+                            return;
+                        }
                     }
                 });
             }
-            drop(sender);
+            drop(done);
+            // Check the syntax here and hand the tools out as they are found.
+            let mut batch: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
+            let mut chunks = 0;
+            let scanned = CatalogLayout::scan_each(file, text, &mut |location| {
+                batch.push(location.clone());
+                if batch.len() == CHUNK {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(CHUNK));
+                    let _ = work.send((chunks, full));
+                    chunks += 1;
+                }
+            });
+            if !batch.is_empty() {
+                let _ = work.send((chunks, batch));
+            }
+            drop(work);
+            let layout = match scanned {
+                Ok(layout) => layout,
+                Err(error) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(error);
+                }
+            };
+            let lines = LineIndex::new(text);
+            let mut names = NameRules::new(&name_rules, text, &lines);
             // Hand results on in file order; chunks that arrive early wait here.
             let mut waiting: BTreeMap<usize, Result<Vec<ToolOutcome>, CatalogError>> =
                 BTreeMap::new();
             let mut wanted = 0;
-            for (chunk, result) in receiver {
-                waiting.insert(chunk, result);
-                while let Some(result) = waiting.remove(&wanted) {
+            for (chunk, outcomes) in results {
+                waiting.insert(chunk, outcomes);
+                while let Some(outcomes) = waiting.remove(&wanted) {
                     wanted += 1;
-                    match result {
+                    match outcomes {
                         Ok(outcomes) => {
                             for outcome in outcomes {
                                 each(names.finish(outcome));
                             }
                         }
                         Err(error) => {
-                            // Stop the workers: they see the flag and the closed channel.
-                            next.store(chunks, Ordering::Relaxed);
+                            stop.store(true, Ordering::Relaxed);
                             return Err(error);
                         }
                     }
                 }
             }
-            Ok(count)
+            Ok(layout.tools.len())
         })
     }
 
@@ -271,10 +311,11 @@ impl Linter {
     /// Fixing a fixed text changes nothing.
     pub fn fix(&self, file: &str, text: &str, unsafe_fixes: bool) -> Result<Fixed, FixError> {
         let allowed = |fix: &Fix| unsafe_fixes || fix.applicability == Applicability::Safe;
+        let linter = self.clone().with_edits(true);
         let mut current = text.to_string();
         let mut fixed = 0;
         for round in 0..=MAX_FIX_ROUNDS {
-            let report = match self.lint(file, &current) {
+            let report = match linter.lint(file, &current) {
                 Ok(report) => report,
                 Err(error) if round == 0 => return Err(error.into()),
                 Err(error) => return Err(FixError::Broken(error.to_string())),
@@ -317,8 +358,18 @@ struct NameRules<'a> {
     lines: &'a LineIndex,
 }
 
-impl NameRules<'_> {
-    /// Run the name rules on one tool's outcome and return all its findings, sorted.
+impl<'a> NameRules<'a> {
+    fn new(rules: &'a [&'static Rule], text: &'a str, lines: &'a LineIndex) -> Self {
+        NameRules {
+            rules,
+            earlier: HashMap::new(),
+            text,
+            lines,
+        }
+    }
+
+    /// Run the name rules on one tool's outcome and return all its findings with their
+    /// positions, sorted.
     fn finish(&mut self, outcome: ToolOutcome) -> Vec<Diagnostic> {
         let ToolOutcome {
             mut diagnostics,
@@ -330,9 +381,10 @@ impl NameRules<'_> {
                 let no_spans = crate::json::Spans::default();
                 let mut report = Report {
                     rule: self.rules[0],
-                    tool: Some(&name),
+                    tool: Some(Arc::from(name.as_str())),
                     spans: &no_spans,
                     diagnostics: Vec::new(),
+                    with_edits: false,
                 };
                 let named = NamedTool {
                     name: &name,
@@ -345,7 +397,6 @@ impl NameRules<'_> {
                         check(&named, &self.earlier, &mut report);
                     }
                 }
-                report.fill_positions(self.text, self.lines);
                 diagnostics.append(&mut report.diagnostics);
             }
             if !self.earlier.contains_key(&name) {
@@ -353,7 +404,105 @@ impl NameRules<'_> {
                 self.earlier.insert(name, EarlierTool { pointer, position });
             }
         }
+        for d in &mut diagnostics {
+            d.position = self.lines.position(self.text, d.offset);
+        }
         diagnostics.sort_by(|a, b| (a.offset, a.code()).cmp(&(b.offset, b.code())));
         diagnostics
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A catalog of `n` tools that trips most rules, with repeated names.
+    fn catalog(n: usize) -> String {
+        let shapes = [
+            r#"{"name": "search_N", "description": "Search.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "format": "uint32"}, "n": {"type": "integer", "minimum": 5, "maximum": 1}}}}"#,
+            r#"{"name": "dup", "inputSchema": {"q": {"type": "string", "required": true}}}"#,
+            r#"{"name": "bad name N", "inputSchema": {"type": "array"}, "outputSchema": {"type": "string"}}"#,
+            r#"{"name": "ok_N", "description": "Return the time in a given zone.", "inputSchema": {"type": "object", "additionalProperties": false}}"#,
+        ];
+        let tools: Vec<String> = (0..n)
+            .map(|i| shapes[i % shapes.len()].replace('N', &i.to_string()))
+            .collect();
+        format!("{{\"tools\": [\n{}\n]}}", tools.join(",\n"))
+    }
+
+    fn summary(report: &FileReport) -> Vec<String> {
+        report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {} {} {:?} {} {:?}",
+                    d.position,
+                    d.code(),
+                    d.pointer,
+                    d.tool,
+                    d.message,
+                    d.fix_applicability()
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn threads_do_not_change_the_results() {
+        let text = catalog(301);
+        let one = Linter::new(RuleSelection::all()).with_threads(1);
+        let expected = one.lint("c.json", &text).unwrap();
+        assert_eq!(expected.tools, 301);
+        assert!(expected.diagnostics.iter().any(|d| d.code() == "TOOL-003"));
+        for threads in [2, 3, 8] {
+            let many = Linter::new(RuleSelection::all()).with_threads(threads);
+            let found = many.lint("c.json", &text).unwrap();
+            assert_eq!(found.tools, 301);
+            assert_eq!(summary(&found), summary(&expected), "{threads} threads");
+        }
+        // Without edits, the same findings say the same about their fixes.
+        let light = Linter::new(RuleSelection::all())
+            .with_threads(2)
+            .with_edits(false);
+        let found = light.lint("c.json", &text).unwrap();
+        assert_eq!(summary(&found), summary(&expected));
+        assert!(found
+            .diagnostics
+            .iter()
+            .all(|d| d.fix.as_ref().is_none_or(|f| f.edits.is_empty())));
+        assert!(expected
+            .diagnostics
+            .iter()
+            .all(|d| d.fix.as_ref().is_none_or(|f| !f.edits.is_empty())));
+    }
+
+    #[test]
+    fn errors_stop_every_thread_count_the_same_way() {
+        let mut broken = catalog(300);
+        broken.truncate(broken.len() - 2);
+        let mut duplicate_key = catalog(300);
+        duplicate_key = duplicate_key.replacen(
+            "\"name\": \"ok_203\"",
+            "\"name\": \"ok_203\", \"name\": \"x\"",
+            1,
+        );
+        for threads in [1, 2, 4] {
+            let linter = Linter::new(RuleSelection::all()).with_threads(threads);
+            let mut handed = 0;
+            let err = linter
+                .lint_each("c.json", &broken, |_| handed += 1)
+                .unwrap_err();
+            assert_eq!(handed, 0, "{threads}");
+            assert_eq!(
+                err.to_string(),
+                "c.json:302:1: invalid JSON: unexpected end of input: expected ',' or ']' after an array element"
+            );
+            let err = linter.lint("c.json", &duplicate_key).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "c.json:205:20: invalid JSON: duplicate key 'name' in an object"
+            );
+        }
     }
 }

@@ -46,8 +46,6 @@ pub(crate) struct SchemaNode<'a> {
     pub value: &'a Value,
     /// Its index in the tool's spans.
     pub span: usize,
-    /// JSON Pointer into the file.
-    pub pointer: String,
     /// JSON Pointer relative to the schema's root, as `$ref`s write it.
     pub local: String,
     pub role: Role<'a>,
@@ -113,19 +111,12 @@ enum Kind {
 }
 
 /// Every subschema of `root` (whose span is `root_span` in `spans`), in document order.
-/// `pointer` is the root's JSON Pointer in the file.
-pub(crate) fn walk<'a>(
-    root: &'a Value,
-    spans: &Spans,
-    root_span: usize,
-    pointer: &str,
-) -> Vec<SchemaNode<'a>> {
+pub(crate) fn walk<'a>(root: &'a Value, spans: &Spans, root_span: usize) -> Vec<SchemaNode<'a>> {
     let mut nodes: Vec<SchemaNode<'a>> = Vec::new();
     // Work items: the node, with children pushed in reverse so they come out in order.
     let mut stack: Vec<SchemaNode<'a>> = vec![SchemaNode {
         value: root,
         span: root_span,
-        pointer: pointer.to_string(),
         local: String::new(),
         role: Role::Root,
         parent: None,
@@ -139,7 +130,6 @@ pub(crate) fn walk<'a>(
                 SchemaNode {
                     value,
                     span,
-                    pointer: push_segment(&node.pointer, key),
                     local: push_segment(&node.local, key),
                     role,
                     parent: Some(index),
@@ -153,7 +143,6 @@ pub(crate) fn walk<'a>(
                         (Kind::Items, Value::Array(items)) if key == "items" => {
                             push_elements(&mut children, items, spans, span, |v, s, i| {
                                 let mut c = child(v, s, key, Role::PrefixItem, false);
-                                c.pointer = push_segment(&c.pointer, &i.to_string());
                                 c.local = push_segment(&c.local, &i.to_string());
                                 c
                             });
@@ -190,7 +179,6 @@ pub(crate) fn walk<'a>(
                         };
                         push_elements(&mut children, items, spans, span, |v, s, i| {
                             let mut c = child(v, s, key, role, false);
-                            c.pointer = push_segment(&c.pointer, &i.to_string());
                             c.local = push_segment(&c.local, &i.to_string());
                             c
                         });
@@ -207,7 +195,6 @@ pub(crate) fn walk<'a>(
                         children.push(SchemaNode {
                             value: member,
                             span: member_span,
-                            pointer: push_segment(&base.pointer, name),
                             local: push_segment(&base.local, name),
                             role: role(name),
                             parent: Some(index),
@@ -251,7 +238,7 @@ mod tests {
           "$defs": {"d": {"type": "integer"}},
           "prefixItems": [{"type": "null"}, 3]}"##;
         let (value, spans) = parse_with_spans(text).unwrap();
-        let nodes = walk(&value, &spans, 0, "/tools/0/inputSchema");
+        let nodes = walk(&value, &spans, 0);
         let seen: Vec<(String, Role<'_>, bool)> = nodes
             .iter()
             .map(|n| (n.local.clone(), n.role, n.inert))
@@ -287,10 +274,6 @@ mod tests {
                 ("/$defs/d".into(), Role::Definition, false),
                 ("/prefixItems/0".into(), Role::PrefixItem, false),
             ]
-        );
-        assert_eq!(
-            nodes[3].pointer,
-            "/tools/0/inputSchema/properties/a/items/properties/b"
         );
         assert_eq!(nodes[3].parent, Some(2));
         let at = |i: usize| &text[spans.get(nodes[i].span).unwrap().start as usize..][..5];

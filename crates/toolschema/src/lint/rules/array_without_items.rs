@@ -40,7 +40,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         let Some(map) = node.object() else { continue };
         if admits_type(map, "array") == Some(true) && !map.contains_key("items") && !node.inert {
             report.add(
-                node.pointer.clone(),
+                doc.pointer_of(node),
                 node.span,
                 "array schema has no items: OpenAI rejects it, and the elements can be anything"
                     .into(),

@@ -53,7 +53,12 @@ const BOUNDS: &[(&str, &str, bool)] = &[
 ];
 
 fn crossed_bounds(map: &Map<String, Value>) -> impl Iterator<Item = (&'static str, String)> + '_ {
-    BOUNDS.iter().filter_map(move |(low, high, strict)| {
+    // Most schemas have no bound at all: look at the keys once before looking pairs up.
+    let bounded = map
+        .keys()
+        .any(|k| k.starts_with("min") || k.starts_with("max") || k.starts_with("exclusive"));
+    let pairs = if bounded { BOUNDS } else { &[] };
+    pairs.iter().filter_map(move |(low, high, strict)| {
         let a = map.get(*low)?;
         let b = map.get(*high)?;
         let (x, y) = (a.as_f64()?, b.as_f64()?);
@@ -80,7 +85,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 let span = cx
                     .member_span(node.value, node.span, keyword)
                     .unwrap_or(node.span);
-                report.add(push_segment(&node.pointer, keyword), span, message);
+                report.add(push_segment(&doc.pointer_of(node), keyword), span, message);
             }
             if let Some(Value::Array(values)) = map.get("enum") {
                 let enum_span = cx.member_span(node.value, node.span, "enum");
@@ -88,7 +93,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 for ((i, value), span) in values.iter().enumerate().zip(spans) {
                     if let Some(reason) = misfit(value, map, Skip(&["enum"]), cx.cache) {
                         report.add(
-                            format!("{}/enum/{i}", node.pointer),
+                            format!("{}{}/enum/{i}", doc.pointer, node.local),
                             span,
                             format!("enum value {value} {reason}: the schema rejects it"),
                         );
@@ -106,7 +111,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                     .member_span(node.value, node.span, keyword)
                     .unwrap_or(node.span);
                 report.add(
-                    push_segment(&node.pointer, keyword),
+                    push_segment(&doc.pointer_of(node), keyword),
                     span,
                     format!("{keyword} {value} {reason}: the schema rejects it"),
                 );

@@ -3,7 +3,7 @@
 use crate::catalog::error_field;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::tool::{Tool, ToolError};
+use crate::tool::{check_fields, Tool, ToolError};
 use serde_json::{Map, Value};
 
 declare_rule! {
@@ -60,6 +60,10 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
         return;
     };
+    // The usual case, a tool without a problem, is checked without copying anything.
+    if check_fields(fields, false).is_ok() {
+        return;
+    }
     let mut skipped: Vec<&str> = Vec::new();
     // Tool::from_map reports the first problem; leave each reported field out and try again.
     for _ in 0..CHECKED.len() {

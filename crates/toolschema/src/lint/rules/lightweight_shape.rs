@@ -3,7 +3,7 @@
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
-use crate::lint::{Applicability, Fix};
+use crate::lint::Applicability;
 use crate::schema::{normalize, SchemaShape};
 
 declare_rule! {
@@ -48,18 +48,18 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     match normalize(doc.value) {
         Ok(normalized) => {
             let edits = SourceEdits::new(cx.text, cx.spans());
-            let fix = Fix {
-                applicability: Applicability::Safe,
-                title: "replace with standard JSON Schema".into(),
-                edits: vec![edits.replace_value(0, doc.span, &normalized.schema)],
-            };
+            let fix = report.fix(
+                Applicability::Safe,
+                "replace with standard JSON Schema",
+                || Some(edits.replace_value(0, doc.span, &normalized.schema)),
+            );
             report.add_with_fix(
                 doc.pointer.clone(),
                 doc.span,
                 format!(
                     "inputSchema is written as {shape}: clients read only standard JSON Schema"
                 ),
-                Some(fix),
+                fix,
             );
         }
         Err(error) => {

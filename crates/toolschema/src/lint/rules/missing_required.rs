@@ -3,7 +3,7 @@
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
-use crate::lint::{Applicability, Fix};
+use crate::lint::Applicability;
 use serde_json::Value;
 
 declare_rule! {
@@ -56,26 +56,27 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             Some(Value::Array(list)) if list.is_empty() => "has \"required\": []",
             Some(_) => continue,
         };
-        let names = Value::Array(properties.keys().cloned().map(Value::String).collect());
-        let edit = match required {
-            Some(_) => cx
-                .member_span(node.value, node.span, "required")
-                .map(|span| edits.replace_value(node.span, span, &names)),
-            None => Some(edits.insert_member(
-                node.value,
-                node.span,
-                Some("properties"),
-                "required",
-                &names,
-            )),
-        };
-        let fix = edit.map(|edit| Fix {
-            applicability: Applicability::Unsafe,
-            title: "require every declared property".into(),
-            edits: vec![edit],
-        });
+        let fix = report.fix(
+            Applicability::Unsafe,
+            "require every declared property",
+            || {
+                let names = Value::Array(properties.keys().cloned().map(Value::String).collect());
+                match required {
+                    Some(_) => cx
+                        .member_span(node.value, node.span, "required")
+                        .map(|span| edits.replace_value(node.span, span, &names)),
+                    None => Some(edits.insert_member(
+                        node.value,
+                        node.span,
+                        Some("properties"),
+                        "required",
+                        &names,
+                    )),
+                }
+            },
+        );
         report.add_with_fix(
-            node.pointer.clone(),
+            doc.pointer_of(node),
             node.span,
             format!(
                 "object schema declares {} but {state}: every argument is optional",

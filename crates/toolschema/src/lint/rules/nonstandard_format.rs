@@ -3,7 +3,7 @@
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
-use crate::lint::{Applicability, Fix};
+use crate::lint::Applicability;
 use serde_json::Value;
 
 declare_rule! {
@@ -74,15 +74,12 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             let Some(span) = cx.member_span(node.value, node.span, "format") else {
                 continue;
             };
-            let fix = edits
-                .remove_member(node.value, node.span, "format")
-                .map(|edit| Fix {
-                    applicability: Applicability::Safe,
-                    title: format!("remove \"format\": \"{format}\""),
-                    edits: vec![edit],
-                });
+            let title = format!("remove \"format\": \"{format}\"");
+            let fix = report.fix(Applicability::Safe, title, || {
+                edits.remove_member(node.value, node.span, "format")
+            });
             report.add_with_fix(
-                format!("{}/format", node.pointer),
+                format!("{}{}/format", doc.pointer, node.local),
                 span,
                 format!(
                     "format '{format}' is not a JSON Schema format: clients ignore it or warn \

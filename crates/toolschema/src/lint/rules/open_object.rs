@@ -4,7 +4,7 @@ use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::{Role, SchemaNode};
 use crate::lint::source_edit::SourceEdits;
-use crate::lint::{Applicability, Fix};
+use crate::lint::Applicability;
 use crate::schema::Dialect;
 use serde_json::Value;
 
@@ -104,19 +104,17 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         };
         let mut message =
             format!("object schema is open ({state}): undeclared {subject} are accepted");
+        let edits = &edits;
+        let close = |key: &'static str| {
+            move || Some(edits.insert_member(node.value, node.span, None, key, &Value::Bool(false)))
+        };
         let fix = if composes_in_place(node) {
             if doc.dialect == Ok(Dialect::Draft202012) && additional.is_none() {
-                Some(Fix {
-                    applicability: Applicability::Safe,
-                    title: "add \"unevaluatedProperties\": false".into(),
-                    edits: vec![edits.insert_member(
-                        node.value,
-                        node.span,
-                        None,
-                        "unevaluatedProperties",
-                        &Value::Bool(false),
-                    )],
-                })
+                report.fix(
+                    Applicability::Safe,
+                    "add \"unevaluatedProperties\": false",
+                    close("unevaluatedProperties"),
+                )
             } else {
                 message.push_str(
                     "; it composes properties with allOf/anyOf/oneOf/$ref, so close it with \
@@ -125,26 +123,22 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 None
             }
         } else if additional.is_none() {
-            Some(Fix {
-                applicability: Applicability::Safe,
-                title: "add \"additionalProperties\": false".into(),
-                edits: vec![edits.insert_member(
-                    node.value,
-                    node.span,
-                    None,
-                    "additionalProperties",
-                    &Value::Bool(false),
-                )],
-            })
+            report.fix(
+                Applicability::Safe,
+                "add \"additionalProperties\": false",
+                close("additionalProperties"),
+            )
         } else {
-            cx.member_span(node.value, node.span, "additionalProperties")
-                .map(|span| Fix {
-                    applicability: Applicability::Unsafe,
-                    title: "set \"additionalProperties\" to false".into(),
-                    edits: vec![edits.replace_value(node.span, span, &Value::Bool(false))],
-                })
+            report.fix(
+                Applicability::Unsafe,
+                "set \"additionalProperties\" to false",
+                || {
+                    let span = cx.member_span(node.value, node.span, "additionalProperties")?;
+                    Some(edits.replace_value(node.span, span, &Value::Bool(false)))
+                },
+            )
         };
-        report.add_with_fix(node.pointer.clone(), node.span, message, fix);
+        report.add_with_fix(doc.pointer_of(node), node.span, message, fix);
     }
 }
 

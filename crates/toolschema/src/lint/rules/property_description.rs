@@ -56,7 +56,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             continue;
         }
         report.add(
-            node.pointer.clone(),
+            doc.pointer_of(node),
             node.span,
             format!(
                 "property '{name}' has no description: the model reads it to know what to send"

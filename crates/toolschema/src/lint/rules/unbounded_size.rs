@@ -86,7 +86,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         let found = unbounded(doc, node.value, 0);
         if found.strings {
             report.add(
-                node.pointer.clone(),
+                doc.pointer_of(node),
                 node.span,
                 format!(
                     "property '{name}' admits strings of any length: add maxLength (or an enum)"
@@ -95,7 +95,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
         if found.arrays {
             report.add(
-                node.pointer.clone(),
+                doc.pointer_of(node),
                 node.span,
                 format!("property '{name}' admits arrays of any size: add maxItems"),
             );

@@ -73,7 +73,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 .map(|s| format!(" (did you mean '{s}'?)"))
                 .unwrap_or_default();
             report.add(
-                format!("{}/required/{i}", node.pointer),
+                format!("{}{}/required/{i}", doc.pointer, node.local),
                 span,
                 format!(
                     "required names '{name}', which properties does not declare{suggestion}: \

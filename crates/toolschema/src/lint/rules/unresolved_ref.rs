@@ -84,7 +84,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             let span = cx
                 .member_span(node.value, node.span, "$ref")
                 .unwrap_or(node.span);
-            let pointer = format!("{}/$ref", node.pointer);
+            let pointer = format!("{}{}/$ref", doc.pointer, node.local);
             let Some(reference) = reference.as_str() else {
                 continue; // not a string: SCH-007
             };

@@ -127,7 +127,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             _ => "has no type, enum or const: any value is accepted".to_string(),
         };
         report.add(
-            node.pointer.clone(),
+            doc.pointer_of(node),
             node.span,
             format!("property '{name}' {what}"),
         );

@@ -78,7 +78,11 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         return; // DESC-001
     }
     let count = words(description).count();
-    let message = if cx.name.is_some_and(|name| same_words(name, description)) {
+    // Compare words only when the counts match: most descriptions are much longer than names.
+    let repeats = cx
+        .name
+        .is_some_and(|name| words(name).count() == count && same_words(name, description));
+    let message = if repeats {
         "description only repeats the tool name: say when to use the tool and what it returns"
             .to_string()
     } else if count < MIN_WORDS {
