@@ -93,7 +93,7 @@ pub struct Linter {
 }
 
 /// Tools a worker takes at a time.
-const CHUNK: usize = 32;
+const CHUNK: usize = 64;
 
 /// Texts longer than this are linted on several threads (unless told otherwise).
 const PARALLEL_ABOVE: usize = 256 << 10;
