@@ -4,7 +4,7 @@
 # 12 MB): wall time and peak memory (RSS) of the whole process, all rules on, median of RUNS runs.
 # The two commands run in turns so both see the same machine load.
 #
-# Not part of the test command. Needs python3, GNU time (/usr/bin/time) and cargo; installs
+# Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4); installs
 # mcptest 1.3.0 into $MCPTEST_ROOT (outside the repository) when it is not there yet, which
 # compiles for a few minutes.
 #
@@ -49,27 +49,36 @@ if [ ! -x "$mcptest" ]; then
   cargo install mcptest --version "$MCPTEST_VERSION" --root "$MCPTEST_ROOT"
 fi
 
-# One run: prints "wall_seconds peak_rss_kb". Both tools exit 1 when they find something.
-run_once() {
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" > /dev/null 2>&1 || true
-  tail -n 1 "$work/time"
+echo "==> $RUNS runs each, in turns (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+python3 - "$RUNS" "$catalog" "$mcptest" "$toolschema" <<'PY'
+import os, statistics, subprocess, sys, time
+runs, catalog, mcptest, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+commands = {
+    "mcptest schema-lint": [mcptest, "schema-lint", catalog],
+    "toolschema lint": [toolschema, "lint", catalog],
 }
+results = {name: ([], []) for name in commands}
 
-: > "$work/mcptest.txt"
-: > "$work/toolschema.txt"
-echo "==> $RUNS runs each (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
-for _ in $(seq "$RUNS"); do
-  run_once "$mcptest" schema-lint "$catalog" >> "$work/mcptest.txt"
-  run_once "$toolschema" lint "$catalog" >> "$work/toolschema.txt"
-done
+def run(argv):
+    """Wall seconds and peak RSS (KiB) of one process; output goes to /dev/null."""
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=null, stderr=null)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # both exit 1 when they find something
+        sys.exit(f"{argv[0]} exited with {code}")
+    return wall, usage.ru_maxrss
 
-python3 - "$work/mcptest.txt" "$work/toolschema.txt" <<'PY'
-import statistics, sys
-def load(path):
-    rows = [line.split() for line in open(path) if line.strip()]
-    return [float(r[0]) for r in rows], [int(r[1]) for r in rows]
-(mw, mm), (tw, tm) = load(sys.argv[1]), load(sys.argv[2])
+for _ in range(runs):
+    for name, argv in commands.items():
+        wall, rss = run(argv)
+        results[name][0].append(wall)
+        results[name][1].append(rss)
+
 med = statistics.median
+(mw, mm), (tw, tm) = results["mcptest schema-lint"], results["toolschema lint"]
 print(f"{'':22}{'wall (median)':>15}{'peak RSS (median)':>20}")
 print(f"{'mcptest schema-lint':22}{med(mw):>13.3f} s{med(mm) / 1024:>16.1f} MiB")
 print(f"{'toolschema lint':22}{med(tw):>13.3f} s{med(tm) / 1024:>16.1f} MiB")

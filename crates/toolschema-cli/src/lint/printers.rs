@@ -345,45 +345,91 @@ fn write_text(out: &mut dyn Write, file: &str, text: &str, d: &Diagnostic) -> io
         Some(Applicability::Unsafe) => out.write_all(b" [fix: unsafe]\n")?,
         None => out.write_all(b"\n")?,
     }
-    let (snippet, caret) = snippet(text, d.offset);
+    let snippet = Snippet::new(text, d.offset);
     let number = d.position.line;
     let width = number.to_string().len();
     writeln!(out, " {number} | {snippet}")?;
-    writeln!(out, " {:width$} | {:caret$}^", "", "")
+    writeln!(
+        out,
+        " {:width$} | {:caret$}^",
+        "",
+        "",
+        caret = snippet.caret
+    )
 }
 
-/// The source line holding `offset`, cut to a window around it, and the caret's column in it.
-fn snippet(text: &str, offset: usize) -> (String, usize) {
-    let offset = offset.min(text.len());
-    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-    let line = text[start..end].trim_end_matches('\r');
-    let split = (offset - start).min(line.len());
-    let (head, tail) = line.split_at(split);
-    let head_chars = head.chars().count();
-    let mut shown = String::with_capacity(line.len().min(4 * (BEFORE + AFTER)) + 8);
-    let caret = if head_chars > BEFORE {
-        let cut = head
-            .char_indices()
-            .nth(head_chars - BEFORE)
-            .map_or(0, |(i, _)| i);
-        shown.push('…');
-        shown.push_str(&head[cut..]);
-        BEFORE + 1
-    } else {
-        shown.push_str(head);
-        head_chars
-    };
-    match tail.char_indices().nth(AFTER) {
-        Some((cut, _)) => {
-            shown.push_str(&tail[..cut]);
-            shown.push('…');
+/// The source line holding an offset, cut to a window around it.
+struct Snippet<'a> {
+    cut_before: bool,
+    shown: &'a str,
+    cut_after: bool,
+    /// The caret's column in the shown text (characters, from 0).
+    caret: usize,
+}
+
+impl<'a> Snippet<'a> {
+    fn new(text: &'a str, offset: usize) -> Self {
+        let offset = offset.min(text.len());
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        let line = text[start..end].trim_end_matches('\r');
+        let split = (offset - start).min(line.len());
+        let (head, tail) = line.split_at(split);
+        let head_chars = head.chars().count();
+        let (from, caret) = if head_chars > BEFORE {
+            let cut = head
+                .char_indices()
+                .nth(head_chars - BEFORE)
+                .map_or(0, |(i, _)| i);
+            (cut, BEFORE + 1)
+        } else {
+            (0, head_chars)
+        };
+        let to = tail.char_indices().nth(AFTER).map(|(i, _)| split + i);
+        Snippet {
+            cut_before: from > 0,
+            shown: &line[from..to.unwrap_or(line.len())],
+            cut_after: to.is_some(),
+            caret,
         }
-        None => shown.push_str(tail),
     }
-    // Tabs would shift the caret: show them as one space each.
-    if shown.contains('\t') {
-        shown = shown.replace('\t', " ");
+}
+
+impl std::fmt::Display for Snippet<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.cut_before {
+            f.write_str("…")?;
+        }
+        // Tabs would shift the caret: show them as one space each.
+        if self.shown.contains('\t') {
+            f.write_str(&self.shown.replace('\t', " "))?;
+        } else {
+            f.write_str(self.shown)?;
+        }
+        if self.cut_after {
+            f.write_str("…")?;
+        }
+        Ok(())
     }
-    (shown, caret)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Snippet;
+
+    #[test]
+    fn snippets_cut_long_lines_and_keep_the_caret_under_the_offset() {
+        let text = "a\n\t\"é\": 1\nlast";
+        let s = Snippet::new(text, text.find("1").unwrap());
+        assert_eq!((s.to_string().as_str(), s.caret), (" \"é\": 1", 6));
+        let long = format!("{}X{}", "é".repeat(50), "b".repeat(70));
+        let s = Snippet::new(&long, long.find('X').unwrap());
+        let shown = s.to_string();
+        assert_eq!(s.caret, 41);
+        assert_eq!(shown.chars().nth(s.caret), Some('X'));
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(shown.chars().count(), 1 + 40 + 60 + 1);
+        let s = Snippet::new("x\r\n", 0);
+        assert_eq!((s.to_string().as_str(), s.caret), ("x", 0));
+    }
 }

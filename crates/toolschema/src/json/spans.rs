@@ -210,6 +210,41 @@ impl LineIndex {
     }
 }
 
+impl LineIndex {
+    /// Like [`LineIndex::position`], searching from line `hint` (0-based, updated to the line
+    /// found): close to free when offsets come in increasing order, as a file's findings do.
+    pub fn position_from(&self, text: &str, offset: usize, hint: &mut usize) -> Position {
+        let offset = offset.min(text.len());
+        let starts = &self.line_starts;
+        let at = |i: usize| starts.get(i).map_or(usize::MAX, |&s| s as usize);
+        let mut line = (*hint).min(starts.len().saturating_sub(1));
+        if at(line) > offset {
+            line = starts
+                .partition_point(|&start| start as usize <= offset)
+                .max(1)
+                - 1;
+        } else {
+            // Gallop forward, then search the last step.
+            let mut step = 1;
+            while at(line + step) <= offset {
+                line += step;
+                step *= 2;
+            }
+            let upper = (line + step).min(starts.len());
+            line += starts[line..upper].partition_point(|&start| start as usize <= offset) - 1;
+        }
+        *hint = line;
+        let line_start = at(line);
+        let column = text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count());
+        Position {
+            line: line as u32 + 1,
+            column: column as u32 + 1,
+        }
+    }
+}
+
 /// The position of byte `offset` in `text`, without building an index (for a single lookup).
 pub fn position_of(text: &str, offset: usize) -> Position {
     let offset = offset.min(text.len());
@@ -260,6 +295,25 @@ mod tests {
             (Position { line: 4, column: 5 }, false)
         );
         assert_eq!(at("/tools/7"), (Position { line: 2, column: 3 }, false));
+    }
+
+    #[test]
+    fn positions_from_a_hint_match_plain_lookups() {
+        let text = "a\nbb\n\nccc é\nd\n";
+        let index = LineIndex::new(text);
+        for start in [0, 3, 5, 9] {
+            let mut hint = start;
+            for offset in (0..=text.len()).chain([3, 0, 12, 1]) {
+                if !text.is_char_boundary(offset) {
+                    continue;
+                }
+                assert_eq!(
+                    index.position_from(text, offset, &mut hint),
+                    index.position(text, offset),
+                    "offset {offset}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -215,11 +215,7 @@ impl<'a> ToolContext<'a> {
 
     /// The span index of a member of the tool object.
     pub fn field_span(&self, key: &str) -> Option<usize> {
-        self.fields?
-            .keys()
-            .zip(self.spans().children(0))
-            .find(|(k, _)| *k == key)
-            .map(|(_, i)| i)
+        self.member_span(&self.tool.value, 0, key)
     }
 
     /// The input schema when it is written in standard JSON Schema.
@@ -261,7 +257,7 @@ impl Report<'_> {
     pub fn fix(
         &self,
         applicability: Applicability,
-        title: impl Into<String>,
+        title: impl Into<std::borrow::Cow<'static, str>>,
         edit: impl FnOnce() -> Option<Edit>,
     ) -> Option<Fix> {
         let edits = if self.with_edits {

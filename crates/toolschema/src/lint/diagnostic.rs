@@ -3,6 +3,7 @@
 use super::registry::Rule;
 use crate::json::Position;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -122,7 +123,7 @@ pub struct Fix {
     /// Safe or unsafe.
     pub applicability: Applicability,
     /// What the fix does, for people (`add "additionalProperties": false`).
-    pub title: String,
+    pub title: Cow<'static, str>,
     /// The edits, on the text the diagnostic was found in.
     pub edits: Vec<Edit>,
 }

@@ -356,6 +356,8 @@ struct NameRules<'a> {
     earlier: HashMap<String, EarlierTool>,
     text: &'a str,
     lines: &'a LineIndex,
+    /// The line of the last position looked up: findings come in file order.
+    line_hint: usize,
 }
 
 impl<'a> NameRules<'a> {
@@ -365,6 +367,7 @@ impl<'a> NameRules<'a> {
             earlier: HashMap::new(),
             text,
             lines,
+            line_hint: 0,
         }
     }
 
@@ -400,12 +403,16 @@ impl<'a> NameRules<'a> {
                 diagnostics.append(&mut report.diagnostics);
             }
             if !self.earlier.contains_key(&name) {
-                let position = self.lines.position(self.text, name_offset);
+                let position =
+                    self.lines
+                        .position_from(self.text, name_offset, &mut self.line_hint);
                 self.earlier.insert(name, EarlierTool { pointer, position });
             }
         }
         for d in &mut diagnostics {
-            d.position = self.lines.position(self.text, d.offset);
+            d.position = self
+                .lines
+                .position_from(self.text, d.offset, &mut self.line_hint);
         }
         diagnostics.sort_by(|a, b| (a.offset, a.code()).cmp(&(b.offset, b.code())));
         diagnostics

@@ -57,6 +57,27 @@ fn words(text: &str) -> impl Iterator<Item = &str> + Clone {
     })
 }
 
+/// How many words `text` has, as [`words`] splits them; plain ASCII is counted byte by byte.
+fn word_count(text: &str) -> usize {
+    if !text.is_ascii() {
+        return words(text).count();
+    }
+    let mut count = 0;
+    let mut previous: Option<u8> = None;
+    for b in text.bytes() {
+        let starts = match previous {
+            _ if !b.is_ascii_alphanumeric() => false,
+            Some(p) if p.is_ascii_alphanumeric() => {
+                b.is_ascii_uppercase() && p.is_ascii_lowercase()
+            }
+            _ => true,
+        };
+        count += usize::from(starts);
+        previous = Some(b);
+    }
+    count
+}
+
 /// Whether two texts have the same words, ignoring case.
 fn same_words(a: &str, b: &str) -> bool {
     let lower = |w: &str| w.chars().flat_map(char::to_lowercase).collect::<String>();
@@ -77,11 +98,11 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     if description.trim().is_empty() {
         return; // DESC-001
     }
-    let count = words(description).count();
+    let count = word_count(description);
     // Compare words only when the counts match: most descriptions are much longer than names.
     let repeats = cx
         .name
-        .is_some_and(|name| words(name).count() == count && same_words(name, description));
+        .is_some_and(|name| word_count(name) == count && same_words(name, description));
     let message = if repeats {
         "description only repeats the tool name: say when to use the tool and what it returns"
             .to_string()
@@ -99,7 +120,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{same_words, words};
+    use super::{same_words, word_count, words};
 
     #[test]
     fn splits_names_and_sentences() {
@@ -109,6 +130,17 @@ mod tests {
         assert_eq!(split("Get weather."), ["Get", "weather"]);
         assert_eq!(split("read-file v2"), ["read", "file", "v2"]);
         assert_eq!(split(" ..."), Vec::<&str>::new());
+        for text in [
+            "getWeather",
+            "Get weather.",
+            "a-b c",
+            " x ",
+            "",
+            "ÉtatCivil dé",
+            "v2Beta",
+        ] {
+            assert_eq!(word_count(text), words(text).count(), "{text}");
+        }
         assert!(same_words("getWeather", "Get weather."));
         assert!(same_words("ÉTAT", "état"));
         assert!(!same_words("get_weather", "Get the weather."));
