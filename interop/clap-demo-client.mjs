@@ -38,7 +38,8 @@ function startHttpServer() {
     server.stderr.setEncoding('utf8');
     server.stderr.on('data', (chunk) => {
       stderr += chunk;
-      const match = stderr.match(/serving MCP at (http:\/\/\S+)/);
+      // Wait for the whole line: a chunk may end in the middle of the address.
+      const match = stderr.match(/serving MCP at (http:\/\/\S+)\n/);
       if (match) resolve({ server, url: match[1], stderr: () => stderr });
     });
     server.on('error', reject);

@@ -148,6 +148,8 @@ pub struct ToolSet {
     app: Command,
     tools: Vec<ClapTool>,
     by_name: HashMap<String, usize>,
+    /// What every tool name starts with (`PREFIX_`), or empty.
+    name_prefix: String,
     pub(crate) env_defaults: Vec<(String, String)>,
     pub(crate) timeout: Duration,
     pub(crate) output_limit: usize,
@@ -331,10 +333,16 @@ impl ToolSet {
                 });
             }
         }
+        let name_prefix = if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{prefix}_")
+        };
         Ok(ToolSet {
             app,
             tools,
             by_name,
+            name_prefix,
             env_defaults: config.env_defaults.clone(),
             timeout: config.timeout,
             output_limit: config.output_limit,
@@ -356,6 +364,24 @@ impl ToolSet {
         json!({"tools": self.tools.iter().map(|t| t.tool.to_value()).collect::<Vec<_>>()})
     }
 
+    /// ` (did you mean '...'?)` for an unknown tool name. The prefix every name shares is left
+    /// out of the comparison, or it would make every name look alike.
+    fn suggest_tool(&self, name: &str) -> String {
+        let strip = |n: &'_ str| -> String {
+            n.strip_prefix(self.name_prefix.as_str())
+                .unwrap_or(n)
+                .to_string()
+        };
+        let short: Vec<String> = self.tools.iter().map(|t| strip(t.name())).collect();
+        let Some(closest) =
+            toolschema::suggest::closest(&strip(name), short.iter().map(String::as_str))
+        else {
+            return String::new();
+        };
+        let index = short.iter().position(|s| s == closest).unwrap_or(0);
+        format!(" (did you mean '{}'?)", self.tools[index].name())
+    }
+
     /// Check a call and rebuild its command line: the arguments are validated against the input
     /// schema, the command line is rebuilt and parsed by the application's own clap command, and
     /// must read back exactly as given. Nothing runs here.
@@ -363,7 +389,7 @@ impl ToolSet {
         let Some(tool) = self.get(name) else {
             return Err(CallError::UnknownTool {
                 name: name.to_string(),
-                suggestion: suggestion(name, self.tools.iter().map(ClapTool::name)),
+                suggestion: self.suggest_tool(name),
             });
         };
         tool.compiled
@@ -578,4 +604,281 @@ fn build_tool(
         path: path.to_vec(),
         args: specs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{value_parser, ArgAction};
+    use toolschema::ToolAnnotations;
+
+    fn app() -> Command {
+        Command::new("kube")
+            .arg(
+                Arg::new("verbose")
+                    .long("verbose")
+                    .short('v')
+                    .global(true)
+                    .action(ArgAction::Count),
+            )
+            .subcommand(
+                Command::new("get")
+                    .about("Read things")
+                    .subcommand(
+                        Command::new("pods")
+                            .about("List pods")
+                            .long_about("List the pods of a namespace")
+                            .after_help("Examples:\n  kube get pods --namespace web")
+                            .arg(Arg::new("namespace").long("namespace").required(true))
+                            .arg(
+                                Arg::new("user")
+                                    .long("user")
+                                    .requires("password")
+                                    .conflicts_with("anonymous"),
+                            )
+                            .arg(Arg::new("password").long("password"))
+                            .arg(
+                                Arg::new("anonymous")
+                                    .long("anonymous")
+                                    .action(ArgAction::SetTrue),
+                            )
+                            .arg(Arg::new("debug-dump").long("debug-dump").hide(true)),
+                    )
+                    .subcommand(Command::new("nodes")),
+            )
+            .subcommand(
+                Command::new("delete").arg(
+                    Arg::new("count")
+                        .long("count")
+                        .value_parser(value_parser!(u8).range(1..=5)),
+                ),
+            )
+            .subcommand(
+                Command::new("internal")
+                    .hide(true)
+                    .subcommand(Command::new("gc")),
+            )
+            .subcommand(Command::new("completion").arg(Arg::new("shell")))
+            .subcommand(Command::new("mcp"))
+    }
+
+    fn names(tools: &ToolSet) -> Vec<&str> {
+        tools.tools().iter().map(ClapTool::name).collect()
+    }
+
+    #[test]
+    fn one_tool_per_visible_leaf_command() {
+        let tools = ToolSet::new(&app(), &Config::new()).unwrap();
+        assert_eq!(
+            names(&tools),
+            ["kube_get_pods", "kube_get_nodes", "kube_delete"]
+        );
+        let pods = tools.get("kube_get_pods").unwrap();
+        assert_eq!(pods.command_path(), ["get", "pods"]);
+        assert_eq!(
+            pods.tool().to_value(),
+            json!({
+                "name": "kube_get_pods",
+                "description": "List the pods of a namespace\n\nExamples:\n  kube get pods --namespace web",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {
+                        "namespace": {"type": "string"},
+                        "user": {
+                            "description": "Requires 'password'. Cannot be used with 'anonymous'.",
+                            "type": "string"
+                        },
+                        "password": {"type": "string"},
+                        "anonymous": {
+                            "description": "Cannot be used with 'user'.",
+                            "type": "boolean",
+                            "default": false
+                        },
+                        "verbose": {
+                            "description": "How many times to pass --verbose.",
+                            "type": "integer", "minimum": 0, "maximum": 255, "default": 0
+                        }
+                    },
+                    "required": ["namespace"],
+                    "dependentRequired": {"user": ["password"]},
+                    "additionalProperties": false
+                },
+                "outputSchema": output_schema()
+            })
+        );
+        assert_eq!(
+            tools.get("kube_get_nodes").unwrap().tool().description(),
+            Some("Execute the kube get nodes command")
+        );
+    }
+
+    #[test]
+    fn prefix_allow_deny_and_annotations() {
+        let read_only = ToolAnnotations {
+            read_only_hint: Some(true),
+            ..ToolAnnotations::default()
+        };
+        let config = Config::new()
+            .prefix("k")
+            .allow_command("get")
+            .deny_command("get nodes")
+            .deny_flag("anonymous")
+            .annotate("get", read_only.clone());
+        let tools = ToolSet::new(&app(), &config).unwrap();
+        assert_eq!(names(&tools), ["k_get_pods"]);
+        let pods = tools.get("k_get_pods").unwrap().tool();
+        assert_eq!(pods.annotations(), &read_only);
+        let properties: Vec<&String> = pods.input_schema()["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(properties, ["namespace", "user", "password", "verbose"]);
+
+        let tools =
+            ToolSet::new(&app(), &Config::new().prefix("").allow_flag("namespace")).unwrap();
+        assert_eq!(names(&tools), ["get_pods", "get_nodes", "delete"]);
+        let pods = tools.get("get_pods").unwrap().tool();
+        assert_eq!(
+            pods.input_schema()["properties"],
+            json!({"namespace": {"type": "string"}})
+        );
+    }
+
+    #[test]
+    fn configuration_mistakes_are_errors() {
+        let err = |config: Config| ToolSet::new(&app(), &config).unwrap_err().to_string();
+        assert_eq!(
+            err(Config::new().deny_command("get pod")),
+            "deny_command: no command 'get pod' (did you mean 'get pods'?)"
+        );
+        assert_eq!(
+            err(Config::new().allow_command("gte")),
+            "allow_command: no command 'gte'"
+        );
+        assert_eq!(
+            err(Config::new().deny_flag("namespac")),
+            "deny_flag: no command has a flag 'namespac' (did you mean 'namespace'?)"
+        );
+        assert_eq!(
+            err(Config::new().deny_flag("namespace")),
+            "command 'kube get pods': argument 'namespace' is required, so it cannot be left out \
+             by deny_flag"
+        );
+        assert_eq!(
+            err(Config::new().argument_schema(
+                "get pods",
+                "namespace",
+                json!({"type": "integer", "minimum": "x"})
+            )),
+            "command 'kube get pods': tool 'kube_get_pods': inputSchema: invalid schema at \
+             '/properties/namespace/minimum': the value is not of type \"number\""
+        );
+        assert_eq!(
+            err(Config::new().argument_schema("delete", "count", json!({"type": "object"}))),
+            "argument_schema for 'count' of 'delete': only an argument that takes one string \
+             value can take a JSON Schema"
+        );
+        assert_eq!(
+            err(Config::new().argument_schema("delete", "cuont", json!({}))),
+            "argument_schema for 'cuont' of 'delete': the command has no such argument (did you \
+             mean 'count'?)"
+        );
+        assert_eq!(
+            err(Config::new().argument_schema("get", "x", json!({}))),
+            "argument_schema for 'x' of 'get': the command is not served as a tool"
+        );
+    }
+
+    #[test]
+    fn names_must_be_valid_and_distinct() {
+        let app = Command::new("tool")
+            .subcommand(Command::new("a_b"))
+            .subcommand(Command::new("a").subcommand(Command::new("b")));
+        assert_eq!(
+            ToolSet::new(&app, &Config::new()).unwrap_err().to_string(),
+            "commands 'tool a_b' and 'tool a b' would both be the tool 'tool_a_b'"
+        );
+        let app = Command::new("tool").subcommand(Command::new("say:hi"));
+        assert_eq!(
+            ToolSet::new(&app, &Config::new()).unwrap_err().to_string(),
+            "command 'tool say:hi': tool name 'tool_say:hi' is not valid: name contains invalid \
+             characters: ':'"
+        );
+    }
+
+    #[test]
+    fn a_command_without_subcommands_is_one_tool() {
+        let app = Command::new("echo")
+            .about("Print the words")
+            .arg(Arg::new("words").num_args(1..).required(true))
+            .subcommand(Command::new("mcp"));
+        let tools = ToolSet::new(&app, &Config::new()).unwrap();
+        assert_eq!(names(&tools), ["echo"]);
+        let call = tools
+            .prepare("echo", &json!({"words": ["-n", "mcp"]}))
+            .unwrap();
+        assert_eq!(call.args, ["--", "-n", "mcp"]);
+    }
+
+    #[test]
+    fn calls_are_validated_rebuilt_and_checked() {
+        let tools = ToolSet::new(&app(), &Config::new()).unwrap();
+        assert_eq!(
+            tools
+                .prepare(
+                    "kube_get_pods",
+                    &json!({"namespace": "web", "verbose": 2, "anonymous": true})
+                )
+                .unwrap()
+                .args,
+            [
+                "get",
+                "pods",
+                "--namespace=web",
+                "--anonymous",
+                "--verbose",
+                "--verbose"
+            ]
+        );
+        assert_eq!(
+            tools
+                .prepare("kube_delete", &json!({"count": 9, "force": true}))
+                .unwrap_err()
+                .to_string(),
+            "argument 'count' value must be <= 5 (got 9)\nunexpected argument 'force'"
+        );
+        assert_eq!(
+            tools
+                .prepare("kube_get_pods", &json!({"namespace": "web", "user": "u"}))
+                .unwrap_err()
+                .to_string(),
+            "missing required argument 'password' (required when 'user' is present)"
+        );
+        assert_eq!(
+            tools
+                .prepare(
+                    "kube_get_pods",
+                    &json!({"namespace": "web", "user": "u", "password": "p", "anonymous": true})
+                )
+                .unwrap_err()
+                .to_string(),
+            "the command line parser refused the call: the argument '--user <user>' cannot be \
+             used with '--anonymous'"
+        );
+        assert_eq!(
+            tools
+                .prepare("kube_get_pod", &json!({}))
+                .unwrap_err()
+                .to_string(),
+            "unknown tool 'kube_get_pod' (did you mean 'kube_get_pods'?)"
+        );
+        assert_eq!(
+            tools
+                .prepare("kube_delete", &json!([1]))
+                .unwrap_err()
+                .to_string(),
+            "arguments must be an object"
+        );
+    }
 }
