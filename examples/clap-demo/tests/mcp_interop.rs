@@ -124,12 +124,17 @@ impl Workspace {
         std::fs::create_dir(dir.path().join("sub")).unwrap();
         std::fs::write(dir.path().join("sub/a.txt"), "hi\n").unwrap();
         std::fs::write(dir.path().join("sub/b.txt"), "hello").unwrap();
+        let workspace = Workspace { dir };
+        workspace.set_calls(&calls());
+        workspace
+    }
+
+    fn set_calls(&self, calls: &Value) {
         std::fs::write(
-            dir.path().join("calls.json"),
-            serde_json::to_string(&calls()).unwrap(),
+            self.path().join("calls.json"),
+            serde_json::to_string(calls).unwrap(),
         )
         .unwrap();
-        Workspace { dir }
     }
 
     fn path(&self) -> &Path {
@@ -151,14 +156,16 @@ impl Workspace {
         command
     }
 
-    /// Run the Node client in `mode` and return its output.
-    fn client(&self, mode: &str) -> Value {
+    /// Run the Node client in `mode` with the calls of `calls.json` and return its output;
+    /// `server_args` are extra arguments for the server.
+    fn client(&self, mode: &str, server_args: &[&str]) -> Value {
         let mut command = self.command(Path::new("node"));
         command
             .arg(common::node_client())
             .arg(mode)
             .arg(common::demo())
-            .arg("calls.json");
+            .arg("calls.json")
+            .arg(serde_json::to_string(server_args).unwrap());
         let finished = common::run(command, LIMIT);
         assert_eq!(
             finished.code,
@@ -194,7 +201,7 @@ fn as_javascript_reads(value: &Value) -> Value {
 
 fn check_transport(mode: &str) -> (Workspace, Value) {
     let workspace = Workspace::new();
-    let output = workspace.client(mode);
+    let output = workspace.client(mode, &[]);
     assert_eq!(
         output["server"],
         json!({"name": "clap-demo", "version": env!("CARGO_PKG_VERSION")})
@@ -266,4 +273,79 @@ fn mcp_tools_lists_the_demo_exactly() {
     let expected: Value = serde_json::from_str(include_str!("expected-tools.json")).unwrap();
     assert_eq!(listed, expected);
     assert!(!dir.path().join("mcp-tools.json").exists());
+}
+
+/// A workspace whose project configuration is a FIFO nobody writes to: `config set --scope
+/// project` blocks on it until killed.
+#[cfg(unix)]
+fn blocking_workspace() -> Workspace {
+    let workspace = Workspace::new();
+    let mut mkfifo = Command::new("mkfifo");
+    mkfifo.arg(workspace.path().join(".clap-demo.json"));
+    assert_eq!(common::run(mkfifo, LIMIT).code, Some(0), "mkfifo failed");
+    workspace
+}
+
+#[cfg(unix)]
+fn blocking_call(timeout_ms: Option<u64>) -> Value {
+    let mut call = json!({
+        "name": "clap-demo_config_set",
+        "arguments": {"key": "k", "value": "v", "scope": "project"},
+        "gone": ["config", "set"]
+    });
+    if let Some(ms) = timeout_ms {
+        call["timeoutMs"] = json!(ms);
+    }
+    json!([call])
+}
+
+/// Whether the client could watch processes (it reads /proc).
+fn watches_processes() -> bool {
+    Path::new("/proc/self/cmdline").exists()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_timeout_kills_the_command() {
+    let workspace = blocking_workspace();
+    workspace.set_calls(&blocking_call(None));
+    let output = workspace.client("stdio", &["--timeout", "2"]);
+    let call = &output["calls"][0];
+    assert_eq!(
+        call["result"],
+        ran(
+            "",
+            "[the command did not finish within 2 s and was killed]\n",
+            128 + 9
+        )
+    );
+    if watches_processes() {
+        assert_eq!(
+            (&call["wasRunning"], &call["gone"]),
+            (&json!(true), &json!(true))
+        );
+    }
+    assert_eq!(workspace.runs(), "mcp config set\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn cancelling_the_call_kills_the_command() {
+    let workspace = blocking_workspace();
+    // The client gives up after 1 s and sends notifications/cancelled; the server's own timeout
+    // (60 s) is far away, so only the cancellation can have killed the command.
+    workspace.set_calls(&blocking_call(Some(1000)));
+    let output = workspace.client("stdio", &[]);
+    let call = &output["calls"][0];
+    assert_eq!(
+        call["error"],
+        json!({"code": -32001, "message": "MCP error -32001: Request timed out"})
+    );
+    if watches_processes() {
+        assert_eq!(
+            (&call["wasRunning"], &call["gone"]),
+            (&json!(true), &json!(true))
+        );
+    }
+    assert_eq!(workspace.runs(), "mcp config set\n");
 }
