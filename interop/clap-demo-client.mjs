@@ -8,7 +8,8 @@
 // "timeoutMs" (the client gives up and sends notifications/cancelled after that long) and
 // "gone": the first arguments of the command the call runs, to report whether that process was
 // seen running during the call and whether it is gone afterwards (killed), from /proc (null where
-// there is no /proc). SERVER_ARGS_JSON is an array of extra arguments for the
+// there is no /proc); with "closeWhileRunning", the client closes the connection as soon as the
+// command runs, and makes no further calls. SERVER_ARGS_JSON is an array of extra arguments for the
 // server (like ["--timeout", "2"]). The server runs in the current directory and inherits the
 // environment. For http, the server is started with --port 0, its address read from its standard
 // error, and it is stopped with SIGTERM at the end; its exit code is part of the output.
@@ -106,12 +107,16 @@ for (const call of calls) {
       (error) => ({ name: call.name, error: { code: error.code, message: error.message } }),
     );
   const wasRunning = call.gone ? await until(call.gone, true) : undefined;
+  if (call.closeWhileRunning) {
+    await client.close();
+  }
   const seen = await settled;
   if (call.gone) {
     seen.wasRunning = wasRunning;
     seen.gone = await until(call.gone, false);
   }
   output.calls.push(seen);
+  if (call.closeWhileRunning) break;
 }
 await client.close();
 if (http) {

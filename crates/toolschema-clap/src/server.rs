@@ -159,17 +159,22 @@ impl ServerHandler for ToolServer {
     }
 }
 
-/// Serve MCP over standard input and output until the client closes it.
+/// Serve MCP over standard input and output until the client closes it, or until SIGINT or
+/// SIGTERM. Returning drops the runtime, and with it every running command, which is killed.
 pub(crate) async fn serve_stdio(server: ToolServer) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
     let running = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| ServeError::Session(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| ServeError::Session(e.to_string()))?;
+    tokio::select! {
+        ended = running.waiting() => {
+            ended.map_err(|e| ServeError::Session(e.to_string()))?;
+        }
+        // Clients stop servers with SIGTERM when closing takes long; commands still running
+        // must not outlive the server.
+        () = shutdown_signal() => {}
+    }
     Ok(())
 }
 

@@ -349,3 +349,24 @@ fn cancelling_the_call_kills_the_command() {
     }
     assert_eq!(workspace.runs(), "mcp config set\n");
 }
+
+#[cfg(unix)]
+#[test]
+fn closing_the_connection_kills_running_commands() {
+    let workspace = blocking_workspace();
+    let mut calls = blocking_call(None);
+    calls[0]["closeWhileRunning"] = json!(true);
+    workspace.set_calls(&calls);
+    let output = workspace.client("stdio", &[]);
+    let call = &output["calls"][0];
+    assert_eq!(
+        call["error"],
+        json!({"code": -32000, "message": "MCP error -32000: Connection closed"})
+    );
+    if watches_processes() {
+        assert_eq!(
+            (&call["wasRunning"], &call["gone"]),
+            (&json!(true), &json!(true))
+        );
+    }
+}
