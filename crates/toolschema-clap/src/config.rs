@@ -18,8 +18,7 @@ pub const DEFAULT_OUTPUT_LIMIT: usize = 1 << 20;
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolschema::ToolAnnotations;
-/// use toolschema_clap::Config;
+/// use toolschema_clap::{Config, ToolAnnotations};
 ///
 /// let config = Config::new()
 ///     .prefix("demo")

@@ -70,3 +70,5 @@ pub use command::{dispatch, mcp_command, run, with_mcp};
 pub use config::{Config, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT};
 pub use server::ServeError;
 pub use tools::{output_schema, BuildError, CallError, ClapTool, Invocation, ToolSet};
+/// The annotations [`Config::annotate`] takes, re-exported from the core crate.
+pub use toolschema::ToolAnnotations;

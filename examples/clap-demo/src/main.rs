@@ -18,8 +18,7 @@ use serde_json::{json, Map, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use toolschema::ToolAnnotations;
-use toolschema_clap::Config;
+use toolschema_clap::{Config, ToolAnnotations};
 
 /// A small CLI served as MCP tools by toolschema-clap.
 #[derive(Debug, Parser)]
