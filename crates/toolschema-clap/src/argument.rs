@@ -343,7 +343,6 @@ pub(crate) fn map_argument(
         Kind::Flag { .. } | Kind::Count => None,
     };
     let item_schema = item_schema.unwrap_or_default();
-    let bounded = |max: usize| (max != usize::MAX).then(|| json!(max));
     match kind {
         Kind::Flag { .. } => {
             schema.insert("type".into(), json!("boolean"));
@@ -361,26 +360,9 @@ pub(crate) fn map_argument(
                 schema.insert("minItems".into(), json!(1));
             }
         }
-        Kind::Grouped(_) => {
-            schema.insert("type".into(), json!("array"));
-            schema.insert("items".into(), Value::Object(item_schema));
-            if min_values > 0 {
-                schema.insert("minItems".into(), json!(min_values));
-            }
-            if let Some(max) = bounded(max_values) {
-                schema.insert("maxItems".into(), max);
-            }
-        }
+        Kind::Grouped(_) => schema.extend(array_of(item_schema, min_values, max_values)),
         Kind::GroupedRepeated(_) => {
-            let mut inner = Map::new();
-            inner.insert("type".into(), json!("array"));
-            inner.insert("items".into(), Value::Object(item_schema));
-            if min_values > 0 {
-                inner.insert("minItems".into(), json!(min_values));
-            }
-            if let Some(max) = bounded(max_values) {
-                inner.insert("maxItems".into(), max);
-            }
+            let inner = array_of(item_schema, min_values, max_values);
             schema.insert("type".into(), json!("array"));
             schema.insert("items".into(), Value::Object(inner));
             if required {
@@ -401,6 +383,20 @@ pub(crate) fn map_argument(
         requires: context.requires,
         schema,
     }))
+}
+
+/// An array of `items` with `num_args`' bounds (`usize::MAX` is unbounded).
+fn array_of(items: Map<String, Value>, min: usize, max: usize) -> Map<String, Value> {
+    let mut array = Map::new();
+    array.insert("type".into(), json!("array"));
+    array.insert("items".into(), Value::Object(items));
+    if min > 0 {
+        array.insert("minItems".into(), json!(min));
+    }
+    if max != usize::MAX {
+        array.insert("maxItems".into(), json!(max));
+    }
+    array
 }
 
 /// Whether an argument takes any text, so JSON text can be given to it.

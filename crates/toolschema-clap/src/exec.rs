@@ -208,17 +208,22 @@ mod tests {
             .unwrap()
     }
 
-    #[test]
-    fn captures_output_and_exit_code() {
-        let out = runtime()
+    /// Run a shell script to its end (or its timeout).
+    fn run_script(script: &str, env: &[(String, String)], limits: Limits) -> RunOutput {
+        runtime()
             .block_on(run(
                 Path::new("/bin/sh"),
-                &sh("echo out; echo err >&2; exit 3"),
-                &[],
-                &limits(10_000, 1024),
+                &sh(script),
+                env,
+                &limits,
                 CancellationToken::new(),
             ))
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn captures_output_and_exit_code() {
+        let out = run_script("echo out; echo err >&2; exit 3", &[], limits(10_000, 1024));
         assert_eq!(out.stdout, "out\n");
         assert_eq!(out.stderr, "err\n");
         assert_eq!(out.exit_code, 3);
@@ -231,15 +236,7 @@ mod tests {
 
     #[test]
     fn keeps_output_within_the_limit() {
-        let out = runtime()
-            .block_on(run(
-                Path::new("/bin/sh"),
-                &sh("printf 'abcdefghij'"),
-                &[],
-                &limits(10_000, 4),
-                CancellationToken::new(),
-            ))
-            .unwrap();
+        let out = run_script("printf 'abcdefghij'", &[], limits(10_000, 4));
         assert_eq!(
             out.stdout,
             "abcd\n[output cut: 6 more bytes were not kept]\n"
@@ -250,39 +247,26 @@ mod tests {
     #[test]
     fn applies_environment_defaults_without_overriding() {
         std::env::set_var("TOOLSCHEMA_CLAP_EXEC_TEST_SET", "outer");
-        let defaults = vec![
-            (
-                "TOOLSCHEMA_CLAP_EXEC_TEST_SET".to_string(),
-                "default".to_string(),
-            ),
-            (
-                "TOOLSCHEMA_CLAP_EXEC_TEST_UNSET".to_string(),
-                "default".to_string(),
-            ),
-        ];
-        let out = runtime()
-            .block_on(run(
-                Path::new("/bin/sh"),
-                &sh("echo $TOOLSCHEMA_CLAP_EXEC_TEST_SET $TOOLSCHEMA_CLAP_EXEC_TEST_UNSET"),
-                &defaults,
-                &limits(10_000, 1024),
-                CancellationToken::new(),
-            ))
-            .unwrap();
+        let defaults: Vec<(String, String)> = ["SET", "UNSET"]
+            .iter()
+            .map(|k| {
+                (
+                    format!("TOOLSCHEMA_CLAP_EXEC_TEST_{k}"),
+                    "default".to_string(),
+                )
+            })
+            .collect();
+        let out = run_script(
+            "echo $TOOLSCHEMA_CLAP_EXEC_TEST_SET $TOOLSCHEMA_CLAP_EXEC_TEST_UNSET",
+            &defaults,
+            limits(10_000, 1024),
+        );
         assert_eq!(out.stdout, "outer default\n");
     }
 
     #[test]
     fn kills_on_timeout() {
-        let out = runtime()
-            .block_on(run(
-                Path::new("/bin/sh"),
-                &sh("echo started; exec sleep 30"),
-                &[],
-                &limits(300, 1024),
-                CancellationToken::new(),
-            ))
-            .unwrap();
+        let out = run_script("echo started; exec sleep 30", &[], limits(300, 1024));
         assert_eq!(out.ending, Ending::TimedOut(Duration::from_millis(300)));
         assert_eq!(out.stdout, "started\n");
         assert_eq!(out.exit_code, 128 + 9);

@@ -60,31 +60,12 @@ impl ValueProbe {
         let low = if self.accepts_integer(type_min) {
             type_min
         } else {
-            // type_min is refused, seed accepted: find the first accepted value between them.
-            let (mut refused, mut accepted) = (type_min, seed);
-            while accepted - refused > 1 {
-                let mid = refused + (accepted - refused) / 2;
-                if self.accepts_integer(mid) {
-                    accepted = mid;
-                } else {
-                    refused = mid;
-                }
-            }
-            accepted
+            self.boundary(type_min, seed)
         };
         let high = if self.accepts_integer(type_max) {
             type_max
         } else {
-            let (mut accepted, mut refused) = (seed, type_max);
-            while refused - accepted > 1 {
-                let mid = accepted + (refused - accepted) / 2;
-                if self.accepts_integer(mid) {
-                    accepted = mid;
-                } else {
-                    refused = mid;
-                }
-            }
-            accepted
+            self.boundary(type_max, seed)
         };
         // A parser with gaps (only even numbers, say) would make the search stop at a gap: check
         // a spread of values outside the interval and inside it.
@@ -108,6 +89,20 @@ impl ValueProbe {
                 .filter(|v| (low..=high).contains(*v))
                 .any(|v| !self.accepts_integer(*v));
         (!gaps).then_some((low, high))
+    }
+
+    /// Between a refused and an accepted value (in either order), the accepted value next to
+    /// the last refused one, by bisection.
+    fn boundary(&mut self, mut refused: i128, mut accepted: i128) -> i128 {
+        while (accepted - refused).abs() > 1 {
+            let mid = refused + (accepted - refused) / 2;
+            if self.accepts_integer(mid) {
+                accepted = mid;
+            } else {
+                refused = mid;
+            }
+        }
+        accepted
     }
 
     fn accepts_integer(&mut self, value: i128) -> bool {
