@@ -99,6 +99,8 @@ pub(crate) struct ArgSpec {
     pub(crate) required: bool,
     /// Whether values starting with `-` are read as values (else as options) after the flag.
     pub(crate) hyphen_values: bool,
+    /// A positional that only takes values after `--` (`last(true)`).
+    pub(crate) last: bool,
     /// Whether negative numbers are read as values after the flag.
     pub(crate) negative_numbers: bool,
     /// What giving this argument requires.
@@ -379,6 +381,7 @@ pub(crate) fn map_argument(
         kind,
         required,
         hyphen_values: arg.is_allow_hyphen_values_set(),
+        last: arg.is_last_set(),
         negative_numbers: arg.is_allow_negative_numbers_set(),
         requires: context.requires,
         schema,

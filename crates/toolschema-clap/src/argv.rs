@@ -4,7 +4,8 @@
 //! The command line is rebuilt deterministically in schema order: flags only when their value
 //! differs from what clap does without them, counts as repeated flags, values attached with `=`
 //! (`--name=-x` stays a value), arrays repeated or grouped per `num_args`, and positional values
-//! last, after `--`, so a value starting with `-` is never read as an option.
+//! last, after `--`, so a value starting with `-` is never read as an option (when a command has a
+//! `last(true)` positional, only that one follows `--`, as clap requires).
 
 use crate::argument::{ArgSpec, Form, Item, Kind};
 use clap::parser::ValueSource;
@@ -183,9 +184,30 @@ pub(crate) fn build(
     if !positionals.is_empty() {
         check_positional_order(specs, &positionals)?;
         positionals.sort_by_key(|(index, _, _)| *index);
-        args.push("--".to_string());
-        for (_, _, values) in positionals {
+        // With a `last(true)` positional, clap reads everything after `--` as that one, so the
+        // others go before `--` (where a leading `-` would make them options).
+        let last_id = specs.iter().find(|s| s.last).map(|s| s.id.as_str());
+        let mut after_separator: Vec<String> = Vec::new();
+        for (_, id, values) in positionals {
+            if last_id.is_none() || last_id == Some(id) {
+                after_separator.extend(values);
+                continue;
+            }
+            if let Some(spec) = specs.iter().find(|s| s.id == id) {
+                let many = values.len() > 1;
+                check_separate(spec, &values, |i| {
+                    if many {
+                        format!("{id}[{i}]")
+                    } else {
+                        id.to_string()
+                    }
+                })?;
+            }
             args.extend(values);
+        }
+        if !after_separator.is_empty() {
+            args.push("--".to_string());
+            args.extend(after_separator);
         }
     }
     Ok(CommandLine { args, expected })
@@ -470,6 +492,28 @@ mod tests {
         assert_eq!(
             render(Item::Json, &json!({"a": [1, "x"]}), "v").unwrap(),
             r#"{"a":[1,"x"]}"#
+        );
+    }
+
+    #[test]
+    fn a_last_positional_alone_follows_the_separator() {
+        let args = || {
+            vec![
+                Arg::new("first").required(true),
+                Arg::new("rest")
+                    .num_args(0..)
+                    .last(true)
+                    .allow_hyphen_values(true),
+            ]
+        };
+        assert_eq!(
+            line(args(), json!({"first": "f", "rest": ["r1", "-r2"]})).unwrap(),
+            ["run", "f", "--", "r1", "-r2"]
+        );
+        assert_eq!(line(args(), json!({"first": "f"})).unwrap(), ["run", "f"]);
+        assert_eq!(
+            line(args(), json!({"first": "-f"})).unwrap_err(),
+            "argument 'first' cannot start with '-': the command line would read it as an option"
         );
     }
 

@@ -3,8 +3,8 @@
 //!
 //! Every runnable leaf command becomes a tool named by its path (`kubectl get pods` ->
 //! `kubectl_get_pods`). Each argument becomes a property typed from what clap knows: its action,
-//! value parser, range, possible values, arity, default, and whether it is required (see the
-//! table in [`argument`](crate#the-mapping)). A call is validated against the schema by the core
+//! value parser, range, possible values, arity, default, and whether it is required (see
+//! [the mapping](#the-mapping)). A call is validated against the schema by the core
 //! validator, rebuilt into a command line, checked by the application's own clap parser, and run
 //! as a child process of the same executable with a timeout.
 //!

@@ -162,6 +162,7 @@ impl RequiresProbe {
                 copy = copy
                     .value_parser(clap::builder::NonEmptyStringValueParser::new())
                     .num_args(1)
+                    .value_name("V")
                     .value_delimiter(None)
                     .require_equals(false)
                     .allow_hyphen_values(false)
@@ -303,6 +304,55 @@ mod tests {
         ));
         assert!(empty_refused(value_parser!(std::path::PathBuf)));
         assert!(!empty_refused(value_parser!(String)));
+    }
+
+    #[test]
+    fn copes_with_every_kind_of_argument() {
+        let mut leaf = Command::new("leaf")
+            .arg(
+                Arg::new("point")
+                    .long("point")
+                    .num_args(2)
+                    .value_names(["X", "Y"])
+                    .action(ArgAction::Append)
+                    .requires("name"),
+            )
+            .arg(
+                Arg::new("files")
+                    .long("files")
+                    .num_args(1..)
+                    .require_equals(true)
+                    .value_delimiter(',')
+                    .value_hint(clap::ValueHint::FilePath),
+            )
+            .arg(
+                Arg::new("name")
+                    .short('n')
+                    .env("LEAF_NAME")
+                    .default_value("x"),
+            )
+            .arg(Arg::new("first").required(true))
+            .arg(
+                Arg::new("rest")
+                    .num_args(0..)
+                    .last(true)
+                    .allow_hyphen_values(true),
+            )
+            .arg(
+                Arg::new("only")
+                    .long("only")
+                    .action(ArgAction::SetTrue)
+                    .exclusive(true),
+            );
+        leaf.build();
+        let mut probe = RequiresProbe::new(&leaf);
+        assert_eq!(
+            probe.requirements_of("point"),
+            [Requirement::Argument("name".into())]
+        );
+        for id in ["files", "name", "rest", "first", "only"] {
+            assert_eq!(probe.requirements_of(id), [], "{id}");
+        }
     }
 
     #[test]
