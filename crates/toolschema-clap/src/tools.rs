@@ -660,6 +660,8 @@ mod tests {
             )
             .subcommand(Command::new("completion").arg(Arg::new("shell")))
             .subcommand(Command::new("mcp"))
+            // Only the exact names are left out.
+            .subcommand(Command::new("helper").subcommand(Command::new("mcp")))
     }
 
     fn names(tools: &ToolSet) -> Vec<&str> {
@@ -671,7 +673,12 @@ mod tests {
         let tools = ToolSet::new(&app(), &Config::new()).unwrap();
         assert_eq!(
             names(&tools),
-            ["kube_get_pods", "kube_get_nodes", "kube_delete"]
+            [
+                "kube_get_pods",
+                "kube_get_nodes",
+                "kube_delete",
+                "kube_helper_mcp"
+            ]
         );
         let pods = tools.get("kube_get_pods").unwrap();
         assert_eq!(pods.command_path(), ["get", "pods"]);
@@ -737,7 +744,10 @@ mod tests {
 
         let tools =
             ToolSet::new(&app(), &Config::new().prefix("").allow_flag("namespace")).unwrap();
-        assert_eq!(names(&tools), ["get_pods", "get_nodes", "delete"]);
+        assert_eq!(
+            names(&tools),
+            ["get_pods", "get_nodes", "delete", "helper_mcp"]
+        );
         let pods = tools.get("get_pods").unwrap().tool();
         assert_eq!(
             pods.input_schema()["properties"],
