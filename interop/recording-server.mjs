@@ -4,14 +4,18 @@
 // It also misbehaves on request: crashes, malformed and oversized output, results that break
 // their outputSchema, tool list changes, pagination, server-to-client requests.
 //
-//   node recording-server.mjs [--record FILE] [--page-size N] [--extra-tools N]
+//   node recording-server.mjs [--record FILE] [--page-size N] [--extra-tools N] [--fail-list]
 
 import { appendFileSync } from "node:fs";
 
-const options = { record: null, pageSize: 0, extraTools: 0 };
+const options = { record: null, pageSize: 0, extraTools: 0, failList: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const flag = argv[i];
+  if (flag === "--fail-list") {
+    options.failList = true;
+    continue;
+  }
   const value = argv[++i];
   if (flag === "--record") options.record = value;
   else if (flag === "--page-size") options.pageSize = Number(value);
@@ -185,6 +189,10 @@ async function handle(line) {
       send({ jsonrpc: "2.0", id, result: {} });
       return;
     case "tools/list": {
+      if (options.failList) {
+        send({ jsonrpc: "2.0", id, error: { code: -32603, message: "listing is broken" } });
+        return;
+      }
       const start = params?.cursor ? Number(params.cursor.replace("page-", "")) : 0;
       const size = options.pageSize > 0 ? options.pageSize : tools.length;
       const page = tools.slice(start, start + size);

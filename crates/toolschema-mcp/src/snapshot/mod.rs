@@ -206,10 +206,12 @@ async fn take_over_stdio(
     let result = match outcome {
         Ok(Ok(snapshot)) => Ok(snapshot),
         Ok(Err(failure)) => {
-            // A closed connection is most often a server that exited: say how.
+            // A closed connection or a failed write is most often a server that exited: say how.
             let exited = match failure {
-                SessionFailure::Closed(_) => process.wait_for_exit(Duration::from_secs(2)).await,
-                _ => None,
+                SessionFailure::Error(_) => None,
+                SessionFailure::Closed(_) | SessionFailure::Other(_) => {
+                    process.wait_for_exit(Duration::from_secs(2)).await
+                }
             };
             Err(match exited {
                 Some(status) => SnapshotError::ServerExited {
