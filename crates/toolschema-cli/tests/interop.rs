@@ -124,7 +124,10 @@ fn filesystem_through_the_proxy(client: Client) {
     let root_arg = root.display().to_string();
     let direct = client.run(&["filesystem", &root_arg], &filesystem(&root));
     std::fs::remove_file(root.join("notes.txt")).unwrap();
-    let proxied = client.run(&["filesystem", &root_arg], &through_proxy(&filesystem(&root)));
+    let proxied = client.run(
+        &["filesystem", &root_arg],
+        &through_proxy(&filesystem(&root)),
+    );
     assert_eq!(proxied["tools"], direct["tools"]);
     assert_eq!(proxied["valid"], direct["valid"]);
     assert_eq!(

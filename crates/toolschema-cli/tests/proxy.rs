@@ -7,7 +7,6 @@ mod common;
 use common::{recorded, recorded_lines, recording_server, Session};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::time::Duration;
 
 struct Setup {
     _dir: tempfile::TempDir,
@@ -644,10 +643,8 @@ fn a_server_that_ignores_end_of_input_is_stopped() {
             "echo $$ >&2; exec sleep 600".into(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(300));
     let pid: u32 = proxy
-        .stderr()
-        .trim()
+        .first_stderr_line()
         .parse()
         .expect("the server's pid on stderr");
     assert!(common::alive(pid));
@@ -762,4 +759,28 @@ fn an_audit_log_that_cannot_be_opened_is_a_clear_error() {
         stderr,
         "error: cannot open the audit log /nonexistent-dir/audit.jsonl: No such file or directory (os error 2)\n"
     );
+}
+
+#[test]
+fn a_terminated_proxy_stops_the_server() {
+    let mut proxy = Session::proxy(
+        &[],
+        &[
+            "sh".into(),
+            "-c".into(),
+            "echo $$ >&2; exec sleep 600".into(),
+        ],
+    );
+    let server: u32 = proxy
+        .first_stderr_line()
+        .parse()
+        .expect("the server's pid on stderr");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &proxy.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (status, stderr) = proxy.wait();
+    assert_eq!(status.code(), Some(128 + 15), "{stderr}");
+    assert!(!common::alive(server), "the server is still running");
 }

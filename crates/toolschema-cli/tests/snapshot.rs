@@ -96,7 +96,18 @@ fn a_paginating_server_is_listed_page_by_page_with_keys_in_its_order() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["search", "echo", "delete_everything", "crash", "slow", "malformed_then_answer", "big", "change_tools", "progress", "ask_client"]
+        [
+            "search",
+            "echo",
+            "delete_everything",
+            "crash",
+            "slow",
+            "malformed_then_answer",
+            "big",
+            "change_tools",
+            "progress",
+            "ask_client"
+        ]
     );
     assert_eq!(
         serde_json::to_string(&tools[1]).unwrap(),
@@ -105,7 +116,14 @@ fn a_paginating_server_is_listed_page_by_page_with_keys_in_its_order() {
     let keys: Vec<&String> = tools[0].as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
-        ["name", "description", "x-owner", "inputSchema", "outputSchema", "annotations"]
+        [
+            "name",
+            "description",
+            "x-owner",
+            "inputSchema",
+            "outputSchema",
+            "annotations"
+        ]
     );
     let lists: Vec<Value> = recorded(&record)
         .into_iter()
@@ -114,7 +132,12 @@ fn a_paginating_server_is_listed_page_by_page_with_keys_in_its_order() {
         .collect();
     assert_eq!(
         lists,
-        [Value::Null, json!("page-3"), json!("page-6"), json!("page-9")]
+        [
+            Value::Null,
+            json!("page-3"),
+            json!("page-6"),
+            json!("page-9")
+        ]
     );
 }
 
@@ -124,7 +147,11 @@ fn the_snapshot_is_written_to_a_file_with_a_summary_on_stderr() {
     let record = dir.path().join("received.jsonl");
     let out = dir.path().join("tools.json");
     let server = recording_server(&record, &["--page-size", "4"]);
-    let mut args = vec!["-o".to_string(), out.display().to_string(), "--".to_string()];
+    let mut args = vec![
+        "-o".to_string(),
+        out.display().to_string(),
+        "--".to_string(),
+    ];
     args.extend(server.iter().cloned());
     let (code, stdout, stderr) = snapshot(&args);
     assert_eq!(code, Some(0), "{stderr}");
@@ -233,22 +260,16 @@ fn a_server_that_answers_tools_list_with_an_error_is_reported() {
     );
 }
 
-/// server-everything serving Streamable HTTP on a loopback port; killed on drop.
+/// A server listening on a loopback port, which it reports on stderr as "listening on port N";
+/// killed on drop.
 struct HttpServer {
     child: Child,
-    url: String,
+    port: u16,
 }
 
 impl HttpServer {
-    fn start() -> HttpServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let mut child = Command::new(require("interop/node_modules/.bin/mcp-server-everything"))
-            .arg("streamableHttp")
-            .env("PORT", port.to_string())
+    fn start(command: &mut Command) -> HttpServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -259,20 +280,33 @@ impl HttpServer {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                if line.contains("listening on port") {
-                    let _ = ready.send(());
+                if let Some((_, port)) = line.rsplit_once("listening on port ") {
+                    let _ = ready.send(port.trim().parse::<u16>().unwrap());
                 }
             }
         });
-        let mut server = HttpServer {
-            child,
-            url: format!("http://127.0.0.1:{port}/mcp"),
-        };
-        if listening.recv_timeout(WAIT).is_err() {
-            let _ = server.child.kill();
-            panic!("server-everything did not start listening on port {port}");
+        match listening.recv_timeout(WAIT) {
+            Ok(port) => HttpServer { child, port },
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{command:?} did not start listening");
+            }
         }
-        server
+    }
+
+    /// server-everything serving Streamable HTTP.
+    fn everything() -> HttpServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        HttpServer::start(
+            Command::new(require("interop/node_modules/.bin/mcp-server-everything"))
+                .arg("streamableHttp")
+                .env("PORT", port.to_string()),
+        )
     }
 }
 
@@ -285,10 +319,10 @@ impl Drop for HttpServer {
 
 #[test]
 fn streamable_http_gives_the_same_snapshot_as_stdio() {
-    let server = HttpServer::start();
+    let server = HttpServer::everything();
     let (code, over_http, stderr) = snapshot(&[
         "--url".into(),
-        server.url.clone(),
+        format!("http://127.0.0.1:{}/mcp", server.port),
         "--header".into(),
         "X-Client: toolschema-test".into(),
     ]);
@@ -315,4 +349,55 @@ fn an_unreachable_url_is_reported_with_exit_2() {
         stderr,
         format!("error: the MCP server {url} failed while the snapshot waited for the initialize response: cannot connect to 127.0.0.1:{port}: Connection refused (os error 111)\n")
     );
+}
+
+#[test]
+fn https_is_spoken_and_an_untrusted_certificate_is_refused() {
+    let server = HttpServer::start(Command::new(node()).arg(require("interop/tls-server.mjs")));
+    let authority = format!("127.0.0.1:{}", server.port);
+    let url = format!("https://{authority}/mcp");
+    let (code, _, stderr) = snapshot(&["--url".into(), url.clone()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!("error: the MCP server {url} failed while the snapshot waited for the initialize response: TLS handshake with {authority} failed: invalid peer certificate: UnknownIssuer\n")
+    );
+}
+
+#[test]
+fn an_interrupted_snapshot_stops_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("server.pid");
+    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+    let mut session = common::Session::start(
+        toolschema(),
+        &[
+            "snapshot".into(),
+            "--".into(),
+            "sh".into(),
+            "-c".into(),
+            script,
+        ],
+    );
+    let start = Instant::now();
+    while !pidfile.exists() && start.elapsed() < WAIT {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let server: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let status = Command::new("kill")
+        .args(["-INT", &session.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (status, stderr) = session.wait();
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(
+        stderr,
+        "error: interrupted; the snapshot is incomplete and was not written\n"
+    );
+    assert!(!common::alive(server), "the server is still running");
 }

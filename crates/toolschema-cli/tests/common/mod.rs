@@ -227,6 +227,20 @@ impl Session {
         }
     }
 
+    /// Wait until stderr holds a whole first line, and return it.
+    pub fn first_stderr_line(&self) -> String {
+        let start = Instant::now();
+        loop {
+            if let Some((line, _)) = self.stderr().split_once('\n') {
+                return line.to_string();
+            }
+            if start.elapsed() > WAIT {
+                panic!("nothing on stderr within {WAIT:?}");
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// The stderr collected so far.
     pub fn stderr(&self) -> String {
         self.stderr.lock().unwrap().clone()

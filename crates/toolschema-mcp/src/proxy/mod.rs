@@ -13,6 +13,7 @@
 //! them. The messages it writes itself are built with rmcp's model types.
 
 mod audit;
+mod own_stdio;
 mod policy;
 mod registry;
 mod relay;
@@ -136,7 +137,7 @@ pub enum ProxyError {
 
 /// Run the proxy on this process's stdin and stdout.
 pub async fn run_stdio(config: ProxyConfig) -> Result<ProxyExit, ProxyError> {
-    run(config, tokio::io::stdin(), tokio::io::stdout()).await
+    run(config, own_stdio::input(), own_stdio::output()).await
 }
 
 /// Run the proxy between a client (`client_in`, `client_out`) and the server of `config`.

@@ -593,7 +593,9 @@ impl Relay {
         arguments: Option<&Value>,
     ) {
         let mode = self.config.output_check;
-        if mode == OutputCheck::Off && self.audit.is_none() {
+        let nothing_to_check =
+            mode == OutputCheck::Off || !self.state().registry.has_output_schema(tool);
+        if nothing_to_check && self.audit.is_none() {
             return self.client.send_line(line).await;
         }
         let mut message = match message::parse(trim_line(line)) {

@@ -140,7 +140,9 @@ impl HttpClient {
             let name = rustls::pki_types::ServerName::try_from(host.clone())
                 .map_err(|e| HttpError::Url(format!("'{host}': {e}")))?;
             let connector = tokio_rustls::TlsConnector::from(self.tls_config()?);
-            let tls = connector.connect(name, tcp).await?;
+            let tls = connector.connect(name, tcp).await.map_err(|e| {
+                HttpError::Url(format!("TLS handshake with {authority} failed: {e}"))
+            })?;
             exchange(tls, request).await
         } else {
             exchange(tcp, request).await

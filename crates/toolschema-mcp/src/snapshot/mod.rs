@@ -150,6 +150,9 @@ pub enum SnapshotError {
         /// The last lines of its stderr.
         stderr: Option<String>,
     },
+    /// Interrupted (Ctrl-C) before it was complete.
+    #[error("interrupted; the snapshot is incomplete and was not written")]
+    Interrupted,
     /// An option is unusable (a header that is not `Name: value`).
     #[error("{0}")]
     Options(String),
@@ -200,12 +203,11 @@ async fn take_over_stdio(
     let transport =
         stdio::RawStdioTransport::new(stdin, stdout, results.clone(), options.max_message_bytes);
     let phase = Mutex::new(Phase::Initialize);
-    let outcome =
-        tokio::time::timeout(options.timeout, run_session(transport, &results, &phase)).await;
+    let outcome = within_limits(options, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     let result = match outcome {
-        Ok(Ok(snapshot)) => Ok(snapshot),
-        Ok(Err(failure)) => {
+        Outcome::Done(snapshot) => Ok(snapshot),
+        Outcome::Failed(failure) => {
             // A closed connection or a failed write is most often a server that exited: say how.
             let exited = match failure {
                 SessionFailure::Error(_) => None,
@@ -223,12 +225,13 @@ async fn take_over_stdio(
                 None => protocol_error(target, phase, failure, &tail),
             })
         }
-        Err(_) => Err(SnapshotError::Timeout {
+        Outcome::TimedOut => Err(SnapshotError::Timeout {
             target: target.to_string(),
             phase,
             after: options.timeout,
             stderr: tail.block(),
         }),
+        Outcome::Interrupted => Err(SnapshotError::Interrupted),
     };
     // A server that failed gets less time to exit than one that answered everything.
     let grace = if result.is_ok() {
@@ -260,19 +263,46 @@ async fn take_over_http(
         .max_sse_event_size(options.max_message_bytes);
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let phase = Mutex::new(Phase::Initialize);
-    let outcome =
-        tokio::time::timeout(options.timeout, run_session(transport, &results, &phase)).await;
+    let outcome = within_limits(options, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
-    let no_stderr = StderrTail::default();
     match outcome {
-        Ok(Ok(snapshot)) => Ok(snapshot),
-        Ok(Err(failure)) => Err(protocol_error(target, phase, failure, &no_stderr)),
-        Err(_) => Err(SnapshotError::Timeout {
+        Outcome::Done(snapshot) => Ok(snapshot),
+        Outcome::Failed(failure) => Err(protocol_error(
+            target,
+            phase,
+            failure,
+            &StderrTail::default(),
+        )),
+        Outcome::TimedOut => Err(SnapshotError::Timeout {
             target: target.to_string(),
             phase,
             after: options.timeout,
             stderr: None,
         }),
+        Outcome::Interrupted => Err(SnapshotError::Interrupted),
+    }
+}
+
+/// How a session ended.
+enum Outcome {
+    Done(Snapshot),
+    Failed(SessionFailure),
+    TimedOut,
+    Interrupted,
+}
+
+/// Run a session within `--timeout`, unless the user interrupts it (Ctrl-C) first.
+async fn within_limits(
+    options: &SnapshotOptions,
+    session: impl std::future::Future<Output = Result<Snapshot, SessionFailure>>,
+) -> Outcome {
+    tokio::select! {
+        outcome = tokio::time::timeout(options.timeout, session) => match outcome {
+            Ok(Ok(snapshot)) => Outcome::Done(snapshot),
+            Ok(Err(failure)) => Outcome::Failed(failure),
+            Err(_) => Outcome::TimedOut,
+        },
+        _ = tokio::signal::ctrl_c() => Outcome::Interrupted,
     }
 }
 
