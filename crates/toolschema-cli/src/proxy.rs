@@ -1,7 +1,6 @@
 //! `toolschema proxy`: a validating stdio proxy in front of any MCP server.
 
-use crate::input::InputError;
-use crate::snapshot::parse_size;
+use crate::input::{parse_size, InputError};
 use crate::Outcome;
 use std::path::PathBuf;
 use toolschema_mcp::proxy::{self, Glob, OutputCheck, ProxyConfig, ToolPolicy};

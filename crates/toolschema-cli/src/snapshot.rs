@@ -1,6 +1,6 @@
 //! `toolschema snapshot`: the tools of a live MCP server, exactly as it lists them.
 
-use crate::input::InputError;
+use crate::input::{parse_seconds, parse_size, InputError};
 use crate::Outcome;
 use std::io::Write;
 use std::time::Duration;
@@ -42,43 +42,6 @@ pub struct SnapshotArgs {
     /// The largest message accepted from the server: bytes, or with KiB, MiB or GiB.
     #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
     max_message_bytes: usize,
-}
-
-/// Seconds as a duration: a positive number, fractions allowed.
-pub fn parse_seconds(value: &str) -> Result<Duration, String> {
-    match value.trim().parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => Ok(Duration::from_secs_f64(seconds)),
-        _ => Err(format!("'{value}' is not a positive number of seconds")),
-    }
-}
-
-/// A size in bytes: a number, optionally followed by KiB, MiB or GiB; at least 1 KiB.
-pub fn parse_size(value: &str) -> Result<usize, String> {
-    let text = value.trim();
-    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
-        Some(at) => (&text[..at], text[at..].trim()),
-        None => (text, ""),
-    };
-    let multiplier: usize = match unit.to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "kib" => 1 << 10,
-        "mib" => 1 << 20,
-        "gib" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "'{value}': use a number of bytes, or KiB, MiB or GiB (like 16MiB)"
-            ))
-        }
-    };
-    let bytes = number
-        .parse::<usize>()
-        .ok()
-        .and_then(|n| n.checked_mul(multiplier))
-        .ok_or_else(|| format!("'{value}' is not a size (like 16MiB)"))?;
-    if bytes < 1024 {
-        return Err(format!("'{value}' is too small: at least 1KiB"));
-    }
-    Ok(bytes)
 }
 
 /// Run `toolschema snapshot`.
@@ -130,31 +93,4 @@ pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
             .map_err(|e| InputError(format!("cannot write output: {e}")))?,
     }
     Ok(Outcome::Valid)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_take_binary_units() {
-        assert_eq!(parse_size("16MiB"), Ok(16 * 1024 * 1024));
-        assert_eq!(parse_size("512 KiB"), Ok(512 * 1024));
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(
-            parse_size("16MB"),
-            Err("'16MB': use a number of bytes, or KiB, MiB or GiB (like 16MiB)".into())
-        );
-        assert_eq!(
-            parse_size("100"),
-            Err("'100' is too small: at least 1KiB".into())
-        );
-    }
-
-    #[test]
-    fn seconds_are_positive() {
-        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
-        assert!(parse_seconds("0").is_err());
-        assert!(parse_seconds("soon").is_err());
-    }
 }

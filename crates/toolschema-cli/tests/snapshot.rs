@@ -401,3 +401,24 @@ fn an_interrupted_snapshot_stops_the_server() {
     );
     assert!(!common::alive(server), "the server is still running");
 }
+
+#[test]
+fn a_url_that_is_not_http_is_refused() {
+    let (code, _, stderr) = snapshot(&["--url".into(), "ftp://example.com/mcp".into()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: 'ftp://example.com/mcp' is not an http:// or https:// URL with a host (like http://127.0.0.1:3001/mcp)\n"
+    );
+    let (code, _, stderr) = snapshot(&[
+        "--url".into(),
+        "http://127.0.0.1:1/mcp".into(),
+        "--header".into(),
+        "no colon here".into(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: --header 'no colon here': write it as 'Name: value'\n"
+    );
+}

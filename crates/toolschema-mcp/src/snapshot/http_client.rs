@@ -41,9 +41,9 @@ pub enum HttpError {
     /// The URL cannot be used.
     #[error("{0}")]
     Url(String),
-    /// Connecting or reading failed.
+    /// The server cannot be reached (connection or TLS handshake).
     #[error("{0}")]
-    Io(#[from] std::io::Error),
+    Connect(String),
     /// The HTTP exchange failed.
     #[error("HTTP error: {0}")]
     Hyper(#[from] hyper::Error),
@@ -135,13 +135,13 @@ impl HttpClient {
         let request = Request::from_parts(parts, body);
         let tcp = TcpStream::connect((host.as_str(), port))
             .await
-            .map_err(|e| HttpError::Url(format!("cannot connect to {authority}: {e}")))?;
+            .map_err(|e| HttpError::Connect(format!("cannot connect to {authority}: {e}")))?;
         if https {
             let name = rustls::pki_types::ServerName::try_from(host.clone())
                 .map_err(|e| HttpError::Url(format!("'{host}': {e}")))?;
             let connector = tokio_rustls::TlsConnector::from(self.tls_config()?);
             let tls = connector.connect(name, tcp).await.map_err(|e| {
-                HttpError::Url(format!("TLS handshake with {authority} failed: {e}"))
+                HttpError::Connect(format!("TLS handshake with {authority} failed: {e}"))
             })?;
             exchange(tls, request).await
         } else {

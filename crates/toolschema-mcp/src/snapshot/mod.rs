@@ -248,6 +248,14 @@ async fn take_over_http(
     url: &str,
     options: &SnapshotOptions,
 ) -> Result<Snapshot, SnapshotError> {
+    let usable = url.parse::<http::Uri>().is_ok_and(|uri| {
+        matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some()
+    });
+    if !usable {
+        return Err(SnapshotError::Options(format!(
+            "'{url}' is not an http:// or https:// URL with a host (like http://127.0.0.1:3001/mcp)"
+        )));
+    }
     let mut headers = HashMap::new();
     for (name, value) in &options.headers {
         let name = http::HeaderName::try_from(name.as_str())
