@@ -18,6 +18,7 @@ use crate::message::{
 use rmcp::model::ErrorCode;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt, BufWriter};
@@ -82,6 +83,7 @@ pub struct State {
 /// Writes whole lines to the client; shared by both directions.
 pub struct ClientOutput {
     writer: tokio::sync::Mutex<BufWriter<Box<dyn AsyncWrite + Send + Unpin>>>,
+    failed: AtomicBool,
 }
 
 impl ClientOutput {
@@ -89,11 +91,12 @@ impl ClientOutput {
     pub fn new(writer: Box<dyn AsyncWrite + Send + Unpin>) -> Self {
         ClientOutput {
             writer: tokio::sync::Mutex::new(BufWriter::new(writer)),
+            failed: AtomicBool::new(false),
         }
     }
 
-    /// Write one line (without its newline) and flush. A client that stopped reading is not an
-    /// error here: its end of input ends the proxy.
+    /// Write one line (without its newline) and flush. A client that stopped reading is reported
+    /// once, not treated as fatal: its end of input ends the proxy.
     pub async fn send_line(&self, line: &[u8]) {
         let mut writer = self.writer.lock().await;
         let result = async {
@@ -103,7 +106,9 @@ impl ClientOutput {
         }
         .await;
         if let Err(e) = result {
-            report(&format!("cannot write to the client: {e}"));
+            if !self.failed.swap(true, Ordering::Relaxed) {
+                report(&format!("cannot write to the client: {e}"));
+            }
         }
     }
 
@@ -214,7 +219,7 @@ impl Relay {
                     } else {
                         PendingKind::Other
                     };
-                    self.track(id, kind);
+                    self.track(id, kind, Instant::now());
                     server.send_line(&line).await
                 }
                 Ok(_) => server.send_line(&line).await,
@@ -225,10 +230,11 @@ impl Relay {
         }
     }
 
-    fn track(&self, id: Value, kind: PendingKind) {
+    /// Remember a request forwarded to the server, which arrived at `started`.
+    fn track(&self, id: Value, kind: PendingKind, started: Instant) {
         let pending = Pending {
             id: id.clone(),
-            started: Instant::now(),
+            started,
             kind,
         };
         self.state().pending.insert(IdKey::of(&id), pending);
@@ -272,7 +278,7 @@ impl Relay {
         let params = request.get("params");
         // Without a name there is nothing to check against: the server answers.
         let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
-            self.track(id, PendingKind::Other);
+            self.track(id, PendingKind::Other, started);
             return server.send_line(line).await;
         };
         let empty = Value::Object(Map::new());
@@ -311,6 +317,7 @@ impl Relay {
                         tool: tool.to_string(),
                         arguments: kept,
                     },
+                    started,
                 );
                 server.send_line(line).await
             }
