@@ -2,7 +2,9 @@
 
 mod input;
 mod lint;
+mod proxy;
 mod rules;
+mod snapshot;
 mod validate;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +23,10 @@ struct Cli {
 enum Command {
     /// Check tool-call arguments against a catalog's inputSchema (or instances against a schema).
     Validate(validate::ValidateArgs),
+    /// Print the tools of a live MCP server exactly as it lists them ({"tools": [...]}).
+    Snapshot(snapshot::SnapshotArgs),
+    /// Run an MCP server behind a proxy that validates tools/call arguments (stdio).
+    Proxy(proxy::ProxyArgs),
     /// Lint tool catalogs: unsafe or unreadable schemas, names, descriptions; fix what can be.
     Lint(lint::LintArgs),
     /// List the lint rules.
@@ -38,6 +44,8 @@ pub enum Outcome {
     Invalid,
     /// The input could not be checked: exit 2.
     BadInput,
+    /// The exit status of what the command ran (the proxy exits with its server's).
+    Exit(u8),
 }
 
 impl From<Outcome> for ExitCode {
@@ -46,21 +54,35 @@ impl From<Outcome> for ExitCode {
             Outcome::Valid => ExitCode::SUCCESS,
             Outcome::Invalid => ExitCode::from(1),
             Outcome::BadInput => ExitCode::from(2),
+            Outcome::Exit(code) => ExitCode::from(code),
         }
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    match cli.command {
+        // The proxy owns the process's stdin and stdout: nothing may hold a lock on stdout.
+        Command::Proxy(args) => finish(proxy::run(args), Ok(())),
+        Command::Validate(args) => with_stdout(|out| validate::run(args, out)),
+        Command::Snapshot(args) => with_stdout(|out| snapshot::run(args, out)),
+        Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
+        Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
+        Command::Rule(args) => with_stdout(|out| rules::show(args, out)),
+    }
+}
+
+/// Run a command that writes its report to a buffered, locked stdout.
+fn with_stdout(run: impl FnOnce(&mut dyn Write) -> Result<Outcome, input::InputError>) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let result = match cli.command {
-        Command::Validate(args) => validate::run(args, &mut out),
-        Command::Lint(args) => lint::run(args, &mut out),
-        Command::Rules(args) => rules::list(args, &mut out),
-        Command::Rule(args) => rules::show(args, &mut out),
-    };
+    let result = run(&mut out);
     let flushed = out.flush();
+    finish(result, flushed)
+}
+
+/// Print the error, if any, and turn the outcome into the exit status.
+fn finish(result: Result<Outcome, input::InputError>, flushed: std::io::Result<()>) -> ExitCode {
     match result {
         Ok(outcome) => {
             if let Err(e) = flushed {

@@ -177,26 +177,9 @@ fn validate_calls(
     // Compile each tool once, when a call first needs it.
     let mut compiled: std::collections::HashMap<String, Result<CompiledTool, String>> =
         std::collections::HashMap::new();
-    let mut tally = Tally::default();
-    for (number, line) in json_lines(&text) {
-        let record = match parse_json_line(name, number, line) {
-            Err(e) => {
-                tally.bad_input = true;
-                json!({"line": number, "error": e.to_string()})
-            }
-            Ok(call) => {
-                let record = check_call(catalog, &options, &mut compiled, &call, &mut tally);
-                toolschema::json::drop_deep(call);
-                let mut record = record;
-                if let Value::Object(map) = &mut record {
-                    map.shift_insert(0, "line".into(), json!(number));
-                }
-                record
-            }
-        };
-        writeln!(out, "{record}").map_err(write_error)?;
-    }
-    Ok(tally.outcome())
+    check_json_lines(name, &text, out, |call, tally| {
+        check_call(catalog, &options, &mut compiled, call, tally)
+    })
 }
 
 fn check_call(
@@ -247,18 +230,31 @@ fn validate_instances(
         .map_err(|e| InputError(format!("{}: {e}", display_name(schema_path))))?;
     let text = read_text(instances_path)?;
     let name = display_name(instances_path);
+    check_json_lines(name, &text, out, |instance, tally| {
+        let verdict = validator.validate_as(instance, Subject::Value);
+        tally.invalid |= verdict.is_err();
+        verdict_json(&verdict)
+    })
+}
+
+/// Check each line of a JSON Lines file with `check`, writing one record per line with its number
+/// first (`{"line": 3, ...}`); a line that is not JSON gets `{"line": 3, "error": ...}`.
+fn check_json_lines(
+    name: &str,
+    text: &str,
+    out: &mut dyn Write,
+    mut check: impl FnMut(&Value, &mut Tally) -> Value,
+) -> Result<Outcome, InputError> {
     let mut tally = Tally::default();
-    for (number, line) in json_lines(&text) {
+    for (number, line) in json_lines(text) {
         let record = match parse_json_line(name, number, line) {
             Err(e) => {
                 tally.bad_input = true;
                 json!({"line": number, "error": e.to_string()})
             }
-            Ok(instance) => {
-                let verdict = validator.validate_as(&instance, Subject::Value);
-                toolschema::json::drop_deep(instance);
-                tally.invalid |= verdict.is_err();
-                let mut record = verdict_json(&verdict);
+            Ok(value) => {
+                let mut record = check(&value, &mut tally);
+                toolschema::json::drop_deep(value);
                 if let Value::Object(map) = &mut record {
                     map.shift_insert(0, "line".into(), json!(number));
                 }

@@ -3,22 +3,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../toolschema/tests/support/mod.rs"]
+mod support;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
-fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    assert!(
-        dir.is_dir(),
-        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
-        dir.display()
-    );
-    dir
-}
+use support::shared_dir;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lint")

@@ -1,42 +1,31 @@
 //! `toolschema lint` on what real MCP servers send: the npm `server-everything` and
-//! `server-filesystem` are started, their `tools/list` is read with the official TypeScript SDK
-//! client (`interop/list-tools.mjs`), and the result is linted and fixed.
+//! `server-filesystem` are started, their tools captured with `toolschema snapshot`, and the
+//! result is linted and fixed.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use assert_cmd::Command;
+use common::{require, run, toolschema, WAIT};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
-}
-
-/// The `tools/list` result of an npm server, as the TypeScript SDK client reads it.
-fn list_tools(server: &str, args: &[&str]) -> String {
-    let interop = interop_dir();
-    let bin = interop.join("node_modules/.bin").join(server);
-    assert!(
-        bin.exists(),
-        "{} is missing: run ./scripts/test.sh (it installs the interop servers with npm ci)",
-        bin.display()
-    );
-    let output = Command::new("node")
-        .current_dir(&interop)
-        .arg("list-tools.mjs")
-        .arg(&bin)
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("node is needed for the interop tests: install Node.js and run ./scripts/test.sh");
-    assert!(
-        output.status.success(),
-        "list-tools.mjs {server} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
+/// The tools of an npm server, as `toolschema snapshot` writes them.
+fn snapshot(server: &str, args: &[&str]) -> String {
+    let mut all = vec![
+        "snapshot".to_string(),
+        "--".to_string(),
+        require(&format!("interop/node_modules/.bin/{server}"))
+            .display()
+            .to_string(),
+    ];
+    all.extend(args.iter().map(|a| a.to_string()));
+    let (status, stdout, stderr) = run(toolschema(), &all, WAIT);
+    assert!(status.success(), "snapshot of {server} failed: {stderr}");
+    stdout
 }
 
 fn lint(dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -69,8 +58,8 @@ fn counts(document: &Value) -> BTreeMap<String, usize> {
 fn live_catalogs_lint_and_fix() {
     let work = tempfile::tempdir().unwrap();
     let allowed = tempfile::tempdir().unwrap();
-    let everything = list_tools("mcp-server-everything", &[]);
-    let filesystem = list_tools("mcp-server-filesystem", &[allowed.path().to_str().unwrap()]);
+    let everything = snapshot("mcp-server-everything", &[]);
+    let filesystem = snapshot("mcp-server-filesystem", &[allowed.path().to_str().unwrap()]);
     std::fs::write(work.path().join("everything.json"), &everything).unwrap();
     std::fs::write(work.path().join("filesystem.json"), &filesystem).unwrap();
 

@@ -2,23 +2,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../toolschema/tests/support/mod.rs"]
+mod support;
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-
-/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
-fn shared_dir() -> std::path::PathBuf {
-    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-        });
-    assert!(
-        dir.is_dir(),
-        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
-        dir.display()
-    );
-    dir
-}
+use support::shared_dir;
 
 fn toolschema() -> Command {
     Command::cargo_bin("toolschema").unwrap()

@@ -6,26 +6,15 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 use criterion::Criterion;
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::path::Path;
+use support::shared_dir;
 use toolschema::{Catalog, CompiledTool};
-
-/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
-fn shared_dir() -> std::path::PathBuf {
-    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-        });
-    assert!(
-        dir.is_dir(),
-        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
-        dir.display()
-    );
-    dir
-}
 
 struct Case {
     compiled: CompiledTool,

@@ -4,24 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{json, Value};
+use support::shared_dir;
 use toolschema::catalog::CatalogShape;
 use toolschema::{Catalog, CompiledTool, Dialect};
-
-/// The shared fixtures folder: `$TOOLSCHEMA_SHARED_DIR`, or `shared/` beside the checkout.
-fn shared_dir() -> std::path::PathBuf {
-    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared")
-        });
-    assert!(
-        dir.is_dir(),
-        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
-        dir.display()
-    );
-    dir
-}
 
 fn load(name: &str) -> Catalog {
     let path = shared_dir().join(format!("catalogs/{name}.json"));

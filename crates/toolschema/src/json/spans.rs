@@ -200,13 +200,18 @@ impl LineIndex {
             .partition_point(|&start| start as usize <= offset)
             .max(1);
         let line_start = self.line_starts[line - 1] as usize;
-        let column = text
-            .get(line_start..offset)
-            .map_or(offset - line_start, |s| s.chars().count());
-        Position {
-            line: line as u32,
-            column: column as u32 + 1,
-        }
+        position_in_line(text, line, line_start, offset)
+    }
+}
+
+/// The position of `offset` on the line that starts at byte `line_start`; columns count characters.
+fn position_in_line(text: &str, line: usize, line_start: usize, offset: usize) -> Position {
+    let column = text
+        .get(line_start..offset)
+        .map_or(offset - line_start, |s| s.chars().count());
+    Position {
+        line: line as u32,
+        column: column as u32 + 1,
     }
 }
 
@@ -254,13 +259,7 @@ pub fn position_of(text: &str, offset: usize) -> Position {
         .iter()
         .rposition(|&b| b == b'\n')
         .map_or(0, |i| i + 1);
-    let column = text
-        .get(line_start..offset)
-        .map_or(offset - line_start, |s| s.chars().count());
-    Position {
-        line: line as u32,
-        column: column as u32 + 1,
-    }
+    position_in_line(text, line, line_start, offset)
 }
 
 #[cfg(test)]

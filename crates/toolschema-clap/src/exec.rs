@@ -1,0 +1,302 @@
+//! Running a tool call: the application's own executable as a child process, with environment
+//! defaults, no standard input, bounded output, a timeout, and a kill on timeout or cancellation.
+
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+/// How long output is still read after the child ended (a grandchild may hold the pipes open).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// What limits a run.
+#[derive(Debug, Clone)]
+pub(crate) struct Limits {
+    pub(crate) timeout: Duration,
+    pub(crate) output_limit: usize,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The command exited by itself.
+    Exited,
+    /// The timeout passed and the command was killed.
+    TimedOut(Duration),
+    /// The call was cancelled and the command was killed.
+    Cancelled,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RunOutput {
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    /// The exit code; 128 + N when killed by signal N.
+    pub(crate) exit_code: i64,
+    pub(crate) ending: Ending,
+}
+
+impl RunOutput {
+    /// The structured content: `{stdout, stderr, exitCode}`.
+    pub(crate) fn structured(&self) -> Value {
+        json!({"stdout": self.stdout, "stderr": self.stderr, "exitCode": self.exit_code})
+    }
+
+    /// Whether the result is an error: a non-zero exit code.
+    pub(crate) fn is_error(&self) -> bool {
+        self.exit_code != 0
+    }
+}
+
+/// Captured bytes of one stream, at most `limit` kept, the rest counted.
+#[derive(Debug, Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    dropped: u64,
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.bytes).into_owned();
+        if self.dropped > 0 {
+            if !text.ends_with('\n') && !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!(
+                "[output cut: {} more bytes were not kept]\n",
+                self.dropped
+            ));
+        }
+        text
+    }
+}
+
+/// Read a stream to its end, keeping at most `limit` bytes in `into`.
+async fn read_bounded(
+    mut stream: impl AsyncRead + Unpin,
+    limit: usize,
+    into: Arc<Mutex<Captured>>,
+) {
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        let n = match stream.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let mut captured = into.lock().unwrap_or_else(PoisonError::into_inner);
+        let room = limit.saturating_sub(captured.bytes.len());
+        let kept = n.min(room);
+        captured.bytes.extend_from_slice(&buffer[..kept]);
+        captured.dropped += (n - kept) as u64;
+    }
+}
+
+#[cfg(unix)]
+fn exit_code(status: std::process::ExitStatus) -> i64 {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => i64::from(code),
+        (None, Some(signal)) => 128 + i64::from(signal),
+        (None, None) => -1,
+    }
+}
+
+#[cfg(not(unix))]
+fn exit_code(status: std::process::ExitStatus) -> i64 {
+    status.code().map_or(-1, i64::from)
+}
+
+/// Run `program` with `args`; variables in `env_defaults` are set unless the environment already
+/// has them.
+pub(crate) async fn run(
+    program: &Path,
+    args: &[String],
+    env_defaults: &[(String, String)],
+    limits: &Limits,
+    cancel: CancellationToken,
+) -> std::io::Result<RunOutput> {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for (key, value) in env_defaults {
+        if std::env::var_os(key).is_none() {
+            command.env(key, value);
+        }
+    }
+    let mut child = command.spawn()?;
+    let stdout = Arc::new(Mutex::new(Captured::default()));
+    let stderr = Arc::new(Mutex::new(Captured::default()));
+    let mut readers = tokio::task::JoinSet::new();
+    if let Some(pipe) = child.stdout.take() {
+        readers.spawn(read_bounded(pipe, limits.output_limit, stdout.clone()));
+    }
+    if let Some(pipe) = child.stderr.take() {
+        readers.spawn(read_bounded(pipe, limits.output_limit, stderr.clone()));
+    }
+    let (status, ending) = tokio::select! {
+        status = child.wait() => (status?, Ending::Exited),
+        () = tokio::time::sleep(limits.timeout) => {
+            child.start_kill()?;
+            (child.wait().await?, Ending::TimedOut(limits.timeout))
+        }
+        () = cancel.cancelled() => {
+            child.start_kill()?;
+            (child.wait().await?, Ending::Cancelled)
+        }
+    };
+    let drained = tokio::time::timeout(DRAIN_GRACE, async {
+        while readers.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        readers.abort_all();
+    }
+    let text = |captured: &Arc<Mutex<Captured>>| {
+        captured
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .text()
+    };
+    let mut stderr_text = text(&stderr);
+    match &ending {
+        Ending::Exited => {}
+        Ending::TimedOut(after) => stderr_text.push_str(&format!(
+            "[the command did not finish within {} s and was killed]\n",
+            after.as_secs_f64()
+        )),
+        Ending::Cancelled => {
+            stderr_text.push_str("[the call was cancelled and the command was killed]\n")
+        }
+    }
+    Ok(RunOutput {
+        stdout: text(&stdout),
+        stderr: stderr_text,
+        exit_code: exit_code(status),
+        ending,
+    })
+}
+
+#[cfg(test)]
+#[cfg(unix)]
+mod tests {
+    use super::*;
+
+    fn limits(timeout_ms: u64, output_limit: usize) -> Limits {
+        Limits {
+            timeout: Duration::from_millis(timeout_ms),
+            output_limit,
+        }
+    }
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["-c".to_string(), script.to_string()]
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    }
+
+    /// Run a shell script to its end (or its timeout).
+    fn run_script(script: &str, env: &[(String, String)], limits: Limits) -> RunOutput {
+        runtime()
+            .block_on(run(
+                Path::new("/bin/sh"),
+                &sh(script),
+                env,
+                &limits,
+                CancellationToken::new(),
+            ))
+            .unwrap()
+    }
+
+    #[test]
+    fn captures_output_and_exit_code() {
+        let out = run_script("echo out; echo err >&2; exit 3", &[], limits(10_000, 1024));
+        assert_eq!(out.stdout, "out\n");
+        assert_eq!(out.stderr, "err\n");
+        assert_eq!(out.exit_code, 3);
+        assert!(out.is_error());
+        assert_eq!(
+            out.structured(),
+            json!({"stdout": "out\n", "stderr": "err\n", "exitCode": 3})
+        );
+    }
+
+    #[test]
+    fn keeps_output_within_the_limit() {
+        let out = run_script("printf 'abcdefghij'", &[], limits(10_000, 4));
+        assert_eq!(
+            out.stdout,
+            "abcd\n[output cut: 6 more bytes were not kept]\n"
+        );
+        assert_eq!(out.exit_code, 0);
+    }
+
+    #[test]
+    fn applies_environment_defaults_without_overriding() {
+        std::env::set_var("TOOLSCHEMA_CLAP_EXEC_TEST_SET", "outer");
+        let defaults: Vec<(String, String)> = ["SET", "UNSET"]
+            .iter()
+            .map(|k| {
+                (
+                    format!("TOOLSCHEMA_CLAP_EXEC_TEST_{k}"),
+                    "default".to_string(),
+                )
+            })
+            .collect();
+        let out = run_script(
+            "echo $TOOLSCHEMA_CLAP_EXEC_TEST_SET $TOOLSCHEMA_CLAP_EXEC_TEST_UNSET",
+            &defaults,
+            limits(10_000, 1024),
+        );
+        assert_eq!(out.stdout, "outer default\n");
+    }
+
+    #[test]
+    fn kills_on_timeout() {
+        let out = run_script("echo started; exec sleep 30", &[], limits(300, 1024));
+        assert_eq!(out.ending, Ending::TimedOut(Duration::from_millis(300)));
+        assert_eq!(out.stdout, "started\n");
+        assert_eq!(out.exit_code, 128 + 9);
+        assert_eq!(
+            out.stderr,
+            "[the command did not finish within 0.3 s and was killed]\n"
+        );
+    }
+
+    #[test]
+    fn kills_on_cancellation() {
+        let cancel = CancellationToken::new();
+        let trigger = cancel.clone();
+        let out = runtime()
+            .block_on(async move {
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    trigger.cancel();
+                });
+                run(
+                    Path::new("/bin/sh"),
+                    &sh("exec sleep 30"),
+                    &[],
+                    &limits(60_000, 1024),
+                    cancel,
+                )
+                .await
+            })
+            .unwrap();
+        assert_eq!(out.ending, Ending::Cancelled);
+        assert_eq!(out.exit_code, 137);
+    }
+}

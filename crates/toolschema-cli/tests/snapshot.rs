@@ -1,0 +1,424 @@
+//! `toolschema snapshot` against real servers: the npm servers compared byte for byte with what
+//! the TypeScript SDK client receives, the project's recording server for pagination and key
+//! order, Streamable HTTP on loopback, and servers that fail.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{node, recorded, recording_server, require, run, toolschema, WAIT};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn snapshot(args: &[String]) -> (Option<i32>, String, String) {
+    let mut all = vec!["snapshot".to_string()];
+    all.extend(args.iter().cloned());
+    let (status, stdout, stderr) = run(toolschema(), &all, WAIT);
+    (status.code(), stdout, stderr)
+}
+
+fn snapshot_of(command: &[String]) -> Vec<Value> {
+    let mut args = vec!["--".to_string()];
+    args.extend(command.iter().cloned());
+    let (code, stdout, stderr) = snapshot(&args);
+    assert_eq!(code, Some(0), "{stderr}");
+    let output: Value = serde_json::from_str(&stdout).unwrap();
+    let object = output.as_object().unwrap();
+    assert_eq!(object.keys().collect::<Vec<_>>(), ["tools"]);
+    output["tools"].as_array().unwrap().clone()
+}
+
+/// The tool objects of the tools/list responses exactly as the server sent them (byte slices of
+/// the raw lines), and the tools as the TypeScript client returns them.
+fn typescript_client_view(command: &[String]) -> (Vec<String>, Vec<Value>) {
+    let mut args = vec![
+        require("interop/ts-client.mjs").display().to_string(),
+        "list".to_string(),
+        "--".to_string(),
+    ];
+    args.extend(command.iter().cloned());
+    let (status, stdout, stderr) = run(&node(), &args, WAIT * 3);
+    assert!(status.success(), "ts-client failed: {stderr}");
+    let seen: Value = serde_json::from_str(&stdout).unwrap();
+    let mut raw_tools = Vec::new();
+    for page in seen["rawToolPages"].as_array().unwrap() {
+        let line = page.as_str().unwrap();
+        let (value, spans) = toolschema::json::parse_with_spans(line).unwrap();
+        for i in 0..value["result"]["tools"].as_array().unwrap().len() {
+            let (span, found) = spans.locate(&value, &format!("/result/tools/{i}")).unwrap();
+            assert!(found);
+            raw_tools.push(line[span.start as usize..span.end as usize].to_string());
+        }
+    }
+    (raw_tools, seen["tools"].as_array().unwrap().clone())
+}
+
+fn assert_snapshot_matches_the_wire(server: &[String]) {
+    let tools = snapshot_of(server);
+    let (raw_tools, client_tools) = typescript_client_view(server);
+    assert!(tools.len() >= 10, "only {} tools", tools.len());
+    assert_eq!(tools.len(), raw_tools.len());
+    assert_eq!(tools.len(), client_tools.len());
+    for ((tool, raw), client) in tools.iter().zip(&raw_tools).zip(&client_tools) {
+        // Byte for byte what the server sent: same keys, same order, same values.
+        assert_eq!(&serde_json::to_string(tool).unwrap(), raw);
+        // The client's schema parsing reorders keys; the content is the same.
+        assert_eq!(tool, client, "the TypeScript client sees {client}");
+    }
+}
+
+#[test]
+fn server_everything_snapshot_is_byte_for_byte_what_the_typescript_client_receives() {
+    let server = vec![require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string()];
+    assert_snapshot_matches_the_wire(&server);
+}
+
+#[test]
+fn server_filesystem_snapshot_is_byte_for_byte_what_the_typescript_client_receives() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = vec![
+        require("interop/node_modules/.bin/mcp-server-filesystem")
+            .display()
+            .to_string(),
+        dir.path().display().to_string(),
+    ];
+    assert_snapshot_matches_the_wire(&server);
+}
+
+#[test]
+fn a_paginating_server_is_listed_page_by_page_with_keys_in_its_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("received.jsonl");
+    let tools = snapshot_of(&recording_server(&record, &["--page-size", "3"]));
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "search",
+            "echo",
+            "delete_everything",
+            "crash",
+            "slow",
+            "malformed_then_answer",
+            "big",
+            "change_tools",
+            "progress",
+            "ask_client"
+        ]
+    );
+    assert_eq!(
+        serde_json::to_string(&tools[1]).unwrap(),
+        r#"{"inputSchema":{"additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string"}},"type":"object"},"name":"echo"}"#
+    );
+    let keys: Vec<&String> = tools[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "description",
+            "x-owner",
+            "inputSchema",
+            "outputSchema",
+            "annotations"
+        ]
+    );
+    let lists: Vec<Value> = recorded(&record)
+        .into_iter()
+        .filter(|m| m["method"] == "tools/list")
+        .map(|m| m["params"]["cursor"].clone())
+        .collect();
+    assert_eq!(
+        lists,
+        [
+            Value::Null,
+            json!("page-3"),
+            json!("page-6"),
+            json!("page-9")
+        ]
+    );
+}
+
+#[test]
+fn the_snapshot_is_written_to_a_file_with_a_summary_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("received.jsonl");
+    let out = dir.path().join("tools.json");
+    let server = recording_server(&record, &["--page-size", "4"]);
+    let mut args = vec![
+        "-o".to_string(),
+        out.display().to_string(),
+        "--".to_string(),
+    ];
+    args.extend(server.iter().cloned());
+    let (code, stdout, stderr) = snapshot(&args);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "toolschema: wrote 10 tools (3 tools/list pages) from '{}' to {}\n",
+            server.join(" "),
+            out.display()
+        )
+    );
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.starts_with("{\n  \"tools\": [\n    {\n      \"name\": \"search\",\n"));
+    assert!(written.ends_with("}\n"));
+    assert_eq!(
+        serde_json::from_str::<Value>(&written).unwrap()["tools"]
+            .as_array()
+            .unwrap()
+            .len(),
+        10
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_reported_with_exit_2() {
+    let (code, stdout, stderr) = snapshot(&["--".into(), "no-such-mcp-server".into()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "error: cannot start the MCP server 'no-such-mcp-server': No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn a_server_that_exits_early_is_reported_with_its_exit_code_and_stderr() {
+    let script = "echo 'loading config' >&2; echo 'fatal: MCP_TOKEN is not set' >&2; exit 4";
+    let (code, stdout, stderr) = snapshot(&["--".into(), "sh".into(), "-c".into(), script.into()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the MCP server 'sh -c {script}' exited with exit code 4 while the snapshot waited for the initialize response; the last lines of its stderr:\n  | loading config\n  | fatal: MCP_TOKEN is not set\n"
+        )
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_is_given_up_on_after_the_timeout() {
+    let script = "echo 'waiting for something' >&2; exec sleep 60";
+    let start = Instant::now();
+    let (code, _, stderr) = snapshot(&[
+        "--timeout".into(),
+        "1".into(),
+        "--".into(),
+        "sh".into(),
+        "-c".into(),
+        script.into(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the MCP server 'sh -c {script}' did not send the initialize response within 1s (--timeout); the last lines of its stderr:\n  | waiting for something\n"
+        )
+    );
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_server_that_never_lists_its_tools_is_given_up_on_after_the_timeout() {
+    // Answers initialize, then never answers anything else.
+    let script = r#"process.stdin.on("data", (d) => { for (const l of d.toString().split("\n")) { if (!l) continue; const m = JSON.parse(l); if (m.method === "initialize") console.log(JSON.stringify({jsonrpc: "2.0", id: m.id, result: {protocolVersion: "2025-11-25", capabilities: {tools: {}}, serverInfo: {name: "mute", version: "1"}}})); } });"#;
+    let (code, _, stderr) = snapshot(&[
+        "--timeout".into(),
+        "1.5".into(),
+        "--".into(),
+        node(),
+        "-e".into(),
+        script.into(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: the MCP server 'node -e ")
+            && stderr.ends_with("did not send the tools/list response within 1.5s (--timeout)\n"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_server_that_answers_tools_list_with_an_error_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = recording_server(&dir.path().join("r.jsonl"), &["--fail-list"]);
+    let mut args = vec!["--".to_string()];
+    args.extend(server.iter().cloned());
+    let (code, _, stderr) = snapshot(&args);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the MCP server '{}' failed while the snapshot waited for the tools/list response: it answered with error -32603: listing is broken\n",
+            server.join(" ")
+        )
+    );
+}
+
+/// A server listening on a loopback port, which it reports on stderr as "listening on port N";
+/// killed on drop.
+struct HttpServer {
+    child: Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(command: &mut Command) -> HttpServer {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (ready, listening) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some((_, port)) = line.rsplit_once("listening on port ") {
+                    let _ = ready.send(port.trim().parse::<u16>().unwrap());
+                }
+            }
+        });
+        match listening.recv_timeout(WAIT) {
+            Ok(port) => HttpServer { child, port },
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{command:?} did not start listening");
+            }
+        }
+    }
+
+    /// server-everything serving Streamable HTTP.
+    fn everything() -> HttpServer {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        HttpServer::start(
+            Command::new(require("interop/node_modules/.bin/mcp-server-everything"))
+                .arg("streamableHttp")
+                .env("PORT", port.to_string()),
+        )
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn streamable_http_gives_the_same_snapshot_as_stdio() {
+    let server = HttpServer::everything();
+    let (code, over_http, stderr) = snapshot(&[
+        "--url".into(),
+        format!("http://127.0.0.1:{}/mcp", server.port),
+        "--header".into(),
+        "X-Client: toolschema-test".into(),
+    ]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let everything = require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string();
+    let (code, over_stdio, stderr) = snapshot(&["--".into(), everything]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(over_http, over_stdio);
+}
+
+#[test]
+fn an_unreachable_url_is_reported_with_exit_2() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, _, stderr) = snapshot(&["--url".into(), url.clone()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!("error: the MCP server {url} failed while the snapshot waited for the initialize response: cannot connect to 127.0.0.1:{port}: Connection refused (os error 111)\n")
+    );
+}
+
+#[test]
+fn https_is_spoken_and_an_untrusted_certificate_is_refused() {
+    let server = HttpServer::start(Command::new(node()).arg(require("interop/tls-server.mjs")));
+    let authority = format!("127.0.0.1:{}", server.port);
+    let url = format!("https://{authority}/mcp");
+    let (code, _, stderr) = snapshot(&["--url".into(), url.clone()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!("error: the MCP server {url} failed while the snapshot waited for the initialize response: TLS handshake with {authority} failed: invalid peer certificate: UnknownIssuer\n")
+    );
+}
+
+#[test]
+fn an_interrupted_snapshot_stops_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("server.pid");
+    let script = format!("echo $$ > {}; exec sleep 60", pidfile.display());
+    let mut session = common::Session::start(
+        toolschema(),
+        &[
+            "snapshot".into(),
+            "--".into(),
+            "sh".into(),
+            "-c".into(),
+            script,
+        ],
+    );
+    let start = Instant::now();
+    while !pidfile.exists() && start.elapsed() < WAIT {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let server: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let status = Command::new("kill")
+        .args(["-INT", &session.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (status, stderr) = session.wait();
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(
+        stderr,
+        "error: interrupted; the snapshot is incomplete and was not written\n"
+    );
+    assert!(!common::alive(server), "the server is still running");
+}
+
+#[test]
+fn a_url_that_is_not_http_is_refused() {
+    let (code, _, stderr) = snapshot(&["--url".into(), "ftp://example.com/mcp".into()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: 'ftp://example.com/mcp' is not an http:// or https:// URL with a host (like http://127.0.0.1:3001/mcp)\n"
+    );
+    let (code, _, stderr) = snapshot(&[
+        "--url".into(),
+        "http://127.0.0.1:1/mcp".into(),
+        "--header".into(),
+        "no colon here".into(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: --header 'no colon here': write it as 'Name: value'\n"
+    );
+}

@@ -1,0 +1,31 @@
+//! toolschema-mcp: the MCP runtime of toolschema, the only part of it that talks to live servers.
+//!
+//! - [`snapshot`]: start a server (or reach one over Streamable HTTP), initialize, list every tool
+//!   following `nextCursor`, and keep the tools exactly as the server sent them.
+//! - [`proxy`]: a validating stdio proxy a client starts in place of a server. Every message
+//!   passes through unchanged; `tools/call` arguments that break the tool's `inputSchema` are
+//!   answered with the core's messages instead of reaching the server.
+//!
+//! Built on rmcp, the official Rust SDK, where its model fits: the snapshot's session (handshake,
+//! pings, Streamable HTTP) runs on rmcp, and the messages the proxy writes are rmcp model types.
+//! Where a message must survive byte for byte (forwarded messages, listed tools), the runtime keeps
+//! the raw JSON ([`framing`], [`message`]).
+//!
+//! Everything here is async on tokio; [`runtime`] builds the single-threaded runtime the
+//! `toolschema` command uses.
+
+pub mod framing;
+pub mod message;
+pub mod proxy;
+pub mod server_process;
+pub mod snapshot;
+
+pub use server_process::ServerCommand;
+
+/// A single-threaded tokio runtime with what the runtime needs (I/O, timers, processes,
+/// signals). One thread keeps the proxy's message path free of cross-thread wake-ups.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}

@@ -1,0 +1,261 @@
+//! `proxy`: a validating stdio proxy in front of any MCP server.
+//!
+//! The client starts the proxy where it would start the server; the proxy starts the server and
+//! passes every message through, in both directions, in order, byte for byte. It steps in only
+//! for `tools/call`: arguments that break the tool's `inputSchema` are answered with an `isError`
+//! result carrying the core's messages (the call never reaches the server), and with
+//! `--output-check` the result's `structuredContent` is checked against the `outputSchema`.
+//!
+//! Why raw lines rather than rmcp's typed transport: rmcp reads messages into its model, which
+//! would re-serialize every message (dropping fields it does not know, reordering keys) and
+//! drops notifications whose method it does not know. A proxy must pass those through as they
+//! are, so it frames and forwards the original bytes and reads only `id` and `method` to route
+//! them. The messages it writes itself are built with rmcp's model types.
+
+mod audit;
+mod own_stdio;
+mod policy;
+mod registry;
+mod relay;
+
+pub use audit::{OutputVerdict, Verdict};
+pub use policy::{Glob, ToolPolicy};
+
+use crate::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
+use crate::server_process::{
+    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
+};
+use audit::AuditLog;
+use relay::{report, ClientEnd, ClientOutput, Relay, ServerInput};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, BufReader};
+use tokio::signal::unix::{signal, SignalKind};
+
+/// How much of a pipe is read at once.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// What the proxy does with a result whose `structuredContent` breaks the tool's `outputSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputCheck {
+    /// Do not check.
+    Off,
+    /// Report it on stderr and in the audit log; pass the result on.
+    #[default]
+    Warn,
+    /// Replace the result with an `isError` result that says what was wrong.
+    Enforce,
+}
+
+/// The proxy's settings.
+#[derive(Debug, Clone)]
+pub struct ProxyConfig {
+    /// The server to start.
+    pub command: ServerCommand,
+    /// The output check.
+    pub output_check: OutputCheck,
+    /// Which tools are let through.
+    pub policy: ToolPolicy,
+    /// Refuse calls to tools the server has not listed (by default the server answers them).
+    pub deny_unlisted: bool,
+    /// Append one JSON line per `tools/call` to this file.
+    pub audit: Option<PathBuf>,
+    /// Include the arguments of each call in the audit log.
+    pub audit_arguments: bool,
+    /// The largest message accepted from either side.
+    pub max_message_bytes: usize,
+    /// How long the server gets to exit once its input is closed, and again after `SIGTERM`.
+    pub shutdown_grace: Duration,
+    /// How long the proxy waits for the server to answer a `tools/list` the proxy sends itself.
+    pub listing_timeout: Duration,
+}
+
+impl ProxyConfig {
+    /// Defaults for a server command: output check `warn`, every tool allowed, no audit log,
+    /// 16 MiB messages.
+    pub fn new(command: ServerCommand) -> ProxyConfig {
+        ProxyConfig {
+            command,
+            output_check: OutputCheck::default(),
+            policy: ToolPolicy::default(),
+            deny_unlisted: false,
+            audit: None,
+            audit_arguments: false,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            listing_timeout: relay::DEFAULT_LISTING_TIMEOUT,
+        }
+    }
+}
+
+/// How the proxy ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProxyExit {
+    /// The client closed its output; the server was shut down.
+    ClientClosed,
+    /// The server exited while the client was connected.
+    ServerExited {
+        /// The server's exit code (`1` if it exited with 0, `128 + n` for signal `n`).
+        code: i32,
+    },
+    /// The proxy was asked to stop by a signal; the server was shut down.
+    Signal(i32),
+}
+
+impl ProxyExit {
+    /// The proxy's exit code.
+    pub fn code(self) -> i32 {
+        match self {
+            ProxyExit::ClientClosed => 0,
+            ProxyExit::ServerExited { code } => code,
+            ProxyExit::Signal(signal) => 128 + signal,
+        }
+    }
+}
+
+/// Why the proxy could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ProxyError {
+    /// The server could not be started.
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    /// The audit log cannot be opened.
+    #[error("cannot open the audit log {path}: {source}")]
+    Audit {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Signal handlers could not be installed.
+    #[error("cannot install signal handlers: {0}")]
+    Signals(std::io::Error),
+}
+
+/// Run the proxy on this process's stdin and stdout.
+pub async fn run_stdio(config: ProxyConfig) -> Result<ProxyExit, ProxyError> {
+    run(config, own_stdio::input(), own_stdio::output()).await
+}
+
+/// Run the proxy between a client (`client_in`, `client_out`) and the server of `config`.
+pub async fn run<R, W>(
+    config: ProxyConfig,
+    client_in: R,
+    client_out: W,
+) -> Result<ProxyExit, ProxyError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let audit = match &config.audit {
+        Some(path) => Some(
+            AuditLog::open(path, config.audit_arguments).map_err(|source| ProxyError::Audit {
+                path: path.clone(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
+    let mut terminate = signal(SignalKind::terminate()).map_err(ProxyError::Signals)?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(ProxyError::Signals)?;
+    let (mut process, stdin, stdout) =
+        ServerProcess::spawn(&config.command, StderrMode::PassThrough)?;
+    let tail = process.stderr_tail();
+    let max = config.max_message_bytes;
+    let grace = config.shutdown_grace;
+    let command = config.command.clone();
+    let relay = Arc::new(Relay {
+        config: Arc::new(config),
+        state: Default::default(),
+        client: ClientOutput::new(Box::new(client_out)),
+        audit,
+    });
+    let client_reader =
+        LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, client_in), max);
+    let server_reader = LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, stdout), max);
+    let mut client_task = tokio::spawn({
+        let relay = relay.clone();
+        async move {
+            relay
+                .client_to_server(client_reader, ServerInput::new(stdin))
+                .await
+        }
+    });
+    let mut server_task = tokio::spawn({
+        let relay = relay.clone();
+        async move { relay.server_to_client(server_reader).await }
+    });
+
+    enum First {
+        Client(ClientEnd),
+        Server,
+        Signal(i32),
+    }
+    let first = tokio::select! {
+        end = &mut client_task => First::Client(end.unwrap_or(ClientEnd::EndOfInput)),
+        _ = &mut server_task => First::Server,
+        _ = terminate.recv() => First::Signal(nix::libc::SIGTERM),
+        _ = interrupt.recv() => First::Signal(nix::libc::SIGINT),
+    };
+    match first {
+        First::Client(ClientEnd::EndOfInput) | First::Signal(_) => {
+            // Closing the server's stdin asks it to exit; what it still sends is passed on.
+            client_task.abort();
+            process.shut_down(grace).await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_task).await;
+            server_task.abort();
+            Ok(match first {
+                First::Signal(signal) => ProxyExit::Signal(signal),
+                _ => ProxyExit::ClientClosed,
+            })
+        }
+        First::Client(ClientEnd::ServerGone) | First::Server => {
+            client_task.abort();
+            if !server_task.is_finished() {
+                // Pass on whatever the server wrote before it went.
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_task).await;
+                server_task.abort();
+            }
+            let status = match process.wait_for_exit(grace).await {
+                Some(status) => Some(status),
+                None => process.shut_down(grace).await,
+            };
+            let described = status.map_or_else(|| "an unknown status".to_string(), describe_exit);
+            let lines = tail.lines();
+            relay
+                .fail_pending(
+                    &format!("the MCP server exited ({described}) before answering"),
+                    json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
+                )
+                .await;
+            let note = match tail.block() {
+                Some(block) => format!("; the last lines of its stderr:\n{block}"),
+                None => String::new(),
+            };
+            report(&format!(
+                "the MCP server '{command}' exited with {described}{note}"
+            ));
+            Ok(ProxyExit::ServerExited {
+                code: exit_code(status),
+            })
+        }
+    }
+}
+
+/// The proxy's exit code for a server that exited on its own: never 0, since the client lost its
+/// server.
+fn exit_code(status: Option<std::process::ExitStatus>) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    match status {
+        Some(status) => match (status.code(), status.signal()) {
+            (Some(0), _) => 1,
+            (Some(code), _) => code,
+            (None, Some(signal)) => 128 + signal,
+            (None, None) => 1,
+        },
+        None => 1,
+    }
+}

@@ -1,0 +1,365 @@
+//! The HTTP side of rmcp's Streamable HTTP client transport, on hyper, keeping raw results.
+//!
+//! rmcp runs the Streamable HTTP session (session id, protocol version header, SSE streams,
+//! deleting the session at the end); this client makes the requests. It exists rather than rmcp's
+//! reqwest client for two reasons: it sees each response body before it is typed, so results are
+//! kept exactly as sent ([`super::raw`]), and it keeps the build small (hyper over TCP, rustls with
+//! the ring provider for `https`, Mozilla's root certificates; no aws-lc build).
+//!
+//! One connection per request: a snapshot makes a handful of them.
+
+use super::raw::RawResults;
+use bytes::Bytes;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
+use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::common::http_header::{
+    EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE,
+};
+use rmcp::transport::streamable_http_client::{
+    SseError, StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
+};
+use sse_stream::{Sse, SseStream};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpStream;
+use tokio_rustls::rustls;
+
+/// Largest error body kept for a message.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Why an HTTP exchange failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// The URL cannot be used.
+    #[error("{0}")]
+    Url(String),
+    /// The server cannot be reached (connection or TLS handshake).
+    #[error("{0}")]
+    Connect(String),
+    /// The HTTP exchange failed.
+    #[error("HTTP error: {0}")]
+    Hyper(#[from] hyper::Error),
+    /// A request could not be built.
+    #[error("invalid request: {0}")]
+    Request(#[from] http::Error),
+    /// The TLS setup failed.
+    #[error("TLS error: {0}")]
+    Tls(#[from] rustls::Error),
+    /// A response body was larger than allowed.
+    #[error("the response body is larger than {0} bytes")]
+    TooLarge(usize),
+}
+
+impl From<HttpError> for StreamableHttpError<HttpError> {
+    fn from(e: HttpError) -> Self {
+        StreamableHttpError::Client(e)
+    }
+}
+
+type HttpResult<T> = Result<T, StreamableHttpError<HttpError>>;
+
+/// A Streamable HTTP client that keeps raw results.
+#[derive(Clone)]
+pub struct HttpClient {
+    results: RawResults,
+    max_body_bytes: usize,
+    tls: Arc<OnceLock<Arc<rustls::ClientConfig>>>,
+}
+
+impl HttpClient {
+    /// A client keeping results in `results`, refusing bodies over `max_body_bytes`.
+    pub fn new(results: RawResults, max_body_bytes: usize) -> Self {
+        HttpClient {
+            results,
+            max_body_bytes,
+            tls: Arc::new(OnceLock::new()),
+        }
+    }
+
+    fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, HttpError> {
+        if let Some(config) = self.tls.get() {
+            return Ok(config.clone());
+        }
+        let roots =
+            rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(self.tls.get_or_init(|| Arc::new(config)).clone())
+    }
+
+    /// Send one request on a new connection.
+    async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, HttpError> {
+        let uri = request.uri().clone();
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
+            _ => {
+                return Err(HttpError::Url(format!(
+                    "'{uri}' is not an http:// or https:// URL"
+                )))
+            }
+        };
+        let host = uri
+            .host()
+            .ok_or_else(|| HttpError::Url(format!("'{uri}' has no host")))?;
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let (mut parts, body) = request.into_parts();
+        // HTTP/1.1 requests name their target by path; the host goes in the Host header.
+        let authority = uri
+            .authority()
+            .map(|a| a.as_str().to_string())
+            .unwrap_or_default();
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        parts.uri = path
+            .parse::<Uri>()
+            .map_err(|e| HttpError::Url(format!("'{uri}': {e}")))?;
+        parts.headers.insert(
+            HOST,
+            HeaderValue::from_str(&authority).map_err(|e| HttpError::Url(e.to_string()))?,
+        );
+        let request = Request::from_parts(parts, body);
+        let tcp = TcpStream::connect((host.as_str(), port))
+            .await
+            .map_err(|e| HttpError::Connect(format!("cannot connect to {authority}: {e}")))?;
+        if https {
+            let name = rustls::pki_types::ServerName::try_from(host.clone())
+                .map_err(|e| HttpError::Url(format!("'{host}': {e}")))?;
+            let connector = tokio_rustls::TlsConnector::from(self.tls_config()?);
+            let tls = connector.connect(name, tcp).await.map_err(|e| {
+                HttpError::Connect(format!("TLS handshake with {authority} failed: {e}"))
+            })?;
+            exchange(tls, request).await
+        } else {
+            exchange(tcp, request).await
+        }
+    }
+
+    /// A body as a stream of server-sent events, its JSON-RPC results kept as they arrive.
+    fn event_stream(&self, body: Incoming) -> BoxStream<'static, Result<Sse, SseError>> {
+        let limit = self.max_body_bytes;
+        let mut seen = 0usize;
+        let bytes = body.into_data_stream().map(move |chunk| {
+            let chunk = chunk.map_err(std::io::Error::other)?;
+            seen += chunk.len();
+            if seen > limit {
+                return Err(std::io::Error::other(HttpError::TooLarge(limit)));
+            }
+            Ok(chunk)
+        });
+        let results = self.results.clone();
+        SseStream::from_bytes_stream(bytes)
+            .map(move |event| {
+                if let Ok(Sse {
+                    data: Some(data), ..
+                }) = &event
+                {
+                    if let Ok(message) = serde_json::from_str(data) {
+                        results.observe(&message);
+                    }
+                }
+                event
+            })
+            .boxed()
+    }
+
+    async fn read_body(&self, body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
+        Limited::new(body, limit)
+            .collect()
+            .await
+            .map(|collected| collected.to_bytes())
+            .map_err(|_| HttpError::TooLarge(limit))
+    }
+}
+
+async fn exchange<T>(io: T, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, HttpError>
+where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
+    tokio::spawn(async move {
+        // The connection ends with its response; an error there shows up on the response body.
+        let _ = connection.await;
+    });
+    Ok(sender.send_request(request).await?)
+}
+
+fn with_headers(
+    mut builder: http::request::Builder,
+    session_id: Option<&str>,
+    auth_token: Option<String>,
+    custom_headers: HashMap<HeaderName, HeaderValue>,
+) -> http::request::Builder {
+    for (name, value) in custom_headers {
+        builder = builder.header(name, value);
+    }
+    if let Some(session_id) = session_id {
+        builder = builder.header(HEADER_SESSION_ID, session_id);
+    }
+    if let Some(token) = auth_token {
+        builder = builder.header(AUTHORIZATION, format!("Bearer {token}"));
+    }
+    builder
+}
+
+fn content_type(response: &Response<Incoming>) -> Option<String> {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
+fn status_error(status: StatusCode, body: &[u8]) -> StreamableHttpError<HttpError> {
+    let body = String::from_utf8_lossy(body);
+    let body = body.trim();
+    let message = if body.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        format!("HTTP {status}: {body}")
+    };
+    StreamableHttpError::UnexpectedServerResponse(Cow::Owned(message))
+}
+
+impl StreamableHttpClient for HttpClient {
+    type Error = HttpError;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        let body = serde_json::to_vec(&message)?;
+        let builder = Request::builder()
+            .method(Method::POST)
+            .uri(uri.as_ref())
+            .header(CONTENT_TYPE, JSON_MIME_TYPE)
+            .header(
+                ACCEPT,
+                format!("{JSON_MIME_TYPE}, {EVENT_STREAM_MIME_TYPE}"),
+            );
+        let request = with_headers(builder, session_id.as_deref(), auth_token, custom_headers)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(HttpError::from)?;
+        let response = self.send(request).await?;
+        let status = response.status();
+        if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
+            return Ok(StreamableHttpPostResponse::Accepted);
+        }
+        if status == StatusCode::NOT_FOUND && session_id.is_some() {
+            return Err(StreamableHttpError::SessionExpired);
+        }
+        if !status.is_success() {
+            let body = self
+                .read_body(response.into_body(), MAX_ERROR_BODY)
+                .await
+                .unwrap_or_default();
+            return Err(status_error(status, &body));
+        }
+        let new_session_id = response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_string);
+        let is_request = matches!(message, ClientJsonRpcMessage::Request(_));
+        match content_type(&response) {
+            Some(ct) if ct.starts_with(EVENT_STREAM_MIME_TYPE) => {
+                Ok(StreamableHttpPostResponse::Sse(
+                    self.event_stream(response.into_body()),
+                    new_session_id,
+                ))
+            }
+            Some(ct) if ct.starts_with(JSON_MIME_TYPE) => {
+                let body = self
+                    .read_body(response.into_body(), self.max_body_bytes)
+                    .await?;
+                if body.is_empty() && !is_request {
+                    return Ok(StreamableHttpPostResponse::Accepted);
+                }
+                let value: serde_json::Value = match serde_json::from_slice(&body) {
+                    Ok(value) => value,
+                    Err(_) if !is_request => return Ok(StreamableHttpPostResponse::Accepted),
+                    Err(e) => return Err(StreamableHttpError::Deserialize(e)),
+                };
+                self.results.observe(&value);
+                let typed: ServerJsonRpcMessage = serde_json::from_value(value)?;
+                Ok(StreamableHttpPostResponse::Json(typed, new_session_id))
+            }
+            _ if !is_request => Ok(StreamableHttpPostResponse::Accepted),
+            other => Err(StreamableHttpError::UnexpectedContentType(other)),
+        }
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<()> {
+        let builder = Request::builder().method(Method::DELETE).uri(uri.as_ref());
+        let request = with_headers(builder, Some(&session_id), auth_token, custom_headers)
+            .body(Full::new(Bytes::new()))
+            .map_err(HttpError::from)?;
+        let response = self.send(request).await?;
+        let status = response.status();
+        if status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED {
+            return Ok(());
+        }
+        Err(status_error(status, b""))
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxStream<'static, Result<Sse, SseError>>> {
+        let mut builder = Request::builder()
+            .method(Method::GET)
+            .uri(uri.as_ref())
+            .header(ACCEPT, EVENT_STREAM_MIME_TYPE);
+        if let Some(last_event_id) = last_event_id {
+            builder = builder.header(HEADER_LAST_EVENT_ID, last_event_id);
+        }
+        let request = with_headers(builder, session_id.as_deref(), auth_token, custom_headers)
+            .body(Full::new(Bytes::new()))
+            .map_err(HttpError::from)?;
+        let response = self.send(request).await?;
+        let status = response.status();
+        if status == StatusCode::METHOD_NOT_ALLOWED {
+            return Err(StreamableHttpError::ServerDoesNotSupportSse);
+        }
+        if !status.is_success() {
+            let body = self
+                .read_body(response.into_body(), MAX_ERROR_BODY)
+                .await
+                .unwrap_or_default();
+            return Err(status_error(status, &body));
+        }
+        match content_type(&response) {
+            Some(ct) if ct.starts_with(EVENT_STREAM_MIME_TYPE) => {
+                Ok(self.event_stream(response.into_body()))
+            }
+            other => Err(StreamableHttpError::UnexpectedContentType(other)),
+        }
+    }
+}

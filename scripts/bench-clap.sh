@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Measures toolschema-clap on the clap-demo example: the start-up cost of building the tools
+# (`clap-demo mcp tools`, which maps every argument and probes the value parsers), against the
+# demo's own start-up, and tools/call latency through the TypeScript SDK client. Release build.
+# Not part of the test command. Needs interop/node_modules (./scripts/test.sh installs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release -p clap-demo --quiet
+demo=target/release/clap-demo
+runs=${RUNS:-50}
+
+median_ms() { # median wall time of a command over $runs runs
+  python3 - "$runs" "$@" <<'PY'
+import subprocess, sys, time
+runs, command = int(sys.argv[1]), sys.argv[2:]
+times = []
+for _ in range(runs):
+    started = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+    times.append(time.perf_counter() - started)
+times.sort()
+print(f"{times[len(times) // 2] * 1000:.2f} ms")
+PY
+}
+
+echo "clap-demo greet Ada (the CLI alone): $(median_ms "$demo" greet Ada)"
+echo "clap-demo mcp tools -o - (build and list the tools): $(median_ms "$demo" mcp tools -o -)"
+node interop/clap-demo-bench.mjs "$demo" "${CALLS:-500}"
