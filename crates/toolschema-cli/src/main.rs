@@ -1,7 +1,9 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
 mod input;
+mod lint;
 mod proxy;
+mod rules;
 mod snapshot;
 mod validate;
 
@@ -25,6 +27,12 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Run an MCP server behind a proxy that validates tools/call arguments (stdio).
     Proxy(proxy::ProxyArgs),
+    /// Lint tool catalogs: unsafe or unreadable schemas, names, descriptions; fix what can be.
+    Lint(lint::LintArgs),
+    /// List the lint rules.
+    Rules(rules::RulesArgs),
+    /// Print a lint rule's documentation.
+    Rule(rules::RuleArgs),
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -58,6 +66,9 @@ fn main() -> ExitCode {
         Command::Proxy(args) => finish(proxy::run(args), Ok(())),
         Command::Validate(args) => with_stdout(|out| validate::run(args, out)),
         Command::Snapshot(args) => with_stdout(|out| snapshot::run(args, out)),
+        Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
+        Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
+        Command::Rule(args) => with_stdout(|out| rules::show(args, out)),
     }
 }
 

@@ -154,6 +154,17 @@ impl CatalogLayout {
     ///
     /// `file` names the text in errors.
     pub fn scan(file: &str, text: &str) -> Result<CatalogLayout, CatalogError> {
+        Self::scan_each(file, text, &mut |_| {})
+    }
+
+    /// Like [`CatalogLayout::scan`], handing each tool's location to `found` as soon as it is
+    /// found, in order, so the tools can be read while the rest of the text is checked. The tools
+    /// handed over count only if the scan succeeds.
+    pub fn scan_each(
+        file: &str,
+        text: &str,
+        found: &mut dyn FnMut(&ToolLocation),
+    ) -> Result<CatalogLayout, CatalogError> {
         let fail = |error: SyntaxError| syntax_error(file, text, error);
         let shape_error = |offset: usize, message: String| CatalogError {
             file: file.to_string(),
@@ -169,11 +180,12 @@ impl CatalogLayout {
         match reader.peek() {
             Some(b'[') => {
                 layout.shape = CatalogShape::ToolArray;
-                scan_tool_array(&mut reader, "", 0, &mut layout.tools).map_err(fail)?;
+                scan_tool_array(&mut reader, "", 0, &mut layout.tools, found).map_err(fail)?;
             }
             Some(b'{') => {
                 let start = reader.offset();
-                let root = scan_object(&mut reader, text, "", 0, &mut layout).map_err(fail)?;
+                let root =
+                    scan_object(&mut reader, text, "", 0, &mut layout, found).map_err(fail)?;
                 if root.has_tools {
                     layout.shape = CatalogShape::ToolsList;
                 } else if let Some(result) = root.result {
@@ -191,11 +203,13 @@ impl CatalogLayout {
                     ));
                 } else if root.looks_like_tool {
                     layout.shape = CatalogShape::SingleTool;
-                    layout.tools.push(ToolLocation {
+                    let location = ToolLocation {
                         pointer: String::new(),
                         range: start..reader.offset(),
                         depth: 0,
-                    });
+                    };
+                    found(&location);
+                    layout.tools.push(location);
                 } else {
                     return Err(shape_error(start, NOT_A_CATALOG.into()));
                 }
@@ -232,12 +246,19 @@ impl CatalogLayout {
                 kind: CatalogErrorKind::Shape(format!("no tool at index {index}")),
             });
         };
-        let (value, spans) = parse_range_with_spans(text, location.range.start, location.depth)
+        location.read(file, text)
+    }
+}
+
+impl ToolLocation {
+    /// Read the tool at this location from `text` (the text it was found in).
+    pub fn read(&self, file: &str, text: &str) -> Result<SourceTool, CatalogError> {
+        let (value, spans) = parse_range_with_spans(text, self.range.start, self.depth)
             .map_err(|e| syntax_error(file, text, e))?;
         Ok(SourceTool {
             value,
             spans,
-            pointer: location.pointer.clone(),
+            pointer: self.pointer.clone(),
         })
     }
 }
@@ -260,6 +281,7 @@ fn scan_object(
     pointer: &str,
     depth: usize,
     layout: &mut CatalogLayout,
+    found: &mut dyn FnMut(&ToolLocation),
 ) -> Result<ObjectFacts, SyntaxError> {
     let mut facts = ObjectFacts::default();
     reader.expect(b'{', "expected '{'")?;
@@ -274,7 +296,7 @@ fn scan_object(
             "tools" if reader.peek() == Some(b'[') => {
                 facts.has_tools = true;
                 let tools_pointer = format!("{pointer}/tools");
-                scan_tool_array(reader, &tools_pointer, depth + 1, &mut layout.tools)?;
+                scan_tool_array(reader, &tools_pointer, depth + 1, &mut layout.tools, found)?;
             }
             "tools" => {
                 return Err(SyntaxError {
@@ -284,7 +306,7 @@ fn scan_object(
             }
             "result" if pointer.is_empty() && reader.peek() == Some(b'{') => {
                 let result_pointer = "/result".to_string();
-                let result = scan_object(reader, text, &result_pointer, depth + 1, layout)?;
+                let result = scan_object(reader, text, &result_pointer, depth + 1, layout, found)?;
                 facts.result = Some(Box::new(result));
             }
             "nextCursor" if reader.peek() == Some(b'"') => {
@@ -321,6 +343,7 @@ fn scan_tool_array(
     pointer: &str,
     depth: usize,
     tools: &mut Vec<ToolLocation>,
+    found: &mut dyn FnMut(&ToolLocation),
 ) -> Result<(), SyntaxError> {
     reader.expect(b'[', "expected '['")?;
     if reader.peek() == Some(b']') {
@@ -329,11 +352,13 @@ fn scan_tool_array(
     }
     loop {
         let range = reader.skip_value(depth + 1)?;
-        tools.push(ToolLocation {
+        let location = ToolLocation {
             pointer: format!("{pointer}/{}", tools.len()),
             range,
             depth: depth + 1,
-        });
+        };
+        found(&location);
+        tools.push(location);
         if !reader.next_separator(b']', "an array element")? {
             return Ok(());
         }
@@ -530,7 +555,7 @@ impl Catalog {
 }
 
 /// The field inside a tool that a tool error is about, as a JSON Pointer.
-fn error_field(error: &ToolError) -> String {
+pub(crate) fn error_field(error: &ToolError) -> String {
     use crate::tool::{NameError, NameField};
     match error {
         ToolError::NotAnObject | ToolError::InputSchemaMissing => String::new(),

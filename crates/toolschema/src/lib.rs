@@ -9,13 +9,16 @@
 //! - [`schema`]: the lightweight schema shapes and their translation to standard JSON Schema,
 //!   dialect detection;
 //! - [`validate`]: compiled validators whose messages a model can act on
-//!   (`argument 'limit' value must be <= 100`).
+//!   (`argument 'limit' value must be <= 100`);
+//! - [`lint`]: rules that find what makes a catalog unsafe or unreadable for clients, with
+//!   fixes that keep every other byte of the file.
 //!
 //! The crate is pure: no network, no processes, no terminal. Nothing is ever fetched: a `$ref` to
 //! anything but the document itself or a document the caller registered is refused.
 
 pub mod catalog;
 pub mod json;
+pub mod lint;
 pub mod schema;
 pub mod suggest;
 pub mod tool;

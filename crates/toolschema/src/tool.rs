@@ -526,65 +526,12 @@ impl Tool {
             None | Some(Value::Null) => return Err(NameError::Required(NameField::Name).into()),
             Some(_) => return Err(field_type("name", "a string")),
         }
-        for key in ["title", "description"] {
-            expect_kind(&fields, key, Value::is_string, "a string")?;
-        }
-        match fields.get("inputSchema") {
-            None | Some(Value::Null) => return Err(ToolError::InputSchemaMissing),
-            Some(Value::Object(_)) => {}
-            Some(_) => return Err(field_type("inputSchema", "a JSON object")),
-        }
-        expect_kind(&fields, "outputSchema", Value::is_object, "a JSON object")?;
-        expect_kind(&fields, "_meta", Value::is_object, "a JSON object")?;
-        let annotations = match fields.get("annotations") {
-            None | Some(Value::Null) => ToolAnnotations::default(),
-            Some(Value::Object(object)) => ToolAnnotations::from_object(object)?,
-            Some(_) => return Err(field_type("annotations", "a JSON object")),
-        };
-        let task_support = match fields.get("execution") {
-            None | Some(Value::Null) => TaskSupport::default(),
-            Some(Value::Object(execution)) => match execution.get("taskSupport") {
-                None | Some(Value::Null) => TaskSupport::default(),
-                Some(other) => serde_json::from_value(other.clone())
-                    .map_err(|_| ToolError::TaskSupport(other.to_string()))?,
-            },
-            Some(_) => return Err(field_type("execution", "a JSON object")),
-        };
-        if let Some(icons) = fields.get("icons") {
-            let ok = icons.as_array().is_some_and(|icons| {
-                icons
-                    .iter()
-                    .all(|icon| icon.get("src").is_some_and(Value::is_string))
-            });
-            if !ok {
-                return Err(field_type(
-                    "icons",
-                    "an array of icon objects, each with a string \"src\"",
-                ));
-            }
-        }
-        match fields.get("namespace") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(ns)) => check_name_field(ns, NameField::Namespace)?,
-            Some(_) => return Err(field_type("namespace", "a string")),
-        }
-        match fields.get("version") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(v)) => {
-                parse_version(v).map_err(|e| ToolError::Version {
-                    version: v.clone(),
-                    reason: e.to_string(),
-                })?;
-            }
-            Some(_) => return Err(field_type("version", "a string")),
-        }
+        let (annotations, task_support) = check_fields(&fields, true)?;
         if let Some(tags) = fields.get_mut("tags") {
-            let Some(list) = tags
+            let list: Vec<&str> = tags
                 .as_array()
-                .and_then(|t| t.iter().map(Value::as_str).collect::<Option<Vec<_>>>())
-            else {
-                return Err(field_type("tags", "an array of strings"));
-            };
+                .map(|t| t.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
             let normalized = normalize_tags(list);
             *tags = Value::Array(normalized.into_iter().map(Value::String).collect());
         }
@@ -784,6 +731,78 @@ fn field_type(field: &str, expected: &'static str) -> ToolError {
         field: field.to_string(),
         expected,
     }
+}
+
+/// Check the fields of a tool object other than `name`, in the order [`Tool::from_map`] reports
+/// them (`inputSchema` and `outputSchema` only when `schemas`), and read the annotations and task
+/// support.
+pub(crate) fn check_fields(
+    fields: &Map<String, Value>,
+    schemas: bool,
+) -> Result<(ToolAnnotations, TaskSupport), ToolError> {
+    for key in ["title", "description"] {
+        expect_kind(fields, key, Value::is_string, "a string")?;
+    }
+    if schemas {
+        match fields.get("inputSchema") {
+            None | Some(Value::Null) => return Err(ToolError::InputSchemaMissing),
+            Some(Value::Object(_)) => {}
+            Some(_) => return Err(field_type("inputSchema", "a JSON object")),
+        }
+        expect_kind(fields, "outputSchema", Value::is_object, "a JSON object")?;
+    }
+    expect_kind(fields, "_meta", Value::is_object, "a JSON object")?;
+    let annotations = match fields.get("annotations") {
+        None | Some(Value::Null) => ToolAnnotations::default(),
+        Some(Value::Object(object)) => ToolAnnotations::from_object(object)?,
+        Some(_) => return Err(field_type("annotations", "a JSON object")),
+    };
+    let task_support = match fields.get("execution") {
+        None | Some(Value::Null) => TaskSupport::default(),
+        Some(Value::Object(execution)) => match execution.get("taskSupport") {
+            None | Some(Value::Null) => TaskSupport::default(),
+            Some(other) => serde_json::from_value(other.clone())
+                .map_err(|_| ToolError::TaskSupport(other.to_string()))?,
+        },
+        Some(_) => return Err(field_type("execution", "a JSON object")),
+    };
+    if let Some(icons) = fields.get("icons") {
+        let ok = icons.as_array().is_some_and(|icons| {
+            icons
+                .iter()
+                .all(|icon| icon.get("src").is_some_and(Value::is_string))
+        });
+        if !ok {
+            return Err(field_type(
+                "icons",
+                "an array of icon objects, each with a string \"src\"",
+            ));
+        }
+    }
+    match fields.get("namespace") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(ns)) => check_name_field(ns, NameField::Namespace)?,
+        Some(_) => return Err(field_type("namespace", "a string")),
+    }
+    match fields.get("version") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(v)) => {
+            parse_version(v).map_err(|e| ToolError::Version {
+                version: v.clone(),
+                reason: e.to_string(),
+            })?;
+        }
+        Some(_) => return Err(field_type("version", "a string")),
+    }
+    if let Some(tags) = fields.get("tags") {
+        let strings = tags
+            .as_array()
+            .is_some_and(|t| t.iter().all(Value::is_string));
+        if !strings {
+            return Err(field_type("tags", "an array of strings"));
+        }
+    }
+    Ok((annotations, task_support))
 }
 
 fn expect_kind(

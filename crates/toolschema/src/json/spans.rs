@@ -110,6 +110,26 @@ impl Spans {
         self.entries.get(index).map(|e| (*e, true))
     }
 
+    /// The span at `index` (an index into [`Spans::entries`]).
+    pub fn get(&self, index: usize) -> Option<SpanEntry> {
+        self.entries.get(index).copied()
+    }
+
+    /// The indices of the direct children of the value whose span is at `index`: an array's
+    /// elements or an object's members, in text order.
+    pub fn children(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        let end = self.entries.get(index).map_or(0, |e| e.next as usize);
+        let mut child = index + 1;
+        std::iter::from_fn(move || {
+            if child >= end {
+                return None;
+            }
+            let current = child;
+            child = self.entries.get(current).map_or(end, |e| e.next as usize);
+            Some(current)
+        })
+    }
+
     fn nth_child(&self, parent: usize, n: usize) -> Option<usize> {
         let end = self.entries.get(parent)?.next as usize;
         let mut child = parent + 1;
@@ -168,12 +188,7 @@ impl LineIndex {
     /// Index the line starts of `text`.
     pub fn new(text: &str) -> Self {
         let mut line_starts = vec![0u32];
-        line_starts.extend(
-            text.bytes()
-                .enumerate()
-                .filter(|(_, b)| *b == b'\n')
-                .map(|(i, _)| (i + 1) as u32),
-        );
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| (i + 1) as u32));
         LineIndex { line_starts }
     }
 
@@ -197,6 +212,41 @@ fn position_in_line(text: &str, line: usize, line_start: usize, offset: usize) -
     Position {
         line: line as u32,
         column: column as u32 + 1,
+    }
+}
+
+impl LineIndex {
+    /// Like [`LineIndex::position`], searching from line `hint` (0-based, updated to the line
+    /// found): close to free when offsets come in increasing order, as a file's findings do.
+    pub fn position_from(&self, text: &str, offset: usize, hint: &mut usize) -> Position {
+        let offset = offset.min(text.len());
+        let starts = &self.line_starts;
+        let at = |i: usize| starts.get(i).map_or(usize::MAX, |&s| s as usize);
+        let mut line = (*hint).min(starts.len().saturating_sub(1));
+        if at(line) > offset {
+            line = starts
+                .partition_point(|&start| start as usize <= offset)
+                .max(1)
+                - 1;
+        } else {
+            // Gallop forward, then search the last step.
+            let mut step = 1;
+            while at(line + step) <= offset {
+                line += step;
+                step *= 2;
+            }
+            let upper = (line + step).min(starts.len());
+            line += starts[line..upper].partition_point(|&start| start as usize <= offset) - 1;
+        }
+        *hint = line;
+        let line_start = at(line);
+        let column = text
+            .get(line_start..offset)
+            .map_or(offset - line_start, |s| s.chars().count());
+        Position {
+            line: line as u32 + 1,
+            column: column as u32 + 1,
+        }
     }
 }
 
@@ -244,6 +294,25 @@ mod tests {
             (Position { line: 4, column: 5 }, false)
         );
         assert_eq!(at("/tools/7"), (Position { line: 2, column: 3 }, false));
+    }
+
+    #[test]
+    fn positions_from_a_hint_match_plain_lookups() {
+        let text = "a\nbb\n\nccc é\nd\n";
+        let index = LineIndex::new(text);
+        for start in [0, 3, 5, 9] {
+            let mut hint = start;
+            for offset in (0..=text.len()).chain([3, 0, 12, 1]) {
+                if !text.is_char_boundary(offset) {
+                    continue;
+                }
+                assert_eq!(
+                    index.position_from(text, offset, &mut hint),
+                    index.position(text, offset),
+                    "offset {offset}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -118,7 +118,8 @@ fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<Edge> {
     out
 }
 
-fn percent_decode(text: &str) -> String {
+/// Decode the `%XX` escapes of a URI fragment.
+pub(crate) fn percent_decode(text: &str) -> String {
     if !text.contains('%') {
         return text.to_string();
     }

@@ -1,0 +1,435 @@
+//! The output formats of `toolschema lint`: text like a compiler, one JSON document, SARIF 2.1.0,
+//! and GitHub workflow annotations.
+
+use serde_json::{json, Value};
+use std::io::{self, Write};
+use toolschema::lint::{Applicability, Diagnostic, LintSettings, Rule, Severity};
+
+/// How findings are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// `file:line:col: CODE severity: message`, the tool and the source line.
+    Text,
+    /// `{"diagnostics": [...], "summary": {...}}`.
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow commands (`::warning file=...::message`).
+    Github,
+}
+
+/// Counts over a run.
+#[derive(Debug, Default)]
+pub struct Summary {
+    pub files: usize,
+    pub tools: usize,
+    pub critical: usize,
+    pub warning: usize,
+    pub info: usize,
+    /// Findings a safe fix would resolve.
+    pub safe_fixes: usize,
+    /// Findings only an unsafe fix would resolve.
+    pub unsafe_fixes: usize,
+    /// Findings fixed (with --fix or --write).
+    pub fixed: usize,
+}
+
+impl Summary {
+    pub fn count(&mut self, d: &Diagnostic) {
+        match d.severity() {
+            Severity::Critical => self.critical += 1,
+            Severity::Warning => self.warning += 1,
+            Severity::Info => self.info += 1,
+        }
+        match d.fix_applicability() {
+            Some(Applicability::Safe) => self.safe_fixes += 1,
+            Some(Applicability::Unsafe) => self.unsafe_fixes += 1,
+            None => {}
+        }
+    }
+
+    /// Findings at or above `severity`.
+    pub fn at_or_above(&self, severity: Severity) -> usize {
+        match severity {
+            Severity::Critical => self.critical,
+            Severity::Warning => self.critical + self.warning,
+            Severity::Info => self.critical + self.warning + self.info,
+        }
+    }
+
+    fn problems(&self) -> usize {
+        self.critical + self.warning + self.info
+    }
+
+    /// One line for people: what was found, how much is fixable.
+    fn line(&self) -> String {
+        let scope = format!(
+            "{} tool{} in {} file{}",
+            self.tools,
+            plural(self.tools),
+            self.files,
+            plural(self.files)
+        );
+        let mut out = String::new();
+        if self.fixed > 0 {
+            out.push_str(&format!(
+                "Fixed {} problem{}. ",
+                self.fixed,
+                plural(self.fixed)
+            ));
+        }
+        if self.problems() == 0 {
+            out.push_str(&format!("No problems in {scope}."));
+            return out;
+        }
+        out.push_str(&format!(
+            "Found {} problem{} in {scope}: {} critical, {} warning, {} info.",
+            self.problems(),
+            plural(self.problems()),
+            self.critical,
+            self.warning,
+            self.info
+        ));
+        if self.safe_fixes > 0 {
+            out.push_str(&format!(" {} fixable with --fix", self.safe_fixes));
+            if self.unsafe_fixes > 0 {
+                out.push_str(&format!(", {} more with --unsafe-fixes", self.unsafe_fixes));
+            }
+            out.push('.');
+        } else if self.unsafe_fixes > 0 {
+            out.push_str(&format!(
+                " {} fixable with --fix --unsafe-fixes.",
+                self.unsafe_fixes
+            ));
+        }
+        out
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// Prints findings as they come, in one format.
+pub struct Printer<'w> {
+    format: Format,
+    out: &'w mut dyn Write,
+    rules: Vec<&'static Rule>,
+    /// Whether a JSON diagnostic or SARIF result was written (for the commas between them).
+    wrote_one: bool,
+}
+
+impl<'w> Printer<'w> {
+    pub fn new(format: Format, settings: &LintSettings, out: &'w mut dyn Write) -> Self {
+        Printer {
+            format,
+            out,
+            rules: settings.selection.rules().collect(),
+            wrote_one: false,
+        }
+    }
+
+    pub fn begin(&mut self) -> io::Result<()> {
+        match self.format {
+            Format::Json => write!(self.out, "{{\"diagnostics\": ["),
+            Format::Sarif => {
+                let rules: Vec<Value> = self.rules.iter().map(|r| sarif_rule(r)).collect();
+                let driver = json!({
+                    "name": "toolschema",
+                    "semanticVersion": env!("CARGO_PKG_VERSION"),
+                    "rules": rules,
+                });
+                write!(
+                    self.out,
+                    "{{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\", \"runs\": [{{\n\"tool\": {{\"driver\": {driver}}},\n\"columnKind\": \"unicodeCodePoints\",\n\"results\": ["
+                )
+            }
+            Format::Text | Format::Github => Ok(()),
+        }
+    }
+
+    pub fn diagnostic(&mut self, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
+        match self.format {
+            Format::Text => write_text(self.out, file, text, d),
+            Format::Json => {
+                // Written field by field: building a Value per finding costs more than the rest.
+                let comma = if self.wrote_one { "," } else { "" };
+                self.wrote_one = true;
+                write!(
+                    self.out,
+                    "{comma}\n  {{\"code\":\"{}\",\"severity\":\"{}\",\"file\":{},\"tool\":{},\"pointer\":{},\"line\":{},\"column\":{},\"message\":{},\"fix\":{}}}",
+                    d.code(),
+                    d.severity(),
+                    JsonText(file),
+                    OptionalJsonText(d.tool.as_deref()),
+                    JsonText(&d.pointer),
+                    d.position.line,
+                    d.position.column,
+                    JsonText(&d.message),
+                    OptionalJsonText(d.fix_applicability().map(Applicability::as_str)),
+                )
+            }
+            Format::Sarif => {
+                let result = self.sarif_result(file, d);
+                let comma = if self.wrote_one { "," } else { "" };
+                self.wrote_one = true;
+                write!(self.out, "{comma}\n{result}")
+            }
+            Format::Github => {
+                let level = match d.severity() {
+                    Severity::Critical => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "notice",
+                };
+                writeln!(
+                    self.out,
+                    "::{level} file={},line={},col={},title={}::{}",
+                    escape_property(file),
+                    d.position.line,
+                    d.position.column,
+                    escape_property(&format!("{} {}", d.code(), d.rule.name())),
+                    escape_data(&message_with_tool(d))
+                )
+            }
+        }
+    }
+
+    pub fn end(&mut self, summary: &Summary) -> io::Result<()> {
+        match self.format {
+            Format::Text | Format::Github => writeln!(self.out, "{}", summary.line()),
+            Format::Json => {
+                let totals = json!({
+                    "files": summary.files,
+                    "tools": summary.tools,
+                    "critical": summary.critical,
+                    "warning": summary.warning,
+                    "info": summary.info,
+                });
+                writeln!(self.out, "\n],\n\"summary\": {totals}}}")
+            }
+            Format::Sarif => writeln!(self.out, "\n]\n}}]}}"),
+        }?;
+        self.out.flush()
+    }
+
+    fn sarif_result(&self, file: &str, d: &Diagnostic) -> Value {
+        let level = match d.severity() {
+            Severity::Critical => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "note",
+        };
+        let index = self.rules.iter().position(|r| r.code() == d.code());
+        let mut result = json!({
+            "ruleId": d.code(),
+            "level": level,
+            "message": {"text": message_with_tool(d)},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": artifact_uri(file)},
+                    "region": {"startLine": d.position.line, "startColumn": d.position.column}
+                },
+                "logicalLocations": [{"fullyQualifiedName": d.pointer, "kind": "member"}]
+            }],
+            "properties": {"tool": d.tool.as_deref(), "pointer": d.pointer, "fix": d.fix_applicability().map(Applicability::as_str)}
+        });
+        if let (Some(index), Value::Object(map)) = (index, &mut result) {
+            map.insert("ruleIndex".into(), json!(index));
+        }
+        result
+    }
+}
+
+/// A string written as a JSON string.
+struct JsonText<'a>(&'a str);
+
+impl std::fmt::Display for JsonText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plain = self.0.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        if plain {
+            write!(f, "\"{}\"", self.0)
+        } else {
+            f.write_str(&Value::from(self.0).to_string())
+        }
+    }
+}
+
+/// A string written as a JSON string, or `null`.
+struct OptionalJsonText<'a>(Option<&'a str>);
+
+impl std::fmt::Display for OptionalJsonText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(text) => JsonText(text).fmt(f),
+            None => f.write_str("null"),
+        }
+    }
+}
+
+fn sarif_rule(rule: &Rule) -> Value {
+    let level = match rule.severity() {
+        Severity::Critical => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    };
+    let documentation = rule.documentation();
+    json!({
+        "id": rule.code(),
+        "name": rule.name(),
+        "shortDescription": {"text": rule.summary()},
+        "fullDescription": {"text": rule.summary()},
+        "help": {"text": documentation, "markdown": documentation},
+        "defaultConfiguration": {"level": level},
+    })
+}
+
+/// A relative path as a URI reference: forward slashes, reserved characters escaped.
+fn artifact_uri(file: &str) -> String {
+    let mut out = String::with_capacity(file.len());
+    for c in file.chars() {
+        match c {
+            '\\' => out.push('/'),
+            c if c.is_ascii_alphanumeric() || "-._~/:@!$&'()*+,;=".contains(c) => out.push(c),
+            c => {
+                let mut buffer = [0u8; 4];
+                for byte in c.encode_utf8(&mut buffer).bytes() {
+                    out.push_str(&format!("%{byte:02X}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn message_with_tool(d: &Diagnostic) -> String {
+    match &d.tool {
+        Some(tool) => format!("{} (tool '{tool}')", d.message),
+        None => d.message.clone(),
+    }
+}
+
+/// Escape the message of a workflow command.
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a property of a workflow command.
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Widest part of a source line shown before and after the column.
+const BEFORE: usize = 40;
+const AFTER: usize = 60;
+
+fn write_text(out: &mut dyn Write, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
+    write!(
+        out,
+        "{file}:{}:{}: {} {}: {}",
+        d.position.line,
+        d.position.column,
+        d.code(),
+        d.severity(),
+        d.message
+    )?;
+    if let Some(tool) = &d.tool {
+        write!(out, " (tool '{tool}')")?;
+    }
+    match d.fix_applicability() {
+        Some(Applicability::Safe) => out.write_all(b" [fix: safe]\n")?,
+        Some(Applicability::Unsafe) => out.write_all(b" [fix: unsafe]\n")?,
+        None => out.write_all(b"\n")?,
+    }
+    let snippet = Snippet::new(text, d.offset);
+    let number = d.position.line;
+    let width = number.to_string().len();
+    writeln!(out, " {number} | {snippet}")?;
+    writeln!(
+        out,
+        " {:width$} | {:caret$}^",
+        "",
+        "",
+        caret = snippet.caret
+    )
+}
+
+/// The source line holding an offset, cut to a window around it.
+struct Snippet<'a> {
+    cut_before: bool,
+    shown: &'a str,
+    cut_after: bool,
+    /// The caret's column in the shown text (characters, from 0).
+    caret: usize,
+}
+
+impl<'a> Snippet<'a> {
+    fn new(text: &'a str, offset: usize) -> Self {
+        let offset = offset.min(text.len());
+        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+        let line = text[start..end].trim_end_matches('\r');
+        let split = (offset - start).min(line.len());
+        let (head, tail) = line.split_at(split);
+        let head_chars = head.chars().count();
+        let (from, caret) = if head_chars > BEFORE {
+            let cut = head
+                .char_indices()
+                .nth(head_chars - BEFORE)
+                .map_or(0, |(i, _)| i);
+            (cut, BEFORE + 1)
+        } else {
+            (0, head_chars)
+        };
+        let to = tail.char_indices().nth(AFTER).map(|(i, _)| split + i);
+        Snippet {
+            cut_before: from > 0,
+            shown: &line[from..to.unwrap_or(line.len())],
+            cut_after: to.is_some(),
+            caret,
+        }
+    }
+}
+
+impl std::fmt::Display for Snippet<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.cut_before {
+            f.write_str("…")?;
+        }
+        // Tabs would shift the caret: show them as one space each.
+        if self.shown.contains('\t') {
+            f.write_str(&self.shown.replace('\t', " "))?;
+        } else {
+            f.write_str(self.shown)?;
+        }
+        if self.cut_after {
+            f.write_str("…")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Snippet;
+
+    #[test]
+    fn snippets_cut_long_lines_and_keep_the_caret_under_the_offset() {
+        let text = "a\n\t\"é\": 1\nlast";
+        let s = Snippet::new(text, text.find("1").unwrap());
+        assert_eq!((s.to_string().as_str(), s.caret), (" \"é\": 1", 6));
+        let long = format!("{}X{}", "é".repeat(50), "b".repeat(70));
+        let s = Snippet::new(&long, long.find('X').unwrap());
+        let shown = s.to_string();
+        assert_eq!(s.caret, 41);
+        assert_eq!(shown.chars().nth(s.caret), Some('X'));
+        assert!(shown.starts_with('…') && shown.ends_with('…'));
+        assert_eq!(shown.chars().count(), 1 + 40 + 60 + 1);
+        let s = Snippet::new("x\r\n", 0);
+        assert_eq!((s.to_string().as_str(), s.caret), ("x", 0));
+    }
+}

@@ -1,0 +1,708 @@
+//! `toolschema lint`, `rules` and `rule` as a user runs them: a process, real files, exact output
+//! and exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../../toolschema/tests/support/mod.rs"]
+mod support;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use support::shared_dir;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lint")
+}
+
+fn fixture_text(name: &str) -> String {
+    std::fs::read_to_string(fixtures().join(name)).unwrap()
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Run `toolschema ARGS` in `dir` (the fixtures folder by default).
+fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut cmd = Command::cargo_bin("toolschema").unwrap();
+    cmd.current_dir(dir)
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60));
+    if let Some(input) = stdin {
+        cmd.write_stdin(input);
+    }
+    let output = cmd.output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_in(&fixtures(), args, None)
+}
+
+const SMALL_TEXT: &str = r#"small.json:6:7: SCH-002 warning: object schema is open (additionalProperties is absent): undeclared arguments are accepted (tool 'search') [fix: safe]
+ 6 |       "inputSchema": {
+   |       ^
+small.json:9:11: SCH-004 warning: property 'q' admits strings of any length: add maxLength (or an enum) (tool 'search')
+ 9 |           "q": {"type": "string", "description": "Words to find"},
+   |           ^
+small.json:10:40: SCH-011 warning: format 'uint32' is not a JSON Schema format: clients ignore it or warn (Ajv: unknown format), and nothing checks it (tool 'search') [fix: safe]
+ 10 |           "limit": {"type": "integer", "format": "uint32", "description": "Most results"}
+    |                                        ^
+small.json:16:7: DESC-001 warning: tool has no description: models choose tools by their description (tool 'files.read')
+ 16 |       "name": "files.read",
+    |       ^
+small.json:16:7: TOOL-002 warning: name contains '.': OpenAI and Anthropic function names must match ^[a-zA-Z0-9_-]{1,64}$ (tool 'files.read')
+ 16 |       "name": "files.read",
+    |       ^
+small.json:17:7: SCH-001 warning: object schema declares 1 property but has no "required": every argument is optional (tool 'files.read') [fix: unsafe]
+ 17 |       "inputSchema": {"type": "object", "properties": {"path": {"t…
+    |       ^
+small.json:17:7: SCH-002 warning: object schema is open (additionalProperties is absent): undeclared arguments are accepted (tool 'files.read') [fix: safe]
+ 17 |       "inputSchema": {"type": "object", "properties": {"path": {"t…
+    |       ^
+small.json:17:56: DESC-003 info: property 'path' has no description: the model reads it to know what to send (tool 'files.read')
+ 17 | …ema": {"type": "object", "properties": {"path": {"type": "string", "maxLength": 4096}}}
+    |                                          ^
+small.json:20:7: TOOL-003 critical: tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
+ 20 |       "name": "search",
+    |       ^
+Found 9 problems in 3 tools in 1 file: 1 critical, 7 warning, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes.
+"#;
+
+#[test]
+fn text_output_reads_like_a_compiler() {
+    let r = run(&["lint", "small.json"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stdout, SMALL_TEXT);
+    assert_eq!(r.stderr, "");
+}
+
+#[test]
+fn a_clean_catalog_exits_0() {
+    let r = run(&["lint", "clean.json"]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "No problems in 1 tool in 1 file.\n")
+    );
+}
+
+#[test]
+fn json_output_is_one_document() {
+    let r = run(&["lint", "small.json", "--format", "json"]);
+    assert_eq!(r.code, 1);
+    let document: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        document["summary"],
+        serde_json::json!({"files": 1, "tools": 3, "critical": 1, "warning": 7, "info": 1})
+    );
+    let diagnostics = document["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 9);
+    assert_eq!(
+        diagnostics[2],
+        serde_json::json!({
+            "code": "SCH-011",
+            "severity": "warning",
+            "file": "small.json",
+            "tool": "search",
+            "pointer": "/tools/0/inputSchema/properties/limit/format",
+            "line": 10,
+            "column": 40,
+            "message": "format 'uint32' is not a JSON Schema format: clients ignore it or warn (Ajv: unknown format), and nothing checks it",
+            "fix": "safe"
+        })
+    );
+    let fixes: Vec<Option<&str>> = diagnostics.iter().map(|d| d["fix"].as_str()).collect();
+    let (safe, not) = (Some("safe"), None);
+    assert_eq!(
+        fixes,
+        [safe, not, safe, not, not, Some("unsafe"), safe, not, not]
+    );
+    // Keys in the documented order.
+    let keys: Vec<&String> = diagnostics[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        ["code", "severity", "file", "tool", "pointer", "line", "column", "message", "fix"]
+    );
+    let clean = run(&["lint", "clean.json", "--format", "json"]);
+    let document: Value = serde_json::from_str(&clean.stdout).unwrap();
+    assert_eq!(document["diagnostics"], serde_json::json!([]));
+    assert_eq!(clean.code, 0);
+}
+
+#[test]
+fn sarif_output_for_code_scanning() {
+    let r = run(&[
+        "lint",
+        "small.json",
+        "--format",
+        "sarif",
+        "--select",
+        "SCH,TOOL-003",
+    ]);
+    assert_eq!(r.code, 1);
+    let sarif: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let run = &sarif["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "toolschema");
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 14);
+    assert_eq!((ids[0], ids[13]), ("SCH-001", "TOOL-003"));
+    assert_eq!(rules[2]["defaultConfiguration"]["level"], "error");
+    assert!(rules[2]["help"]["markdown"]
+        .as_str()
+        .unwrap()
+        .contains("## Why it matters"));
+    let results = run["results"].as_array().unwrap();
+    let found: Vec<(&str, &str, u64, u64)> = results
+        .iter()
+        .map(|r| {
+            let region = &r["locations"][0]["physicalLocation"]["region"];
+            (
+                r["ruleId"].as_str().unwrap(),
+                r["level"].as_str().unwrap(),
+                region["startLine"].as_u64().unwrap(),
+                region["startColumn"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("SCH-002", "warning", 6, 7),
+            ("SCH-004", "warning", 9, 11),
+            ("SCH-011", "warning", 10, 40),
+            ("SCH-001", "warning", 17, 7),
+            ("SCH-002", "warning", 17, 7),
+            ("TOOL-003", "error", 20, 7),
+        ]
+    );
+    let last = &results[5];
+    assert_eq!(last["ruleIndex"], 13);
+    assert_eq!(
+        last["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "small.json"
+    );
+    assert_eq!(
+        last["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+        "/tools/2/name"
+    );
+    assert_eq!(
+        last["message"]["text"],
+        "tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')"
+    );
+}
+
+#[test]
+fn github_output_is_workflow_annotations() {
+    let r = run(&[
+        "lint",
+        "small.json",
+        "--format",
+        "github",
+        "--select",
+        "SCH-011,TOOL,DESC-003",
+    ]);
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        "::warning file=small.json,line=10,col=40,title=SCH-011 nonstandard-format::format 'uint32' is not a JSON Schema format: clients ignore it or warn (Ajv: unknown format), and nothing checks it (tool 'search')
+::warning file=small.json,line=16,col=7,title=TOOL-002 name-clients-reject::name contains '.': OpenAI and Anthropic function names must match ^[a-zA-Z0-9_-]{1,64}$ (tool 'files.read')
+::notice file=small.json,line=17,col=56,title=DESC-003 property-description::property 'path' has no description: the model reads it to know what to send (tool 'files.read')
+::error file=small.json,line=20,col=7,title=TOOL-003 duplicate-name::tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
+Found 4 problems in 3 tools in 1 file: 1 critical, 2 warning, 1 info. 1 fixable with --fix.
+"
+    );
+}
+
+#[test]
+fn select_ignore_and_fail_on_decide_the_exit_code() {
+    let codes = |args: &[&str]| {
+        let mut all = vec!["lint", "small.json", "--format", "json"];
+        all.extend_from_slice(args);
+        let r = run(&all);
+        let document: Value = serde_json::from_str(&r.stdout).unwrap();
+        let found: Vec<String> = document["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap().to_string())
+            .collect();
+        (r.code, found)
+    };
+    assert_eq!(
+        codes(&["--select", "sch-00"]),
+        (
+            1,
+            vec![
+                "SCH-002".into(),
+                "SCH-004".into(),
+                "SCH-001".into(),
+                "SCH-002".into()
+            ]
+        )
+    );
+    assert_eq!(
+        codes(&["--select", "SCH-001", "--select", "DESC-003"]),
+        (1, vec!["SCH-001".into(), "DESC-003".into()])
+    );
+    // Only infos left: the default --fail-on warning passes, --fail-on info fails.
+    assert_eq!(
+        codes(&["--select", "DESC-003"]),
+        (0, vec!["DESC-003".into()])
+    );
+    assert_eq!(
+        codes(&["--select", "DESC-003", "--fail-on", "info"]),
+        (1, vec!["DESC-003".into()])
+    );
+    // Warnings do not fail a run that fails on critical; the duplicate name does.
+    assert_eq!(
+        codes(&["--ignore", "TOOL-003", "--fail-on", "critical"]).0,
+        0
+    );
+    assert_eq!(codes(&["--fail-on", "critical"]).0, 1);
+    assert_eq!(codes(&["--ignore", "SCH,TOOL,DESC"]), (0, vec![]));
+}
+
+#[test]
+fn unknown_rule_codes_are_bad_input() {
+    let r = run(&["lint", "small.json", "--select", "SCH-100"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "error: command line: unknown rule code or prefix 'SCH-100' (did you mean 'SCH-010'?)\n"
+    );
+    let r = run(&["lint", "small.json", "--fail-on", "error"]);
+    assert_eq!(r.code, 2);
+    assert!(r
+        .stderr
+        .contains("unknown severity 'error': use critical, warning or info"));
+}
+
+#[test]
+fn settings_come_from_toolschema_toml_found_upward() {
+    let root = tempfile::tempdir().unwrap();
+    let nested = root.path().join("servers/search");
+    std::fs::create_dir_all(&nested).unwrap();
+    std::fs::copy(fixtures().join("small.json"), nested.join("tools.json")).unwrap();
+    std::fs::write(
+        root.path().join("toolschema.toml"),
+        "[lint]\nselect = [\"TOOL\", \"DESC\"]\nignore = [\"DESC-003\"]\nfail-on = \"critical\"\n",
+    )
+    .unwrap();
+    let r = run_in(&nested, &["lint", "tools.json", "--format", "github"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let titles: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter_map(|l| l.split("title=").nth(1))
+        .map(|t| t.split("::").next().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "DESC-001 missing-description",
+            "TOOL-002 name-clients-reject",
+            "TOOL-003 duplicate-name"
+        ]
+    );
+    // The command line layers on top: ignoring the critical leaves only warnings, which pass.
+    let r = run_in(
+        &nested,
+        &["lint", "tools.json", "--ignore", "TOOL-003"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // --select starts over from the command line's codes.
+    let r = run_in(
+        &nested,
+        &[
+            "lint",
+            "tools.json",
+            "--select",
+            "DESC-003",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let document: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(document["diagnostics"][0]["code"], "DESC-003");
+    // --config names a file instead.
+    let other = root.path().join("strict.toml");
+    std::fs::write(
+        &other,
+        "[lint]\nselect = [\"DESC-003\"]\nfail-on = \"info\"\n",
+    )
+    .unwrap();
+    let r = run_in(
+        &nested,
+        &[
+            "lint",
+            "tools.json",
+            "--config",
+            other.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 1);
+    let document: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(document["summary"]["info"], 1);
+    assert_eq!(document["summary"]["warning"], 0);
+}
+
+#[test]
+fn a_broken_toolschema_toml_is_bad_input_with_its_position() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        fixtures().join("clean.json"),
+        root.path().join("tools.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        root.path().join("toolschema.toml"),
+        "[lint]\nselect = [\"SCH\"\n",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "tools.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.starts_with(&format!(
+            "error: {}: TOML parse error at line 2",
+            root.path().join("toolschema.toml").display()
+        )),
+        "{}",
+        r.stderr
+    );
+    std::fs::write(
+        root.path().join("toolschema.toml"),
+        "[lint]\nselct = [\"SCH\"]\n",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "tools.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown field `selct`"), "{}", r.stderr);
+    std::fs::write(
+        root.path().join("toolschema.toml"),
+        "[lint]\nignore = [\"DESK\"]\n",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "tools.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.ends_with(
+            "toolschema.toml: unknown rule code or prefix 'DESK' (did you mean 'DESC'?)\n"
+        ),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn malformed_files_are_bad_input_with_line_and_column() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(
+        root.path().join("broken.json"),
+        "{\"tools\": [\n  {\"name\": \"a\",}\n]}",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "broken.json"], None);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "error: broken.json:2:16: invalid JSON: expected an object key in double quotes\n"
+    );
+    let r = run_in(root.path(), &["lint", "missing.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.starts_with("error: missing.json: cannot read:"),
+        "{}",
+        r.stderr
+    );
+    // A duplicate key inside one tool is found when that tool is read.
+    std::fs::write(
+        root.path().join("dup.json"),
+        "[{\"name\": \"a\", \"name\": \"b\"}]",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "dup.json"], None);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "error: dup.json:1:16: invalid JSON: duplicate key 'name' in an object\n"
+    );
+    // Deep nesting is refused, not a crash.
+    let deep = format!(
+        "[{{\"name\": \"a\", \"inputSchema\": {}{}}}]",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    std::fs::write(root.path().join("deep.json"), deep).unwrap();
+    let r = run_in(root.path(), &["lint", "deep.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("nests deeper than 128 levels"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn directories_and_standard_input() {
+    let root = tempfile::tempdir().unwrap();
+    let servers = root.path().join("servers");
+    std::fs::create_dir_all(servers.join("node_modules")).unwrap();
+    std::fs::copy(fixtures().join("clean.json"), servers.join("b.json")).unwrap();
+    std::fs::copy(fixtures().join("small.json"), servers.join("a.json")).unwrap();
+    std::fs::write(servers.join("package.json"), "{\"name\": \"x\"}").unwrap();
+    std::fs::write(servers.join("node_modules/c.json"), "not even json").unwrap();
+    let r = run_in(root.path(), &["lint", "servers", "--format", "json"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let document: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(document["summary"]["files"], 2);
+    assert_eq!(document["summary"]["tools"], 4);
+    assert_eq!(document["diagnostics"][0]["file"], "servers/a.json");
+    assert_eq!(
+        r.stderr,
+        "note: skipped servers/package.json: not a tool catalog\n"
+    );
+
+    let r = run_in(
+        root.path(),
+        &["lint", "-"],
+        Some(&fixture_text("small.json")),
+    );
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.starts_with("<stdin>:6:7: SCH-002 warning:"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn fix_prints_the_fixed_catalog_keeping_every_other_byte() {
+    let r = run(&["lint", "fix_layout.json", "--fix"]);
+    assert_eq!(r.stdout, fixture_text("fix_layout.fixed.json"));
+    // What the safe fixes leave (an unsafe fix) goes to standard error, and fails the run.
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stderr
+            .starts_with("fix_layout.json:13:25: SCH-001 warning:"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.ends_with("Fixed 5 problems. Found 1 problem in 3 tools in 1 file: 0 critical, 1 warning, 0 info. 1 fixable with --fix --unsafe-fixes.\n"), "{}", r.stderr);
+
+    let r = run(&["lint", "fix_layout.json", "--fix", "--unsafe-fixes"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, fixture_text("fix_layout.unsafe.json"));
+    assert_eq!(
+        r.stderr,
+        "Fixed 6 problems. No problems in 3 tools in 1 file.\n"
+    );
+}
+
+#[test]
+fn fixes_keep_key_order_and_never_touch_allof_branches() {
+    let original: Value = serde_json::from_str(&fixture_text("fix_layout.json")).unwrap();
+    let fixed: Value = serde_json::from_str(&fixture_text("fix_layout.unsafe.json")).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    let (before, after) = (&original["tools"][0], &fixed["tools"][0]);
+    assert_eq!(keys(before), keys(after));
+    assert_eq!(keys(after), ["name", "inputSchema", "description"]);
+    assert_eq!(
+        keys(&after["inputSchema"]),
+        [
+            "required",
+            "type",
+            "properties",
+            "$schema",
+            "additionalProperties"
+        ]
+    );
+    assert_eq!(keys(&after["inputSchema"]["properties"]), ["path", "edits"]);
+    // The allOf branches are byte for byte what they were.
+    let branches = "                    {\"properties\": {\"id\": {\"type\": \"integer\", \"description\": \"Profile id\"}}, \"required\": [\"id\"]},\n                    {\"properties\": {\"nick\": {\"type\": \"string\", \"maxLength\": 40, \"description\": \"Nickname\"}}}\n";
+    assert!(fixture_text("fix_layout.json").contains(branches));
+    assert!(fixture_text("fix_layout.unsafe.json").contains(branches));
+    assert_eq!(
+        original["tools"][1]["inputSchema"]["allOf"],
+        fixed["tools"][1]["inputSchema"]["allOf"]
+    );
+}
+
+#[test]
+fn fixing_a_fixed_file_changes_nothing() {
+    for (file, flags) in [
+        ("fix_layout.fixed.json", vec!["--fix"]),
+        ("fix_layout.unsafe.json", vec!["--fix", "--unsafe-fixes"]),
+    ] {
+        let mut args = vec!["lint", file];
+        args.extend(flags);
+        let r = run(&args);
+        assert_eq!(r.stdout, fixture_text(file), "{file}");
+        assert!(!r.stderr.contains("Fixed"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn write_rewrites_in_place_byte_identical_to_fix_output() {
+    let root = tempfile::tempdir().unwrap();
+    for unsafe_fixes in [false, true] {
+        let target = root.path().join("tools.json");
+        std::fs::copy(fixtures().join("fix_layout.json"), &target).unwrap();
+        let mut fix = vec!["lint", "tools.json", "--fix"];
+        let mut write = vec!["lint", "tools.json", "--write", "--format", "json"];
+        if unsafe_fixes {
+            fix.push("--unsafe-fixes");
+            write.push("--unsafe-fixes");
+        }
+        let printed = run_in(root.path(), &fix, None).stdout;
+        let r = run_in(root.path(), &write, None);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), printed);
+        // The report covers what is left.
+        let document: Value = serde_json::from_str(&r.stdout).unwrap();
+        let left = if unsafe_fixes { 0 } else { 1 };
+        assert_eq!(document["diagnostics"].as_array().unwrap().len(), left);
+        assert_eq!(r.code, left as i32);
+        // Writing again changes nothing.
+        run_in(root.path(), &write, None);
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), printed);
+    }
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(root.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["tools.json"]);
+}
+
+#[test]
+fn fix_refuses_what_it_cannot_do() {
+    let r = run(&["lint", "small.json", "clean.json", "--fix"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "error: --fix prints the fixed catalog on standard output, so it takes one file; use --write to fix files in place\n"
+    );
+    let r = run_in(&fixtures(), &["lint", "-", "--write"], Some("[]"));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("--write cannot rewrite standard input"));
+    // A file that does not parse is never rewritten.
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("bad.json"), "{\"tools\": [}").unwrap();
+    let r = run_in(root.path(), &["lint", "bad.json", "--write"], None);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        std::fs::read_to_string(root.path().join("bad.json")).unwrap(),
+        "{\"tools\": [}"
+    );
+}
+
+#[test]
+fn the_real_catalogs() {
+    let everything = shared_dir().join("catalogs/everything.json");
+    let filesystem = shared_dir().join("catalogs/filesystem.json");
+    let r = run(&[
+        "lint",
+        everything.to_str().unwrap(),
+        filesystem.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let document: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        document["summary"],
+        serde_json::json!({"files": 2, "tools": 27, "critical": 0, "warning": 57, "info": 19})
+    );
+    let mut counts = std::collections::BTreeMap::new();
+    for d in document["diagnostics"].as_array().unwrap() {
+        *counts
+            .entry(d["code"].as_str().unwrap().to_string())
+            .or_insert(0) += 1;
+    }
+    let counts: Vec<(&str, i32)> = counts.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    assert_eq!(
+        counts,
+        [
+            ("DESC-003", 19),
+            ("SCH-001", 4),
+            ("SCH-002", 28),
+            ("SCH-004", 25)
+        ]
+    );
+}
+
+#[test]
+fn rules_lists_every_rule() {
+    let r = run(&["rules"]);
+    assert_eq!(r.code, 0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "CODE      SEVERITY  FIX          NAME                   SUMMARY"
+    );
+    assert_eq!(
+        lines[1],
+        "SCH-001   warning   unsafe       missing-required       An object schema declares properties but no `required` list, or an empty one."
+    );
+    assert_eq!(
+        lines[2],
+        "SCH-002   warning   safe/unsafe  open-object            An object schema accepts properties it does not declare."
+    );
+    assert_eq!(lines.len(), 1 + toolschema::lint::RULES.len() + 2);
+    for rule in toolschema::lint::RULES {
+        assert!(r.stdout.contains(rule.code()), "{}", rule.code());
+    }
+    let r = run(&["rules", "--format", "json"]);
+    let rules: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(
+        rules.as_array().unwrap().len(),
+        toolschema::lint::RULES.len()
+    );
+    assert_eq!(
+        rules[12],
+        serde_json::json!({
+            "code": "SCH-013",
+            "name": "lightweight-shape",
+            "severity": "info",
+            "fixes": ["safe"],
+            "summary": "`inputSchema` is written in a lightweight shape that clients cannot read."
+        })
+    );
+}
+
+#[test]
+fn rule_prints_the_rules_own_documentation() {
+    let r = run(&["rule", "sch-003"]);
+    assert_eq!(r.code, 0);
+    let rule = toolschema::lint::rule("SCH-003").unwrap();
+    assert_eq!(
+        r.stdout,
+        format!(
+            "SCH-003 untyped-property\nseverity: critical, fix: none\n\n{}",
+            rule.documentation()
+        )
+    );
+    assert!(r
+        .stdout
+        .contains("## What it flags\nA property (a member of `properties`"));
+    let r = run(&["rule", "shc-003"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(
+        r.stderr,
+        "error: unknown rule 'shc-003' (did you mean 'SCH-003'?)\n"
+    );
+}

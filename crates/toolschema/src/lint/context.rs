@@ -1,0 +1,307 @@
+//! What a rule sees of one tool, and where it reports.
+
+use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
+use super::registry::Rule;
+use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
+use crate::catalog::SourceTool;
+use crate::json::pointer::{push_segment, resolve, split_pointer};
+use crate::json::{Position, Spans};
+use crate::schema::references::percent_decode;
+use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A tool's `inputSchema` or `outputSchema`, with its subschemas.
+pub(crate) struct SchemaDoc<'a> {
+    /// `inputSchema` or `outputSchema`.
+    pub field: &'static str,
+    /// The schema as written (an object).
+    pub value: &'a Value,
+    /// Its index in the tool's spans.
+    pub span: usize,
+    /// JSON Pointer to it in the file.
+    pub pointer: String,
+    /// The shape it is written in.
+    pub shape: SchemaShape,
+    /// Its dialect, from `$schema`.
+    pub dialect: Result<Dialect, SchemaError>,
+    /// Every subschema, root first; empty for a lightweight shape (the schema rules read a
+    /// lightweight schema once it is normalized).
+    pub nodes: Vec<SchemaNode<'a>>,
+    /// Local pointers of schemas a `$ref` composes in place (from an `allOf` branch, or next to
+    /// `properties`): tightening them alone would reject what the other parts declare.
+    composed: Vec<String>,
+}
+
+impl<'a> SchemaDoc<'a> {
+    fn new(
+        field: &'static str,
+        value: &'a Value,
+        span: usize,
+        spans: &Spans,
+        tool_pointer: &str,
+    ) -> Self {
+        let pointer = push_segment(tool_pointer, field);
+        let shape = if field == "inputSchema" {
+            detect_shape(value)
+        } else {
+            SchemaShape::Standard
+        };
+        let nodes = if shape.is_lightweight() {
+            Vec::new()
+        } else {
+            walk(value, spans, span)
+        };
+        let composed = nodes
+            .iter()
+            .filter(|n| {
+                n.role == Role::Branch(Combinator::AllOf)
+                    || n.object()
+                        .is_some_and(|m| m.len() > 1 && is_object_schema(n.value))
+            })
+            .filter_map(|n| n.value.get("$ref")?.as_str()?.strip_prefix('#'))
+            .map(percent_decode)
+            .collect();
+        SchemaDoc {
+            field,
+            value,
+            span,
+            dialect: detect_dialect(value),
+            pointer,
+            shape,
+            nodes,
+            composed,
+        }
+    }
+
+    /// The JSON Pointer of `node` in the file.
+    pub fn pointer_of(&self, node: &SchemaNode<'_>) -> String {
+        format!("{}{}", self.pointer, node.local)
+    }
+
+    /// Whether the rules that tighten a schema (SCH-001 to SCH-004, SCH-010) may flag `node`:
+    /// not under `not`/`if`/`then`/`else` and the like, not an `allOf` branch, not a definition
+    /// composed in place by a `$ref`.
+    pub fn tightenable(&self, node: &SchemaNode<'_>) -> bool {
+        !node.inert
+            && !matches!(node.role, Role::Branch(Combinator::AllOf) | Role::Other)
+            && !self.composed.contains(&node.local)
+    }
+
+    /// The value a local `$ref` (`#`, `#/json/pointer`, `#anchor`) points at, if it resolves.
+    /// `None` for references to other documents.
+    pub fn resolve_ref(&self, reference: &str) -> Option<&'a Value> {
+        let fragment = reference.strip_prefix('#')?;
+        if fragment.is_empty() {
+            return Some(self.value);
+        }
+        if fragment.starts_with('/') {
+            return resolve(self.value, &percent_decode(fragment));
+        }
+        self.nodes.iter().map(|n| n.value).find(|v| {
+            v.get("$anchor").and_then(Value::as_str) == Some(fragment)
+                || v.get("$id").and_then(Value::as_str) == Some(reference)
+        })
+    }
+
+    /// Follow `$ref`s from `schema` to a schema that is not only a reference (at most 16 steps).
+    /// `None` when a reference does not resolve.
+    pub fn follow_refs(&self, mut schema: &'a Value) -> Option<&'a Value> {
+        for _ in 0..16 {
+            match schema.get("$ref").and_then(Value::as_str) {
+                Some(reference) => schema = self.resolve_ref(reference)?,
+                None => return Some(schema),
+            }
+        }
+        None
+    }
+
+    /// The span index of the value at `local` (a pointer relative to the schema root).
+    pub fn span_of(&self, spans: &Spans, local: &str) -> Option<usize> {
+        let mut index = self.span;
+        let mut value = self.value;
+        for segment in split_pointer(local) {
+            let (i, v) = match value {
+                Value::Object(map) => map
+                    .iter()
+                    .zip(spans.children(index))
+                    .find(|((k, _), _)| **k == *segment)
+                    .map(|((_, v), i)| (i, v))?,
+                Value::Array(items) => {
+                    let n: usize = segment.parse().ok()?;
+                    (spans.children(index).nth(n)?, items.get(n)?)
+                }
+                _ => return None,
+            };
+            index = i;
+            value = v;
+        }
+        Some(index)
+    }
+}
+
+/// The first tool of a file with a given name.
+#[derive(Debug, Clone)]
+pub(crate) struct EarlierTool {
+    pub pointer: String,
+    pub position: Position,
+}
+
+/// A tool's name, for the rules that read names in file order.
+pub(crate) struct NamedTool<'a> {
+    pub name: &'a str,
+    /// JSON Pointer to the tool.
+    pub pointer: &'a str,
+    /// Byte offset of the `name` member.
+    pub name_offset: usize,
+}
+
+/// One tool as the rules see it.
+pub(crate) struct ToolContext<'a> {
+    /// The whole file.
+    pub text: &'a str,
+    /// The tool as written, with spans into `text`.
+    pub tool: &'a SourceTool,
+    /// The tool's members, when it is an object.
+    pub fields: Option<&'a Map<String, Value>>,
+    /// Its name, when it is a string.
+    pub name: Option<&'a str>,
+    /// `inputSchema`, when it is an object.
+    pub input: Option<SchemaDoc<'a>>,
+    /// `outputSchema`, when it is an object.
+    pub output: Option<SchemaDoc<'a>>,
+    /// Per-run caches shared by the tools of a file.
+    pub cache: &'a RunCache,
+}
+
+/// Things compiled once per run and reused across tools.
+#[derive(Default)]
+pub(crate) struct RunCache {
+    /// Compiled `pattern`s (`None` when the engine refuses the pattern).
+    pub patterns: std::cell::RefCell<HashMap<String, Option<jsonschema::Validator>>>,
+}
+
+impl<'a> ToolContext<'a> {
+    pub(crate) fn new(text: &'a str, tool: &'a SourceTool, cache: &'a RunCache) -> Self {
+        let fields = tool.value.as_object();
+        let member = |key: &str| -> Option<(&'a Value, usize)> {
+            fields?
+                .iter()
+                .zip(tool.spans.children(0))
+                .find(|((k, _), _)| *k == key)
+                .map(|((_, v), i)| (v, i))
+        };
+        let schema = |field: &'static str| {
+            member(field)
+                .filter(|(v, _)| v.is_object())
+                .map(|(v, span)| SchemaDoc::new(field, v, span, &tool.spans, &tool.pointer))
+        };
+        ToolContext {
+            text,
+            tool,
+            fields,
+            name: fields.and_then(|f| f.get("name")).and_then(Value::as_str),
+            input: schema("inputSchema"),
+            output: schema("outputSchema"),
+            cache,
+        }
+    }
+
+    /// The tool's spans.
+    pub fn spans(&self) -> &'a Spans {
+        &self.tool.spans
+    }
+
+    /// The span index of a member of the tool object.
+    pub fn field_span(&self, key: &str) -> Option<usize> {
+        self.member_span(&self.tool.value, 0, key)
+    }
+
+    /// The input schema when it is written in standard JSON Schema.
+    pub fn standard_input(&self) -> Option<&SchemaDoc<'a>> {
+        self.input.as_ref().filter(|s| !s.shape.is_lightweight())
+    }
+
+    /// The schemas a rule about any schema looks at: the standard input schema, then the output
+    /// schema.
+    pub fn standard_schemas(&self) -> impl Iterator<Item = &SchemaDoc<'a>> {
+        self.standard_input()
+            .into_iter()
+            .chain(self.output.as_ref())
+    }
+
+    /// The span index of `member` inside the object whose span is `object`.
+    pub fn member_span(&self, object: &Value, object_span: usize, member: &str) -> Option<usize> {
+        object
+            .as_object()?
+            .keys()
+            .zip(self.spans().children(object_span))
+            .find(|(k, _)| *k == member)
+            .map(|(_, i)| i)
+    }
+}
+
+/// Where the rules of one tool put their findings.
+pub(crate) struct Report<'a> {
+    pub(crate) rule: &'static Rule,
+    pub(crate) tool: Option<Arc<str>>,
+    pub(crate) spans: &'a Spans,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Whether fixes carry their edits (see [`super::Linter::with_edits`]).
+    pub(crate) with_edits: bool,
+}
+
+impl Report<'_> {
+    /// A fix; its edit is built only when the run wants edits.
+    pub fn fix(
+        &self,
+        applicability: Applicability,
+        title: impl Into<std::borrow::Cow<'static, str>>,
+        edit: impl FnOnce() -> Option<Edit>,
+    ) -> Option<Fix> {
+        let edits = if self.with_edits {
+            vec![edit()?]
+        } else {
+            Vec::new()
+        };
+        Some(Fix {
+            applicability,
+            title: title.into(),
+            edits,
+        })
+    }
+
+    /// Report a finding about the value at `pointer` (a JSON Pointer into the file) whose span
+    /// index is `span`.
+    pub fn add(&mut self, pointer: String, span: usize, message: String) -> &mut Diagnostic {
+        let offset = self.spans.get(span).map_or(0, |s| s.anchor() as usize);
+        self.add_at(pointer, offset, message)
+    }
+
+    /// Report a finding at byte `offset` of the file.
+    pub fn add_at(&mut self, pointer: String, offset: usize, message: String) -> &mut Diagnostic {
+        self.diagnostics.push(Diagnostic {
+            rule: self.rule,
+            tool: self.tool.clone(),
+            pointer,
+            offset,
+            position: Position { line: 0, column: 0 },
+            message,
+            fix: None,
+        });
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    /// Report a finding with an optional fix.
+    pub fn add_with_fix(
+        &mut self,
+        pointer: String,
+        span: usize,
+        message: String,
+        fix: Option<Fix>,
+    ) {
+        self.add(pointer, span, message).fix = fix;
+    }
+}

@@ -1,0 +1,515 @@
+//! Schema lint: rules that find what makes a tool catalog unsafe or unreadable for clients, with
+//! positions in the file and fixes as text edits.
+//!
+//! - [`registry`]: every rule ([`RULES`]), looked up by code, selected by code or prefix;
+//! - [`rules`]: one file per rule, with its code, severity, documentation and check;
+//! - [`Linter`]: lints one file's text, one tool at a time (a large catalog is never built as a
+//!   whole), and fixes it ([`Linter::fix`]);
+//! - [`LintConfig`]: the `[lint]` settings of `toolschema.toml`.
+//!
+//! ```
+//! use toolschema::lint::{Linter, RuleSelection};
+//!
+//! let text = r#"{"tools": [{"name": "search", "description": "Search the docs by keyword.",
+//!   "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": 99,
+//!   "description": "Words to find"}}, "required": ["q"]}}]}"#;
+//! let linter = Linter::new(RuleSelection::all());
+//! let report = linter.lint("tools.json", text).unwrap();
+//! let found: Vec<_> = report.diagnostics.iter().map(|d| (d.code(), d.position.line)).collect();
+//! assert_eq!(found, [("SCH-002", 2)]);
+//!
+//! let fixed = linter.fix("tools.json", text, false).unwrap();
+//! assert!(fixed.text.contains(r#""required": ["q"], "additionalProperties": false}"#));
+//! assert!(fixed.remaining.diagnostics.is_empty());
+//! ```
+
+pub mod config;
+mod context;
+mod diagnostic;
+pub mod registry;
+pub mod rules;
+mod schema_walk;
+#[cfg(test)]
+mod snapshot;
+mod source_edit;
+mod value_fit;
+
+pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};
+pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
+
+use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
+use crate::json::LineIndex;
+use context::{EarlierTool, NamedTool, Report, RunCache, ToolContext};
+use registry::Check;
+use source_edit::{apply_edits, conflicts};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+/// What linting one file found.
+#[derive(Debug, Clone, Default)]
+pub struct FileReport {
+    /// The findings, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// How many tools the file holds.
+    pub tools: usize,
+}
+
+/// A fixed file.
+#[derive(Debug, Clone)]
+pub struct Fixed {
+    /// The fixed text (the input itself when nothing was fixed).
+    pub text: String,
+    /// How many findings the fixes resolved.
+    pub fixed: usize,
+    /// What linting the fixed text finds.
+    pub remaining: FileReport,
+}
+
+/// Why a file could not be fixed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FixError {
+    /// The file cannot be linted.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// A fix produced text that does not lint (a bug in a rule's fix): nothing is written.
+    #[error(
+        "applying fixes produced invalid output ({0}); nothing was changed (please report this)"
+    )]
+    Broken(String),
+}
+
+/// Most rounds of fixing: fixes whose edits overlap are applied one round at a time, and each
+/// round lints the result again.
+const MAX_FIX_ROUNDS: usize = 10;
+
+/// Lints catalog files with a selection of rules.
+#[derive(Debug, Clone)]
+pub struct Linter {
+    rules: Vec<&'static Rule>,
+    threads: usize,
+    with_edits: bool,
+}
+
+/// Tools a worker takes at a time.
+const CHUNK: usize = 64;
+
+/// Texts longer than this are linted on several threads (unless told otherwise).
+const PARALLEL_ABOVE: usize = 256 << 10;
+
+/// What linting one tool produced, before positions and the rules that read names in file order.
+struct ToolOutcome {
+    diagnostics: Vec<Diagnostic>,
+    pointer: String,
+    /// The tool's name and the offset of its `name` member, when it has a string name.
+    name: Option<(String, usize)>,
+}
+
+/// Everything a worker needs to lint tools of one file.
+struct FileJob<'a> {
+    with_edits: bool,
+    file: &'a str,
+    text: &'a str,
+    rules: &'a [&'static Rule],
+}
+
+impl FileJob<'_> {
+    fn lint_tool(
+        &self,
+        location: &ToolLocation,
+        cache: &RunCache,
+    ) -> Result<ToolOutcome, CatalogError> {
+        let tool = location.read(self.file, self.text)?;
+        let cx = ToolContext::new(self.text, &tool, cache);
+        let mut report = Report {
+            rule: RULES[0],
+            tool: cx.name.map(Arc::from),
+            spans: &tool.spans,
+            diagnostics: Vec::new(),
+            with_edits: self.with_edits,
+        };
+        for rule in self.rules {
+            if let Check::Tool(check) = rule.check {
+                report.rule = rule;
+                check(&cx, &mut report);
+            }
+        }
+        let diagnostics = report.diagnostics;
+        let name = cx.name.map(|name| {
+            let offset = cx.field_span("name").and_then(|s| tool.spans.get(s));
+            (name.to_string(), offset.map_or(0, |s| s.anchor() as usize))
+        });
+        drop(cx);
+        // The reader refuses values nested deeper than MAX_DEPTH, so a plain drop is safe.
+        let SourceTool { pointer, .. } = tool;
+        Ok(ToolOutcome {
+            diagnostics,
+            pointer,
+            name,
+        })
+    }
+}
+
+impl Linter {
+    /// A linter running the selected rules; a large catalog is linted on every core.
+    pub fn new(selection: RuleSelection) -> Self {
+        Linter {
+            rules: selection.rules().collect(),
+            threads: 0,
+            with_edits: true,
+        }
+    }
+
+    /// Whether [`Linter::lint`] and [`Linter::lint_each`] give fixes their edits (the default).
+    /// Without them a finding still says whether a safe or an unsafe fix exists, and linting a
+    /// large catalog is faster. [`Linter::fix`] always builds the edits it applies.
+    pub fn with_edits(mut self, yes: bool) -> Self {
+        self.with_edits = yes;
+        self
+    }
+
+    /// Lint on `threads` worker threads (0, the default: one per core for texts over 256 KiB,
+    /// none for smaller ones). Results do not depend on it.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    fn threads_for(&self, text_len: usize) -> usize {
+        let threads = match self.threads {
+            0 if text_len <= PARALLEL_ABOVE => 1,
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        threads.clamp(1, 16)
+    }
+
+    /// Lint one file's text, handing each tool's findings (sorted by position) to `each`, tool
+    /// after tool in file order. Returns how many tools the file holds.
+    ///
+    /// `file` names the text in errors. Nothing is handed over unless the whole text is valid
+    /// JSON in a catalog shape. Tools are read a few at a time, so memory stays close to the size
+    /// of the text; on several threads, they are linted while the rest of the text is checked.
+    pub fn lint_each(
+        &self,
+        file: &str,
+        text: &str,
+        mut each: impl FnMut(Vec<Diagnostic>),
+    ) -> Result<usize, CatalogError> {
+        let job = FileJob {
+            with_edits: self.with_edits,
+            file,
+            text,
+            rules: &self.rules,
+        };
+        let name_rules: Vec<&'static Rule> = self
+            .rules
+            .iter()
+            .copied()
+            .filter(|r| matches!(r.check, Check::Name(_)))
+            .collect();
+        let threads = self.threads_for(text.len());
+        if threads <= 1 {
+            let layout = CatalogLayout::scan(file, text)?;
+            let lines = LineIndex::new(text);
+            let mut names = NameRules::new(&name_rules, text, &lines);
+            let cache = RunCache::default();
+            for location in &layout.tools {
+                each(names.finish(job.lint_tool(location, &cache)?));
+            }
+            return Ok(layout.tools.len());
+        }
+        let (work, work_queue) = mpsc::channel::<(usize, Vec<ToolLocation>)>();
+        let work_queue = Mutex::new(work_queue);
+        let stop = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let (done, results) = mpsc::channel();
+            for _ in 0..threads {
+                let (job, work_queue, stop, done) = (&job, &work_queue, &stop, done.clone());
+                scope.spawn(move || {
+                    let cache = RunCache::default();
+                    loop {
+                        let next = match work_queue.lock() {
+                            Ok(queue) => queue.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok((chunk, locations)) = next else { return };
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let outcomes: Result<Vec<ToolOutcome>, CatalogError> = locations
+                            .iter()
+                            .map(|location| job.lint_tool(location, &cache))
+                            .collect();
+                        if done.send((chunk, outcomes)).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done);
+            // Check the syntax here and hand the tools out as they are found.
+            let mut batch: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
+            let mut chunks = 0;
+            let scanned = CatalogLayout::scan_each(file, text, &mut |location| {
+                batch.push(location.clone());
+                if batch.len() == CHUNK {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(CHUNK));
+                    let _ = work.send((chunks, full));
+                    chunks += 1;
+                }
+            });
+            if !batch.is_empty() {
+                let _ = work.send((chunks, batch));
+            }
+            drop(work);
+            let layout = match scanned {
+                Ok(layout) => layout,
+                Err(error) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(error);
+                }
+            };
+            let lines = LineIndex::new(text);
+            let mut names = NameRules::new(&name_rules, text, &lines);
+            // Hand results on in file order; chunks that arrive early wait here.
+            let mut waiting: BTreeMap<usize, Result<Vec<ToolOutcome>, CatalogError>> =
+                BTreeMap::new();
+            let mut wanted = 0;
+            for (chunk, outcomes) in results {
+                waiting.insert(chunk, outcomes);
+                while let Some(outcomes) = waiting.remove(&wanted) {
+                    wanted += 1;
+                    match outcomes {
+                        Ok(outcomes) => {
+                            for outcome in outcomes {
+                                each(names.finish(outcome));
+                            }
+                        }
+                        Err(error) => {
+                            stop.store(true, Ordering::Relaxed);
+                            return Err(error);
+                        }
+                    }
+                }
+            }
+            Ok(layout.tools.len())
+        })
+    }
+
+    /// Lint one file's text and collect every finding.
+    pub fn lint(&self, file: &str, text: &str) -> Result<FileReport, CatalogError> {
+        let mut diagnostics = Vec::new();
+        let tools = self.lint_each(file, text, |found| diagnostics.extend(found))?;
+        Ok(FileReport { diagnostics, tools })
+    }
+
+    /// Apply every safe fix (and the unsafe ones too when `unsafe_fixes`), round after round
+    /// until none is left, and lint the result.
+    ///
+    /// Fixing a fixed text changes nothing.
+    pub fn fix(&self, file: &str, text: &str, unsafe_fixes: bool) -> Result<Fixed, FixError> {
+        let allowed = |fix: &Fix| unsafe_fixes || fix.applicability == Applicability::Safe;
+        let linter = self.clone().with_edits(true);
+        let mut current = text.to_string();
+        let mut fixed = 0;
+        for round in 0..=MAX_FIX_ROUNDS {
+            let report = match linter.lint(file, &current) {
+                Ok(report) => report,
+                Err(error) if round == 0 => return Err(error.into()),
+                Err(error) => return Err(FixError::Broken(error.to_string())),
+            };
+            let fixes: Vec<&Fix> = report
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.fix.as_ref())
+                .filter(|f| allowed(f))
+                .collect();
+            if fixes.is_empty() || round == MAX_FIX_ROUNDS {
+                return Ok(Fixed {
+                    text: current,
+                    fixed,
+                    remaining: report,
+                });
+            }
+            let mut accepted: Vec<&Edit> = Vec::new();
+            for fix in fixes {
+                let clear = fix
+                    .edits
+                    .iter()
+                    .all(|e| accepted.iter().all(|a| !conflicts(a, e)));
+                if clear {
+                    accepted.extend(&fix.edits);
+                    fixed += 1;
+                }
+            }
+            current = apply_edits(&current, &accepted);
+        }
+        Err(FixError::Broken("fixes did not settle".into()))
+    }
+}
+
+/// The rules that read tool names in file order, with the names seen so far.
+struct NameRules<'a> {
+    rules: &'a [&'static Rule],
+    earlier: HashMap<String, EarlierTool>,
+    text: &'a str,
+    lines: &'a LineIndex,
+    /// The line of the last position looked up: findings come in file order.
+    line_hint: usize,
+}
+
+impl<'a> NameRules<'a> {
+    fn new(rules: &'a [&'static Rule], text: &'a str, lines: &'a LineIndex) -> Self {
+        NameRules {
+            rules,
+            earlier: HashMap::new(),
+            text,
+            lines,
+            line_hint: 0,
+        }
+    }
+
+    /// Run the name rules on one tool's outcome and return all its findings with their
+    /// positions, sorted.
+    fn finish(&mut self, outcome: ToolOutcome) -> Vec<Diagnostic> {
+        let ToolOutcome {
+            mut diagnostics,
+            pointer,
+            name,
+        } = outcome;
+        if let Some((name, name_offset)) = name.filter(|(n, _)| !n.is_empty()) {
+            if !self.rules.is_empty() {
+                let no_spans = crate::json::Spans::default();
+                let mut report = Report {
+                    rule: self.rules[0],
+                    tool: Some(Arc::from(name.as_str())),
+                    spans: &no_spans,
+                    diagnostics: Vec::new(),
+                    with_edits: false,
+                };
+                let named = NamedTool {
+                    name: &name,
+                    pointer: &pointer,
+                    name_offset,
+                };
+                for rule in self.rules {
+                    if let Check::Name(check) = rule.check {
+                        report.rule = rule;
+                        check(&named, &self.earlier, &mut report);
+                    }
+                }
+                diagnostics.append(&mut report.diagnostics);
+            }
+            if !self.earlier.contains_key(&name) {
+                let position =
+                    self.lines
+                        .position_from(self.text, name_offset, &mut self.line_hint);
+                self.earlier.insert(name, EarlierTool { pointer, position });
+            }
+        }
+        for d in &mut diagnostics {
+            d.position = self
+                .lines
+                .position_from(self.text, d.offset, &mut self.line_hint);
+        }
+        diagnostics.sort_by(|a, b| (a.offset, a.code()).cmp(&(b.offset, b.code())));
+        diagnostics
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A catalog of `n` tools that trips most rules, with repeated names.
+    fn catalog(n: usize) -> String {
+        let shapes = [
+            r#"{"name": "search_N", "description": "Search.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "format": "uint32"}, "n": {"type": "integer", "minimum": 5, "maximum": 1}}}}"#,
+            r#"{"name": "dup", "inputSchema": {"q": {"type": "string", "required": true}}}"#,
+            r#"{"name": "bad name N", "inputSchema": {"type": "array"}, "outputSchema": {"type": "string"}}"#,
+            r#"{"name": "ok_N", "description": "Return the time in a given zone.", "inputSchema": {"type": "object", "additionalProperties": false}}"#,
+        ];
+        let tools: Vec<String> = (0..n)
+            .map(|i| shapes[i % shapes.len()].replace('N', &i.to_string()))
+            .collect();
+        format!("{{\"tools\": [\n{}\n]}}", tools.join(",\n"))
+    }
+
+    fn summary(report: &FileReport) -> Vec<String> {
+        report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {} {} {:?} {} {:?}",
+                    d.position,
+                    d.code(),
+                    d.pointer,
+                    d.tool,
+                    d.message,
+                    d.fix_applicability()
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn threads_do_not_change_the_results() {
+        let text = catalog(301);
+        let one = Linter::new(RuleSelection::all()).with_threads(1);
+        let expected = one.lint("c.json", &text).unwrap();
+        assert_eq!(expected.tools, 301);
+        assert!(expected.diagnostics.iter().any(|d| d.code() == "TOOL-003"));
+        for threads in [2, 3, 8] {
+            let many = Linter::new(RuleSelection::all()).with_threads(threads);
+            let found = many.lint("c.json", &text).unwrap();
+            assert_eq!(found.tools, 301);
+            assert_eq!(summary(&found), summary(&expected), "{threads} threads");
+        }
+        // Without edits, the same findings say the same about their fixes.
+        let light = Linter::new(RuleSelection::all())
+            .with_threads(2)
+            .with_edits(false);
+        let found = light.lint("c.json", &text).unwrap();
+        assert_eq!(summary(&found), summary(&expected));
+        assert!(found
+            .diagnostics
+            .iter()
+            .all(|d| d.fix.as_ref().is_none_or(|f| f.edits.is_empty())));
+        assert!(expected
+            .diagnostics
+            .iter()
+            .all(|d| d.fix.as_ref().is_none_or(|f| !f.edits.is_empty())));
+    }
+
+    #[test]
+    fn errors_stop_every_thread_count_the_same_way() {
+        let mut broken = catalog(300);
+        broken.truncate(broken.len() - 2);
+        let mut duplicate_key = catalog(300);
+        duplicate_key = duplicate_key.replacen(
+            "\"name\": \"ok_203\"",
+            "\"name\": \"ok_203\", \"name\": \"x\"",
+            1,
+        );
+        for threads in [1, 2, 4] {
+            let linter = Linter::new(RuleSelection::all()).with_threads(threads);
+            let mut handed = 0;
+            let err = linter
+                .lint_each("c.json", &broken, |_| handed += 1)
+                .unwrap_err();
+            assert_eq!(handed, 0, "{threads}");
+            assert_eq!(
+                err.to_string(),
+                "c.json:302:1: invalid JSON: unexpected end of input: expected ',' or ']' after an array element"
+            );
+            let err = linter.lint("c.json", &duplicate_key).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                "c.json:205:20: invalid JSON: duplicate key 'name' in an object"
+            );
+        }
+    }
+}

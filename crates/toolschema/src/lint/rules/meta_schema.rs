@@ -1,0 +1,82 @@
+//! SCH-007.
+
+use crate::lint::context::{Report, ToolContext};
+use crate::lint::registry::declare_rule;
+use crate::schema::Dialect;
+
+declare_rule! {
+    /// A schema breaks its dialect's meta-schema.
+    ///
+    /// ## What it flags
+    /// An `inputSchema` or `outputSchema` that is not a valid schema of its dialect (draft-07 or
+    /// draft 2020-12, from `$schema`): a misspelled type (`"type": "strng"`), a `required`
+    /// that is not a list of names, a negative `maxLength`, `properties` that is not an object.
+    /// Each finding points at the offending value.
+    ///
+    /// ## Why it matters
+    /// Clients compile the schema before they validate against it. A schema that does not
+    /// compile makes the tool fail on every call, or drops it from the list.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"type": "object", "properties": {"limit": {"type": "int", "minimum": -1}}}
+    /// ```
+    ///
+    /// ## Fix
+    /// Correct the value the finding points at. There is no automatic fix.
+    pub static META_SCHEMA = {
+        code: "SCH-007",
+        name: "meta-schema",
+        severity: Critical,
+        fixes: [],
+        check: Tool(check),
+    };
+}
+
+fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
+    for doc in cx.standard_schemas() {
+        let Ok(dialect) = doc.dialect else { continue };
+        // The meta-schema validators are compiled once per process by the engine.
+        let validator = match dialect {
+            Dialect::Draft7 => jsonschema::draft7::meta::validator(),
+            Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
+        };
+        if validator.is_valid(doc.value) {
+            continue;
+        }
+        let mut seen: Vec<String> = Vec::new();
+        for error in validator.iter_errors(doc.value) {
+            let local = error.instance_path().as_str().to_string();
+            if seen.contains(&local) {
+                continue;
+            }
+            let span = doc.span_of(cx.spans(), &local).unwrap_or(doc.span);
+            let what = match error.instance() {
+                // The meta-schema says `type` is anyOf(a simple type, a list of them): name them.
+                value if local.ends_with("/type") || local == "/type" => format!(
+                    "{value} is not a JSON Schema type (array, boolean, integer, null, number, \
+                     object, string)"
+                ),
+                _ => error.to_string(),
+            };
+            report.add(
+                format!("{}{local}", doc.pointer),
+                span,
+                format!(
+                    "{} breaks the {} meta-schema: {what}",
+                    doc.field,
+                    dialect.name()
+                ),
+            );
+            seen.push(local);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn snapshot() {
+        crate::lint::snapshot::assert_rule("SCH-007", include_str!("fixtures/meta_schema.json"));
+    }
+}

@@ -1,0 +1,75 @@
+//! OUT-001.
+
+use crate::lint::context::{Report, ToolContext};
+use crate::lint::registry::declare_rule;
+use serde_json::Value;
+
+declare_rule! {
+    /// An `outputSchema` whose root is not an object schema.
+    ///
+    /// ## What it flags
+    /// An `outputSchema` that is not a JSON object, or whose root does not say
+    /// `"type": "object"` (no `type`, another type, or a type list).
+    ///
+    /// ## Why it matters
+    /// MCP's `structuredContent` is always a JSON object, and the specification requires
+    /// `outputSchema` to describe one. Clients validate results against it and reject the tool,
+    /// or every result, when it does not.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"outputSchema": {"type": "array", "items": {"type": "string"}}}
+    /// ```
+    ///
+    /// ## Fix
+    /// Wrap the result in an object: `{"type": "object", "properties": {"items": {"type":
+    /// "array", "items": {"type": "string"}}}, "required": ["items"]}`. There is no automatic
+    /// fix: the server's results change too.
+    pub static OUTPUT_NOT_OBJECT = {
+        code: "OUT-001",
+        name: "output-not-object",
+        severity: Critical,
+        fixes: [],
+        check: Tool(check),
+    };
+}
+
+fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
+    let Some(fields) = cx.fields else { return };
+    let Some(output) = fields.get("outputSchema").filter(|v| !v.is_null()) else {
+        return;
+    };
+    let span = cx.field_span("outputSchema").unwrap_or(0);
+    let pointer = format!("{}/outputSchema", cx.tool.pointer);
+    let Some(schema) = output.as_object() else {
+        report.add(
+            pointer,
+            span,
+            "outputSchema must be a JSON object schema".into(),
+        );
+        return;
+    };
+    let message = match schema.get("type") {
+        Some(Value::String(t)) if t == "object" => return,
+        None => "outputSchema has no \"type\": structured content is an object, so MCP requires \"type\": \"object\"".to_string(),
+        Some(other) => format!(
+            "outputSchema root has \"type\": {other}: structured content is an object, so MCP requires \"type\": \"object\""
+        ),
+    };
+    let (pointer, span) = match cx.member_span(output, span, "type") {
+        Some(type_span) => (format!("{pointer}/type"), type_span),
+        None => (pointer, span),
+    };
+    report.add(pointer, span, message);
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn snapshot() {
+        crate::lint::snapshot::assert_rule(
+            "OUT-001",
+            include_str!("fixtures/output_not_object.json"),
+        );
+    }
+}

@@ -1,0 +1,77 @@
+//! DESC-003.
+
+use crate::lint::context::{Report, ToolContext};
+use crate::lint::registry::declare_rule;
+use crate::lint::schema_walk::Role;
+use serde_json::Value;
+
+declare_rule! {
+    /// A property without a description.
+    ///
+    /// ## What it flags
+    /// A property (a member of `properties`, at any depth of `inputSchema`) with no
+    /// `description`, neither its own nor on the schema its `$ref` points at. `true` and
+    /// `false` properties are left to SCH-003.
+    ///
+    /// ## Why it matters
+    /// The model fills in arguments from the property name and its description. A name like
+    /// `path` does not say relative to what, or `limit` of what.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"type": "object", "properties": {"path": {"type": "string"}}}
+    /// ```
+    ///
+    /// ## Fix
+    /// Describe what the argument is and what values make sense: `"description": "File to
+    /// read, relative to the workspace root"`. There is no automatic fix.
+    pub static PROPERTY_DESCRIPTION = {
+        code: "DESC-003",
+        name: "property-description",
+        severity: Info,
+        fixes: [],
+        check: Tool(check),
+    };
+}
+
+fn has_description(schema: &Value) -> bool {
+    schema
+        .get("description")
+        .and_then(Value::as_str)
+        .is_some_and(|d| !d.trim().is_empty())
+}
+
+fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
+    let Some(doc) = cx.standard_input() else {
+        return;
+    };
+    for node in &doc.nodes {
+        let Role::Property { name } = node.role else {
+            continue;
+        };
+        if !node.value.is_object() || node.inert || has_description(node.value) {
+            continue;
+        }
+        if doc.follow_refs(node.value).is_some_and(has_description) {
+            continue;
+        }
+        report.add(
+            doc.pointer_of(node),
+            node.span,
+            format!(
+                "property '{name}' has no description: the model reads it to know what to send"
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn snapshot() {
+        crate::lint::snapshot::assert_rule(
+            "DESC-003",
+            include_str!("fixtures/property_description.json"),
+        );
+    }
+}

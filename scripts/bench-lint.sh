@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Benchmark `toolschema lint` against mcptest's `schema-lint` on a 10,000-tool catalog built from
+# the real catalogs (../shared/catalogs/*.json, tools renamed to be unique, pretty-printed, about
+# 12 MB): wall time and peak memory (RSS) of the whole process, all rules on, median of RUNS runs.
+# The two commands run in turns so both see the same machine load.
+#
+# Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4); installs
+# mcptest 1.3.0 into $MCPTEST_ROOT (outside the repository) when it is not there yet, which
+# compiles for a few minutes.
+#
+#   RUNS=15 ./scripts/bench-lint.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-9}
+SHARED=${TOOLSCHEMA_SHARED_DIR:-../shared}
+MCPTEST_ROOT=${MCPTEST_ROOT:-${TMPDIR:-/tmp}/toolschema-bench-mcptest}
+MCPTEST_VERSION=1.3.0
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+catalog="$work/catalog-10k.json"
+
+echo "==> building the 10,000-tool catalog from $SHARED/catalogs"
+python3 - "$SHARED/catalogs" "$catalog" <<'PY'
+import json, pathlib, sys
+source, target = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+tools = []
+for path in sorted(source.glob("*.json")):
+    tools += json.loads(path.read_text())["tools"]
+out = []
+while len(out) < 10_000:
+    i = len(out)
+    tool = dict(tools[i % len(tools)])  # keeps the key order; the name stays first
+    tool["name"] = f"{tool['name']}_{i // len(tools)}"
+    out.append(tool)
+text = json.dumps({"tools": out}, indent=2, ensure_ascii=False) + "\n"
+target.write_text(text)
+print(f"{len(out)} tools, {len(text.encode()) / 1e6:.1f} MB")
+PY
+
+echo "==> building toolschema (release)"
+cargo build --release --locked -p toolschema-cli
+toolschema="$PWD/target/release/toolschema"
+
+mcptest="$MCPTEST_ROOT/bin/mcptest"
+if [ ! -x "$mcptest" ]; then
+  echo "==> installing mcptest $MCPTEST_VERSION into $MCPTEST_ROOT"
+  cargo install mcptest --version "$MCPTEST_VERSION" --root "$MCPTEST_ROOT"
+fi
+
+echo "==> $RUNS runs each, in turns (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+python3 - "$RUNS" "$catalog" "$mcptest" "$toolschema" <<'PY'
+import os, statistics, subprocess, sys, time
+runs, catalog, mcptest, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+commands = {
+    "mcptest schema-lint": [mcptest, "schema-lint", catalog],
+    "toolschema lint": [toolschema, "lint", catalog],
+}
+results = {name: ([], []) for name in commands}
+
+def run(argv):
+    """Wall seconds and peak RSS (KiB) of one process; output goes to /dev/null."""
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=null, stderr=null)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):  # both exit 1 when they find something
+        sys.exit(f"{argv[0]} exited with {code}")
+    return wall, usage.ru_maxrss
+
+for _ in range(runs):
+    for name, argv in commands.items():
+        wall, rss = run(argv)
+        results[name][0].append(wall)
+        results[name][1].append(rss)
+
+med = statistics.median
+(mw, mm), (tw, tm) = results["mcptest schema-lint"], results["toolschema lint"]
+print(f"{'':22}{'wall (median)':>15}{'peak RSS (median)':>20}")
+print(f"{'mcptest schema-lint':22}{med(mw):>13.3f} s{med(mm) / 1024:>16.1f} MiB")
+print(f"{'toolschema lint':22}{med(tw):>13.3f} s{med(tm) / 1024:>16.1f} MiB")
+print(f"{'toolschema / mcptest':22}{med(tw) / med(mw):>15.2f}{med(tm) / med(mm):>20.2f}")
+print(f"wall min..max: mcptest {min(mw):.3f}..{max(mw):.3f} s, toolschema {min(tw):.3f}..{max(tw):.3f} s")
+PY
