@@ -35,13 +35,16 @@ pub fn display_name(path: &str) -> &str {
 
 /// Read a whole file (or standard input for `-`) as UTF-8.
 pub fn read_text(path: &str) -> Result<String, InputError> {
-    let mut bytes = Vec::new();
     let result = if path == "-" {
-        std::io::stdin().read_to_end(&mut bytes).map(|_| ())
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
     } else {
-        std::fs::File::open(Path::new(path)).and_then(|mut f| f.read_to_end(&mut bytes).map(|_| ()))
+        // Sized from the file's length up front: a large catalog is never held twice while its
+        // buffer grows.
+        std::fs::read(Path::new(path))
     };
-    result.map_err(|e| InputError(format!("{}: cannot read: {e}", display_name(path))))?;
+    let bytes =
+        result.map_err(|e| InputError(format!("{}: cannot read: {e}", display_name(path))))?;
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         InputError(format!(
