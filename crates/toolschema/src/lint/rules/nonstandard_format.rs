@@ -4,6 +4,7 @@ use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
 use crate::lint::Applicability;
+use crate::schema::STANDARD_FORMATS;
 use serde_json::Value;
 
 declare_rule! {
@@ -38,29 +39,6 @@ declare_rule! {
     };
 }
 
-/// The formats JSON Schema draft 2020-12 defines (a superset of draft-07's).
-const FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
-
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let edits = SourceEdits::new(cx.text, cx.spans());
     for doc in cx.standard_schemas() {
@@ -68,7 +46,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             let Some(format) = node.value.get("format").and_then(Value::as_str) else {
                 continue;
             };
-            if FORMATS.contains(&format) {
+            if STANDARD_FORMATS.contains(&format) {
                 continue;
             }
             let Some(span) = cx.member_span(node.value, node.span, "format") else {
