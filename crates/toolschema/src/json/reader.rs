@@ -68,10 +68,11 @@ impl<'a> Reader<'a> {
     }
 
     pub(crate) fn skip_whitespace(&mut self) {
-        while let Some(b) = self.bytes.get(self.pos) {
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
-                _ => break,
+        loop {
+            match self.bytes.get(self.pos) {
+                Some(b' ') => self.pos = end_of_spaces(self.bytes, self.pos),
+                Some(b'\t' | b'\n' | b'\r') => self.pos += 1,
+                _ => return,
             }
         }
     }
@@ -423,13 +424,7 @@ impl<'a> Reader<'a> {
         self.pos += 1; // opening quote
         let mut run_start = self.pos;
         loop {
-            // Fast path: advance over bytes that need no attention.
-            while let Some(&c) = b.get(self.pos) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos = end_of_plain_run(b, self.pos);
             match b.get(self.pos) {
                 None => return self.error("unexpected end of input inside a string"),
                 Some(b'"') => {
@@ -510,6 +505,67 @@ impl<'a> Reader<'a> {
             None => self.error("invalid \\u escape"),
         }
     }
+}
+
+/// Eight copies of a byte, one per byte of a word.
+const fn eight(byte: u8) -> u64 {
+    0x0101_0101_0101_0101 * byte as u64
+}
+
+/// The next eight bytes from `pos` as a little-endian word (the first byte lowest), if there
+/// are eight.
+fn word_at(bytes: &[u8], pos: usize) -> Option<u64> {
+    let chunk: [u8; 8] = bytes.get(pos..pos + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// Index of the first byte at or after `pos` that is not a space (or `bytes.len()`).
+///
+/// Pretty-printed catalogs are about a third indentation, so runs of spaces are stepped over
+/// a word at a time.
+fn end_of_spaces(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(word) = word_at(bytes, pos) {
+        let others = word ^ eight(b' ');
+        if others != 0 {
+            // The lowest non-zero byte is the first one that is not a space.
+            return pos + (others.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while bytes.get(pos) == Some(&b' ') {
+        pos += 1;
+    }
+    pos
+}
+
+/// Index of the first byte at or after `pos` that ends a plain run inside a string: a quote, a
+/// backslash or a control character (or `bytes.len()`).
+///
+/// Strings are most of a catalog's bytes, so they are scanned a word at a time. For each of the
+/// three tests, `(x - 0x01..) & !x & 0x80..` sets the high bit of every byte of `x` that is zero
+/// (or, with 0x20, below 0x20); borrows can only flag bytes above a real match, so the lowest
+/// flagged byte is always the first real one.
+fn end_of_plain_run(bytes: &[u8], mut pos: usize) -> usize {
+    const HIGH_BITS: u64 = eight(0x80);
+    while let Some(word) = word_at(bytes, pos) {
+        let quote = word ^ eight(b'"');
+        let backslash = word ^ eight(b'\\');
+        let flagged = ((quote.wrapping_sub(eight(1)) & !quote)
+            | (backslash.wrapping_sub(eight(1)) & !backslash)
+            | (word.wrapping_sub(eight(0x20)) & !word))
+            & HIGH_BITS;
+        if flagged != 0 {
+            return pos + (flagged.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&c) = bytes.get(pos) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            break;
+        }
+        pos += 1;
+    }
+    pos
 }
 
 /// Parse a whole JSON text into a value and the spans of every value in it.
@@ -628,6 +684,46 @@ mod tests {
             reader.skip_value(0).unwrap_err().message,
             "expected ':' after an object key"
         );
+    }
+
+    #[test]
+    fn word_scans_match_byte_scans() {
+        let plain_end = |bytes: &[u8], from: usize| {
+            (from..bytes.len())
+                .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
+                .unwrap_or(bytes.len())
+        };
+        let spaces_end = |bytes: &[u8], from: usize| {
+            (from..bytes.len())
+                .find(|&i| bytes[i] != b' ')
+                .unwrap_or(bytes.len())
+        };
+        // Every byte value at every place of a word, among plain ASCII, UTF-8 or spaces, alone
+        // or just before a zero byte (whose borrow must not move the answer).
+        for filler in [b'a', 0xc3, 0xff, b' ', 0x21] {
+            for special in 0..=255u8 {
+                for (at, zero_after) in (0..20).flat_map(|at| [(at, false), (at, true)]) {
+                    let mut bytes = vec![filler; 20];
+                    bytes[at] = special;
+                    if zero_after {
+                        bytes[(at + 1) % 20] = 0;
+                    }
+                    for from in [0, 1, 7, 8, 13, 19, 20] {
+                        let case = format!("{filler} {special} at {at} ({zero_after}) from {from}");
+                        assert_eq!(
+                            end_of_plain_run(&bytes, from),
+                            plain_end(&bytes, from),
+                            "{case}"
+                        );
+                        assert_eq!(
+                            end_of_spaces(&bytes, from),
+                            spaces_end(&bytes, from),
+                            "{case}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
