@@ -26,6 +26,7 @@
 pub mod config;
 mod context;
 mod diagnostic;
+mod parallel;
 pub mod registry;
 pub mod rules;
 mod schema_walk;
@@ -43,9 +44,8 @@ use crate::json::LineIndex;
 use context::{EarlierTool, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// What linting one file found.
 #[derive(Debug, Clone, Default)]
@@ -92,9 +92,6 @@ pub struct Linter {
     with_edits: bool,
 }
 
-/// Tools a worker takes at a time.
-const CHUNK: usize = 64;
-
 /// Texts longer than this are linted on several threads (unless told otherwise).
 const PARALLEL_ABOVE: usize = 256 << 10;
 
@@ -106,7 +103,7 @@ struct ToolOutcome {
     name: Option<(String, usize)>,
 }
 
-/// Everything a worker needs to lint tools of one file.
+/// Everything a thread needs to lint tools of one file.
 struct FileJob<'a> {
     with_edits: bool,
     file: &'a str,
@@ -169,8 +166,8 @@ impl Linter {
         self
     }
 
-    /// Lint on `threads` worker threads (0, the default: one per core for texts over 256 KiB,
-    /// none for smaller ones). Results do not depend on it.
+    /// Lint on `threads` threads, the calling one included (0, the default: one per core for
+    /// texts over 256 KiB, only the calling one for smaller ones). Results do not depend on it.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -212,89 +209,18 @@ impl Linter {
         let threads = self.threads_for(text.len());
         if threads <= 1 {
             let layout = CatalogLayout::scan(file, text)?;
-            let lines = LineIndex::new(text);
-            let mut names = NameRules::new(&name_rules, text, &lines);
+            let mut names = NameRules::new(&name_rules, text);
             let cache = RunCache::default();
             for location in &layout.tools {
                 each(names.finish(job.lint_tool(location, &cache)?));
             }
             return Ok(layout.tools.len());
         }
-        let (work, work_queue) = mpsc::channel::<(usize, Vec<ToolLocation>)>();
-        let work_queue = Mutex::new(work_queue);
-        let stop = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            let (done, results) = mpsc::channel();
-            for _ in 0..threads {
-                let (job, work_queue, stop, done) = (&job, &work_queue, &stop, done.clone());
-                scope.spawn(move || {
-                    let cache = RunCache::default();
-                    loop {
-                        let next = match work_queue.lock() {
-                            Ok(queue) => queue.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok((chunk, locations)) = next else { return };
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let outcomes: Result<Vec<ToolOutcome>, CatalogError> = locations
-                            .iter()
-                            .map(|location| job.lint_tool(location, &cache))
-                            .collect();
-                        if done.send((chunk, outcomes)).is_err() {
-                            return;
-                        }
-                    }
-                });
-            }
-            drop(done);
-            // Check the syntax here and hand the tools out as they are found.
-            let mut batch: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
-            let mut chunks = 0;
-            let scanned = CatalogLayout::scan_each(file, text, &mut |location| {
-                batch.push(location.clone());
-                if batch.len() == CHUNK {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(CHUNK));
-                    let _ = work.send((chunks, full));
-                    chunks += 1;
-                }
-            });
-            if !batch.is_empty() {
-                let _ = work.send((chunks, batch));
-            }
-            drop(work);
-            let layout = match scanned {
-                Ok(layout) => layout,
-                Err(error) => {
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(error);
-                }
-            };
-            let lines = LineIndex::new(text);
-            let mut names = NameRules::new(&name_rules, text, &lines);
-            // Hand results on in file order; chunks that arrive early wait here.
-            let mut waiting: BTreeMap<usize, Result<Vec<ToolOutcome>, CatalogError>> =
-                BTreeMap::new();
-            let mut wanted = 0;
-            for (chunk, outcomes) in results {
-                waiting.insert(chunk, outcomes);
-                while let Some(outcomes) = waiting.remove(&wanted) {
-                    wanted += 1;
-                    match outcomes {
-                        Ok(outcomes) => {
-                            for outcome in outcomes {
-                                each(names.finish(outcome));
-                            }
-                        }
-                        Err(error) => {
-                            stop.store(true, Ordering::Relaxed);
-                            return Err(error);
-                        }
-                    }
-                }
-            }
-            Ok(layout.tools.len())
+        // The line index is built when the first results are handed on, after the scan.
+        let mut names: Option<NameRules<'_>> = None;
+        parallel::lint_in_parallel(&job, threads - 1, |outcome| {
+            let names = names.get_or_insert_with(|| NameRules::new(&name_rules, text));
+            each(names.finish(outcome));
         })
     }
 
@@ -355,18 +281,18 @@ struct NameRules<'a> {
     rules: &'a [&'static Rule],
     earlier: HashMap<String, EarlierTool>,
     text: &'a str,
-    lines: &'a LineIndex,
+    lines: LineIndex,
     /// The line of the last position looked up: findings come in file order.
     line_hint: usize,
 }
 
 impl<'a> NameRules<'a> {
-    fn new(rules: &'a [&'static Rule], text: &'a str, lines: &'a LineIndex) -> Self {
+    fn new(rules: &'a [&'static Rule], text: &'a str) -> Self {
         NameRules {
             rules,
             earlier: HashMap::new(),
             text,
-            lines,
+            lines: LineIndex::new(text),
             line_hint: 0,
         }
     }

@@ -1,0 +1,213 @@
+//! Linting one file on several threads, results in file order.
+//!
+//! The calling thread checks the syntax and finds the tools; helper threads lint them a chunk at
+//! a time as they are found. Once the scan is over, the calling thread hands the results on in
+//! file order and, whenever the next one is not ready, lints the next chunk itself instead of
+//! waiting. Waiting would cost a wake-up per chunk, and a thread that only waits is one more
+//! thread taking turns on the cores.
+
+use super::context::RunCache;
+use super::{FileJob, ToolOutcome};
+use crate::catalog::{CatalogError, CatalogLayout, ToolLocation};
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Tools linted at a time.
+const CHUNK: usize = 64;
+
+type ChunkResult = Result<Vec<ToolOutcome>, CatalogError>;
+
+/// What the threads share.
+struct Shared {
+    board: Mutex<Board>,
+    /// Signalled when a chunk can be taken, and when the scan ends or the run stops.
+    work: Condvar,
+    /// Signalled when a helper posts a chunk's results or exits.
+    posted: Condvar,
+}
+
+#[derive(Default)]
+struct Board {
+    /// The tools found so far, in file order.
+    found: Vec<ToolLocation>,
+    /// Whether every tool has been found.
+    scan_done: bool,
+    /// Whether the helpers must stop (the file has an error).
+    stop: bool,
+    /// The first chunk nobody has taken.
+    next_chunk: usize,
+    /// Linted chunks waiting to be handed on.
+    done: BTreeMap<usize, ChunkResult>,
+    /// Helper threads still running.
+    helpers: usize,
+}
+
+impl Board {
+    /// Take the next chunk if all its tools have been found: its number and its tools.
+    fn take(&mut self) -> Option<(usize, Vec<ToolLocation>)> {
+        let start = self.next_chunk * CHUNK;
+        let end = (start + CHUNK).min(self.found.len());
+        let ready = end == start + CHUNK || (self.scan_done && start < end);
+        if !ready {
+            return None;
+        }
+        self.next_chunk += 1;
+        // Copied, so that each thread frees only what it allocated: freeing another thread's
+        // memory contends for that thread's allocator lock.
+        Some((self.next_chunk - 1, self.found[start..end].to_vec()))
+    }
+}
+
+impl Shared {
+    fn board(&self) -> MutexGuard<'_, Board> {
+        // Nothing panics while holding the lock, so a poisoned board is still consistent.
+        self.board.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn stop(&self) {
+        self.board().stop = true;
+        self.work.notify_all();
+    }
+}
+
+/// What the calling thread does next.
+enum Next {
+    /// Hand on the next chunk's results.
+    HandOn(ChunkResult),
+    /// Lint this chunk.
+    Lint(usize, Vec<ToolLocation>),
+}
+
+/// Tells the calling thread when a helper exits, even by a panic (the scope re-raises it), so
+/// that it never waits for a result that will not come.
+struct HelperExit<'a>(&'a Shared);
+
+impl Drop for HelperExit<'_> {
+    fn drop(&mut self) {
+        self.0.board().helpers -= 1;
+        self.0.posted.notify_one();
+    }
+}
+
+fn lint_chunk(job: &FileJob<'_>, locations: &[ToolLocation], cache: &RunCache) -> ChunkResult {
+    let mut outcomes = Vec::with_capacity(locations.len());
+    for location in locations {
+        outcomes.push(job.lint_tool(location, cache)?);
+    }
+    Ok(outcomes)
+}
+
+/// Lint the file of `job` on the calling thread and `helpers` more, handing each tool's outcome
+/// to `hand_on` in file order. Returns how many tools the file holds.
+///
+/// Nothing is handed on unless the whole text is valid; after a tool that cannot be read,
+/// nothing more is.
+pub(super) fn lint_in_parallel(
+    job: &FileJob<'_>,
+    helpers: usize,
+    mut hand_on: impl FnMut(ToolOutcome),
+) -> Result<usize, CatalogError> {
+    let shared = Shared {
+        board: Mutex::new(Board {
+            helpers,
+            ..Board::default()
+        }),
+        work: Condvar::new(),
+        posted: Condvar::new(),
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..helpers {
+            let shared = &shared;
+            scope.spawn(move || {
+                let _exit = HelperExit(shared);
+                let cache = RunCache::default();
+                loop {
+                    let mut board = shared.board();
+                    let (chunk, locations) = loop {
+                        if board.stop {
+                            return;
+                        }
+                        if let Some(taken) = board.take() {
+                            break taken;
+                        }
+                        if board.scan_done {
+                            return;
+                        }
+                        board = shared
+                            .work
+                            .wait(board)
+                            .unwrap_or_else(PoisonError::into_inner);
+                    };
+                    drop(board);
+                    let result = lint_chunk(job, &locations, &cache);
+                    shared.board().done.insert(chunk, result);
+                    shared.posted.notify_one();
+                }
+            });
+        }
+
+        // Find the tools, publishing them a chunk at a time.
+        let mut pending: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
+        let scanned = CatalogLayout::scan_each(job.file, job.text, &mut |location| {
+            pending.push(location.clone());
+            if pending.len() == CHUNK {
+                shared.board().found.append(&mut pending);
+                shared.work.notify_one();
+            }
+        });
+        let tools = match scanned {
+            Ok(layout) => layout.tools.len(),
+            Err(error) => {
+                shared.stop();
+                return Err(error);
+            }
+        };
+        {
+            let mut board = shared.board();
+            board.found.append(&mut pending);
+            board.scan_done = true;
+        }
+        shared.work.notify_all();
+
+        // Hand the results on in order, linting here whenever the next one is not ready.
+        let cache = RunCache::default();
+        let chunks = tools.div_ceil(CHUNK);
+        let mut wanted = 0;
+        while wanted < chunks {
+            let next = {
+                let mut board = shared.board();
+                if let Some(result) = board.done.remove(&wanted) {
+                    Next::HandOn(result)
+                } else if let Some((chunk, locations)) = board.take() {
+                    Next::Lint(chunk, locations)
+                } else if board.helpers == 0 {
+                    // A helper panicked with the chunk: the scope re-raises its panic.
+                    break;
+                } else {
+                    drop(shared.posted.wait(board));
+                    continue;
+                }
+            };
+            let result = match next {
+                Next::HandOn(result) => result,
+                Next::Lint(chunk, locations) => {
+                    let result = lint_chunk(job, &locations, &cache);
+                    if chunk != wanted {
+                        shared.board().done.insert(chunk, result);
+                        continue;
+                    }
+                    result
+                }
+            };
+            match result {
+                Ok(outcomes) => outcomes.into_iter().for_each(&mut hand_on),
+                Err(error) => {
+                    shared.stop();
+                    return Err(error);
+                }
+            }
+            wanted += 1;
+        }
+        Ok(tools)
+    })
+}
