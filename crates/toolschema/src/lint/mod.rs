@@ -99,8 +99,9 @@ const PARALLEL_ABOVE: usize = 256 << 10;
 struct ToolOutcome {
     diagnostics: Vec<Diagnostic>,
     pointer: String,
-    /// The tool's name and the offset of its `name` member, when it has a string name.
-    name: Option<(String, usize)>,
+    /// The tool's name (shared with its findings) and the offset of its `name` member, when it
+    /// has a string name.
+    name: Option<(Arc<str>, usize)>,
 }
 
 /// Everything a thread needs to lint tools of one file.
@@ -132,10 +133,14 @@ impl FileJob<'_> {
                 check(&cx, &mut report);
             }
         }
-        let diagnostics = report.diagnostics;
-        let name = cx.name.map(|name| {
+        let Report {
+            diagnostics,
+            tool: shared_name,
+            ..
+        } = report;
+        let name = shared_name.map(|name| {
             let offset = cx.field_span("name").and_then(|s| tool.spans.get(s));
-            (name.to_string(), offset.map_or(0, |s| s.anchor() as usize))
+            (name, offset.map_or(0, |s| s.anchor() as usize))
         });
         drop(cx);
         // The reader refuses values nested deeper than MAX_DEPTH, so a plain drop is safe.
@@ -182,7 +187,7 @@ impl Linter {
         threads.clamp(1, 16)
     }
 
-    /// Lint one file's text, handing each tool's findings (sorted by position) to `each`, tool
+    /// Lint one file's text, showing each tool's findings (sorted by position) to `each`, tool
     /// after tool in file order. Returns how many tools the file holds.
     ///
     /// `file` names the text in errors. Nothing is handed over unless the whole text is valid
@@ -192,7 +197,25 @@ impl Linter {
         &self,
         file: &str,
         text: &str,
-        mut each: impl FnMut(Vec<Diagnostic>),
+        mut each: impl FnMut(&[Diagnostic]),
+    ) -> Result<usize, CatalogError> {
+        self.lint_with(file, text, |found| each(found))
+    }
+
+    /// Lint one file's text and collect every finding.
+    pub fn lint(&self, file: &str, text: &str) -> Result<FileReport, CatalogError> {
+        let mut diagnostics = Vec::new();
+        let tools = self.lint_with(file, text, |found| diagnostics.append(found))?;
+        Ok(FileReport { diagnostics, tools })
+    }
+
+    /// [`Linter::lint_each`], lending `each` the findings: it may take them; the ones it leaves
+    /// are freed on the thread that made them.
+    fn lint_with(
+        &self,
+        file: &str,
+        text: &str,
+        mut each: impl FnMut(&mut Vec<Diagnostic>),
     ) -> Result<usize, CatalogError> {
         let job = FileJob {
             with_edits: self.with_edits,
@@ -212,7 +235,9 @@ impl Linter {
             let mut names = NameRules::new(&name_rules, text);
             let cache = RunCache::default();
             for location in &layout.tools {
-                each(names.finish(job.lint_tool(location, &cache)?));
+                let mut outcome = job.lint_tool(location, &cache)?;
+                names.finish(&mut outcome);
+                each(&mut outcome.diagnostics);
             }
             return Ok(layout.tools.len());
         }
@@ -220,15 +245,9 @@ impl Linter {
         let mut names: Option<NameRules<'_>> = None;
         parallel::lint_in_parallel(&job, threads - 1, |outcome| {
             let names = names.get_or_insert_with(|| NameRules::new(&name_rules, text));
-            each(names.finish(outcome));
+            names.finish(outcome);
+            each(&mut outcome.diagnostics);
         })
-    }
-
-    /// Lint one file's text and collect every finding.
-    pub fn lint(&self, file: &str, text: &str) -> Result<FileReport, CatalogError> {
-        let mut diagnostics = Vec::new();
-        let tools = self.lint_each(file, text, |found| diagnostics.extend(found))?;
-        Ok(FileReport { diagnostics, tools })
     }
 
     /// Apply every safe fix (and the unsafe ones too when `unsafe_fixes`), round after round
@@ -297,27 +316,27 @@ impl<'a> NameRules<'a> {
         }
     }
 
-    /// Run the name rules on one tool's outcome and return all its findings with their
-    /// positions, sorted.
-    fn finish(&mut self, outcome: ToolOutcome) -> Vec<Diagnostic> {
-        let ToolOutcome {
-            mut diagnostics,
-            pointer,
-            name,
-        } = outcome;
-        if let Some((name, name_offset)) = name.filter(|(n, _)| !n.is_empty()) {
+    /// Run the name rules on one tool's outcome, then give all its findings their positions and
+    /// sort them.
+    ///
+    /// The outcome is changed in place and nothing of it is kept: it may have been made on
+    /// another thread, which is where it is freed (see [`parallel`]).
+    fn finish(&mut self, outcome: &mut ToolOutcome) {
+        let diagnostics = &mut outcome.diagnostics;
+        if let Some((name, name_offset)) = outcome.name.as_ref().filter(|(n, _)| !n.is_empty()) {
+            let name_offset = *name_offset;
             if !self.rules.is_empty() {
                 let no_spans = crate::json::Spans::default();
                 let mut report = Report {
                     rule: self.rules[0],
-                    tool: Some(Arc::from(name.as_str())),
+                    tool: Some(Arc::clone(name)),
                     spans: &no_spans,
                     diagnostics: Vec::new(),
                     with_edits: false,
                 };
                 let named = NamedTool {
-                    name: &name,
-                    pointer: &pointer,
+                    name,
+                    pointer: &outcome.pointer,
                     name_offset,
                 };
                 for rule in self.rules {
@@ -328,20 +347,23 @@ impl<'a> NameRules<'a> {
                 }
                 diagnostics.append(&mut report.diagnostics);
             }
-            if !self.earlier.contains_key(&name) {
+            if !self.earlier.contains_key(&**name) {
                 let position =
                     self.lines
                         .position_from(self.text, name_offset, &mut self.line_hint);
-                self.earlier.insert(name, EarlierTool { pointer, position });
+                let first = EarlierTool {
+                    pointer: outcome.pointer.clone(),
+                    position,
+                };
+                self.earlier.insert(name.to_string(), first);
             }
         }
-        for d in &mut diagnostics {
+        for d in diagnostics.iter_mut() {
             d.position = self
                 .lines
                 .position_from(self.text, d.offset, &mut self.line_hint);
         }
         diagnostics.sort_by(|a, b| (a.offset, a.code()).cmp(&(b.offset, b.code())));
-        diagnostics
     }
 }
 
