@@ -232,7 +232,7 @@ impl Linter {
         let threads = self.threads_for(text.len());
         if threads <= 1 {
             let layout = CatalogLayout::scan(file, text)?;
-            let mut names = NameRules::new(&name_rules, text);
+            let mut names = NameRules::new(&name_rules, text, layout.tools.len());
             let cache = RunCache::default();
             for location in &layout.tools {
                 let mut outcome = job.lint_tool(location, &cache)?;
@@ -241,12 +241,12 @@ impl Linter {
             }
             return Ok(layout.tools.len());
         }
-        // The line index is built when the first results are handed on, after the scan.
-        let mut names: Option<NameRules<'_>> = None;
-        parallel::lint_in_parallel(&job, threads - 1, |outcome| {
-            let names = names.get_or_insert_with(|| NameRules::new(&name_rules, text));
-            names.finish(outcome);
-            each(&mut outcome.diagnostics);
+        parallel::lint_in_parallel(&job, threads - 1, |tools| {
+            let mut names = NameRules::new(&name_rules, text, tools);
+            move |outcome| {
+                names.finish(outcome);
+                each(&mut outcome.diagnostics);
+            }
         })
     }
 
@@ -306,10 +306,11 @@ struct NameRules<'a> {
 }
 
 impl<'a> NameRules<'a> {
-    fn new(rules: &'a [&'static Rule], text: &'a str) -> Self {
+    /// Name rules for a text of `tools` tools.
+    fn new(rules: &'a [&'static Rule], text: &'a str, tools: usize) -> Self {
         NameRules {
             rules,
-            earlier: HashMap::new(),
+            earlier: HashMap::with_capacity(tools),
             text,
             lines: LineIndex::new(text),
             line_hint: 0,

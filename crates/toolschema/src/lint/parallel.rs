@@ -106,15 +106,19 @@ fn lint_chunk(job: &FileJob<'_>, locations: &[ToolLocation], cache: &RunCache) -
 }
 
 /// Lint the file of `job` on the calling thread and `helpers` more, handing each tool's outcome
-/// to `hand_on` in file order (to change, not to keep). Returns how many tools the file holds.
+/// in file order (to change, not to keep) to the function `begin` returns when the scan is over,
+/// given the number of tools. Returns how many tools the file holds.
 ///
 /// Nothing is handed on unless the whole text is valid; after a tool that cannot be read,
 /// nothing more is.
-pub(super) fn lint_in_parallel(
+pub(super) fn lint_in_parallel<H>(
     job: &FileJob<'_>,
     helpers: usize,
-    mut hand_on: impl FnMut(&mut ToolOutcome),
-) -> Result<usize, CatalogError> {
+    begin: impl FnOnce(usize) -> H,
+) -> Result<usize, CatalogError>
+where
+    H: FnMut(&mut ToolOutcome),
+{
     let shared = Shared {
         board: Mutex::new(Board {
             helpers,
@@ -184,6 +188,7 @@ pub(super) fn lint_in_parallel(
         shared.work.notify_all();
 
         // Hand the results on in order, linting here whenever the next one is not ready.
+        let mut hand_on = begin(tools);
         let cache = RunCache::default();
         let chunks = tools.div_ceil(CHUNK);
         let mut wanted = 0;
