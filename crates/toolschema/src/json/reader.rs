@@ -10,6 +10,7 @@
 //! drop, compare or validate.
 
 use super::spans::{SpanEntry, Spans, NO_KEY};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 use std::ops::Range;
 
@@ -221,14 +222,20 @@ impl<'a> Reader<'a> {
                         key,
                         key_start,
                     }) => {
-                        let member_key = std::mem::take(key);
-                        if map.contains_key(&member_key) {
-                            return Err(SyntaxError {
-                                message: format!("duplicate key '{member_key}' in an object"),
-                                offset: *key_start,
-                            });
+                        match map.entry(std::mem::take(key)) {
+                            Entry::Vacant(member) => {
+                                member.insert(value);
+                            }
+                            Entry::Occupied(member) => {
+                                return Err(SyntaxError {
+                                    message: format!(
+                                        "duplicate key '{}' in an object",
+                                        member.key()
+                                    ),
+                                    offset: *key_start,
+                                });
+                            }
                         }
-                        map.insert(member_key, value);
                         if self.next_separator(b'}', "an object member")? {
                             let (next_key, ks) = self.read_key()?;
                             *key = next_key;
