@@ -46,10 +46,10 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
         return;
     };
-    let pointer = format!("{tool_pointer}/inputSchema");
+    let pointer = || format!("{tool_pointer}/inputSchema");
     let Some(schema) = fields.get("inputSchema").and_then(Value::as_object) else {
         report.add(
-            pointer,
+            pointer(),
             span,
             "inputSchema must be a JSON object schema".into(),
         );
@@ -68,8 +68,8 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     };
     let (pointer, span) = match cx.member_span(&fields["inputSchema"], span, "type") {
-        Some(type_span) => (format!("{pointer}/type"), type_span),
-        None => (pointer, span),
+        Some(type_span) => (format!("{tool_pointer}/inputSchema/type"), type_span),
+        None => (pointer(), span),
     };
     report.add(pointer, span, message);
 }
