@@ -1,5 +1,6 @@
 //! SCH-005.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use serde_json::Value;
@@ -47,7 +48,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         return;
     };
     let pointer = || format!("{tool_pointer}/inputSchema");
-    let Some(schema) = fields.get("inputSchema").and_then(Value::as_object) else {
+    let Some(schema) = fields.member("inputSchema").and_then(Value::as_object) else {
         report.add(
             pointer(),
             span,
@@ -58,7 +59,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     if cx.standard_input().is_none() {
         return; // a lightweight shape: SCH-013
     }
-    let message = match schema.get("type") {
+    let message = match schema.member("type") {
         Some(Value::String(t)) if t == "object" => return,
         None => {
             "inputSchema has no \"type\": MCP requires \"type\": \"object\" at the root".to_string()

@@ -1,5 +1,6 @@
 //! TOOL-001.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::tool::check_name;
@@ -34,7 +35,7 @@ declare_rule! {
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(fields) = cx.fields else { return };
-    let message = match fields.get("name") {
+    let message = match fields.member("name") {
         None | Some(Value::Null) => {
             report.add(cx.tool.pointer.clone(), 0, "tool has no name".into());
             return;

@@ -1,5 +1,6 @@
 //! DESC-002.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use serde_json::Value;
@@ -100,7 +101,7 @@ fn same_words(a: &str, b: &str) -> bool {
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
-    let Some(Value::String(description)) = cx.fields.and_then(|f| f.get("description")) else {
+    let Some(Value::String(description)) = cx.fields.and_then(|f| f.member("description")) else {
         return;
     };
     if description.trim().is_empty() {
