@@ -11,8 +11,8 @@
 //!   how very large catalogs are linted in little memory, and how tools that break the rules are
 //!   still looked at.
 
-use crate::json::reader::{parse_range_with_spans, Reader, SyntaxError};
-use crate::json::{LineIndex, Position, Spans};
+use crate::json::reader::{parse_range_reusing, parse_range_with_spans, Reader, SyntaxError};
+use crate::json::{LineIndex, Position, SpanEntry, Spans};
 use crate::suggest::closest;
 use crate::tool::{Tool, ToolError};
 use serde_json::Value;
@@ -253,7 +253,17 @@ impl CatalogLayout {
 impl ToolLocation {
     /// Read the tool at this location from `text` (the text it was found in).
     pub fn read(&self, file: &str, text: &str) -> Result<SourceTool, CatalogError> {
-        let (value, spans) = parse_range_with_spans(text, self.range.start, self.depth)
+        self.read_reusing(file, text, Vec::new())
+    }
+
+    /// [`ToolLocation::read`], recording the spans in `spans` (the buffer of a tool read before).
+    pub(crate) fn read_reusing(
+        &self,
+        file: &str,
+        text: &str,
+        spans: Vec<SpanEntry>,
+    ) -> Result<SourceTool, CatalogError> {
+        let (value, spans) = parse_range_reusing(text, self.range.start, self.depth, spans)
             .map_err(|e| syntax_error(file, text, e))?;
         Ok(SourceTool {
             value,

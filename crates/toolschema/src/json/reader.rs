@@ -12,6 +12,7 @@
 use super::spans::{SpanEntry, Spans, NO_KEY};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
+use std::cell::Cell;
 use std::ops::Range;
 
 /// Deepest nesting of arrays and objects the reader accepts.
@@ -31,6 +32,12 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+}
+
+thread_local! {
+    /// The stack of containers being read, kept from one value to the next: a catalog's tools
+    /// are read one after the other on a few threads.
+    static OPEN_CONTAINERS: Cell<Vec<Frame>> = const { Cell::new(Vec::new()) };
 }
 
 enum Frame {
@@ -146,7 +153,22 @@ impl<'a> Reader<'a> {
         key_start: u32,
         depth: usize,
     ) -> Result<Value, SyntaxError> {
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut stack = OPEN_CONTAINERS.take();
+        let value = self.read_value_on(&mut stack, spans, key_start, depth);
+        // After an error the stack still holds what was read (never deeper than MAX_DEPTH).
+        stack.clear();
+        OPEN_CONTAINERS.set(stack);
+        value
+    }
+
+    /// [`Reader::read_value`] with `stack` (empty) for the containers being read.
+    fn read_value_on(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        spans: &mut Vec<SpanEntry>,
+        key_start: u32,
+        depth: usize,
+    ) -> Result<Value, SyntaxError> {
         let mut pending_key_start = key_start;
         loop {
             // Read one value; containers push a frame and continue with their first child.
@@ -587,6 +609,17 @@ pub(crate) fn parse_range_with_spans(
     start: usize,
     depth: usize,
 ) -> Result<(Value, Spans), SyntaxError> {
+    parse_range_reusing(text, start, depth, Vec::new())
+}
+
+/// [`parse_range_with_spans`], recording the spans in `entries` (emptied first): a caller that
+/// reads many values hands back the buffer of the last one instead of growing a new one.
+pub(crate) fn parse_range_reusing(
+    text: &str,
+    start: usize,
+    depth: usize,
+    mut entries: Vec<SpanEntry>,
+) -> Result<(Value, Spans), SyntaxError> {
     if text.len() >= u32::MAX as usize {
         return Err(SyntaxError {
             message: "input larger than 4 GiB".to_string(),
@@ -594,7 +627,7 @@ pub(crate) fn parse_range_with_spans(
         });
     }
     let mut reader = Reader::new(text, start);
-    let mut entries = Vec::new();
+    entries.clear();
     let value = reader.read_value(&mut entries, NO_KEY, depth)?;
     if start == 0 {
         reader.finish()?;

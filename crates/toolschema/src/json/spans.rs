@@ -62,6 +62,11 @@ impl Spans {
         Spans { entries }
     }
 
+    /// The buffer of spans, to record another value's in.
+    pub(crate) fn into_entries(self) -> Vec<SpanEntry> {
+        self.entries
+    }
+
     /// All spans, in pre-order.
     pub fn entries(&self) -> &[SpanEntry] {
         &self.entries

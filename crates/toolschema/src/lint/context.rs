@@ -6,7 +6,7 @@ use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
-use crate::json::{Position, Spans};
+use crate::json::{Position, SpanEntry, Spans};
 use crate::schema::references::percent_decode;
 use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
@@ -181,6 +181,8 @@ pub(crate) struct ToolContext<'a> {
 pub(crate) struct RunCache {
     /// Compiled `pattern`s (`None` when the engine refuses the pattern).
     pub patterns: std::cell::RefCell<HashMap<String, Option<jsonschema::Validator>>>,
+    /// The spans buffer of the last tool, reused for the next one.
+    pub spans: std::cell::Cell<Vec<SpanEntry>>,
 }
 
 impl<'a> ToolContext<'a> {

@@ -118,7 +118,7 @@ impl FileJob<'_> {
         location: &ToolLocation,
         cache: &RunCache,
     ) -> Result<ToolOutcome, CatalogError> {
-        let tool = location.read(self.file, self.text)?;
+        let tool = location.read_reusing(self.file, self.text, cache.spans.take())?;
         let cx = ToolContext::new(self.text, &tool, cache);
         let mut report = Report {
             rule: RULES[0],
@@ -144,7 +144,8 @@ impl FileJob<'_> {
         });
         drop(cx);
         // The reader refuses values nested deeper than MAX_DEPTH, so a plain drop is safe.
-        let SourceTool { pointer, .. } = tool;
+        let SourceTool { pointer, spans, .. } = tool;
+        cache.spans.set(spans.into_entries());
         Ok(ToolOutcome {
             diagnostics,
             pointer,
