@@ -149,6 +149,9 @@ pub(crate) struct EarlierTool {
     pub position: Position,
 }
 
+/// The first tool of each name seen so far in a file, by name (shared with the tool's findings).
+pub(crate) type EarlierTools = HashMap<Arc<str>, EarlierTool>;
+
 /// A tool's name, for the rules that read names in file order.
 pub(crate) struct NamedTool<'a> {
     pub name: &'a str,

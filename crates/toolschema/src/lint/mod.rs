@@ -41,10 +41,10 @@ pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
 
 use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
 use crate::json::LineIndex;
-use context::{EarlierTool, NamedTool, Report, RunCache, ToolContext};
+use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, HashMap};
 use std::sync::Arc;
 
 /// What linting one file found.
@@ -299,7 +299,7 @@ impl Linter {
 /// The rules that read tool names in file order, with the names seen so far.
 struct NameRules<'a> {
     rules: &'a [&'static Rule],
-    earlier: HashMap<String, EarlierTool>,
+    earlier: EarlierTools,
     text: &'a str,
     lines: LineIndex,
     /// The line of the last position looked up: findings come in file order.
@@ -349,15 +349,15 @@ impl<'a> NameRules<'a> {
                 }
                 diagnostics.append(&mut report.diagnostics);
             }
-            if !self.earlier.contains_key(&**name) {
+            if let Entry::Vacant(first) = self.earlier.entry(Arc::clone(name)) {
                 let position =
                     self.lines
                         .position_from(self.text, name_offset, &mut self.line_hint);
-                let first = EarlierTool {
-                    pointer: outcome.pointer.clone(),
+                first.insert(EarlierTool {
+                    // Nothing else reads the outcome's pointer.
+                    pointer: std::mem::take(&mut outcome.pointer),
                     position,
-                };
-                self.earlier.insert(name.to_string(), first);
+                });
             }
         }
         for d in diagnostics.iter_mut() {
