@@ -197,7 +197,9 @@ impl<'a> Reader<'a> {
                     } else if is_object {
                         let (key, ks) = self.read_key()?;
                         stack.push(Frame::Object {
-                            map: Map::new(),
+                            // Most objects of a tool have one to four members: making room
+                            // for four up front saves the map most of its growing steps.
+                            map: Map::with_capacity(4),
                             span: span_index,
                             key,
                             key_start: ks,
