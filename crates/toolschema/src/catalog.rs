@@ -107,6 +107,8 @@ pub struct ToolLocation {
     pub range: Range<usize>,
     /// Nesting depth of the tool's container in the file.
     depth: usize,
+    /// The line (from 1) the tool starts on.
+    line: u32,
 }
 
 /// A catalog file's shape and where each tool is, found without building the tools.
@@ -184,6 +186,7 @@ impl CatalogLayout {
             }
             Some(b'{') => {
                 let start = reader.offset();
+                let line = reader.line();
                 let root =
                     scan_object(&mut reader, text, "", 0, &mut layout, found).map_err(fail)?;
                 if root.has_tools {
@@ -207,6 +210,7 @@ impl CatalogLayout {
                         pointer: String::new(),
                         range: start..reader.offset(),
                         depth: 0,
+                        line,
                     };
                     found(&location);
                     layout.tools.push(location);
@@ -251,6 +255,11 @@ impl CatalogLayout {
 }
 
 impl ToolLocation {
+    /// The line (from 1) the tool starts on.
+    pub(crate) fn line(&self) -> u32 {
+        self.line
+    }
+
     /// Read the tool at this location from `text` (the text it was found in).
     pub fn read(&self, file: &str, text: &str) -> Result<SourceTool, CatalogError> {
         self.read_reusing(file, text, Vec::new())
@@ -361,11 +370,14 @@ fn scan_tool_array(
         return Ok(());
     }
     loop {
+        reader.skip_whitespace();
+        let line = reader.line();
         let range = reader.skip_value(depth + 1)?;
         let location = ToolLocation {
             pointer: format!("{pointer}/{}", tools.len()),
             range,
             depth: depth + 1,
+            line,
         };
         found(&location);
         tools.push(location);

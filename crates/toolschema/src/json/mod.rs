@@ -6,6 +6,7 @@ pub(crate) mod reader;
 pub mod spans;
 
 pub use reader::{parse, parse_with_spans, SyntaxError, MAX_DEPTH};
+pub(crate) use spans::LineCursor;
 pub use spans::{position_of, LineIndex, Position, SpanEntry, Spans};
 
 use serde_json::{Map, Value};

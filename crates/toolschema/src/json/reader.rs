@@ -32,6 +32,8 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Line breaks stepped over so far (only whitespace holds them).
+    line_breaks: usize,
 }
 
 thread_local! {
@@ -60,7 +62,14 @@ impl<'a> Reader<'a> {
             text,
             bytes: text.as_bytes(),
             pos: start,
+            line_breaks: 0,
         }
+    }
+
+    /// The line (from 1) of the current position, for a reader that started at the beginning of
+    /// the text and stands after whitespace.
+    pub(crate) fn line(&self) -> u32 {
+        self.line_breaks as u32 + 1
     }
 
     /// Current byte offset.
@@ -79,7 +88,11 @@ impl<'a> Reader<'a> {
         loop {
             match self.bytes.get(self.pos) {
                 Some(b' ') => self.pos = end_of_spaces(self.bytes, self.pos),
-                Some(b'\t' | b'\n' | b'\r') => self.pos += 1,
+                Some(b'\n') => {
+                    self.pos += 1;
+                    self.line_breaks += 1;
+                }
+                Some(b'\t' | b'\r') => self.pos += 1,
                 _ => return,
             }
         }

@@ -40,7 +40,7 @@ pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
 
 use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
-use crate::json::LineIndex;
+use crate::json::LineCursor;
 use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
@@ -97,8 +97,11 @@ const PARALLEL_ABOVE: usize = 256 << 10;
 
 /// What linting one tool produced, before positions and the rules that read names in file order.
 struct ToolOutcome {
+    /// The findings of the tool rules, sorted, with their positions.
     diagnostics: Vec<Diagnostic>,
     pointer: String,
+    /// Where the tool starts: its first byte and line.
+    start: (usize, u32),
     /// The tool's name (shared with its findings) and the offset of its `name` member, when it
     /// has a string name.
     name: Option<(Arc<str>, usize)>,
@@ -134,10 +137,17 @@ impl FileJob<'_> {
             }
         }
         let Report {
-            diagnostics,
+            mut diagnostics,
             tool: shared_name,
             ..
         } = report;
+        // Positions are found here, while the tool's text is fresh in this thread's cache:
+        // sorted, the findings come in file order.
+        diagnostics.sort_by(in_file_order);
+        let mut lines = LineCursor::new(self.text, location.range.start, location.line());
+        for d in &mut diagnostics {
+            d.position = lines.position(d.offset);
+        }
         let name = shared_name.map(|name| {
             let offset = cx.field_span("name").and_then(|s| tool.spans.get(s));
             (name, offset.map_or(0, |s| s.anchor() as usize))
@@ -149,6 +159,7 @@ impl FileJob<'_> {
         Ok(ToolOutcome {
             diagnostics,
             pointer,
+            start: (location.range.start, location.line()),
             name,
         })
     }
@@ -296,14 +307,16 @@ impl Linter {
     }
 }
 
+/// The order findings are handed on in: by place, then by code.
+fn in_file_order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+    (a.offset, a.code()).cmp(&(b.offset, b.code()))
+}
+
 /// The rules that read tool names in file order, with the names seen so far.
 struct NameRules<'a> {
     rules: &'a [&'static Rule],
     earlier: EarlierTools,
     text: &'a str,
-    lines: LineIndex,
-    /// The line of the last position looked up: findings come in file order.
-    line_hint: usize,
 }
 
 impl<'a> NameRules<'a> {
@@ -313,59 +326,56 @@ impl<'a> NameRules<'a> {
             rules,
             earlier: HashMap::with_capacity(tools),
             text,
-            lines: LineIndex::new(text),
-            line_hint: 0,
         }
     }
 
-    /// Run the name rules on one tool's outcome, then give all its findings their positions and
-    /// sort them.
+    /// Run the name rules on one tool's outcome, adding their findings (with positions) in file
+    /// order.
     ///
     /// The outcome is changed in place and nothing of it is kept: it may have been made on
     /// another thread, which is where it is freed (see [`parallel`]).
     fn finish(&mut self, outcome: &mut ToolOutcome) {
-        let diagnostics = &mut outcome.diagnostics;
-        if let Some((name, name_offset)) = outcome.name.as_ref().filter(|(n, _)| !n.is_empty()) {
-            let name_offset = *name_offset;
-            if !self.rules.is_empty() {
-                let no_spans = crate::json::Spans::default();
-                let mut report = Report {
-                    rule: self.rules[0],
-                    tool: Some(Arc::clone(name)),
-                    spans: &no_spans,
-                    diagnostics: Vec::new(),
-                    with_edits: false,
-                };
-                let named = NamedTool {
-                    name,
-                    pointer: &outcome.pointer,
-                    name_offset,
-                };
-                for rule in self.rules {
-                    if let Check::Name(check) = rule.check {
-                        report.rule = rule;
-                        check(&named, &self.earlier, &mut report);
-                    }
+        let Some((name, name_offset)) = outcome.name.as_ref().filter(|(n, _)| !n.is_empty()) else {
+            return;
+        };
+        let name_offset = *name_offset;
+        let (start, line) = outcome.start;
+        let position = |offset| LineCursor::new(self.text, start, line).position(offset);
+        if !self.rules.is_empty() {
+            let no_spans = crate::json::Spans::default();
+            let mut report = Report {
+                rule: self.rules[0],
+                tool: Some(Arc::clone(name)),
+                spans: &no_spans,
+                diagnostics: Vec::new(),
+                with_edits: false,
+            };
+            let named = NamedTool {
+                name,
+                pointer: &outcome.pointer,
+                name_offset,
+            };
+            for rule in self.rules {
+                if let Check::Name(check) = rule.check {
+                    report.rule = rule;
+                    check(&named, &self.earlier, &mut report);
                 }
-                diagnostics.append(&mut report.diagnostics);
             }
-            if let Entry::Vacant(first) = self.earlier.entry(Arc::clone(name)) {
-                let position =
-                    self.lines
-                        .position_from(self.text, name_offset, &mut self.line_hint);
-                first.insert(EarlierTool {
-                    // Nothing else reads the outcome's pointer.
-                    pointer: std::mem::take(&mut outcome.pointer),
-                    position,
-                });
+            if !report.diagnostics.is_empty() {
+                for d in &mut report.diagnostics {
+                    d.position = position(d.offset);
+                }
+                outcome.diagnostics.append(&mut report.diagnostics);
+                outcome.diagnostics.sort_by(in_file_order);
             }
         }
-        for d in diagnostics.iter_mut() {
-            d.position = self
-                .lines
-                .position_from(self.text, d.offset, &mut self.line_hint);
+        if let Entry::Vacant(first) = self.earlier.entry(Arc::clone(name)) {
+            first.insert(EarlierTool {
+                // Nothing else reads the outcome's pointer.
+                pointer: std::mem::take(&mut outcome.pointer),
+                position: position(name_offset),
+            });
         }
-        diagnostics.sort_by(|a, b| (a.offset, a.code()).cmp(&(b.offset, b.code())));
     }
 }
 
