@@ -84,6 +84,9 @@ impl<'a> Reader<'a> {
         })
     }
 
+    // This and the small helpers below run a few times per token: they are inlined into the
+    // loops that read and skip values.
+    #[inline]
     pub(crate) fn skip_whitespace(&mut self) {
         loop {
             match self.bytes.get(self.pos) {
@@ -99,12 +102,14 @@ impl<'a> Reader<'a> {
     }
 
     /// The next significant byte, without consuming it.
+    #[inline]
     pub(crate) fn peek(&mut self) -> Option<u8> {
         self.skip_whitespace();
         self.bytes.get(self.pos).copied()
     }
 
     /// Consume `byte` (after whitespace) or fail with `message`.
+    #[inline]
     pub(crate) fn expect(&mut self, byte: u8, message: &str) -> Result<(), SyntaxError> {
         if self.peek() == Some(byte) {
             self.pos += 1;
@@ -140,6 +145,7 @@ impl<'a> Reader<'a> {
     }
 
     /// After a member or element: consume `,` and return true, or consume `close` and return false.
+    #[inline]
     pub(crate) fn next_separator(&mut self, close: u8, what: &str) -> Result<bool, SyntaxError> {
         match self.peek() {
             Some(b',') => {
@@ -342,6 +348,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn skip_key(&mut self) -> Result<(), SyntaxError> {
         if self.peek() != Some(b'"') {
             return self.error("expected an object key in double quotes");
@@ -350,6 +357,7 @@ impl<'a> Reader<'a> {
         self.expect(b':', "expected ':' after an object key")
     }
 
+    #[inline]
     fn peek_value_start(&mut self) -> Result<usize, SyntaxError> {
         match self.peek() {
             None => self.error("unexpected end of input: expected a JSON value"),
@@ -369,6 +377,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn skip_scalar(&mut self) -> Result<(), SyntaxError> {
         match self.bytes[self.pos] {
             b'"' => self.scan_string(None),
