@@ -15,7 +15,7 @@ use super::context::RunCache;
 use super::{FileJob, ToolOutcome};
 use crate::catalog::{CatalogError, CatalogLayout, ToolLocation};
 use std::collections::BTreeMap;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Tools linted at a time.
 const CHUNK: usize = 64;
@@ -33,8 +33,9 @@ struct Shared {
 
 #[derive(Default)]
 struct Board {
-    /// The tools found so far, in file order.
-    found: Vec<ToolLocation>,
+    /// The tools found so far, a chunk at a time, in file order. Shared, not copied: the calling
+    /// thread made them and frees them at the end.
+    chunks: Vec<Arc<Vec<ToolLocation>>>,
     /// Whether every tool has been found.
     scan_done: bool,
     /// Whether the helpers must stop (the file has an error).
@@ -51,18 +52,11 @@ struct Board {
 }
 
 impl Board {
-    /// Take the next chunk if all its tools have been found: its number and its tools.
-    fn take(&mut self) -> Option<(usize, Vec<ToolLocation>)> {
-        let start = self.next_chunk * CHUNK;
-        let end = (start + CHUNK).min(self.found.len());
-        let ready = end == start + CHUNK || (self.scan_done && start < end);
-        if !ready {
-            return None;
-        }
+    /// Take the next chunk found, if there is one: its number and its tools.
+    fn take(&mut self) -> Option<(usize, Arc<Vec<ToolLocation>>)> {
+        let chunk = Arc::clone(self.chunks.get(self.next_chunk)?);
         self.next_chunk += 1;
-        // Copied, so that each thread frees only what it allocated: freeing another thread's
-        // memory contends for that thread's allocator lock.
-        Some((self.next_chunk - 1, self.found[start..end].to_vec()))
+        Some((self.next_chunk - 1, chunk))
     }
 }
 
@@ -83,7 +77,7 @@ enum Next {
     /// Hand on the next chunk's results (made by this helper, or by the calling thread).
     HandOn(Option<usize>, ChunkResult),
     /// Lint this chunk.
-    Lint(usize, Vec<ToolLocation>),
+    Lint(usize, Arc<Vec<ToolLocation>>),
 }
 
 /// Tells the calling thread when a helper exits, even by a panic (the scope re-raises it), so
@@ -166,23 +160,25 @@ where
 
         // Find the tools, publishing them a chunk at a time.
         let mut pending: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
-        let scanned = CatalogLayout::scan_each(job.file, job.text, &mut |location| {
-            pending.push(location.clone());
+        let mut tools = 0;
+        let scanned = CatalogLayout::scan_giving(job.file, job.text, &mut |location| {
+            pending.push(location);
+            tools += 1;
             if pending.len() == CHUNK {
-                shared.board().found.append(&mut pending);
+                let chunk = std::mem::replace(&mut pending, Vec::with_capacity(CHUNK));
+                shared.board().chunks.push(Arc::new(chunk));
                 shared.work.notify_one();
             }
         });
-        let tools = match scanned {
-            Ok(layout) => layout.tools.len(),
-            Err(error) => {
-                shared.stop();
-                return Err(error);
-            }
-        };
+        if let Err(error) = scanned {
+            shared.stop();
+            return Err(error);
+        }
         {
             let mut board = shared.board();
-            board.found.append(&mut pending);
+            if !pending.is_empty() {
+                board.chunks.push(Arc::new(pending));
+            }
             board.scan_done = true;
         }
         shared.work.notify_all();
