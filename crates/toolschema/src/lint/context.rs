@@ -78,7 +78,7 @@ impl<'a> SchemaDoc<'a> {
 
     /// The JSON Pointer of `node` in the file.
     pub fn pointer_of(&self, node: &SchemaNode<'_>) -> String {
-        format!("{}{}", self.pointer, node.local)
+        [self.pointer.as_str(), node.local.as_str()].concat()
     }
 
     /// Whether the rules that tighten a schema (SCH-001 to SCH-004, SCH-010) may flag `node`:

@@ -59,9 +59,12 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         report.add(
             doc.pointer_of(node),
             node.span,
-            format!(
-                "property '{name}' has no description: the model reads it to know what to send"
-            ),
+            [
+                "property '",
+                name,
+                "' has no description: the model reads it to know what to send",
+            ]
+            .concat(),
         );
     }
 }

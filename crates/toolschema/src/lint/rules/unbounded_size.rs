@@ -94,16 +94,24 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             report.add(
                 doc.pointer_of(node),
                 node.span,
-                format!(
-                    "property '{name}' admits strings of any length: add maxLength (or an enum)"
-                ),
+                [
+                    "property '",
+                    name,
+                    "' admits strings of any length: add maxLength (or an enum)",
+                ]
+                .concat(),
             );
         }
         if found.arrays {
             report.add(
                 doc.pointer_of(node),
                 node.span,
-                format!("property '{name}' admits arrays of any size: add maxItems"),
+                [
+                    "property '",
+                    name,
+                    "' admits arrays of any size: add maxItems",
+                ]
+                .concat(),
             );
         }
     }
