@@ -91,8 +91,15 @@ impl Drop for HelperExit<'_> {
     }
 }
 
-fn lint_chunk(job: &FileJob<'_>, locations: &[ToolLocation], cache: &RunCache) -> ChunkResult {
-    let mut outcomes = Vec::with_capacity(locations.len());
+/// Lint a chunk's tools, their outcomes in `outcomes` (empty: the buffer of a chunk before, or
+/// none; a chunk's buffer is larger than the allocator's cache of small blocks).
+fn lint_chunk(
+    job: &FileJob<'_>,
+    locations: &[ToolLocation],
+    cache: &RunCache,
+    mut outcomes: Vec<ToolOutcome>,
+) -> ChunkResult {
+    outcomes.reserve(locations.len());
     for location in locations {
         outcomes.push(job.lint_tool(location, cache)?);
     }
@@ -128,6 +135,7 @@ where
             scope.spawn(move || {
                 let _exit = HelperExit(shared);
                 let cache = RunCache::default();
+                let mut spare = Vec::new();
                 loop {
                     let mut board = shared.board();
                     let (chunk, locations) = loop {
@@ -146,14 +154,17 @@ where
                             .unwrap_or_else(PoisonError::into_inner);
                     };
                     drop(board);
-                    let result = lint_chunk(job, &locations, &cache);
+                    let result = lint_chunk(job, &locations, &cache, std::mem::take(&mut spare));
                     let returned = {
                         let mut board = shared.board();
                         board.done.insert(chunk, (Some(helper), result));
                         std::mem::take(&mut board.returned[helper])
                     };
                     shared.posted.notify_one();
-                    drop(returned);
+                    for mut outcomes in returned {
+                        outcomes.clear();
+                        spare = outcomes;
+                    }
                 }
             });
         }
@@ -186,6 +197,7 @@ where
         // Hand the results on in order, linting here whenever the next one is not ready.
         let mut hand_on = begin(tools);
         let cache = RunCache::default();
+        let mut spare = Vec::new();
         let chunks = tools.div_ceil(CHUNK);
         let mut wanted = 0;
         while wanted < chunks {
@@ -206,7 +218,7 @@ where
             let (helper, result) = match next {
                 Next::HandOn(helper, result) => (helper, result),
                 Next::Lint(chunk, locations) => {
-                    let result = lint_chunk(job, &locations, &cache);
+                    let result = lint_chunk(job, &locations, &cache, std::mem::take(&mut spare));
                     if chunk != wanted {
                         shared.board().done.insert(chunk, (None, result));
                         continue;
@@ -222,8 +234,12 @@ where
                 }
             };
             outcomes.iter_mut().for_each(&mut hand_on);
-            if let Some(helper) = helper {
-                shared.board().returned[helper].push(outcomes);
+            match helper {
+                Some(helper) => shared.board().returned[helper].push(outcomes),
+                None => {
+                    outcomes.clear();
+                    spare = outcomes;
+                }
             }
             wanted += 1;
         }
