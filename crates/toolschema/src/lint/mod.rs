@@ -95,10 +95,11 @@ pub struct Linter {
 /// Texts longer than this are linted on several threads (unless told otherwise).
 const PARALLEL_ABOVE: usize = 256 << 10;
 
-/// What linting one tool produced, before positions and the rules that read names in file order.
+/// What linting one tool produced, before the rules that read names in file order.
 struct ToolOutcome {
     /// The findings of the tool rules, sorted, with their positions.
     diagnostics: Vec<Diagnostic>,
+    /// JSON Pointer to the tool.
     pointer: String,
     /// Where the tool starts: its first byte and line.
     start: (usize, u32),
