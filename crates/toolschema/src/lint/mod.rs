@@ -446,6 +446,22 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_while_handing_on_reaches_the_caller() {
+        let text = catalog(301);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let linter = Linter::new(RuleSelection::all()).with_threads(3);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                linter.lint_each("c.json", &text, |_| panic!("the printer failed"))
+            }));
+            let _ = done.send(result.is_err());
+        });
+        // No thread is left waiting: the panic comes back instead of a hang.
+        let panicked = finished.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(panicked, Ok(true));
+    }
+
+    #[test]
     fn errors_stop_every_thread_count_the_same_way() {
         let mut broken = catalog(300);
         broken.truncate(broken.len() - 2);

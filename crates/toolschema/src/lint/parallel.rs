@@ -38,7 +38,7 @@ struct Board {
     chunks: Vec<Arc<Vec<ToolLocation>>>,
     /// Whether every tool has been found.
     scan_done: bool,
-    /// Whether the helpers must stop (the file has an error).
+    /// Whether the helpers must stop (the calling thread is done, or the file has an error).
     stop: bool,
     /// The first chunk nobody has taken.
     next_chunk: usize,
@@ -65,10 +65,16 @@ impl Shared {
         // Nothing panics while holding the lock, so a poisoned board is still consistent.
         self.board.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
 
-    fn stop(&self) {
-        self.board().stop = true;
-        self.work.notify_all();
+/// Stops the helpers when the calling thread is done, however it ends (a result, an error, a
+/// panic): none is left waiting for chunks that will not come.
+struct StopHelpers<'a>(&'a Shared);
+
+impl Drop for StopHelpers<'_> {
+    fn drop(&mut self) {
+        self.0.board().stop = true;
+        self.0.work.notify_all();
     }
 }
 
@@ -169,6 +175,7 @@ where
             });
         }
 
+        let _stop_helpers = StopHelpers(&shared);
         // Find the tools, publishing them a chunk at a time.
         let mut pending: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
         let mut tools = 0;
@@ -181,10 +188,7 @@ where
                 shared.work.notify_one();
             }
         });
-        if let Err(error) = scanned {
-            shared.stop();
-            return Err(error);
-        }
+        scanned?;
         {
             let mut board = shared.board();
             if !pending.is_empty() {
@@ -226,13 +230,7 @@ where
                     (None, result)
                 }
             };
-            let mut outcomes = match result {
-                Ok(outcomes) => outcomes,
-                Err(error) => {
-                    shared.stop();
-                    return Err(error);
-                }
-            };
+            let mut outcomes = result?;
             outcomes.iter_mut().for_each(&mut hand_on);
             match helper {
                 Some(helper) => shared.board().returned[helper].push(outcomes),
