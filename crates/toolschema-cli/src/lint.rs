@@ -158,7 +158,7 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         } else {
             linter
                 .lint_each(&name, &text, |found| {
-                    for d in &found {
+                    for d in found {
                         summary.count(d);
                         let _ = printer.diagnostic(&name, &text, d);
                     }

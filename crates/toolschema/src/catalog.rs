@@ -11,8 +11,8 @@
 //!   how very large catalogs are linted in little memory, and how tools that break the rules are
 //!   still looked at.
 
-use crate::json::reader::{parse_range_with_spans, Reader, SyntaxError};
-use crate::json::{LineIndex, Position, Spans};
+use crate::json::reader::{parse_range_reusing, parse_range_with_spans, Reader, SyntaxError};
+use crate::json::{LineIndex, Position, SpanEntry, Spans};
 use crate::suggest::closest;
 use crate::tool::{Tool, ToolError};
 use serde_json::Value;
@@ -107,6 +107,8 @@ pub struct ToolLocation {
     pub range: Range<usize>,
     /// Nesting depth of the tool's container in the file.
     depth: usize,
+    /// The line (from 1) the tool starts on.
+    line: u32,
 }
 
 /// A catalog file's shape and where each tool is, found without building the tools.
@@ -165,6 +167,22 @@ impl CatalogLayout {
         text: &str,
         found: &mut dyn FnMut(&ToolLocation),
     ) -> Result<CatalogLayout, CatalogError> {
+        let mut tools = Vec::new();
+        let mut layout = Self::scan_giving(file, text, &mut |location| {
+            found(&location);
+            tools.push(location);
+        })?;
+        layout.tools = tools;
+        Ok(layout)
+    }
+
+    /// Like [`CatalogLayout::scan_each`], giving each tool's location away to `found` instead of
+    /// keeping it: the layout returned has no tools.
+    pub(crate) fn scan_giving(
+        file: &str,
+        text: &str,
+        found: &mut dyn FnMut(ToolLocation),
+    ) -> Result<CatalogLayout, CatalogError> {
         let fail = |error: SyntaxError| syntax_error(file, text, error);
         let shape_error = |offset: usize, message: String| CatalogError {
             file: file.to_string(),
@@ -177,15 +195,17 @@ impl CatalogLayout {
             tools: Vec::new(),
             next_cursor: None,
         };
+        let mut found = Found { count: 0, found };
         match reader.peek() {
             Some(b'[') => {
                 layout.shape = CatalogShape::ToolArray;
-                scan_tool_array(&mut reader, "", 0, &mut layout.tools, found).map_err(fail)?;
+                scan_tool_array(&mut reader, "", 0, &mut found).map_err(fail)?;
             }
             Some(b'{') => {
                 let start = reader.offset();
+                let line = reader.line();
                 let root =
-                    scan_object(&mut reader, text, "", 0, &mut layout, found).map_err(fail)?;
+                    scan_object(&mut reader, text, "", 0, &mut layout, &mut found).map_err(fail)?;
                 if root.has_tools {
                     layout.shape = CatalogShape::ToolsList;
                 } else if let Some(result) = root.result {
@@ -203,13 +223,12 @@ impl CatalogLayout {
                     ));
                 } else if root.looks_like_tool {
                     layout.shape = CatalogShape::SingleTool;
-                    let location = ToolLocation {
+                    (found.found)(ToolLocation {
                         pointer: String::new(),
                         range: start..reader.offset(),
                         depth: 0,
-                    };
-                    found(&location);
-                    layout.tools.push(location);
+                        line,
+                    });
                 } else {
                     return Err(shape_error(start, NOT_A_CATALOG.into()));
                 }
@@ -251,9 +270,24 @@ impl CatalogLayout {
 }
 
 impl ToolLocation {
+    /// The line (from 1) the tool starts on.
+    pub(crate) fn line(&self) -> u32 {
+        self.line
+    }
+
     /// Read the tool at this location from `text` (the text it was found in).
     pub fn read(&self, file: &str, text: &str) -> Result<SourceTool, CatalogError> {
-        let (value, spans) = parse_range_with_spans(text, self.range.start, self.depth)
+        self.read_reusing(file, text, Vec::new())
+    }
+
+    /// [`ToolLocation::read`], recording the spans in `spans` (the buffer of a tool read before).
+    pub(crate) fn read_reusing(
+        &self,
+        file: &str,
+        text: &str,
+        spans: Vec<SpanEntry>,
+    ) -> Result<SourceTool, CatalogError> {
+        let (value, spans) = parse_range_reusing(text, self.range.start, self.depth, spans)
             .map_err(|e| syntax_error(file, text, e))?;
         Ok(SourceTool {
             value,
@@ -274,14 +308,20 @@ struct ObjectFacts {
     looks_like_tool: bool,
 }
 
-/// Scan an object at the reader (a file root or a JSON-RPC `result`), recording tool locations.
+/// Where the scan gives the tools it finds, and how many it gave.
+struct Found<'f> {
+    count: usize,
+    found: &'f mut dyn FnMut(ToolLocation),
+}
+
+/// Scan an object at the reader (a file root or a JSON-RPC `result`), giving away tool locations.
 fn scan_object(
     reader: &mut Reader<'_>,
     text: &str,
     pointer: &str,
     depth: usize,
     layout: &mut CatalogLayout,
-    found: &mut dyn FnMut(&ToolLocation),
+    found: &mut Found<'_>,
 ) -> Result<ObjectFacts, SyntaxError> {
     let mut facts = ObjectFacts::default();
     reader.expect(b'{', "expected '{'")?;
@@ -296,7 +336,7 @@ fn scan_object(
             "tools" if reader.peek() == Some(b'[') => {
                 facts.has_tools = true;
                 let tools_pointer = format!("{pointer}/tools");
-                scan_tool_array(reader, &tools_pointer, depth + 1, &mut layout.tools, found)?;
+                scan_tool_array(reader, &tools_pointer, depth + 1, found)?;
             }
             "tools" => {
                 return Err(SyntaxError {
@@ -342,8 +382,7 @@ fn scan_tool_array(
     reader: &mut Reader<'_>,
     pointer: &str,
     depth: usize,
-    tools: &mut Vec<ToolLocation>,
-    found: &mut dyn FnMut(&ToolLocation),
+    found: &mut Found<'_>,
 ) -> Result<(), SyntaxError> {
     reader.expect(b'[', "expected '['")?;
     if reader.peek() == Some(b']') {
@@ -351,14 +390,16 @@ fn scan_tool_array(
         return Ok(());
     }
     loop {
+        reader.skip_whitespace();
+        let line = reader.line();
         let range = reader.skip_value(depth + 1)?;
-        let location = ToolLocation {
-            pointer: format!("{pointer}/{}", tools.len()),
+        (found.found)(ToolLocation {
+            pointer: format!("{pointer}/{}", found.count),
             range,
             depth: depth + 1,
-        };
-        found(&location);
-        tools.push(location);
+            line,
+        });
+        found.count += 1;
         if !reader.next_separator(b']', "an array element")? {
             return Ok(());
         }

@@ -4,6 +4,7 @@
 //! A [`Tool`] keeps every field it was given, in the order given, including fields it does not know;
 //! writing it back loses nothing. Known fields are checked when the tool is built.
 
+use crate::json::Members;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -346,7 +347,7 @@ impl ToolAnnotations {
     }
 
     fn from_object(object: &Map<String, Value>) -> Result<Self, ToolError> {
-        let hint = |key: &'static str| match object.get(key) {
+        let hint = |key: &'static str| match object.member(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(_) => Err(ToolError::FieldType {
@@ -354,7 +355,7 @@ impl ToolAnnotations {
                 expected: "a boolean",
             }),
         };
-        let title = match object.get("title") {
+        let title = match object.member("title") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => {
@@ -744,7 +745,7 @@ pub(crate) fn check_fields(
         expect_kind(fields, key, Value::is_string, "a string")?;
     }
     if schemas {
-        match fields.get("inputSchema") {
+        match fields.member("inputSchema") {
             None | Some(Value::Null) => return Err(ToolError::InputSchemaMissing),
             Some(Value::Object(_)) => {}
             Some(_) => return Err(field_type("inputSchema", "a JSON object")),
@@ -752,25 +753,25 @@ pub(crate) fn check_fields(
         expect_kind(fields, "outputSchema", Value::is_object, "a JSON object")?;
     }
     expect_kind(fields, "_meta", Value::is_object, "a JSON object")?;
-    let annotations = match fields.get("annotations") {
+    let annotations = match fields.member("annotations") {
         None | Some(Value::Null) => ToolAnnotations::default(),
         Some(Value::Object(object)) => ToolAnnotations::from_object(object)?,
         Some(_) => return Err(field_type("annotations", "a JSON object")),
     };
-    let task_support = match fields.get("execution") {
+    let task_support = match fields.member("execution") {
         None | Some(Value::Null) => TaskSupport::default(),
-        Some(Value::Object(execution)) => match execution.get("taskSupport") {
+        Some(Value::Object(execution)) => match execution.member("taskSupport") {
             None | Some(Value::Null) => TaskSupport::default(),
             Some(other) => serde_json::from_value(other.clone())
                 .map_err(|_| ToolError::TaskSupport(other.to_string()))?,
         },
         Some(_) => return Err(field_type("execution", "a JSON object")),
     };
-    if let Some(icons) = fields.get("icons") {
+    if let Some(icons) = fields.member("icons") {
         let ok = icons.as_array().is_some_and(|icons| {
             icons
                 .iter()
-                .all(|icon| icon.get("src").is_some_and(Value::is_string))
+                .all(|icon| icon.member("src").is_some_and(Value::is_string))
         });
         if !ok {
             return Err(field_type(
@@ -779,12 +780,12 @@ pub(crate) fn check_fields(
             ));
         }
     }
-    match fields.get("namespace") {
+    match fields.member("namespace") {
         None | Some(Value::Null) => {}
         Some(Value::String(ns)) => check_name_field(ns, NameField::Namespace)?,
         Some(_) => return Err(field_type("namespace", "a string")),
     }
-    match fields.get("version") {
+    match fields.member("version") {
         None | Some(Value::Null) => {}
         Some(Value::String(v)) => {
             parse_version(v).map_err(|e| ToolError::Version {
@@ -794,7 +795,7 @@ pub(crate) fn check_fields(
         }
         Some(_) => return Err(field_type("version", "a string")),
     }
-    if let Some(tags) = fields.get("tags") {
+    if let Some(tags) = fields.member("tags") {
         let strings = tags
             .as_array()
             .is_some_and(|t| t.iter().all(Value::is_string));

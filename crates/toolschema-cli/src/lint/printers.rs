@@ -121,6 +121,9 @@ pub struct Printer<'w> {
     rules: Vec<&'static Rule>,
     /// Whether a JSON diagnostic or SARIF result was written (for the commas between them).
     wrote_one: bool,
+    /// A text finding, built here and written at once (one call to the writer instead of one
+    /// per piece).
+    buffer: String,
 }
 
 impl<'w> Printer<'w> {
@@ -130,6 +133,7 @@ impl<'w> Printer<'w> {
             out,
             rules: settings.selection.rules().collect(),
             wrote_one: false,
+            buffer: String::new(),
         }
     }
 
@@ -154,7 +158,11 @@ impl<'w> Printer<'w> {
 
     pub fn diagnostic(&mut self, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
         match self.format {
-            Format::Text => write_text(self.out, file, text, d),
+            Format::Text => {
+                self.buffer.clear();
+                push_text(&mut self.buffer, file, text, d);
+                self.out.write_all(self.buffer.as_bytes())
+            }
             Format::Json => {
                 // Written field by field: building a Value per finding costs more than the rest.
                 let comma = if self.wrote_one { "," } else { "" };
@@ -327,35 +335,61 @@ fn escape_property(text: &str) -> String {
 const BEFORE: usize = 40;
 const AFTER: usize = 60;
 
-fn write_text(out: &mut dyn Write, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
-    write!(
-        out,
-        "{file}:{}:{}: {} {}: {}",
-        d.position.line,
-        d.position.column,
-        d.code(),
-        d.severity(),
-        d.message
-    )?;
+/// A finding as text: `file:line:col: CODE severity: message (tool 'name') [fix: safe]`, then the
+/// source line and a caret under the column.
+fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic) {
+    out.push_str(file);
+    out.push(':');
+    push_number(out, d.position.line);
+    out.push(':');
+    push_number(out, d.position.column);
+    out.push_str(": ");
+    out.push_str(d.code());
+    out.push(' ');
+    out.push_str(d.severity().as_str());
+    out.push_str(": ");
+    out.push_str(&d.message);
     if let Some(tool) = &d.tool {
-        write!(out, " (tool '{tool}')")?;
+        out.push_str(" (tool '");
+        out.push_str(tool);
+        out.push_str("')");
     }
-    match d.fix_applicability() {
-        Some(Applicability::Safe) => out.write_all(b" [fix: safe]\n")?,
-        Some(Applicability::Unsafe) => out.write_all(b" [fix: unsafe]\n")?,
-        None => out.write_all(b"\n")?,
-    }
+    out.push_str(match d.fix_applicability() {
+        Some(Applicability::Safe) => " [fix: safe]\n",
+        Some(Applicability::Unsafe) => " [fix: unsafe]\n",
+        None => "\n",
+    });
     let snippet = Snippet::new(text, d.offset);
-    let number = d.position.line;
-    let width = number.to_string().len();
-    writeln!(out, " {number} | {snippet}")?;
-    writeln!(
-        out,
-        " {:width$} | {:caret$}^",
-        "",
-        "",
-        caret = snippet.caret
-    )
+    out.push(' ');
+    let number_start = out.len();
+    push_number(out, d.position.line);
+    let width = out.len() - number_start;
+    out.push_str(" | ");
+    snippet.push_to(out);
+    out.push_str("\n ");
+    push_spaces(out, width);
+    out.push_str(" | ");
+    push_spaces(out, snippet.caret);
+    out.push_str("^\n");
+}
+
+/// Append `n` in decimal (what `{n}` writes, without the formatting machinery).
+fn push_number(out: &mut String, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
+}
+
+fn push_spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
 }
 
 /// The source line holding an offset, cut to a window around it.
@@ -395,21 +429,28 @@ impl<'a> Snippet<'a> {
     }
 }
 
-impl std::fmt::Display for Snippet<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl Snippet<'_> {
+    fn push_to(&self, out: &mut String) {
         if self.cut_before {
-            f.write_str("…")?;
+            out.push('…');
         }
         // Tabs would shift the caret: show them as one space each.
         if self.shown.contains('\t') {
-            f.write_str(&self.shown.replace('\t', " "))?;
+            out.extend(self.shown.chars().map(|c| if c == '\t' { ' ' } else { c }));
         } else {
-            f.write_str(self.shown)?;
+            out.push_str(self.shown);
         }
         if self.cut_after {
-            f.write_str("…")?;
+            out.push('…');
         }
-        Ok(())
+    }
+}
+
+impl std::fmt::Display for Snippet<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut shown = String::new();
+        self.push_to(&mut shown);
+        f.write_str(&shown)
     }
 }
 

@@ -6,9 +6,38 @@ pub(crate) mod reader;
 pub mod spans;
 
 pub use reader::{parse, parse_with_spans, SyntaxError, MAX_DEPTH};
+pub(crate) use spans::LineCursor;
 pub use spans::{position_of, LineIndex, Position, SpanEntry, Spans};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+/// Object members looked up without hashing the key.
+///
+/// `Map::get` hashes the key (SipHash) on every call. The objects of tools and schemas have a
+/// handful of members, and comparing that many short keys costs a fraction of a hash; linting a
+/// large catalog looks up hundreds of thousands of keys.
+pub trait Members {
+    /// The member `key`, as `get` finds it.
+    fn member(&self, key: &str) -> Option<&Value>;
+}
+
+/// Objects up to this many members are searched in order; larger ones through their hash table.
+const SEARCHED_IN_ORDER: usize = 8;
+
+impl Members for Map<String, Value> {
+    fn member(&self, key: &str) -> Option<&Value> {
+        if self.len() > SEARCHED_IN_ORDER {
+            return self.get(key);
+        }
+        self.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+impl Members for Value {
+    fn member(&self, key: &str) -> Option<&Value> {
+        self.as_object()?.member(key)
+    }
+}
 
 /// How deep `value` nests arrays and objects (a scalar is 0), counted without recursion.
 ///
@@ -52,6 +81,19 @@ pub fn drop_deep(value: Value) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn members_are_found_like_get_finds_them() {
+        for n in [0, 1, 3, SEARCHED_IN_ORDER, SEARCHED_IN_ORDER + 1, 20] {
+            let map: Map<String, Value> = (0..n).map(|i| (format!("k{i}"), json!(i))).collect();
+            for key in ["k0", "k3", "k8", "k19", "k", "k00", ""] {
+                assert_eq!(map.member(key), map.get(key), "{n} {key}");
+                let value = Value::Object(map.clone());
+                assert_eq!(value.member(key), value.get(key), "{n} {key}");
+            }
+        }
+        assert_eq!(json!([1]).member("0"), None);
+    }
 
     #[test]
     fn measures_depth() {

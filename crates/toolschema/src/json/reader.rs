@@ -10,7 +10,9 @@
 //! drop, compare or validate.
 
 use super::spans::{SpanEntry, Spans, NO_KEY};
+use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
+use std::cell::Cell;
 use std::ops::Range;
 
 /// Deepest nesting of arrays and objects the reader accepts.
@@ -30,6 +32,14 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Line breaks stepped over so far (only whitespace holds them).
+    line_breaks: usize,
+}
+
+thread_local! {
+    /// The stack of containers being read, kept from one value to the next: a catalog's tools
+    /// are read one after the other on a few threads.
+    static OPEN_CONTAINERS: Cell<Vec<Frame>> = const { Cell::new(Vec::new()) };
 }
 
 enum Frame {
@@ -52,7 +62,14 @@ impl<'a> Reader<'a> {
             text,
             bytes: text.as_bytes(),
             pos: start,
+            line_breaks: 0,
         }
+    }
+
+    /// The line (from 1) of the current position, for a reader that started at the beginning of
+    /// the text and stands after whitespace.
+    pub(crate) fn line(&self) -> u32 {
+        self.line_breaks as u32 + 1
     }
 
     /// Current byte offset.
@@ -67,22 +84,32 @@ impl<'a> Reader<'a> {
         })
     }
 
+    // This and the small helpers below run a few times per token: they are inlined into the
+    // loops that read and skip values.
+    #[inline]
     pub(crate) fn skip_whitespace(&mut self) {
-        while let Some(b) = self.bytes.get(self.pos) {
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
-                _ => break,
+        loop {
+            match self.bytes.get(self.pos) {
+                Some(b' ') => self.pos = end_of_spaces(self.bytes, self.pos),
+                Some(b'\n') => {
+                    self.pos += 1;
+                    self.line_breaks += 1;
+                }
+                Some(b'\t' | b'\r') => self.pos += 1,
+                _ => return,
             }
         }
     }
 
     /// The next significant byte, without consuming it.
+    #[inline]
     pub(crate) fn peek(&mut self) -> Option<u8> {
         self.skip_whitespace();
         self.bytes.get(self.pos).copied()
     }
 
     /// Consume `byte` (after whitespace) or fail with `message`.
+    #[inline]
     pub(crate) fn expect(&mut self, byte: u8, message: &str) -> Result<(), SyntaxError> {
         if self.peek() == Some(byte) {
             self.pos += 1;
@@ -118,6 +145,7 @@ impl<'a> Reader<'a> {
     }
 
     /// After a member or element: consume `,` and return true, or consume `close` and return false.
+    #[inline]
     pub(crate) fn next_separator(&mut self, close: u8, what: &str) -> Result<bool, SyntaxError> {
         match self.peek() {
             Some(b',') => {
@@ -144,7 +172,22 @@ impl<'a> Reader<'a> {
         key_start: u32,
         depth: usize,
     ) -> Result<Value, SyntaxError> {
-        let mut stack: Vec<Frame> = Vec::new();
+        let mut stack = OPEN_CONTAINERS.take();
+        let value = self.read_value_on(&mut stack, spans, key_start, depth);
+        // After an error the stack still holds what was read (never deeper than MAX_DEPTH).
+        stack.clear();
+        OPEN_CONTAINERS.set(stack);
+        value
+    }
+
+    /// [`Reader::read_value`] with `stack` (empty) for the containers being read.
+    fn read_value_on(
+        &mut self,
+        stack: &mut Vec<Frame>,
+        spans: &mut Vec<SpanEntry>,
+        key_start: u32,
+        depth: usize,
+    ) -> Result<Value, SyntaxError> {
         let mut pending_key_start = key_start;
         loop {
             // Read one value; containers push a frame and continue with their first child.
@@ -173,7 +216,9 @@ impl<'a> Reader<'a> {
                     } else if is_object {
                         let (key, ks) = self.read_key()?;
                         stack.push(Frame::Object {
-                            map: Map::new(),
+                            // Most objects of a tool have one to four members: making room
+                            // for four up front saves the map most of its growing steps.
+                            map: Map::with_capacity(4),
                             span: span_index,
                             key,
                             key_start: ks,
@@ -220,14 +265,20 @@ impl<'a> Reader<'a> {
                         key,
                         key_start,
                     }) => {
-                        let member_key = std::mem::take(key);
-                        if map.contains_key(&member_key) {
-                            return Err(SyntaxError {
-                                message: format!("duplicate key '{member_key}' in an object"),
-                                offset: *key_start,
-                            });
+                        match map.entry(std::mem::take(key)) {
+                            Entry::Vacant(member) => {
+                                member.insert(value);
+                            }
+                            Entry::Occupied(member) => {
+                                return Err(SyntaxError {
+                                    message: format!(
+                                        "duplicate key '{}' in an object",
+                                        member.key()
+                                    ),
+                                    offset: *key_start,
+                                });
+                            }
                         }
-                        map.insert(member_key, value);
                         if self.next_separator(b'}', "an object member")? {
                             let (next_key, ks) = self.read_key()?;
                             *key = next_key;
@@ -297,6 +348,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn skip_key(&mut self) -> Result<(), SyntaxError> {
         if self.peek() != Some(b'"') {
             return self.error("expected an object key in double quotes");
@@ -305,6 +357,7 @@ impl<'a> Reader<'a> {
         self.expect(b':', "expected ':' after an object key")
     }
 
+    #[inline]
     fn peek_value_start(&mut self) -> Result<usize, SyntaxError> {
         match self.peek() {
             None => self.error("unexpected end of input: expected a JSON value"),
@@ -324,6 +377,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline]
     fn skip_scalar(&mut self) -> Result<(), SyntaxError> {
         match self.bytes[self.pos] {
             b'"' => self.scan_string(None),
@@ -423,13 +477,7 @@ impl<'a> Reader<'a> {
         self.pos += 1; // opening quote
         let mut run_start = self.pos;
         loop {
-            // Fast path: advance over bytes that need no attention.
-            while let Some(&c) = b.get(self.pos) {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            self.pos = end_of_plain_run(b, self.pos);
             match b.get(self.pos) {
                 None => return self.error("unexpected end of input inside a string"),
                 Some(b'"') => {
@@ -512,6 +560,67 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Eight copies of a byte, one per byte of a word.
+const fn eight(byte: u8) -> u64 {
+    0x0101_0101_0101_0101 * byte as u64
+}
+
+/// The next eight bytes from `pos` as a little-endian word (the first byte lowest), if there
+/// are eight.
+fn word_at(bytes: &[u8], pos: usize) -> Option<u64> {
+    let chunk: [u8; 8] = bytes.get(pos..pos + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// Index of the first byte at or after `pos` that is not a space (or `bytes.len()`).
+///
+/// Pretty-printed catalogs are about a third indentation, so runs of spaces are stepped over
+/// a word at a time.
+fn end_of_spaces(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(word) = word_at(bytes, pos) {
+        let others = word ^ eight(b' ');
+        if others != 0 {
+            // The lowest non-zero byte is the first one that is not a space.
+            return pos + (others.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while bytes.get(pos) == Some(&b' ') {
+        pos += 1;
+    }
+    pos
+}
+
+/// Index of the first byte at or after `pos` that ends a plain run inside a string: a quote, a
+/// backslash or a control character (or `bytes.len()`).
+///
+/// Strings are most of a catalog's bytes, so they are scanned a word at a time. For each of the
+/// three tests, `(x - 0x01..) & !x & 0x80..` sets the high bit of every byte of `x` that is zero
+/// (or, with 0x20, below 0x20); borrows can only flag bytes above a real match, so the lowest
+/// flagged byte is always the first real one.
+fn end_of_plain_run(bytes: &[u8], mut pos: usize) -> usize {
+    const HIGH_BITS: u64 = eight(0x80);
+    while let Some(word) = word_at(bytes, pos) {
+        let quote = word ^ eight(b'"');
+        let backslash = word ^ eight(b'\\');
+        let flagged = ((quote.wrapping_sub(eight(1)) & !quote)
+            | (backslash.wrapping_sub(eight(1)) & !backslash)
+            | (word.wrapping_sub(eight(0x20)) & !word))
+            & HIGH_BITS;
+        if flagged != 0 {
+            return pos + (flagged.trailing_zeros() / 8) as usize;
+        }
+        pos += 8;
+    }
+    while let Some(&c) = bytes.get(pos) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            break;
+        }
+        pos += 1;
+    }
+    pos
+}
+
 /// Parse a whole JSON text into a value and the spans of every value in it.
 pub fn parse_with_spans(text: &str) -> Result<(Value, Spans), SyntaxError> {
     parse_range_with_spans(text, 0, 0)
@@ -524,6 +633,17 @@ pub(crate) fn parse_range_with_spans(
     start: usize,
     depth: usize,
 ) -> Result<(Value, Spans), SyntaxError> {
+    parse_range_reusing(text, start, depth, Vec::new())
+}
+
+/// [`parse_range_with_spans`], recording the spans in `entries` (emptied first): a caller that
+/// reads many values hands back the buffer of the last one instead of growing a new one.
+pub(crate) fn parse_range_reusing(
+    text: &str,
+    start: usize,
+    depth: usize,
+    mut entries: Vec<SpanEntry>,
+) -> Result<(Value, Spans), SyntaxError> {
     if text.len() >= u32::MAX as usize {
         return Err(SyntaxError {
             message: "input larger than 4 GiB".to_string(),
@@ -531,7 +651,7 @@ pub(crate) fn parse_range_with_spans(
         });
     }
     let mut reader = Reader::new(text, start);
-    let mut entries = Vec::new();
+    entries.clear();
     let value = reader.read_value(&mut entries, NO_KEY, depth)?;
     if start == 0 {
         reader.finish()?;
@@ -628,6 +748,46 @@ mod tests {
             reader.skip_value(0).unwrap_err().message,
             "expected ':' after an object key"
         );
+    }
+
+    #[test]
+    fn word_scans_match_byte_scans() {
+        let plain_end = |bytes: &[u8], from: usize| {
+            (from..bytes.len())
+                .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
+                .unwrap_or(bytes.len())
+        };
+        let spaces_end = |bytes: &[u8], from: usize| {
+            (from..bytes.len())
+                .find(|&i| bytes[i] != b' ')
+                .unwrap_or(bytes.len())
+        };
+        // Every byte value at every place of a word, among plain ASCII, UTF-8 or spaces, alone
+        // or just before a zero byte (whose borrow must not move the answer).
+        for filler in [b'a', 0xc3, 0xff, b' ', 0x21] {
+            for special in 0..=255u8 {
+                for (at, zero_after) in (0..20).flat_map(|at| [(at, false), (at, true)]) {
+                    let mut bytes = vec![filler; 20];
+                    bytes[at] = special;
+                    if zero_after {
+                        bytes[(at + 1) % 20] = 0;
+                    }
+                    for from in [0, 1, 7, 8, 13, 19, 20] {
+                        let case = format!("{filler} {special} at {at} ({zero_after}) from {from}");
+                        assert_eq!(
+                            end_of_plain_run(&bytes, from),
+                            plain_end(&bytes, from),
+                            "{case}"
+                        );
+                        assert_eq!(
+                            end_of_spaces(&bytes, from),
+                            spaces_end(&bytes, from),
+                            "{case}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -62,6 +62,11 @@ impl Spans {
         Spans { entries }
     }
 
+    /// The buffer of spans, to record another value's in.
+    pub(crate) fn into_entries(self) -> Vec<SpanEntry> {
+        self.entries
+    }
+
     /// All spans, in pre-order.
     pub fn entries(&self) -> &[SpanEntry] {
         &self.entries
@@ -250,6 +255,49 @@ impl LineIndex {
     }
 }
 
+/// Positions of offsets looked up in increasing order from a place whose line is known, found by
+/// counting the line breaks in between: no index of the whole text is needed, and the bytes read
+/// are the ones just looked at.
+pub(crate) struct LineCursor<'a> {
+    text: &'a str,
+    /// The last offset looked up (or the starting place).
+    offset: usize,
+    /// Its line, from 1.
+    line: usize,
+    /// The first byte of that line.
+    line_start: usize,
+}
+
+impl<'a> LineCursor<'a> {
+    /// A cursor at byte `offset` of `text`, which is on line `line` (from 1).
+    pub(crate) fn new(text: &'a str, offset: usize, line: u32) -> Self {
+        let offset = offset.min(text.len());
+        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..offset]).map_or(0, |i| i + 1);
+        LineCursor {
+            text,
+            offset,
+            line: line as usize,
+            line_start,
+        }
+    }
+
+    /// The position of byte `offset`, as [`LineIndex::position`] finds it. Offsets before the
+    /// last one are counted from the beginning of the text.
+    pub(crate) fn position(&mut self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        if offset < self.offset {
+            return position_of(self.text, offset);
+        }
+        let between = &self.text.as_bytes()[self.offset..offset];
+        for line_break in memchr::memchr_iter(b'\n', between) {
+            self.line += 1;
+            self.line_start = self.offset + line_break + 1;
+        }
+        self.offset = offset;
+        position_in_line(self.text, self.line, self.line_start, offset)
+    }
+}
+
 /// The position of byte `offset` in `text`, without building an index (for a single lookup).
 pub fn position_of(text: &str, offset: usize) -> Position {
     let offset = offset.min(text.len());
@@ -312,6 +360,28 @@ mod tests {
                     "offset {offset}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn cursors_match_the_index() {
+        let text = "a\nbb\n\nccc é\nd\n\n";
+        let index = LineIndex::new(text);
+        let boundaries: Vec<usize> = (0..=text.len() + 2)
+            .filter(|&o| o > text.len() || text.is_char_boundary(o))
+            .collect();
+        for &start in &boundaries {
+            let line = index.position(text, start).line;
+            let mut cursor = LineCursor::new(text, start, line);
+            for &offset in boundaries.iter().filter(|&&o| o >= start) {
+                assert_eq!(
+                    cursor.position(offset),
+                    index.position(text, offset),
+                    "from {start} to {offset}"
+                );
+            }
+            // Going back is answered too.
+            assert_eq!(cursor.position(0), index.position(text, 0));
         }
     }
 

@@ -5,7 +5,8 @@ use super::registry::Rule;
 use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
-use crate::json::{Position, Spans};
+use crate::json::Members;
+use crate::json::{Position, SpanEntry, Spans};
 use crate::schema::references::percent_decode;
 use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
@@ -60,7 +61,7 @@ impl<'a> SchemaDoc<'a> {
                     || n.object()
                         .is_some_and(|m| m.len() > 1 && is_object_schema(n.value))
             })
-            .filter_map(|n| n.value.get("$ref")?.as_str()?.strip_prefix('#'))
+            .filter_map(|n| n.value.member("$ref")?.as_str()?.strip_prefix('#'))
             .map(percent_decode)
             .collect();
         SchemaDoc {
@@ -77,7 +78,7 @@ impl<'a> SchemaDoc<'a> {
 
     /// The JSON Pointer of `node` in the file.
     pub fn pointer_of(&self, node: &SchemaNode<'_>) -> String {
-        format!("{}{}", self.pointer, node.local)
+        [self.pointer.as_str(), node.local.as_str()].concat()
     }
 
     /// Whether the rules that tighten a schema (SCH-001 to SCH-004, SCH-010) may flag `node`:
@@ -100,8 +101,8 @@ impl<'a> SchemaDoc<'a> {
             return resolve(self.value, &percent_decode(fragment));
         }
         self.nodes.iter().map(|n| n.value).find(|v| {
-            v.get("$anchor").and_then(Value::as_str) == Some(fragment)
-                || v.get("$id").and_then(Value::as_str) == Some(reference)
+            v.member("$anchor").and_then(Value::as_str) == Some(fragment)
+                || v.member("$id").and_then(Value::as_str) == Some(reference)
         })
     }
 
@@ -109,7 +110,7 @@ impl<'a> SchemaDoc<'a> {
     /// `None` when a reference does not resolve.
     pub fn follow_refs(&self, mut schema: &'a Value) -> Option<&'a Value> {
         for _ in 0..16 {
-            match schema.get("$ref").and_then(Value::as_str) {
+            match schema.member("$ref").and_then(Value::as_str) {
                 Some(reference) => schema = self.resolve_ref(reference)?,
                 None => return Some(schema),
             }
@@ -148,6 +149,9 @@ pub(crate) struct EarlierTool {
     pub position: Position,
 }
 
+/// The first tool of each name seen so far in a file, by name (shared with the tool's findings).
+pub(crate) type EarlierTools = HashMap<Arc<str>, EarlierTool>;
+
 /// A tool's name, for the rules that read names in file order.
 pub(crate) struct NamedTool<'a> {
     pub name: &'a str,
@@ -180,6 +184,8 @@ pub(crate) struct ToolContext<'a> {
 pub(crate) struct RunCache {
     /// Compiled `pattern`s (`None` when the engine refuses the pattern).
     pub patterns: std::cell::RefCell<HashMap<String, Option<jsonschema::Validator>>>,
+    /// The spans buffer of the last tool, reused for the next one.
+    pub spans: std::cell::Cell<Vec<SpanEntry>>,
 }
 
 impl<'a> ToolContext<'a> {
@@ -201,7 +207,9 @@ impl<'a> ToolContext<'a> {
             text,
             tool,
             fields,
-            name: fields.and_then(|f| f.get("name")).and_then(Value::as_str),
+            name: fields
+                .and_then(|f| f.member("name"))
+                .and_then(Value::as_str),
             input: schema("inputSchema"),
             output: schema("outputSchema"),
             cache,

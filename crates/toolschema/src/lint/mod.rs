@@ -26,6 +26,7 @@
 pub mod config;
 mod context;
 mod diagnostic;
+mod parallel;
 pub mod registry;
 pub mod rules;
 mod schema_walk;
@@ -39,13 +40,12 @@ pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
 
 use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
-use crate::json::LineIndex;
-use context::{EarlierTool, NamedTool, Report, RunCache, ToolContext};
+use crate::json::LineCursor;
+use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::collections::hash_map::{Entry, HashMap};
+use std::sync::Arc;
 
 /// What linting one file found.
 #[derive(Debug, Clone, Default)]
@@ -92,21 +92,23 @@ pub struct Linter {
     with_edits: bool,
 }
 
-/// Tools a worker takes at a time.
-const CHUNK: usize = 64;
-
 /// Texts longer than this are linted on several threads (unless told otherwise).
 const PARALLEL_ABOVE: usize = 256 << 10;
 
-/// What linting one tool produced, before positions and the rules that read names in file order.
+/// What linting one tool produced, before the rules that read names in file order.
 struct ToolOutcome {
+    /// The findings of the tool rules, sorted, with their positions.
     diagnostics: Vec<Diagnostic>,
+    /// JSON Pointer to the tool.
     pointer: String,
-    /// The tool's name and the offset of its `name` member, when it has a string name.
-    name: Option<(String, usize)>,
+    /// Where the tool starts: its first byte and line.
+    start: (usize, u32),
+    /// The tool's name (shared with its findings) and the offset of its `name` member, when it
+    /// has a string name.
+    name: Option<(Arc<str>, usize)>,
 }
 
-/// Everything a worker needs to lint tools of one file.
+/// Everything a thread needs to lint tools of one file.
 struct FileJob<'a> {
     with_edits: bool,
     file: &'a str,
@@ -120,7 +122,7 @@ impl FileJob<'_> {
         location: &ToolLocation,
         cache: &RunCache,
     ) -> Result<ToolOutcome, CatalogError> {
-        let tool = location.read(self.file, self.text)?;
+        let tool = location.read_reusing(self.file, self.text, cache.spans.take())?;
         let cx = ToolContext::new(self.text, &tool, cache);
         let mut report = Report {
             rule: RULES[0],
@@ -135,17 +137,30 @@ impl FileJob<'_> {
                 check(&cx, &mut report);
             }
         }
-        let diagnostics = report.diagnostics;
-        let name = cx.name.map(|name| {
+        let Report {
+            mut diagnostics,
+            tool: shared_name,
+            ..
+        } = report;
+        // Positions are found here, while the tool's text is fresh in this thread's cache:
+        // sorted, the findings come in file order.
+        diagnostics.sort_by(in_file_order);
+        let mut lines = LineCursor::new(self.text, location.range.start, location.line());
+        for d in &mut diagnostics {
+            d.position = lines.position(d.offset);
+        }
+        let name = shared_name.map(|name| {
             let offset = cx.field_span("name").and_then(|s| tool.spans.get(s));
-            (name.to_string(), offset.map_or(0, |s| s.anchor() as usize))
+            (name, offset.map_or(0, |s| s.anchor() as usize))
         });
         drop(cx);
         // The reader refuses values nested deeper than MAX_DEPTH, so a plain drop is safe.
-        let SourceTool { pointer, .. } = tool;
+        let SourceTool { pointer, spans, .. } = tool;
+        cache.spans.set(spans.into_entries());
         Ok(ToolOutcome {
             diagnostics,
             pointer,
+            start: (location.range.start, location.line()),
             name,
         })
     }
@@ -169,8 +184,8 @@ impl Linter {
         self
     }
 
-    /// Lint on `threads` worker threads (0, the default: one per core for texts over 256 KiB,
-    /// none for smaller ones). Results do not depend on it.
+    /// Lint on `threads` threads, the calling one included (0, the default: one per core for
+    /// texts over 256 KiB, only the calling one for smaller ones). Results do not depend on it.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -185,7 +200,7 @@ impl Linter {
         threads.clamp(1, 16)
     }
 
-    /// Lint one file's text, handing each tool's findings (sorted by position) to `each`, tool
+    /// Lint one file's text, showing each tool's findings (sorted by position) to `each`, tool
     /// after tool in file order. Returns how many tools the file holds.
     ///
     /// `file` names the text in errors. Nothing is handed over unless the whole text is valid
@@ -195,7 +210,25 @@ impl Linter {
         &self,
         file: &str,
         text: &str,
-        mut each: impl FnMut(Vec<Diagnostic>),
+        mut each: impl FnMut(&[Diagnostic]),
+    ) -> Result<usize, CatalogError> {
+        self.lint_with(file, text, |found| each(found))
+    }
+
+    /// Lint one file's text and collect every finding.
+    pub fn lint(&self, file: &str, text: &str) -> Result<FileReport, CatalogError> {
+        let mut diagnostics = Vec::new();
+        let tools = self.lint_with(file, text, |found| diagnostics.append(found))?;
+        Ok(FileReport { diagnostics, tools })
+    }
+
+    /// [`Linter::lint_each`], lending `each` the findings: it may take them; the ones it leaves
+    /// are freed on the thread that made them.
+    fn lint_with(
+        &self,
+        file: &str,
+        text: &str,
+        mut each: impl FnMut(&mut Vec<Diagnostic>),
     ) -> Result<usize, CatalogError> {
         let job = FileJob {
             with_edits: self.with_edits,
@@ -212,97 +245,22 @@ impl Linter {
         let threads = self.threads_for(text.len());
         if threads <= 1 {
             let layout = CatalogLayout::scan(file, text)?;
-            let lines = LineIndex::new(text);
-            let mut names = NameRules::new(&name_rules, text, &lines);
+            let mut names = NameRules::new(&name_rules, text, layout.tools.len());
             let cache = RunCache::default();
             for location in &layout.tools {
-                each(names.finish(job.lint_tool(location, &cache)?));
+                let mut outcome = job.lint_tool(location, &cache)?;
+                names.finish(&mut outcome);
+                each(&mut outcome.diagnostics);
             }
             return Ok(layout.tools.len());
         }
-        let (work, work_queue) = mpsc::channel::<(usize, Vec<ToolLocation>)>();
-        let work_queue = Mutex::new(work_queue);
-        let stop = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            let (done, results) = mpsc::channel();
-            for _ in 0..threads {
-                let (job, work_queue, stop, done) = (&job, &work_queue, &stop, done.clone());
-                scope.spawn(move || {
-                    let cache = RunCache::default();
-                    loop {
-                        let next = match work_queue.lock() {
-                            Ok(queue) => queue.recv(),
-                            Err(_) => return,
-                        };
-                        let Ok((chunk, locations)) = next else { return };
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        let outcomes: Result<Vec<ToolOutcome>, CatalogError> = locations
-                            .iter()
-                            .map(|location| job.lint_tool(location, &cache))
-                            .collect();
-                        if done.send((chunk, outcomes)).is_err() {
-                            return;
-                        }
-                    }
-                });
+        parallel::lint_in_parallel(&job, threads - 1, |tools| {
+            let mut names = NameRules::new(&name_rules, text, tools);
+            move |outcome| {
+                names.finish(outcome);
+                each(&mut outcome.diagnostics);
             }
-            drop(done);
-            // Check the syntax here and hand the tools out as they are found.
-            let mut batch: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
-            let mut chunks = 0;
-            let scanned = CatalogLayout::scan_each(file, text, &mut |location| {
-                batch.push(location.clone());
-                if batch.len() == CHUNK {
-                    let full = std::mem::replace(&mut batch, Vec::with_capacity(CHUNK));
-                    let _ = work.send((chunks, full));
-                    chunks += 1;
-                }
-            });
-            if !batch.is_empty() {
-                let _ = work.send((chunks, batch));
-            }
-            drop(work);
-            let layout = match scanned {
-                Ok(layout) => layout,
-                Err(error) => {
-                    stop.store(true, Ordering::Relaxed);
-                    return Err(error);
-                }
-            };
-            let lines = LineIndex::new(text);
-            let mut names = NameRules::new(&name_rules, text, &lines);
-            // Hand results on in file order; chunks that arrive early wait here.
-            let mut waiting: BTreeMap<usize, Result<Vec<ToolOutcome>, CatalogError>> =
-                BTreeMap::new();
-            let mut wanted = 0;
-            for (chunk, outcomes) in results {
-                waiting.insert(chunk, outcomes);
-                while let Some(outcomes) = waiting.remove(&wanted) {
-                    wanted += 1;
-                    match outcomes {
-                        Ok(outcomes) => {
-                            for outcome in outcomes {
-                                each(names.finish(outcome));
-                            }
-                        }
-                        Err(error) => {
-                            stop.store(true, Ordering::Relaxed);
-                            return Err(error);
-                        }
-                    }
-                }
-            }
-            Ok(layout.tools.len())
         })
-    }
-
-    /// Lint one file's text and collect every finding.
-    pub fn lint(&self, file: &str, text: &str) -> Result<FileReport, CatalogError> {
-        let mut diagnostics = Vec::new();
-        let tools = self.lint_each(file, text, |found| diagnostics.extend(found))?;
-        Ok(FileReport { diagnostics, tools })
     }
 
     /// Apply every safe fix (and the unsafe ones too when `unsafe_fixes`), round after round
@@ -350,72 +308,75 @@ impl Linter {
     }
 }
 
+/// The order findings are handed on in: by place, then by code.
+fn in_file_order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
+    (a.offset, a.code()).cmp(&(b.offset, b.code()))
+}
+
 /// The rules that read tool names in file order, with the names seen so far.
 struct NameRules<'a> {
     rules: &'a [&'static Rule],
-    earlier: HashMap<String, EarlierTool>,
+    earlier: EarlierTools,
     text: &'a str,
-    lines: &'a LineIndex,
-    /// The line of the last position looked up: findings come in file order.
-    line_hint: usize,
 }
 
 impl<'a> NameRules<'a> {
-    fn new(rules: &'a [&'static Rule], text: &'a str, lines: &'a LineIndex) -> Self {
+    /// Name rules for a text of `tools` tools.
+    fn new(rules: &'a [&'static Rule], text: &'a str, tools: usize) -> Self {
         NameRules {
             rules,
-            earlier: HashMap::new(),
+            earlier: HashMap::with_capacity(tools),
             text,
-            lines,
-            line_hint: 0,
         }
     }
 
-    /// Run the name rules on one tool's outcome and return all its findings with their
-    /// positions, sorted.
-    fn finish(&mut self, outcome: ToolOutcome) -> Vec<Diagnostic> {
-        let ToolOutcome {
-            mut diagnostics,
-            pointer,
-            name,
-        } = outcome;
-        if let Some((name, name_offset)) = name.filter(|(n, _)| !n.is_empty()) {
-            if !self.rules.is_empty() {
-                let no_spans = crate::json::Spans::default();
-                let mut report = Report {
-                    rule: self.rules[0],
-                    tool: Some(Arc::from(name.as_str())),
-                    spans: &no_spans,
-                    diagnostics: Vec::new(),
-                    with_edits: false,
-                };
-                let named = NamedTool {
-                    name: &name,
-                    pointer: &pointer,
-                    name_offset,
-                };
-                for rule in self.rules {
-                    if let Check::Name(check) = rule.check {
-                        report.rule = rule;
-                        check(&named, &self.earlier, &mut report);
-                    }
+    /// Run the name rules on one tool's outcome, adding their findings (with positions) in file
+    /// order.
+    ///
+    /// The outcome is changed in place and nothing of it is kept: it may have been made on
+    /// another thread, which is where it is freed (see [`parallel`]).
+    fn finish(&mut self, outcome: &mut ToolOutcome) {
+        let Some((name, name_offset)) = outcome.name.as_ref().filter(|(n, _)| !n.is_empty()) else {
+            return;
+        };
+        let name_offset = *name_offset;
+        let (start, line) = outcome.start;
+        let position = |offset| LineCursor::new(self.text, start, line).position(offset);
+        if !self.rules.is_empty() {
+            let no_spans = crate::json::Spans::default();
+            let mut report = Report {
+                rule: self.rules[0],
+                tool: Some(Arc::clone(name)),
+                spans: &no_spans,
+                diagnostics: Vec::new(),
+                with_edits: false,
+            };
+            let named = NamedTool {
+                name,
+                pointer: &outcome.pointer,
+                name_offset,
+            };
+            for rule in self.rules {
+                if let Check::Name(check) = rule.check {
+                    report.rule = rule;
+                    check(&named, &self.earlier, &mut report);
                 }
-                diagnostics.append(&mut report.diagnostics);
             }
-            if !self.earlier.contains_key(&name) {
-                let position =
-                    self.lines
-                        .position_from(self.text, name_offset, &mut self.line_hint);
-                self.earlier.insert(name, EarlierTool { pointer, position });
+            if !report.diagnostics.is_empty() {
+                for d in &mut report.diagnostics {
+                    d.position = position(d.offset);
+                }
+                outcome.diagnostics.append(&mut report.diagnostics);
+                outcome.diagnostics.sort_by(in_file_order);
             }
         }
-        for d in &mut diagnostics {
-            d.position = self
-                .lines
-                .position_from(self.text, d.offset, &mut self.line_hint);
+        if let Entry::Vacant(first) = self.earlier.entry(Arc::clone(name)) {
+            first.insert(EarlierTool {
+                // Nothing else reads the outcome's pointer.
+                pointer: std::mem::take(&mut outcome.pointer),
+                position: position(name_offset),
+            });
         }
-        diagnostics.sort_by(|a, b| (a.offset, a.code()).cmp(&(b.offset, b.code())));
-        diagnostics
     }
 }
 
@@ -482,6 +443,22 @@ mod tests {
             .diagnostics
             .iter()
             .all(|d| d.fix.as_ref().is_none_or(|f| !f.edits.is_empty())));
+    }
+
+    #[test]
+    fn a_panic_while_handing_on_reaches_the_caller() {
+        let text = catalog(301);
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let linter = Linter::new(RuleSelection::all()).with_threads(3);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                linter.lint_each("c.json", &text, |_| panic!("the printer failed"))
+            }));
+            let _ = done.send(result.is_err());
+        });
+        // No thread is left waiting: the panic comes back instead of a hang.
+        let panicked = finished.recv_timeout(std::time::Duration::from_secs(60));
+        assert_eq!(panicked, Ok(true));
     }
 
     #[test]

@@ -1,10 +1,9 @@
 //! The rules, in one list, and how a selection of them is written (`SCH`, `SCH-001`, `ALL`).
 
-use super::context::{EarlierTool, NamedTool, Report, ToolContext};
+use super::context::{EarlierTools, NamedTool, Report, ToolContext};
 use super::diagnostic::{Applicability, Severity};
 use super::rules;
 use crate::suggest::closest;
-use std::collections::HashMap;
 use std::fmt;
 
 /// What a rule reads.
@@ -12,7 +11,7 @@ pub(crate) enum Check {
     /// One tool at a time (on any thread, in any order).
     Tool(fn(&ToolContext<'_>, &mut Report<'_>)),
     /// Each tool's name, in file order, with the names of the tools before it.
-    Name(fn(&NamedTool<'_>, &HashMap<String, EarlierTool>, &mut Report<'_>)),
+    Name(fn(&NamedTool<'_>, &EarlierTools, &mut Report<'_>)),
 }
 
 /// A lint rule: a stable code, a severity, the fixes it can offer, and its documentation.

@@ -3,6 +3,7 @@
 //! Rules iterate over the nodes instead of walking the schema each on their own.
 
 use crate::json::pointer::push_segment;
+use crate::json::Members;
 use crate::json::Spans;
 use serde_json::{Map, Value};
 
@@ -76,12 +77,13 @@ pub(crate) fn is_object_schema(schema: &Value) -> bool {
     let Some(map) = schema.as_object() else {
         return false;
     };
-    admits_type(map, "object") == Some(true) || map.get("properties").is_some_and(Value::is_object)
+    admits_type(map, "object") == Some(true)
+        || map.member("properties").is_some_and(Value::is_object)
 }
 
 /// Whether the schema's `type` admits `name`: `None` when there is no `type`.
 pub(crate) fn admits_type(map: &Map<String, Value>, name: &str) -> Option<bool> {
-    match map.get("type")? {
+    match map.member("type")? {
         Value::String(t) => Some(t == name || (name == "integer" && t == "number")),
         Value::Array(list) => Some(list.iter().any(|t| t.as_str() == Some(name))),
         _ => Some(false),

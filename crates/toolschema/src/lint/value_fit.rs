@@ -7,6 +7,7 @@
 
 use super::context::RunCache;
 use super::schema_walk::admits_type;
+use crate::json::Members;
 use serde_json::{Map, Number, Value};
 
 /// Deepest value the check follows into arrays and objects.
@@ -37,8 +38,8 @@ fn check(
         return None;
     }
     let has = |key: &str| !skip.0.contains(&key);
-    let get = |key: &str| if has(key) { schema.get(key) } else { None };
-    if has("type") && schema.contains_key("type") {
+    let get = |key: &str| if has(key) { schema.member(key) } else { None };
+    if has("type") && schema.member("type").is_some() {
         let type_name = json_type(value);
         if admits_type(schema, type_name) == Some(false)
             && !(type_name == "integer" && admits_type(schema, "number") == Some(true))
@@ -212,7 +213,7 @@ fn check_object<'s>(
     let closed = get("additionalProperties") == Some(&Value::Bool(false))
         && get("patternProperties").is_none();
     for (name, member) in map {
-        match properties.and_then(|p| p.get(name)) {
+        match properties.and_then(|p| p.member(name)) {
             Some(Value::Object(schema)) => {
                 if let Some(reason) = check(member, schema, Skip(&[]), cache, depth + 1) {
                     return Some(format!("property '{name}' {reason}"));
@@ -282,7 +283,7 @@ pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+                    .all(|(k, v)| y.member(k).is_some_and(|w| json_equal(v, w)))
         }
         _ => a == b,
     }

@@ -1,6 +1,7 @@
 //! JSON Schema dialects toolschema validates: draft 2020-12 and draft-07.
 
 use super::SchemaError;
+use crate::json::Members;
 use serde_json::Value;
 use std::fmt;
 use std::str::FromStr;
@@ -92,7 +93,7 @@ pub(crate) fn detect_dialect_with<'d>(
 ) -> Result<Dialect, SchemaError> {
     let mut current = schema;
     for _ in 0..8 {
-        let Some(uri) = current.get("$schema") else {
+        let Some(uri) = current.member("$schema") else {
             return Ok(Dialect::Draft202012);
         };
         let Some(uri) = uri.as_str() else {
@@ -114,7 +115,7 @@ pub(crate) fn detect_dialect_with<'d>(
     }
     Err(SchemaError::UnsupportedDialect {
         uri: schema
-            .get("$schema")
+            .member("$schema")
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string(),

@@ -39,6 +39,7 @@ pub use from_rust::input_schema_for;
 pub use dialect::{detect_dialect, Dialect, SUPPORTED_DIALECTS};
 pub use lightweight::{string_form, SCHEMA_VERSIONS};
 
+use crate::json::Members;
 use crate::json::MAX_DEPTH;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -187,7 +188,7 @@ pub fn detect_shape(schema: &Value) -> SchemaShape {
         return SchemaShape::Standard;
     }
     let versioned = map.contains_key("schemaVersion");
-    if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+    if let Some(properties) = map.member("properties").and_then(Value::as_object) {
         let lightweight = versioned
             || properties
                 .values()
@@ -201,7 +202,7 @@ pub fn detect_shape(schema: &Value) -> SchemaShape {
     let members: Vec<(&String, &Value)> =
         map.iter().filter(|(k, _)| *k != "schemaVersion").collect();
     let all_properties = members.iter().all(|(_, v)| {
-        lightweight::is_lightweight_property(v) || v.get("type").is_some_and(Value::is_string)
+        lightweight::is_lightweight_property(v) || v.member("type").is_some_and(Value::is_string)
     });
     let any_marker = members
         .iter()

@@ -1,6 +1,7 @@
 //! SCH-012.
 
 use crate::json::pointer::push_segment;
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::value_fit::{misfit, Skip};
@@ -59,8 +60,8 @@ fn crossed_bounds(map: &Map<String, Value>) -> impl Iterator<Item = (&'static st
         .any(|k| k.starts_with("min") || k.starts_with("max") || k.starts_with("exclusive"));
     let pairs = if bounded { BOUNDS } else { &[] };
     pairs.iter().filter_map(move |(low, high, strict)| {
-        let a = map.get(*low)?;
-        let b = map.get(*high)?;
+        let a = map.member(low)?;
+        let b = map.member(high)?;
         let (x, y) = (a.as_f64()?, b.as_f64()?);
         let crossed = if *strict { x >= y } else { x > y };
         crossed.then(|| {
@@ -87,7 +88,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                     .unwrap_or(node.span);
                 report.add(push_segment(&doc.pointer_of(node), keyword), span, message);
             }
-            if let Some(Value::Array(values)) = map.get("enum") {
+            if let Some(Value::Array(values)) = map.member("enum") {
                 let enum_span = cx.member_span(node.value, node.span, "enum");
                 let spans = enum_span.into_iter().flat_map(|s| cx.spans().children(s));
                 for ((i, value), span) in values.iter().enumerate().zip(spans) {
@@ -101,7 +102,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 }
             }
             for (keyword, skip) in [("const", Skip(&["const"])), ("default", Skip(&[]))] {
-                let Some(value) = map.get(keyword) else {
+                let Some(value) = map.member(keyword) else {
                     continue;
                 };
                 let Some(reason) = misfit(value, map, skip, cx.cache) else {

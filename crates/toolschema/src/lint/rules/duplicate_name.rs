@@ -1,8 +1,7 @@
 //! TOOL-003.
 
-use crate::lint::context::{EarlierTool, NamedTool, Report};
+use crate::lint::context::{EarlierTools, NamedTool, Report};
 use crate::lint::registry::declare_rule;
-use std::collections::HashMap;
 
 declare_rule! {
     /// Two tools with the same name.
@@ -32,7 +31,7 @@ declare_rule! {
     };
 }
 
-fn check(tool: &NamedTool<'_>, earlier: &HashMap<String, EarlierTool>, report: &mut Report<'_>) {
+fn check(tool: &NamedTool<'_>, earlier: &EarlierTools, report: &mut Report<'_>) {
     let Some(first) = earlier.get(tool.name) else {
         return;
     };

@@ -1,5 +1,6 @@
 //! SCH-005.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use serde_json::Value;
@@ -46,10 +47,10 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
         return;
     };
-    let pointer = format!("{tool_pointer}/inputSchema");
-    let Some(schema) = fields.get("inputSchema").and_then(Value::as_object) else {
+    let pointer = || format!("{tool_pointer}/inputSchema");
+    let Some(schema) = fields.member("inputSchema").and_then(Value::as_object) else {
         report.add(
-            pointer,
+            pointer(),
             span,
             "inputSchema must be a JSON object schema".into(),
         );
@@ -58,7 +59,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     if cx.standard_input().is_none() {
         return; // a lightweight shape: SCH-013
     }
-    let message = match schema.get("type") {
+    let message = match schema.member("type") {
         Some(Value::String(t)) if t == "object" => return,
         None => {
             "inputSchema has no \"type\": MCP requires \"type\": \"object\" at the root".to_string()
@@ -68,8 +69,8 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     };
     let (pointer, span) = match cx.member_span(&fields["inputSchema"], span, "type") {
-        Some(type_span) => (format!("{pointer}/type"), type_span),
-        None => (pointer, span),
+        Some(type_span) => (format!("{tool_pointer}/inputSchema/type"), type_span),
+        None => (pointer(), span),
     };
     report.add(pointer, span, message);
 }

@@ -1,5 +1,6 @@
 //! TOOL-001.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::tool::check_name;
@@ -34,8 +35,7 @@ declare_rule! {
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(fields) = cx.fields else { return };
-    let pointer = format!("{}/name", cx.tool.pointer);
-    let message = match fields.get("name") {
+    let message = match fields.member("name") {
         None | Some(Value::Null) => {
             report.add(cx.tool.pointer.clone(), 0, "tool has no name".into());
             return;
@@ -47,7 +47,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         Some(_) => "name must be a string".to_string(),
     };
     let span = cx.field_span("name").unwrap_or(0);
-    report.add(pointer, span, message);
+    report.add(format!("{}/name", cx.tool.pointer), span, message);
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! DESC-001.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use serde_json::Value;
@@ -32,7 +33,7 @@ declare_rule! {
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(fields) = cx.fields else { return };
-    let (pointer, span) = match fields.get("description") {
+    let (pointer, span) = match fields.member("description") {
         None | Some(Value::Null) => (cx.tool.pointer.clone(), cx.field_span("name").unwrap_or(0)),
         Some(Value::String(text)) if text.trim().is_empty() => (
             format!("{}/description", cx.tool.pointer),

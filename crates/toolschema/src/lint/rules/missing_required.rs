@@ -1,5 +1,6 @@
 //! SCH-001.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
@@ -44,13 +45,13 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let edits = SourceEdits::new(cx.text, cx.spans());
     for node in &doc.nodes {
         let Some(map) = node.object() else { continue };
-        let Some(properties) = map.get("properties").and_then(Value::as_object) else {
+        let Some(properties) = map.member("properties").and_then(Value::as_object) else {
             continue;
         };
         if properties.is_empty() || !doc.tightenable(node) {
             continue;
         }
-        let required = map.get("required");
+        let required = map.member("required");
         let state = match required {
             None => "has no \"required\"",
             Some(Value::Array(list)) if list.is_empty() => "has \"required\": []",

@@ -1,5 +1,6 @@
 //! SCH-011.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
@@ -43,7 +44,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let edits = SourceEdits::new(cx.text, cx.spans());
     for doc in cx.standard_schemas() {
         for node in &doc.nodes {
-            let Some(format) = node.value.get("format").and_then(Value::as_str) else {
+            let Some(format) = node.value.member("format").and_then(Value::as_str) else {
                 continue;
             };
             if STANDARD_FORMATS.contains(&format) {

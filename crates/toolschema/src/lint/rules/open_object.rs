@@ -1,5 +1,6 @@
 //! SCH-002.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::{Role, SchemaNode};
@@ -68,11 +69,11 @@ fn composes_in_place(node: &SchemaNode<'_>) -> bool {
             "oneOf",
         ]
         .iter()
-        .any(|k| branch.get(*k).is_some())
+        .any(|k| branch.member(k).is_some())
     };
     map.contains_key("$ref")
         || ["allOf", "anyOf", "oneOf"].iter().any(|k| {
-            map.get(*k)
+            map.member(k)
                 .and_then(Value::as_array)
                 .is_some_and(|branches| branches.iter().any(declares))
         })
@@ -88,8 +89,8 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         if !node.is_object_schema() || !doc.tightenable(node) {
             continue;
         }
-        let additional = map.get("additionalProperties");
-        if is_closed(additional) || is_closed(map.get("unevaluatedProperties")) {
+        let additional = map.member("additionalProperties");
+        if is_closed(additional) || is_closed(map.member("unevaluatedProperties")) {
             continue;
         }
         let state = match additional {
@@ -102,8 +103,15 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         } else {
             "properties"
         };
-        let mut message =
-            format!("object schema is open ({state}): undeclared {subject} are accepted");
+        // Concatenated rather than formatted: this rule fires on most tools of most catalogs.
+        let mut message = [
+            "object schema is open (",
+            state,
+            "): undeclared ",
+            subject,
+            " are accepted",
+        ]
+        .concat();
         let edits = &edits;
         let close = |key: &'static str| {
             move || Some(edits.insert_member(node.value, node.span, None, key, &Value::Bool(false)))

@@ -1,5 +1,6 @@
 //! OUT-001.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use serde_json::Value;
@@ -36,7 +37,7 @@ declare_rule! {
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(fields) = cx.fields else { return };
-    let Some(output) = fields.get("outputSchema").filter(|v| !v.is_null()) else {
+    let Some(output) = fields.member("outputSchema").filter(|v| !v.is_null()) else {
         return;
     };
     let span = cx.field_span("outputSchema").unwrap_or(0);
@@ -49,7 +50,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
         return;
     };
-    let message = match schema.get("type") {
+    let message = match schema.member("type") {
         Some(Value::String(t)) if t == "object" => return,
         None => "outputSchema has no \"type\": structured content is an object, so MCP requires \"type\": \"object\"".to_string(),
         Some(other) => format!(

@@ -1,5 +1,6 @@
 //! DESC-003.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::Role;
@@ -36,7 +37,7 @@ declare_rule! {
 
 fn has_description(schema: &Value) -> bool {
     schema
-        .get("description")
+        .member("description")
         .and_then(Value::as_str)
         .is_some_and(|d| !d.trim().is_empty())
 }
@@ -58,9 +59,12 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         report.add(
             doc.pointer_of(node),
             node.span,
-            format!(
-                "property '{name}' has no description: the model reads it to know what to send"
-            ),
+            [
+                "property '",
+                name,
+                "' has no description: the model reads it to know what to send",
+            ]
+            .concat(),
         );
     }
 }

@@ -1,5 +1,6 @@
 //! SCH-004.
 
+use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::rules::untyped_property::declared_elsewhere_in_allof;
@@ -62,7 +63,12 @@ fn unbounded(doc: &SchemaDoc<'_>, schema: &Value, depth: usize) -> Unbounded {
     }
     if depth < 8 {
         for key in ["anyOf", "oneOf"] {
-            for branch in map.get(key).and_then(Value::as_array).into_iter().flatten() {
+            for branch in map
+                .member(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let inner = unbounded(doc, branch, depth + 1);
                 found.strings |= inner.strings;
                 found.arrays |= inner.arrays;
@@ -88,16 +94,24 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             report.add(
                 doc.pointer_of(node),
                 node.span,
-                format!(
-                    "property '{name}' admits strings of any length: add maxLength (or an enum)"
-                ),
+                [
+                    "property '",
+                    name,
+                    "' admits strings of any length: add maxLength (or an enum)",
+                ]
+                .concat(),
             );
         }
         if found.arrays {
             report.add(
                 doc.pointer_of(node),
                 node.span,
-                format!("property '{name}' admits arrays of any size: add maxItems"),
+                [
+                    "property '",
+                    name,
+                    "' admits arrays of any size: add maxItems",
+                ]
+                .concat(),
             );
         }
     }

@@ -1,5 +1,6 @@
 //! SCH-009.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::Role;
@@ -39,19 +40,23 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     };
     for node in &doc.nodes {
         let Some(map) = node.object() else { continue };
-        let Some(required) = map.get("required").and_then(Value::as_array) else {
+        let Some(required) = map.member("required").and_then(Value::as_array) else {
             continue;
         };
         let parent = match node.role {
             Role::Branch(_) | Role::Other => node.parent.and_then(|p| doc.nodes.get(p)),
             _ => None,
         };
-        let has_patterns = |v: &Value| v.get("patternProperties").is_some();
+        let has_patterns = |v: &Value| v.member("patternProperties").is_some();
         if has_patterns(node.value) || parent.is_some_and(|p| has_patterns(p.value)) {
             continue;
         }
         let declared = |name: &str| {
-            let in_props = |v: &Value| v.get("properties").and_then(|p| p.get(name)).is_some();
+            let in_props = |v: &Value| {
+                v.member("properties")
+                    .and_then(|p| p.member(name))
+                    .is_some()
+            };
             in_props(node.value) || parent.is_some_and(|p| in_props(p.value))
         };
         let Some(required_span) = cx.member_span(node.value, node.span, "required") else {
@@ -67,7 +72,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 continue;
             }
             let suggestion = map
-                .get("properties")
+                .member("properties")
                 .and_then(Value::as_object)
                 .and_then(|p| crate::suggest::closest(name, p.keys().map(String::as_str)))
                 .map(|s| format!(" (did you mean '{s}'?)"))

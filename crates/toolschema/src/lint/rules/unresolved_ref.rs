@@ -1,5 +1,6 @@
 //! SCH-008.
 
+use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::schema::references::check_ref_cycles;
@@ -50,7 +51,7 @@ fn unresolved(doc: &SchemaDoc<'_>, reference: &str) -> Option<String> {
     let base = base.trim_end_matches('#');
     let holder = doc.nodes.iter().find(|n| {
         n.value
-            .get("$id")
+            .member("$id")
             .and_then(Value::as_str)
             .is_some_and(|id| id.trim_end_matches('#') == base)
     });
@@ -77,7 +78,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for doc in cx.standard_schemas() {
         let mut any = false;
         for node in &doc.nodes {
-            let Some(reference) = node.value.get("$ref") else {
+            let Some(reference) = node.value.member("$ref") else {
                 continue;
             };
             any = true;

@@ -1,5 +1,6 @@
 //! SCH-003.
 
+use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::{Combinator, Role, SchemaNode};
@@ -50,7 +51,7 @@ pub(crate) fn constrains_type(doc: &SchemaDoc<'_>, schema: &Value, depth: usize)
     if depth > 16 {
         return false;
     }
-    if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+    if let Some(reference) = map.member("$ref").and_then(Value::as_str) {
         match doc.resolve_ref(reference) {
             Some(target) if constrains_type(doc, target, depth + 1) => return true,
             // An unresolved reference is SCH-008's finding, not this rule's.
@@ -59,7 +60,7 @@ pub(crate) fn constrains_type(doc: &SchemaDoc<'_>, schema: &Value, depth: usize)
         }
     }
     let branches = |key: &str| {
-        map.get(key)
+        map.member(key)
             .and_then(Value::as_array)
             .filter(|b| !b.is_empty())
     };
@@ -90,14 +91,20 @@ pub(crate) fn declared_elsewhere_in_allof(
     };
     let declares = |schema: &Value| {
         !std::ptr::eq(schema, branch.value)
-            && schema.get("properties").and_then(|p| p.get(name)).is_some()
+            && schema
+                .member("properties")
+                .and_then(|p| p.member(name))
+                .is_some()
     };
     declares(owner.value)
         || owner
             .value
-            .get("allOf")
+            .member("allOf")
             .and_then(Value::as_array)
-            .is_some_and(|all| all.iter().any(|b| declares(b) || b.get("$ref").is_some()))
+            .is_some_and(|all| {
+                all.iter()
+                    .any(|b| declares(b) || b.member("$ref").is_some())
+            })
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {

@@ -1,5 +1,6 @@
 //! DESC-002.
 
+use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use serde_json::Value;
@@ -59,12 +60,20 @@ fn words(text: &str) -> impl Iterator<Item = &str> + Clone {
 
 /// How many words `text` has, as [`words`] splits them; plain ASCII is counted byte by byte.
 fn word_count(text: &str) -> usize {
+    word_count_up_to(text, usize::MAX)
+}
+
+/// How many words `text` has, counting no further than `limit`.
+fn word_count_up_to(text: &str, limit: usize) -> usize {
     if !text.is_ascii() {
-        return words(text).count();
+        return words(text).take(limit).count();
     }
     let mut count = 0;
     let mut previous: Option<u8> = None;
     for b in text.bytes() {
+        if count >= limit {
+            break;
+        }
         let starts = match previous {
             _ if !b.is_ascii_alphanumeric() => false,
             Some(p) if p.is_ascii_alphanumeric() => {
@@ -92,17 +101,20 @@ fn same_words(a: &str, b: &str) -> bool {
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
-    let Some(Value::String(description)) = cx.fields.and_then(|f| f.get("description")) else {
+    let Some(Value::String(description)) = cx.fields.and_then(|f| f.member("description")) else {
         return;
     };
     if description.trim().is_empty() {
         return; // DESC-001
     }
-    let count = word_count(description);
-    // Compare words only when the counts match: most descriptions are much longer than names.
+    // Count only as far as the counts that matter: most descriptions are much longer than names
+    // and than MIN_WORDS. Compare words only when the counts match.
+    let name_words = cx.name.map(word_count);
+    let limit = MIN_WORDS.max(name_words.map_or(0, |n| n + 1));
+    let count = word_count_up_to(description, limit);
     let repeats = cx
         .name
-        .is_some_and(|name| word_count(name) == count && same_words(name, description));
+        .is_some_and(|name| name_words == Some(count) && same_words(name, description));
     let message = if repeats {
         "description only repeats the tool name: say when to use the tool and what it returns"
             .to_string()
@@ -120,7 +132,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{same_words, word_count, words};
+    use super::{same_words, word_count, word_count_up_to, words};
 
     #[test]
     fn splits_names_and_sentences() {
@@ -144,6 +156,22 @@ mod tests {
         assert!(same_words("getWeather", "Get weather."));
         assert!(same_words("ÉTAT", "état"));
         assert!(!same_words("get_weather", "Get the weather."));
+    }
+
+    #[test]
+    fn counting_stops_at_the_limit() {
+        for text in [
+            "getWeather now",
+            "Get the weather.",
+            "",
+            "ÉtatCivil dé x",
+            "a b c d e",
+        ] {
+            for limit in 0..7 {
+                let expected = word_count(text).min(limit);
+                assert_eq!(word_count_up_to(text, limit), expected, "{text} {limit}");
+            }
+        }
     }
 
     #[test]

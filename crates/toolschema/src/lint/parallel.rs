@@ -1,0 +1,246 @@
+//! Linting one file on several threads, results in file order.
+//!
+//! The calling thread checks the syntax and finds the tools; helper threads lint them a chunk at
+//! a time as they are found. Once the scan is over, the calling thread hands the results on in
+//! file order and, whenever the next one is not ready, lints the next chunk itself instead of
+//! waiting. Waiting would cost a wake-up per chunk, and a thread that only waits is one more
+//! thread taking turns on the cores.
+//!
+//! Each thread frees what it allocated: the results of a helper's chunk go back to it once they
+//! are handed on. Freeing memory another thread allocated takes that thread's allocator lock
+//! (glibc keeps one arena per thread), and with tens of thousands of findings the two threads
+//! spent more time waiting for each other's lock than the helper saved.
+
+use super::context::RunCache;
+use super::{FileJob, ToolOutcome};
+use crate::catalog::{CatalogError, CatalogLayout, ToolLocation};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+
+/// Tools linted at a time.
+const CHUNK: usize = 64;
+
+type ChunkResult = Result<Vec<ToolOutcome>, CatalogError>;
+
+/// What the threads share.
+struct Shared {
+    board: Mutex<Board>,
+    /// Signalled when a chunk can be taken, and when the scan ends or the run stops.
+    work: Condvar,
+    /// Signalled when a helper posts a chunk's results or exits.
+    posted: Condvar,
+}
+
+#[derive(Default)]
+struct Board {
+    /// The tools found so far, a chunk at a time, in file order. Shared, not copied: the calling
+    /// thread made them and frees them at the end.
+    chunks: Vec<Arc<Vec<ToolLocation>>>,
+    /// Whether every tool has been found.
+    scan_done: bool,
+    /// Whether the helpers must stop (the calling thread is done, or the file has an error).
+    stop: bool,
+    /// The first chunk nobody has taken.
+    next_chunk: usize,
+    /// Linted chunks waiting to be handed on, with the helper that linted them (`None` for the
+    /// calling thread).
+    done: BTreeMap<usize, (Option<usize>, ChunkResult)>,
+    /// Each helper's handed-on results, for it to free.
+    returned: Vec<Vec<Vec<ToolOutcome>>>,
+    /// Helper threads still running.
+    helpers: usize,
+}
+
+impl Board {
+    /// Take the next chunk found, if there is one: its number and its tools.
+    fn take(&mut self) -> Option<(usize, Arc<Vec<ToolLocation>>)> {
+        let chunk = Arc::clone(self.chunks.get(self.next_chunk)?);
+        self.next_chunk += 1;
+        Some((self.next_chunk - 1, chunk))
+    }
+}
+
+impl Shared {
+    fn board(&self) -> MutexGuard<'_, Board> {
+        // Nothing panics while holding the lock, so a poisoned board is still consistent.
+        self.board.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Stops the helpers when the calling thread is done, however it ends (a result, an error, a
+/// panic): none is left waiting for chunks that will not come.
+struct StopHelpers<'a>(&'a Shared);
+
+impl Drop for StopHelpers<'_> {
+    fn drop(&mut self) {
+        self.0.board().stop = true;
+        self.0.work.notify_all();
+    }
+}
+
+/// What the calling thread does next.
+enum Next {
+    /// Hand on the next chunk's results (made by this helper, or by the calling thread).
+    HandOn(Option<usize>, ChunkResult),
+    /// Lint this chunk.
+    Lint(usize, Arc<Vec<ToolLocation>>),
+}
+
+/// Tells the calling thread when a helper exits, even by a panic (the scope re-raises it), so
+/// that it never waits for a result that will not come.
+struct HelperExit<'a>(&'a Shared);
+
+impl Drop for HelperExit<'_> {
+    fn drop(&mut self) {
+        self.0.board().helpers -= 1;
+        self.0.posted.notify_one();
+    }
+}
+
+/// Lint a chunk's tools, their outcomes in `outcomes` (empty: the buffer of a chunk before, or
+/// none; a chunk's buffer is larger than the allocator's cache of small blocks).
+fn lint_chunk(
+    job: &FileJob<'_>,
+    locations: &[ToolLocation],
+    cache: &RunCache,
+    mut outcomes: Vec<ToolOutcome>,
+) -> ChunkResult {
+    outcomes.reserve(locations.len());
+    for location in locations {
+        outcomes.push(job.lint_tool(location, cache)?);
+    }
+    Ok(outcomes)
+}
+
+/// Lint the file of `job` on the calling thread and `helpers` more, handing each tool's outcome
+/// in file order (to change, not to keep) to the function `begin` returns when the scan is over,
+/// given the number of tools. Returns how many tools the file holds.
+///
+/// Nothing is handed on unless the whole text is valid; after a tool that cannot be read,
+/// nothing more is.
+pub(super) fn lint_in_parallel<H>(
+    job: &FileJob<'_>,
+    helpers: usize,
+    begin: impl FnOnce(usize) -> H,
+) -> Result<usize, CatalogError>
+where
+    H: FnMut(&mut ToolOutcome),
+{
+    let shared = Shared {
+        board: Mutex::new(Board {
+            helpers,
+            returned: (0..helpers).map(|_| Vec::new()).collect(),
+            ..Board::default()
+        }),
+        work: Condvar::new(),
+        posted: Condvar::new(),
+    };
+    std::thread::scope(|scope| {
+        for helper in 0..helpers {
+            let shared = &shared;
+            scope.spawn(move || {
+                let _exit = HelperExit(shared);
+                let cache = RunCache::default();
+                let mut spare = Vec::new();
+                loop {
+                    let mut board = shared.board();
+                    let (chunk, locations) = loop {
+                        if board.stop {
+                            return;
+                        }
+                        if let Some(taken) = board.take() {
+                            break taken;
+                        }
+                        if board.scan_done {
+                            return;
+                        }
+                        board = shared
+                            .work
+                            .wait(board)
+                            .unwrap_or_else(PoisonError::into_inner);
+                    };
+                    drop(board);
+                    let result = lint_chunk(job, &locations, &cache, std::mem::take(&mut spare));
+                    let returned = {
+                        let mut board = shared.board();
+                        board.done.insert(chunk, (Some(helper), result));
+                        std::mem::take(&mut board.returned[helper])
+                    };
+                    shared.posted.notify_one();
+                    for mut outcomes in returned {
+                        outcomes.clear();
+                        spare = outcomes;
+                    }
+                }
+            });
+        }
+
+        let _stop_helpers = StopHelpers(&shared);
+        // Find the tools, publishing them a chunk at a time.
+        let mut pending: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
+        let mut tools = 0;
+        let scanned = CatalogLayout::scan_giving(job.file, job.text, &mut |location| {
+            pending.push(location);
+            tools += 1;
+            if pending.len() == CHUNK {
+                let chunk = std::mem::replace(&mut pending, Vec::with_capacity(CHUNK));
+                shared.board().chunks.push(Arc::new(chunk));
+                shared.work.notify_one();
+            }
+        });
+        scanned?;
+        {
+            let mut board = shared.board();
+            if !pending.is_empty() {
+                board.chunks.push(Arc::new(pending));
+            }
+            board.scan_done = true;
+        }
+        shared.work.notify_all();
+
+        // Hand the results on in order, linting here whenever the next one is not ready.
+        let mut hand_on = begin(tools);
+        let cache = RunCache::default();
+        let mut spare = Vec::new();
+        let chunks = tools.div_ceil(CHUNK);
+        let mut wanted = 0;
+        while wanted < chunks {
+            let next = {
+                let mut board = shared.board();
+                if let Some((helper, result)) = board.done.remove(&wanted) {
+                    Next::HandOn(helper, result)
+                } else if let Some((chunk, locations)) = board.take() {
+                    Next::Lint(chunk, locations)
+                } else if board.helpers == 0 {
+                    // A helper panicked with the chunk: the scope re-raises its panic.
+                    break;
+                } else {
+                    drop(shared.posted.wait(board));
+                    continue;
+                }
+            };
+            let (helper, result) = match next {
+                Next::HandOn(helper, result) => (helper, result),
+                Next::Lint(chunk, locations) => {
+                    let result = lint_chunk(job, &locations, &cache, std::mem::take(&mut spare));
+                    if chunk != wanted {
+                        shared.board().done.insert(chunk, (None, result));
+                        continue;
+                    }
+                    (None, result)
+                }
+            };
+            let mut outcomes = result?;
+            outcomes.iter_mut().for_each(&mut hand_on);
+            match helper {
+                Some(helper) => shared.board().returned[helper].push(outcomes),
+                None => {
+                    outcomes.clear();
+                    spare = outcomes;
+                }
+            }
+            wanted += 1;
+        }
+        Ok(tools)
+    })
+}
