@@ -177,6 +177,16 @@ impl HttpClient {
             .boxed()
     }
 
+    /// The error for a response with a failure status, quoting the start of its body.
+    async fn status_error(&self, response: Response<Incoming>) -> StreamableHttpError<HttpError> {
+        let status = response.status();
+        let body = self
+            .read_body(response.into_body(), MAX_ERROR_BODY)
+            .await
+            .unwrap_or_default();
+        status_error(status, &body)
+    }
+
     async fn read_body(&self, body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
         Limited::new(body, limit)
             .collect()
@@ -266,11 +276,7 @@ impl StreamableHttpClient for HttpClient {
             return Err(StreamableHttpError::SessionExpired);
         }
         if !status.is_success() {
-            let body = self
-                .read_body(response.into_body(), MAX_ERROR_BODY)
-                .await
-                .unwrap_or_default();
-            return Err(status_error(status, &body));
+            return Err(self.status_error(response).await);
         }
         let new_session_id = response
             .headers()
@@ -349,11 +355,7 @@ impl StreamableHttpClient for HttpClient {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }
         if !status.is_success() {
-            let body = self
-                .read_body(response.into_body(), MAX_ERROR_BODY)
-                .await
-                .unwrap_or_default();
-            return Err(status_error(status, &body));
+            return Err(self.status_error(response).await);
         }
         match content_type(&response) {
             Some(ct) if ct.starts_with(EVENT_STREAM_MIME_TYPE) => {

@@ -81,6 +81,15 @@ impl<'a> SchemaDoc<'a> {
         [self.pointer.as_str(), node.local.as_str()].concat()
     }
 
+    /// The property schemas in the document (members of `properties` at any depth), with their
+    /// names.
+    pub fn properties(&self) -> impl Iterator<Item = (&SchemaNode<'a>, &'a str)> {
+        self.nodes.iter().filter_map(|node| match node.role {
+            Role::Property { name } => Some((node, name)),
+            _ => None,
+        })
+    }
+
     /// Whether the rules that tighten a schema (SCH-001 to SCH-004, SCH-010) may flag `node`:
     /// not under `not`/`if`/`then`/`else` and the like, not an `allOf` branch, not a definition
     /// composed in place by a `$ref`.
@@ -247,6 +256,30 @@ impl<'a> ToolContext<'a> {
             .zip(self.spans().children(object_span))
             .find(|(k, _)| *k == member)
             .map(|(_, i)| i)
+    }
+}
+
+impl ToolContext<'_> {
+    /// For a schema whose root must be `"type": "object"` (SCH-005, OUT-001): when it is not, the
+    /// finding (pointer, span, message), at the `type` member when there is one, else at the
+    /// schema. `field` names the schema in the message; `when_missing` and `when_wrong` say what
+    /// is required when `type` is absent or is something else.
+    pub fn root_type_finding(
+        &self,
+        (schema, schema_span, schema_pointer): (&Value, usize, &str),
+        field: &str,
+        when_missing: &str,
+        when_wrong: &str,
+    ) -> Option<(String, usize, String)> {
+        let message = match schema.as_object()?.member("type") {
+            Some(Value::String(t)) if t == "object" => return None,
+            None => format!("{field} has no \"type\": {when_missing}"),
+            Some(other) => format!("{field} root has \"type\": {other}: {when_wrong}"),
+        };
+        Some(match self.member_span(schema, schema_span, "type") {
+            Some(type_span) => (format!("{schema_pointer}/type"), type_span, message),
+            None => (schema_pointer.to_string(), schema_span, message),
+        })
     }
 }
 

@@ -314,25 +314,16 @@ impl Renderer<'_> {
                 .and_then(|s| s.get(key))
                 .and_then(Value::as_u64)
         };
-        match last {
-            "maxContains" => {
-                let n = count("maxContains").unwrap_or(0);
-                format!(
-                    "{subject} must contain at most {n} {} that {} {contains}",
-                    plural(n, "item", "items"),
-                    plural(n, "is", "are")
-                )
-            }
-            "minContains" => {
-                let n = count("minContains").unwrap_or(1);
-                format!(
-                    "{subject} must contain at least {n} {} that {} {contains}",
-                    plural(n, "item", "items"),
-                    plural(n, "is", "are")
-                )
-            }
-            _ => format!("{subject} must contain at least one item that is {contains}"),
-        }
+        let (n, bound) = match last {
+            "maxContains" => (count("maxContains").unwrap_or(0), "at most"),
+            "minContains" => (count("minContains").unwrap_or(1), "at least"),
+            _ => return format!("{subject} must contain at least one item that is {contains}"),
+        };
+        format!(
+            "{subject} must contain {bound} {n} {} that {} {contains}",
+            plural(n, "item", "items"),
+            plural(n, "is", "are")
+        )
     }
 
     /// The property that makes `name` required through `dependentRequired` (or draft-07

@@ -3,7 +3,6 @@
 use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use serde_json::Value;
 
 declare_rule! {
     /// `inputSchema` is missing, or its root is not `"type": "object"`.
@@ -48,7 +47,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         return;
     };
     let pointer = || format!("{tool_pointer}/inputSchema");
-    let Some(schema) = fields.member("inputSchema").and_then(Value::as_object) else {
+    let Some(schema) = fields.member("inputSchema").filter(|s| s.is_object()) else {
         report.add(
             pointer(),
             span,
@@ -59,20 +58,16 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     if cx.standard_input().is_none() {
         return; // a lightweight shape: SCH-013
     }
-    let message = match schema.member("type") {
-        Some(Value::String(t)) if t == "object" => return,
-        None => {
-            "inputSchema has no \"type\": MCP requires \"type\": \"object\" at the root".to_string()
-        }
-        Some(other) => {
-            format!("inputSchema root has \"type\": {other}: MCP requires \"type\": \"object\"")
-        }
-    };
-    let (pointer, span) = match cx.member_span(&fields["inputSchema"], span, "type") {
-        Some(type_span) => (format!("{tool_pointer}/inputSchema/type"), type_span),
-        None => (pointer(), span),
-    };
-    report.add(pointer, span, message);
+    let schema_pointer = pointer();
+    let found = cx.root_type_finding(
+        (schema, span, &schema_pointer),
+        "inputSchema",
+        "MCP requires \"type\": \"object\" at the root",
+        "MCP requires \"type\": \"object\"",
+    );
+    if let Some((pointer, span, message)) = found {
+        report.add(pointer, span, message);
+    }
 }
 
 #[cfg(test)]

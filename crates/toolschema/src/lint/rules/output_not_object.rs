@@ -3,7 +3,6 @@
 use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use serde_json::Value;
 
 declare_rule! {
     /// An `outputSchema` whose root is not an object schema.
@@ -42,26 +41,24 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     };
     let span = cx.field_span("outputSchema").unwrap_or(0);
     let pointer = format!("{}/outputSchema", cx.tool.pointer);
-    let Some(schema) = output.as_object() else {
+    if !output.is_object() {
         report.add(
             pointer,
             span,
             "outputSchema must be a JSON object schema".into(),
         );
         return;
-    };
-    let message = match schema.member("type") {
-        Some(Value::String(t)) if t == "object" => return,
-        None => "outputSchema has no \"type\": structured content is an object, so MCP requires \"type\": \"object\"".to_string(),
-        Some(other) => format!(
-            "outputSchema root has \"type\": {other}: structured content is an object, so MCP requires \"type\": \"object\""
-        ),
-    };
-    let (pointer, span) = match cx.member_span(output, span, "type") {
-        Some(type_span) => (format!("{pointer}/type"), type_span),
-        None => (pointer, span),
-    };
-    report.add(pointer, span, message);
+    }
+    const REQUIREMENT: &str =
+        "structured content is an object, so MCP requires \"type\": \"object\"";
+    if let Some((pointer, span, message)) = cx.root_type_finding(
+        (output, span, &pointer),
+        "outputSchema",
+        REQUIREMENT,
+        REQUIREMENT,
+    ) {
+        report.add(pointer, span, message);
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 use crate::json::Members;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::schema_walk::Role;
 use serde_json::Value;
 
 declare_rule! {
@@ -46,10 +45,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(doc) = cx.standard_input() else {
         return;
     };
-    for node in &doc.nodes {
-        let Role::Property { name } = node.role else {
-            continue;
-        };
+    for (node, name) in doc.properties() {
         if !node.value.is_object() || node.inert || has_description(node.value) {
             continue;
         }

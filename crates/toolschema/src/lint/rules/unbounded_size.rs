@@ -4,7 +4,7 @@ use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::rules::untyped_property::declared_elsewhere_in_allof;
-use crate::lint::schema_walk::{admits_type, Role};
+use crate::lint::schema_walk::admits_type;
 use serde_json::Value;
 
 declare_rule! {
@@ -82,10 +82,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(doc) = cx.standard_input() else {
         return;
     };
-    for node in &doc.nodes {
-        let Role::Property { name } = node.role else {
-            continue;
-        };
+    for (node, name) in doc.properties() {
         if !doc.tightenable(node) || declared_elsewhere_in_allof(doc, node, name) {
             continue;
         }

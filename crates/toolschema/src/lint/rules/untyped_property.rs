@@ -111,10 +111,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(doc) = cx.standard_input() else {
         return;
     };
-    for node in &doc.nodes {
-        let Role::Property { name } = node.role else {
-            continue;
-        };
+    for (node, name) in doc.properties() {
         if !doc.tightenable(node) || constrains_type(doc, node.value, 0) {
             continue;
         }
