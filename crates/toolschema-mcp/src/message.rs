@@ -108,6 +108,28 @@ pub fn inspect(line: &[u8]) -> Result<Kind, Malformed> {
     })
 }
 
+#[derive(Deserialize)]
+struct CallEnvelope {
+    #[serde(default)]
+    params: Option<CallParams>,
+}
+
+#[derive(Deserialize)]
+struct CallParams {
+    #[serde(default)]
+    name: Option<Value>,
+}
+
+/// The tool a `tools/call` request names, read without building the rest of the message (which
+/// may be nested too deep to build).
+pub fn tool_name(line: &[u8]) -> Option<String> {
+    let envelope: CallEnvelope = serde_json::from_slice(line).ok()?;
+    match envelope.params?.name? {
+        Value::String(name) => Some(name),
+        _ => None,
+    }
+}
+
 /// Parse a whole message as a JSON value (keys in their original order).
 pub fn parse(line: &[u8]) -> Result<Value, Malformed> {
     serde_json::from_slice(line).map_err(|e| Malformed::Json(e.to_string()))
