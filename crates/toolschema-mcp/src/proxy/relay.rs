@@ -296,8 +296,8 @@ impl Relay {
     /// A `tools/call` from the client: check it, then forward it or answer it.
     fn tools_call(&self, id: Value, line: &[u8]) -> std::io::Result<()> {
         let started = Instant::now();
-        let request = match message::parse(trim_line(line)) {
-            Ok(request) => request,
+        let call = match message::parse_call(trim_line(line)) {
+            Ok(call) => call,
             Err(e) => {
                 // Inspection passed, so it is JSON too deep to read: it cannot be checked.
                 let message = format!("the tools/call request cannot be checked: {e}");
@@ -309,15 +309,14 @@ impl Relay {
                 return Ok(());
             }
         };
-        let params = request.get("params");
         // Without a name there is nothing to check against: the server answers.
-        let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        let Some(tool) = call.name.as_deref() else {
             self.track(id, PendingKind::Other, started)?;
             return self.server.send_line(line);
         };
         let empty = Value::Object(Map::new());
         // MCP treats absent arguments (and `null`, which some clients send) as none.
-        let arguments = match params.and_then(|p| p.get("arguments")) {
+        let arguments = match &call.arguments {
             None | Some(Value::Null) => &empty,
             Some(arguments) => arguments,
         };
