@@ -3,9 +3,12 @@
 // tool of bench-server.mjs, directly and through `toolschema proxy`, interleaved in one run; then
 // the proxy's peak memory with a 1,000-tool list.
 //
-//   node bench-client.mjs TOOLSCHEMA_BINARY [--calls N] [--tools N]
+//   node bench-client.mjs TOOLSCHEMA_BINARY [--calls N] [--rounds N] [--tools N]
+//
+// Calls are measured in rounds of fresh sessions; the figures pool every round's samples, and the
+// spread of the per-round p50 ratios is shown beside them.
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,6 +21,7 @@ const option = (name, fallback) => {
 };
 const calls = option("--calls", 5000);
 const toolCount = option("--tools", 1000);
+const roundCount = option("--rounds", 5);
 const server = fileURLToPath(new URL("./bench-server.mjs", import.meta.url));
 
 async function connect(command, args) {
@@ -48,31 +52,57 @@ function peakRssMiB(pid) {
   return kib / 1024;
 }
 
-const direct = await connect("node", [server]);
-const proxied = await connect(binary, ["proxy", "--", "node", server]);
+// CPU time the process has used so far, in milliseconds: every thread, user and system.
+function cpuMs(pid) {
+  let ns = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+  }
+  return ns / 1e6;
+}
+
 const echo = (c, i) => c.client.callTool({ name: "echo", arguments: { message: `message ${i}` } });
 
-// Warm up both paths (JIT, the proxy's first tools/list and compile).
-for (let i = 0; i < 300; i++) {
-  await echo(direct, i);
-  await echo(proxied, i);
-}
-const times = { direct: [], proxied: [] };
-for (let i = 0; i < calls; i++) {
-  // Alternate which path goes first, so neither gains from the other's warm caches.
-  const order = i % 2 === 0 ? ["direct", "proxied"] : ["proxied", "direct"];
-  for (const path of order) {
-    const c = path === "direct" ? direct : proxied;
-    const start = performance.now();
-    const result = await echo(c, i);
-    times[path].push(performance.now() - start);
-    if (result.content[0].text !== `message ${i}`) throw new Error(`wrong result on ${path}`);
+// One round: fresh direct and proxied sessions (so each round draws its own placement of the
+// processes on the CPUs, which moves a latency figure more than anything a relay does), warmed
+// up, then `calls` calls per path, interleaved.
+async function round() {
+  const direct = await connect("node", [server]);
+  const proxied = await connect(binary, ["proxy", "--", "node", server]);
+  // Warm up both paths (JIT, the proxy's first tools/list and compile).
+  for (let i = 0; i < 300; i++) {
+    await echo(direct, i);
+    await echo(proxied, i);
   }
+  const times = { direct: [], proxied: [] };
+  const cpuAtStart = cpuMs(proxied.transport.pid);
+  for (let i = 0; i < calls; i++) {
+    // Alternate which path goes first, so neither gains from the other's warm caches.
+    const order = i % 2 === 0 ? ["direct", "proxied"] : ["proxied", "direct"];
+    for (const path of order) {
+      const c = path === "direct" ? direct : proxied;
+      const start = performance.now();
+      const result = await echo(c, i);
+      times[path].push(performance.now() - start);
+      if (result.content[0].text !== `message ${i}`) throw new Error(`wrong result on ${path}`);
+    }
+  }
+  const cpuPerCallUs = ((cpuMs(proxied.transport.pid) - cpuAtStart) * 1000) / calls;
+  const rss = peakRssMiB(proxied.transport.pid);
+  await direct.client.close();
+  await proxied.client.close();
+  return { times, cpuPerCallUs, rss };
 }
-const proxyPid = proxied.transport.pid;
-const smallListRss = peakRssMiB(proxyPid);
-await direct.client.close();
-await proxied.client.close();
+
+const rounds = [];
+for (let r = 0; r < roundCount; r++) rounds.push(await round());
+const times = {
+  direct: rounds.flatMap((r) => r.times.direct),
+  proxied: rounds.flatMap((r) => r.times.proxied),
+};
+const roundRatios = rounds.map((r) => summary(r.times.proxied).p50 / summary(r.times.direct).p50);
+const proxyCpuPerCallUs = rounds.reduce((a, r) => a + r.cpuPerCallUs, 0) / rounds.length;
+const smallListRss = Math.max(...rounds.map((r) => r.rss));
 
 // Peak memory with a large tool list: list it through the proxy, then call every tool once so
 // every validator is compiled.
@@ -94,11 +124,14 @@ await large.client.close();
 const d = summary(times.direct);
 const p = summary(times.proxied);
 const ms = (x) => x.toFixed(3);
-console.log(`sequential tools/call round trips on echo, ${calls} per path, interleaved`);
+console.log(`sequential tools/call round trips on echo, ${roundCount} rounds of ${calls} per path, interleaved`);
 console.log(`machine: ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
 console.log(`                 p50 ms    p99 ms   mean ms   calls/s`);
 console.log(`direct         ${ms(d.p50).padStart(8)}  ${ms(d.p99).padStart(8)}  ${ms(d.mean).padStart(8)}  ${d.callsPerSecond.toFixed(0).padStart(8)}`);
 console.log(`through proxy  ${ms(p.p50).padStart(8)}  ${ms(p.p99).padStart(8)}  ${ms(p.mean).padStart(8)}  ${p.callsPerSecond.toFixed(0).padStart(8)}`);
 console.log(`p50 ratio (proxy / direct): ${(p.p50 / d.p50).toFixed(3)} (target <= 1.2)`);
-console.log(`proxy peak RSS: ${smallListRss.toFixed(1)} MiB with the echo server (${calls + 300} calls)`);
+const sortedRatios = [...roundRatios].sort((a, b) => a - b);
+console.log(`p50 ratio per round: ${roundRatios.map((r) => r.toFixed(3)).join(" ")} (median ${percentile(sortedRatios, 50).toFixed(3)})`);
+console.log(`proxy CPU time per call: ${proxyCpuPerCallUs.toFixed(1)} us (user + system, all threads)`);
+console.log(`proxy peak RSS: ${smallListRss.toFixed(1)} MiB with the echo server (${calls + 300} calls a session)`);
 console.log(`proxy peak RSS: ${afterListRss.toFixed(1)} MiB after listing ${listed} tools, ${afterCallsRss.toFixed(1)} MiB after calling each once (every validator compiled)`);

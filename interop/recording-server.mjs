@@ -5,15 +5,20 @@
 // their outputSchema, tool list changes, pagination, server-to-client requests.
 //
 //   node recording-server.mjs [--record FILE] [--page-size N] [--extra-tools N] [--fail-list]
+//                             [--crash-on-list]
 
 import { appendFileSync } from "node:fs";
 
-const options = { record: null, pageSize: 0, extraTools: 0, failList: false };
+const options = { record: null, pageSize: 0, extraTools: 0, failList: false, crashOnList: false };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const flag = argv[i];
   if (flag === "--fail-list") {
     options.failList = true;
+    continue;
+  }
+  if (flag === "--crash-on-list") {
+    options.crashOnList = true;
     continue;
   }
   const value = argv[++i];
@@ -189,6 +194,10 @@ async function handle(line) {
       send({ jsonrpc: "2.0", id, result: {} });
       return;
     case "tools/list": {
+      if (options.crashOnList) {
+        process.stderr.write("recording-server: fatal: crash on tools/list requested\n");
+        process.exit(4);
+      }
       if (options.failList) {
         send({ jsonrpc: "2.0", id, error: { code: -32603, message: "listing is broken" } });
         return;

@@ -621,6 +621,28 @@ fn a_server_crash_fails_requests_in_flight_and_the_proxy_exits_with_its_code() {
 }
 
 #[test]
+fn a_call_waiting_for_the_proxys_own_listing_is_answered_when_the_server_dies() {
+    let setup = setup();
+    let mut proxy = start(&setup, &[], &["--crash-on-list"]);
+    // No listing yet: the proxy lists the tools itself before it checks the call, and the server
+    // dies on that listing.
+    proxy.send(&call(1, "search", json!({"query": "rust"})));
+    let data = json!({"exitCode": 4, "stderr": ["recording-server: fatal: crash on tools/list requested"]});
+    assert_eq!(
+        proxy.recv(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32000, "message": "the MCP server exited (exit code 4) before answering", "data": data}})
+    );
+    let (status, _) = proxy.wait();
+    assert_eq!(status.code(), Some(4));
+    // The call itself never reached the server.
+    assert_eq!(
+        received_ids(&setup).len(),
+        2,
+        "initialize and the proxy's tools/list only"
+    );
+}
+
+#[test]
 fn end_of_input_from_the_client_shuts_the_server_down_and_exits_zero() {
     let setup = setup();
     let mut proxy = start(&setup, &[], &[]);
@@ -685,6 +707,36 @@ fn malformed_messages_are_reported_and_skipped() {
             .any(|l| l.contains("not JSON") || l.starts_with('[')),
         "{lines:?}"
     );
+}
+
+#[test]
+fn arguments_nested_too_deep_to_check_are_refused_and_audited() {
+    let setup = setup();
+    let audit = setup.record.with_file_name("audit.jsonl");
+    let audit_arg = audit.display().to_string();
+    let mut proxy = start(&setup, &["--audit", &audit_arg, "--audit-arguments"], &[]);
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    proxy.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"search","arguments":{{"query":{deep}}}}}}}"#
+    ));
+    let reply = proxy.recv();
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "the tools/call request cannot be checked: not valid JSON: recursion limit exceeded"
+        ),
+        "{message}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+    assert!(!received_ids(&setup).contains(&json!(1)));
+    let line: Value =
+        serde_json::from_str(std::fs::read_to_string(&audit).unwrap().trim_end()).unwrap();
+    assert_eq!(line["tool"], "search");
+    assert_eq!(line["verdict"], "rejected");
+    assert_eq!(line["messages"], json!([message]));
+    assert_eq!(line["arguments"], Value::Null, "too deep to record");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! dropped, and only its length and a few bytes from each end are kept (enough to find the request
 //! id of most messages, so the sender can be told what happened).
 
+use std::io::BufRead;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// The default largest message accepted: 16 MiB, room for large tool results (images are sent as
@@ -34,106 +35,161 @@ pub struct OversizedLine {
     pub tail: Vec<u8>,
 }
 
-/// Reads lines of at most `max_bytes` bytes from a buffered stream.
+/// Reads lines of at most `max_bytes` bytes from a buffered stream: [`LineReader::next`] for an
+/// async stream, [`LineReader::next_blocking`] for a blocking one.
 pub struct LineReader<R> {
     inner: R,
-    max_bytes: usize,
-    line: Vec<u8>,
+    splitter: LineSplitter,
 }
 
-impl<R: AsyncBufRead + Unpin> LineReader<R> {
+impl<R> LineReader<R> {
     /// A reader that refuses lines longer than `max_bytes` (the newline not counted).
     pub fn new(inner: R, max_bytes: usize) -> Self {
         LineReader {
             inner,
-            max_bytes,
-            line: Vec::new(),
+            splitter: LineSplitter {
+                max_bytes,
+                line: Vec::new(),
+                oversized: None,
+            },
         }
     }
+}
 
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// The next line, `None` at the end of the stream. Empty lines are skipped. An unterminated
     /// last line is returned as a line.
     pub async fn next(&mut self) -> std::io::Result<Option<Frame>> {
         loop {
-            let frame = self.next_frame().await?;
-            match frame {
-                Some(Frame::Line(line)) if is_blank(&line) => continue,
-                other => return Ok(other),
-            }
-        }
-    }
-
-    async fn next_frame(&mut self) -> std::io::Result<Option<Frame>> {
-        self.line.clear();
-        loop {
             let available = self.inner.fill_buf().await?;
-            if available.is_empty() {
-                if self.line.is_empty() {
-                    return Ok(None);
-                }
-                return Ok(Some(Frame::Line(std::mem::take(&mut self.line))));
-            }
-            let newline = memchr(available);
-            let take = newline.unwrap_or(available.len());
-            if self.line.len() + take > self.max_bytes {
-                let head_len = self.line.len().min(KEPT_ENDS);
-                let mut head = self.line[..head_len].to_vec();
-                let missing = KEPT_ENDS - head.len();
-                head.extend_from_slice(&available[..take.min(missing)]);
-                let length = self.line.len();
-                let tail = self.line[self.line.len().saturating_sub(KEPT_ENDS)..].to_vec();
-                self.line.clear();
-                return self.discard_rest(length, head, tail).await.map(Some);
-            }
-            self.line.extend_from_slice(&available[..take]);
-            match newline {
-                Some(at) => {
-                    self.inner.consume(at + 1);
-                    return Ok(Some(Frame::Line(std::mem::take(&mut self.line))));
-                }
-                None => {
-                    let consumed = available.len();
-                    self.inner.consume(consumed);
-                }
-            }
-        }
-    }
-
-    /// Read and drop the rest of an oversized line whose first `length` bytes were already taken
-    /// from the buffer (the last of them in `tail`), keeping its last bytes.
-    async fn discard_rest(
-        &mut self,
-        mut length: usize,
-        head: Vec<u8>,
-        mut tail: Vec<u8>,
-    ) -> std::io::Result<Frame> {
-        loop {
-            let available = self.inner.fill_buf().await?;
-            if available.is_empty() {
-                break;
-            }
-            let newline = memchr(available);
-            let take = newline.unwrap_or(available.len());
-            let chunk = &available[..take];
-            length += chunk.len();
-            if chunk.len() >= KEPT_ENDS {
-                tail.clear();
-                tail.extend_from_slice(&chunk[chunk.len() - KEPT_ENDS..]);
-            } else {
-                tail.extend_from_slice(chunk);
-                let excess = tail.len().saturating_sub(KEPT_ENDS);
-                tail.drain(..excess);
-            }
-            let consumed = newline.map_or(available.len(), |at| at + 1);
+            let (consumed, step) = self.splitter.feed(available);
             self.inner.consume(consumed);
-            if newline.is_some() {
-                break;
+            if let Some(frame) = step.frame() {
+                return Ok(frame);
             }
         }
-        if tail.last() == Some(&b'\r') {
-            tail.pop();
+    }
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// [`LineReader::next`] on a blocking stream.
+    pub fn next_blocking(&mut self) -> std::io::Result<Option<Frame>> {
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(available) => available,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let (consumed, step) = self.splitter.feed(available);
+            self.inner.consume(consumed);
+            if let Some(frame) = step.frame() {
+                return Ok(frame);
+            }
         }
-        Ok(Frame::Oversized(OversizedLine { length, head, tail }))
+    }
+}
+
+/// What one chunk of input gave.
+enum Step {
+    /// More input is needed.
+    More,
+    /// A frame is complete (`None`: the stream ended).
+    Done(Option<Frame>),
+}
+
+impl Step {
+    /// The frame to return, if any: blank lines are skipped.
+    fn frame(self) -> Option<Option<Frame>> {
+        match self {
+            Step::More => None,
+            Step::Done(Some(Frame::Line(line))) if is_blank(&line) => None,
+            Step::Done(frame) => Some(frame),
+        }
+    }
+}
+
+/// The framing itself, fed one buffer of input at a time, so the async and the blocking reader
+/// share it.
+struct LineSplitter {
+    max_bytes: usize,
+    line: Vec<u8>,
+    /// The line being dropped because it is over the limit.
+    oversized: Option<OversizedLine>,
+}
+
+impl LineSplitter {
+    /// Take what it can from `available` (empty at the end of the stream): how many bytes were
+    /// used, and whether a frame is complete.
+    fn feed(&mut self, available: &[u8]) -> (usize, Step) {
+        if self.oversized.is_some() {
+            return self.discard(available);
+        }
+        if available.is_empty() {
+            if self.line.is_empty() {
+                return (0, Step::Done(None));
+            }
+            return (
+                0,
+                Step::Done(Some(Frame::Line(std::mem::take(&mut self.line)))),
+            );
+        }
+        let newline = memchr(available);
+        let take = newline.unwrap_or(available.len());
+        if self.line.len() + take > self.max_bytes {
+            // Keep the ends of what was read so far; the rest (this buffer included) is counted
+            // and dropped by `discard`.
+            let head_len = self.line.len().min(KEPT_ENDS);
+            let mut head = self.line[..head_len].to_vec();
+            let missing = KEPT_ENDS - head.len();
+            head.extend_from_slice(&available[..take.min(missing)]);
+            let tail = self.line[self.line.len().saturating_sub(KEPT_ENDS)..].to_vec();
+            self.oversized = Some(OversizedLine {
+                length: self.line.len(),
+                head,
+                tail,
+            });
+            self.line = Vec::new();
+            return (0, Step::More);
+        }
+        self.line.extend_from_slice(&available[..take]);
+        match newline {
+            Some(at) => (
+                at + 1,
+                Step::Done(Some(Frame::Line(std::mem::take(&mut self.line)))),
+            ),
+            None => (available.len(), Step::More),
+        }
+    }
+
+    /// Count and drop the rest of an oversized line, keeping its last bytes.
+    fn discard(&mut self, available: &[u8]) -> (usize, Step) {
+        let Some(over) = self.oversized.as_mut() else {
+            return (0, Step::More);
+        };
+        let newline = memchr(available);
+        let take = newline.unwrap_or(available.len());
+        let chunk = &available[..take];
+        over.length += chunk.len();
+        if chunk.len() >= KEPT_ENDS {
+            over.tail.clear();
+            over.tail
+                .extend_from_slice(&chunk[chunk.len() - KEPT_ENDS..]);
+        } else {
+            over.tail.extend_from_slice(chunk);
+            let excess = over.tail.len().saturating_sub(KEPT_ENDS);
+            over.tail.drain(..excess);
+        }
+        let consumed = newline.map_or(available.len(), |at| at + 1);
+        if newline.is_none() && !available.is_empty() {
+            return (consumed, Step::More);
+        }
+        let Some(mut over) = self.oversized.take() else {
+            return (consumed, Step::More);
+        };
+        if over.tail.last() == Some(&b'\r') {
+            over.tail.pop();
+        }
+        (consumed, Step::Done(Some(Frame::Oversized(over))))
     }
 }
 
@@ -156,12 +212,22 @@ mod tests {
     use super::*;
     use tokio::io::BufReader;
 
+    /// The frames of `input`, read by both readers (which must agree).
     async fn frames(input: &[u8], max: usize, capacity: usize) -> Vec<Frame> {
         let mut reader = LineReader::new(BufReader::with_capacity(capacity, input), max);
         let mut out = Vec::new();
         while let Some(frame) = reader.next().await.unwrap() {
             out.push(frame);
         }
+        let mut blocking = LineReader::new(std::io::BufReader::with_capacity(capacity, input), max);
+        let mut blocking_out = Vec::new();
+        while let Some(frame) = blocking.next_blocking().unwrap() {
+            blocking_out.push(frame);
+        }
+        assert_eq!(
+            out, blocking_out,
+            "the async and the blocking reader disagree"
+        );
         out
     }
 

@@ -11,8 +11,9 @@
 //! Where a message must survive byte for byte (forwarded messages, listed tools), the runtime keeps
 //! the raw JSON ([`framing`], [`message`]).
 //!
-//! Everything here is async on tokio; [`runtime`] builds the single-threaded runtime the
-//! `toolschema` command uses.
+//! The runtime is async on tokio ([`runtime`] builds the single-threaded runtime the `toolschema`
+//! command uses), except the proxy's message path: each direction is a thread of its own with
+//! blocking I/O, which wakes the thread that handles a message directly.
 
 pub mod framing;
 pub mod message;
@@ -23,7 +24,7 @@ pub mod snapshot;
 pub use server_process::ServerCommand;
 
 /// A single-threaded tokio runtime with what the runtime needs (I/O, timers, processes,
-/// signals). One thread keeps the proxy's message path free of cross-thread wake-ups.
+/// signals).
 pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -108,6 +108,131 @@ pub fn inspect(line: &[u8]) -> Result<Kind, Malformed> {
     })
 }
 
+/// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
+#[derive(Debug, Default, PartialEq)]
+pub struct ToolCall {
+    /// `params.name`, when it is a string.
+    pub name: Option<String>,
+    /// `params.arguments`, as sent (`None` when absent).
+    pub arguments: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct CallEnvelope<P> {
+    #[serde(default = "Option::default")]
+    params: Option<P>,
+}
+
+/// `params` of a call, read from an object only (a derived struct would also take an array, by
+/// position), so anything else falls back to the whole-value reading.
+struct CallParams {
+    name: Option<Value>,
+    arguments: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for CallParams {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(field_identifier, rename_all = "lowercase")]
+        enum Field {
+            Name,
+            Arguments,
+            #[serde(other)]
+            Other,
+        }
+
+        struct ParamsVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ParamsVisitor {
+            type Value = CallParams;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("tools/call params (an object)")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CallParams, A::Error> {
+                let mut params = CallParams {
+                    name: None,
+                    arguments: None,
+                };
+                while let Some(field) = map.next_key::<Field>()? {
+                    match field {
+                        Field::Name if params.name.is_none() => {
+                            params.name = Some(map.next_value()?)
+                        }
+                        Field::Arguments if params.arguments.is_none() => {
+                            params.arguments = Some(map.next_value()?);
+                        }
+                        Field::Name | Field::Arguments => {
+                            return Err(serde::de::Error::custom("a key given twice"));
+                        }
+                        Field::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(params)
+            }
+        }
+
+        deserializer.deserialize_map(ParamsVisitor)
+    }
+}
+
+#[derive(Deserialize)]
+struct CallName {
+    #[serde(default)]
+    name: Option<Value>,
+}
+
+fn string(value: Option<Value>) -> Option<String> {
+    match value {
+        Some(Value::String(name)) => Some(name),
+        _ => None,
+    }
+}
+
+/// Read the name and arguments of a `tools/call` request, building nothing else of it (the
+/// arguments are the only part validation needs as a tree).
+pub fn parse_call(line: &[u8]) -> Result<ToolCall, Malformed> {
+    match serde_json::from_slice::<CallEnvelope<CallParams>>(line) {
+        Ok(envelope) => Ok(envelope
+            .params
+            .map_or_else(ToolCall::default, |params| ToolCall {
+                name: string(params.name),
+                arguments: params.arguments,
+            })),
+        // Unusual shapes (`params` that is not an object, a key given twice) are read as a
+        // whole value, the way any JSON reader would take them.
+        Err(_) => {
+            let mut request = parse(line)?;
+            let mut params = request.get_mut("params").map(Value::take);
+            Ok(ToolCall {
+                name: string(
+                    params
+                        .as_mut()
+                        .and_then(|p| p.get_mut("name"))
+                        .map(Value::take),
+                ),
+                arguments: params
+                    .as_mut()
+                    .and_then(|p| p.get_mut("arguments"))
+                    .map(Value::take),
+            })
+        }
+    }
+}
+
+/// The tool a `tools/call` request names, read without building the rest of the message (which
+/// may be nested too deep to build).
+pub fn tool_name(line: &[u8]) -> Option<String> {
+    let envelope: CallEnvelope<CallName> = serde_json::from_slice(line).ok()?;
+    string(envelope.params?.name)
+}
+
 /// Parse a whole message as a JSON value (keys in their original order).
 pub fn parse(line: &[u8]) -> Result<Value, Malformed> {
     serde_json::from_slice(line).map_err(|e| Malformed::Json(e.to_string()))
@@ -267,6 +392,52 @@ mod tests {
         assert!(
             matches!(parse(deep.as_bytes()), Err(Malformed::Json(m)) if m.contains("recursion limit"))
         );
+    }
+
+    #[test]
+    fn reads_the_name_and_arguments_of_a_call() {
+        let call = |line: &str| parse_call(line.as_bytes());
+        assert_eq!(
+            call(
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"echo","arguments":{"m":"x"}}}"#
+            ),
+            Ok(ToolCall {
+                name: Some("echo".into()),
+                arguments: Some(json!({"m": "x"}))
+            })
+        );
+        assert_eq!(
+            call(r#"{"method":"tools/call","params":{"name":"echo"},"id":1}"#),
+            Ok(ToolCall {
+                name: Some("echo".into()),
+                arguments: None
+            })
+        );
+        // What a whole-value reader makes of unusual shapes: the last of two keys, no name.
+        assert_eq!(
+            call(
+                r#"{"method":"tools/call","params":{"name":"a","name":"b","arguments":1},"id":1}"#
+            ),
+            Ok(ToolCall {
+                name: Some("b".into()),
+                arguments: Some(json!(1))
+            })
+        );
+        assert_eq!(
+            call(r#"{"method":"tools/call","params":[1,2],"id":1}"#),
+            Ok(ToolCall::default())
+        );
+        assert_eq!(
+            call(r#"{"method":"tools/call","params":{"name":7},"id":1}"#),
+            Ok(ToolCall::default())
+        );
+        let deep = format!(
+            r#"{{"id":1,"method":"tools/call","params":{{"name":"s","arguments":{{"q":{}1{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(call(&deep), Err(Malformed::Json(m)) if m.contains("recursion limit")));
+        assert_eq!(tool_name(deep.as_bytes()), Some("s".into()));
     }
 
     #[test]

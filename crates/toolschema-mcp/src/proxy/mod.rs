@@ -28,11 +28,13 @@ use crate::server_process::{
 use audit::AuditLog;
 use relay::{report, ClientEnd, ClientOutput, Relay, ServerInput};
 use serde_json::json;
+use std::fs::File;
+use std::io::{BufReader, Read, Write};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::oneshot;
 
 /// How much of a pipe is read at once.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -133,22 +135,28 @@ pub enum ProxyError {
     /// Signal handlers could not be installed.
     #[error("cannot install signal handlers: {0}")]
     Signals(std::io::Error),
+    /// The proxy's standard streams, the server's pipes or the relay threads could not be set up.
+    #[error("cannot set up the relay: {0}")]
+    Stdio(std::io::Error),
 }
 
 /// Run the proxy on this process's stdin and stdout.
 pub async fn run_stdio(config: ProxyConfig) -> Result<ProxyExit, ProxyError> {
-    run(config, own_stdio::input(), own_stdio::output()).await
+    let input = own_stdio::input().map_err(ProxyError::Stdio)?;
+    let output = own_stdio::output().map_err(ProxyError::Stdio)?;
+    run(config, input, output).await
 }
 
-/// Run the proxy between a client (`client_in`, `client_out`) and the server of `config`.
+/// Run the proxy between a client (`client_in`, `client_out`: blocking streams, each used by one
+/// relay thread) and the server of `config`.
 pub async fn run<R, W>(
     config: ProxyConfig,
     client_in: R,
     client_out: W,
 ) -> Result<ProxyExit, ProxyError>
 where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
 {
     let audit = match &config.audit {
         Some(path) => Some(
@@ -163,6 +171,8 @@ where
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ProxyError::Signals)?;
     let (mut process, stdin, stdout) =
         ServerProcess::spawn(&config.command, StderrMode::PassThrough)?;
+    let server_in = File::from(stdin.into_owned_fd().map_err(ProxyError::Stdio)?);
+    let server_out = File::from(stdout.into_owned_fd().map_err(ProxyError::Stdio)?);
     let tail = process.stderr_tail();
     let max = config.max_message_bytes;
     let grace = config.shutdown_grace;
@@ -171,23 +181,23 @@ where
         config: Arc::new(config),
         state: Default::default(),
         client: ClientOutput::new(Box::new(client_out)),
+        server: ServerInput::new(server_in),
         audit,
     });
     let client_reader =
         LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, client_in), max);
-    let server_reader = LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, stdout), max);
-    let mut client_task = tokio::spawn({
+    let server_reader =
+        LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, server_out), max);
+    // Each direction is a thread of its own; the runtime only watches the two, the signals and
+    // the server process. A thread still blocked in a read when the proxy ends goes with it.
+    let mut client_done = spawn_direction("client-to-server", {
         let relay = relay.clone();
-        async move {
-            relay
-                .client_to_server(client_reader, ServerInput::new(stdin))
-                .await
-        }
-    });
-    let mut server_task = tokio::spawn({
+        move || relay.client_to_server(client_reader)
+    })?;
+    let mut server_done = spawn_direction("server-to-client", {
         let relay = relay.clone();
-        async move { relay.server_to_client(server_reader).await }
-    });
+        move || relay.server_to_client(server_reader)
+    })?;
 
     enum First {
         Client(ClientEnd),
@@ -195,29 +205,26 @@ where
         Signal(i32),
     }
     let first = tokio::select! {
-        end = &mut client_task => First::Client(end.unwrap_or(ClientEnd::EndOfInput)),
-        _ = &mut server_task => First::Server,
+        end = &mut client_done => First::Client(end.unwrap_or(ClientEnd::EndOfInput)),
+        _ = &mut server_done => First::Server,
         _ = terminate.recv() => First::Signal(nix::libc::SIGTERM),
         _ = interrupt.recv() => First::Signal(nix::libc::SIGINT),
     };
     match first {
         First::Client(ClientEnd::EndOfInput) | First::Signal(_) => {
             // Closing the server's stdin asks it to exit; what it still sends is passed on.
-            client_task.abort();
+            relay.server.close();
             process.shut_down(grace).await;
-            let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_task).await;
-            server_task.abort();
+            let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
             Ok(match first {
                 First::Signal(signal) => ProxyExit::Signal(signal),
                 _ => ProxyExit::ClientClosed,
             })
         }
         First::Client(ClientEnd::ServerGone) | First::Server => {
-            client_task.abort();
-            if !server_task.is_finished() {
+            if !matches!(first, First::Server) {
                 // Pass on whatever the server wrote before it went.
-                let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_task).await;
-                server_task.abort();
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
             }
             let status = match process.wait_for_exit(grace).await {
                 Some(status) => Some(status),
@@ -225,12 +232,10 @@ where
             };
             let described = status.map_or_else(|| "an unknown status".to_string(), describe_exit);
             let lines = tail.lines();
-            relay
-                .fail_pending(
-                    &format!("the MCP server exited ({described}) before answering"),
-                    json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
-                )
-                .await;
+            relay.fail_pending(
+                &format!("the MCP server exited ({described}) before answering"),
+                json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
+            );
             let note = match tail.block() {
                 Some(block) => format!("; the last lines of its stderr:\n{block}"),
                 None => String::new(),
@@ -243,6 +248,21 @@ where
             })
         }
     }
+}
+
+/// Start one direction of the relay on a thread of its own; the receiver gets what it returned.
+fn spawn_direction<T: Send + 'static>(
+    name: &str,
+    direction: impl FnOnce() -> T + Send + 'static,
+) -> Result<oneshot::Receiver<T>, ProxyError> {
+    let (done, receiver) = oneshot::channel();
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(move || {
+            let _ = done.send(direction());
+        })
+        .map_err(ProxyError::Stdio)?;
+    Ok(receiver)
 }
 
 /// The proxy's exit code for a server that exited on its own: never 0, since the client lost its

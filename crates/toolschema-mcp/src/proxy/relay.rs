@@ -1,7 +1,9 @@
 //! The two directions of the proxy: client to server and server to client.
 //!
-//! Each direction is one task reading one line at a time, so messages keep their order. A line is
-//! inspected (`id` and `method` only) and written on unchanged; only `tools/call` requests and the
+//! Each direction is one thread reading one line at a time with blocking I/O, so messages keep
+//! their order and a message wakes the thread that handles it directly (no reactor between the
+//! read and the write: a relay's latency is mostly wake-ups). A line is inspected (`id` and
+//! `method` only) and written on unchanged; only `tools/call` requests and the
 //! responses to `tools/list` and `tools/call` are parsed in full. Messages the proxy answers
 //! itself (rejected or denied calls, over-limit messages) and results it changes (denied tools
 //! removed from a listing, results replaced by `--output-check enforce`) are the only ones it
@@ -18,11 +20,12 @@ use crate::message::{
 use rmcp::model::ErrorCode;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufRead, BufWriter, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncBufRead, AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio::sync::oneshot;
 
 /// The prefix of the proxy's own request ids. With a counter after it, and checked against the
 /// client's requests in flight, an id the proxy makes never matches one of the client's.
@@ -69,43 +72,59 @@ pub enum PendingKind {
 /// The answer to a request the proxy sent itself.
 type OwnAnswer = Result<Value, Value>;
 
-/// State both directions share. Never held across an await.
+/// State both directions share. Never held while reading or writing.
 #[derive(Default)]
 pub struct State {
     /// Client requests in flight at the server.
     pub pending: HashMap<IdKey, Pending>,
     /// The proxy's own requests in flight.
-    own: HashMap<IdKey, oneshot::Sender<OwnAnswer>>,
+    own: HashMap<IdKey, SyncSender<OwnAnswer>>,
     next_own_id: u64,
     registry: ToolRegistry,
+    /// Set once the server has exited and the requests in flight were failed.
+    server_gone: Option<ServerGone>,
+}
+
+/// The error requests get once the server has exited.
+#[derive(Clone)]
+struct ServerGone {
+    message: String,
+    data: Value,
+}
+
+/// How much of a message is gathered before it is written: most messages go out in one `write`.
+const WRITE_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Write one line and its newline, then flush.
+fn write_line(writer: &mut impl Write, line: &[u8]) -> std::io::Result<()> {
+    writer.write_all(line)?;
+    writer.write_all(b"\n")?;
+    writer.flush()
 }
 
 /// Writes whole lines to the client; shared by both directions.
 pub struct ClientOutput {
-    writer: tokio::sync::Mutex<BufWriter<Box<dyn AsyncWrite + Send + Unpin>>>,
+    writer: Mutex<BufWriter<Box<dyn Write + Send>>>,
     failed: AtomicBool,
 }
 
 impl ClientOutput {
     /// Output to the client over `writer`.
-    pub fn new(writer: Box<dyn AsyncWrite + Send + Unpin>) -> Self {
+    pub fn new(writer: Box<dyn Write + Send>) -> Self {
         ClientOutput {
-            writer: tokio::sync::Mutex::new(BufWriter::new(writer)),
+            writer: Mutex::new(BufWriter::with_capacity(WRITE_BUFFER_BYTES, writer)),
             failed: AtomicBool::new(false),
         }
     }
 
     /// Write one line (without its newline) and flush. A client that stopped reading is reported
     /// once, not treated as fatal: its end of input ends the proxy.
-    pub async fn send_line(&self, line: &[u8]) {
-        let mut writer = self.writer.lock().await;
-        let result = async {
-            writer.write_all(line).await?;
-            writer.write_all(b"\n").await?;
-            writer.flush().await
-        }
-        .await;
-        if let Err(e) = result {
+    pub fn send_line(&self, line: &[u8]) {
+        let mut writer = self
+            .writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Err(e) = write_line(&mut *writer, line) {
             if !self.failed.swap(true, Ordering::Relaxed) {
                 report(&format!("cannot write to the client: {e}"));
             }
@@ -113,30 +132,43 @@ impl ClientOutput {
     }
 
     /// Write a message the proxy made.
-    pub async fn send(&self, message: &Value) {
+    pub fn send(&self, message: &Value) {
         let mut line = to_line(message);
         line.pop();
-        self.send_line(&line).await;
+        self.send_line(&line);
     }
 }
 
-/// The server's stdin.
-pub struct ServerInput<W> {
-    writer: BufWriter<W>,
+/// The server's stdin, which the proxy closes to ask the server to exit.
+pub struct ServerInput {
+    writer: Mutex<Option<BufWriter<File>>>,
 }
 
-impl<W: AsyncWrite + Unpin> ServerInput<W> {
+impl ServerInput {
     /// Input to the server over `writer`.
-    pub fn new(writer: W) -> Self {
+    pub fn new(writer: File) -> Self {
         ServerInput {
-            writer: BufWriter::new(writer),
+            writer: Mutex::new(Some(BufWriter::with_capacity(WRITE_BUFFER_BYTES, writer))),
         }
     }
 
-    async fn send_line(&mut self, line: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(line).await?;
-        self.writer.write_all(b"\n").await?;
-        self.writer.flush().await
+    fn send_line(&self, line: &[u8]) -> std::io::Result<()> {
+        let mut writer = self
+            .writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match writer.as_mut() {
+            Some(writer) => write_line(writer, line),
+            None => Err(std::io::ErrorKind::BrokenPipe.into()),
+        }
+    }
+
+    /// Close the server's stdin, unless a write to it is under way (a server that does not read
+    /// is stopped by signals instead).
+    pub fn close(&self) {
+        if let Ok(mut writer) = self.writer.try_lock() {
+            writer.take();
+        }
     }
 }
 
@@ -148,6 +180,8 @@ pub struct Relay {
     pub state: Mutex<State>,
     /// Output to the client.
     pub client: ClientOutput,
+    /// Input to the server.
+    pub server: ServerInput,
     /// The audit log, if any.
     pub audit: Option<AuditLog>,
 }
@@ -177,20 +211,12 @@ impl Relay {
     // ----- client to server -----
 
     /// Read the client's messages and pass them to the server until either side is done.
-    pub async fn client_to_server<R, W>(
-        &self,
-        mut reader: LineReader<R>,
-        mut server: ServerInput<W>,
-    ) -> ClientEnd
-    where
-        R: AsyncBufRead + Unpin,
-        W: AsyncWrite + Unpin,
-    {
+    pub fn client_to_server<R: BufRead>(&self, mut reader: LineReader<R>) -> ClientEnd {
         loop {
-            let line = match reader.next().await {
+            let line = match reader.next_blocking() {
                 Ok(Some(Frame::Line(line))) => line,
                 Ok(Some(Frame::Oversized(over))) => {
-                    self.client_message_too_large(&over).await;
+                    self.client_message_too_large(&over);
                     continue;
                 }
                 Ok(None) => return ClientEnd::EndOfInput,
@@ -199,7 +225,7 @@ impl Relay {
                     return ClientEnd::EndOfInput;
                 }
             };
-            let forwarded = match inspect(trim_line(&line)) {
+            let forwarded: std::io::Result<()> = match inspect(trim_line(&line)) {
                 Err(malformed) => {
                     report(&format!(
                         "skipped a message from the client: {malformed}: {}",
@@ -208,7 +234,7 @@ impl Relay {
                     Ok(())
                 }
                 Ok(Kind::Request { id, method }) if method == "tools/call" => {
-                    self.tools_call(id, &line, &mut server).await
+                    self.tools_call(id, &line)
                 }
                 Ok(Kind::Request { id, method }) => {
                     let kind = if method == "tools/list" {
@@ -219,10 +245,10 @@ impl Relay {
                     } else {
                         PendingKind::Other
                     };
-                    self.track(id, kind, Instant::now());
-                    server.send_line(&line).await
+                    self.track(id, kind, Instant::now())
+                        .and_then(|()| self.server.send_line(&line))
                 }
-                Ok(_) => server.send_line(&line).await,
+                Ok(_) => self.server.send_line(&line),
             };
             if forwarded.is_err() {
                 return ClientEnd::ServerGone;
@@ -230,17 +256,28 @@ impl Relay {
         }
     }
 
-    /// Remember a request forwarded to the server, which arrived at `started`.
-    fn track(&self, id: Value, kind: PendingKind, started: Instant) {
-        let pending = Pending {
-            id: id.clone(),
-            started,
-            kind,
+    /// Remember a request about to be forwarded to the server, which arrived at `started`.
+    ///
+    /// Once the server is gone (the requests in flight were failed), the request is answered with
+    /// the same error instead, and `Err` says nothing more can be forwarded.
+    fn track(&self, id: Value, kind: PendingKind, started: Instant) -> std::io::Result<()> {
+        let key = IdKey::of(&id);
+        let pending = Pending { id, started, kind };
+        let gone = {
+            let mut state = self.state();
+            match &state.server_gone {
+                None => {
+                    state.pending.insert(key, pending);
+                    return Ok(());
+                }
+                Some(gone) => gone.clone(),
+            }
         };
-        self.state().pending.insert(IdKey::of(&id), pending);
+        self.answer_unanswered(&pending, &gone.message, &gone.data);
+        Err(std::io::ErrorKind::BrokenPipe.into())
     }
 
-    async fn client_message_too_large(&self, over: &OversizedLine) {
+    fn client_message_too_large(&self, over: &OversizedLine) {
         let limit = self.config.max_message_bytes;
         report(&format!(
             "refused a message of {} bytes from the client: the limit is {limit} bytes (--max-message-bytes)",
@@ -252,38 +289,34 @@ impl Relay {
                 over.length
             );
             let reply = error_response(&id, ErrorCode::INVALID_REQUEST, &text, None);
-            self.client.send(&reply).await;
+            self.client.send(&reply);
         }
     }
 
     /// A `tools/call` from the client: check it, then forward it or answer it.
-    async fn tools_call<W: AsyncWrite + Unpin>(
-        &self,
-        id: Value,
-        line: &[u8],
-        server: &mut ServerInput<W>,
-    ) -> std::io::Result<()> {
+    fn tools_call(&self, id: Value, line: &[u8]) -> std::io::Result<()> {
         let started = Instant::now();
-        let request = match message::parse(trim_line(line)) {
-            Ok(request) => request,
+        let call = match message::parse_call(trim_line(line)) {
+            Ok(call) => call,
             Err(e) => {
                 // Inspection passed, so it is JSON too deep to read: it cannot be checked.
                 let message = format!("the tools/call request cannot be checked: {e}");
                 report(&message);
                 let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &message, None);
-                self.client.send(&reply).await;
+                self.client.send(&reply);
+                let tool = message::tool_name(trim_line(line)).unwrap_or_default();
+                self.refused(&id, &tool, Verdict::Rejected, message, started, None);
                 return Ok(());
             }
         };
-        let params = request.get("params");
         // Without a name there is nothing to check against: the server answers.
-        let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
-            self.track(id, PendingKind::Other, started);
-            return server.send_line(line).await;
+        let Some(tool) = call.name.as_deref() else {
+            self.track(id, PendingKind::Other, started)?;
+            return self.server.send_line(line);
         };
         let empty = Value::Object(Map::new());
         // MCP treats absent arguments (and `null`, which some clients send) as none.
-        let arguments = match params.and_then(|p| p.get("arguments")) {
+        let arguments = match &call.arguments {
             None | Some(Value::Null) => &empty,
             Some(arguments) => arguments,
         };
@@ -293,37 +326,48 @@ impl Relay {
                 json_type(arguments)
             );
             let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &message, None);
-            self.client.send(&reply).await;
-            self.refused(&id, tool, Verdict::Rejected, message, started, arguments);
+            self.client.send(&reply);
+            self.refused(
+                &id,
+                tool,
+                Verdict::Rejected,
+                message,
+                started,
+                Some(arguments),
+            );
             return Ok(());
         }
         if let Some(reason) = self.config.policy.refusal(tool) {
             let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &reason, None);
-            self.client.send(&reply).await;
-            self.refused(&id, tool, Verdict::Denied, reason, started, arguments);
+            self.client.send(&reply);
+            self.refused(&id, tool, Verdict::Denied, reason, started, Some(arguments));
             return Ok(());
         }
+        let kind = || PendingKind::CallTool {
+            tool: tool.to_string(),
+            arguments: self.audit.is_some().then(|| arguments.clone()),
+        };
         // Tools may have changed (or were never listed in full): check against the current list.
         if !self.state().registry.is_current() {
-            self.list_tools_itself(server, &IdKey::of(&id)).await?;
+            // The call counts as in flight meanwhile, so a server dying during the listing still
+            // gets it answered (with the error every request in flight gets).
+            let key = IdKey::of(&id);
+            self.track(id.clone(), kind(), started)?;
+            self.list_tools_itself(&key)?;
+            if self.state().pending.remove(&key).is_none() {
+                // Already answered: the server is gone.
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
         }
         let verdict = self.check_arguments(tool, arguments);
         match verdict {
             ArgumentVerdict::Forward => {
-                let kept = self.audit.is_some().then(|| arguments.clone());
-                self.track(
-                    id,
-                    PendingKind::CallTool {
-                        tool: tool.to_string(),
-                        arguments: kept,
-                    },
-                    started,
-                );
-                server.send_line(line).await
+                self.track(id, kind(), started)?;
+                self.server.send_line(line)
             }
             ArgumentVerdict::Invalid(errors) => {
                 let result = tool_error_result(errors.to_string());
-                self.client.send(&result_response(&id, result)).await;
+                self.client.send(&result_response(&id, result));
                 let messages = errors.messages().into_iter().map(String::from).collect();
                 self.audit(AuditRecord {
                     id: &id,
@@ -347,8 +391,8 @@ impl Relay {
                     reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
                 }
                 let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &reason, None);
-                self.client.send(&reply).await;
-                self.refused(&id, tool, Verdict::Denied, reason, started, arguments);
+                self.client.send(&reply);
+                self.refused(&id, tool, Verdict::Denied, reason, started, Some(arguments));
                 Ok(())
             }
         }
@@ -361,7 +405,7 @@ impl Relay {
         verdict: Verdict,
         message: String,
         started: Instant,
-        arguments: &Value,
+        arguments: Option<&Value>,
     ) {
         self.audit(AuditRecord {
             id,
@@ -372,7 +416,7 @@ impl Relay {
             is_error: None,
             output_check: None,
             error: None,
-            arguments: Some(arguments),
+            arguments,
         });
     }
 
@@ -398,13 +442,9 @@ impl Relay {
     ///
     /// If the listing fails, the registry is taken as current anyway, so calls do not each try
     /// again; the next `list_changed` (or client listing) refreshes it.
-    async fn list_tools_itself<W: AsyncWrite + Unpin>(
-        &self,
-        server: &mut ServerInput<W>,
-        call: &IdKey,
-    ) -> std::io::Result<()> {
+    fn list_tools_itself(&self, call: &IdKey) -> std::io::Result<()> {
         let changes_at_start = self.state().registry.changes();
-        let listed = self.list_pages(server, call).await;
+        let listed = self.list_pages(call);
         if !matches!(listed, Ok(true)) {
             self.state().registry.settle(changes_at_start);
         }
@@ -412,18 +452,14 @@ impl Relay {
     }
 
     /// Whether every page was listed.
-    async fn list_pages<W: AsyncWrite + Unpin>(
-        &self,
-        server: &mut ServerInput<W>,
-        call: &IdKey,
-    ) -> std::io::Result<bool> {
+    fn list_pages(&self, call: &IdKey) -> std::io::Result<bool> {
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
         loop {
             let (id, answer, changes_at_request) = {
                 let mut state = self.state();
                 let id = state.own_id(call);
-                let (sender, answer) = oneshot::channel();
+                let (sender, answer) = sync_channel(1);
                 state.own.insert(IdKey::of(&id), sender);
                 (id, answer, state.registry.changes())
             };
@@ -433,17 +469,18 @@ impl Relay {
             }
             let mut line = to_line(&request);
             line.pop();
-            server.send_line(&line).await?;
-            let result = match tokio::time::timeout(self.config.listing_timeout, answer).await {
-                Ok(Ok(Ok(result))) => result,
-                Ok(Ok(Err(error))) => {
+            self.server.send_line(&line)?;
+            let result = match answer.recv_timeout(self.config.listing_timeout) {
+                Ok(Ok(result)) => result,
+                Ok(Err(error)) => {
                     report(&format!(
                         "the server answered the proxy's tools/list with an error: {error}; calls to tools not listed so far are forwarded unchecked"
                     ));
                     return Ok(false);
                 }
-                Ok(Err(_)) => return Ok(false),
-                Err(_) => {
+                // The server is gone: the proxy is ending.
+                Err(RecvTimeoutError::Disconnected) => return Ok(false),
+                Err(RecvTimeoutError::Timeout) => {
                     self.state().own.remove(&IdKey::of(&id));
                     report(&format!(
                         "the server did not answer the proxy's tools/list within {}s; calls to tools not listed so far are forwarded unchecked",
@@ -481,12 +518,12 @@ impl Relay {
 
     /// Read the server's messages and pass them to the client until the server closes its
     /// stdout.
-    pub async fn server_to_client<R: AsyncBufRead + Unpin>(&self, mut reader: LineReader<R>) {
+    pub fn server_to_client<R: BufRead>(&self, mut reader: LineReader<R>) {
         loop {
-            let line = match reader.next().await {
+            let line = match reader.next_blocking() {
                 Ok(Some(Frame::Line(line))) => line,
                 Ok(Some(Frame::Oversized(over))) => {
-                    self.server_message_too_large(&over).await;
+                    self.server_message_too_large(&over);
                     continue;
                 }
                 Ok(None) => return,
@@ -500,19 +537,19 @@ impl Relay {
                     "skipped a message from the server: {malformed}: {}",
                     excerpt(&line)
                 )),
-                Ok(Kind::Response { id }) => self.response(&id, &line).await,
+                Ok(Kind::Response { id }) => self.response(&id, &line),
                 Ok(Kind::Notification { method }) => {
                     if method == "notifications/tools/list_changed" {
                         self.state().registry.tools_changed();
                     }
-                    self.client.send_line(&line).await;
+                    self.client.send_line(&line);
                 }
-                Ok(_) => self.client.send_line(&line).await,
+                Ok(_) => self.client.send_line(&line),
             }
         }
     }
 
-    async fn response(&self, id: &Value, line: &[u8]) {
+    fn response(&self, id: &Value, line: &[u8]) {
         let key = IdKey::of(id);
         let (own, pending) = {
             let mut state = self.state();
@@ -529,7 +566,7 @@ impl Relay {
                 },
                 Err(e) => Err(json!(e.to_string())),
             };
-            let _ = own.send(answer);
+            let _ = own.try_send(answer);
             return;
         }
         match pending {
@@ -540,29 +577,23 @@ impl Relay {
                         changes_at_request,
                     },
                 ..
-            }) => {
-                self.tools_list_result(line, first, changes_at_request)
-                    .await
-            }
+            }) => self.tools_list_result(line, first, changes_at_request),
             Some(Pending {
                 id,
                 started,
                 kind: PendingKind::CallTool { tool, arguments },
-            }) => {
-                self.tools_call_result(line, &id, &tool, started, arguments.as_ref())
-                    .await
-            }
-            Some(_) | None => self.client.send_line(line).await,
+            }) => self.tools_call_result(line, &id, &tool, started, arguments.as_ref()),
+            Some(_) | None => self.client.send_line(line),
         }
     }
 
     /// A `tools/list` result for the client: learn it, drop the tools the policy refuses.
-    async fn tools_list_result(&self, line: &[u8], first: bool, changes_at_request: u64) {
+    fn tools_list_result(&self, line: &[u8], first: bool, changes_at_request: u64) {
         let Ok(mut message) = message::parse(trim_line(line)) else {
-            return self.client.send_line(line).await;
+            return self.client.send_line(line);
         };
         let Some(result) = message.get_mut("result") else {
-            return self.client.send_line(line).await;
+            return self.client.send_line(line);
         };
         let next = next_cursor(result);
         let warnings = self.state().registry.learn_page(
@@ -576,7 +607,7 @@ impl Relay {
         warnings.iter().for_each(|w| report(w));
         let policy = &self.config.policy;
         let Some(Value::Array(tools)) = result.get_mut("tools") else {
-            return self.client.send_line(line).await;
+            return self.client.send_line(line);
         };
         let before = tools.len();
         tools.retain(|tool| {
@@ -584,14 +615,14 @@ impl Relay {
             policy.refusal(name).is_none()
         });
         if tools.len() == before {
-            self.client.send_line(line).await;
+            self.client.send_line(line);
         } else {
-            self.client.send(&message).await;
+            self.client.send(&message);
         }
     }
 
     /// A `tools/call` result for the client: check its structured content, audit it.
-    async fn tools_call_result(
+    fn tools_call_result(
         &self,
         line: &[u8],
         id: &Value,
@@ -603,7 +634,7 @@ impl Relay {
         let nothing_to_check =
             mode == OutputCheck::Off || !self.state().registry.has_output_schema(tool);
         if nothing_to_check && self.audit.is_none() {
-            return self.client.send_line(line).await;
+            return self.client.send_line(line);
         }
         let mut message = match message::parse(trim_line(line)) {
             Ok(message) => message,
@@ -611,7 +642,7 @@ impl Relay {
                 report(&format!(
                     "the result of tool '{tool}' cannot be checked: {e}"
                 ));
-                self.client.send_line(line).await;
+                self.client.send_line(line);
                 self.audit(AuditRecord {
                     id,
                     tool,
@@ -667,7 +698,7 @@ impl Relay {
                     "tool '{tool}' returned a result that does not match its outputSchema: {}",
                     messages.join("; ")
                 ));
-                self.client.send_line(line).await;
+                self.client.send_line(line);
             }
             OutputVerdict::Enforced => {
                 let text = format!(
@@ -675,9 +706,9 @@ impl Relay {
                     messages.join("\n")
                 );
                 message["result"] = tool_error_result(text);
-                self.client.send(&message).await;
+                self.client.send(&message);
             }
-            _ => self.client.send_line(line).await,
+            _ => self.client.send_line(line),
         }
         let is_error = if verdict == OutputVerdict::Enforced {
             Some(true)
@@ -697,7 +728,7 @@ impl Relay {
         });
     }
 
-    async fn server_message_too_large(&self, over: &OversizedLine) {
+    fn server_message_too_large(&self, over: &OversizedLine) {
         let limit = self.config.max_message_bytes;
         report(&format!(
             "refused a message of {} bytes from the server: the limit is {limit} bytes (--max-message-bytes)",
@@ -717,32 +748,40 @@ impl Relay {
                 "the server's response ({} bytes) was refused by the proxy: the limit is {limit} bytes",
                 over.length
             );
-            self.client
-                .send(&error_response(
-                    &pending.id,
-                    ErrorCode::INTERNAL_ERROR,
-                    &text,
-                    None,
-                ))
-                .await;
+            self.client.send(&error_response(
+                &pending.id,
+                ErrorCode::INTERNAL_ERROR,
+                &text,
+                None,
+            ));
             self.audit_unanswered(&pending, &text);
         }
     }
 
     /// Answer every client request still in flight with an error: the server is gone.
-    pub async fn fail_pending(&self, message: &str, data: Value) {
+    /// Requests the client sends from now on get the same answer.
+    pub fn fail_pending(&self, message: &str, data: Value) {
         let pending: Vec<Pending> = {
             let mut state = self.state();
+            state.server_gone = Some(ServerGone {
+                message: message.to_string(),
+                data: data.clone(),
+            });
             state.own.clear();
             let mut pending: Vec<Pending> = state.pending.drain().map(|(_, p)| p).collect();
             pending.sort_by_key(|p| p.started);
             pending
         };
         for request in &pending {
-            let reply = error_response(&request.id, ErrorCode(-32000), message, Some(data.clone()));
-            self.client.send(&reply).await;
-            self.audit_unanswered(request, message);
+            self.answer_unanswered(request, message, &data);
         }
+    }
+
+    /// Answer a request the server will never answer.
+    fn answer_unanswered(&self, request: &Pending, message: &str, data: &Value) {
+        let reply = error_response(&request.id, ErrorCode(-32000), message, Some(data.clone()));
+        self.client.send(&reply);
+        self.audit_unanswered(request, message);
     }
 
     fn audit_unanswered(&self, pending: &Pending, error: &str) {
