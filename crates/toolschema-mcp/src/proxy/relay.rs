@@ -69,8 +69,9 @@ pub enum PendingKind {
     Other,
 }
 
-/// The answer to a request the proxy sent itself.
-type OwnAnswer = Result<Value, Value>;
+/// The answer to a request the proxy sent itself: the response line, parsed by the thread that
+/// waits for it.
+type OwnAnswer = Vec<u8>;
 
 /// State both directions share. Never held while reading or writing.
 #[derive(Default)]
@@ -83,6 +84,18 @@ pub struct State {
     registry: ToolRegistry,
     /// Set once the server has exited and the requests in flight were failed.
     server_gone: Option<ServerGone>,
+    /// Pages of the client's listings, in order, not learned yet.
+    unlearned: Vec<UnlearnedPage>,
+}
+
+/// A page of a `tools/list` result passed to the client, left for the client-to-server thread to
+/// learn the next time it needs the tools. That thread also compiles the validators, so the
+/// listing's memory is reused for them (each thread allocates from its own arena), and the page
+/// goes to the client without waiting to be learned.
+struct UnlearnedPage {
+    line: Vec<u8>,
+    first: bool,
+    changes_at_request: u64,
 }
 
 /// The error requests get once the server has exited.
@@ -347,6 +360,7 @@ impl Relay {
             tool: tool.to_string(),
             arguments: self.audit.is_some().then(|| arguments.clone()),
         };
+        self.learn_listed_pages();
         // Tools may have changed (or were never listed in full): check against the current list.
         if !self.state().registry.is_current() {
             // The call counts as in flight meanwhile, so a server dying during the listing still
@@ -470,14 +484,8 @@ impl Relay {
             let mut line = to_line(&request);
             line.pop();
             self.server.send_line(&line)?;
-            let result = match answer.recv_timeout(self.config.listing_timeout) {
-                Ok(Ok(result)) => result,
-                Ok(Err(error)) => {
-                    report(&format!(
-                        "the server answered the proxy's tools/list with an error: {error}; calls to tools not listed so far are forwarded unchecked"
-                    ));
-                    return Ok(false);
-                }
+            let answer = match answer.recv_timeout(self.config.listing_timeout) {
+                Ok(line) => own_result(&line),
                 // The server is gone: the proxy is ending.
                 Err(RecvTimeoutError::Disconnected) => return Ok(false),
                 Err(RecvTimeoutError::Timeout) => {
@@ -489,6 +497,17 @@ impl Relay {
                     return Ok(false);
                 }
             };
+            let result = match answer {
+                Ok(result) => result,
+                Err(error) => {
+                    report(&format!(
+                        "the server answered the proxy's tools/list with an error: {error}; calls to tools not listed so far are forwarded unchecked"
+                    ));
+                    return Ok(false);
+                }
+            };
+            // Pages the client listed before these come first.
+            self.learn_listed_pages();
             let next = next_cursor(&result);
             let tools = tools_of(&result);
             let warnings = self.state().registry.learn_page(
@@ -559,14 +578,7 @@ impl Relay {
             }
         };
         if let Some(own) = own {
-            let answer = match message::parse(trim_line(line)) {
-                Ok(mut message) => match message.get_mut("result") {
-                    Some(result) => Ok(result.take()),
-                    None => Err(message.get("error").cloned().unwrap_or(Value::Null)),
-                },
-                Err(e) => Err(json!(e.to_string())),
-            };
-            let _ = own.try_send(answer);
+            let _ = own.try_send(line.to_vec());
             return;
         }
         match pending {
@@ -587,37 +599,59 @@ impl Relay {
         }
     }
 
-    /// A `tools/list` result for the client: learn it, drop the tools the policy refuses.
+    /// A `tools/list` result for the client: drop the tools the policy refuses, and leave the page
+    /// to be learned.
     fn tools_list_result(&self, line: &[u8], first: bool, changes_at_request: u64) {
-        let Ok(mut message) = message::parse(trim_line(line)) else {
-            return self.client.send_line(line);
-        };
-        let Some(result) = message.get_mut("result") else {
-            return self.client.send_line(line);
-        };
-        let next = next_cursor(result);
-        let warnings = self.state().registry.learn_page(
-            tools_of(result),
-            Page {
-                first,
-                last: next.is_none(),
-                changes_at_request,
-            },
-        );
-        warnings.iter().for_each(|w| report(w));
+        // Queued before the client sees the page, so its next call is checked against it.
+        self.state().unlearned.push(UnlearnedPage {
+            line: line.to_vec(),
+            first,
+            changes_at_request,
+        });
+        match self.without_refused_tools(line) {
+            Some(filtered) => self.client.send(&filtered),
+            None => self.client.send_line(line),
+        }
+    }
+
+    /// The `tools/list` response without the tools the policy refuses, or `None` when it refuses
+    /// none of them.
+    fn without_refused_tools(&self, line: &[u8]) -> Option<Value> {
         let policy = &self.config.policy;
-        let Some(Value::Array(tools)) = result.get_mut("tools") else {
-            return self.client.send_line(line);
+        if policy.is_open() {
+            return None;
+        }
+        let mut message = message::parse(trim_line(line)).ok()?;
+        let Some(Value::Array(tools)) = message.get_mut("result")?.get_mut("tools") else {
+            return None;
         };
         let before = tools.len();
         tools.retain(|tool| {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
             policy.refusal(name).is_none()
         });
-        if tools.len() == before {
-            self.client.send_line(line);
-        } else {
-            self.client.send(&message);
+        (tools.len() != before).then_some(message)
+    }
+
+    /// Learn the pages of the client's listings that arrived since the last time.
+    fn learn_listed_pages(&self) {
+        let pages = std::mem::take(&mut self.state().unlearned);
+        for page in pages {
+            let Ok(message) = message::parse(trim_line(&page.line)) else {
+                continue;
+            };
+            let Some(result) = message.get("result") else {
+                continue;
+            };
+            let warnings = self.state().registry.learn_page(
+                tools_of(result),
+                Page {
+                    first: page.first,
+                    last: next_cursor(result).is_none(),
+                    changes_at_request: page.changes_at_request,
+                },
+            );
+            warnings.iter().for_each(|w| report(w));
         }
     }
 
@@ -642,7 +676,6 @@ impl Relay {
                 report(&format!(
                     "the result of tool '{tool}' cannot be checked: {e}"
                 ));
-                self.client.send_line(line);
                 self.audit(AuditRecord {
                     id,
                     tool,
@@ -654,6 +687,7 @@ impl Relay {
                     error: None,
                     arguments,
                 });
+                self.client.send_line(line);
                 return;
             }
         };
@@ -692,29 +726,27 @@ impl Relay {
                 _ => OutputVerdict::NoSchema,
             }
         };
-        match verdict {
-            OutputVerdict::Failed => {
-                report(&format!(
-                    "tool '{tool}' returned a result that does not match its outputSchema: {}",
-                    messages.join("; ")
-                ));
-                self.client.send_line(line);
-            }
-            OutputVerdict::Enforced => {
-                let text = format!(
-                    "the result of tool '{tool}' did not match its outputSchema and was withheld:\n{}",
-                    messages.join("\n")
-                );
-                message["result"] = tool_error_result(text);
-                self.client.send(&message);
-            }
-            _ => self.client.send_line(line),
+        if verdict == OutputVerdict::Failed {
+            report(&format!(
+                "tool '{tool}' returned a result that does not match its outputSchema: {}",
+                messages.join("; ")
+            ));
         }
-        let is_error = if verdict == OutputVerdict::Enforced {
+        let replaced = (verdict == OutputVerdict::Enforced).then(|| {
+            let text = format!(
+                "the result of tool '{tool}' did not match its outputSchema and was withheld:\n{}",
+                messages.join("\n")
+            );
+            message["result"] = tool_error_result(text);
+            message
+        });
+        let is_error = if replaced.is_some() {
             Some(true)
         } else {
             is_error
         };
+        // Audited before the client sees the result: its next call may be audited by the other
+        // thread, and the log keeps the order of the calls.
         self.audit(AuditRecord {
             id,
             tool,
@@ -726,6 +758,10 @@ impl Relay {
             error,
             arguments,
         });
+        match replaced {
+            Some(message) => self.client.send(&message),
+            None => self.client.send_line(line),
+        }
     }
 
     fn server_message_too_large(&self, over: &OversizedLine) {
@@ -748,13 +784,13 @@ impl Relay {
                 "the server's response ({} bytes) was refused by the proxy: the limit is {limit} bytes",
                 over.length
             );
+            self.audit_unanswered(&pending, &text);
             self.client.send(&error_response(
                 &pending.id,
                 ErrorCode::INTERNAL_ERROR,
                 &text,
                 None,
             ));
-            self.audit_unanswered(&pending, &text);
         }
     }
 
@@ -779,9 +815,9 @@ impl Relay {
 
     /// Answer a request the server will never answer.
     fn answer_unanswered(&self, request: &Pending, message: &str, data: &Value) {
+        self.audit_unanswered(request, message);
         let reply = error_response(&request.id, ErrorCode(-32000), message, Some(data.clone()));
         self.client.send(&reply);
-        self.audit_unanswered(request, message);
     }
 
     fn audit_unanswered(&self, pending: &Pending, error: &str) {
@@ -819,6 +855,17 @@ impl State {
                 return id;
             }
         }
+    }
+}
+
+/// The result of a response to the proxy's own request, or what went wrong.
+fn own_result(line: &[u8]) -> Result<Value, String> {
+    let mut message = message::parse(trim_line(line)).map_err(|e| e.to_string())?;
+    match message.get_mut("result") {
+        Some(result) => Ok(result.take()),
+        None => Err(message
+            .get("error")
+            .map_or_else(|| "null".to_string(), Value::to_string)),
     }
 }
 
