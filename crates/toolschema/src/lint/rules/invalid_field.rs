@@ -3,7 +3,7 @@
 use crate::catalog::error_field;
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::tool::{check_fields, Tool, ToolError};
+use crate::tool::{check_fields, Tool, ToolError, KNOWN_FIELDS};
 use serde_json::{Map, Value};
 
 declare_rule! {
@@ -37,19 +37,17 @@ declare_rule! {
     };
 }
 
-/// The fields checked here; the others are left out of the probe (they have their own rules, or
-/// MCP does not constrain them).
-const CHECKED: &[&str] = &[
-    "title",
-    "description",
-    "annotations",
-    "execution",
-    "icons",
-    "_meta",
-    "namespace",
-    "version",
-    "tags",
-];
+/// Known fields with rules of their own, left out of the probe (MCP does not constrain unknown
+/// fields either).
+const OWN_RULES: [&str; 3] = ["name", "inputSchema", "outputSchema"];
+
+/// The fields checked here: every field [`Tool`] knows but those with rules of their own.
+fn checked() -> impl Iterator<Item = &'static str> {
+    KNOWN_FIELDS
+        .iter()
+        .copied()
+        .filter(|field| !OWN_RULES.contains(field))
+}
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(fields) = cx.fields else {
@@ -66,13 +64,13 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     }
     let mut skipped: Vec<&str> = Vec::new();
     // Tool::from_map reports the first problem; leave each reported field out and try again.
-    for _ in 0..CHECKED.len() {
+    for _ in 0..checked().count() {
         let mut probe = Map::new();
         probe.insert("name".into(), Value::String("probe".into()));
         probe.insert("inputSchema".into(), Value::Object(Map::new()));
         for (key, value) in fields {
             let key = key.as_str();
-            if CHECKED.contains(&key) && !skipped.contains(&key) {
+            if checked().any(|c| c == key) && !skipped.contains(&key) {
                 let value = if key == "_meta" && value.is_object() {
                     Value::Object(Map::new()) // only its type is checked; skip the copy
                 } else {
@@ -92,7 +90,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             .split('/')
             .next()
             .unwrap_or("");
-        let Some(top) = CHECKED.iter().copied().find(|c| *c == top) else {
+        let Some(top) = checked().find(|c| *c == top) else {
             return;
         };
         let offset = cx.tool.offset_of(&field).unwrap_or(0);
