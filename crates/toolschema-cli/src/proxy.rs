@@ -70,16 +70,16 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
         ));
     };
     let mut config = ProxyConfig::new(ServerCommand::new(program, rest));
-    config.output_check = match args.output_check {
+    config.gate.output_check = match args.output_check {
         OutputCheckArg::Off => OutputCheck::Off,
         OutputCheckArg::Warn => OutputCheck::Warn,
         OutputCheckArg::Enforce => OutputCheck::Enforce,
     };
-    config.policy = ToolPolicy {
+    config.gate.policy = ToolPolicy {
         allow: args.allow.into_iter().map(Glob::new).collect(),
         deny: args.deny.into_iter().map(Glob::new).collect(),
     };
-    config.deny_unlisted = args.deny_unlisted;
+    config.gate.deny_unlisted = args.deny_unlisted;
     config.audit = args.audit;
     config.audit_arguments = args.audit_arguments;
     config.max_message_bytes = args.max_message_bytes;

@@ -59,12 +59,12 @@ impl OutputVerdict {
 }
 
 /// One audit line.
-#[derive(Debug, Clone)]
-pub struct AuditRecord<'a> {
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRecord {
     /// The request id.
-    pub id: &'a Value,
+    pub id: Value,
     /// The tool called.
-    pub tool: &'a str,
+    pub tool: String,
     /// What the proxy did.
     pub verdict: Verdict,
     /// Why it refused, or what the output check found.
@@ -78,7 +78,7 @@ pub struct AuditRecord<'a> {
     /// A JSON-RPC error the call was answered with.
     pub error: Option<String>,
     /// The call's arguments (written only with `--audit-arguments`).
-    pub arguments: Option<&'a Value>,
+    pub arguments: Option<Value>,
 }
 
 /// An append-only JSON Lines file.
@@ -98,7 +98,7 @@ impl AuditLog {
     }
 
     /// Append one record. A failing write is reported, never fatal: the calls go on.
-    pub fn write(&self, record: &AuditRecord<'_>) {
+    pub fn write(&self, record: &AuditRecord) {
         let mut line = self.to_json(record).to_string();
         line.push('\n');
         let result = match self.file.lock() {
@@ -110,7 +110,7 @@ impl AuditLog {
         }
     }
 
-    fn to_json(&self, record: &AuditRecord<'_>) -> Value {
+    fn to_json(&self, record: &AuditRecord) -> Value {
         let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
         let mut map = Map::new();
         map.insert("time".into(), json!(time));
@@ -131,7 +131,7 @@ impl AuditLog {
         if self.include_arguments {
             map.insert(
                 "arguments".into(),
-                record.arguments.cloned().unwrap_or(Value::Null),
+                record.arguments.clone().unwrap_or(Value::Null),
             );
         }
         Value::Object(map)
@@ -150,15 +150,15 @@ mod tests {
         let _ = std::fs::remove_file(&path);
         let arguments = json!({"q": "x"});
         let record = AuditRecord {
-            id: &json!(4),
-            tool: "search",
+            id: json!(4),
+            tool: "search".into(),
             verdict: Verdict::Rejected,
             messages: vec!["argument 'q' string length must be >= 3 (got 1)".into()],
             duration: Duration::from_micros(1500),
             is_error: None,
             output_check: None,
             error: None,
-            arguments: Some(&arguments),
+            arguments: Some(arguments.clone()),
         };
         AuditLog::open(&path, false).unwrap().write(&record);
         AuditLog::open(&path, true).unwrap().write(&record);
