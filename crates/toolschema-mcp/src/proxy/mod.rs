@@ -23,8 +23,8 @@ mod policy;
 mod registry;
 mod relay;
 
-pub use audit::{AuditRecord, OutputVerdict, Verdict};
-pub use gate::{Action, Gate, GateConfig};
+pub use audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
+pub use gate::{Action, Gate, GateConfig, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT};
 pub use policy::{Glob, ToolPolicy};
 
 use crate::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
@@ -43,6 +43,9 @@ use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
 
+/// How long one wait for the server's exit lasts before the proxy waits again.
+const SERVER_WATCH: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// How much of a pipe is read at once.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
 
@@ -56,6 +59,44 @@ pub enum OutputCheck {
     Warn,
     /// Replace the result with an `isError` result that says what was wrong.
     Enforce,
+}
+
+/// Whether the proxy checks `tools/call` arguments, and what it does with a call that fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputCheck {
+    /// Do not check: every call the policy allows is forwarded.
+    Off,
+    /// Check, report what fails on stderr and in the audit log, and forward the call anyway
+    /// (a gradual roll-out).
+    Warn,
+    /// Answer a call whose arguments break the schema, or whose tool's schema cannot be learned,
+    /// with a tool error; it never reaches the server.
+    #[default]
+    Enforce,
+}
+
+/// What the proxy does with top-level arguments the tool's schema does not declare, where the
+/// schema itself accepts them (it has no `additionalProperties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownArguments {
+    /// What the schema says: accepted.
+    #[default]
+    Allow,
+    /// Accepted, and reported on stderr and in the audit log.
+    Warn,
+    /// Refused like any other error, with a did-you-mean.
+    Reject,
+}
+
+/// What the proxy does with a call it cannot check because it could not learn the tool's
+/// schema (no listing, a schema that does not compile, a `$ref` it never fetches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnUnchecked {
+    /// Answer it with a tool error that says why.
+    #[default]
+    Refuse,
+    /// Forward it, with a warning on stderr for each call.
+    Forward,
 }
 
 /// The proxy's settings.
@@ -204,7 +245,10 @@ where
 
     enum First {
         Client(ClientEnd),
+        /// The server closed its stdout.
         Server,
+        /// The server exited (a child it started may still hold its stdout open).
+        ServerExited,
         Signal(i32),
     }
     // A client that closed its output may have left calls waiting in the gate for the proxy's
@@ -229,6 +273,7 @@ where
                 client_end = Some(end.unwrap_or(ClientEnd::EndOfInput));
             }
             _ = &mut server_done => break First::Server,
+            Some(_) = process.wait_for_exit(SERVER_WATCH) => break First::ServerExited,
             _ = terminate.recv() => break First::Signal(nix::libc::SIGTERM),
             _ = interrupt.recv() => break First::Signal(nix::libc::SIGINT),
             _ = wait => relay.tick(),
@@ -246,15 +291,14 @@ where
                 _ => ProxyExit::ClientClosed,
             })
         }
-        First::Client(ClientEnd::ServerGone) | First::Server => {
+        First::Client(ClientEnd::ServerGone) | First::Server | First::ServerExited => {
             if !matches!(first, First::Server) {
                 // Pass on whatever the server wrote before it went.
                 let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
             }
-            let status = match process.wait_for_exit(grace).await {
-                Some(status) => Some(status),
-                None => process.shut_down(grace).await,
-            };
+            // Also stops what the server left running in its process group (a child holding
+            // its stdout open).
+            let status = process.shut_down(grace).await;
             let described = status.map_or_else(|| "an unknown status".to_string(), describe_exit);
             let lines = tail.lines();
             relay.server_gone(

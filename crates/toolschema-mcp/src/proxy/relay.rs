@@ -11,7 +11,7 @@
 use super::audit::{AuditLog, AuditRecord};
 use super::gate::{report, Action, Gate};
 use crate::framing::{Frame, LineReader, OversizedLine};
-use crate::message::sniff_id;
+use crate::message::{sniff_id, RequestId};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -273,7 +273,9 @@ impl Relay {
                 }
                 Ok(Some(Frame::Oversized(over))) => {
                     let id = sniffed_id(&over);
-                    self.decide(|gate, out| gate.server_message_too_large(over.length, id, out));
+                    self.decide(|gate, out| {
+                        gate.server_message_too_large(over.length, id, Instant::now(), out)
+                    });
                 }
                 Ok(None) => return,
                 Err(e) => {
@@ -300,6 +302,6 @@ impl Relay {
 }
 
 /// The request id of an oversized message, from the two ends kept of it.
-fn sniffed_id(over: &OversizedLine) -> Option<Value> {
+fn sniffed_id(over: &OversizedLine) -> Option<RequestId> {
     sniff_id(&over.head, &over.tail)
 }

@@ -2,36 +2,52 @@
 //!
 //! A [`Gate`] sees the messages of one session as they arrive from either side, and the passing
 //! of time; it answers each with [`Action`]s, in the order they must happen: a message to write
-//! to the server or to the client, an audit record to append. It learns the tools from the
-//! listings that pass through, admits or refuses each `tools/call`, lists the tools itself when a
-//! call needs them, checks results against the output schema, and says what the audit log
-//! records. It does no I/O and never waits: a call that needs the tools listed first waits inside
-//! the gate while the proxy's own `tools/list` is out, and is decided when the listing ends.
+//! to the server or to the client, an audit record to append. It does no I/O and never waits.
+//!
+//! - It learns the tools from the listings that pass through ([`listing`]), and lists them
+//!   itself when a call needs them: the call waits inside the gate while every other message
+//!   keeps flowing, and a listing that fails or takes too long fails the waiting calls closed.
+//! - It admits or refuses each `tools/call` ([`calls`]): every call is checked or refused, never
+//!   forwarded unchecked unless the configuration says so; results are checked against the
+//!   tool's `outputSchema`.
+//! - It answers every request exactly once with the id as the client sent it, matching ids by
+//!   their JSON value, and answers a JSON-RPC batch as a batch where the protocol allows them.
 //!
 //! The stdio relay drives one gate from its two threads; tests drive it directly.
 
-use super::audit::{AuditRecord, OutputVerdict, Verdict};
-use super::policy::ToolPolicy;
-use super::registry::{Lookup, Page, ToolRegistry};
-use super::OutputCheck;
-use crate::framing::trim_line;
-use crate::message::{
-    self, error_response, inspect, result_response, to_line, tool_error_result, IdKey, Kind,
-};
-use rmcp::model::ErrorCode;
-use serde_json::{json, Map, Value};
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::time::{Duration, Instant};
+mod calls;
+mod listing;
+#[cfg(test)]
+mod tests;
 
-/// The prefix of the proxy's own request ids. With a counter after it, and checked against the
-/// client's requests in flight, an id the proxy makes never matches one of the client's.
-const OWN_ID_PREFIX: &str = "toolschema-proxy-";
+use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
+use super::policy::ToolPolicy;
+use super::registry::ToolRegistry;
+use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use crate::message::{
+    self, batch_line, error_line, read, read_object, text_of, IdKey, Kind, Message, Read, RequestId,
+};
+use calls::{CallRecord, Waiting};
+use listing::{Listing, UnlearnedPage};
+use rmcp::model::ErrorCode;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
+use std::time::{Duration, Instant};
 
 /// How much of a malformed message is quoted in a report.
 const EXCERPT_CHARS: usize = 120;
 
-/// How long the proxy waits for the server to answer its own `tools/list`, by default.
+/// How long the proxy waits for the server to answer a `tools/list` it sent itself, by default.
 pub const DEFAULT_LISTING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the proxy waits before it lists the tools again after its listing failed, by
+/// default; the wait doubles with each failure in a row.
+pub const DEFAULT_LISTING_RETRY: Duration = Duration::from_secs(1);
+
+/// The protocol revisions that allow JSON-RPC batches (2025-03-26 added them, 2025-06-18
+/// removed them again).
+const BATCH_REVISIONS: &[&str] = &["2025-03-26"];
 
 /// Report something the proxy's user should know (through `tracing`: the binary decides where it
 /// goes).
@@ -42,6 +58,12 @@ pub fn report(message: &str) {
 /// What a gate decides with.
 #[derive(Debug, Clone)]
 pub struct GateConfig {
+    /// Whether `tools/call` arguments are checked, and what a failure does.
+    pub input_check: InputCheck,
+    /// What happens to top-level arguments an open schema does not declare.
+    pub unknown_arguments: UnknownArguments,
+    /// What happens to a call whose tool's schema cannot be learned.
+    pub on_unchecked: OnUnchecked,
     /// The output check.
     pub output_check: OutputCheck,
     /// Which tools are let through.
@@ -56,11 +78,17 @@ pub struct GateConfig {
     pub max_message_bytes: usize,
     /// How long the proxy waits for the server to answer a `tools/list` it sent itself.
     pub listing_timeout: Duration,
+    /// How long the proxy waits before listing again after its listing failed (doubling with
+    /// each failure in a row, up to a minute).
+    pub listing_retry: Duration,
 }
 
 impl Default for GateConfig {
     fn default() -> Self {
         GateConfig {
+            input_check: InputCheck::default(),
+            unknown_arguments: UnknownArguments::default(),
+            on_unchecked: OnUnchecked::default(),
             output_check: OutputCheck::default(),
             policy: ToolPolicy::default(),
             deny_unlisted: false,
@@ -68,6 +96,7 @@ impl Default for GateConfig {
             audit_arguments: false,
             max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
             listing_timeout: DEFAULT_LISTING_TIMEOUT,
+            listing_retry: DEFAULT_LISTING_RETRY,
         }
     }
 }
@@ -83,18 +112,32 @@ pub enum Action {
     Audit(Box<AuditRecord>),
 }
 
+/// Where the outcome of one client message goes: straight to the transport, or into the batch
+/// it came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Direct,
+    Batch(u64),
+}
+
 /// A client request the server has not answered yet.
 struct Pending {
     /// The id as the client sent it.
-    id: Value,
+    id: RequestId,
     /// When the request arrived.
     started: Instant,
     /// What it asked.
     kind: PendingKind,
+    /// Where its answer goes.
+    route: Route,
+    /// Its place in the order requests arrived in.
+    order: u64,
 }
 
 /// What a pending request asked, as far as its response matters.
 enum PendingKind {
+    /// `initialize`: the response says which protocol revision the session speaks.
+    Initialize,
     /// `tools/list`: the response is learned (and filtered by the policy).
     ListTools {
         /// Asked without a cursor.
@@ -103,22 +146,21 @@ enum PendingKind {
         changes_at_request: u64,
     },
     /// `tools/call`: the response is checked against the output schema and audited.
-    CallTool {
-        /// The tool called.
-        tool: String,
-        /// The arguments, kept for the audit log only when it records them.
-        arguments: Option<Value>,
-    },
+    CallTool(CallRecord),
     /// Anything else.
     Other,
 }
 
-/// A page of a `tools/list` result passed to the client, learned the next time a call needs the
-/// tools (the page goes to the client without waiting to be learned).
-struct UnlearnedPage {
-    line: Vec<u8>,
-    first: bool,
-    changes_at_request: u64,
+/// A JSON-RPC batch from the client, being answered.
+struct Batch {
+    /// Its messages for the server, sent together as one batch.
+    to_server: Vec<Vec<u8>>,
+    /// The answers gathered so far.
+    answers: Vec<Vec<u8>>,
+    /// Requests forwarded and not answered yet.
+    outstanding: usize,
+    /// Still being read: answers are not sent before it is read to the end.
+    open: bool,
 }
 
 /// The error requests get once the server has exited.
@@ -128,68 +170,52 @@ struct ServerGone {
     data: Value,
 }
 
-/// A `tools/call` whose arguments are read and whose tool is allowed, about to be checked.
-struct AdmittedCall {
-    id: Value,
-    tool: String,
-    arguments: Value,
-    line: Vec<u8>,
-    started: Instant,
-}
-
-/// The proxy's own listing of the server's tools, under way.
-struct OwnListing {
-    /// The id of the page request out now.
-    request: IdKey,
-    /// The cursor it asked with (`None` for the first page).
-    cursor: Option<String>,
-    /// Cursors seen so far: a server that repeats one would be listed forever.
-    seen: HashSet<String>,
-    /// The registry's change count when the listing started, and when this page was asked for.
-    changes_at_start: u64,
-    changes_at_request: u64,
-    /// When the server must have answered this page.
-    deadline: Instant,
-    /// The call that needs the list (in flight meanwhile, so a server that dies answers it).
-    call: AdmittedCall,
-}
-
-/// How arguments fared against what the proxy knows of the tool.
-enum ArgumentVerdict {
-    Forward,
-    Invalid(toolschema::ValidationErrors),
-    Unlisted,
-}
-
 /// The decisions of one proxied session.
 pub struct Gate {
     config: GateConfig,
     /// Client requests in flight at the server.
     pending: HashMap<IdKey, Pending>,
-    next_own_id: u64,
     registry: ToolRegistry,
+    /// Pages of the client's latest listing, not learned yet.
+    unlearned: Vec<UnlearnedPage>,
+    /// The proxy's own listing.
+    listing: Listing,
+    /// Calls (and batches holding calls) waiting for the proxy's own listing, in order.
+    waiting: VecDeque<Waiting>,
+    /// The proxy's own request ids: the counter, and ids given up on whose answers may still
+    /// come (they are dropped, never passed to the client).
+    next_own_id: u64,
+    abandoned: HashSet<IdKey>,
     /// Set once the server has exited and the requests in flight were failed.
     server_gone: Option<ServerGone>,
-    /// Pages of the client's listings, in order, not learned yet.
-    unlearned: Vec<UnlearnedPage>,
-    /// The proxy's own listing, while it runs.
-    listing: Option<OwnListing>,
-    /// Client messages that arrived during the proxy's own listing, in order.
-    parked: VecDeque<Vec<u8>>,
+    /// The protocol revision the server answered `initialize` with.
+    protocol: Option<String>,
+    batches: HashMap<u64, Batch>,
+    next_batch: u64,
+    /// How many requests were tracked: their order of arrival.
+    tracked: u64,
+    /// What was reported once and is not reported again.
+    reported: HashSet<String>,
 }
 
 impl Gate {
     /// A gate for a new session.
     pub fn new(config: GateConfig) -> Gate {
         Gate {
+            listing: Listing::new(config.listing_retry),
             config,
             pending: HashMap::new(),
-            next_own_id: 0,
             registry: ToolRegistry::default(),
-            server_gone: None,
             unlearned: Vec::new(),
-            listing: None,
-            parked: VecDeque::new(),
+            waiting: VecDeque::new(),
+            next_own_id: 0,
+            abandoned: HashSet::new(),
+            server_gone: None,
+            protocol: None,
+            batches: HashMap::new(),
+            next_batch: 0,
+            tracked: 0,
+            reported: HashSet::new(),
         }
     }
 
@@ -200,26 +226,31 @@ impl Gate {
 
     /// When [`Gate::tick`] must be called next, if anything waits on time.
     pub fn next_deadline(&self) -> Option<Instant> {
-        self.listing.as_ref().map(|listing| listing.deadline)
+        self.listing.deadline()
     }
 
     /// Whether client messages wait in the gate to be decided (for the proxy's own listing).
     pub fn holds_client_messages(&self) -> bool {
-        self.listing.is_some() || !self.parked.is_empty()
+        !self.waiting.is_empty()
+    }
+
+    /// Client requests in flight at the server (or waiting in the gate).
+    pub fn requests_in_flight(&self) -> usize {
+        self.pending.len() + self.waiting.len()
     }
 
     /// Time has passed: fail what waited too long.
     pub fn tick(&mut self, now: Instant, out: &mut Vec<Action>) {
-        let expired = self
+        if self
             .listing
-            .as_ref()
-            .is_some_and(|listing| listing.deadline <= now);
-        if expired {
-            report(&format!(
-                "the server did not answer the proxy's tools/list within {}s; calls to tools not listed so far are forwarded unchecked",
+            .deadline()
+            .is_some_and(|deadline| deadline <= now)
+        {
+            let reason = format!(
+                "the server did not answer the proxy's tools/list within {}s",
                 self.config.listing_timeout.as_secs_f64()
-            ));
-            self.finish_listing(false, now, out);
+            );
+            self.listing_failed(reason, now, out);
         }
     }
 
@@ -227,36 +258,55 @@ impl Gate {
 
     /// A message from the client (one line, without its newline).
     pub fn client_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        if self.listing.is_some() {
-            self.parked.push_back(line);
-            return;
-        }
-        self.client_line(line, now, out);
-    }
-
-    fn client_line(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        match inspect(trim_line(&line)) {
+        let text = match text_of(line) {
+            Ok(text) => text,
+            Err((line, malformed)) => {
+                return report(&format!(
+                    "skipped a message from the client: {malformed}: {}",
+                    excerpt(&String::from_utf8_lossy(&line))
+                ))
+            }
+        };
+        match read(&text) {
             Err(malformed) => report(&format!(
                 "skipped a message from the client: {malformed}: {}",
-                excerpt(&line)
+                excerpt(&text)
             )),
-            Ok(Kind::Request { id, method }) if method == "tools/call" => {
-                self.tools_call(id, line, now, out)
+            Ok(Read::One(message)) => self.client_one(text, message, Route::Direct, now, out),
+            Ok(Read::Batch(elements)) => self.client_batch(text, elements, now, out),
+        }
+    }
+
+    /// One message from the client, on its own or in a batch.
+    fn client_one(
+        &mut self,
+        text: String,
+        message: Message,
+        route: Route,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        match &message.kind {
+            Kind::Request { method, .. } if method == "tools/call" => {
+                self.tools_call(text, message, route, now, out)
             }
-            Ok(Kind::Request { id, method }) => {
-                let kind = if method == "tools/list" {
-                    PendingKind::ListTools {
-                        first: !has_cursor(&line),
+            Kind::Request { id, method } => {
+                let kind = match method.as_str() {
+                    "initialize" => PendingKind::Initialize,
+                    "tools/list" => PendingKind::ListTools {
+                        first: !param_is_set(&text, &message, "cursor"),
                         changes_at_request: self.registry.changes(),
-                    }
-                } else {
-                    PendingKind::Other
+                    },
+                    _ => PendingKind::Other,
                 };
-                if self.track(id, kind, now, out) {
-                    out.push(Action::ToServer(line));
+                if self.track(id.clone(), kind, route, now, out) {
+                    self.send_on(route, text.into_bytes(), out);
                 }
             }
-            Ok(_) => out.push(Action::ToServer(line)),
+            Kind::Notification { method }
+                if method == "notifications/cancelled"
+                    && self.cancel_waiting(&text, &message, now, out) => {}
+            _ => self.send_on(route, text.into_bytes(), out),
         }
     }
 
@@ -265,7 +315,7 @@ impl Gate {
     pub fn client_message_too_large(
         &mut self,
         length: usize,
-        id: Option<Value>,
+        id: Option<RequestId>,
         out: &mut Vec<Action>,
     ) {
         let limit = self.config.max_message_bytes;
@@ -276,359 +326,213 @@ impl Gate {
             let text = format!(
                 "message of {length} bytes refused by the proxy: the limit is {limit} bytes"
             );
-            let reply = error_response(&id, ErrorCode::INVALID_REQUEST, &text, None);
-            out.push(Action::ToClient(line_of(&reply)));
+            out.push(Action::ToClient(error_line(
+                Some(&id),
+                ErrorCode::INVALID_REQUEST,
+                &text,
+                None,
+            )));
         }
     }
 
     /// Remember a request about to be forwarded to the server, which arrived at `started`.
     ///
-    /// Once the server is gone (the requests in flight were failed), the request is answered with
-    /// the same error instead, and `false` says it must not be forwarded.
+    /// Once the server is gone, the request is answered with the error every request in flight
+    /// got, and `false` says it must not be forwarded; so is a request whose id is in flight
+    /// already (its answers could not be told apart).
     fn track(
         &mut self,
-        id: Value,
+        id: RequestId,
         kind: PendingKind,
+        route: Route,
         started: Instant,
         out: &mut Vec<Action>,
     ) -> bool {
-        let pending = Pending { id, started, kind };
-        match &self.server_gone {
-            None => {
-                self.pending.insert(IdKey::of(&pending.id), pending);
-                true
-            }
-            Some(gone) => {
-                let gone = gone.clone();
-                self.answer_unanswered(&pending, &gone.message, &gone.data, out);
-                false
-            }
-        }
-    }
-
-    /// A `tools/call` from the client: check it, then forward it or answer it.
-    fn tools_call(&mut self, id: Value, line: Vec<u8>, started: Instant, out: &mut Vec<Action>) {
-        let call = match message::parse_call(trim_line(&line)) {
-            Ok(call) => call,
-            Err(e) => {
-                // Inspection passed, so it is JSON too deep to read: it cannot be checked.
-                let message = format!("the tools/call request cannot be checked: {e}");
-                report(&message);
-                let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &message, None);
-                out.push(Action::ToClient(line_of(&reply)));
-                let tool = message::tool_name(trim_line(&line)).unwrap_or_default();
-                self.refused(&id, &tool, Verdict::Rejected, message, started, None, out);
-                return;
-            }
-        };
-        // Without a name there is nothing to check against: the server answers.
-        let Some(tool) = call.name else {
-            if self.track(id, PendingKind::Other, started, out) {
-                out.push(Action::ToServer(line));
-            }
-            return;
-        };
-        // MCP treats absent arguments (and `null`, which some clients send) as none.
-        let arguments = match call.arguments {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(arguments) => arguments,
-        };
-        if !arguments.is_object() {
-            let message = format!(
-                "arguments of tool '{tool}' must be a JSON object (got {})",
-                json_type(&arguments)
-            );
-            let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &message, None);
-            out.push(Action::ToClient(line_of(&reply)));
-            self.refused(
-                &id,
-                &tool,
-                Verdict::Rejected,
-                message,
-                started,
-                Some(&arguments),
-                out,
-            );
-            return;
-        }
-        if let Some(reason) = self.config.policy.refusal(&tool) {
-            let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &reason, None);
-            out.push(Action::ToClient(line_of(&reply)));
-            self.refused(
-                &id,
-                &tool,
-                Verdict::Denied,
-                reason,
-                started,
-                Some(&arguments),
-                out,
-            );
-            return;
-        }
-        let call = AdmittedCall {
+        self.tracked += 1;
+        let pending = Pending {
             id,
-            tool,
-            arguments,
-            line,
             started,
+            kind,
+            route,
+            order: self.tracked,
         };
-        self.learn_listed_pages();
-        // Tools may have changed (or were never listed in full): check against the current list.
-        if !self.registry.is_current() {
-            // The call counts as in flight meanwhile, so a server dying during the listing still
-            // gets it answered (with the error every request in flight gets).
-            let kind = self.call_kind(&call.tool, &call.arguments);
-            if self.track(call.id.clone(), kind, started, out) {
-                self.start_listing(call, started, out);
-            }
-            return;
+        if let Some(gone) = self.server_gone.clone() {
+            self.answer_unanswered(pending, &gone.message, &gone.data, out);
+            return false;
         }
-        self.decide_call(call, out);
+        let key = pending.id.key().clone();
+        if self.pending.contains_key(&key) || self.is_own_id(&key) {
+            let text = format!(
+                "request id {} is already used by a request in flight",
+                pending.id
+            );
+            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
+            self.reply(route, reply, out);
+            return false;
+        }
+        if let Route::Batch(batch) = route {
+            if let Some(batch) = self.batches.get_mut(&batch) {
+                batch.outstanding += 1;
+            }
+        }
+        self.pending.insert(key, pending);
+        true
     }
 
-    fn call_kind(&self, tool: &str, arguments: &Value) -> PendingKind {
-        PendingKind::CallTool {
-            tool: tool.to_string(),
-            arguments: self.config.audit.then(|| arguments.clone()),
-        }
-    }
-
-    /// Check a call against the tools as known now, and forward it or answer it.
-    fn decide_call(&mut self, call: AdmittedCall, out: &mut Vec<Action>) {
-        let AdmittedCall {
-            id,
-            tool,
-            arguments,
-            line,
-            started,
-        } = call;
-        match self.check_arguments(&tool, &arguments) {
-            ArgumentVerdict::Forward => {
-                let kind = self.call_kind(&tool, &arguments);
-                if self.track(id, kind, started, out) {
-                    out.push(Action::ToServer(line));
-                }
-            }
-            ArgumentVerdict::Invalid(errors) => {
-                let result = tool_error_result(errors.to_string());
-                out.push(Action::ToClient(line_of(&result_response(&id, result))));
-                let messages = errors.messages().into_iter().map(String::from).collect();
-                self.audit(
-                    AuditRecord {
-                        id,
-                        tool,
-                        verdict: Verdict::Rejected,
-                        messages,
-                        duration: started.elapsed(),
-                        is_error: Some(true),
-                        output_check: None,
-                        error: None,
-                        arguments: None,
-                    },
-                    Some(&arguments),
-                    out,
-                );
-            }
-            ArgumentVerdict::Unlisted => {
-                let mut reason = format!("unknown tool '{tool}'");
-                if let Some(suggestion) = toolschema::suggest::closest(&tool, self.registry.names())
-                {
-                    reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
-                }
-                let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &reason, None);
-                out.push(Action::ToClient(line_of(&reply)));
-                self.refused(
-                    &id,
-                    &tool,
-                    Verdict::Denied,
-                    reason,
-                    started,
-                    Some(&arguments),
-                    out,
-                );
-            }
+    /// Send a message on to the server, alone or with its batch.
+    fn send_on(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
+        match route {
+            Route::Direct => out.push(Action::ToServer(line)),
+            Route::Batch(batch) => match self.batches.get_mut(&batch) {
+                Some(batch) => batch.to_server.push(line),
+                None => out.push(Action::ToServer(line)),
+            },
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn refused(
-        &self,
-        id: &Value,
-        tool: &str,
-        verdict: Verdict,
-        message: String,
-        started: Instant,
-        arguments: Option<&Value>,
+    /// Send the client an answer, alone or with its batch.
+    fn reply(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
+        match route {
+            Route::Direct => out.push(Action::ToClient(line)),
+            Route::Batch(batch) => match self.batches.get_mut(&batch) {
+                Some(batch) => batch.answers.push(line),
+                None => out.push(Action::ToClient(line)),
+            },
+        }
+    }
+
+    /// The answer to a request the server had: sent, or gathered with its batch.
+    fn answered(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
+        self.reply(route, line, out);
+        if let Route::Batch(batch) = route {
+            if let Some(open) = self.batches.get_mut(&batch) {
+                open.outstanding = open.outstanding.saturating_sub(1);
+            }
+            self.complete_batch(batch, out);
+        }
+    }
+
+    // ----- batches -----
+
+    /// A JSON-RPC batch from the client.
+    fn client_batch(
+        &mut self,
+        text: String,
+        elements: Vec<Range<usize>>,
+        now: Instant,
         out: &mut Vec<Action>,
     ) {
-        self.audit(
-            AuditRecord {
-                id: id.clone(),
-                tool: tool.to_string(),
-                verdict,
-                messages: vec![message],
-                duration: started.elapsed(),
-                is_error: None,
-                output_check: None,
-                error: None,
-                arguments: None,
-            },
-            arguments,
-            out,
-        );
-    }
-
-    /// Emit an audit record, with the call's arguments when the log records them.
-    fn audit(&self, mut record: AuditRecord, arguments: Option<&Value>, out: &mut Vec<Action>) {
-        if !self.config.audit {
+        if elements.is_empty() {
+            let reply = error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "an empty JSON-RPC batch is not a request",
+                None,
+            );
+            return out.push(Action::ToClient(reply));
+        }
+        let revision = self.protocol.clone();
+        if !revision
+            .as_deref()
+            .is_some_and(|r| BATCH_REVISIONS.contains(&r))
+        {
+            return self.refuse_batch(&text, &elements, revision.as_deref(), out);
+        }
+        if self.batch_waits_for_listing(&text, &elements, now, out) {
+            self.waiting.push_back(Waiting::Batch(text));
             return;
         }
-        if self.config.audit_arguments {
-            record.arguments = arguments.cloned();
-        }
-        out.push(Action::Audit(Box::new(record)));
-    }
-
-    fn check_arguments(&mut self, tool: &str, arguments: &Value) -> ArgumentVerdict {
-        let (lookup, warning) = self.registry.lookup(tool);
-        if let Some(warning) = warning {
-            report(&warning);
-        }
-        match lookup {
-            Lookup::Compiled(compiled) => match compiled.validate_input(arguments) {
-                Ok(()) => ArgumentVerdict::Forward,
-                Err(errors) => ArgumentVerdict::Invalid(errors),
-            },
-            Lookup::Unusable => ArgumentVerdict::Forward,
-            Lookup::Unknown if self.config.deny_unlisted => ArgumentVerdict::Unlisted,
-            Lookup::Unknown => ArgumentVerdict::Forward,
-        }
-    }
-
-    // ----- the proxy's own listing -----
-
-    /// List the server's tools (every page) with the proxy's own requests, whose responses are
-    /// not passed to the client; `call` is decided when the listing ends.
-    fn start_listing(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
-        let changes = self.registry.changes();
-        let call_key = IdKey::of(&call.id);
-        let request = self.send_page(None, &call_key, out);
-        self.listing = Some(OwnListing {
-            request,
-            cursor: None,
-            seen: HashSet::new(),
-            changes_at_start: changes,
-            changes_at_request: changes,
-            deadline: now + self.config.listing_timeout,
-            call,
-        });
-    }
-
-    /// Ask the server for one page of tools; returns the request's id.
-    fn send_page(&mut self, cursor: Option<&str>, call: &IdKey, out: &mut Vec<Action>) -> IdKey {
-        let id = self.own_id(call);
-        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
-        if let Some(cursor) = cursor {
-            request["params"] = json!({ "cursor": cursor });
-        }
-        out.push(Action::ToServer(line_of(&request)));
-        IdKey::of(&id)
-    }
-
-    /// A fresh id for the proxy's own request: not the id of the call it is made for, nor of
-    /// any client request in flight.
-    fn own_id(&mut self, call: &IdKey) -> Value {
-        loop {
-            self.next_own_id += 1;
-            let id = Value::String(format!("{OWN_ID_PREFIX}{}", self.next_own_id));
-            let key = IdKey::of(&id);
-            if key != *call && !self.pending.contains_key(&key) {
-                return id;
-            }
-        }
-    }
-
-    /// The server's answer to the page the proxy asked for.
-    fn own_page(&mut self, line: &[u8], now: Instant, out: &mut Vec<Action>) {
-        let result = match own_result(line) {
-            Ok(result) => result,
-            Err(error) => {
-                report(&format!(
-                    "the server answered the proxy's tools/list with an error: {error}; calls to tools not listed so far are forwarded unchecked"
-                ));
-                return self.finish_listing(false, now, out);
-            }
-        };
-        // Pages the client listed before these come first.
-        self.learn_listed_pages();
-        let Some(listing) = &self.listing else {
-            return;
-        };
-        let next = next_cursor(&result);
-        let warnings = self.registry.learn_page(
-            tools_of(&result),
-            Page {
-                first: listing.cursor.is_none(),
-                last: next.is_none(),
-                changes_at_request: listing.changes_at_request,
+        let id = self.next_batch;
+        self.next_batch += 1;
+        self.batches.insert(
+            id,
+            Batch {
+                to_server: Vec::new(),
+                answers: Vec::new(),
+                outstanding: 0,
+                open: true,
             },
         );
-        warnings.iter().for_each(|w| report(w));
-        match next {
-            None => self.finish_listing(true, now, out),
-            Some(next) => {
-                let repeated = self
-                    .listing
-                    .as_mut()
-                    .is_some_and(|listing| !listing.seen.insert(next.clone()));
-                if repeated {
-                    report(&format!(
-                        "the server returned nextCursor {} twice to the proxy's tools/list; stopped listing",
-                        Value::String(next)
-                    ));
-                    return self.finish_listing(false, now, out);
+        for range in elements {
+            let element = text[range].to_string();
+            match read_object(&element, 0..element.len()) {
+                Ok(message) => self.client_one(element, message, Route::Batch(id), now, out),
+                Err(malformed) => {
+                    let reply = error_line(
+                        None,
+                        ErrorCode::INVALID_REQUEST,
+                        &format!("a message in the batch is not a JSON-RPC message: {malformed}"),
+                        None,
+                    );
+                    self.reply(Route::Batch(id), reply, out);
                 }
-                let call_key = match &self.listing {
-                    Some(listing) => IdKey::of(&listing.call.id),
-                    None => return,
-                };
-                let changes = self.registry.changes();
-                let request = self.send_page(Some(&next), &call_key, out);
-                if let Some(listing) = &mut self.listing {
-                    listing.request = request;
-                    listing.cursor = Some(next);
-                    listing.changes_at_request = changes;
-                    listing.deadline = now + self.config.listing_timeout;
+            }
+        }
+        if let Some(batch) = self.batches.get_mut(&id) {
+            batch.open = false;
+            if !batch.to_server.is_empty() {
+                let messages = std::mem::take(&mut batch.to_server);
+                out.push(Action::ToServer(batch_line(&messages)));
+            }
+        }
+        self.complete_batch(id, out);
+    }
+
+    /// Send a batch's answers once every request in it is answered.
+    fn complete_batch(&mut self, id: u64, out: &mut Vec<Action>) {
+        let done = self
+            .batches
+            .get(&id)
+            .is_some_and(|batch| !batch.open && batch.outstanding == 0);
+        if done {
+            if let Some(batch) = self.batches.remove(&id) {
+                if !batch.answers.is_empty() {
+                    out.push(Action::ToClient(batch_line(&batch.answers)));
                 }
             }
         }
     }
 
-    /// The own listing ended (`listed`: every page was learned); decide the call that waited for
-    /// it, then the client messages that arrived meanwhile.
-    fn finish_listing(&mut self, listed: bool, now: Instant, out: &mut Vec<Action>) {
-        let Some(listing) = self.listing.take() else {
-            return;
+    /// A batch in a session whose protocol revision does not allow them: each request in it is
+    /// answered with an Invalid Request error, as a batch.
+    fn refuse_batch(
+        &mut self,
+        text: &str,
+        elements: &[Range<usize>],
+        revision: Option<&str>,
+        out: &mut Vec<Action>,
+    ) {
+        let why = match revision {
+            Some(revision) => format!(
+                "JSON-RPC batches are not allowed in MCP {revision} (only in 2025-03-26); send each message on its own"
+            ),
+            None => "JSON-RPC batches are not allowed before the session is initialized with MCP 2025-03-26; send each message on its own".to_string(),
         };
-        if !listed {
-            // What is known is all that will be known until the tools change again, so calls do
-            // not each list again.
-            self.registry.settle(listing.changes_at_start);
-        }
-        // Not in flight any more: a server gone meanwhile has already answered it.
-        if self.pending.remove(&IdKey::of(&listing.call.id)).is_some() {
-            self.decide_call(listing.call, out);
-        }
-        self.replay_parked(now, out);
-    }
-
-    /// Handle the client messages parked during the own listing, until one starts another.
-    fn replay_parked(&mut self, now: Instant, out: &mut Vec<Action>) {
-        while self.listing.is_none() {
-            let Some(line) = self.parked.pop_front() else {
-                return;
-            };
-            self.client_line(line, now, out);
+        report(&format!("refused a JSON-RPC batch from the client: {why}"));
+        let answers: Vec<Vec<u8>> = elements
+            .iter()
+            .filter_map(|range| match read_object(text, range.clone()) {
+                Ok(Message {
+                    kind: Kind::Request { id, .. },
+                    ..
+                }) => Some(error_line(
+                    Some(&id),
+                    ErrorCode::INVALID_REQUEST,
+                    &why,
+                    None,
+                )),
+                _ => None,
+            })
+            .collect();
+        if answers.is_empty() {
+            out.push(Action::ToClient(error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                &why,
+                None,
+            )));
+        } else {
+            out.push(Action::ToClient(batch_line(&answers)));
         }
     }
 
@@ -636,213 +540,117 @@ impl Gate {
 
     /// A message from the server (one line, without its newline).
     pub fn server_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        match inspect(trim_line(&line)) {
+        let text = match text_of(line) {
+            Ok(text) => text,
+            Err((line, malformed)) => {
+                return report(&format!(
+                    "skipped a message from the server: {malformed}: {}",
+                    excerpt(&String::from_utf8_lossy(&line))
+                ))
+            }
+        };
+        match read(&text) {
             Err(malformed) => report(&format!(
                 "skipped a message from the server: {malformed}: {}",
-                excerpt(&line)
+                excerpt(&text)
             )),
-            Ok(Kind::Response { id }) => self.response(&id, line, now, out),
-            Ok(Kind::Notification { method }) => {
+            Ok(Read::One(message)) => self.server_one(text, message, now, out),
+            // Each message of a batch is handled as if it came alone; answers to a client's
+            // batch are gathered into the batch they belong to.
+            Ok(Read::Batch(elements)) => {
+                for range in elements {
+                    let element = text[range].to_string();
+                    match read_object(&element, 0..element.len()) {
+                        Ok(message) => self.server_one(element, message, now, out),
+                        Err(malformed) => report(&format!(
+                            "skipped a message in a batch from the server: {malformed}: {}",
+                            excerpt(&element)
+                        )),
+                    }
+                }
+            }
+        }
+    }
+
+    fn server_one(&mut self, text: String, message: Message, now: Instant, out: &mut Vec<Action>) {
+        match &message.kind {
+            Kind::Response { id, id_at } => {
+                let (id, id_at) = (id.clone(), id_at.clone());
+                self.response(text, message, &id, id_at, now, out)
+            }
+            Kind::Notification { method } => {
                 if method == "notifications/tools/list_changed" {
                     self.registry.tools_changed();
                 }
-                out.push(Action::ToClient(line));
+                out.push(Action::ToClient(text.into_bytes()));
             }
-            Ok(_) => out.push(Action::ToClient(line)),
+            _ => out.push(Action::ToClient(text.into_bytes())),
         }
     }
 
-    fn response(&mut self, id: &Value, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        let key = IdKey::of(id);
-        if self
-            .listing
-            .as_ref()
-            .is_some_and(|listing| listing.request == key)
-        {
-            return self.own_page(trim_line(&line), now, out);
-        }
-        match self.pending.remove(&key) {
-            Some(Pending {
-                kind:
-                    PendingKind::ListTools {
-                        first,
-                        changes_at_request,
-                    },
-                ..
-            }) => self.tools_list_result(line, first, changes_at_request, out),
-            Some(Pending {
-                id,
-                started,
-                kind: PendingKind::CallTool { tool, arguments },
-            }) => self.tools_call_result(line, id, tool, started, arguments, out),
-            Some(_) | None => out.push(Action::ToClient(line)),
-        }
-    }
-
-    /// A `tools/list` result for the client: drop the tools the policy refuses, and leave the page
-    /// to be learned.
-    fn tools_list_result(
+    fn response(
         &mut self,
-        line: Vec<u8>,
-        first: bool,
-        changes_at_request: u64,
+        text: String,
+        message: Message,
+        id: &RequestId,
+        id_at: Range<usize>,
+        now: Instant,
         out: &mut Vec<Action>,
     ) {
-        // Queued before the client sees the page, so its next call is checked against it.
-        let (learned, sent) = match self.without_refused_tools(&line) {
-            Some(filtered) => (line, line_of(&filtered)),
-            None => (line.clone(), line),
-        };
-        self.unlearned.push(UnlearnedPage {
-            line: learned,
-            first,
-            changes_at_request,
-        });
-        out.push(Action::ToClient(sent));
-    }
-
-    /// The `tools/list` response without the tools the policy refuses, or `None` when it refuses
-    /// none of them.
-    fn without_refused_tools(&self, line: &[u8]) -> Option<Value> {
-        let policy = &self.config.policy;
-        if policy.is_open() {
-            return None;
+        let key = id.key();
+        if self.listing.is_waiting_for(key) {
+            return self.own_page(&text, &message, now, out);
         }
-        let mut message = message::parse(trim_line(line)).ok()?;
-        let Some(Value::Array(tools)) = message.get_mut("result")?.get_mut("tools") else {
-            return None;
-        };
-        let before = tools.len();
-        tools.retain(|tool| {
-            let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-            policy.refusal(name).is_none()
-        });
-        (tools.len() != before).then_some(message)
-    }
-
-    /// Learn the pages of the client's listings that arrived since the last time.
-    fn learn_listed_pages(&mut self) {
-        for page in std::mem::take(&mut self.unlearned) {
-            let Ok(message) = message::parse(trim_line(&page.line)) else {
-                continue;
-            };
-            let Some(result) = message.get("result") else {
-                continue;
-            };
-            let warnings = self.registry.learn_page(
-                tools_of(result),
-                Page {
-                    first: page.first,
-                    last: next_cursor(result).is_none(),
-                    changes_at_request: page.changes_at_request,
-                },
-            );
-            warnings.iter().for_each(|w| report(w));
+        if self.abandoned.remove(key) {
+            // The answer to a request the proxy gave up on: it is the proxy's, never the client's.
+            return;
         }
-    }
-
-    /// A `tools/call` result for the client: check its structured content, audit it.
-    fn tools_call_result(
-        &mut self,
-        line: Vec<u8>,
-        id: Value,
-        tool: String,
-        started: Instant,
-        arguments: Option<Value>,
-        out: &mut Vec<Action>,
-    ) {
-        let mode = self.config.output_check;
-        let nothing_to_check = mode == OutputCheck::Off || !self.registry.has_output_schema(&tool);
-        if nothing_to_check && !self.config.audit {
-            return out.push(Action::ToClient(line));
-        }
-        let record = |verdict, messages, is_error, output_check, error| AuditRecord {
-            id: id.clone(),
-            tool: tool.clone(),
-            verdict,
-            messages,
-            duration: started.elapsed(),
-            is_error,
-            output_check,
-            error,
-            arguments: None,
+        let Some(pending) = self.pending.remove(key) else {
+            return out.push(Action::ToClient(text.into_bytes()));
         };
-        let mut message = match message::parse(trim_line(&line)) {
-            Ok(message) => message,
-            Err(e) => {
-                report(&format!(
-                    "the result of tool '{tool}' cannot be checked: {e}"
-                ));
-                let entry = record(
-                    Verdict::Forwarded,
-                    vec![format!("the result cannot be checked: {e}")],
-                    None,
-                    Some(OutputVerdict::Skipped),
-                    None,
-                );
-                self.audit(entry, arguments.as_ref(), out);
-                return out.push(Action::ToClient(line));
+        // The client gets its own id back exactly as it sent it (`3.0`, not the server's `3`).
+        let (text, message) = if id.raw() == pending.id.raw() {
+            (text, message)
+        } else {
+            let text = message::with_id(&text, id_at, &pending.id);
+            match read_object(&text, 0..text.len()) {
+                Ok(message) => (text, message),
+                Err(_) => (text, message),
             }
         };
-        let error = message.get("error").map(|e| {
-            e.get("message")
-                .and_then(Value::as_str)
-                .map_or_else(|| e.to_string(), String::from)
-        });
-        let is_error = message
-            .get("result")
-            .map(|r| r.get("isError").and_then(Value::as_bool).unwrap_or(false));
-        let mut messages = Vec::new();
-        let verdict = if error.is_some() || is_error == Some(true) {
-            OutputVerdict::Skipped
-        } else if mode == OutputCheck::Off {
-            OutputVerdict::Off
-        } else {
-            let structured = message
-                .get("result")
-                .and_then(|r| r.get("structuredContent"));
-            match self.registry.compiled(&tool) {
-                Some(compiled) if compiled.output().is_some() => {
-                    match compiled.validate_output(structured, false) {
-                        Ok(()) => OutputVerdict::Passed,
-                        Err(errors) => {
-                            messages = errors.messages().into_iter().map(String::from).collect();
-                            if mode == OutputCheck::Enforce {
-                                OutputVerdict::Enforced
-                            } else {
-                                OutputVerdict::Failed
-                            }
-                        }
-                    }
-                }
-                _ => OutputVerdict::NoSchema,
+        let Pending {
+            id,
+            started,
+            kind,
+            route,
+            ..
+        } = pending;
+        match kind {
+            PendingKind::Initialize => {
+                self.protocol = message
+                    .result
+                    .as_ref()
+                    .and_then(|at| message::parse_at(&text, at.clone()).ok())
+                    .and_then(|result| {
+                        result
+                            .get("protocolVersion")
+                            .and_then(Value::as_str)
+                            .map(String::from)
+                    });
+                self.answered(route, text.into_bytes(), out);
             }
-        };
-        if verdict == OutputVerdict::Failed {
-            report(&format!(
-                "tool '{tool}' returned a result that does not match its outputSchema: {}",
-                messages.join("; ")
-            ));
-        }
-        let replaced = (verdict == OutputVerdict::Enforced).then(|| {
-            let text = format!(
-                "the result of tool '{tool}' did not match its outputSchema and was withheld:\n{}",
-                messages.join("\n")
-            );
-            message["result"] = tool_error_result(text);
-            message
-        });
-        let is_error = if replaced.is_some() {
-            Some(true)
-        } else {
-            is_error
-        };
-        // Audited before the client sees the result: the log keeps the order of the calls.
-        let entry = record(Verdict::Forwarded, messages, is_error, Some(verdict), error);
-        self.audit(entry, arguments.as_ref(), out);
-        match replaced {
-            Some(message) => out.push(Action::ToClient(line_of(&message))),
-            None => out.push(Action::ToClient(line)),
+            PendingKind::ListTools {
+                first,
+                changes_at_request,
+            } => {
+                let line = self.tools_list_result(text, &id, first, changes_at_request);
+                self.answered(route, line, out);
+            }
+            PendingKind::CallTool(record) => {
+                let line = self.tools_call_result(text, &message, &id, started, record, out);
+                self.answered(route, line, out);
+            }
+            PendingKind::Other => self.answered(route, text.into_bytes(), out),
         }
     }
 
@@ -851,7 +659,8 @@ impl Gate {
     pub fn server_message_too_large(
         &mut self,
         length: usize,
-        id: Option<Value>,
+        id: Option<RequestId>,
+        now: Instant,
         out: &mut Vec<Action>,
     ) {
         let limit = self.config.max_message_bytes;
@@ -861,105 +670,143 @@ impl Gate {
         let Some(id) = id else {
             return;
         };
-        let Some(pending) = self.pending.remove(&IdKey::of(&id)) else {
+        if self.listing.is_waiting_for(id.key()) {
+            let reason = format!(
+                "the server's answer to the proxy's tools/list ({length} bytes) is over the limit of {limit} bytes (--max-message-bytes)"
+            );
+            return self.listing_failed(reason, now, out);
+        }
+        self.abandoned.remove(id.key());
+        let Some(pending) = self.pending.remove(id.key()) else {
             return;
         };
         let text = format!(
             "the server's response ({length} bytes) was refused by the proxy: the limit is {limit} bytes"
         );
         self.audit_unanswered(&pending, &text, out);
-        let reply = error_response(&pending.id, ErrorCode::INTERNAL_ERROR, &text, None);
-        out.push(Action::ToClient(line_of(&reply)));
+        let reply = error_line(Some(&pending.id), ErrorCode::INTERNAL_ERROR, &text, None);
+        self.answered(pending.route, reply, out);
     }
 
-    /// The server is gone: answer every client request still in flight with an error, and the
-    /// requests the client sends from now on with the same one.
+    /// The server is gone: answer every client request still in flight (or waiting for the
+    /// proxy's own listing) with an error, and the requests the client sends from now on with
+    /// the same one.
     pub fn server_gone(&mut self, message: &str, data: Value, now: Instant, out: &mut Vec<Action>) {
         self.server_gone = Some(ServerGone {
             message: message.to_string(),
             data: data.clone(),
         });
-        self.listing = None;
+        self.listing = Listing::new(self.config.listing_retry);
         let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
-        pending.sort_by_key(|p| p.started);
-        for request in &pending {
+        pending.sort_by_key(|p| p.order);
+        for request in pending {
             self.answer_unanswered(request, message, &data, out);
         }
-        self.replay_parked(now, out);
+        for waiting in std::mem::take(&mut self.waiting) {
+            match waiting {
+                Waiting::Call(call) => {
+                    let pending = call.into_pending(self.config.audit);
+                    self.answer_unanswered(pending, message, &data, out);
+                }
+                Waiting::Batch(text) => {
+                    if let Ok(Read::Batch(elements)) = read(&text) {
+                        self.client_batch(text, elements, now, out);
+                    }
+                }
+            }
+        }
     }
 
     /// Answer a request the server will never answer.
     fn answer_unanswered(
-        &self,
-        request: &Pending,
+        &mut self,
+        request: Pending,
         message: &str,
         data: &Value,
         out: &mut Vec<Action>,
     ) {
-        self.audit_unanswered(request, message, out);
-        let reply = error_response(&request.id, ErrorCode(-32000), message, Some(data.clone()));
-        out.push(Action::ToClient(line_of(&reply)));
+        self.audit_unanswered(&request, message, out);
+        let reply = error_line(Some(&request.id), ErrorCode(-32000), message, Some(data));
+        self.answered(request.route, reply, out);
     }
 
     fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {
-        if let PendingKind::CallTool { tool, arguments } = &pending.kind {
-            let record = AuditRecord {
+        if let PendingKind::CallTool(record) = &pending.kind {
+            let entry = AuditRecord {
                 id: pending.id.clone(),
-                tool: tool.clone(),
-                verdict: Verdict::Forwarded,
-                messages: Vec::new(),
+                tool: record.tool.clone(),
+                verdict: if record.forwarded {
+                    Verdict::Forwarded
+                } else {
+                    Verdict::UncheckedRefused
+                },
+                input_check: Some(record.input),
+                messages: record.messages.clone(),
                 duration: pending.started.elapsed(),
                 is_error: None,
                 output_check: Some(OutputVerdict::Skipped),
                 error: Some(error.to_string()),
-                arguments: None,
+                arguments: record.arguments.clone(),
             };
-            self.audit(record, arguments.as_ref(), out);
+            self.audit(entry, out);
         }
     }
-}
 
-/// A message the proxy made, as one line without its newline.
-fn line_of(message: &Value) -> Vec<u8> {
-    let mut line = to_line(message);
-    line.pop();
-    line
-}
+    /// Emit an audit record.
+    fn audit(&self, record: AuditRecord, out: &mut Vec<Action>) {
+        if self.config.audit {
+            out.push(Action::Audit(Box::new(record)));
+        }
+    }
 
-/// The result of a response to the proxy's own request, or what went wrong.
-fn own_result(line: &[u8]) -> Result<Value, String> {
-    let mut message = message::parse(line).map_err(|e| e.to_string())?;
-    match message.get_mut("result") {
-        Some(result) => Ok(result.take()),
-        None => Err(message
-            .get("error")
-            .map_or_else(|| "null".to_string(), Value::to_string)),
+    /// Report `message` the first time only.
+    fn report_once(&mut self, message: String) {
+        if self.reported.insert(message.clone()) {
+            report(&message);
+        }
+    }
+
+    /// A fresh id for the proxy's own request: none of the client's requests in flight or
+    /// waiting has it.
+    fn own_id(&mut self) -> RequestId {
+        loop {
+            self.next_own_id += 1;
+            let id = RequestId::from_value(&Value::String(format!(
+                "toolschema-proxy-{}",
+                self.next_own_id
+            )));
+            let taken = self.pending.contains_key(id.key())
+                || self.waiting.iter().any(|w| w.has_id(id.key()));
+            if !taken {
+                return id;
+            }
+        }
+    }
+
+    /// Whether `key` is the id of a request the proxy sent itself and has not seen answered.
+    fn is_own_id(&self, key: &IdKey) -> bool {
+        self.listing.is_waiting_for(key) || self.abandoned.contains(key)
     }
 }
 
-fn has_cursor(line: &[u8]) -> bool {
-    message::parse(trim_line(line)).is_ok_and(|request| {
-        request
-            .get("params")
-            .and_then(|p| p.get("cursor"))
-            .is_some_and(|cursor| !cursor.is_null())
-    })
+/// Whether `params.NAME` is present and not null.
+fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
+    let Some(params) = &message.params else {
+        return false;
+    };
+    toolschema::json::object_members(text, params.clone())
+        .ok()
+        .flatten()
+        .is_some_and(|members| {
+            members
+                .iter()
+                .rev()
+                .find(|m| m.key == name)
+                .is_some_and(|m| &text[m.value.clone()] != "null")
+        })
 }
 
-fn next_cursor(result: &Value) -> Option<String> {
-    result
-        .get("nextCursor")
-        .and_then(Value::as_str)
-        .map(String::from)
-}
-
-fn tools_of(result: &Value) -> &[Value] {
-    result
-        .get("tools")
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
-
+/// What kind of JSON value this is, for a message.
 fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -971,14 +818,20 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-/// The start of a line, for a report.
-fn excerpt(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(trim_line(line));
+/// The start of a message, for a report.
+fn excerpt(text: &str) -> String {
+    let text = text.trim_end_matches('\r');
     match text.char_indices().nth(EXCERPT_CHARS) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.into_owned(),
+        None => text.to_string(),
     }
 }
 
-#[cfg(test)]
-mod tests;
+/// The verdict of an input check as the audit writes it, for calls the gate answered.
+fn input_of(verdict: Verdict) -> Option<InputVerdict> {
+    match verdict {
+        Verdict::Rejected => Some(InputVerdict::Failed),
+        Verdict::UncheckedRefused => Some(InputVerdict::Unchecked),
+        _ => None,
+    }
+}
