@@ -605,7 +605,7 @@ impl Gate {
             // The answer to a request the proxy gave up on: it is the proxy's, never the client's.
             return;
         }
-        let Some(pending) = self.pending.remove(key) else {
+        let Some(pending) = self.pending.remove(key).or_else(|| self.take_rounded(id)) else {
             return out.push(Action::ToClient(text.into_bytes()));
         };
         // The client gets its own id back exactly as it sent it (`3.0`, not the server's `3`).
@@ -652,6 +652,28 @@ impl Gate {
             }
             PendingKind::Other => self.answered(route, text.into_bytes(), out),
         }
+    }
+
+    /// The one request in flight whose numeric id equals `id` once both are read as 64-bit
+    /// floats: a JavaScript server reads `18446744073709551617` as 18446744073709552000 and
+    /// answers with that. `None` when no request, or more than one, matches so.
+    fn take_rounded(&mut self, id: &RequestId) -> Option<Pending> {
+        let as_float = |raw: &str| {
+            raw.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+                .then(|| raw.parse::<f64>().ok())
+                .flatten()
+        };
+        let value = as_float(id.raw())?;
+        let mut matching = self
+            .pending
+            .iter()
+            .filter(|(_, p)| as_float(p.id.raw()) == Some(value))
+            .map(|(key, _)| key.clone());
+        let key = matching.next()?;
+        if matching.next().is_some() {
+            return None;
+        }
+        self.pending.remove(&key)
     }
 
     /// A message from the server longer than the transport accepts, of `length` bytes, with the

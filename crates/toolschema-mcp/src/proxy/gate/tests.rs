@@ -417,6 +417,18 @@ fn ids_match_by_value_and_are_answered_as_the_client_wrote_them() {
             .client_lines,
         [r#"{"jsonrpc":"2.0","id":1e1,"result":{}}"#]
     );
+    // A JavaScript server reads an id beyond 53 bits as the nearest float, and answers so.
+    let big = r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}}"#;
+    assert_eq!(session.client_text(big).to_server.len(), 1);
+    let answered = session.server_text(
+        r#"{"jsonrpc":"2.0","id":18446744073709552000,"result":{"content":[],"structuredContent":{"total":1}}}"#,
+    );
+    assert_eq!(
+        answered.client_lines,
+        [
+            r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[],"structuredContent":{"total":1}}}"#
+        ]
+    );
     // The proxy's own answers carry the id's exact text.
     let big = session.client_text(r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"search","arguments":{}}}"#);
     assert!(
