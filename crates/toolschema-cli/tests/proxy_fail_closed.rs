@@ -573,3 +573,14 @@ fn input_check_warn_reports_and_forwards() {
     }
     assert!(!stderr.contains("--allow 'count'"), "{stderr}");
 }
+
+#[test]
+fn a_byte_order_mark_before_the_client_stream_is_not_passed_on() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)]}).to_string();
+    let mut proxy = Session::proxy(&[], &setup.server(&script));
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    proxy.send(&format!("\u{feff}{initialize}"));
+    assert_eq!(proxy.recv_reply()["id"], 0);
+    assert_eq!(recorded_lines(&setup.record)[0], initialize);
+}
