@@ -87,8 +87,13 @@ pub struct GuardArgs {
 
     /// The most sessions one token (or, without authentication, all clients together) may
     /// hold at once
-    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..), help_heading = HEADING)]
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..), help_heading = HEADING)]
     pub max_sessions_per_token: u32,
+
+    /// Close a session idle for this many seconds (a client that goes away without closing its
+    /// session holds its place in --max-sessions-per-token until then)
+    #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..), help_heading = HEADING)]
+    pub session_idle: u64,
 
     /// Append one JSON line per call, refusal and session to this file
     #[arg(long, value_name = "FILE", help_heading = HEADING)]
@@ -118,6 +123,7 @@ impl GuardArgs {
                 max_body_bytes: self.max_body_bytes,
                 max_header_bytes: self.max_header_bytes,
                 max_sessions_per_client: self.max_sessions_per_token as usize,
+                session_idle: std::time::Duration::from_secs(self.session_idle),
             },
             allowed_hosts: self.allowed_hosts,
             allowed_origins: self.allowed_origins,

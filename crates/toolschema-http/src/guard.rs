@@ -75,6 +75,9 @@ pub struct Limits {
     pub max_header_bytes: usize,
     /// The most sessions one client may hold at once (429 past it).
     pub max_sessions_per_client: usize,
+    /// How long a session may stay idle before the server closes it (clients that go away
+    /// without closing their session hold their place in the count until then).
+    pub session_idle: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -82,7 +85,8 @@ impl Default for Limits {
         Limits {
             max_body_bytes: 4 << 20,
             max_header_bytes: 16 << 10,
-            max_sessions_per_client: 16,
+            max_sessions_per_client: 64,
+            session_idle: std::time::Duration::from_secs(300),
         }
     }
 }
@@ -198,11 +202,6 @@ impl Guard {
             ),
             None => None,
         };
-        if !auth.is_configured() && !config.tool_scopes.is_empty() {
-            tracing::warn!(
-                "tool scopes apply to authenticated clients only: without authentication every tool is open"
-            );
-        }
         Ok(Guard {
             tokens,
             oauth,
@@ -241,10 +240,15 @@ impl Guard {
             ));
         }
         if ways.is_empty() {
-            if self.no_auth {
-                "authentication: off (--no-auth): anyone who can reach this address can call every tool".into()
+            let scopes = if self.scopes.is_empty() {
+                ""
             } else {
-                "authentication: off (loopback only)".into()
+                "; the scopes tools need apply to authenticated clients only"
+            };
+            if self.no_auth {
+                format!("authentication: off (--no-auth): anyone who can reach this address can call every tool{scopes}")
+            } else {
+                format!("authentication: off (loopback only){scopes}")
             }
         } else {
             format!("authentication: {}", ways.join("; or "))
@@ -413,6 +417,31 @@ impl Guard {
             .with_challenge(format!("Bearer {}", challenge.join(", ")));
         self.log_refusal(Some(principal), &refusal, Some(tool));
         Err(refusal)
+    }
+
+    /// Authorize every `tools/call` in a JSON-RPC request body ([`tool_calls`]). A body that
+    /// cannot be read as JSON-RPC is refused (400) when the client's scopes matter: it could hide
+    /// a call the guard did not see.
+    pub fn check_calls(
+        &self,
+        parts: &http::request::Parts,
+        principal: &Principal,
+        body: &[u8],
+    ) -> Result<(), Refusal> {
+        match tool_calls(body) {
+            Some(names) => names
+                .iter()
+                .try_for_each(|name| self.authorize_call(parts, principal, name)),
+            None if self.scopes.is_empty() || principal.scopes().is_none() => Ok(()),
+            None => {
+                let refusal = Refusal::new(
+                    RefusalKind::BadRequest,
+                    "the request body is not a JSON-RPC message this server can read",
+                );
+                self.log_refusal(Some(principal), &refusal, None);
+                Err(refusal)
+            }
+        }
     }
 
     /// A permit for one more session of `principal` (429 past the limit). Logged.

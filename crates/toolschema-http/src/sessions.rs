@@ -44,7 +44,7 @@ impl SessionLimiter {
             return Err(Refusal::new(
                 RefusalKind::TooManySessions,
                 format!(
-                    "'{}' already has {} open sessions, the most allowed (--max-sessions-per-token); close one (HTTP DELETE) or wait for one to expire",
+                    "'{}' already has {} open sessions, the most allowed (--max-sessions-per-token); close one (HTTP DELETE), or wait until one has been idle for --session-idle",
                     principal.name(),
                     self.max_per_client
                 ),
