@@ -752,6 +752,37 @@ mod tests {
     }
 
     #[test]
+    fn scopes_by_command_path_become_scopes_by_tool_name() {
+        let config = Config::new()
+            .prefix("k")
+            .require_scope("get", "read")
+            .require_scope("get pods", "pods");
+        let tools = ToolSet::new(&app(), &config).unwrap();
+        let scopes = tools.tool_scopes();
+        let required: Vec<_> = scopes.required("k_get_pods").into_iter().collect();
+        assert_eq!(required, ["pods", "read"]);
+        assert_eq!(
+            scopes
+                .required("k_get_nodes")
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["read"]
+        );
+        assert!(scopes.required("k_delete").is_empty());
+        let error =
+            ToolSet::new(&app(), &Config::new().require_scope("get podz", "read")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "require_scope: no command 'get podz' (did you mean 'get pods'?)"
+        );
+        let error = ToolSet::new(&app(), &Config::new().require_scope("get", "a b")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "require_scope for 'get': \"a b\" is not a scope (printable ASCII without spaces, quotes or backslashes)"
+        );
+    }
+
+    #[test]
     fn prefix_allow_deny_and_annotations() {
         let read_only = ToolAnnotations {
             read_only_hint: Some(true),

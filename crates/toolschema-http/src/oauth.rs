@@ -144,7 +144,9 @@ impl ResourceServer {
                 "the token is for another audience (this server is {})",
                 self.audience
             ),
-            ErrorKind::MissingRequiredClaim(claim) => format!("the token has no '{claim}' claim"),
+            ErrorKind::MissingRequiredClaim(claim) => {
+                format!("the token has no valid '{claim}' claim")
+            }
             ErrorKind::InvalidClaimFormat(claim) => {
                 format!("the token's '{claim}' claim is malformed")
             }

@@ -223,7 +223,10 @@ async fn jwts_are_checked_for_signature_issuer_audience_and_time() {
     ));
     let mut no_exp = claims();
     no_exp.as_object_mut().unwrap().remove("exp");
-    cases.push((sign(&setup.key, &no_exp), "the token has no 'exp' claim"));
+    cases.push((
+        sign(&setup.key, &no_exp),
+        "the token has no valid 'exp' claim",
+    ));
     // Signed by another key that claims the same key id.
     let impostor = SigningKey {
         kid: "key-1".into(),
@@ -468,6 +471,95 @@ async fn bodies_heads_and_sessions_are_bounded() {
     );
     drop(first);
     assert!(guard.open_session(&alice).is_ok());
+}
+
+#[tokio::test]
+async fn odd_requests_and_odd_claims() {
+    let setup = Setup::new();
+    let guard = setup.guard().await;
+    let parts = request(None);
+    let bob = guard.admit(&request(bearer(BOB).as_deref())).await.unwrap();
+
+    // A batch cannot hide a call the client may not make; a body the guard cannot read is
+    // refused when scopes matter, and left to the server when they do not.
+    let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}},
+                     {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files_read"}}]"#;
+    assert_eq!(
+        guard.check_calls(&parts, &bob, batch).unwrap_err().status(),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        guard
+            .check_calls(&parts, &bob, b"\xff{")
+            .unwrap_err()
+            .status(),
+        StatusCode::BAD_REQUEST
+    );
+    let open = Guard::start(GuardConfig::default(), loopback())
+        .await
+        .unwrap();
+    assert_eq!(
+        open.check_calls(&parts, &Principal::anonymous(), b"\xff{"),
+        Ok(())
+    );
+
+    // Two Authorization headers, or one that is not text.
+    let mut twice = request(bearer(ALICE).as_deref());
+    twice
+        .headers
+        .append(AUTHORIZATION, format!("Bearer {BOB}").parse().unwrap());
+    assert_eq!(
+        guard.admit(&twice).await.unwrap_err().kind(),
+        RefusalKind::MissingToken
+    );
+    let mut binary = request(None);
+    binary.headers.insert(
+        AUTHORIZATION,
+        http::HeaderValue::from_bytes(b"Bearer \xff\xfe").unwrap(),
+    );
+    assert_eq!(
+        guard.admit(&binary).await.unwrap_err().message(),
+        "the Authorization header is not 'Bearer TOKEN'"
+    );
+
+    // Claims of odd types and sizes.
+    let cases: Vec<(Value, Result<&str, &str>)> =
+        vec![
+        (json!({"exp": "tomorrow"}), Err("the token has no valid 'exp' claim")),
+        (json!({"exp": 1e300}), Err("the token has no valid 'exp' claim")),
+        (json!({"aud": ["https://x.example", AUDIENCE]}), Ok("user-42")),
+        (
+            json!({"aud": ["https://x.example"]}),
+            Err("the token is for another audience (this server is https://mcp.example.com/mcp)"),
+        ),
+        (json!({"sub": "\u{1}x\ny"}), Ok("xy")),
+        (json!({"scope": 7, "scp": {"a": 1}}), Ok("user-42")),
+    ];
+    for (changes, expected) in cases {
+        let mut token_claims = claims();
+        for (key, value) in changes.as_object().unwrap() {
+            token_claims[key] = value.clone();
+        }
+        let admitted = guard
+            .admit(&request(
+                bearer(&sign(&setup.key, &token_claims)).as_deref(),
+            ))
+            .await;
+        match expected {
+            Ok(name) => assert_eq!(admitted.unwrap().name(), name, "{changes}"),
+            Err(message) => assert_eq!(admitted.unwrap_err().message(), message, "{changes}"),
+        }
+    }
+    let long = "n".repeat(3_000);
+    let mut token_claims = claims();
+    token_claims["sub"] = json!(long);
+    let principal = guard
+        .admit(&request(
+            bearer(&sign(&setup.key, &token_claims)).as_deref(),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(principal.name().len(), 128);
 }
 
 proptest! {
