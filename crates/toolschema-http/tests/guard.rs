@@ -139,6 +139,13 @@ fn bearer(token: &str) -> Option<String> {
     Some(format!("Bearer {token}"))
 }
 
+async fn admitted(guard: &Guard, token: &str) -> Principal {
+    guard
+        .admit(&request(bearer(token).as_deref()))
+        .await
+        .expect("the request should be admitted")
+}
+
 async fn refusal(guard: &Guard, authorization: Option<&str>) -> toolschema_http::Refusal {
     guard
         .admit(&request(authorization))
@@ -150,10 +157,7 @@ async fn refusal(guard: &Guard, authorization: Option<&str>) -> toolschema_http:
 async fn tokens_from_the_file_name_their_client() {
     let setup = Setup::new();
     let guard = setup.guard().await;
-    let alice = guard
-        .admit(&request(bearer(ALICE).as_deref()))
-        .await
-        .unwrap();
+    let alice = admitted(&guard, ALICE).await;
     assert_eq!((alice.name(), alice.method()), ("alice", AuthMethod::Token));
     let bob = guard
         .admit(&request(Some(&format!("bearer   {BOB}"))))
@@ -193,10 +197,7 @@ async fn jwts_are_checked_for_signature_issuer_audience_and_time() {
     let setup = Setup::new();
     let guard = setup.guard().await;
     let good = sign(&setup.key, &claims());
-    let principal = guard
-        .admit(&request(bearer(&good).as_deref()))
-        .await
-        .unwrap();
+    let principal = admitted(&guard, &good).await;
     assert_eq!(principal.name(), "user-42");
     assert_eq!(principal.method(), AuthMethod::Jwt);
     assert!(principal.has_scope("files:read"));
@@ -310,10 +311,7 @@ async fn tool_scopes_decide_calls_and_listings() {
     let setup = Setup::new();
     let guard = setup.guard().await;
     let parts = request(None);
-    let jwt_user = guard
-        .admit(&request(bearer(&sign(&setup.key, &claims())).as_deref()))
-        .await
-        .unwrap();
+    let jwt_user = admitted(&guard, &sign(&setup.key, &claims())).await;
     assert!(guard.may_call(&jwt_user, "files_list"));
     assert!(guard.may_call(&jwt_user, "greet"));
     assert!(!guard.may_call(&jwt_user, "config_set"));
@@ -337,7 +335,7 @@ async fn tool_scopes_decide_calls_and_listings() {
     assert!(response.headers().contains_key(WWW_AUTHENTICATE));
 
     // A token of the file with no scopes may call only the tools that need none.
-    let bob = guard.admit(&request(bearer(BOB).as_deref())).await.unwrap();
+    let bob = admitted(&guard, BOB).await;
     assert!(guard.may_call(&bob, "greet"));
     assert!(!guard.may_call(&bob, "files_list"));
 
@@ -429,10 +427,7 @@ async fn starting_on_an_open_address_needs_authentication() {
 async fn bodies_heads_and_sessions_are_bounded() {
     let setup = Setup::new();
     let guard = setup.guard().await;
-    let alice = guard
-        .admit(&request(bearer(ALICE).as_deref()))
-        .await
-        .unwrap();
+    let alice = admitted(&guard, ALICE).await;
     let headers = http::HeaderMap::new();
     let small = Full::new(Bytes::from(vec![b' '; 1024]));
     assert_eq!(
@@ -478,7 +473,7 @@ async fn odd_requests_and_odd_claims() {
     let setup = Setup::new();
     let guard = setup.guard().await;
     let parts = request(None);
-    let bob = guard.admit(&request(bearer(BOB).as_deref())).await.unwrap();
+    let bob = admitted(&guard, BOB).await;
 
     // A batch cannot hide a call the client may not make; a body the guard cannot read is
     // refused when scopes matter, and left to the server when they do not.
