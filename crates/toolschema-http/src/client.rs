@@ -45,6 +45,9 @@ pub enum HttpError {
         /// Its answer.
         status: StatusCode,
     },
+    /// The body is not what was asked for (JSON that does not parse, say).
+    #[error("{0}")]
+    Body(String),
     /// The exchange took longer than allowed.
     #[error("{url} did not answer within {seconds} s")]
     Timeout {
@@ -164,7 +167,7 @@ impl HttpClient {
                 seconds: timeout.as_secs(),
             })??;
         serde_json::from_slice(&body)
-            .map_err(|e| HttpError::Url(format!("{url} did not answer with JSON: {e}")))
+            .map_err(|e| HttpError::Body(format!("{url} did not answer with JSON: {e}")))
     }
 }
 
