@@ -195,6 +195,10 @@ pub fn text_of(line: Vec<u8>) -> Result<String, (Vec<u8>, Malformed)> {
 
 /// Read a line: one message, or a batch.
 pub fn read(text: &str) -> Result<Read, Malformed> {
+    // One pass over a message, the common case.
+    if let Some(members) = core_json::root_members(text).map_err(|e| Malformed::syntax(text, e))? {
+        return Ok(Read::One(message_of(text, &members)));
+    }
     let range = core_json::value_range(text).map_err(|e| Malformed::syntax(text, e))?;
     match text.as_bytes().get(range.start) {
         Some(b'[') => {
@@ -203,7 +207,7 @@ pub fn read(text: &str) -> Result<Read, Malformed> {
                 .unwrap_or_default();
             Ok(Read::Batch(elements))
         }
-        _ => read_object(text, range).map(Read::One),
+        _ => Err(Malformed::NotAnObject),
     }
 }
 
@@ -212,6 +216,11 @@ pub fn read_object(text: &str, range: Range<usize>) -> Result<Message, Malformed
     let members = core_json::object_members(text, range)
         .map_err(|e| Malformed::syntax(text, e))?
         .ok_or(Malformed::NotAnObject)?;
+    Ok(message_of(text, &members))
+}
+
+/// What the members of a message say it is.
+fn message_of(text: &str, members: &[core_json::Member]) -> Message {
     // Of a key given twice the last counts, as a server's own reader takes it.
     let find = |key: &str| {
         members
@@ -241,12 +250,12 @@ pub fn read_object(text: &str, range: Range<usize>) -> Result<Message, Malformed
         },
         _ => Kind::Other,
     };
-    Ok(Message {
+    Message {
         kind,
         params,
         result,
         error,
-    })
+    }
 }
 
 /// What the proxy needs of a `tools/call` request: the tool's name and the arguments.

@@ -174,7 +174,11 @@ impl Gate {
     /// Check a call against the tools as known now (listing them first if need be), and
     /// forward it or answer it.
     pub(super) fn admit(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
-        if self.config.input_check == InputCheck::Off || self.server_gone.is_some() {
+        if self.server_gone.is_some() {
+            // Answered with the error every request gets once the server is gone.
+            return self.forward(call, InputVerdict::Unchecked, Vec::new(), out);
+        }
+        if self.config.input_check == InputCheck::Off {
             return self.forward(call, InputVerdict::Off, Vec::new(), out);
         }
         self.learn_listed_pages();

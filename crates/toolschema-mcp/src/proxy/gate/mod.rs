@@ -357,7 +357,9 @@ impl Gate {
             order: self.tracked,
         };
         if let Some(gone) = self.server_gone.clone() {
-            self.answer_unanswered(pending, &gone.message, &gone.data, out);
+            // Never counted in its batch: answered alongside, not as one of its outstanding.
+            let reply = self.unanswerable(&pending, &gone.message, &gone.data, out);
+            self.reply(route, reply, out);
             return false;
         }
         let key = pending.id.key().clone();
@@ -739,7 +741,7 @@ impl Gate {
         }
     }
 
-    /// Answer a request the server will never answer.
+    /// Answer a request in flight that the server will never answer.
     fn answer_unanswered(
         &mut self,
         request: Pending,
@@ -747,9 +749,20 @@ impl Gate {
         data: &Value,
         out: &mut Vec<Action>,
     ) {
-        self.audit_unanswered(&request, message, out);
-        let reply = error_line(Some(&request.id), ErrorCode(-32000), message, Some(data));
+        let reply = self.unanswerable(&request, message, data, out);
         self.answered(request.route, reply, out);
+    }
+
+    /// Audit a request the server will never answer, and make its error answer.
+    fn unanswerable(
+        &self,
+        request: &Pending,
+        message: &str,
+        data: &Value,
+        out: &mut Vec<Action>,
+    ) -> Vec<u8> {
+        self.audit_unanswered(request, message, out);
+        error_line(Some(&request.id), ErrorCode(-32000), message, Some(data))
     }
 
     fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {

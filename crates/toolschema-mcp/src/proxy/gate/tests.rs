@@ -504,6 +504,21 @@ fn batches_are_checked_and_answered_as_batches_where_the_protocol_allows_them() 
 }
 
 #[test]
+fn a_batch_with_a_request_refused_at_once_still_waits_for_the_rest() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([search_tool()]));
+    let sent = session.client_text(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}},{"jsonrpc":"2.0","id":1.0,"method":"ping"}]"#,
+    );
+    assert!(sent.to_client.is_empty());
+    let answered = session.server(json!([{"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"total": 1}}}]));
+    let answers = answered.to_client[0].as_array().unwrap();
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["error"]["code"], -32600);
+    assert_eq!(answers[1]["result"]["structuredContent"]["total"], 1);
+}
+
+#[test]
 fn batches_are_refused_with_an_answer_where_the_protocol_does_not_allow_them() {
     let mut session = Session::initialized(GateConfig::default(), "2025-11-25");
     let refused = session.client(json!([
