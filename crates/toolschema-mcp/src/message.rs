@@ -221,14 +221,7 @@ pub fn read_object(text: &str, range: Range<usize>) -> Result<Message, Malformed
 
 /// What the members of a message say it is.
 fn message_of(text: &str, members: &[core_json::Member]) -> Message {
-    // Of a key given twice the last counts, as a server's own reader takes it.
-    let find = |key: &str| {
-        members
-            .iter()
-            .rev()
-            .find(|m| m.key == key)
-            .map(|m| m.value.clone())
-    };
+    let find = |key: &str| member(members, key);
     let id_at = find("id").filter(|at| &text[at.clone()] != "null");
     let method = match find("method") {
         Some(at) => match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast) {
@@ -258,6 +251,16 @@ fn message_of(text: &str, members: &[core_json::Member]) -> Message {
     }
 }
 
+/// Where the member `key` of an object is. Of a key given twice the last counts, as a
+/// server's own reader takes it.
+pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> {
+    members
+        .iter()
+        .rev()
+        .find(|m| m.key == key)
+        .map(|m| m.value.clone())
+}
+
 /// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
 #[derive(Debug, Default, PartialEq)]
 pub struct ToolCall {
@@ -276,13 +279,7 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
     let Ok(Some(members)) = core_json::object_members(text, params.clone()) else {
         return ToolCall::default();
     };
-    let find = |key: &str| {
-        members
-            .iter()
-            .rev()
-            .find(|m| m.key == key)
-            .map(|m| m.value.clone())
-    };
+    let find = |key: &str| member(&members, key);
     let name = find("name").and_then(|at| {
         match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast) {
             Ok(Value::String(name)) => Some(name),

@@ -258,22 +258,12 @@ impl Gate {
 
     /// A message from the client (one line, without its newline).
     pub fn client_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        let text = match text_of(line) {
-            Ok(text) => text,
-            Err((line, malformed)) => {
-                return report(&format!(
-                    "skipped a message from the client: {malformed}: {}",
-                    excerpt(&String::from_utf8_lossy(&line))
-                ))
+        match read_line(line, "client") {
+            Some((text, Read::One(message))) => {
+                self.client_one(text, message, Route::Direct, now, out)
             }
-        };
-        match read(&text) {
-            Err(malformed) => report(&format!(
-                "skipped a message from the client: {malformed}: {}",
-                excerpt(&text)
-            )),
-            Ok(Read::One(message)) => self.client_one(text, message, Route::Direct, now, out),
-            Ok(Read::Batch(elements)) => self.client_batch(text, elements, now, out),
+            Some((text, Read::Batch(elements))) => self.client_batch(text, elements, now, out),
+            None => {}
         }
     }
 
@@ -542,24 +532,11 @@ impl Gate {
 
     /// A message from the server (one line, without its newline).
     pub fn server_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        let text = match text_of(line) {
-            Ok(text) => text,
-            Err((line, malformed)) => {
-                return report(&format!(
-                    "skipped a message from the server: {malformed}: {}",
-                    excerpt(&String::from_utf8_lossy(&line))
-                ))
-            }
-        };
-        match read(&text) {
-            Err(malformed) => report(&format!(
-                "skipped a message from the server: {malformed}: {}",
-                excerpt(&text)
-            )),
-            Ok(Read::One(message)) => self.server_one(text, message, now, out),
+        match read_line(line, "server") {
+            Some((text, Read::One(message))) => self.server_one(text, message, now, out),
             // Each message of a batch is handled as if it came alone; answers to a client's
             // batch are gathered into the batch they belong to.
-            Ok(Read::Batch(elements)) => {
+            Some((text, Read::Batch(elements))) => {
                 for range in elements {
                     let element = text[range].to_string();
                     match read_object(&element, 0..element.len()) {
@@ -571,6 +548,7 @@ impl Gate {
                     }
                 }
             }
+            None => {}
         }
     }
 
@@ -824,6 +802,30 @@ impl Gate {
     }
 }
 
+/// A line from `side` read as a message or a batch; `None` (reported) when it is neither.
+fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
+    let skipped = |malformed: message::Malformed, text: &str| {
+        report(&format!(
+            "skipped a message from the {side}: {malformed}: {}",
+            excerpt(text)
+        ))
+    };
+    let text = match text_of(line) {
+        Ok(text) => text,
+        Err((line, malformed)) => {
+            skipped(malformed, &String::from_utf8_lossy(&line));
+            return None;
+        }
+    };
+    match read(&text) {
+        Ok(read) => Some((text, read)),
+        Err(malformed) => {
+            skipped(malformed, &text);
+            None
+        }
+    }
+}
+
 /// Whether `params.NAME` is present and not null.
 fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
     let Some(params) = &message.params else {
@@ -832,13 +834,8 @@ fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
     toolschema::json::object_members(text, params.clone())
         .ok()
         .flatten()
-        .is_some_and(|members| {
-            members
-                .iter()
-                .rev()
-                .find(|m| m.key == name)
-                .is_some_and(|m| &text[m.value.clone()] != "null")
-        })
+        .and_then(|members| message::member(&members, name))
+        .is_some_and(|at| &text[at] != "null")
 }
 
 /// What kind of JSON value this is, for a message.
