@@ -170,6 +170,8 @@ change_codes! {
     ConstraintRemoved = "constraint-removed",
     /// Another validation keyword changed in a way that is not simply tighter or looser.
     ConstraintChanged = "constraint-changed",
+    /// A keyword written differently that accepts the same values: an enum or `required` reordered, an equivalent type list, `true` for `{}` (compatible).
+    SchemaRewritten = "schema-rewritten",
     /// `$schema` changed: the same keywords may mean something else.
     DialectChanged = "dialect-changed",
     /// A `description` or `title` inside a schema changed (security), shown as a word diff.

@@ -116,15 +116,63 @@ impl SchemaDiff<'_> {
             return;
         }
         let (old, new) = (old_map.as_ref(), new_map.as_ref());
-        let mut keys: Vec<&String> = old.keys().collect();
-        keys.extend(new.keys().filter(|k| !old.contains_key(*k)));
+        let mut members_reported = false;
+        let keys = union_keys(old, new);
         for key in keys {
             let (o, n) = (old.get(key.as_str()), new.get(key.as_str()));
             if o.is_some() && n.is_some() && same_value_opt(o, n) {
                 continue;
             }
             let at = push_segment(pointer, key);
+            let before = self.changes.len();
             self.keyword(key, o, n, old, new, &at, path, depth);
+            // `properties` and `required` are read together: a new required argument is reported
+            // once, under `required`.
+            if matches!(key.as_str(), "properties" | "required") {
+                members_reported |= self.changes.len() > before;
+                continue;
+            }
+            if self.changes.len() == before {
+                // Written differently, accepting the same values: an enum or `required` in
+                // another order, an equivalent type list, `true` for `{}`. The model reads the
+                // new text, so it is reported (and a pin drifts), as compatible.
+                let message = format!(
+                    "{key} of {} rewritten with the same meaning: {} to {}",
+                    self.subject(path),
+                    short(o),
+                    short(n)
+                );
+                self.push_class(
+                    ChangeCode::SchemaRewritten,
+                    ChangeClass::Compatible,
+                    &at,
+                    message,
+                    o,
+                    n,
+                );
+            }
+        }
+        if !members_reported {
+            for key in ["properties", "required"] {
+                let (o, n) = (old.get(key), new.get(key));
+                if !same_value_opt(o, n) {
+                    let message = format!(
+                        "{key} of {} rewritten with the same meaning: {} to {}",
+                        self.subject(path),
+                        short(o),
+                        short(n)
+                    );
+                    let at = push_segment(pointer, key);
+                    self.push_class(
+                        ChangeCode::SchemaRewritten,
+                        ChangeClass::Compatible,
+                        &at,
+                        message,
+                        o,
+                        n,
+                    );
+                }
+            }
         }
     }
 
@@ -288,8 +336,7 @@ impl SchemaDiff<'_> {
             .unwrap_or(&empty);
         let old_required = required_names(old);
         let new_required = required_names(new);
-        let mut names: Vec<&String> = old_props.keys().collect();
-        names.extend(new_props.keys().filter(|k| !old_props.contains_key(*k)));
+        let names = union_keys(old_props, new_props);
         for name in names {
             let member_at = push_segment(at, name);
             let member_path = join(path, name);
@@ -338,9 +385,10 @@ impl SchemaDiff<'_> {
                             ChangeClass::Compatible,
                             "the object is open: it is no longer checked",
                         ),
-                        (Direction::Output, _) if was_required => {
-                            (ChangeClass::Breaking, "it was promised (required)")
-                        }
+                        (Direction::Output, _) if was_required => (
+                            ChangeClass::Breaking,
+                            "it was required: results promised it",
+                        ),
                         (Direction::Output, false) => (
                             ChangeClass::Breaking,
                             "the object is open: its values are no longer promised",
@@ -787,7 +835,13 @@ impl SchemaDiff<'_> {
         depth: usize,
         definitions: bool,
     ) {
-        let (Some(Value::Object(old)), Some(Value::Object(new))) = (o, n) else {
+        let empty = Value::Object(Map::new());
+        let (o_or_empty, n_or_empty) = if definitions {
+            (o.or(Some(&empty)), n.or(Some(&empty)))
+        } else {
+            (o, n)
+        };
+        let (Some(Value::Object(old)), Some(Value::Object(new))) = (o_or_empty, n_or_empty) else {
             if definitions {
                 let message = format!("{key} of {} changed", self.subject(path));
                 return self.push_class(
@@ -801,8 +855,7 @@ impl SchemaDiff<'_> {
             }
             return self.constraint(key, o, n, at, path);
         };
-        let mut names: Vec<&String> = old.keys().collect();
-        names.extend(new.keys().filter(|k| !old.contains_key(*k)));
+        let names = union_keys(old, new);
         for name in names {
             let member_at = push_segment(at, name);
             match (old.get(name.as_str()), new.get(name.as_str())) {
@@ -893,6 +946,18 @@ impl SchemaDiff<'_> {
             after: after.cloned(),
         });
     }
+}
+
+/// The keys of two objects, each once, in sorted order: the order of the changes never depends
+/// on the order keys were written in.
+pub(crate) fn union_keys<'a>(
+    old: &'a Map<String, Value>,
+    new: &'a Map<String, Value>,
+) -> Vec<&'a String> {
+    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// The schema `{}`, which accepts anything.
@@ -994,13 +1059,15 @@ fn join(path: &str, name: &str) -> String {
 /// Longest value shown in a message before it is cut.
 const SHORT_LIMIT: usize = 80;
 
-/// A value as compact JSON for a message, hidden characters written out, cut at
+/// A value as canonical JSON (RFC 8785) for a message, hidden characters written out, cut at
 /// [`SHORT_LIMIT`] characters.
 pub(crate) fn short(value: Option<&Value>) -> String {
     let Some(value) = value else {
         return "(absent)".into();
     };
-    let text = visible(&value.to_string());
+    // Canonical JSON (keys sorted): a message never depends on the order keys were written in.
+    let json = serde_json_canonicalizer::to_string(value).unwrap_or_else(|_| value.to_string());
+    let text = visible(&json);
     if text.chars().count() <= SHORT_LIMIT {
         return text;
     }

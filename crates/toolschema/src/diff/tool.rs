@@ -1,7 +1,7 @@
 //! Comparison of one tool's fields: what the model is told (descriptions, titles, annotations,
 //! `_meta`, other fields) and its schemas.
 
-use super::schema::{same_value, same_value_opt, short, Direction, SchemaDiff};
+use super::schema::{same_value, same_value_opt, short, union_keys, Direction, SchemaDiff};
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
@@ -24,8 +24,7 @@ pub(crate) fn compare(
     new: &Map<String, Value>,
     changes: &mut Vec<Change>,
 ) {
-    let mut keys: Vec<&String> = old.keys().collect();
-    keys.extend(new.keys().filter(|k| !old.contains_key(*k)));
+    let keys = union_keys(old, new);
     let mut out = ToolDiff {
         tool: name,
         changes,
@@ -36,6 +35,7 @@ pub(crate) fn compare(
             continue;
         }
         let at = push_segment("", key);
+        let before = out.changes.len();
         match key.as_str() {
             "description" | "title" => out.text(key, o, n, &at),
             "inputSchema" => out.schema(o, n, &at, Direction::Input),
@@ -44,6 +44,32 @@ pub(crate) fn compare(
             "_meta" => out.members(ChangeCode::MetaChanged, "_meta", o, n, &at),
             "execution" => out.execution(o, n, &at),
             _ => out.field(ChangeCode::FieldChanged, key, o, n, &at),
+        }
+        if out.changes.len() == before {
+            // Different text with the same effect (`annotations: {}` for none): the client reads
+            // it, so it is reported.
+            let code = match key.as_str() {
+                "annotations" => ChangeCode::AnnotationChanged,
+                "_meta" => ChangeCode::MetaChanged,
+                "inputSchema" | "outputSchema" => {
+                    let message = format!(
+                        "{key} rewritten with the same meaning: {} to {}",
+                        short(o),
+                        short(n)
+                    );
+                    out.push(
+                        ChangeCode::SchemaRewritten,
+                        ChangeClass::Compatible,
+                        &at,
+                        message,
+                        o,
+                        n,
+                    );
+                    continue;
+                }
+                _ => ChangeCode::FieldChanged,
+            };
+            out.field(code, key, o, n, &at);
         }
     }
 }
@@ -146,8 +172,7 @@ impl ToolDiff<'_> {
         let (Some(old), Some(new)) = (as_map(o), as_map(n)) else {
             return self.field(ChangeCode::AnnotationChanged, "annotations", o, n, at);
         };
-        let mut keys: Vec<&String> = old.keys().collect();
-        keys.extend(new.keys().filter(|k| !old.contains_key(*k)));
+        let keys = union_keys(&old, &new);
         for key in keys {
             let (a, b) = (old.get(key.as_str()), new.get(key.as_str()));
             if same_value_opt(a, b) {
@@ -255,8 +280,7 @@ impl ToolDiff<'_> {
         let (Some(Value::Object(old)), Some(Value::Object(new))) = (o, n) else {
             return self.field(code, label, o, n, at);
         };
-        let mut keys: Vec<&String> = old.keys().collect();
-        keys.extend(new.keys().filter(|k| !old.contains_key(*k)));
+        let keys = union_keys(old, new);
         for key in keys {
             let (a, b) = (old.get(key.as_str()), new.get(key.as_str()));
             if !same_value_opt(a, b) {
