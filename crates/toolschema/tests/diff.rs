@@ -99,7 +99,7 @@ fn a_property_moved_behind_a_local_ref_is_no_change() {
         json!({"type": "object", "properties": {"path": {"$ref": "#/$defs/Path"}},
         "required": ["path"], "$defs": {"Path": {"type": "string", "maxLength": 256, "description": "File path"}}}),
     );
-    assert!(diff(&[old.clone()], &[new.clone()]).is_empty());
+    assert!(diff(std::slice::from_ref(&old), std::slice::from_ref(&new)).is_empty());
     // draft-07 `definitions` too, with a percent-encoded pointer.
     let draft7 = input(
         json!({"type": "object", "properties": {"path": {"$ref": "#/definitions/a%20path"}},
@@ -124,7 +124,7 @@ fn tool_removed_renamed_added() {
     let b = json!({"name": "write", "inputSchema": object(json!({"p": {"type": "string"}, "data": {"type": "string"}}))});
     let renamed =
         json!({"name": "read_file", "inputSchema": object(json!({"p": {"type": "string"}}))});
-    let d = diff(&[a.clone(), b.clone()], &[renamed.clone()]);
+    let d = diff(&[a.clone(), b.clone()], std::slice::from_ref(&renamed));
     let got: Vec<_> = d
         .changes
         .iter()
