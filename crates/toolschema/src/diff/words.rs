@@ -30,12 +30,11 @@ fn tokens(text: &str) -> Vec<&str> {
     out
 }
 
-/// One piece of the diff.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Piece<'a> {
-    Same(&'a [&'a str]),
-    Removed(&'a [&'a str]),
-    Added(&'a [&'a str]),
+/// One piece of the diff: unchanged text, or text removed and text added in its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Same(String),
+    Changed { removed: String, added: String },
 }
 
 /// The word diff of `old` and `new` on one line: removed text in `[-...-]`, added text in
@@ -61,47 +60,78 @@ pub(crate) fn word_diff(old: &str, new: &str) -> String {
         .count();
     let old_middle = &old_tokens[prefix..old_tokens.len() - suffix];
     let new_middle = &new_tokens[prefix..new_tokens.len() - suffix];
-    let mut pieces = vec![Piece::Same(&old_tokens[..prefix])];
+    let mut pieces = vec![Piece::Same(old_tokens[..prefix].concat())];
     if old_middle.len() > MAX_DIFFED_TOKENS || new_middle.len() > MAX_DIFFED_TOKENS {
-        pieces.push(Piece::Removed(old_middle));
-        pieces.push(Piece::Added(new_middle));
+        push_change(&mut pieces, old_middle.concat(), new_middle.concat());
     } else {
         for op in capture_diff_slices(Algorithm::Myers, old_middle, new_middle) {
             let (tag, old_range, new_range) = op.as_tag_tuple();
             match tag {
-                DiffTag::Equal => pieces.push(Piece::Same(&old_middle[old_range])),
-                DiffTag::Delete => pieces.push(Piece::Removed(&old_middle[old_range])),
-                DiffTag::Insert => pieces.push(Piece::Added(&new_middle[new_range])),
-                DiffTag::Replace => {
-                    pieces.push(Piece::Removed(&old_middle[old_range]));
-                    pieces.push(Piece::Added(&new_middle[new_range]));
-                }
+                DiffTag::Equal => pieces.push(Piece::Same(old_middle[old_range].concat())),
+                _ => push_change(
+                    &mut pieces,
+                    old_middle[old_range].concat(),
+                    new_middle[new_range].concat(),
+                ),
             }
         }
     }
-    pieces.push(Piece::Same(&old_tokens[old_tokens.len() - suffix..]));
+    pieces.push(Piece::Same(
+        old_tokens[old_tokens.len() - suffix..].concat(),
+    ));
     render(&pieces)
 }
 
-fn render(pieces: &[Piece<'_>]) -> String {
+/// Add a change, joined with the change before it when only whitespace lies between them, so a
+/// rewritten phrase reads as one `[-old phrase-]{+new phrase+}`.
+fn push_change(pieces: &mut Vec<Piece>, removed: String, added: String) {
+    if removed.is_empty() && added.is_empty() {
+        return;
+    }
+    let gap = match pieces.as_slice() {
+        [.., Piece::Changed { .. }, Piece::Same(gap)] if gap.chars().all(char::is_whitespace) => {
+            Some(gap.clone())
+        }
+        [.., Piece::Changed { .. }] => Some(String::new()),
+        _ => None,
+    };
+    if let Some(gap) = gap {
+        if !gap.is_empty() {
+            pieces.pop();
+        }
+        if let Some(Piece::Changed {
+            removed: r,
+            added: a,
+        }) = pieces.last_mut()
+        {
+            r.push_str(&gap);
+            r.push_str(&removed);
+            a.push_str(&gap);
+            a.push_str(&added);
+            return;
+        }
+    }
+    pieces.push(Piece::Changed { removed, added });
+}
+
+fn render(pieces: &[Piece]) -> String {
     let mut out = String::new();
     let last = pieces.len().saturating_sub(1);
     for (index, piece) in pieces.iter().enumerate() {
         match piece {
-            Piece::Same(tokens) => {
-                out.push_str(&visible(&shorten(tokens, index == 0, index == last)))
+            Piece::Same(text) => out.push_str(&visible(&shorten(text, index == 0, index == last))),
+            Piece::Changed { removed, added } => {
+                if !removed.is_empty() {
+                    out.push_str("[-");
+                    out.push_str(&visible(removed));
+                    out.push_str("-]");
+                }
+                if !added.is_empty() {
+                    out.push_str("{+");
+                    out.push_str(&visible(added));
+                    out.push_str("+}");
+                }
             }
-            Piece::Removed(tokens) if !tokens.is_empty() => {
-                out.push_str("[-");
-                out.push_str(&visible(&tokens.concat()));
-                out.push_str("-]");
-            }
-            Piece::Added(tokens) if !tokens.is_empty() => {
-                out.push_str("{+");
-                out.push_str(&visible(&tokens.concat()));
-                out.push_str("+}");
-            }
-            _ => {}
         }
     }
     out
@@ -109,17 +139,18 @@ fn render(pieces: &[Piece<'_>]) -> String {
 
 /// An unchanged stretch with only [`CONTEXT_WORDS`] words kept next to each change: at the start
 /// of the text only its end is needed, at the end only its start, in between both.
-fn shorten(tokens: &[&str], first: bool, last: bool) -> String {
+fn shorten(text: &str, first: bool, last: bool) -> String {
+    let tokens = tokens(text);
     // Tokens alternate words and spaces, so 2 * CONTEXT_WORDS tokens hold that many words.
     let keep = 2 * CONTEXT_WORDS;
     let (head, tail) = match (first, last) {
-        (true, true) => return tokens.concat(),
+        (true, true) => return text.to_string(),
         (true, false) => (0, keep),
         (false, true) => (keep, 0),
         (false, false) => (keep, keep),
     };
     if tokens.len() <= head + tail + 1 {
-        return tokens.concat();
+        return text.to_string();
     }
     let mut out = tokens[..head].concat();
     out.push('…');
@@ -154,6 +185,17 @@ mod tests {
             "[-Reads-]{+Reads<U+200B>+} files"
         );
         assert_eq!(word_diff("a", "a\nb"), "a{+\\nb+}");
+    }
+
+    #[test]
+    fn a_rewritten_phrase_is_one_change() {
+        assert_eq!(
+            word_diff(
+                "Read an image or audio file. Returns the base64 encoded data and MIME type.",
+                "Read a file and return it as a base64-encoded content block with its MIME type."
+            ),
+            "Read [-an image or audio file. Returns the base64 encoded data and-]{+a file and return it as a base64-encoded content block with its+} MIME type."
+        );
     }
 
     #[test]
