@@ -3,6 +3,7 @@
 mod diff;
 mod input;
 mod lint;
+mod log;
 mod pin;
 mod proxy;
 mod rules;
@@ -70,6 +71,7 @@ impl From<Outcome> for ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    log::init();
     match cli.command {
         // The proxy owns the process's stdin and stdout: nothing may hold a lock on stdout.
         Command::Proxy(args) => finish(proxy::run(args), Ok(())),
