@@ -31,7 +31,7 @@ impl HiddenKind {
             HiddenKind::Invisible => "invisible character",
             HiddenKind::Tag => "Unicode tag character",
             HiddenKind::Bidi => "bidirectional control",
-            HiddenKind::Escape => "escape character (ANSI sequence)",
+            HiddenKind::Escape => "ANSI escape character",
             HiddenKind::Control => "control character",
         }
     }
@@ -123,6 +123,24 @@ pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
         }
     }
     found
+}
+
+/// The ASCII text that Unicode tag characters in `text` spell (each tag character U+E0020..U+E007E
+/// mirrors an ASCII character), or `None` when there are none.
+///
+/// ```
+/// use toolschema::text::tag_text;
+/// assert_eq!(tag_text("ok\u{E0048}\u{E0049}").as_deref(), Some("HI"));
+/// ```
+pub fn tag_text(text: &str) -> Option<String> {
+    let spelled: String = text
+        .chars()
+        .filter_map(|c| match c {
+            '\u{E0020}'..='\u{E007E}' => char::from_u32(c as u32 - 0xE0000),
+            _ => None,
+        })
+        .collect();
+    (!spelled.is_empty()).then_some(spelled)
 }
 
 /// `text` with every hidden character written out so a reader sees it: `<U+200B>`, and `\n`,
