@@ -151,6 +151,13 @@ fn bad_input_exits_2_with_the_reason() {
         stderr.starts_with("error: missing.json: cannot read: "),
         "{stderr}"
     );
+    // A live server that dies while listing: exit 2 with what happened, never an empty diff.
+    let server = common::recording_server(&dir.path().join("record.jsonl"), &["--crash-on-list"]);
+    let mut args = vec!["diff", &old, "--timeout", "20", "--"];
+    args.extend(server.iter().map(String::as_str));
+    let (code, stdout, stderr) = ts(&args);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("exited with"), "{stderr}");
 }
 
 /// The two releases of `@modelcontextprotocol/server-filesystem` that interop/package.json

@@ -95,6 +95,13 @@ pub fn is_pictograph(c: char) -> bool {
 /// and the tag characters of a flag sequence (after U+1F3F4) are left out.
 pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
     let mut found = Vec::new();
+    // Most text is printable ASCII: nothing to look at character by character.
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7F).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+    {
+        return found;
+    }
     let mut previous: Option<char> = None;
     let mut in_flag = false;
     let mut chars = text.char_indices().peekable();

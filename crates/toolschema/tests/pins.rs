@@ -248,3 +248,115 @@ proptest! {
         prop_assert_eq!(pins.verify([map(&new)]).is_empty(), diff.is_empty());
     }
 }
+
+/// Any JSON value, up to a few levels deep.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e300f64..1e300).prop_map(Value::from),
+        "\\PC{0,12}".prop_map(Value::from),
+        prop_oneof![
+            Just("type"),
+            Just("properties"),
+            Just("$ref"),
+            Just("#/$defs/a"),
+            Just("#")
+        ]
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(4, 40, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("type".to_string()),
+                    Just("properties".to_string()),
+                    Just("required".to_string()),
+                    Just("$ref".to_string()),
+                    Just("$defs".to_string()),
+                    Just("anyOf".to_string()),
+                    Just("enum".to_string()),
+                    Just("additionalProperties".to_string()),
+                    Just("a".to_string()),
+                    "\\PC{0,6}",
+                ],
+                inner,
+                0..5
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Whatever the fields hold, the diff and the pins answer without panicking, a tool is never
+    /// drifted from itself, and every change names its tool and carries a message.
+    #[test]
+    fn any_fields_are_diffed_and_pinned_without_panic(
+        input in any_json(), output in any_json(), annotations in any_json(), other in any_json()
+    ) {
+        let tool = json!({"name": "t", "inputSchema": input, "outputSchema": output,
+            "annotations": annotations, "x": other});
+        let plain = json!({"name": "t", "inputSchema": {}});
+        let diff = diff_tools([map(&plain)], [map(&tool)]);
+        for change in &diff.changes {
+            prop_assert_eq!(&change.tool, "t");
+            prop_assert!(!change.message.is_empty());
+        }
+        prop_assert!(diff_tools([map(&tool)], [map(&tool)]).is_empty());
+        let pins = PinnedServer::from_tools([map(&tool)]).unwrap();
+        prop_assert_eq!(pins.check(&tool), PinStatus::Pinned);
+        let mut lock = Lock::default();
+        lock.pin("k", [map(&tool)]).unwrap();
+        prop_assert_eq!(Lock::from_json(&lock.to_json()).unwrap(), lock);
+    }
+
+    /// Any text given as a lock is read or refused with a reason, never a panic.
+    #[test]
+    fn any_text_is_read_or_refused_as_a_lock(text in "\\PC{0,40}") {
+        let _ = Lock::from_json(&text);
+        let _ = Lock::from_json(&format!("{{\"version\": 1, \"servers\": {{\"k\": {{\"tools\": {text}}}}}}}"));
+    }
+}
+
+#[test]
+fn hostile_values_are_handled() {
+    // A lone surrogate escape, a byte order mark, float and huge numbers.
+    let lone = Lock::from_json("{\"version\": 1, \"servers\": {\"\\ud800\": {\"tools\": {}}}}");
+    assert_eq!(
+        lone.unwrap_err().to_string(),
+        "not a toolschema lock file: line 1, column 35: lone leading surrogate in a \\u escape"
+    );
+    assert!(Lock::from_json("\u{FEFF}{\"version\": 1, \"servers\": {}}").is_ok());
+    assert!(Lock::from_json("{\"version\": 1.0, \"servers\": {}}").is_err());
+    assert!(Lock::from_json("{\"version\": 1e400, \"servers\": {}}").is_err());
+    // A schema nested as deep as a catalog may be, changed at the bottom.
+    let deep = |leaf: Value| {
+        let mut schema = leaf;
+        for _ in 0..120 {
+            schema = json!({"type": "array", "items": schema});
+        }
+        json!({"name": "t", "inputSchema": {"type": "object", "properties": {"p": schema}}})
+    };
+    let old = deep(json!({"type": "string", "maxLength": 8}));
+    let new = deep(json!({"type": "string", "maxLength": 4}));
+    let diff = diff_tools([map(&old)], [map(&new)]);
+    assert_eq!(diff.changes.len(), 1);
+    assert!(
+        diff.changes[0]
+            .message
+            .starts_with("maxLength of argument 'p[][]"),
+        "{}",
+        diff.changes[0].message
+    );
+    assert_ne!(pin_hash(map(&old)).unwrap(), pin_hash(map(&new)).unwrap());
+    // A huge description is diffed in linear time and still drifts.
+    let long = |word: &str| json!({"name": "t", "description": format!("{word} ").repeat(200_000), "inputSchema": {}});
+    let diff = diff_tools([map(&long("a"))], [map(&long("b"))]);
+    assert_eq!(diff.changes.len(), 1);
+}

@@ -51,6 +51,15 @@ pub(crate) struct Text<'a> {
     pub pointer: String,
     /// Byte offset of it in the file.
     pub offset: usize,
+    /// The text as phrases are matched against it ([`normalized`]), made on first use.
+    normalized: std::cell::OnceCell<String>,
+}
+
+impl Text<'_> {
+    /// The text lowercased, hidden characters dropped, whitespace runs made one space.
+    pub fn normalized(&self) -> &str {
+        self.normalized.get_or_init(|| normalized(self.text))
+    }
 }
 
 /// Where a value sits: at the tool's top level, inside a schema, or elsewhere.
@@ -65,7 +74,7 @@ enum Place {
 }
 
 /// Every string of the tool, member names included, in document order, each with its kind.
-pub(crate) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
+pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
     let spans = cx.spans();
     let mut out = Vec::new();
     // (value, span, pointer, place); pushed reversed so they come out in order.
@@ -88,6 +97,7 @@ pub(crate) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
                         text: key,
                         pointer: member_pointer.clone(),
                         offset: entry.map_or(0, |e| e.anchor() as usize),
+                        normalized: Default::default(),
                     });
                     let member_place = match (place, key.as_str()) {
                         (Place::Tool, "inputSchema" | "outputSchema") => Place::Schema,
@@ -111,6 +121,7 @@ pub(crate) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
                             text,
                             pointer: member_pointer,
                             offset: entry.map_or(0, |e| e.start as usize),
+                            normalized: Default::default(),
                         });
                     } else {
                         children.push((member, child, member_pointer, member_place));
@@ -128,6 +139,7 @@ pub(crate) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
                             text,
                             pointer: item_pointer,
                             offset: spans.get(child).map_or(0, |e| e.start as usize),
+                            normalized: Default::default(),
                         });
                     } else {
                         // Items of a schema list (anyOf, prefixItems) are schemas.
@@ -149,13 +161,13 @@ pub(crate) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
 
 /// The prose of the tool: its title and description, `annotations.title`, and every `title` and
 /// `description` inside its schemas.
-pub(crate) fn prose<'a>(cx: &ToolContext<'a>) -> impl Iterator<Item = Text<'a>> {
-    strings(cx).into_iter().filter(|t| t.kind.is_prose())
+pub(crate) fn prose<'c, 'a>(cx: &'c ToolContext<'a>) -> impl Iterator<Item = &'c Text<'a>> {
+    cx.strings().iter().filter(|t| t.kind.is_prose())
 }
 
 /// `text` lowercased, with hidden characters dropped and every run of whitespace made one space,
 /// so phrases match however they are spaced, cased or salted with invisible characters.
-pub(crate) fn normalized(text: &str) -> String {
+fn normalized(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.chars() {

@@ -2,7 +2,6 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::strings;
 use crate::text::{hidden_chars, tag_text, visible};
 
 declare_rule! {
@@ -46,7 +45,7 @@ declare_rule! {
 const NAMED: usize = 4;
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
-    for text in strings(cx) {
+    for text in cx.strings() {
         let found = hidden_chars(text.text);
         if found.is_empty() {
             continue;
@@ -68,7 +67,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             list.push_str(&format!("; the tag characters spell \"{}\"", visible(&spelled)));
         }
         report.add_at(
-            text.pointer,
+            text.pointer.clone(),
             text.offset,
             format!(
                 "{} holds {} hidden character{}: {list}; the model reads what a reviewer does not see",

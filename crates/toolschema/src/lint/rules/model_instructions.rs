@@ -2,7 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{normalized, prose};
+use crate::lint::texts::prose;
 
 declare_rule! {
     /// Text that gives the model orders: `<IMPORTANT>` blocks, "do not tell the user".
@@ -91,7 +91,7 @@ const PHRASES: &[&str] = &[
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
-        let lower = normalized(text.text);
+        let lower = text.normalized();
         let found: Vec<&str> = MARKERS
             .iter()
             .chain(PHRASES)
@@ -103,7 +103,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
         let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
         report.add_at(
-            text.pointer,
+            text.pointer.clone(),
             text.offset,
             format!(
                 "{} gives the model orders ({}): a description says what the tool does, not what the model must do or hide",

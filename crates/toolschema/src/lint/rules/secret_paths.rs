@@ -2,7 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{normalized, prose};
+use crate::lint::texts::prose;
 
 declare_rule! {
     /// A description that mentions secrets: `~/.ssh`, `id_rsa`, `.env`, credentials.
@@ -75,13 +75,13 @@ fn names_env_file(text: &str) -> bool {
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
-        let lower = normalized(text.text);
+        let lower = text.normalized();
         let mut found: Vec<&str> = SECRETS
             .iter()
             .copied()
             .filter(|needle| lower.contains(needle))
             .collect();
-        if names_env_file(&lower) {
+        if names_env_file(lower) {
             found.push(".env");
         }
         if found.is_empty() {
@@ -89,7 +89,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
         let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
         report.add_at(
-            text.pointer,
+            text.pointer.clone(),
             text.offset,
             format!(
                 "{} mentions secrets ({}): poisoned tools ask the model to read and send them",

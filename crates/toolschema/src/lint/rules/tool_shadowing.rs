@@ -2,7 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{strings, TextKind};
+use crate::lint::texts::TextKind;
 use std::collections::HashSet;
 
 declare_rule! {
@@ -123,7 +123,7 @@ fn order_about_another_tool(text: &str, is_own: impl Fn(&str) -> bool) -> Option
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
-    let texts = strings(cx);
+    let texts = cx.strings();
     let properties: HashSet<&str> = texts
         .iter()
         .filter(|t| t.kind == TextKind::PropertyName)
