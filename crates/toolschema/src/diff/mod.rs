@@ -42,6 +42,7 @@ pub use lock::{
 };
 
 use serde_json::{Map, Value};
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
 /// How a change affects the people and programs that rely on a tool.
@@ -211,6 +212,27 @@ pub struct Change {
 }
 
 impl Change {
+    /// A change of `tool`'s value at `pointer` from `before` to `after`.
+    pub(crate) fn new(
+        tool: &str,
+        class: ChangeClass,
+        code: ChangeCode,
+        pointer: &str,
+        message: String,
+        before: Option<&Value>,
+        after: Option<&Value>,
+    ) -> Change {
+        Change {
+            tool: tool.to_string(),
+            class,
+            code,
+            pointer: pointer.to_string(),
+            message,
+            before: before.cloned(),
+            after: after.cloned(),
+        }
+    }
+
     /// The change as JSON: `{"tool", "class", "code", "pointer", "message", "before", "after"}`.
     pub fn to_value(&self) -> Value {
         let mut map = Map::new();
@@ -291,13 +313,15 @@ pub fn diff_tools<'a>(
     let mut changes = Vec::new();
     let mut new_matched = vec![false; new.len()];
     let mut removed = Vec::new();
+    // Each name's tools in the new catalog, in order (a catalog file has one per name; a raw
+    // listing may repeat one).
+    let mut by_name: HashMap<String, VecDeque<usize>> = HashMap::new();
+    for (i, tool) in new.iter().enumerate() {
+        by_name.entry(name(tool)).or_default().push_back(i);
+    }
     for (old_index, old_tool) in old.iter().enumerate() {
         let old_name = name(old_tool);
-        match new
-            .iter()
-            .enumerate()
-            .position(|(i, t)| !new_matched[i] && name(t) == old_name)
-        {
+        match by_name.get_mut(&old_name).and_then(VecDeque::pop_front) {
             Some(i) => {
                 new_matched[i] = true;
                 tool::compare(&old_name, old_tool, &new[i], &mut changes);
@@ -305,15 +329,23 @@ pub fn diff_tools<'a>(
             None => removed.push(old_index),
         }
     }
-    // Renames: a removed tool whose schemas an added tool has.
+    // Renames: a removed tool whose schemas an added tool has, found by the canonical JSON of
+    // both schemas (equal exactly when the schemas compare equal).
+    let schemas_key = |tool: &Map<String, Value>| {
+        let schemas = [tool.get("inputSchema"), tool.get("outputSchema")];
+        serde_json_canonicalizer::to_string(&schemas).ok()
+    };
+    let mut added_by_schemas: HashMap<String, VecDeque<usize>> = HashMap::new();
+    for (i, tool) in new.iter().enumerate() {
+        if let (false, Some(key)) = (new_matched[i], schemas_key(tool)) {
+            added_by_schemas.entry(key).or_default().push_back(i);
+        }
+    }
     let mut renamed = Vec::new();
     for &old_index in &removed {
-        let old_tool = &old[old_index];
-        let found = (0..new.len()).find(|&i| {
-            !new_matched[i]
-                && schema::same_value_opt(old_tool.get("inputSchema"), new[i].get("inputSchema"))
-                && schema::same_value_opt(old_tool.get("outputSchema"), new[i].get("outputSchema"))
-        });
+        let found = schemas_key(&old[old_index])
+            .and_then(|key| added_by_schemas.get_mut(&key))
+            .and_then(VecDeque::pop_front);
         if let Some(i) = found {
             new_matched[i] = true;
             renamed.push((old_index, i));
@@ -324,18 +356,7 @@ pub fn diff_tools<'a>(
         let old_name = name(old_tool);
         match renamed.iter().find(|(o, _)| *o == old_index) {
             Some(&(_, new_index)) => {
-                let new_name = name(&new[new_index]);
-                changes.push(Change {
-                    tool: old_name.clone(),
-                    class: ChangeClass::Breaking,
-                    code: ChangeCode::ToolRenamed,
-                    pointer: "/name".into(),
-                    message: format!(
-                        "tool '{old_name}' renamed to '{new_name}': calls to '{old_name}' now fail"
-                    ),
-                    before: Some(Value::String(old_name.clone())),
-                    after: Some(Value::String(new_name)),
-                });
+                changes.push(rename_change(&old_name, &name(&new[new_index])));
                 tool::compare(&old_name, old_tool, &new[new_index], &mut changes);
             }
             None => changes.push(Change {
@@ -371,6 +392,18 @@ pub fn diff_tools<'a>(
     }
 }
 
+fn rename_change(old_name: &str, new_name: &str) -> Change {
+    Change::new(
+        old_name,
+        ChangeClass::Breaking,
+        ChangeCode::ToolRenamed,
+        "/name",
+        format!("tool '{old_name}' renamed to '{new_name}': calls to '{old_name}' now fail"),
+        Some(&Value::String(old_name.to_string())),
+        Some(&Value::String(new_name.to_string())),
+    )
+}
+
 /// Compare one tool's old and new definitions (already matched, by name or otherwise).
 pub fn diff_tool(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Change> {
     let old = prepare::prepare_tool(old);
@@ -383,15 +416,7 @@ pub fn diff_tool(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Chan
     let mut changes = Vec::new();
     if old.get("name") != new.get("name") {
         let new_name = new.get("name").and_then(Value::as_str).unwrap_or_default();
-        changes.push(Change {
-            tool: name.clone(),
-            class: ChangeClass::Breaking,
-            code: ChangeCode::ToolRenamed,
-            pointer: "/name".into(),
-            message: format!("tool '{name}' renamed to '{new_name}': calls to '{name}' now fail"),
-            before: old.get("name").cloned(),
-            after: new.get("name").cloned(),
-        });
+        changes.push(rename_change(&name, new_name));
     }
     tool::compare(&name, &old, &new, &mut changes);
     changes

@@ -936,15 +936,8 @@ impl SchemaDiff<'_> {
         before: Option<&Value>,
         after: Option<&Value>,
     ) {
-        self.changes.push(Change {
-            tool: self.tool.to_string(),
-            class,
-            code,
-            pointer: pointer.to_string(),
-            message,
-            before: before.cloned(),
-            after: after.cloned(),
-        });
+        let change = Change::new(self.tool, class, code, pointer, message, before, after);
+        self.changes.push(change);
     }
 }
 

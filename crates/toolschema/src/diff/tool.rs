@@ -89,15 +89,8 @@ impl ToolDiff<'_> {
         before: Option<&Value>,
         after: Option<&Value>,
     ) {
-        self.changes.push(Change {
-            tool: self.tool.to_string(),
-            class,
-            code,
-            pointer: pointer.to_string(),
-            message,
-            before: before.cloned(),
-            after: after.cloned(),
-        });
+        let change = Change::new(self.tool, class, code, pointer, message, before, after);
+        self.changes.push(change);
     }
 
     /// A description or title, shown as a word diff.
@@ -162,14 +155,7 @@ impl ToolDiff<'_> {
     }
 
     fn annotations(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str) {
-        let empty = Map::new();
-        let as_map = |v: Option<&'_ Value>| -> Option<Map<String, Value>> {
-            match v {
-                None => Some(empty.clone()),
-                Some(v) => v.as_object().cloned(),
-            }
-        };
-        let (Some(old), Some(new)) = (as_map(o), as_map(n)) else {
+        let (Some(old), Some(new)) = (object_or_empty(o), object_or_empty(n)) else {
             return self.field(ChangeCode::AnnotationChanged, "annotations", o, n, at);
         };
         let keys = union_keys(&old, &new);
@@ -214,14 +200,7 @@ impl ToolDiff<'_> {
     }
 
     fn execution(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str) {
-        let empty = Map::new();
-        let as_map = |v: Option<&'_ Value>| -> Option<Map<String, Value>> {
-            match v {
-                None => Some(empty.clone()),
-                Some(v) => v.as_object().cloned(),
-            }
-        };
-        let (Some(old), Some(new)) = (as_map(o), as_map(n)) else {
+        let (Some(old), Some(new)) = (object_or_empty(o), object_or_empty(n)) else {
             return self.field(ChangeCode::FieldChanged, "execution", o, n, at);
         };
         let (a, b) = (old.get("taskSupport"), new.get("taskSupport"));
@@ -315,5 +294,13 @@ impl ToolDiff<'_> {
             ChangeClass::Security
         };
         self.push(code, class, at, message, o, n);
+    }
+}
+
+/// An object field's members, none when it is absent; `None` when it is not an object.
+fn object_or_empty(value: Option<&Value>) -> Option<Map<String, Value>> {
+    match value {
+        None => Some(Map::new()),
+        Some(value) => value.as_object().cloned(),
     }
 }

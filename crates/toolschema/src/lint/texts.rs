@@ -186,3 +186,9 @@ fn normalized(text: &str) -> String {
     }
     out
 }
+
+/// The phrases a rule found, quoted and joined for its message: `"a", "b"`.
+pub(crate) fn quoted(found: &[&str]) -> String {
+    let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
+    quoted.join(", ")
+}

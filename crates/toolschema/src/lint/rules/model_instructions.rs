@@ -2,7 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::prose;
+use crate::lint::texts::{prose, quoted};
 
 declare_rule! {
     /// Text that gives the model orders: `<IMPORTANT>` blocks, "do not tell the user".
@@ -101,14 +101,13 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         if found.is_empty() {
             continue;
         }
-        let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
         report.add_at(
             text.pointer.clone(),
             text.offset,
             format!(
                 "{} gives the model orders ({}): a description says what the tool does, not what the model must do or hide",
                 text.kind.label(),
-                quoted.join(", ")
+                quoted(&found)
             ),
         );
     }

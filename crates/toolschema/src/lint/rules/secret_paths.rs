@@ -2,7 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::prose;
+use crate::lint::texts::{prose, quoted};
 
 declare_rule! {
     /// A description that mentions secrets: `~/.ssh`, `id_rsa`, `.env`, credentials.
@@ -87,14 +87,13 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         if found.is_empty() {
             continue;
         }
-        let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
         report.add_at(
             text.pointer.clone(),
             text.offset,
             format!(
                 "{} mentions secrets ({}): poisoned tools ask the model to read and send them",
                 text.kind.label(),
-                quoted.join(", ")
+                quoted(&found)
             ),
         );
     }
