@@ -11,9 +11,10 @@ declare_rule! {
     /// A title or description (of the tool or inside its schemas) that holds a tag used to
     /// smuggle instructions (`<IMPORTANT>`, `<SYSTEM>`, `<INSTRUCTIONS>`, chat-template markers
     /// such as `<|im_start|>` or `[INST]`), a phrase that overrides the model's instructions
-    /// ("ignore previous instructions", "disregard all prior instructions", "you are now"), or one
-    /// that hides the tool's behaviour from the user ("do not tell the user", "without informing
-    /// the user", "do not mention this"). Case, spacing and hidden characters do not matter.
+    /// ("ignore previous instructions", "disregard all prior instructions", "forget your
+    /// instructions"), or one that hides the tool's behaviour from the user ("do not tell the
+    /// user", "without informing the user", "do not mention this"). Case, spacing and hidden
+    /// characters do not matter.
     ///
     /// ## Why it matters
     /// A description exists to tell the model what the tool does. Text that instructs the model
@@ -69,7 +70,6 @@ const PHRASES: &[&str] = &[
     "disregard your instructions",
     "forget your instructions",
     "forget all previous",
-    "you are now",
     "new instructions:",
     "do not tell the user",
     "don't tell the user",
