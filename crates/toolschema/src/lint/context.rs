@@ -3,7 +3,7 @@
 use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use super::registry::Rule;
 use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
-use super::texts::{self, Text};
+use super::texts::{self, ToolStrings};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
@@ -238,7 +238,7 @@ pub(crate) struct ToolContext<'a> {
     /// Per-run caches shared by the tools of a file.
     pub cache: &'a RunCache,
     /// Every string of the tool, found when a rule first asks ([`ToolContext::strings`]).
-    strings: std::cell::OnceCell<Vec<Text<'a>>>,
+    strings: std::cell::OnceCell<ToolStrings<'a>>,
 }
 
 /// Things compiled once per run and reused across tools.
@@ -281,7 +281,7 @@ impl<'a> ToolContext<'a> {
 
     /// Every string of the tool, member names included, in document order, each with its kind;
     /// found once and shared by the rules that read words.
-    pub fn strings(&self) -> &[Text<'a>] {
+    pub fn strings(&self) -> &ToolStrings<'a> {
         self.strings.get_or_init(|| texts::strings(self))
     }
 

@@ -2,6 +2,7 @@
 
 use super::context::ToolContext;
 use crate::json::pointer::push_segment;
+use aho_corasick::AhoCorasick;
 use serde_json::Value;
 
 /// What a string of a tool is to the model.
@@ -43,14 +44,29 @@ impl TextKind {
     }
 }
 
+/// A step from a container to one of its values: a member's key or an element's index.
+#[derive(Debug, Clone, Copy)]
+enum Segment<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// An object or array of the tool, by the container holding it and its step from there; the
+/// tool itself has no parent. Pointers are built from these only for what a rule reports.
+struct Node<'a> {
+    parent: Option<usize>,
+    segment: Segment<'a>,
+}
+
 /// One string of a tool.
 pub(crate) struct Text<'a> {
     pub kind: TextKind,
     pub text: &'a str,
-    /// JSON Pointer to it in the file (for a member name, to the member).
-    pub pointer: String,
     /// Byte offset of it in the file.
     pub offset: usize,
+    /// The container that holds it, and its key or index there.
+    node: usize,
+    segment: Segment<'a>,
     /// The text as phrases are matched against it ([`normalized`]), made on first use.
     normalized: std::cell::OnceCell<String>,
 }
@@ -59,6 +75,39 @@ impl Text<'_> {
     /// The text lowercased, hidden characters dropped, whitespace runs made one space.
     pub fn normalized(&self) -> &str {
         self.normalized.get_or_init(|| normalized(self.text))
+    }
+}
+
+/// Every string of a tool, with what is needed to point at each.
+pub(crate) struct ToolStrings<'a> {
+    pub texts: Vec<Text<'a>>,
+    nodes: Vec<Node<'a>>,
+    /// JSON Pointer to the tool in the file.
+    root: &'a str,
+}
+
+impl ToolStrings<'_> {
+    /// The JSON Pointer to `text` in the file (for a member name, to the member).
+    pub fn pointer(&self, text: &Text<'_>) -> String {
+        let mut steps = vec![text.segment];
+        let mut node = Some(text.node);
+        while let Some(index) = node {
+            let Some(current) = self.nodes.get(index) else {
+                break;
+            };
+            if current.parent.is_some() {
+                steps.push(current.segment);
+            }
+            node = current.parent;
+        }
+        let mut pointer = self.root.to_string();
+        for step in steps.iter().rev() {
+            pointer = match step {
+                Segment::Key(key) => push_segment(&pointer, key),
+                Segment::Index(index) => format!("{pointer}/{index}"),
+            };
+        }
+        pointer
     }
 }
 
@@ -74,31 +123,37 @@ enum Place {
 }
 
 /// Every string of the tool, member names included, in document order, each with its kind.
-pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
+pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> ToolStrings<'a> {
     let spans = cx.spans();
-    let mut out = Vec::new();
-    // (value, span, pointer, place); pushed reversed so they come out in order.
-    let mut stack: Vec<(&'a Value, usize, String, Place)> =
-        vec![(&cx.tool.value, 0, cx.tool.pointer.clone(), Place::Tool)];
-    while let Some((value, span, pointer, place)) = stack.pop() {
+    let mut texts = Vec::new();
+    let mut nodes = vec![Node {
+        parent: None,
+        segment: Segment::Index(0),
+    }];
+    // (value, span, node index, place); pushed reversed so they come out in order.
+    let mut stack: Vec<(&'a Value, usize, usize, Place)> =
+        vec![(&cx.tool.value, 0, 0, Place::Tool)];
+    let text = |kind, text, offset, node, segment| Text {
+        kind,
+        text,
+        offset,
+        node,
+        segment,
+        normalized: std::cell::OnceCell::new(),
+    };
+    while let Some((value, span, node, place)) = stack.pop() {
         match value {
             Value::Object(map) => {
                 let mut children = Vec::with_capacity(map.len());
                 for ((key, member), child) in map.iter().zip(spans.children(span)) {
-                    let member_pointer = push_segment(&pointer, key);
                     let entry = spans.get(child);
                     let key_kind = if place == Place::Properties {
                         TextKind::PropertyName
                     } else {
                         TextKind::Other
                     };
-                    out.push(Text {
-                        kind: key_kind,
-                        text: key,
-                        pointer: member_pointer.clone(),
-                        offset: entry.map_or(0, |e| e.anchor() as usize),
-                        normalized: Default::default(),
-                    });
+                    let key_offset = entry.map_or(0, |e| e.anchor() as usize);
+                    texts.push(text(key_kind, key, key_offset, node, Segment::Key(key)));
                     let member_place = match (place, key.as_str()) {
                         (Place::Tool, "inputSchema" | "outputSchema") => Place::Schema,
                         (Place::Tool, "annotations") => Place::Annotations,
@@ -106,49 +161,55 @@ pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
                         (Place::Schema | Place::Properties, _) => Place::Schema,
                         _ => Place::Other,
                     };
-                    if let Value::String(text) = member {
-                        let kind = match (place, key.as_str()) {
-                            (Place::Tool, "name") => TextKind::Name,
-                            (Place::Tool | Place::Annotations | Place::Schema, "title") => {
-                                TextKind::Title
-                            }
-                            (Place::Tool, "description") => TextKind::Description,
-                            (Place::Schema, "description") => TextKind::SchemaDescription,
-                            _ => TextKind::Other,
-                        };
-                        out.push(Text {
-                            kind,
-                            text,
-                            pointer: member_pointer,
-                            offset: entry.map_or(0, |e| e.start as usize),
-                            normalized: Default::default(),
-                        });
-                    } else {
-                        children.push((member, child, member_pointer, member_place));
+                    match member {
+                        Value::String(value) => {
+                            let kind = match (place, key.as_str()) {
+                                (Place::Tool, "name") => TextKind::Name,
+                                (Place::Tool | Place::Annotations | Place::Schema, "title") => {
+                                    TextKind::Title
+                                }
+                                (Place::Tool, "description") => TextKind::Description,
+                                (Place::Schema, "description") => TextKind::SchemaDescription,
+                                _ => TextKind::Other,
+                            };
+                            let offset = entry.map_or(0, |e| e.start as usize);
+                            texts.push(text(kind, value, offset, node, Segment::Key(key)));
+                        }
+                        Value::Object(_) | Value::Array(_) => {
+                            nodes.push(Node {
+                                parent: Some(node),
+                                segment: Segment::Key(key),
+                            });
+                            children.push((member, child, nodes.len() - 1, member_place));
+                        }
+                        _ => {}
                     }
                 }
                 stack.extend(children.into_iter().rev());
             }
             Value::Array(items) => {
                 let mut children = Vec::with_capacity(items.len());
+                // Items of a schema list (anyOf, prefixItems) are schemas.
+                let item_place = if place == Place::Schema {
+                    Place::Schema
+                } else {
+                    Place::Other
+                };
                 for (index, (item, child)) in items.iter().zip(spans.children(span)).enumerate() {
-                    let item_pointer = format!("{pointer}/{index}");
-                    if let Value::String(text) = item {
-                        out.push(Text {
-                            kind: TextKind::Other,
-                            text,
-                            pointer: item_pointer,
-                            offset: spans.get(child).map_or(0, |e| e.start as usize),
-                            normalized: Default::default(),
-                        });
-                    } else {
-                        // Items of a schema list (anyOf, prefixItems) are schemas.
-                        let item_place = if place == Place::Schema {
-                            Place::Schema
-                        } else {
-                            Place::Other
-                        };
-                        children.push((item, child, item_pointer, item_place));
+                    match item {
+                        Value::String(value) => {
+                            let offset = spans.get(child).map_or(0, |e| e.start as usize);
+                            let segment = Segment::Index(index);
+                            texts.push(text(TextKind::Other, value, offset, node, segment));
+                        }
+                        Value::Object(_) | Value::Array(_) => {
+                            nodes.push(Node {
+                                parent: Some(node),
+                                segment: Segment::Index(index),
+                            });
+                            children.push((item, child, nodes.len() - 1, item_place));
+                        }
+                        _ => {}
                     }
                 }
                 stack.extend(children.into_iter().rev());
@@ -156,13 +217,17 @@ pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> Vec<Text<'a>> {
             _ => {}
         }
     }
-    out
+    ToolStrings {
+        texts,
+        nodes,
+        root: &cx.tool.pointer,
+    }
 }
 
 /// The prose of the tool: its title and description, `annotations.title`, and every `title` and
 /// `description` inside its schemas.
 pub(crate) fn prose<'c, 'a>(cx: &'c ToolContext<'a>) -> impl Iterator<Item = &'c Text<'a>> {
-    cx.strings().iter().filter(|t| t.kind.is_prose())
+    cx.strings().texts.iter().filter(|t| t.kind.is_prose())
 }
 
 /// `text` lowercased, with hidden characters dropped and every run of whitespace made one space,
@@ -191,4 +256,38 @@ fn normalized(text: &str) -> String {
 pub(crate) fn quoted(found: &[&str]) -> String {
     let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
     quoted.join(", ")
+}
+
+/// A matcher for many phrases at once, for a rule's `static` (`LazyLock::new(|| matcher(LIST))`).
+pub(crate) fn matcher(phrases: &[&str]) -> Option<AhoCorasick> {
+    AhoCorasick::new(phrases).ok()
+}
+
+/// The phrases of `phrases` found in `text`, each once, in list order: one pass over the text
+/// with the `matcher` made from the list (a phrase at a time when there is none).
+pub(crate) fn find_phrases(
+    matcher: Option<&AhoCorasick>,
+    phrases: &[&'static str],
+    text: &str,
+) -> Vec<&'static str> {
+    let mut seen = vec![false; phrases.len()];
+    match matcher {
+        Some(matcher) => {
+            for found in matcher.find_overlapping_iter(text) {
+                if let Some(slot) = seen.get_mut(found.pattern().as_usize()) {
+                    *slot = true;
+                }
+            }
+        }
+        None => {
+            for (slot, phrase) in seen.iter_mut().zip(phrases) {
+                *slot = text.contains(phrase);
+            }
+        }
+    }
+    phrases
+        .iter()
+        .zip(seen)
+        .filter_map(|(phrase, seen)| seen.then_some(*phrase))
+        .collect()
 }

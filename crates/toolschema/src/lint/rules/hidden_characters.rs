@@ -45,7 +45,7 @@ declare_rule! {
 const NAMED: usize = 4;
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
-    for text in cx.strings() {
+    for text in &cx.strings().texts {
         let found = hidden_chars(text.text);
         if found.is_empty() {
             continue;
@@ -67,7 +67,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             list.push_str(&format!("; the tag characters spell \"{}\"", visible(&spelled)));
         }
         report.add_at(
-            text.pointer.clone(),
+            cx.strings().pointer(text),
             text.offset,
             format!(
                 "{} holds {} hidden character{}: {list}; the model reads what a reviewer does not see",

@@ -53,7 +53,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         let length = text.text.chars().count();
         if length > limit {
             report.add_at(
-                text.pointer.clone(),
+                cx.strings().pointer(text),
                 text.offset,
                 format!(
                     "{} has {length} characters (more than {limit}): a reviewer skims it, the model reads every word",

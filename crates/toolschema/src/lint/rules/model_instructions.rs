@@ -2,7 +2,9 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{prose, quoted};
+use crate::lint::texts::{find_phrases, matcher, prose, quoted};
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
 
 declare_rule! {
     /// Text that gives the model orders: `<IMPORTANT>` blocks, "do not tell the user".
@@ -89,20 +91,19 @@ const PHRASES: &[&str] = &[
     "do not reveal",
 ];
 
+static MARKER_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(MARKERS));
+static PHRASE_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(PHRASES));
+
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
         let lower = text.normalized();
-        let found: Vec<&str> = MARKERS
-            .iter()
-            .chain(PHRASES)
-            .copied()
-            .filter(|needle| lower.contains(needle))
-            .collect();
+        let mut found = find_phrases(MARKER_MATCHER.as_ref(), MARKERS, lower);
+        found.extend(find_phrases(PHRASE_MATCHER.as_ref(), PHRASES, lower));
         if found.is_empty() {
             continue;
         }
         report.add_at(
-            text.pointer.clone(),
+            cx.strings().pointer(text),
             text.offset,
             format!(
                 "{} gives the model orders ({}): a description says what the tool does, not what the model must do or hide",

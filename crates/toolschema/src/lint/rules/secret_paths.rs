@@ -2,7 +2,9 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{prose, quoted};
+use crate::lint::texts::{find_phrases, matcher, prose, quoted};
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
 
 declare_rule! {
     /// A description that mentions secrets: `~/.ssh`, `id_rsa`, `.env`, credentials.
@@ -73,14 +75,12 @@ fn names_env_file(text: &str) -> bool {
     })
 }
 
+static SECRET_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(SECRETS));
+
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
         let lower = text.normalized();
-        let mut found: Vec<&str> = SECRETS
-            .iter()
-            .copied()
-            .filter(|needle| lower.contains(needle))
-            .collect();
+        let mut found = find_phrases(SECRET_MATCHER.as_ref(), SECRETS, lower);
         if names_env_file(lower) {
             found.push(".env");
         }
@@ -88,7 +88,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             continue;
         }
         report.add_at(
-            text.pointer.clone(),
+            cx.strings().pointer(text),
             text.offset,
             format!(
                 "{} mentions secrets ({}): poisoned tools ask the model to read and send them",

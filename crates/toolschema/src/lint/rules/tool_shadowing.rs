@@ -2,7 +2,9 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::TextKind;
+use crate::lint::texts::{find_phrases, matcher, TextKind};
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
 use std::collections::HashSet;
 
 declare_rule! {
@@ -43,6 +45,25 @@ declare_rule! {
         check: Tool(check),
     };
 }
+
+/// Words without which no order is found (lowercase): the text is only read word by word when
+/// one is there.
+const CUES: &[&str] = &[
+    "must",
+    "should",
+    "shall",
+    "has to",
+    "have to",
+    "needs to",
+    "need to",
+    "side effect",
+    " is called",
+    " is used",
+    " is invoked",
+    " is run",
+];
+
+static CUE_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(CUES));
 
 /// Words that make what follows an obligation.
 const OBLIGATIONS: &[&str] = &["must", "should", "shall"];
@@ -123,7 +144,7 @@ fn order_about_another_tool(text: &str, is_own: impl Fn(&str) -> bool) -> Option
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
-    let texts = cx.strings();
+    let texts = &cx.strings().texts;
     let properties: HashSet<&str> = texts
         .iter()
         .filter(|t| t.kind == TextKind::PropertyName)
@@ -133,11 +154,15 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         cx.name.is_some_and(|n| n.eq_ignore_ascii_case(word)) || properties.contains(word)
     };
     for text in texts.iter().filter(|t| t.kind.is_prose()) {
+        // Most descriptions give no order at all: only those are read word by word.
+        if find_phrases(CUE_MATCHER.as_ref(), CUES, text.normalized()).is_empty() {
+            continue;
+        }
         let Some((other, quote)) = order_about_another_tool(text.text, is_own) else {
             continue;
         };
         report.add_at(
-            text.pointer.clone(),
+            cx.strings().pointer(text),
             text.offset,
             format!(
                 "{} gives orders about another tool, '{other}' (\"{quote}\"): a description that changes how other tools are used shadows them",
