@@ -233,6 +233,15 @@ pub(crate) fn prose<'c, 'a>(cx: &'c ToolContext<'a>) -> impl Iterator<Item = &'c
 /// `text` lowercased, with hidden characters dropped and every run of whitespace made one space,
 /// so phrases match however they are spaced, cased or salted with invisible characters.
 fn normalized(text: &str) -> String {
+    if text.is_ascii() {
+        normalized_ascii(text)
+    } else {
+        normalized_chars(text)
+    }
+}
+
+/// [`normalized`] character by character.
+fn normalized_chars(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.chars() {
@@ -256,6 +265,26 @@ fn normalized(text: &str) -> String {
 pub(crate) fn quoted(found: &[&str]) -> String {
     let quoted: Vec<String> = found.iter().map(|f| format!("\"{f}\"")).collect();
     quoted.join(", ")
+}
+
+/// [`normalized`] for ASCII text, byte by byte (most descriptions are ASCII).
+fn normalized_ascii(text: &str) -> String {
+    let mut out = Vec::with_capacity(text.len());
+    let mut space = false;
+    for &byte in text.as_bytes() {
+        if matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+            space = !out.is_empty();
+        } else if byte < 0x20 || byte == 0x7F {
+            // Control characters are hidden: dropped, like every hidden character.
+        } else {
+            if space {
+                out.push(b' ');
+                space = false;
+            }
+            out.push(byte.to_ascii_lowercase());
+        }
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A matcher for many phrases at once, for a rule's `static` (`LazyLock::new(|| matcher(LIST))`).
@@ -290,4 +319,36 @@ pub(crate) fn find_phrases(
         .zip(seen)
         .filter_map(|(phrase, seen)| seen.then_some(*phrase))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_text_normalizes_as_any_text_does() {
+        // Every string of up to five characters over letters of both cases, spaces, a tab, a line
+        // feed, vertical tab, form feed, another control character and DEL.
+        let alphabet = [
+            'a', 'B', ' ', '\t', '\n', '\u{B}', '\u{C}', '\u{1}', '\u{7F}',
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            let longer: Vec<String> = texts
+                .iter()
+                .filter(|t| t.len() == texts.last().map_or(0, String::len))
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(longer);
+        }
+        assert!(texts.len() > 10_000);
+        for text in &texts {
+            assert_eq!(normalized_ascii(text), normalized_chars(text), "{text:?}");
+        }
+        assert_eq!(
+            normalized("  Do NOT\ttell\n\n the   User "),
+            "do not tell the user"
+        );
+        assert_eq!(normalized("Ignore\u{200B}  previous"), "ignore previous");
+    }
 }
