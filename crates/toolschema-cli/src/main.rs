@@ -1,5 +1,6 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
+mod adapt;
 mod input;
 mod lint;
 mod proxy;
@@ -33,6 +34,8 @@ enum Command {
     Rules(rules::RulesArgs),
     /// Print a lint rule's documentation.
     Rule(rules::RuleArgs),
+    /// Write a catalog's tools for a model provider (OpenAI, Anthropic, Gemini), with every loss.
+    Adapt(adapt::AdaptArgs),
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
         Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
         Command::Rule(args) => with_stdout(|out| rules::show(args, out)),
+        Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
     }
 }
 

@@ -11,11 +11,14 @@
 //! - [`validate`]: compiled validators whose messages a model can act on
 //!   (`argument 'limit' value must be <= 100`);
 //! - [`lint`]: rules that find what makes a catalog unsafe or unreadable for clients, with
-//!   fixes that keep every other byte of the file.
+//!   fixes that keep every other byte of the file;
+//! - [`adapt`]: provider profiles (OpenAI, Anthropic, Gemini) as data, tools rewritten for each
+//!   with a report of every loss, and the model's arguments mapped back.
 //!
 //! The crate is pure: no network, no processes, no terminal. Nothing is ever fetched: a `$ref` to
 //! anything but the document itself or a document the caller registered is refused.
 
+pub mod adapt;
 pub mod catalog;
 pub mod json;
 pub mod lint;
