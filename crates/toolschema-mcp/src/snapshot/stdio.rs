@@ -66,11 +66,11 @@ impl Transport<RoleClient> for RawStdioTransport {
                 Ok(Some(Frame::Line(line))) => {
                     match raw::receive(trim_line(&line), &self.results) {
                         Ok(message) => return Some(message),
-                        Err(e) => eprintln!("toolschema: {e}"),
+                        Err(e) => tracing::warn!("{e}"),
                     }
                 }
-                Ok(Some(Frame::Oversized(over))) => eprintln!(
-                    "toolschema: the server sent a message of {} bytes, over the limit; skipped",
+                Ok(Some(Frame::Oversized(over))) => tracing::warn!(
+                    "the server sent a message of {} bytes, over the limit; skipped",
                     over.length
                 ),
                 Ok(None) | Err(_) => return None,
