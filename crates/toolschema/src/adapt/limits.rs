@@ -166,8 +166,8 @@ mod tests {
         assert_eq!(
             size,
             Size {
-                properties: 7,
-                depth: 3,
+                properties: 6,
+                depth: 2,
                 enum_values: 2,
                 // a bb c d e node f + x yy + zzz
                 string_length: 1 + 2 + 1 + 1 + 1 + 4 + 1 + 3 + 3,

@@ -129,7 +129,7 @@ mod tests {
             letter_first: true,
         };
         assert_eq!(assign(&gemini, &["2fast"])[0].as_deref(), Some("_2fast"));
-        assert_eq!(assign(&gemini, &["é"])[0].as_deref(), Some("__"));
+        assert_eq!(assign(&gemini, &["é"])[0].as_deref(), Some("_"));
         assert_eq!(short_hash(""), "811c9dc5");
     }
 }

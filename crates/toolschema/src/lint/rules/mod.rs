@@ -58,4 +58,11 @@ register_rules! {
     weak_description::WEAK_DESCRIPTION,
     property_description::PROPERTY_DESCRIPTION,
     output_not_object::OUTPUT_NOT_OBJECT,
+    provider_name::PROVIDER_NAME,
+    provider_refuses::PROVIDER_REFUSES,
+    provider_drops_keyword::PROVIDER_DROPS_KEYWORD,
+    provider_widens::PROVIDER_WIDENS,
+    strict_reshapes::STRICT_RESHAPES,
+    provider_rewrites::PROVIDER_REWRITES,
+    provider_requires::PROVIDER_REQUIRES,
 }
