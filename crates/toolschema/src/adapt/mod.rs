@@ -185,22 +185,33 @@ impl<'t> AdaptedTool<'t> {
         if !arguments.is_object() {
             return Err(RestoreError::NotAnObject(kind(arguments)));
         }
-        let mut restored = arguments.clone();
-        Walker {
-            schema: &self.schema,
-            plan: &self.plan,
-            direction: Direction::Restore,
-        }
-        .run(&mut restored);
+        let walk = |direction| {
+            let mut restored = arguments.clone();
+            Walker {
+                schema: &self.schema,
+                plan: &self.plan,
+                direction,
+            }
+            .run(&mut restored);
+            restored
+        };
+        let restored = walk(Direction::Restore);
         let compiled = self.original.compile()?;
-        match compiled.validate_input(&restored) {
-            Ok(()) => Ok(restored),
-            Err(errors) => Err(RestoreError::Invalid {
-                tool: self.original.name().to_string(),
-                arguments: restored,
-                errors,
-            }),
+        let errors = match compiled.validate_input(&restored) {
+            Ok(()) => return Ok(restored),
+            Err(errors) => errors,
+        };
+        // A null the original requires (a property one merged form requires and another does
+        // not) is kept when that is what makes the call valid.
+        let kept = walk(Direction::RestoreKeepingNulls);
+        if kept != restored && compiled.validate_input(&kept).is_ok() {
+            return Ok(kept);
         }
+        Err(RestoreError::Invalid {
+            tool: self.original.name().to_string(),
+            arguments: restored,
+            errors,
+        })
     }
 
     /// The arguments a model would send for the adapted schema in place of `arguments` (which

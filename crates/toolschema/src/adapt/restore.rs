@@ -31,13 +31,17 @@ impl Plan {
 pub(crate) enum Direction {
     /// Adapted -> original: nulls that stand for "not given" removed, names mapped back.
     Restore,
+    /// Adapted -> original, names mapped back but every null kept (for a call whose nulls the
+    /// original schema requires: a property several merged forms disagree on).
+    RestoreKeepingNulls,
     /// Original -> adapted: "not given" written as null, names mapped, undeclared keys of closed
     /// objects left out.
     Shape,
 }
 
-/// Most `$ref`s followed without moving into the arguments.
-const MAX_HOPS: usize = 32;
+/// Most `$ref`s followed without moving into the arguments, and most levels a branch is tried
+/// to.
+const MAX_HOPS: usize = 64;
 /// Most levels of arguments walked (deeper values are left as they are; validation judges them).
 const MAX_LEVELS: usize = 256;
 
@@ -54,7 +58,7 @@ impl Walker<'_> {
             self.rename_root(arguments);
         }
         self.walk(arguments, self.schema, String::new(), 0);
-        if self.direction == Direction::Restore {
+        if self.direction != Direction::Shape {
             self.rename_root(arguments);
         }
     }
@@ -154,6 +158,7 @@ impl Walker<'_> {
             Direction::Restore => {
                 map.retain(|k, v| !(v.is_null() && optional.contains(k)));
             }
+            Direction::RestoreKeepingNulls => {}
             Direction::Shape => {
                 if let Some(properties) = properties {
                     if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
@@ -178,8 +183,9 @@ impl Walker<'_> {
         }
     }
 
-    /// Whether `value` has the shape of `node` (types, enum, const, and for objects the names
-    /// required and allowed); a cheap test to pick an `anyOf` branch, not a validation.
+    /// Whether `value` has the shape of `node` (types, enum, const, for objects the names
+    /// required and allowed, and the same of their members and items); a structural test to
+    /// pick an `anyOf` branch, not a validation.
     fn fits(&self, value: &Value, node: &Value, pointer: String, hops: usize) -> bool {
         if hops > MAX_HOPS {
             return false;
@@ -215,7 +221,32 @@ impl Walker<'_> {
                 return false;
             }
         }
+        if let Value::Array(items) = value {
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            for (i, item) in items.iter().enumerate() {
+                let (sub, at) = match prefix.and_then(|p| p.get(i)) {
+                    Some(sub) => (sub, format!("{pointer}/prefixItems/{i}")),
+                    None => match schema.get("items") {
+                        Some(sub) if !sub.is_array() => (sub, format!("{pointer}/items")),
+                        _ => continue,
+                    },
+                };
+                if !self.fits(item, sub, at, hops + 1) {
+                    return false;
+                }
+            }
+        }
         if let Value::Object(map) = value {
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                let base = push_segment(&pointer, "properties");
+                for (key, item) in map {
+                    if let Some(sub) = properties.get(key) {
+                        if !self.fits(item, sub, push_segment(&base, key), hops + 1) {
+                            return false;
+                        }
+                    }
+                }
+            }
             let optional = self.plan.optional_at(&pointer);
             if let Some(Value::Array(required)) = schema.get("required") {
                 let missing = required.iter().filter_map(Value::as_str).any(|name| {

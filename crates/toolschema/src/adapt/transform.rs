@@ -284,6 +284,11 @@ fn contains_mark(value: &Value) -> bool {
     }
 }
 
+/// Remove the optional-property marks (from a copy shown in a description).
+fn strip_marks(value: &mut Value) {
+    take_marks(value, String::new(), &mut Vec::new());
+}
+
 /// Remove the optional-property marks, recording where they were.
 fn take_marks(value: &mut Value, pointer: String, found: &mut Vec<(String, Vec<String>)>) {
     match value {
@@ -613,6 +618,46 @@ impl<'a> Engine<'a> {
             }
         }
         let closed = forms.iter().all(is_closed);
+        for (i, form) in forms.iter().enumerate() {
+            let at = format!("/{keyword}/{i}");
+            let loose: Vec<&str> = form
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|n| !required_all.iter().any(|r| r == n))
+                .collect();
+            if !loose.is_empty() {
+                self.report(
+                    &at,
+                    "required",
+                    LossAction::Widened,
+                    Accepts::More,
+                    Topic::Widening,
+                    format!(
+                        "form {} requires {}, which the merged object cannot require (another \
+                         form does not); the description says so",
+                        i + 1,
+                        quoted(&loose)
+                    ),
+                );
+            }
+            if is_closed(form) && !closed {
+                self.report(
+                    &at,
+                    "additionalProperties",
+                    LossAction::Widened,
+                    Accepts::More,
+                    Topic::Widening,
+                    format!(
+                        "form {} is closed but another form is not: the merged object takes \
+                         properties it does not declare",
+                        i + 1
+                    ),
+                );
+            }
+        }
         let sentence = format!("Send one of these forms: {}.", summaries.join("; "));
         let description =
             describe::append(map.get("description").and_then(Value::as_str), &[sentence]);
@@ -1509,7 +1554,14 @@ impl<'a> Engine<'a> {
                 .map_or(count as u64, |m| m.min(count as u64));
             built.out.insert("maxItems".into(), Value::from(max));
         }
-        let shown: Vec<String> = list.iter().map(Value::to_string).collect();
+        let shown: Vec<String> = list
+            .iter()
+            .map(|position| {
+                let mut position = position.clone();
+                strip_marks(&mut position);
+                position.to_string()
+            })
+            .collect();
         built
             .sentences
             .push(format!("Items by position: {}.", shown.join(", ")));
