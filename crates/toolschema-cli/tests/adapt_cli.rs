@@ -148,7 +148,14 @@ fn a_call_the_original_refuses_exits_1_with_the_reasons() {
          error: tool 'files.read': argument 'tail' value must be >= 1 (got 0)\n"
     );
     let out = run(&[
-        "adapt", "tools.json", "--to", "openai", "--restore", "find", "--args", "[1]",
+        "adapt",
+        "tools.json",
+        "--to",
+        "openai",
+        "--restore",
+        "find",
+        "--args",
+        "[1]",
     ]);
     assert_eq!(out.code, 1);
     assert_eq!(
@@ -170,7 +177,14 @@ fn bad_input_exits_2() {
         out.stderr
     );
     let out = run(&[
-        "adapt", "tools.json", "--to", "openai", "--restore", "file_read", "--args", "{}",
+        "adapt",
+        "tools.json",
+        "--to",
+        "openai",
+        "--restore",
+        "file_read",
+        "--args",
+        "{}",
     ]);
     assert_eq!(out.code, 2);
     assert_eq!(
@@ -230,7 +244,14 @@ fn lint_target_flags_a_real_server_at_the_right_line() {
          uri.\" instead"
     );
     // Without a target the COMPAT rules find nothing.
-    let out = run(&["lint", path.to_str().unwrap(), "--select", "COMPAT", "--format", "json"]);
+    let out = run(&[
+        "lint",
+        path.to_str().unwrap(),
+        "--select",
+        "COMPAT",
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.code, 0, "{}", out.stdout);
 }
 
@@ -258,7 +279,11 @@ fn lint_target_from_toolschema_toml_and_its_errors() {
         ]
     );
     // The command line replaces the file's targets.
-    let out = run_in(dir.path(), &["lint", "tools.json", "--target", "anthropic"], None);
+    let out = run_in(
+        dir.path(),
+        &["lint", "tools.json", "--target", "anthropic"],
+        None,
+    );
     assert_eq!(out.code, 0, "{}", out.stdout);
     std::fs::write(
         dir.path().join("toolschema.toml"),
