@@ -388,6 +388,32 @@ impl<'a> Engine<'a> {
         if map.contains_key("allOf") {
             map = self.merge_all_of(&map, "")?;
         }
+        // What no provider takes at the root, said in words instead.
+        let mut sentences = Vec::new();
+        for keyword in ["enum", "const", "not"] {
+            let Some(value) = map.shift_remove(keyword) else {
+                continue;
+            };
+            let sentence = describe::sentence(keyword, &value)
+                .unwrap_or_else(|| format!("Must match {keyword} {value}."));
+            self.report(
+                "",
+                keyword,
+                LossAction::MovedToDescription,
+                Accepts::More,
+                Topic::Unsupported,
+                format!(
+                    "{} accepts no {keyword} at the root: the description says \"{sentence}\" \
+                     instead",
+                    self.name()
+                ),
+            );
+            sentences.push(sentence);
+        }
+        if !sentences.is_empty() {
+            let text = describe::append(map.get("description").and_then(Value::as_str), &sentences);
+            map.insert("description".into(), Value::String(text));
+        }
         if map.contains_key("anyOf") || map.contains_key("oneOf") {
             map = self.reshape_root_union(map)?;
         }
