@@ -86,10 +86,36 @@ def descriptions(schema):
     )
 
 
+def keyword_values(schema, keyword):
+    return [node[keyword] for _, node in subschemas(schema) if keyword in node]
+
+
+def shown(value):
+    """The words a value is written with in a description."""
+    if isinstance(value, list):
+        return [w for v in value for w in shown(v)]
+    if isinstance(value, dict):
+        return []
+    return [json.dumps(value) if not isinstance(value, str) else value]
+
+
 def silent_drops(original, output):
-    """Keywords the output uses fewer times than the input and that no description mentions."""
+    """Keywords the output uses fewer times than the input with no word of them left: neither the
+    keyword nor its values in any description, nor (for const) the value in an enum."""
     text = descriptions(output).lower()
-    return [k for k in keyword_drops(original, output) if k.lower() not in text]
+    enums = [v for values in keyword_values(output, "enum") if isinstance(values, list) for v in values]
+    silent = []
+    for keyword in keyword_drops(original, output):
+        if keyword.lower() in text:
+            continue
+        values = keyword_values(original, keyword)
+        words = [w.lower() for v in values for w in shown(v) if w]
+        if words and all(w in text for w in words):
+            continue
+        if keyword == "const" and all(v in enums for v in values):
+            continue  # written as a one-value enum: same meaning
+        silent.append(keyword)
+    return silent
 
 
 def admits_null(schema):

@@ -205,8 +205,12 @@ fn adapt_reports_what_the_peers_lose_or_get_wrong() {
         1
     );
     assert_eq!(
-        list(openapi("integer_enum"), "silent_drops"),
-        ["additionalProperties", "enum"]
+        list(openapi("exclusive_bound"), "silent_drops"),
+        ["additionalProperties", "exclusiveMaximum", "exclusiveMinimum"]
+    );
+    assert_eq!(
+        list(google("exclusive_bound"), "silent_drops"),
+        ["exclusiveMaximum", "exclusiveMinimum"]
     );
     assert!(openapi("recursive")["fails"].is_string());
 }
