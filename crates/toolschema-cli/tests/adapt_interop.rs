@@ -206,7 +206,11 @@ fn adapt_reports_what_the_peers_lose_or_get_wrong() {
     );
     assert_eq!(
         list(openapi("exclusive_bound"), "silent_drops"),
-        ["additionalProperties", "exclusiveMaximum", "exclusiveMinimum"]
+        [
+            "additionalProperties",
+            "exclusiveMaximum",
+            "exclusiveMinimum"
+        ]
     );
     assert_eq!(
         list(google("exclusive_bound"), "silent_drops"),

@@ -48,6 +48,7 @@ pub use profile::{profile, Profile, UnknownProfile, PROFILES, PROFILE_NAMES};
 
 pub(crate) use loss::Topic;
 
+use crate::json::kind_in_words;
 use crate::schema::{normalize, Dialect};
 use crate::suggest::closest;
 use crate::tool::Tool;
@@ -183,7 +184,7 @@ impl<'t> AdaptedTool<'t> {
     /// result against the original schema.
     pub fn restore_arguments(&self, arguments: &Value) -> Result<Value, RestoreError> {
         if !arguments.is_object() {
-            return Err(RestoreError::NotAnObject(kind(arguments)));
+            return Err(RestoreError::NotAnObject(kind_in_words(arguments)));
         }
         let walk = |direction| {
             let mut restored = arguments.clone();
@@ -227,17 +228,6 @@ impl<'t> AdaptedTool<'t> {
         }
         .run(&mut shaped);
         shaped
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

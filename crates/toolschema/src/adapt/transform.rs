@@ -1193,18 +1193,7 @@ impl<'a> Engine<'a> {
             }
             "items" if value.is_array() => {
                 // draft-07 tuple form.
-                let Value::Array(items) = value else {
-                    return Ok(());
-                };
-                let mut adapted = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    adapted.push(self.node(
-                        item,
-                        &format!("{}/{i}", child(key)),
-                        level + 1,
-                        false,
-                    )?);
-                }
+                let adapted = self.branches(value, &child(key), level)?;
                 if self.to_2020 {
                     self.report(
                         at,
@@ -1228,9 +1217,9 @@ impl<'a> Engine<'a> {
                                 .into(),
                         );
                     }
-                    self.tuple(Value::Array(adapted), source, at, level, built)?;
+                    self.tuple(adapted, source, at, level, built)?;
                 } else {
-                    built.out.insert(key.into(), Value::Array(adapted));
+                    built.out.insert(key.into(), adapted);
                 }
             }
             "additionalItems" => {
@@ -1253,19 +1242,8 @@ impl<'a> Engine<'a> {
                 // With a tuple, `tuple` writes it as the 2020-12 `items`.
             }
             "prefixItems" => {
-                let Value::Array(items) = value else {
-                    return refuse(&child(key), "prefixItems is not a list");
-                };
-                let mut adapted = Vec::with_capacity(items.len());
-                for (i, item) in items.iter().enumerate() {
-                    adapted.push(self.node(
-                        item,
-                        &format!("{}/{i}", child(key)),
-                        level + 1,
-                        false,
-                    )?);
-                }
-                self.tuple(Value::Array(adapted), source, at, level, built)?;
+                let adapted = self.branches(value, &child(key), level)?;
+                self.tuple(adapted, source, at, level, built)?;
             }
             "items" => {
                 if source.get("prefixItems").is_some() {
