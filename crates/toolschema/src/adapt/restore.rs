@@ -249,11 +249,14 @@ impl Walker<'_> {
             }
             let optional = self.plan.optional_at(&pointer);
             if let Some(Value::Array(required)) = schema.get("required") {
-                let missing = required.iter().filter_map(Value::as_str).any(|name| {
-                    !map.contains_key(name)
-                        && !(self.direction == Direction::Shape
-                            && optional.iter().any(|o| o == name))
-                });
+                // Shaping adds the nulls for optional properties after the branch is chosen.
+                let will_be_added = |name: &str| {
+                    self.direction == Direction::Shape && optional.iter().any(|o| o == name)
+                };
+                let missing = required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .any(|name| !(map.contains_key(name) || will_be_added(name)));
                 if missing {
                     return false;
                 }

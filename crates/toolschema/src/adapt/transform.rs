@@ -2335,11 +2335,7 @@ fn nullable(schema: Value) -> Value {
                 Value::Array(vec![Value::String(t), null.clone()]),
             );
         }
-        Some(Value::Array(list)) => {
-            if !list.contains(&null) {
-                list.push(null.clone());
-            }
-        }
+        Some(Value::Array(list)) if !list.contains(&null) => list.push(null.clone()),
         _ => {}
     }
     if let Some(Value::Array(values)) = map.get_mut("enum") {
