@@ -662,8 +662,10 @@ impl<'a> Engine<'a> {
                     Accepts::More,
                     Topic::Widening,
                     format!(
-                        "form {} requires {}, which the merged object cannot require (another \
-                         form does not); the description says so",
+                        "{} accepts no {keyword} at the root: form {} requires {}, which the \
+                         merged object cannot require (another form does not); the description \
+                         says so",
+                        self.name(),
                         i + 1,
                         quoted(&loose)
                     ),
@@ -677,8 +679,9 @@ impl<'a> Engine<'a> {
                     Accepts::More,
                     Topic::Widening,
                     format!(
-                        "form {} is closed but another form is not: the merged object takes \
-                         properties it does not declare",
+                        "{} accepts no {keyword} at the root: form {} is closed but another form \
+                         is not, so the merged object takes properties it does not declare",
+                        self.name(),
                         i + 1
                     ),
                 );
