@@ -3,7 +3,7 @@
 
 use crate::input::{display_name, json_argument, read_text, InputError};
 use crate::Outcome;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::io::Write;
 use toolschema::adapt::{adapt, profile, Profile, RestoreError};
 use toolschema::Catalog;
@@ -83,12 +83,11 @@ pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
     for failure in adaptation.failures() {
         eprintln!("error: {failure}");
     }
-    let document = if args.tools_only {
-        Value::Array(adaptation.tools().iter().map(|t| t.to_request()).collect())
+    if args.tools_only {
+        print_json(out, &adaptation.requests())?;
     } else {
-        adaptation.to_json()
-    };
-    print_json(out, &document)?;
+        print_json(out, &adaptation)?;
+    }
     Ok(if adaptation.failures().is_empty() {
         Outcome::Valid
     } else {
@@ -96,7 +95,7 @@ pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
     })
 }
 
-fn print_json(out: &mut dyn Write, value: &Value) -> Result<(), InputError> {
+fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<(), InputError> {
     serde_json::to_writer_pretty(&mut *out, value)
         .map_err(std::io::Error::from)
         .and_then(|()| writeln!(out))

@@ -55,6 +55,7 @@ use crate::tool::Tool;
 use crate::validate::{CompileError, ValidationErrors};
 use profile::RequestFormat;
 use restore::{Direction, Plan, Walker};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
 
 /// Why a tool cannot be adapted to a profile.
@@ -292,14 +293,42 @@ impl<'t> Adaptation<'t> {
         })
     }
 
-    /// `{"tools": [...request format...], "losses": [...], "names": {...}}`.
+    /// `{"tools": [...request format...], "losses": [...], "names": {...}}` (what serializing
+    /// the adaptation writes).
     pub fn to_json(&self) -> Value {
-        let tools: Vec<Value> = self.tools.iter().map(AdaptedTool::to_request).collect();
-        let losses: Vec<Value> = self
-            .losses()
-            .map(|l| serde_json::to_value(l).unwrap_or(Value::Null))
-            .collect();
-        json!({"tools": tools, "losses": losses, "names": Value::Object(self.names())})
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The tools in the provider's request format, as a list to serialize.
+    pub fn requests(&self) -> Requests<'_, 't> {
+        Requests(&self.tools)
+    }
+}
+
+/// The tools of an [`Adaptation`] in request format; serialized one tool at a time, so a large
+/// catalog is never copied whole.
+pub struct Requests<'a, 't>(&'a [AdaptedTool<'t>]);
+
+impl Serialize for Requests<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(AdaptedTool::to_request))
+    }
+}
+
+/// `{"tools": [...], "losses": [...], "names": {...}}`, written as it goes.
+impl Serialize for Adaptation<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Losses<'a, 't>(&'a Adaptation<'t>);
+        impl Serialize for Losses<'_, '_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.losses())
+            }
+        }
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("tools", &self.requests())?;
+        map.serialize_entry("losses", &Losses(self))?;
+        map.serialize_entry("names", &self.names())?;
+        map.end()
     }
 }
 
