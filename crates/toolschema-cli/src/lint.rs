@@ -21,12 +21,14 @@ Examples:
   toolschema lint tools.json --select SCH --ignore SCH-004 --fail-on critical
   toolschema lint tools.json --fix > fixed.json
   toolschema lint catalogs/ --fix --write --unsafe-fixes
+  toolschema lint tools.json --target openai-strict,gemini-openapi
 
 Settings may also come from a toolschema.toml, found from the current directory upward:
   [lint]
   select = [\"ALL\"]
   ignore = [\"DESC-003\"]
   fail-on = \"warning\"
+  target = [\"openai-strict\", \"gemini-openapi\"]
 
 Exit status: 0 when nothing at or above --fail-on is found, 1 when something is, 2 for bad input
 (unreadable or malformed files, unknown rule codes).")]
@@ -48,6 +50,12 @@ pub struct LintArgs {
     /// Do not run these rules: codes or prefixes, comma-separated.
     #[arg(long, value_name = "CODES", value_delimiter = ',')]
     ignore: Vec<String>,
+
+    /// Also report what these model providers would reject or silently change (the COMPAT
+    /// rules): openai, openai-strict, anthropic, gemini, gemini-openapi, comma-separated.
+    /// Replaces toolschema.toml's target.
+    #[arg(long, value_name = "PROFILES", value_delimiter = ',')]
+    target: Option<Vec<String>>,
 
     /// Fail (exit 1) on findings at or above this severity [default: warning].
     #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
@@ -111,7 +119,9 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         ));
     }
     // Edits are only needed to fix; reporting whether a fix exists does not build them.
-    let linter = Linter::new(settings.selection.clone()).with_edits(fixing);
+    let linter = Linter::new(settings.selection.clone())
+        .with_targets(settings.targets.clone())
+        .with_edits(fixing);
     let to_stdout = fixing && !args.write;
     let stderr = std::io::stderr();
     let mut err_out = std::io::BufWriter::new(stderr.lock());
@@ -262,6 +272,7 @@ fn resolve_settings(args: &LintArgs) -> Result<LintSettings, InputError> {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         fail_on: args.fail_on,
+        target: args.target.clone(),
     };
     let mut layers: Vec<(&str, &LintConfig)> = Vec::new();
     if let Some((path, contents)) = &file {

@@ -1,5 +1,6 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
+mod adapt;
 mod diff;
 mod input;
 mod lint;
@@ -43,6 +44,8 @@ enum Command {
     Pin(pin::PinArgs),
     /// Check a server's tools against their pins; print the drift.
     Verify(pin::VerifyArgs),
+    /// Write a catalog's tools for a model provider (OpenAI, Anthropic, Gemini), with every loss.
+    Adapt(adapt::AdaptArgs),
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => with_stdout(|out| diff::run(args, out)),
         Command::Pin(args) => finish(pin::run_pin(args), Ok(())),
         Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
+        Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
     }
 }
 

@@ -3,10 +3,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "../../toolschema/tests/support/mod.rs"]
 mod support;
 
-use assert_cmd::Command;
+use common::{toolschema_in as run_in, Run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -16,29 +17,6 @@ fn fixtures() -> PathBuf {
 
 fn fixture_text(name: &str) -> String {
     std::fs::read_to_string(fixtures().join(name)).unwrap()
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-/// Run `toolschema ARGS` in `dir` (the fixtures folder by default).
-fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
-    let mut cmd = Command::cargo_bin("toolschema").unwrap();
-    cmd.current_dir(dir)
-        .args(args)
-        .timeout(std::time::Duration::from_secs(60));
-    if let Some(input) = stdin {
-        cmd.write_stdin(input);
-    }
-    let output = cmd.output().unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
-    }
 }
 
 fn run(args: &[&str]) -> Run {

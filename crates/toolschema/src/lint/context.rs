@@ -4,6 +4,7 @@ use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use super::registry::Rule;
 use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
 use super::texts::{self, ToolStrings};
+use crate::adapt::{self, Profile};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
@@ -239,6 +240,10 @@ pub(crate) struct ToolContext<'a> {
     pub cache: &'a RunCache,
     /// Every string of the tool, found when a rule first asks ([`ToolContext::strings`]).
     strings: std::cell::OnceCell<ToolStrings<'a>>,
+    /// The providers the `COMPAT-*` rules check.
+    pub targets: &'a [&'static Profile],
+    /// What adapting the tool to each target finds, computed once for all `COMPAT-*` rules.
+    pub compat: std::cell::OnceCell<Vec<(&'static Profile, adapt::Check)>>,
 }
 
 /// Things compiled once per run and reused across tools.
@@ -251,7 +256,12 @@ pub(crate) struct RunCache {
 }
 
 impl<'a> ToolContext<'a> {
-    pub(crate) fn new(text: &'a str, tool: &'a SourceTool, cache: &'a RunCache) -> Self {
+    pub(crate) fn new(
+        text: &'a str,
+        tool: &'a SourceTool,
+        cache: &'a RunCache,
+        targets: &'a [&'static Profile],
+    ) -> Self {
         let fields = tool.value.as_object();
         let member = |key: &str| -> Option<(&'a Value, usize)> {
             fields?
@@ -276,6 +286,8 @@ impl<'a> ToolContext<'a> {
             output: schema("outputSchema"),
             cache,
             strings: std::cell::OnceCell::new(),
+            targets,
+            compat: std::cell::OnceCell::new(),
         }
     }
 
@@ -306,6 +318,33 @@ impl<'a> ToolContext<'a> {
         self.standard_input()
             .into_iter()
             .chain(self.output.as_ref())
+    }
+
+    /// The span index of the value at `pointer` (a JSON Pointer into the tool), or of its deepest
+    /// ancestor that exists; with the pointer of that value.
+    pub fn deepest_span(&self, pointer: &str) -> (usize, String) {
+        let mut index = 0;
+        let mut value = &self.tool.value;
+        let mut found = String::new();
+        for segment in split_pointer(pointer) {
+            let next = match value {
+                Value::Object(map) => map
+                    .iter()
+                    .zip(self.spans().children(index))
+                    .find(|((k, _), _)| **k == *segment)
+                    .map(|((_, v), i)| (i, v)),
+                Value::Array(items) => segment
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|n| Some((self.spans().children(index).nth(n)?, items.get(n)?))),
+                _ => None,
+            };
+            let Some((i, v)) = next else { break };
+            index = i;
+            value = v;
+            found = push_segment(&found, &segment);
+        }
+        (index, found)
     }
 
     /// The span index of `member` inside the object whose span is `object`.

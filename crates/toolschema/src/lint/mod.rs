@@ -5,7 +5,9 @@
 //! - [`rules`]: one file per rule, with its code, severity, documentation and check;
 //! - [`Linter`]: lints one file's text, one tool at a time (a large catalog is never built as a
 //!   whole), and fixes it ([`Linter::fix`]);
-//! - [`LintConfig`]: the `[lint]` settings of `toolschema.toml`.
+//! - [`LintConfig`]: the `[lint]` settings of `toolschema.toml`;
+//! - [`Linter::with_targets`]: the model providers (see [`crate::adapt`]) whose rules the
+//!   `COMPAT-*` rules check.
 //!
 //! ```
 //! use toolschema::lint::{Linter, RuleSelection};
@@ -23,6 +25,7 @@
 //! assert!(fixed.remaining.diagnostics.is_empty());
 //! ```
 
+mod compat;
 pub mod config;
 mod context;
 mod diagnostic;
@@ -40,6 +43,7 @@ pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
 
+use crate::adapt::Profile;
 use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
 use crate::json::LineCursor;
 use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
@@ -90,6 +94,7 @@ pub struct Linter {
     rules: Vec<&'static Rule>,
     threads: usize,
     with_edits: bool,
+    targets: Vec<&'static Profile>,
 }
 
 /// Texts longer than this are linted on several threads (unless told otherwise).
@@ -114,6 +119,7 @@ struct FileJob<'a> {
     file: &'a str,
     text: &'a str,
     rules: &'a [&'static Rule],
+    targets: &'a [&'static Profile],
 }
 
 impl FileJob<'_> {
@@ -123,7 +129,7 @@ impl FileJob<'_> {
         cache: &RunCache,
     ) -> Result<ToolOutcome, CatalogError> {
         let tool = location.read_reusing(self.file, self.text, cache.spans.take())?;
-        let cx = ToolContext::new(self.text, &tool, cache);
+        let cx = ToolContext::new(self.text, &tool, cache, self.targets);
         let mut report = Report {
             rule: RULES[0],
             tool: cx.name.map(Arc::from),
@@ -173,7 +179,15 @@ impl Linter {
             rules: selection.rules().collect(),
             threads: 0,
             with_edits: true,
+            targets: Vec::new(),
         }
+    }
+
+    /// The model providers whose rules the `COMPAT-*` rules check (none by default: those rules
+    /// then find nothing).
+    pub fn with_targets(mut self, targets: Vec<&'static Profile>) -> Self {
+        self.targets = targets;
+        self
     }
 
     /// Whether [`Linter::lint`] and [`Linter::lint_each`] give fixes their edits (the default).
@@ -235,6 +249,7 @@ impl Linter {
             file,
             text,
             rules: &self.rules,
+            targets: &self.targets,
         };
         let name_rules: Vec<&'static Rule> = self
             .rules

@@ -2,7 +2,8 @@
 //!
 //! Each rule's test lints its fixture with that rule alone and compares the result with
 //! `rules/snapshots/CODE.snap`: one line per finding, then the safe fixes and the unsafe ones as
-//! diffs. The harness also checks that fixing a fixed file changes nothing.
+//! diffs. The harness also checks that fixing a fixed file changes nothing. Every provider profile
+//! is a target, so the `COMPAT-*` snapshots show what each provider does.
 
 use super::{registry, Linter, RuleSelection};
 use std::fmt::Write;
@@ -75,7 +76,8 @@ pub(crate) fn assert_selection(name: &str, title: &str, selectors: &[&str], fixt
     let mut selection = RuleSelection::none();
     let selectors: Vec<String> = selectors.iter().map(|s| s.to_string()).collect();
     selection.apply(Some(&selectors), &[]).unwrap();
-    let linter = Linter::new(selection);
+    // Every provider is a target: the COMPAT rules show what each of them does.
+    let linter = Linter::new(selection).with_targets(crate::adapt::PROFILES.to_vec());
     let report = linter.lint("fixture.json", fixture).unwrap();
     assert!(
         !report.diagnostics.is_empty(),

@@ -64,4 +64,11 @@ register_rules! {
     tool_shadowing::TOOL_SHADOWING,
     confusable_name::CONFUSABLE_NAME,
     long_description::LONG_DESCRIPTION,
+    provider_name::PROVIDER_NAME,
+    provider_refuses::PROVIDER_REFUSES,
+    provider_drops_keyword::PROVIDER_DROPS_KEYWORD,
+    provider_widens::PROVIDER_WIDENS,
+    strict_reshapes::STRICT_RESHAPES,
+    provider_rewrites::PROVIDER_REWRITES,
+    provider_requires::PROVIDER_REQUIRES,
 }
