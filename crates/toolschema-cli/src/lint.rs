@@ -262,6 +262,7 @@ fn resolve_settings(args: &LintArgs) -> Result<LintSettings, InputError> {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         fail_on: args.fail_on,
+        ..LintConfig::default()
     };
     let mut layers: Vec<(&str, &LintConfig)> = Vec::new();
     if let Some((path, contents)) = &file {

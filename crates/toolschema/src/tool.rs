@@ -831,6 +831,58 @@ impl<'de> Deserialize<'de> for Tool {
     }
 }
 
+/// A glob on tool names: `*` matches any run of characters, `?` one character, anything else
+/// itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glob(String);
+
+impl Glob {
+    /// A glob from its pattern.
+    pub fn new(pattern: impl Into<String>) -> Glob {
+        Glob(pattern.into())
+    }
+
+    /// Whether `name` matches the whole pattern.
+    pub fn matches(&self, name: &str) -> bool {
+        let pattern: Vec<char> = self.0.chars().collect();
+        let name: Vec<char> = name.chars().collect();
+        // Iterative matching with backtracking to the last `*`: linear in practice, no recursion.
+        let (mut p, mut n) = (0, 0);
+        let mut star: Option<(usize, usize)> = None;
+        while n < name.len() {
+            match pattern.get(p) {
+                Some('*') => {
+                    star = Some((p, n));
+                    p += 1;
+                }
+                Some('?') => {
+                    p += 1;
+                    n += 1;
+                }
+                Some(c) if *c == name[n] => {
+                    p += 1;
+                    n += 1;
+                }
+                _ => match star {
+                    Some((star_p, star_n)) => {
+                        p = star_p + 1;
+                        n = star_n + 1;
+                        star = Some((star_p, star_n + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        pattern[p..].iter().all(|c| *c == '*')
+    }
+}
+
+impl std::fmt::Display for Glob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

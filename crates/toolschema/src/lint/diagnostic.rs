@@ -141,6 +141,8 @@ pub struct Diagnostic {
     pub offset: usize,
     /// Line and column of `offset`.
     pub position: Position,
+    /// How serious it is: the rule's severity, unless the settings override it.
+    pub severity: Severity,
     /// What is wrong and what would fix it.
     pub message: String,
     /// The fix, when the rule can make one here.
@@ -153,9 +155,9 @@ impl Diagnostic {
         self.rule.code()
     }
 
-    /// The rule's severity.
+    /// How serious it is (the rule's severity, or the one the settings give the rule).
     pub fn severity(&self) -> Severity {
-        self.rule.severity()
+        self.severity
     }
 
     /// The applicability of the fix, if there is one.

@@ -31,6 +31,7 @@ declare_rule! {
         severity: Info,
         fixes: [],
         check: Tool(check),
+        set: Pedantic,
     };
 }
 

@@ -30,6 +30,7 @@ declare_rule! {
         severity: Info,
         fixes: [],
         check: Tool(check),
+        set: Pedantic,
     };
 }
 
