@@ -97,11 +97,15 @@ enum Unsafe {
 /// What keeps `node` (an open object schema with `properties` or `patternProperties`) from being
 /// closed safely, if anything.
 fn why_not_safe(doc: &SchemaDoc<'_>, node: &SchemaNode<'_>, map: &Map<String, Value>) -> Option<Unsafe> {
-    if doc.shares_its_value(node) {
+    if !location_is_its_own(doc, node, 0) {
         return Some(Unsafe::SharesItsValue);
     }
     let declared = map.member("properties").and_then(Value::as_object);
     let has_patterns = map.member("patternProperties").is_some();
+    if declared.is_none() && !has_patterns {
+        // Its properties all come from the schemas it composes.
+        return Some(Unsafe::Composes);
+    }
     let is_declared = |name: &Value| {
         name.as_str()
             .is_some_and(|n| declared.is_some_and(|d| d.contains_key(n)))
@@ -144,6 +148,113 @@ fn why_not_safe(doc: &SchemaDoc<'_>, node: &SchemaNode<'_>, map: &Map<String, Va
     None
 }
 
+/// Whether no schema but `node` (and what it composes itself) applies to the values it
+/// describes: at each step up to the root, the enclosing object composes nothing that also
+/// describes the member or items `node` sits at, and every `$ref` that reaches a definition is a
+/// plain use from such a place.
+fn location_is_its_own(doc: &SchemaDoc<'_>, node: &SchemaNode<'_>, depth: usize) -> bool {
+    if depth > 16 || doc.shares_its_value(node) {
+        return false;
+    }
+    let parent = node.parent.and_then(|p| doc.nodes.get(p));
+    match node.role {
+        Role::Root => true,
+        Role::Definition => {
+            // Every use of the definition must be a plain one, at a place of its own.
+            doc.nodes.iter().all(|user| {
+                let reaches_it = user
+                    .value
+                    .member("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| doc.resolve_ref(r))
+                    .is_some_and(|target| std::ptr::eq(target, node.value));
+                !reaches_it || location_is_its_own(doc, user, depth + 1)
+            })
+        }
+        Role::Property { name } => parent.is_some_and(|parent| {
+            !composed_parts_describe(doc, parent.value, &|part| {
+                part.member("properties").and_then(|p| p.member(name)).is_some()
+                    || part.member("patternProperties").is_some()
+                    || describes_other_members(part)
+            }) && location_is_its_own(doc, parent, depth + 1)
+        }),
+        Role::Items | Role::PrefixItem | Role::AdditionalProperties | Role::PatternProperty => {
+            parent.is_some_and(|parent| {
+                !composed_parts_describe(doc, parent.value, &|part| {
+                    [
+                        "items",
+                        "prefixItems",
+                        "additionalItems",
+                        "unevaluatedItems",
+                        "contains",
+                        "properties",
+                        "patternProperties",
+                        "additionalProperties",
+                        "unevaluatedProperties",
+                    ]
+                    .iter()
+                    .any(|k| part.member(k).is_some())
+                }) && location_is_its_own(doc, parent, depth + 1)
+            })
+        }
+        Role::Branch(_) | Role::Other => false,
+    }
+}
+
+/// Whether a schema describes members it does not name: `additionalProperties` or
+/// `unevaluatedProperties` with keywords of their own.
+fn describes_other_members(schema: &Value) -> bool {
+    ["additionalProperties", "unevaluatedProperties"]
+        .iter()
+        .any(|k| matches!(schema.member(k), Some(Value::Object(m)) if !m.is_empty()))
+}
+
+/// Whether any schema composed in place into `schema` (its `allOf`/`anyOf`/`oneOf` branches,
+/// `if`/`then`/`else`, dependent schemas and `$ref` targets, and theirs in turn) satisfies
+/// `describes`. A reference that cannot be followed counts as describing everything.
+fn composed_parts_describe(
+    doc: &SchemaDoc<'_>,
+    schema: &Value,
+    describes: &dyn Fn(&Value) -> bool,
+) -> bool {
+    let mut pending: Vec<(&Value, usize)> = vec![(schema, 0)];
+    let mut first = true;
+    while let Some((current, depth)) = pending.pop() {
+        if !first && describes(current) {
+            return true;
+        }
+        first = false;
+        let Some(map) = current.as_object() else {
+            continue;
+        };
+        if depth > 16 {
+            return true;
+        }
+        for (key, value) in map {
+            match key.as_str() {
+                "allOf" | "anyOf" | "oneOf" => {
+                    for branch in value.as_array().into_iter().flatten() {
+                        pending.push((branch, depth + 1));
+                    }
+                }
+                "if" | "then" | "else" => pending.push((value, depth + 1)),
+                "dependentSchemas" | "dependencies" => {
+                    for part in value.as_object().into_iter().flat_map(|m| m.values()) {
+                        pending.push((part, depth + 1));
+                    }
+                }
+                "$ref" => match value.as_str().and_then(|r| doc.resolve_ref(r)) {
+                    Some(target) => pending.push((target, depth + 1)),
+                    None => return true,
+                },
+                "$dynamicRef" | "$recursiveRef" => return true,
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 /// Whether `schema`, applied to the same value as an object, declares no property the object
 /// does not (`is_declared`) and requires none it does not: nothing that could make a property
 /// acceptable that closing the object would reject. `not` declares nothing (it only refuses).
@@ -173,13 +284,11 @@ fn declares_nothing_more(schema: &Value, is_declared: &dyn Fn(&Value) -> bool, d
     })
 }
 
-/// Whether an object schema is a free-form map: it declares no property in any way
-/// (`properties`, `patternProperties`, or schemas that apply to the same value), so it accepts any
-/// member on purpose.
-fn is_free_form(map: &Map<String, Value>) -> bool {
-    !map.contains_key("properties")
-        && !map.contains_key("patternProperties")
-        && !IN_PLACE.iter().any(|k| map.contains_key(*k))
+/// Whether an object schema is a free-form map: neither it nor any schema composed into it
+/// declares a property (`properties`, `patternProperties`), so it accepts any member on purpose.
+fn is_free_form(doc: &SchemaDoc<'_>, schema: &Value) -> bool {
+    let declares = |s: &Value| s.member("properties").is_some() || s.member("patternProperties").is_some();
+    !declares(schema) && !composed_parts_describe(doc, schema, &declares)
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
@@ -192,7 +301,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         if !node.is_object_schema() || !doc.tightenable(node) {
             continue;
         }
-        if is_free_form(map) {
+        if is_free_form(doc, node.value) {
             continue;
         }
         // A branch of an object that declares properties itself: the owner's finding covers the
