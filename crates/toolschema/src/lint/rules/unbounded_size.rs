@@ -32,6 +32,11 @@ declare_rule! {
     /// Unbounded input reaches the server: a model that loops, or a prompt injection, can send a
     /// megabyte where a name was expected.
     ///
+    /// ## On real servers
+    /// 75 findings on the six real servers measured: 69 right (names, paths, identifiers,
+    /// timezones, revisions, URLs, lists of them), 6 wrong (file contents, text edits, commit and
+    /// echo messages, a data URI).
+    ///
     /// ## Example
     /// ```json
     /// {"type": "object", "properties": {"query": {"type": ["string", "null"]}}}
