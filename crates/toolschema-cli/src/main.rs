@@ -34,6 +34,28 @@ enum Command {
     Rules(rules::RulesArgs),
     /// Print a lint rule's documentation.
     Rule(rules::RuleArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `toolschema completions`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  toolschema completions bash > ~/.local/share/bash-completion/completions/toolschema
+  toolschema completions zsh > ~/.zfunc/_toolschema
+  toolschema completions fish > ~/.config/fish/completions/toolschema.fish")]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+/// Write the completion script for `shell` (the whole command line, from its definition).
+fn completions(args: CompletionsArgs, out: &mut dyn Write) -> Result<Outcome, input::InputError> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(args.shell, &mut command, "toolschema", out);
+    Ok(Outcome::Valid)
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -71,6 +93,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
         Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
         Command::Rule(args) => with_stdout(|out| rules::show(args, out)),
+        Command::Completions(args) => with_stdout(|out| completions(args, out)),
     }
 }
 
