@@ -656,7 +656,11 @@ fn the_real_catalogs() {
     assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
     let r = run_in(root.path(), &["lint", "servers"], None);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    assert!(r.stdout.ends_with("No problems in 51 tools in 6 files.\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.ends_with("No problems in 51 tools in 6 files.\n"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
