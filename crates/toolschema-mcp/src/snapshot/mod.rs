@@ -30,6 +30,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Mutex;
 use std::time::Duration;
+use tokio::signal::unix::Signal;
 
 /// How long a server that failed the snapshot gets to exit before it is stopped.
 const FAILED_SERVER_GRACE: Duration = Duration::from_millis(300);
@@ -156,6 +157,9 @@ pub enum SnapshotError {
     /// An option is unusable (a header that is not `Name: value`).
     #[error("{0}")]
     Options(String),
+    /// Ctrl-C cannot be listened for.
+    #[error("cannot listen for Ctrl-C: {0}")]
+    Signal(std::io::Error),
 }
 
 fn stderr_note(stderr: &Option<String>) -> String {
@@ -167,9 +171,13 @@ fn stderr_note(stderr: &Option<String>) -> String {
 
 /// Take a snapshot of a server's tools.
 pub async fn take(target: &Target, options: &SnapshotOptions) -> Result<Snapshot, SnapshotError> {
+    // Listen for Ctrl-C before the server starts: one that came earlier would end the process
+    // with the default action, leaving the server running.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(SnapshotError::Signal)?;
     match target {
-        Target::Command(command) => take_over_stdio(target, command, options).await,
-        Target::Url(url) => take_over_http(target, url, options).await,
+        Target::Command(command) => take_over_stdio(target, command, options, &mut interrupt).await,
+        Target::Url(url) => take_over_http(target, url, options, &mut interrupt).await,
     }
 }
 
@@ -199,6 +207,7 @@ async fn take_over_stdio(
     target: &Target,
     command: &ServerCommand,
     options: &SnapshotOptions,
+    interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
     let (mut process, stdin, stdout) = ServerProcess::spawn(command, StderrMode::Capture)?;
     let tail = process.stderr_tail();
@@ -206,7 +215,7 @@ async fn take_over_stdio(
     let transport =
         stdio::RawStdioTransport::new(stdin, stdout, results.clone(), options.max_message_bytes);
     let phase = Mutex::new(Phase::Initialize);
-    let outcome = within_limits(options, run_session(transport, &results, &phase)).await;
+    let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     let result = match outcome {
         Outcome::Done(snapshot) => Ok(snapshot),
@@ -250,6 +259,7 @@ async fn take_over_http(
     target: &Target,
     url: &str,
     options: &SnapshotOptions,
+    interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
     let usable = url.parse::<http::Uri>().is_ok_and(|uri| {
         matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some()
@@ -274,7 +284,7 @@ async fn take_over_http(
         .max_sse_event_size(options.max_message_bytes);
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let phase = Mutex::new(Phase::Initialize);
-    let outcome = within_limits(options, run_session(transport, &results, &phase)).await;
+    let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     match outcome {
         Outcome::Done(snapshot) => Ok(snapshot),
@@ -305,6 +315,7 @@ enum Outcome {
 /// Run a session within `--timeout`, unless the user interrupts it (Ctrl-C) first.
 async fn within_limits(
     options: &SnapshotOptions,
+    interrupt: &mut Signal,
     session: impl std::future::Future<Output = Result<Snapshot, SessionFailure>>,
 ) -> Outcome {
     tokio::select! {
@@ -313,7 +324,7 @@ async fn within_limits(
             Ok(Err(failure)) => Outcome::Failed(failure),
             Err(_) => Outcome::TimedOut,
         },
-        _ = tokio::signal::ctrl_c() => Outcome::Interrupted,
+        _ = interrupt.recv() => Outcome::Interrupted,
     }
 }
 
