@@ -521,3 +521,58 @@ fn a_live_server_is_linted_in_one_step() {
     );
     let _ = WAIT;
 }
+
+/// The bundled example's lightweight tool is linted through its translation: the same finding,
+/// at the text as written, before the fix translates it and after.
+#[test]
+fn a_lightweight_tool_is_linted_as_it_goes_on_the_wire() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        require("examples/catalog.json"),
+        dir.path().join("catalog.json"),
+    )
+    .unwrap();
+    let findings = |dir: &Path| {
+        let r = run_in(
+            dir,
+            &[
+                "lint",
+                "--select",
+                "ALL",
+                "--format",
+                "json",
+                "catalog.json",
+            ],
+        );
+        let document: Value = serde_json::from_str(&r.stdout).unwrap();
+        document["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}:{} {}",
+                    d["code"].as_str().unwrap(),
+                    d["line"],
+                    d["column"],
+                    d["pointer"].as_str().unwrap()
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        findings(dir.path()),
+        [
+            "SCH-013 43:7 /tools/1/inputSchema",
+            "SCH-004 46:9 /tools/1/inputSchema/labels"
+        ]
+    );
+    // The default run passes before the fix and after it.
+    assert_eq!(run_in(dir.path(), &["lint", "catalog.json"]).code, 0);
+    let r = run_in(dir.path(), &["lint", "--write", "catalog.json"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        findings(dir.path()),
+        ["SCH-004 60:11 /tools/1/inputSchema/properties/labels"]
+    );
+}

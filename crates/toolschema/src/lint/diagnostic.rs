@@ -59,8 +59,9 @@ impl FromStr for Severity {
 /// Whether a fix keeps the tool's contract or changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Applicability {
-    /// Applied by `--fix`: it tightens or translates the schema the way the rule asks, and
-    /// invents nothing.
+    /// Applied by `--fix`: every instance the schema accepted before, using the properties it
+    /// declares, is accepted after (a property test holds the rules to it), and nothing is
+    /// invented.
     Safe,
     /// Applied only with `--unsafe-fixes`: it changes what callers must send.
     Unsafe,

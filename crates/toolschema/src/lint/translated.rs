@@ -14,7 +14,7 @@
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::{SpanEntry, Spans};
-use crate::schema::{normalize, SchemaShape};
+use crate::schema::{detect_shape, normalize, SchemaShape};
 use serde_json::Value;
 
 /// A tool with a lightweight `inputSchema`, as the rules read it.
@@ -33,6 +33,10 @@ impl Translated {
     /// The stand-in for `tool`, when its `inputSchema` is a lightweight shape that translates.
     pub fn of(tool: &SourceTool) -> Option<Translated> {
         let written = tool.value.get("inputSchema")?;
+        // Most schemas are standard: tell from the root's keys before translating anything.
+        if !detect_shape(written).is_lightweight() {
+            return None;
+        }
         let normalized = normalize(written).ok()?;
         if !normalized.shape.is_lightweight() {
             return None;
