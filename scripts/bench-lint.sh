@@ -47,7 +47,7 @@ import os, statistics, subprocess, sys, time
 runs, catalog, mcptest, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 commands = {
     "mcptest schema-lint": [mcptest, "schema-lint", catalog],
-    "toolschema lint": [toolschema, "lint", catalog],
+    "toolschema lint": [toolschema, "lint", "--select", "ALL", catalog],
 }
 results = {name: ([], []) for name in commands}
 

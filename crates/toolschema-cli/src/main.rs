@@ -46,6 +46,28 @@ enum Command {
     Verify(pin::VerifyArgs),
     /// Write a catalog's tools for a model provider (OpenAI, Anthropic, Gemini), with every loss.
     Adapt(adapt::AdaptArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `toolschema completions`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  toolschema completions bash > ~/.local/share/bash-completion/completions/toolschema
+  toolschema completions zsh > ~/.zfunc/_toolschema
+  toolschema completions fish > ~/.config/fish/completions/toolschema.fish")]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+/// Write the completion script for `shell` (the whole command line, from its definition).
+fn completions(args: CompletionsArgs, out: &mut dyn Write) -> Result<Outcome, input::InputError> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(args.shell, &mut command, "toolschema", out);
+    Ok(Outcome::Valid)
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -87,6 +109,7 @@ fn main() -> ExitCode {
         Command::Pin(args) => finish(pin::run_pin(args), Ok(())),
         Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
         Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
+        Command::Completions(args) => with_stdout(|out| completions(args, out)),
     }
 }
 

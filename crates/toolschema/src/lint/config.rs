@@ -2,19 +2,27 @@
 //!
 //! ```toml
 //! [lint]
-//! select = ["ALL"]          # codes or prefixes: "SCH", "SCH-00", "TOOL-001"
+//! select = ["default", "pedantic"]  # codes, prefixes ("SCH", "SCH-00"), names, ALL, default, pedantic
 //! ignore = ["DESC-003"]
-//! fail-on = "warning"       # critical, warning or info
+//! fail-on = "warning"               # critical, warning or info
 //! target = ["openai-strict", "gemini-openapi"]   # providers the COMPAT rules check
+//!
+//! [lint.severity]                   # a severity of your own for some rules
+//! SCH-004 = "info"
+//!
+//! [lint.per-tool-ignores]           # tool-name globs (* and ?) and the rules they skip
+//! "legacy_*" = ["SCH-002", "unbounded-size"]
 //! ```
 //!
 //! Reading the file is the caller's business (the core does no I/O); this module says what it
 //! holds and how layers combine.
 
-use super::diagnostic::Severity;
-use super::registry::{RuleSelection, UnknownSelector};
+use super::diagnostic::{Diagnostic, Severity};
+use super::registry::{select, Rule, RuleSelection, UnknownSelector};
 use crate::adapt::{self, Profile};
+use crate::glob::Glob;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// The contents of a `toolschema.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -40,6 +48,13 @@ pub struct LintConfig {
     /// The model providers the `COMPAT-*` rules check (profile names, see
     /// [`crate::adapt::PROFILE_NAMES`]). Replaces the targets of the layers below.
     pub target: Option<Vec<String>>,
+    /// Severities given to rules (by selector), in place of their own. When selectors overlap,
+    /// the one naming fewer rules wins.
+    #[serde(default)]
+    pub severity: BTreeMap<String, Severity>,
+    /// Rules (by selector) not run on the tools whose names match a glob (`*` and `?`).
+    #[serde(default)]
+    pub per_tool_ignores: BTreeMap<String, Vec<String>>,
 }
 
 /// Settings that cannot be used.
@@ -61,14 +76,20 @@ pub struct LintSettings {
     pub fail_on: Severity,
     /// The providers the `COMPAT-*` rules check (none by default).
     pub targets: Vec<&'static Profile>,
+    /// Rules whose findings get another severity than the rule's own.
+    pub severities: Vec<(&'static Rule, Severity)>,
+    /// Tool-name globs, and the rules not run on the tools they match.
+    pub per_tool_ignores: Vec<(Glob, RuleSelection)>,
 }
 
 impl Default for LintSettings {
     fn default() -> Self {
         LintSettings {
-            selection: RuleSelection::all(),
+            selection: RuleSelection::default(),
             fail_on: Severity::Warning,
             targets: Vec::new(),
+            severities: Vec::new(),
+            per_tool_ignores: Vec::new(),
         }
     }
 }
@@ -108,8 +129,57 @@ impl LintSettings {
                     }
                 }
             }
+            let error = |error| ConfigError {
+                origin: origin.to_string(),
+                error,
+            };
+            // Broad selectors first, so the one naming fewer rules has the last word.
+            let mut severities = Vec::new();
+            for (selector, severity) in &layer.severity {
+                severities.push((select(selector).map_err(error)?, *severity));
+            }
+            severities.sort_by_key(|(rules, _)| std::cmp::Reverse(rules.len()));
+            for (rules, severity) in severities {
+                for rule in rules {
+                    settings.severities.retain(|(r, _)| r.code() != rule.code());
+                    settings.severities.push((rule, severity));
+                }
+            }
+            for (glob, selectors) in &layer.per_tool_ignores {
+                let mut rules = RuleSelection::none();
+                rules.apply(Some(selectors), &[]).map_err(error)?;
+                settings
+                    .per_tool_ignores
+                    .push((Glob::new(glob.as_str()), rules));
+            }
         }
         Ok(settings)
+    }
+
+    /// Whether the settings change findings after the rules made them (severities, per-tool
+    /// ignores).
+    pub fn adjusts_findings(&self) -> bool {
+        !self.severities.is_empty() || !self.per_tool_ignores.is_empty()
+    }
+
+    /// Apply severities and per-tool ignores to one tool's findings.
+    pub fn adjust(&self, found: &mut Vec<Diagnostic>) {
+        if !self.per_tool_ignores.is_empty() {
+            found.retain(|d| {
+                let Some(tool) = d.tool.as_deref() else {
+                    return true;
+                };
+                !self
+                    .per_tool_ignores
+                    .iter()
+                    .any(|(glob, rules)| rules.contains(d.rule) && glob.matches(tool))
+            });
+        }
+        for d in found.iter_mut() {
+            if let Some((_, severity)) = self.severities.iter().find(|(r, _)| *r == d.rule) {
+                d.severity = *severity;
+            }
+        }
     }
 }
 
@@ -123,7 +193,7 @@ mod tests {
             select: Some(vec!["SCH".into(), "TOOL".into()]),
             ignore: vec!["SCH-004".into()],
             fail_on: Some(Severity::Critical),
-            target: None,
+            ..LintConfig::default()
         };
         let cli = LintConfig {
             ignore: vec!["TOOL-002".into()],

@@ -65,7 +65,8 @@ fn every_fixture_names_a_rule() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         let stem = name.strip_suffix(".json").unwrap_or(&name);
         assert!(
-            stem == "mcptest-mistakes" || registry::rule(stem).is_ok(),
+            ["mcptest-mistakes", "translated-lightweight"].contains(&stem)
+                || registry::rule(stem).is_ok(),
             "fixture {name} names no rule"
         );
     }
@@ -128,5 +129,18 @@ fn mcptest_mistakes() {
          maxLength; fixes keep the key order",
         &["SCH-001", "SCH-002", "SCH-003", "SCH-004"],
         include_str!("rules/fixtures/mcptest-mistakes.json"),
+    );
+}
+
+/// Lightweight shapes are linted through their standard translation, with positions and
+/// pointers in the text as written; only the translation itself is offered as a fix, and the
+/// findings left after it point into the translated text.
+#[test]
+fn translated_lightweight() {
+    assert_selection(
+        "translated-lightweight",
+        "every rule on lightweight shapes: findings of the translation at the written text",
+        &["ALL"],
+        include_str!("rules/fixtures/translated-lightweight.json"),
     );
 }
