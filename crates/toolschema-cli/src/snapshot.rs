@@ -82,9 +82,8 @@ impl ServerArgs {
 
     /// The server named, or an error saying how to name one.
     pub fn require_target(&self) -> Result<Target, InputError> {
-        self.target().ok_or_else(|| {
-            InputError("say which server: -- COMMAND ARGS..., or --url URL".into())
-        })
+        self.target()
+            .ok_or_else(|| InputError("say which server: -- COMMAND ARGS..., or --url URL".into()))
     }
 
     /// Connect to the server `target` and list its tools.

@@ -223,7 +223,8 @@ impl Linter {
     /// A linter with every setting of a run: the selected rules, the providers the `COMPAT-*`
     /// rules check, severities of your own, and rules ignored for some tools.
     pub fn from_settings(settings: &LintSettings) -> Self {
-        let mut linter = Linter::new(settings.selection.clone()).with_targets(settings.targets.clone());
+        let mut linter =
+            Linter::new(settings.selection.clone()).with_targets(settings.targets.clone());
         if settings.adjusts_findings() {
             linter.adjust = Some(Arc::new(settings.clone()));
         }

@@ -293,7 +293,9 @@ mod tests {
                 problems.push(format!("{}: no group", rule.code));
                 continue;
             };
-            if !["SCH", "TOOL", "DESC", "OUT", "SEC", "COMPAT"].contains(&group) || number.len() != 3 {
+            if !["SCH", "TOOL", "DESC", "OUT", "SEC", "COMPAT"].contains(&group)
+                || number.len() != 3
+            {
                 problems.push(format!("{}: not GROUP-NNN", rule.code));
             }
             if rule.group() == previous.split('-').next().unwrap_or("") && rule.code <= previous {
