@@ -4,7 +4,8 @@ use crate::input::{parse_seconds, parse_size, InputError};
 use crate::Outcome;
 use std::io::Write;
 use std::time::Duration;
-use toolschema_mcp::snapshot::{self, SnapshotOptions, Target};
+use toolschema::Catalog;
+use toolschema_mcp::snapshot::{self, Snapshot, SnapshotOptions, Target};
 use toolschema_mcp::ServerCommand;
 
 /// Arguments of `toolschema snapshot`.
@@ -19,19 +20,28 @@ Prints {\"tools\": [...]} with every tool of every page, each exactly as the ser
 keys, same order). Exit status: 0 done, 2 the server could not be started, exited early, answered
 with an error, or did not answer within --timeout.")]
 pub struct SnapshotArgs {
-    /// A Streamable HTTP endpoint instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    url: Option<String>,
-
-    /// The command that starts the server over stdio, after `--`.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
-    command: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 
     /// Write the snapshot to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<String>,
+}
 
-    /// Give up when the server has not answered everything within this many seconds.
+/// Which live server to reach and how: the flags `snapshot`, `lint`, `diff`, `pin` and `verify`
+/// share.
+#[derive(Debug, clap::Args)]
+pub struct ServerArgs {
+    /// A Streamable HTTP endpoint instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+
+    /// The command that starts the server over stdio, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+
+    /// Give up when the server has not answered everything within this many seconds (at most
+    /// 86400).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
 
@@ -44,53 +54,113 @@ pub struct SnapshotArgs {
     max_message_bytes: usize,
 }
 
-/// Run `toolschema snapshot`.
-pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let target = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => Target::Url(url.clone()),
-        (None, Some((program, rest))) => Target::Command(ServerCommand::new(program, rest)),
-        (None, None) => {
-            return Err(InputError(
-                "say which server: -- COMMAND ARGS..., or --url URL".into(),
-            ))
-        }
-    };
-    let mut headers = Vec::new();
-    for header in &args.headers {
-        let Some((name, value)) = header.split_once(':') else {
-            return Err(InputError(format!(
-                "--header '{header}': write it as 'Name: value'"
-            )));
-        };
-        headers.push((name.trim().to_string(), value.trim().to_string()));
+impl ServerArgs {
+    /// Whether a server was named (a command or a URL).
+    pub fn is_given(&self) -> bool {
+        self.url.is_some() || !self.command.is_empty()
     }
-    let options = SnapshotOptions {
-        timeout: args.timeout,
-        headers,
-        max_message_bytes: args.max_message_bytes,
-    };
-    let runtime = toolschema_mcp::runtime()
-        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
-    let result = runtime.block_on(snapshot::take(&target, &options));
-    runtime.shutdown_background();
-    let snapshot = result.map_err(|e| InputError(e.to_string()))?;
+
+    /// The server named by `--url` or `-- COMMAND`, if either is given.
+    pub fn target(&self) -> Option<Target> {
+        match (&self.url, self.command.split_first()) {
+            (Some(url), _) => Some(Target::Url(url.clone())),
+            (None, Some((program, rest))) => {
+                Some(Target::Command(ServerCommand::new(program, rest)))
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The key the server's pins are kept under in a lock: its command line or URL.
+    pub fn lock_key(&self) -> Option<String> {
+        match (&self.url, self.command.split_first()) {
+            (Some(url), _) => Some(toolschema::diff::url_key(url)),
+            (None, Some((program, rest))) => Some(toolschema::diff::command_key(program, rest)),
+            (None, None) => None,
+        }
+    }
+
+    /// The server named, or an error saying how to name one.
+    pub fn require_target(&self) -> Result<Target, InputError> {
+        self.target()
+            .ok_or_else(|| InputError("say which server: -- COMMAND ARGS..., or --url URL".into()))
+    }
+
+    /// Connect to the server `target` and list its tools.
+    pub fn snapshot(&self, target: &Target) -> Result<Snapshot, InputError> {
+        let mut headers = Vec::new();
+        for header in &self.headers {
+            let Some((name, value)) = header.split_once(':') else {
+                return Err(InputError(format!(
+                    "--header '{header}': write it as 'Name: value'"
+                )));
+            };
+            headers.push((name.trim().to_string(), value.trim().to_string()));
+        }
+        let options = SnapshotOptions {
+            timeout: self.timeout,
+            headers,
+            max_message_bytes: self.max_message_bytes,
+        };
+        let runtime = toolschema_mcp::runtime()
+            .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+        let result = runtime.block_on(snapshot::take(target, &options));
+        runtime.shutdown_background();
+        result.map_err(|e| InputError(e.to_string()))
+    }
+
+    /// The tools of the server `target`, read as a catalog named after it.
+    pub fn catalog(&self, target: &Target) -> Result<Catalog, InputError> {
+        let snapshot = self.snapshot(target)?;
+        let text = serde_json::to_string(&snapshot.to_value())
+            .map_err(|e| InputError(format!("cannot read the snapshot: {e}")))?;
+        Ok(Catalog::from_json(&target.to_string(), &text)?)
+    }
+}
+
+/// The snapshot as written: `{"tools": [...]}`, pretty-printed, with a final newline.
+pub fn snapshot_text(snapshot: &Snapshot) -> Result<String, InputError> {
     let mut text = serde_json::to_string_pretty(&snapshot.to_value())
         .map_err(|e| InputError(format!("cannot write the snapshot: {e}")))?;
     text.push('\n');
+    Ok(text)
+}
+
+/// What a snapshot holds and where it came from, in one line: `10 tools (3 tools/list pages)
+/// from 'CMD'`.
+pub fn describe(snapshot: &Snapshot, target: &Target) -> String {
+    format!(
+        "{} tool{} ({} tools/list page{}) from {target}",
+        snapshot.tools.len(),
+        if snapshot.tools.len() == 1 { "" } else { "s" },
+        snapshot.pages,
+        if snapshot.pages == 1 { "" } else { "s" }
+    )
+}
+
+/// Write a snapshot's text to `path`.
+pub fn write_snapshot(path: &str, text: &str) -> Result<(), InputError> {
+    std::fs::write(path, text).map_err(|e| InputError(format!("{path}: cannot write: {e}")))
+}
+
+/// Run `toolschema snapshot`.
+pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let target = args.server.require_target()?;
+    let snapshot = args.server.snapshot(&target)?;
+    let text = snapshot_text(&snapshot)?;
     match &args.output {
         Some(path) => {
-            std::fs::write(path, &text)
-                .map_err(|e| InputError(format!("{path}: cannot write: {e}")))?;
+            write_snapshot(path, &text)?;
             eprintln!(
-                "toolschema: wrote {} tools ({} tools/list page{}) from {target} to {path}",
-                snapshot.tools.len(),
-                snapshot.pages,
-                if snapshot.pages == 1 { "" } else { "s" }
+                "toolschema: wrote {} to {path}",
+                describe(&snapshot, &target)
             );
         }
-        None => out
-            .write_all(text.as_bytes())
-            .map_err(|e| InputError(format!("cannot write output: {e}")))?,
+        None => {
+            out.write_all(text.as_bytes())
+                .map_err(|e| InputError(format!("cannot write output: {e}")))?;
+            eprintln!("toolschema: listed {}", describe(&snapshot, &target));
+        }
     }
     Ok(Outcome::Valid)
 }
