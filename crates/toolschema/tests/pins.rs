@@ -327,11 +327,9 @@ proptest! {
 #[test]
 fn hostile_values_are_handled() {
     // A lone surrogate escape, a byte order mark, float and huge numbers.
+    // The reader takes everything JSON allows: a lone surrogate is read as U+FFFD.
     let lone = Lock::from_json("{\"version\": 1, \"servers\": {\"\\ud800\": {\"tools\": {}}}}");
-    assert_eq!(
-        lone.unwrap_err().to_string(),
-        "not a toolschema lock file: line 1, column 35: lone leading surrogate in a \\u escape"
-    );
+    assert!(lone.unwrap().server("\u{fffd}").is_some());
     assert!(Lock::from_json("\u{FEFF}{\"version\": 1, \"servers\": {}}").is_ok());
     assert!(Lock::from_json("{\"version\": 1.0, \"servers\": {}}").is_err());
     assert!(Lock::from_json("{\"version\": 1e400, \"servers\": {}}").is_err());
