@@ -94,7 +94,7 @@ fn json_format_for_a_single_call() {
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
-        "{\"valid\":false,\"errors\":[{\"path\":\"/labels/1\",\"message\":\"argument 'labels[1]' must be a string\"}]}\n"
+        "{\"valid\":false,\"errors\":[{\"path\":\"/labels/1\",\"message\":\"argument 'labels[1]' must be a string (got an integer)\"}]}\n"
     );
     let ok = validate(&[
         catalog.to_str().unwrap(),
@@ -352,13 +352,16 @@ fn recorded_calls_one_json_line_each() {
     std::fs::write(
         &calls,
         concat!(
-            "{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"hi\"}}\n",
+            // A byte order mark before the first line is not part of it.
+            "\u{feff}{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"hi\"}}\n",
             "{\"name\": \"edit_file\", \"arguments\": {\"path\": \"/tmp/x\", \"edits\": [{\"oldText\": \"a\"}]}}\n",
             "\n",
             "{\"name\": \"list_allowed_directories\"}\n",
             "{\"name\": \"writ_file\", \"arguments\": {}}\n",
             "{\"name\": \"write_file\", \"arguments\": [1]}\n",
             "{not json}\n",
+            // `null` arguments are no arguments, as the proxy takes them.
+            "{\"name\": \"list_allowed_directories\", \"arguments\": null}\n",
         ),
     )
     .unwrap();
@@ -377,11 +380,12 @@ fn recorded_calls_one_json_line_each() {
             r#"{"line":2,"tool":"edit_file","valid":false,"errors":[{"path":"/edits/0/newText","message":"missing required argument 'edits[0].newText'"}]}"#,
             r#"{"line":4,"tool":"list_allowed_directories","valid":true,"errors":[]}"#,
             r#"{"line":5,"tool":"writ_file","error":"unknown tool 'writ_file' (did you mean 'write_file'?)"}"#,
-            r#"{"line":6,"tool":"write_file","valid":false,"errors":[{"path":"","message":"arguments must be an object"}]}"#,
+            r#"{"line":6,"tool":"write_file","valid":false,"errors":[{"path":"","message":"arguments must be an object (got an array)"}]}"#,
             &format!(
                 r#"{{"line":7,"error":"{}:7:2: invalid JSON: expected an object key in double quotes"}}"#,
                 calls.display()
             ),
+            r#"{"line":8,"tool":"list_allowed_directories","valid":true,"errors":[]}"#,
         ]
     );
     // Without the bad lines, invalid calls make it exit 1.
@@ -527,7 +531,7 @@ fn real_draft_07_catalog() {
     ]);
     assert_eq!(
         (r.code, r.stdout.as_str()),
-        (1, "argument 'b' must be a number\n")
+        (1, "argument 'b' must be a number (got a string)\n")
     );
 }
 

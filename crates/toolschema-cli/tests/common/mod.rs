@@ -66,6 +66,23 @@ pub fn recording_server(record: &Path, extra: &[&str]) -> Vec<String> {
     command
 }
 
+/// The command that starts the scripted server (interop/scripted-server.mjs) with `script`
+/// (JSON), recording what it receives into `record` and its verdict on each call into
+/// `verdicts`.
+pub fn scripted_server(record: &Path, verdicts: &Path, script: &str) -> Vec<String> {
+    let script_path = require("interop/scripted-server.mjs");
+    vec![
+        node(),
+        script_path.display().to_string(),
+        "--record".into(),
+        record.display().to_string(),
+        "--verdicts".into(),
+        verdicts.display().to_string(),
+        "--script".into(),
+        script.to_string(),
+    ]
+}
+
 /// The lines the recording server received, parsed.
 pub fn recorded(record: &Path) -> Vec<Value> {
     recorded_lines(record)

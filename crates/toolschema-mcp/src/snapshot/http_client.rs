@@ -6,7 +6,7 @@
 //! kept exactly as sent ([`super::raw`]), and it keeps the build small: the connections are made by
 //! the project's one HTTP client ([`toolschema_http::client`]).
 
-use super::raw::RawResults;
+use super::raw::{self, RawResults};
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -77,8 +77,16 @@ impl HttpClient {
                     data: Some(data), ..
                 }) = &event
                 {
-                    if let Ok(message) = serde_json::from_str(data) {
+                    if let Ok(message) = raw::parse_message(data.as_bytes()) {
                         results.observe(&message);
+                        // rmcp reads the data itself, with serde_json, which refuses some of
+                        // what the core's reader takes (lone surrogates): it gets the value as
+                        // the core read it.
+                        let mut event = event;
+                        if let Ok(sse) = &mut event {
+                            sse.data = Some(message.to_string());
+                        }
+                        return event;
                     }
                 }
                 event
@@ -193,10 +201,14 @@ impl StreamableHttpClient for HttpClient {
                 if body.is_empty() && !is_request {
                     return Ok(StreamableHttpPostResponse::Accepted);
                 }
-                let value: serde_json::Value = match serde_json::from_slice(&body) {
+                let value: serde_json::Value = match raw::parse_message(&body) {
                     Ok(value) => value,
                     Err(_) if !is_request => return Ok(StreamableHttpPostResponse::Accepted),
-                    Err(e) => return Err(StreamableHttpError::Deserialize(e)),
+                    Err(e) => {
+                        return Err(StreamableHttpError::Deserialize(serde::de::Error::custom(
+                            e,
+                        )))
+                    }
                 };
                 self.results.observe(&value);
                 let typed: ServerJsonRpcMessage = serde_json::from_value(value)?;

@@ -42,15 +42,23 @@ impl RawResults {
 pub enum Unreadable {
     /// Not JSON.
     #[error("the server sent a line that is not JSON ({0}); skipped")]
-    NotJson(serde_json::Error),
+    NotJson(String),
     /// JSON, but not a JSON-RPC message the session understands.
     #[error("the server sent a message that is not JSON-RPC ({0}); skipped")]
     NotJsonRpc(serde_json::Error),
 }
 
+/// Read a message with the core's reader, which takes all the grammar allows (a lone surrogate
+/// becomes U+FFFD; of a key given twice the last counts, as a server's own reader takes it).
+pub fn parse_message(bytes: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    toolschema::json::parse_with(text, toolschema::json::DuplicateKeys::KeepLast)
+        .map_err(|e| format!("{} at byte {}", e.message, e.offset))
+}
+
 /// Parse one incoming message: keep its raw result, then type it for rmcp.
 pub fn receive(bytes: &[u8], results: &RawResults) -> Result<ServerJsonRpcMessage, Unreadable> {
-    let value: Value = serde_json::from_slice(bytes).map_err(Unreadable::NotJson)?;
+    let value = parse_message(bytes).map_err(Unreadable::NotJson)?;
     results.observe(&value);
     serde_json::from_value(value).map_err(Unreadable::NotJsonRpc)
 }
@@ -75,6 +83,16 @@ mod tests {
         // A string id is a different id.
         results.observe(&json!({"id": "3", "result": {}}));
         assert_eq!(results.take(&RequestId::Number(3)), None);
+    }
+
+    #[test]
+    fn reads_lone_surrogates_that_javascript_writes() {
+        let results = RawResults::default();
+        // What JSON.stringify writes for a description cut inside an emoji.
+        let line = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"cut \ud83d","inputSchema":{"type":"object"}}]}}"#;
+        assert!(receive(line, &results).is_ok());
+        let raw = results.take(&RequestId::Number(1)).unwrap();
+        assert_eq!(raw["tools"][0]["description"], "cut \u{fffd}");
     }
 
     #[test]
