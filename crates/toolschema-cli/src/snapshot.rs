@@ -55,15 +55,11 @@ pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
             ))
         }
     };
-    let mut headers = Vec::new();
-    for header in &args.headers {
-        let Some((name, value)) = header.split_once(':') else {
-            return Err(InputError(format!(
-                "--header '{header}': write it as 'Name: value'"
-            )));
-        };
-        headers.push((name.trim().to_string(), value.trim().to_string()));
-    }
+    let headers = args
+        .headers
+        .iter()
+        .map(|header| crate::input::parse_header(header))
+        .collect::<Result<Vec<_>, _>>()?;
     let options = SnapshotOptions {
         timeout: args.timeout,
         headers,

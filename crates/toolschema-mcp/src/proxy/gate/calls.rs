@@ -6,7 +6,7 @@
 //! `--on-unchecked forward` or `--input-check warn` let it through with a warning.
 
 use super::{input_of, json_type, report, Action, Gate, Pending, PendingKind, Route, Verdict};
-use crate::message::{self, error_line, result_line, tool_error_result, IdKey, Message, RequestId};
+use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
 use crate::proxy::registry::{Lookup, OutputSchema};
 use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
@@ -433,7 +433,7 @@ impl Gate {
         out: &mut Vec<Action>,
     ) {
         let (reply, is_error) = match answer {
-            Answer::ToolError(text) => (result_line(id, &tool_error_result(text)), Some(true)),
+            Answer::ToolError(text) => (result_line(id, &self.tool_error(text)), Some(true)),
             Answer::Error(code, text) => (error_line(Some(id), code, &text, None), None),
         };
         let record = AuditRecord {
@@ -630,7 +630,7 @@ impl Gate {
         // Audited before the client sees the result: the log keeps the order of the calls.
         self.audit(entry, out);
         match replacement {
-            Some(text) => result_line(id, &tool_error_result(text)),
+            Some(text) => result_line(id, &self.tool_error(text)),
             None => text.into_bytes(),
         }
     }

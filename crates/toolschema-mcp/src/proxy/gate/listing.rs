@@ -140,9 +140,16 @@ impl Gate {
     /// change count at that moment.
     fn send_page(&mut self, cursor: Option<&str>, out: &mut Vec<Action>) -> (IdKey, u64) {
         let id = self.own_id();
-        let params = match cursor {
-            Some(cursor) => format!(r#","params":{}"#, json!({ "cursor": cursor })),
-            None => String::new(),
+        let mut params = serde_json::Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), json!(cursor));
+        }
+        if let Some(meta) = self.own_request_meta() {
+            params.insert("_meta".into(), meta);
+        }
+        let params = match params.is_empty() {
+            true => String::new(),
+            false => format!(r#","params":{}"#, Value::Object(params)),
         };
         let line = format!(
             r#"{{"jsonrpc":"2.0","id":{},"method":"tools/list"{params}}}"#,
@@ -272,8 +279,8 @@ impl Gate {
             // A new listing: the pages of an earlier one are superseded, not kept.
             self.unlearned.clear();
         }
-        let (learned, sent) = match self.without_refused_tools(&text, id) {
-            Some(filtered) => (text, filtered),
+        let (learned, sent) = match self.client_view(&text, id) {
+            Some(view) => (text, view),
             None => (text.clone(), text.into_bytes()),
         };
         // Queued before the client sees the page, so its next call is checked against it.
@@ -289,11 +296,13 @@ impl Gate {
         sent
     }
 
-    /// The `tools/list` response without the tools the policy refuses, or `None` when it refuses
-    /// none of them.
-    fn without_refused_tools(&self, text: &str, id: &RequestId) -> Option<Vec<u8>> {
+    /// The `tools/list` response as the client sees it: without the tools the policy refuses,
+    /// titles and descriptions overridden, and (when what it sees depends on who it is) no
+    /// longer cacheable by others. `None` when that is the response as the server sent it.
+    fn client_view(&self, text: &str, id: &RequestId) -> Option<Vec<u8>> {
         let policy = &self.config.policy;
-        if policy.is_open() {
+        let overrides = &self.config.overrides;
+        if policy.is_open() && overrides.is_empty() {
             return None;
         }
         let mut response = message::parse(text).ok()?;
@@ -306,7 +315,18 @@ impl Gate {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
             policy.refusal(name).is_none()
         });
-        (tools.len() != before).then(|| result_line(id, result))
+        let mut changed = tools.len() != before;
+        for tool in tools.iter_mut() {
+            changed |= overrides.apply(tool);
+        }
+        if policy.is_per_client() {
+            // A shared cache must not hand this token's catalog to another client.
+            if let Some(scope) = result.get_mut("cacheScope") {
+                changed |= *scope != "private";
+                *scope = Value::String("private".into());
+            }
+        }
+        changed.then(|| result_line(id, result))
     }
 
     /// Learn the pages of the client's listings that arrived since the last time.

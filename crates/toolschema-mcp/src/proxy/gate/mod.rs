@@ -17,10 +17,12 @@
 
 mod calls;
 mod listing;
+mod revision;
 #[cfg(test)]
 mod tests;
 
 use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
+use super::overrides::ToolOverrides;
 use super::policy::ToolPolicy;
 use super::registry::ToolRegistry;
 use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
@@ -68,6 +70,8 @@ pub struct GateConfig {
     pub output_check: OutputCheck,
     /// Which tools are let through.
     pub policy: ToolPolicy,
+    /// Titles and descriptions shown in place of the server's.
+    pub overrides: ToolOverrides,
     /// Refuse calls to tools the server has not listed (by default the server answers them).
     pub deny_unlisted: bool,
     /// Produce an audit record for every `tools/call`.
@@ -91,6 +95,7 @@ impl Default for GateConfig {
             on_unchecked: OnUnchecked::default(),
             output_check: OutputCheck::default(),
             policy: ToolPolicy::default(),
+            overrides: ToolOverrides::default(),
             deny_unlisted: false,
             audit: false,
             audit_arguments: false,
@@ -190,6 +195,8 @@ pub struct Gate {
     server_gone: Option<ServerGone>,
     /// The protocol revision the server answered `initialize` with.
     protocol: Option<String>,
+    /// What a 2026-07-28 (or later) client declared in its latest request.
+    declared: Option<revision::Declared>,
     batches: HashMap<u64, Batch>,
     next_batch: u64,
     /// How many requests were tracked: their order of arrival.
@@ -212,6 +219,7 @@ impl Gate {
             abandoned: HashSet::new(),
             server_gone: None,
             protocol: None,
+            declared: None,
             batches: HashMap::new(),
             next_batch: 0,
             tracked: 0,
@@ -286,6 +294,9 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) {
+        if matches!(message.kind, Kind::Request { .. }) {
+            self.note_revision(&text, &message);
+        }
         match &message.kind {
             Kind::Request { method, .. } if method == "tools/call" => {
                 self.tools_call(text, message, route, now, out)
