@@ -6,8 +6,8 @@ stdio, in either protocol era, and prints what the client saw as one JSON docume
 
 MODE: `legacy` (initialize, 2025-11-25) or `2026-07-28` (the revision in every request's
 `_meta`, no session). SCENARIO: `everything` (server-everything: valid and invalid calls, progress
-of a long operation, a sampling round trip) or `pyserver` (interop/py-server.py: valid and
-invalid calls, progress).
+of a long operation, a sampling round trip), `pyserver` (interop/py-server.py: valid and
+invalid calls, progress) or `modern` (the same, with an invalid call before any listing).
 """
 
 import json
@@ -109,6 +109,15 @@ async def pyserver(client):
     }
 
 
+async def modern(client):
+    """A session of interop/py-server.py that calls before it lists: the proxy lists the
+    tools itself."""
+    first = await outcome(client.call_tool("add", {"a": "two", "b": 3}))
+    output = await pyserver(client)
+    output["first"] = first
+    return output
+
+
 async def main():
     argv = sys.argv[1:]
     scenario, mode, rest = argv[0], argv[1], argv[2:]
@@ -118,7 +127,7 @@ async def main():
         server = StdioServerParameters(command=rest[1], args=rest[2:])
     else:
         raise SystemExit("usage: py-http-client.py SCENARIO MODE (--url URL | -- COMMAND ARGS...)")
-    run = {"everything": everything, "pyserver": pyserver}[scenario]
+    run = {"everything": everything, "pyserver": pyserver, "modern": modern}[scenario]
     with anyio.fail_after(60):
         async with Client(server, mode=mode, sampling_callback=sampled, cache=None) as client:
             output = await run(client)
