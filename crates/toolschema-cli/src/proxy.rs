@@ -254,34 +254,35 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
 
 /// The gate's settings from the flags.
 fn gate_config(args: &ProxyArgs) -> GateConfig {
-    let mut gate = GateConfig::default();
-    gate.input_check = match args.input_check {
-        CheckArg::Off => InputCheck::Off,
-        CheckArg::Warn => InputCheck::Warn,
-        CheckArg::Enforce => InputCheck::Enforce,
-    };
-    gate.unknown_arguments = match args.unknown_arguments {
-        UnknownArgumentsArg::Allow => UnknownArguments::Allow,
-        UnknownArgumentsArg::Warn => UnknownArguments::Warn,
-        UnknownArgumentsArg::Reject => UnknownArguments::Reject,
-    };
-    gate.on_unchecked = match args.on_unchecked {
-        OnUncheckedArg::Refuse => OnUnchecked::Refuse,
-        OnUncheckedArg::Forward => OnUnchecked::Forward,
-    };
-    gate.output_check = match args.output_check {
-        CheckArg::Off => OutputCheck::Off,
-        CheckArg::Warn => OutputCheck::Warn,
-        CheckArg::Enforce => OutputCheck::Enforce,
-    };
-    gate.listing_timeout = args.listing_timeout;
-    gate.policy = ToolPolicy {
-        allow: args.allow.iter().map(Glob::new).collect(),
-        deny: args.deny.iter().map(Glob::new).collect(),
-        holder: None,
-    };
-    gate.deny_unlisted = args.deny_unlisted;
-    gate
+    GateConfig {
+        input_check: match args.input_check {
+            CheckArg::Off => InputCheck::Off,
+            CheckArg::Warn => InputCheck::Warn,
+            CheckArg::Enforce => InputCheck::Enforce,
+        },
+        unknown_arguments: match args.unknown_arguments {
+            UnknownArgumentsArg::Allow => UnknownArguments::Allow,
+            UnknownArgumentsArg::Warn => UnknownArguments::Warn,
+            UnknownArgumentsArg::Reject => UnknownArguments::Reject,
+        },
+        on_unchecked: match args.on_unchecked {
+            OnUncheckedArg::Refuse => OnUnchecked::Refuse,
+            OnUncheckedArg::Forward => OnUnchecked::Forward,
+        },
+        output_check: match args.output_check {
+            CheckArg::Off => OutputCheck::Off,
+            CheckArg::Warn => OutputCheck::Warn,
+            CheckArg::Enforce => OutputCheck::Enforce,
+        },
+        listing_timeout: args.listing_timeout,
+        policy: ToolPolicy {
+            allow: args.allow.iter().map(Glob::new).collect(),
+            deny: args.deny.iter().map(Glob::new).collect(),
+            holder: None,
+        },
+        deny_unlisted: args.deny_unlisted,
+        ..GateConfig::default()
+    }
 }
 
 /// The access flags serve only an HTTP endpoint: given without --listen they would protect

@@ -97,7 +97,7 @@ enum Refused {
     /// By the proxy: a status and a JSON-RPC error.
     Rpc(StatusCode, Option<RequestId>, i32, String),
     /// An answer as it is.
-    Answer(Answer),
+    Answer(Box<Answer>),
 }
 
 impl From<Refusal> for Refused {
@@ -114,7 +114,7 @@ impl Refused {
                 let body = error_line(id.as_ref(), ErrorCode(code), &message, None);
                 json_answer(status, body)
             }
-            Refused::Answer(answer) => answer,
+            Refused::Answer(answer) => *answer,
         }
     }
 }
@@ -580,7 +580,7 @@ impl Front {
             answer
                 .headers_mut()
                 .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
-            return Err(Refused::Answer(answer));
+            return Err(Refused::Answer(Box::new(answer)));
         }
         *opening += 1;
         Ok(())
@@ -601,7 +601,7 @@ impl Front {
                         report(&e.to_string());
                         Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, e.to_string())
                     })?;
-                Ok((Backend::Stdio(server), Some(stdout)))
+                Ok((Backend::Stdio(Box::new(server)), Some(stdout)))
             }
             (ServerSide::Upstream { .. }, Some(upstream)) => Ok((
                 Backend::Upstream(UpstreamLink::new(upstream.clone(), stateless, false)),

@@ -216,7 +216,7 @@ impl Routes {
                         }
                     }
                     // Replayed on a resumed GET stream: it goes there.
-                    None if *origin == Origin::Standalone => self.to_standalone(data, event_id),
+                    None if *origin == Origin::Standalone => self.onto_standalone(data, event_id),
                     None => self.drop_one(),
                 }
             }
@@ -226,7 +226,7 @@ impl Routes {
                     .or_else(|| wire::subscription(text, &message))
                     .filter(|id| self.is_open(id));
                 match related {
-                    Some(id) => self.to_request(&id, data, event_id),
+                    Some(id) => self.onto_request(&id, data, event_id),
                     None => self.unrelated(data, event_id, origin),
                 }
             }
@@ -239,9 +239,9 @@ impl Routes {
         match origin {
             Origin::Request(id) if self.is_open(id) => {
                 let id = id.clone();
-                self.to_request(&id, data, event_id)
+                self.onto_request(&id, data, event_id)
             }
-            Origin::Standalone => self.to_standalone(data, event_id),
+            Origin::Standalone => self.onto_standalone(data, event_id),
             _ => {
                 let open: Vec<(&IdKey, u64)> = self
                     .requests
@@ -255,15 +255,15 @@ impl Routes {
                         .max_by_key(|(_, opened)| *opened)
                         .map(|(id, _)| (*id).clone());
                     if let Some(id) = newest {
-                        return self.to_request(&id, data, event_id);
+                        return self.onto_request(&id, data, event_id);
                     }
                 }
-                self.to_standalone(data, event_id)
+                self.onto_standalone(data, event_id)
             }
         }
     }
 
-    fn to_request(&mut self, id: &IdKey, data: Vec<u8>, event_id: Option<String>) -> Delivery {
+    fn onto_request(&mut self, id: &IdKey, data: Vec<u8>, event_id: Option<String>) -> Delivery {
         let Some(stream) = self.requests.get(id) else {
             return self.drop_one();
         };
@@ -282,7 +282,7 @@ impl Routes {
         }
     }
 
-    fn to_standalone(&mut self, data: Vec<u8>, event_id: Option<String>) -> Delivery {
+    fn onto_standalone(&mut self, data: Vec<u8>, event_id: Option<String>) -> Delivery {
         let outgoing = Outgoing {
             event_id,
             data,

@@ -48,7 +48,7 @@ pub(crate) enum ClientSide {
 /// The server behind the session.
 pub(crate) enum Backend {
     /// A process over stdio.
-    Stdio(StdioServer),
+    Stdio(Box<StdioServer>),
     /// The upstream, over HTTP.
     Upstream(UpstreamLink),
 }
@@ -245,7 +245,7 @@ impl Session {
                     } else {
                         None
                     };
-                    core.to_client(line, id, origin);
+                    core.hand_to_client(line, id, origin);
                 }
                 Action::Audit(record) => {
                     if let Some(audit) = &self.audit {
@@ -486,7 +486,7 @@ impl Core {
     }
 
     /// Hand a message on to the client.
-    fn to_client(&mut self, line: Vec<u8>, event_id: Option<String>, origin: &Origin) {
+    fn hand_to_client(&mut self, line: Vec<u8>, event_id: Option<String>, origin: &Origin) {
         if let Some(forwarding) = self
             .forwarding
             .as_mut()

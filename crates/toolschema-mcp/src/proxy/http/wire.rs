@@ -70,10 +70,10 @@ pub fn standard_headers(text: &str, message: &Message) -> Option<(String, Option
 /// trailing blanks, otherwise Base64 in the `=?base64?...?=` sentinel.
 pub fn encode_header_value(value: &str) -> String {
     use base64::Engine as _;
-    let plain = !value.starts_with([' ', '\t'])
-        && !value.ends_with([' ', '\t'])
-        && value.chars().all(|c| (' '..='~').contains(&c))
-        && !(value.starts_with(BASE64_PREFIX) && value.ends_with(BASE64_SUFFIX));
+    let blank_edge = value.starts_with([' ', '\t']) || value.ends_with([' ', '\t']);
+    let visible = value.chars().all(|c| (' '..='~').contains(&c));
+    let looks_encoded = value.starts_with(BASE64_PREFIX) && value.ends_with(BASE64_SUFFIX);
+    let plain = !blank_edge && visible && !looks_encoded;
     if plain {
         value.to_string()
     } else {
