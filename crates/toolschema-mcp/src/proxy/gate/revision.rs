@@ -113,18 +113,22 @@ mod tests {
         assert!(client.is_empty());
         assert_eq!(
             server,
-            [json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "method": "tools/list", "params": {"_meta": {
-                META: "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
-                "io.modelcontextprotocol/clientInfo": {"name": "toolschema-proxy", "version": env!("CARGO_PKG_VERSION")}
-            }}})]
+            [
+                json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "method": "tools/list", "params": {"_meta": {
+                    META: "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+                    "io.modelcontextprotocol/clientInfo": {"name": "toolschema-proxy", "version": env!("CARGO_PKG_VERSION")}
+                }}})
+            ]
         );
         let listed = json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": tools(), "resultType": "complete", "ttlMs": 0, "cacheScope": "public"}});
         let (server, client) = feed(&mut gate, false, listed);
         assert!(server.is_empty());
         assert_eq!(
             client,
-            [json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "argument 'a' must be an integer (got a string)"}], "isError": true, "resultType": "complete"}})]
+            [
+                json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": "argument 'a' must be an integer (got a string)"}], "isError": true, "resultType": "complete"}})
+            ]
         );
     }
 
@@ -139,10 +143,16 @@ mod tests {
             server,
             [json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "method": "tools/list"})]
         );
-        let (_, client) = feed(&mut gate, false, json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": tools()}}));
+        let (_, client) = feed(
+            &mut gate,
+            false,
+            json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": tools()}}),
+        );
         assert_eq!(
             client,
-            [json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "missing required argument 'a'"}], "isError": true}})]
+            [
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "missing required argument 'a'"}], "isError": true}})
+            ]
         );
     }
 
@@ -171,8 +181,16 @@ mod tests {
             ..GateConfig::default()
         };
         let mut gate = Gate::new(config);
-        feed(&mut gate, true, json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {META: "2026-07-28"}}}));
-        let (_, client) = feed(&mut gate, false, json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools(), "resultType": "complete", "ttlMs": 60000, "cacheScope": "public"}}));
+        feed(
+            &mut gate,
+            true,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {META: "2026-07-28"}}}),
+        );
+        let (_, client) = feed(
+            &mut gate,
+            false,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools(), "resultType": "complete", "ttlMs": 60000, "cacheScope": "public"}}),
+        );
         assert_eq!(
             client,
             [json!({"jsonrpc": "2.0", "id": 1, "result": {

@@ -7,12 +7,13 @@
 //! stdout in the order it is decided.
 
 use super::session::{ClientSide, Session, SessionParts};
+use super::stdio_server::write_lines;
 use super::upstream::{Upstream, UpstreamLink};
 use super::{HttpProxyConfig, ServerSide};
 use crate::framing::{Frame, LineReader};
 use crate::proxy::gate::{report, Gate};
 use crate::proxy::{own_stdio, ProxyError, ProxyExit};
-use std::io::{BufReader, BufWriter, Write};
+use std::io::BufReader;
 use std::sync::mpsc;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
@@ -43,7 +44,11 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
     let (to_client, lines) = mpsc::channel::<Vec<u8>>();
     std::thread::Builder::new()
         .name("client-stdout".into())
-        .spawn(move || write_lines(lines, output))
+        .spawn(move || {
+            if write_lines(lines, output).is_err() {
+                report("cannot write to the client: its output is closed");
+            }
+        })
         .map_err(ProxyError::Stdio)?;
     let mut gate_config = config.gate.clone();
     gate_config.audit = audit.is_some();
@@ -93,26 +98,4 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
     }
     session.close().await;
     Ok(exit)
-}
-
-/// Write the client's lines to stdout, flushing whenever the queue is empty.
-fn write_lines(lines: mpsc::Receiver<Vec<u8>>, output: impl Write) {
-    let mut out = BufWriter::with_capacity(BUFFER_BYTES, output);
-    while let Ok(line) = lines.recv() {
-        let mut next = Some(line);
-        while let Some(line) = next {
-            if out
-                .write_all(&line)
-                .and_then(|()| out.write_all(b"\n"))
-                .is_err()
-            {
-                report("cannot write to the client: its output is closed");
-                return;
-            }
-            next = lines.try_recv().ok();
-        }
-        if out.flush().is_err() {
-            return;
-        }
-    }
 }

@@ -46,7 +46,10 @@ impl StdioServer {
         let (sender, lines) = mpsc::channel::<Vec<u8>>();
         std::thread::Builder::new()
             .name("server-stdin".into())
-            .spawn(move || write_lines(lines, stdin))
+            .spawn(move || {
+                // A failed write: the server is gone, and its exit is reported.
+                let _ = write_lines(lines, stdin);
+            })
             .map_err(io_error)?;
         let tail = process.stderr_tail();
         Ok((
@@ -138,23 +141,21 @@ impl StdioServer {
     }
 }
 
-/// Write the queued lines to the server's stdin, flushing whenever the queue is empty.
-fn write_lines(lines: mpsc::Receiver<Vec<u8>>, stdin: File) {
-    let mut out = BufWriter::with_capacity(BUFFER_BYTES, stdin);
+/// Write queued lines to a pipe (a server's stdin, a stdio client's stdout), one per line,
+/// flushing whenever the queue is empty; until the queue closes or a write fails.
+pub(crate) fn write_lines(
+    lines: mpsc::Receiver<Vec<u8>>,
+    output: impl Write,
+) -> std::io::Result<()> {
+    let mut out = BufWriter::with_capacity(BUFFER_BYTES, output);
     while let Ok(line) = lines.recv() {
         let mut next = Some(line);
         while let Some(line) = next {
-            if out
-                .write_all(&line)
-                .and_then(|()| out.write_all(b"\n"))
-                .is_err()
-            {
-                return;
-            }
+            out.write_all(&line)?;
+            out.write_all(b"\n")?;
             next = lines.try_recv().ok();
         }
-        if out.flush().is_err() {
-            return;
-        }
+        out.flush()?;
     }
+    Ok(())
 }
