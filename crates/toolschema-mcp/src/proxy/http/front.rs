@@ -273,17 +273,31 @@ impl Front {
             session.client_message(text.into_bytes(), Some(&headers));
             return Ok(empty(StatusCode::ACCEPTED));
         }
-        let (key, id, receiver) = session
-            .client_request(text.into_bytes(), &headers)
-            .map_err(|malformed| parse_error(malformed.to_string()))?;
-        let answer = self.respond(&session, key, id, receiver, initialize).await;
+        let (key, id, receiver) = match session.client_request(text.into_bytes(), &headers) {
+            Ok(opened) => opened,
+            Err(malformed) => {
+                if initialize {
+                    self.opened(&session, principal, &empty(StatusCode::BAD_REQUEST));
+                }
+                return Err(parse_error(malformed.to_string()));
+            }
+        };
+        let streams = parts
+            .headers
+            .get_all(ACCEPT)
+            .iter()
+            .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
+        let answer = self
+            .respond(&session, key, id, receiver, initialize, streams)
+            .await;
         if initialize {
             self.opened(&session, principal, &answer);
         }
         Ok(answer)
     }
 
-    /// Wait for the first message for a request, and answer with JSON or an event stream.
+    /// Wait for the first message for a request, and answer with JSON or an event stream (a
+    /// client that does not accept streams gets the answer alone, as JSON).
     async fn respond(
         &self,
         session: &Arc<Session>,
@@ -291,6 +305,7 @@ impl Front {
         id: RequestId,
         mut receiver: mpsc::Receiver<Outgoing>,
         initialize: bool,
+        streams: bool,
     ) -> Answer {
         let mut watch = RequestWatch {
             session: Arc::downgrade(session),
@@ -301,12 +316,36 @@ impl Front {
             timeout_seconds: self.config.request_timeout.as_secs(),
         };
         // An upstream's session id comes with its answer to initialize: wait for it.
-        let window = if initialize {
+        let window = if initialize || !streams {
             self.config.request_timeout
         } else {
             JSON_WINDOW
         };
-        let first = tokio::time::timeout(window, receiver.recv()).await;
+        let first = tokio::time::timeout(window, async {
+            loop {
+                match receiver.recv().await {
+                    // What comes before the answer has nowhere to go without a stream.
+                    Some(item) if !item.last && !streams => continue,
+                    other => return other,
+                }
+            }
+        })
+        .await;
+        if first.is_err() && !streams {
+            let reason = format!(
+                "the request was not answered within {} s (--request-timeout) and was cancelled",
+                self.config.request_timeout.as_secs()
+            );
+            session.cancel(&key, &watch.id, &reason, false);
+            watch.answered = true;
+            return Refused::Rpc(
+                StatusCode::GATEWAY_TIMEOUT,
+                Some(watch.id.clone()),
+                -32000,
+                reason,
+            )
+            .into_answer();
+        }
         let mut answer = match first {
             Ok(Some(item)) if item.last => {
                 watch.answered = true;

@@ -524,29 +524,10 @@ impl Core {
         message: &message::Message,
         id: &RequestId,
     ) -> (String, IdKey) {
-        let Some(lane) = &mut self.lane else {
-            return (text, id.key().clone());
-        };
-        if !lane.in_flight.contains_key(id.key()) {
-            lane.in_flight.insert(id.key().clone(), (id.clone(), None));
-            return (text, id.key().clone());
+        match &mut self.lane {
+            Some(lane) => lane.admit(text, message, id),
+            None => (text, id.key().clone()),
         }
-        let unique = loop {
-            lane.next += 1;
-            let unique = RequestId::from_value(&json!(format!("toolschema-lane-{}", lane.next)));
-            if !lane.in_flight.contains_key(unique.key()) {
-                break unique;
-            }
-        };
-        let text = match member(&text, 0..text.len(), "id") {
-            Some(at) if matches!(message.kind, Kind::Request { .. }) => {
-                message::with_id(&text, at, &unique)
-            }
-            _ => text,
-        };
-        lane.in_flight
-            .insert(unique.key().clone(), (unique.clone(), Some(id.clone())));
-        (text, unique.key().clone())
     }
 
     /// The id request `key` has in the lane, if it is a lane's request.
@@ -557,6 +538,36 @@ impl Core {
 }
 
 impl LaneIds {
+    /// A request entering the lane: its text with an id no other request in flight has (the
+    /// client's own when it is free), and that id's key.
+    fn admit(
+        &mut self,
+        text: String,
+        message: &message::Message,
+        id: &RequestId,
+    ) -> (String, IdKey) {
+        if !self.in_flight.contains_key(id.key()) {
+            self.in_flight.insert(id.key().clone(), (id.clone(), None));
+            return (text, id.key().clone());
+        }
+        let unique = loop {
+            self.next += 1;
+            let unique = RequestId::from_value(&json!(format!("toolschema-lane-{}", self.next)));
+            if !self.in_flight.contains_key(unique.key()) {
+                break unique;
+            }
+        };
+        let text = match member(&text, 0..text.len(), "id") {
+            Some(at) if matches!(message.kind, Kind::Request { .. }) => {
+                message::with_id(&text, at, &unique)
+            }
+            _ => text,
+        };
+        self.in_flight
+            .insert(unique.key().clone(), (unique.clone(), Some(id.clone())));
+        (text, unique.key().clone())
+    }
+
     /// An answer for the client, with the client's own id back where the lane changed it.
     fn restore(&mut self, line: Vec<u8>) -> Vec<u8> {
         let Ok(text) = std::str::from_utf8(&line) else {
@@ -601,4 +612,64 @@ impl Forwarding {
 /// Report what the session cannot do, once per session and reason.
 pub(crate) fn report_for(session: &str, what: &str) {
     report(&format!("session {session}: {what}"));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn request(id: &str) -> (String, message::Message, RequestId) {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{}}}}"#);
+        let Ok(Read::One(message)) = read(&text) else {
+            panic!("{text}");
+        };
+        let Kind::Request { id, .. } = &message.kind else {
+            panic!("{text}");
+        };
+        let id = id.clone();
+        (text, message, id)
+    }
+
+    proptest! {
+        /// Independent clients of one lane reuse ids (`3` and `3.0` are one id): in the lane
+        /// every request in flight has an id of its own, and each answer goes back with the id
+        /// exactly as its client wrote it, whatever the order of the answers.
+        #[test]
+        fn every_client_gets_its_own_id_back(
+            ids in proptest::collection::vec(
+                prop_oneof![
+                    Just("1".to_string()), Just("1.0".to_string()), Just("10e-1".to_string()),
+                    Just("\"1\"".to_string()), Just("\"toolschema-lane-1\"".to_string()),
+                    Just("18446744073709551617".to_string()), (0u8..4).prop_map(|n| n.to_string()),
+                ],
+                1..24,
+            ),
+            order in proptest::collection::vec(any::<proptest::sample::Index>(), 24),
+        ) {
+            let mut lane = LaneIds::default();
+            let mut in_lane = Vec::new();
+            for raw in &ids {
+                let (text, message, id) = request(raw);
+                let (text, key) = lane.admit(text, &message, &id);
+                let Ok(Read::One(admitted)) = read(&text) else { panic!("{text}") };
+                let Kind::Request { id: lane_id, .. } = admitted.kind else { panic!("{text}") };
+                prop_assert_eq!(lane_id.key(), &key);
+                prop_assert!(!in_lane.iter().any(|(k, _)| *k == key), "unique in the lane");
+                in_lane.push((key, (raw.clone(), lane_id)));
+            }
+            let mut pending: Vec<(String, RequestId)> = in_lane.into_iter().map(|(_, v)| v).collect();
+            let mut picks = order.into_iter();
+            while !pending.is_empty() {
+                let at = picks.next().map_or(0, |i| i.index(pending.len()));
+                let (raw, lane_id) = pending.remove(at);
+                let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, lane_id.raw());
+                let restored = String::from_utf8(lane.restore(answer.into_bytes())).unwrap();
+                prop_assert_eq!(restored, format!(r#"{{"jsonrpc":"2.0","id":{raw},"result":{{}}}}"#));
+            }
+            prop_assert!(lane.in_flight.is_empty());
+        }
+    }
 }
