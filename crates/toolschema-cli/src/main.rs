@@ -1,8 +1,10 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
+mod diff;
 mod input;
 mod lint;
 mod log;
+mod pin;
 mod proxy;
 mod rules;
 mod snapshot;
@@ -34,6 +36,13 @@ enum Command {
     Rules(rules::RulesArgs),
     /// Print a lint rule's documentation.
     Rule(rules::RuleArgs),
+    /// Compare two catalogs (or a catalog and a live server) by meaning: breaking, security and
+    /// compatible changes.
+    Diff(diff::DiffArgs),
+    /// Pin a server's tools (SHA-256 of their canonical JSON) in a lock file.
+    Pin(pin::PinArgs),
+    /// Check a server's tools against their pins; print the drift.
+    Verify(pin::VerifyArgs),
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -74,6 +83,9 @@ fn main() -> ExitCode {
         Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
         Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
         Command::Rule(args) => with_stdout(|out| rules::show(args, out)),
+        Command::Diff(args) => with_stdout(|out| diff::run(args, out)),
+        Command::Pin(args) => finish(pin::run_pin(args), Ok(())),
+        Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
     }
 }
 

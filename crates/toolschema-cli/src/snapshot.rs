@@ -4,7 +4,8 @@ use crate::input::{parse_seconds, parse_size, InputError};
 use crate::Outcome;
 use std::io::Write;
 use std::time::Duration;
-use toolschema_mcp::snapshot::{self, SnapshotOptions, Target};
+use toolschema::Catalog;
+use toolschema_mcp::snapshot::{self, Snapshot, SnapshotOptions, Target};
 use toolschema_mcp::ServerCommand;
 
 /// Arguments of `toolschema snapshot`.
@@ -19,17 +20,24 @@ Prints {\"tools\": [...]} with every tool of every page, each exactly as the ser
 keys, same order). Exit status: 0 done, 2 the server could not be started, exited early, answered
 with an error, or did not answer within --timeout.")]
 pub struct SnapshotArgs {
-    /// A Streamable HTTP endpoint instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    url: Option<String>,
-
-    /// The command that starts the server over stdio, after `--`.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
-    command: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 
     /// Write the snapshot to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<String>,
+}
+
+/// Which live server to reach and how: the flags `snapshot`, `diff`, `pin` and `verify` share.
+#[derive(Debug, clap::Args)]
+pub struct ServerArgs {
+    /// A Streamable HTTP endpoint instead of a command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub url: Option<String>,
+
+    /// The command that starts the server over stdio, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 
     /// Give up when the server has not answered everything within this many seconds.
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
@@ -44,32 +52,63 @@ pub struct SnapshotArgs {
     max_message_bytes: usize,
 }
 
+impl ServerArgs {
+    /// The server named by `--url` or `-- COMMAND`, if either is given.
+    pub fn target(&self) -> Option<Target> {
+        match (&self.url, self.command.split_first()) {
+            (Some(url), _) => Some(Target::Url(url.clone())),
+            (None, Some((program, rest))) => {
+                Some(Target::Command(ServerCommand::new(program, rest)))
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// The key the server's pins are kept under in a lock: its command line or URL.
+    pub fn lock_key(&self) -> Option<String> {
+        match (&self.url, self.command.split_first()) {
+            (Some(url), _) => Some(toolschema::diff::url_key(url)),
+            (None, Some((program, rest))) => Some(toolschema::diff::command_key(program, rest)),
+            (None, None) => None,
+        }
+    }
+
+    /// Take a snapshot of the server `target`.
+    pub fn snapshot(&self, target: &Target) -> Result<Snapshot, InputError> {
+        let headers = self
+            .headers
+            .iter()
+            .map(|header| crate::input::parse_header(header))
+            .collect::<Result<Vec<_>, _>>()?;
+        let options = SnapshotOptions {
+            timeout: self.timeout,
+            headers,
+            max_message_bytes: self.max_message_bytes,
+        };
+        let runtime = toolschema_mcp::runtime()
+            .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+        let result = runtime.block_on(snapshot::take(target, &options));
+        runtime.shutdown_background();
+        result.map_err(|e| InputError(e.to_string()))
+    }
+
+    /// The tools of the server `target`, read as a catalog named after it.
+    pub fn catalog(&self, target: &Target) -> Result<Catalog, InputError> {
+        let snapshot = self.snapshot(target)?;
+        let text = serde_json::to_string(&snapshot.to_value())
+            .map_err(|e| InputError(format!("cannot read the snapshot: {e}")))?;
+        Ok(Catalog::from_json(&target.to_string(), &text)?)
+    }
+}
+
 /// Run `toolschema snapshot`.
 pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let target = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => Target::Url(url.clone()),
-        (None, Some((program, rest))) => Target::Command(ServerCommand::new(program, rest)),
-        (None, None) => {
-            return Err(InputError(
-                "say which server: -- COMMAND ARGS..., or --url URL".into(),
-            ))
-        }
+    let Some(target) = args.server.target() else {
+        return Err(InputError(
+            "say which server: -- COMMAND ARGS..., or --url URL".into(),
+        ));
     };
-    let headers = args
-        .headers
-        .iter()
-        .map(|header| crate::input::parse_header(header))
-        .collect::<Result<Vec<_>, _>>()?;
-    let options = SnapshotOptions {
-        timeout: args.timeout,
-        headers,
-        max_message_bytes: args.max_message_bytes,
-    };
-    let runtime = toolschema_mcp::runtime()
-        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
-    let result = runtime.block_on(snapshot::take(&target, &options));
-    runtime.shutdown_background();
-    let snapshot = result.map_err(|e| InputError(e.to_string()))?;
+    let snapshot = args.server.snapshot(&target)?;
     let mut text = serde_json::to_string_pretty(&snapshot.to_value())
         .map_err(|e| InputError(format!("cannot write the snapshot: {e}")))?;
     text.push('\n');

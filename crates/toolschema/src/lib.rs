@@ -11,18 +11,22 @@
 //! - [`validate`]: compiled validators whose messages a model can act on
 //!   (`argument 'limit' value must be <= 100`);
 //! - [`lint`]: rules that find what makes a catalog unsafe or unreadable for clients, with
-//!   fixes that keep every other byte of the file.
+//!   fixes that keep every other byte of the file;
+//! - [`diff`]: semantic diff of two catalogs (breaking, security, compatible changes) and pins of
+//!   the definitions a model reads ([`diff::Lock`]).
 //!
 //! The crate is pure: no network, no processes, no terminal. Nothing is ever fetched: a `$ref` to
 //! anything but the document itself or a document the caller registered is refused.
 
 pub mod catalog;
+pub mod diff;
 pub mod glob;
 pub mod json;
 pub mod lint;
 pub mod schema;
 pub mod size;
 pub mod suggest;
+pub mod text;
 pub mod tool;
 pub mod validate;
 

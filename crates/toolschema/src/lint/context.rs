@@ -3,6 +3,7 @@
 use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use super::registry::Rule;
 use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
+use super::texts::{self, ToolStrings};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
@@ -158,8 +159,58 @@ pub(crate) struct EarlierTool {
     pub position: Position,
 }
 
-/// The first tool of each name seen so far in a file, by name (shared with the tool's findings).
-pub(crate) type EarlierTools = HashMap<Arc<str>, EarlierTool>;
+/// The first tool of each name seen so far in a file, by name (shared with the tool's findings),
+/// and, when a rule compares names by how they look, by the skeleton of the name.
+pub(crate) struct EarlierTools {
+    by_name: HashMap<Arc<str>, EarlierTool>,
+    by_skeleton: Option<HashMap<String, Arc<str>>>,
+}
+
+impl EarlierTools {
+    /// Room for `tools` names; `skeletons` when a rule asks for [`EarlierTools::confusable`].
+    pub fn new(tools: usize, skeletons: bool) -> Self {
+        EarlierTools {
+            by_name: HashMap::with_capacity(tools),
+            by_skeleton: skeletons.then(|| HashMap::with_capacity(tools)),
+        }
+    }
+
+    /// The first earlier tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&EarlierTool> {
+        self.by_name.get(name)
+    }
+
+    /// The first earlier tool whose name is not `name` but looks the same (see [`skeleton`]).
+    pub fn confusable(&self, name: &str) -> Option<(&str, &EarlierTool)> {
+        let first = self.by_skeleton.as_ref()?.get(&skeleton(name))?;
+        if **first == *name {
+            return None;
+        }
+        Some((first, self.by_name.get(first)?))
+    }
+
+    /// Record the first tool of a name; later tools of the same name change nothing.
+    pub fn insert_first(&mut self, name: &Arc<str>, first: impl FnOnce() -> EarlierTool) {
+        if let std::collections::hash_map::Entry::Vacant(entry) =
+            self.by_name.entry(Arc::clone(name))
+        {
+            entry.insert(first());
+            if let Some(skeletons) = &mut self.by_skeleton {
+                skeletons
+                    .entry(skeleton(name))
+                    .or_insert_with(|| Arc::clone(name));
+            }
+        }
+    }
+}
+
+/// What a name looks like: its Unicode confusable skeleton (UTS #39: Cyrillic `а` and Latin `a`,
+/// `rn` and `m`, `1` and `l` fold together), lowercased.
+pub(crate) fn skeleton(name: &str) -> String {
+    unicode_security::skeleton(name)
+        .flat_map(char::to_lowercase)
+        .collect()
+}
 
 /// A tool's name, for the rules that read names in file order.
 pub(crate) struct NamedTool<'a> {
@@ -186,6 +237,8 @@ pub(crate) struct ToolContext<'a> {
     pub output: Option<SchemaDoc<'a>>,
     /// Per-run caches shared by the tools of a file.
     pub cache: &'a RunCache,
+    /// Every string of the tool, found when a rule first asks ([`ToolContext::strings`]).
+    strings: std::cell::OnceCell<ToolStrings<'a>>,
 }
 
 /// Things compiled once per run and reused across tools.
@@ -222,7 +275,14 @@ impl<'a> ToolContext<'a> {
             input: schema("inputSchema"),
             output: schema("outputSchema"),
             cache,
+            strings: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Every string of the tool, member names included, in document order, each with its kind;
+    /// found once and shared by the rules that read words.
+    pub fn strings(&self) -> &ToolStrings<'a> {
+        self.strings.get_or_init(|| texts::strings(self))
     }
 
     /// The tool's spans.

@@ -33,6 +33,7 @@ mod schema_walk;
 #[cfg(test)]
 mod snapshot;
 mod source_edit;
+mod texts;
 mod value_fit;
 
 pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};
@@ -44,7 +45,6 @@ use crate::json::LineCursor;
 use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
-use std::collections::hash_map::{Entry, HashMap};
 use std::sync::Arc;
 
 /// What linting one file found.
@@ -323,9 +323,13 @@ struct NameRules<'a> {
 impl<'a> NameRules<'a> {
     /// Name rules for a text of `tools` tools.
     fn new(rules: &'a [&'static Rule], text: &'a str, tools: usize) -> Self {
+        // Skeletons cost time on every name: made only when the rule that reads them runs.
+        let skeletons = rules
+            .iter()
+            .any(|r| std::ptr::eq(*r, &rules::confusable_name::CONFUSABLE_NAME));
         NameRules {
             rules,
-            earlier: HashMap::with_capacity(tools),
+            earlier: EarlierTools::new(tools, skeletons),
             text,
         }
     }
@@ -370,13 +374,11 @@ impl<'a> NameRules<'a> {
                 outcome.diagnostics.sort_by(in_file_order);
             }
         }
-        if let Entry::Vacant(first) = self.earlier.entry(Arc::clone(name)) {
-            first.insert(EarlierTool {
-                // Nothing else reads the outcome's pointer.
-                pointer: std::mem::take(&mut outcome.pointer),
-                position: position(name_offset),
-            });
-        }
+        self.earlier.insert_first(name, || EarlierTool {
+            // Nothing else reads the outcome's pointer.
+            pointer: std::mem::take(&mut outcome.pointer),
+            position: position(name_offset),
+        });
     }
 }
 

@@ -47,7 +47,7 @@ impl Rule {
         self.fixes
     }
 
-    /// The group: the code's prefix (`SCH`, `TOOL`, `DESC`, `OUT`).
+    /// The group: the code's prefix (`SCH`, `TOOL`, `DESC`, `OUT`, `SEC`).
     pub fn group(&self) -> &'static str {
         self.code.split('-').next().unwrap_or(self.code)
     }
@@ -261,7 +261,7 @@ mod tests {
                 problems.push(format!("{}: no group", rule.code));
                 continue;
             };
-            if !["SCH", "TOOL", "DESC", "OUT"].contains(&group) || number.len() != 3 {
+            if !["SCH", "TOOL", "DESC", "OUT", "SEC"].contains(&group) || number.len() != 3 {
                 problems.push(format!("{}: not GROUP-NNN", rule.code));
             }
             if rule.group() == previous.split('-').next().unwrap_or("") && rule.code <= previous {

@@ -58,4 +58,10 @@ register_rules! {
     weak_description::WEAK_DESCRIPTION,
     property_description::PROPERTY_DESCRIPTION,
     output_not_object::OUTPUT_NOT_OBJECT,
+    hidden_characters::HIDDEN_CHARACTERS,
+    model_instructions::MODEL_INSTRUCTIONS,
+    secret_paths::SECRET_PATHS,
+    tool_shadowing::TOOL_SHADOWING,
+    confusable_name::CONFUSABLE_NAME,
+    long_description::LONG_DESCRIPTION,
 }
