@@ -5,11 +5,12 @@ use crate::input::{parse_header, parse_seconds, parse_size, InputError};
 use crate::Outcome;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use toolschema::diff::{command_key, url_key, Lock};
 use toolschema_http::flags::GuardArgs;
 use toolschema_mcp::proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
 use toolschema_mcp::proxy::{
-    self, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, ProxyConfig, ToolPolicy,
-    UnknownArguments,
+    self, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, PinMode, Pins, ProxyConfig,
+    ToolPolicy, UnknownArguments,
 };
 use toolschema_mcp::ServerCommand;
 
@@ -65,6 +66,17 @@ pub struct ProxyArgs {
     /// answer come, within it (the request is then cancelled at the server).
     #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
     request_timeout: Duration,
+
+    /// Check every listed tool against its pin in this lock file (`toolschema pin`), under the
+    /// key of the server command or --upstream URL: a tool that drifted from its pin, or is not
+    /// pinned, is reported once per listing (stderr and the audit log)
+    #[arg(long, value_name = "FILE")]
+    pin: Option<PathBuf>,
+
+    /// With --pin: enforce (leave such tools out of tools/list and refuse their calls with a
+    /// tool error saying the definition changed) or warn (report only)
+    #[arg(long, value_enum, default_value_t = PinModeArg::Enforce, requires = "pin")]
+    pin_mode: PinModeArg,
 
     /// The settings file with a [proxy] table (token policies, overrides, tool scopes)
     /// [default: the nearest toolschema.toml, from the current directory up].
@@ -151,6 +163,12 @@ enum UnknownArgumentsArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum PinModeArg {
+    Warn,
+    Enforce,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum OnUncheckedArg {
     Refuse,
     Forward,
@@ -161,7 +179,8 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
     if args.listen.is_none() {
         refuse_guard_flags(&args.guard)?;
     }
-    let gate = gate_config(&args);
+    let mut gate = gate_config(&args);
+    gate.pins = pins(&args)?;
     if args.listen.is_none() && args.upstream.is_none() {
         return run_stdio(args, gate);
     }
@@ -189,7 +208,6 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
             ))
         }
     };
-    let mut gate = gate;
     gate.overrides = file.overrides.clone();
     let mut config = HttpProxyConfig::new(server);
     config.gate = gate;
@@ -283,6 +301,33 @@ fn gate_config(args: &ProxyArgs) -> GateConfig {
         deny_unlisted: args.deny_unlisted,
         ..GateConfig::default()
     }
+}
+
+/// The pins of the server the proxy starts or reaches, from `--pin`.
+fn pins(args: &ProxyArgs) -> Result<Option<Pins>, InputError> {
+    let Some(path) = &args.pin else {
+        return Ok(None);
+    };
+    let key = match (&args.upstream, args.command.split_first()) {
+        (Some(url), _) => url_key(url),
+        (None, Some((program, rest))) => command_key(program, rest),
+        (None, None) => return Ok(None),
+    };
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| InputError(format!("{name}: cannot read: {e}")))?;
+    let lock = Lock::from_json(&text).map_err(|e| InputError(format!("{name}: {e}")))?;
+    let server = lock
+        .require_server(&key)
+        .map_err(|e| InputError(format!("{name}: {e}")))?;
+    Ok(Some(Pins {
+        server: std::sync::Arc::new(server.clone()),
+        mode: match args.pin_mode {
+            PinModeArg::Warn => PinMode::Warn,
+            PinModeArg::Enforce => PinMode::Enforce,
+        },
+        file: name,
+    }))
 }
 
 /// The access flags serve only an HTTP endpoint: given without --listen they would protect

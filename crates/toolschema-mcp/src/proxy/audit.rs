@@ -23,6 +23,11 @@ pub enum Verdict {
     UncheckedRefused,
     /// Cancelled by the client while it waited for the proxy's own listing; never sent.
     Cancelled,
+    /// A listed tool does not match its pin (one record per tool and listing, with the id of the
+    /// listing).
+    PinDrift,
+    /// A call to a tool that does not match its pin; answered by the proxy.
+    PinRefused,
 }
 
 impl Verdict {
@@ -34,6 +39,8 @@ impl Verdict {
             Verdict::Denied => "denied",
             Verdict::UncheckedRefused => "unchecked-refused",
             Verdict::Cancelled => "cancelled",
+            Verdict::PinDrift => "pin-drift",
+            Verdict::PinRefused => "pin-refused",
         }
     }
 }

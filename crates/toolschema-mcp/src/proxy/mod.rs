@@ -26,7 +26,9 @@ mod registry;
 mod relay;
 
 pub use audit::{AuditLog, AuditRecord, InputVerdict, OutputVerdict, Verdict};
-pub use gate::{Action, Gate, GateConfig, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT};
+pub use gate::{
+    Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
+};
 pub use overrides::{ToolOverride, ToolOverrides};
 pub use policy::{Glob, HolderPolicy, ToolPolicy};
 

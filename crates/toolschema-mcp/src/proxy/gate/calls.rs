@@ -36,6 +36,8 @@ pub(super) struct AdmittedCall {
     text: String,
     started: Instant,
     route: Route,
+    /// What the audit line of the call says besides the checks (a pin it does not match).
+    notes: Vec<String>,
 }
 
 impl AdmittedCall {
@@ -167,6 +169,7 @@ impl Gate {
             text,
             started: now,
             route,
+            notes: Vec::new(),
         };
         self.admit(call, now, out);
     }
@@ -192,6 +195,33 @@ impl Gate {
                 }
             }
             return;
+        }
+        let mut call = call;
+        if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
+            if refuse {
+                let AdmittedCall {
+                    id,
+                    tool,
+                    arguments,
+                    started,
+                    route,
+                    ..
+                } = call;
+                let answer = Answer::ToolError(reason);
+                let verdict = Verdict::PinRefused;
+                return self.refuse(
+                    &id,
+                    &tool,
+                    route,
+                    started,
+                    answer,
+                    verdict,
+                    Some(arguments),
+                    out,
+                );
+            }
+            // --pin-mode warn: passed on, and its audit line says why it would have been refused.
+            call.notes.push(reason);
         }
         let decision = self.decide(&call);
         match decision {
@@ -373,9 +403,10 @@ impl Gate {
         &mut self,
         call: AdmittedCall,
         input: InputVerdict,
-        messages: Vec<String>,
+        mut messages: Vec<String>,
         out: &mut Vec<Action>,
     ) {
+        messages.extend(call.notes);
         let record = CallRecord {
             tool: call.tool,
             arguments: self.config.audit_arguments.then_some(call.arguments),

@@ -200,6 +200,8 @@ impl Gate {
             last: next.is_none(),
             changes_at_request: run.changes_at_request,
         };
+        let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
+        self.check_pins(tools_of(&result), Some(&own), out);
         let (warnings, completed) = self.registry.learn_page(tools_of(&result), page);
         self.learned(warnings, completed);
         let Some(next) = next else {
@@ -274,12 +276,13 @@ impl Gate {
         id: &RequestId,
         first: bool,
         changes_at_request: u64,
+        out: &mut Vec<Action>,
     ) -> Vec<u8> {
         if first {
             // A new listing: the pages of an earlier one are superseded, not kept.
             self.unlearned.clear();
         }
-        let (learned, sent) = match self.client_view(&text, id) {
+        let (learned, sent) = match self.client_view(&text, id, out) {
             Some(view) => (text, view),
             None => (text.clone(), text.into_bytes()),
         };
@@ -299,10 +302,16 @@ impl Gate {
     /// The `tools/list` response as the client sees it: without the tools the policy refuses,
     /// titles and descriptions overridden, and (when what it sees depends on who it is) no
     /// longer cacheable by others. `None` when that is the response as the server sent it.
-    fn client_view(&self, text: &str, id: &RequestId) -> Option<Vec<u8>> {
-        let policy = &self.config.policy;
-        let overrides = &self.config.overrides;
-        if policy.is_open() && overrides.is_empty() {
+    fn client_view(
+        &mut self,
+        text: &str,
+        id: &RequestId,
+        out: &mut Vec<Action>,
+    ) -> Option<Vec<u8>> {
+        if self.config.policy.is_open()
+            && self.config.overrides.is_empty()
+            && self.config.pins.is_none()
+        {
             return None;
         }
         let mut response = message::parse(text).ok()?;
@@ -310,10 +319,13 @@ impl Gate {
         let Some(Value::Array(tools)) = result.get_mut("tools") else {
             return None;
         };
+        let left_out = self.check_pins(tools, Some(id), out);
+        let policy = &self.config.policy;
+        let overrides = &self.config.overrides;
         let before = tools.len();
         tools.retain(|tool| {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-            policy.refusal(name).is_none()
+            policy.refusal(name).is_none() && !left_out.iter().any(|n| n == name)
         });
         let mut changed = tools.len() != before;
         for tool in tools.iter_mut() {

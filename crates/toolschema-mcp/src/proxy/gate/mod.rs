@@ -17,6 +17,7 @@
 
 mod calls;
 mod listing;
+mod pins;
 mod revision;
 #[cfg(test)]
 mod tests;
@@ -31,6 +32,7 @@ use crate::message::{
 };
 use calls::{CallRecord, Waiting};
 use listing::{Listing, UnlearnedPage};
+pub use pins::{PinMode, Pins};
 use rmcp::model::ErrorCode;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -72,6 +74,8 @@ pub struct GateConfig {
     pub policy: ToolPolicy,
     /// Titles and descriptions shown in place of the server's.
     pub overrides: ToolOverrides,
+    /// The pins the listed tools must match.
+    pub pins: Option<Pins>,
     /// Refuse calls to tools the server has not listed (by default the server answers them).
     pub deny_unlisted: bool,
     /// Produce an audit record for every `tools/call`.
@@ -96,6 +100,7 @@ impl Default for GateConfig {
             output_check: OutputCheck::default(),
             policy: ToolPolicy::default(),
             overrides: ToolOverrides::default(),
+            pins: None,
             deny_unlisted: false,
             audit: false,
             audit_arguments: false,
@@ -197,6 +202,8 @@ pub struct Gate {
     protocol: Option<String>,
     /// What a 2026-07-28 (or later) client declared in its latest request.
     declared: Option<revision::Declared>,
+    /// Listed tools that do not match their pins, and why.
+    pin_mismatches: HashMap<String, String>,
     batches: HashMap<u64, Batch>,
     next_batch: u64,
     /// How many requests were tracked: their order of arrival.
@@ -220,6 +227,7 @@ impl Gate {
             server_gone: None,
             protocol: None,
             declared: None,
+            pin_mismatches: HashMap::new(),
             batches: HashMap::new(),
             next_batch: 0,
             tracked: 0,
@@ -654,7 +662,7 @@ impl Gate {
                 first,
                 changes_at_request,
             } => {
-                let line = self.tools_list_result(text, &id, first, changes_at_request);
+                let line = self.tools_list_result(text, &id, first, changes_at_request, out);
                 self.answered(route, line, out);
             }
             PendingKind::CallTool(record) => {
