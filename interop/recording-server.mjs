@@ -5,11 +5,18 @@
 // their outputSchema, tool list changes, pagination, server-to-client requests.
 //
 //   node recording-server.mjs [--record FILE] [--page-size N] [--extra-tools N] [--fail-list]
-//                             [--crash-on-list]
+//                             [--crash-on-list] [--wide-tool N]
 
 import { appendFileSync } from "node:fs";
 
-const options = { record: null, pageSize: 0, extraTools: 0, failList: false, crashOnList: false };
+const options = {
+  record: null,
+  pageSize: 0,
+  extraTools: 0,
+  wideTool: 0,
+  failList: false,
+  crashOnList: false,
+};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const flag = argv[i];
@@ -25,6 +32,7 @@ for (let i = 0; i < argv.length; i++) {
   if (flag === "--record") options.record = value;
   else if (flag === "--page-size") options.pageSize = Number(value);
   else if (flag === "--extra-tools") options.extraTools = Number(value);
+  else if (flag === "--wide-tool") options.wideTool = Number(value);
   else {
     process.stderr.write(`recording-server: unknown option ${flag}\n`);
     process.exit(64);
@@ -78,6 +86,13 @@ for (let i = 0; i < options.extraTools; i++) {
   });
 }
 
+// A closed tool with many declared arguments (`wide`), for the cost of checking large calls.
+if (options.wideTool > 0) {
+  const properties = {};
+  for (let i = 0; i < options.wideTool; i++) properties[`field_${i}`] = { type: "string" };
+  tools.push({ name: "wide", inputSchema: { type: "object", properties, additionalProperties: false } });
+}
+
 function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
 }
@@ -106,6 +121,8 @@ async function callTool(params, id) {
     }
     case "echo":
       return text(`echo: ${args.message}`);
+    case "wide":
+      return text(`${Object.keys(args).length} arguments`);
     case "delete_everything":
       return text("deleted everything");
     case "crash":

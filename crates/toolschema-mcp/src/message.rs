@@ -195,6 +195,10 @@ pub fn text_of(line: Vec<u8>) -> Result<String, (Vec<u8>, Malformed)> {
 
 /// Read a line: one message, or a batch.
 pub fn read(text: &str) -> Result<Read, Malformed> {
+    // One pass over a message, the common case.
+    if let Some(members) = core_json::root_members(text).map_err(|e| Malformed::syntax(text, e))? {
+        return Ok(Read::One(message_of(text, &members)));
+    }
     let range = core_json::value_range(text).map_err(|e| Malformed::syntax(text, e))?;
     match text.as_bytes().get(range.start) {
         Some(b'[') => {
@@ -203,7 +207,7 @@ pub fn read(text: &str) -> Result<Read, Malformed> {
                 .unwrap_or_default();
             Ok(Read::Batch(elements))
         }
-        _ => read_object(text, range).map(Read::One),
+        _ => Err(Malformed::NotAnObject),
     }
 }
 
@@ -212,14 +216,12 @@ pub fn read_object(text: &str, range: Range<usize>) -> Result<Message, Malformed
     let members = core_json::object_members(text, range)
         .map_err(|e| Malformed::syntax(text, e))?
         .ok_or(Malformed::NotAnObject)?;
-    // Of a key given twice the last counts, as a server's own reader takes it.
-    let find = |key: &str| {
-        members
-            .iter()
-            .rev()
-            .find(|m| m.key == key)
-            .map(|m| m.value.clone())
-    };
+    Ok(message_of(text, &members))
+}
+
+/// What the members of a message say it is.
+fn message_of(text: &str, members: &[core_json::Member]) -> Message {
+    let find = |key: &str| member(members, key);
     let id_at = find("id").filter(|at| &text[at.clone()] != "null");
     let method = match find("method") {
         Some(at) => match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast) {
@@ -241,12 +243,22 @@ pub fn read_object(text: &str, range: Range<usize>) -> Result<Message, Malformed
         },
         _ => Kind::Other,
     };
-    Ok(Message {
+    Message {
         kind,
         params,
         result,
         error,
-    })
+    }
+}
+
+/// Where the member `key` of an object is. Of a key given twice the last counts, as a
+/// server's own reader takes it.
+pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> {
+    members
+        .iter()
+        .rev()
+        .find(|m| m.key == key)
+        .map(|m| m.value.clone())
 }
 
 /// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
@@ -267,13 +279,7 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
     let Ok(Some(members)) = core_json::object_members(text, params.clone()) else {
         return ToolCall::default();
     };
-    let find = |key: &str| {
-        members
-            .iter()
-            .rev()
-            .find(|m| m.key == key)
-            .map(|m| m.value.clone())
-    };
+    let find = |key: &str| member(&members, key);
     let name = find("name").and_then(|at| {
         match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast) {
             Ok(Value::String(name)) => Some(name),
@@ -392,19 +398,15 @@ pub fn is_modern(revision: &str) -> bool {
 
 /// The member `key` of the object at `range`, if that is an object (of a key given twice the
 /// last counts).
-pub fn member(text: &str, range: Range<usize>, key: &str) -> Option<Range<usize>> {
+pub fn member_at(text: &str, range: Range<usize>, key: &str) -> Option<Range<usize>> {
     let members = core_json::object_members(text, range).ok()??;
-    members
-        .into_iter()
-        .rev()
-        .find(|m| m.key == key)
-        .map(|m| m.value)
+    member(&members, key)
 }
 
 /// Where `params._meta.KEY` of a message is.
 pub fn meta_member(text: &str, message: &Message, key: &str) -> Option<Range<usize>> {
-    let meta = member(text, message.params.clone()?, "_meta")?;
-    member(text, meta, key)
+    let meta = member_at(text, message.params.clone()?, "_meta")?;
+    member_at(text, meta, key)
 }
 
 /// The protocol revision a request declares in `params._meta` (2026-07-28 and later).

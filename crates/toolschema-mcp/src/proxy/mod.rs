@@ -258,32 +258,48 @@ where
         Signal(i32),
     }
     // A client that closed its output may have left calls waiting in the gate for the proxy's
-    // own listing: they are decided (and forwarded) before the server's input is closed.
-    let mut client_end: Option<ClientEnd> = None;
+    // own listing, forwarded late: the server gets the shutdown grace to answer what the client
+    // asked before its input is closed.
+    let mut client_end: Option<(ClientEnd, tokio::time::Instant)> = None;
+    // A finished receiver must not be polled again.
+    let mut server_finished = false;
     let first = loop {
-        if let Some(end) = client_end.take() {
-            if matches!(end, ClientEnd::ServerGone) || !relay.holds_client_messages() {
+        if let Some((end, since)) = client_end.take() {
+            let waited = since.elapsed() >= grace;
+            if matches!(end, ClientEnd::ServerGone) || waited || relay.settled() {
                 break First::Client(end);
             }
-            client_end = Some(end);
+            client_end = Some((end, since));
         }
-        let deadline = relay.next_deadline();
+        let deadline = relay.next_deadline().map(tokio::time::Instant::from_std);
+        let closing = client_end.as_ref().map(|(_, since)| *since + grace);
         let wait = async {
-            match deadline {
-                Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+            match deadline.into_iter().chain(closing).min() {
+                Some(at) => tokio::time::sleep_until(at).await,
                 None => std::future::pending().await,
             }
         };
         tokio::select! {
             end = &mut client_done, if client_end.is_none() => {
-                client_end = Some(end.unwrap_or(ClientEnd::EndOfInput));
+                let end = end.unwrap_or(ClientEnd::EndOfInput);
+                client_end = Some((end, tokio::time::Instant::now()));
             }
-            _ = &mut server_done => break First::Server,
-            Some(_) = process.wait_for_exit(SERVER_WATCH) => break First::ServerExited,
+            // A server that goes once the client is done has simply finished.
+            _ = &mut server_done, if !server_finished => {
+                server_finished = true;
+                break match client_end {
+                    Some((end, _)) => First::Client(end),
+                    None => First::Server,
+                };
+            }
+            Some(_) = process.wait_for_exit(SERVER_WATCH) => break match client_end {
+                Some((end, _)) => First::Client(end),
+                None => First::ServerExited,
+            },
             _ = terminate.recv() => break First::Signal(nix::libc::SIGTERM),
             _ = interrupt.recv() => break First::Signal(nix::libc::SIGINT),
             _ = wait => relay.tick(),
-            _ = relay.deadline_moved.notified() => {}
+            _ = relay.changed.notified() => {}
         }
     };
     match first {
@@ -291,14 +307,16 @@ where
             // Closing the server's stdin asks it to exit; what it still sends is passed on.
             relay.close_server();
             process.shut_down(grace).await;
-            let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
+            if !server_finished {
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
+            }
             Ok(match first {
                 First::Signal(signal) => ProxyExit::Signal(signal),
                 _ => ProxyExit::ClientClosed,
             })
         }
         First::Client(ClientEnd::ServerGone) | First::Server | First::ServerExited => {
-            if !matches!(first, First::Server) {
+            if !server_finished {
                 // Pass on whatever the server wrote before it went.
                 let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
             }

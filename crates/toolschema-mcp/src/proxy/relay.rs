@@ -153,8 +153,8 @@ pub struct Relay {
     client_failed: AtomicBool,
     /// Set once writing to the server failed: the server is gone.
     server_failed: AtomicBool,
-    /// Woken when the gate's next deadline moved.
-    pub deadline_moved: Notify,
+    /// Woken when the gate's next deadline moved, or its last request in flight was answered.
+    pub changed: Notify,
 }
 
 /// Why the client-to-server direction stopped.
@@ -186,7 +186,7 @@ impl Relay {
             audit,
             client_failed: AtomicBool::new(false),
             server_failed: AtomicBool::new(false),
-            deadline_moved: Notify::new(),
+            changed: Notify::new(),
         }
     }
 
@@ -195,7 +195,7 @@ impl Relay {
         let mut actions = Vec::new();
         let moved = {
             let mut gate = lock(&self.gate);
-            let before = gate.next_deadline();
+            let before = (gate.next_deadline(), gate.requests_in_flight() > 0);
             decide(&mut gate, &mut actions);
             if !actions.is_empty() {
                 let mut to_client = lock(&self.client.queue);
@@ -208,7 +208,8 @@ impl Relay {
                     }
                 }
             }
-            gate.next_deadline() != before
+            let settled = before.1 && gate.requests_in_flight() == 0;
+            gate.next_deadline() != before.0 || settled
         };
         if self.server.flush(None).is_err() {
             self.server_failed.store(true, Ordering::Relaxed);
@@ -220,9 +221,9 @@ impl Relay {
                 report(&format!("cannot write to the client: {e}"));
             }
         }
-        // After the writes: the runtime closes the server's input once nothing waits in the gate.
+        // After the writes: the runtime closes the server's input once nothing waits.
         if moved {
-            self.deadline_moved.notify_one();
+            self.changed.notify_one();
         }
     }
 
@@ -231,9 +232,11 @@ impl Relay {
         lock(&self.gate).next_deadline()
     }
 
-    /// Whether client messages wait in the gate to be decided.
-    pub fn holds_client_messages(&self) -> bool {
-        lock(&self.gate).holds_client_messages()
+    /// Whether the client's requests are all answered, none waiting in the gate or in flight at
+    /// the server.
+    pub fn settled(&self) -> bool {
+        let gate = lock(&self.gate);
+        !gate.holds_client_messages() && gate.requests_in_flight() == 0
     }
 
     /// Tell the gate the time.

@@ -752,7 +752,23 @@ pub fn value_range(text: &str) -> Result<Range<usize>, SyntaxError> {
 /// order, each key unescaped and each value's range found without building it. `Ok(None)` when
 /// the value there is not an object.
 pub fn object_members(text: &str, range: Range<usize>) -> Result<Option<Vec<Member>>, SyntaxError> {
-    let mut reader = Reader::new(text, range.start);
+    members_at(&mut Reader::new(text, range.start))
+}
+
+/// The members of the object that is the whole of `text` (after a byte order mark and
+/// whitespace; only whitespace may follow it), as [`object_members`] finds them: one pass over a
+/// message. `Ok(None)` when the text does not start with an object.
+pub fn root_members(text: &str) -> Result<Option<Vec<Member>>, SyntaxError> {
+    let mut reader = Reader::new(text, 0);
+    let members = members_at(&mut reader)?;
+    if members.is_some() {
+        reader.finish()?;
+    }
+    Ok(members)
+}
+
+/// The members of the object at the reader, which is left after it.
+fn members_at(reader: &mut Reader<'_>) -> Result<Option<Vec<Member>>, SyntaxError> {
     if reader.peek() != Some(b'{') {
         return Ok(None);
     }
@@ -1025,6 +1041,10 @@ mod tests {
         );
         assert!(value_range("[1,").is_err());
         assert!(value_range("1 2").is_err());
+        // The whole text as one object, in one pass.
+        assert_eq!(root_members(&text).unwrap().unwrap(), members);
+        assert_eq!(root_members("[1]"), Ok(None));
+        assert!(root_members(r#"{"a": 1} {}"#).is_err());
     }
 
     #[test]

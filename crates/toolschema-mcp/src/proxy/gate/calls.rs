@@ -111,73 +111,58 @@ impl Gate {
             return;
         };
         let id = id.clone();
-        let call = message::tool_call(&text, &message);
+        let read = message::tool_call(&text, &message);
         // Without a name there is nothing to check against: the server answers.
-        let Some(tool) = call.name else {
+        let Some(tool) = read.name else {
             if self.track(id, PendingKind::Other, route, now, out) {
                 self.send_on(route, text.into_bytes(), out);
             }
             return;
         };
+        let mut call = AdmittedCall {
+            id,
+            tool,
+            arguments: Value::Null,
+            text,
+            started: now,
+            route,
+            notes: Vec::new(),
+        };
         // MCP treats absent arguments (and `null`, which some clients send) as none.
-        let arguments = match call.arguments {
+        call.arguments = match read.arguments {
             None | Some(Ok(Value::Null)) => Value::Object(Map::new()),
             Some(Ok(arguments)) => arguments,
             Some(Err(e)) => {
                 let reason = format!("the tools/call request cannot be checked: {e}");
                 report(&reason);
                 let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
-                return self.refuse(&id, &tool, route, now, answer, Verdict::Rejected, None, out);
+                return self.refuse(call, answer, Verdict::Rejected, None, out);
             }
         };
-        if !arguments.is_object() {
+        if !call.arguments.is_object() {
             let reason = format!(
-                "arguments of tool '{tool}' must be a JSON object (got {})",
-                json_type(&arguments)
+                "arguments of tool '{}' must be a JSON object (got {})",
+                call.tool,
+                json_type(&call.arguments)
             );
             let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
-            let verdict = Verdict::Rejected;
-            return self.refuse(
-                &id,
-                &tool,
-                route,
-                now,
-                answer,
-                verdict,
-                Some(arguments),
-                out,
-            );
+            return self.refuse(call, answer, Verdict::Rejected, None, out);
         }
-        if let Some(reason) = self.config.policy.refusal(&tool) {
+        if let Some(reason) = self.config.policy.refusal(&call.tool) {
             let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
-            let verdict = Verdict::Denied;
-            return self.refuse(
-                &id,
-                &tool,
-                route,
-                now,
-                answer,
-                verdict,
-                Some(arguments),
-                out,
-            );
+            return self.refuse(call, answer, Verdict::Denied, None, out);
         }
-        let call = AdmittedCall {
-            id,
-            tool,
-            arguments,
-            text,
-            started: now,
-            route,
-            notes: Vec::new(),
-        };
         self.admit(call, now, out);
     }
 
     /// Check a call against the tools as known now (listing them first if need be), and
     /// forward it or answer it.
     pub(super) fn admit(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
-        if self.config.input_check == InputCheck::Off || self.server_gone.is_some() {
+        if self.server_gone.is_some() {
+            // Answered with the error every request gets once the server is gone.
+            return self.forward(call, InputVerdict::Unchecked, Vec::new(), out);
+        }
+        if self.config.input_check == InputCheck::Off {
             return self.forward(call, InputVerdict::Off, Vec::new(), out);
         }
         self.learn_listed_pages();
@@ -199,26 +184,8 @@ impl Gate {
         let mut call = call;
         if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
             if refuse {
-                let AdmittedCall {
-                    id,
-                    tool,
-                    arguments,
-                    started,
-                    route,
-                    ..
-                } = call;
                 let answer = Answer::ToolError(reason);
-                let verdict = Verdict::PinRefused;
-                return self.refuse(
-                    &id,
-                    &tool,
-                    route,
-                    started,
-                    answer,
-                    verdict,
-                    Some(arguments),
-                    out,
-                );
+                return self.refuse(call, answer, Verdict::PinRefused, None, out);
             }
             // --pin-mode warn: passed on, and its audit line says why it would have been refused.
             call.notes.push(reason);
@@ -248,25 +215,7 @@ impl Gate {
                     reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
                 }
                 let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
-                let AdmittedCall {
-                    id,
-                    tool,
-                    arguments,
-                    started,
-                    route,
-                    ..
-                } = call;
-                let verdict = Verdict::Denied;
-                self.refuse(
-                    &id,
-                    &tool,
-                    route,
-                    started,
-                    answer,
-                    verdict,
-                    Some(arguments),
-                    out,
-                )
+                self.refuse(call, answer, Verdict::Denied, None, out)
             }
             Decision::Unlisted => self.forward(call, InputVerdict::Unlisted, Vec::new(), out),
         }
@@ -339,25 +288,7 @@ impl Gate {
             return self.forward(call, InputVerdict::Failed, errors, out);
         }
         let answer = Answer::ToolError(errors.join("\n"));
-        let AdmittedCall {
-            id,
-            tool,
-            arguments,
-            started,
-            route,
-            ..
-        } = call;
-        self.refuse_with(
-            &id,
-            &tool,
-            route,
-            started,
-            answer,
-            Verdict::Rejected,
-            errors,
-            Some(arguments),
-            out,
-        );
+        self.refuse(call, answer, Verdict::Rejected, Some(errors), out);
     }
 
     /// Whether calls the proxy cannot check are forwarded (with a warning each).
@@ -377,25 +308,8 @@ impl Gate {
             return self.forward(call, InputVerdict::Unchecked, vec![reason], out);
         }
         let message = format!("the proxy could not learn this tool's schema: {reason}");
-        let AdmittedCall {
-            id,
-            tool,
-            arguments,
-            started,
-            route,
-            ..
-        } = call;
-        self.refuse_with(
-            &id,
-            &tool,
-            route,
-            started,
-            Answer::ToolError(message.clone()),
-            Verdict::UncheckedRefused,
-            vec![message],
-            Some(arguments),
-            out,
-        );
+        let answer = Answer::ToolError(message);
+        self.refuse(call, answer, Verdict::UncheckedRefused, None, out);
     }
 
     /// Send the call to the server.
@@ -420,68 +334,41 @@ impl Gate {
         }
     }
 
-    /// Answer a call the proxy refuses, and audit it with `answer`'s text as its message.
-    #[allow(clippy::too_many_arguments)]
+    /// Answer a call the proxy refuses, and audit it with `messages` (by default, the answer's
+    /// text).
     fn refuse(
         &mut self,
-        id: &RequestId,
-        tool: &str,
-        route: Route,
-        started: Instant,
+        call: AdmittedCall,
         answer: Answer,
         verdict: Verdict,
-        arguments: Option<Value>,
+        messages: Option<Vec<String>>,
         out: &mut Vec<Action>,
     ) {
-        let message = match &answer {
-            Answer::ToolError(text) | Answer::Error(_, text) => text.clone(),
-        };
-        self.refuse_with(
-            id,
-            tool,
-            route,
-            started,
-            answer,
-            verdict,
-            vec![message],
-            arguments,
-            out,
-        );
-    }
-
-    /// Answer a call the proxy refuses, and audit it with `messages`.
-    #[allow(clippy::too_many_arguments)]
-    fn refuse_with(
-        &mut self,
-        id: &RequestId,
-        tool: &str,
-        route: Route,
-        started: Instant,
-        answer: Answer,
-        verdict: Verdict,
-        messages: Vec<String>,
-        arguments: Option<Value>,
-        out: &mut Vec<Action>,
-    ) {
-        let (reply, is_error) = match answer {
-            Answer::ToolError(text) => (result_line(id, &self.tool_error(text)), Some(true)),
-            Answer::Error(code, text) => (error_line(Some(id), code, &text, None), None),
+        let (reply, is_error, text) = match answer {
+            Answer::ToolError(text) => (
+                result_line(&call.id, &self.tool_error(text.clone())),
+                Some(true),
+                text,
+            ),
+            Answer::Error(code, text) => {
+                (error_line(Some(&call.id), code, &text, None), None, text)
+            }
         };
         let record = AuditRecord {
-            id: id.clone(),
-            tool: tool.to_string(),
+            id: call.id,
+            tool: call.tool,
             verdict,
             input_check: input_of(verdict),
-            messages,
-            duration: started.elapsed(),
+            messages: messages.unwrap_or_else(|| vec![text]),
+            duration: call.started.elapsed(),
             is_error,
             output_check: None,
             error: None,
-            arguments: arguments.filter(|_| self.config.audit_arguments),
+            arguments: self.config.audit_arguments.then_some(call.arguments),
         };
         // Audited before the client sees the answer: the log keeps the order of the calls.
         self.audit(record, out);
-        self.reply(route, reply, out);
+        self.reply(call.route, reply, out);
     }
 
     /// A `notifications/cancelled` for a call waiting for the proxy's own listing: the call is
@@ -500,10 +387,10 @@ impl Gate {
         let Ok(Some(members)) = toolschema::json::object_members(text, params.clone()) else {
             return false;
         };
-        let Some(request) = members.iter().rev().find(|m| m.key == "requestId") else {
+        let Some(request) = message::member(&members, "requestId") else {
             return false;
         };
-        let cancelled = RequestId::from_text(&text[request.value.clone()]);
+        let cancelled = RequestId::from_text(&text[request]);
         let Some(at) = self.waiting.iter().position(|w| w.has_id(cancelled.key())) else {
             return false;
         };

@@ -274,22 +274,12 @@ impl Gate {
 
     /// A message from the client (one line, without its newline).
     pub fn client_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        let text = match text_of(line) {
-            Ok(text) => text,
-            Err((line, malformed)) => {
-                return report(&format!(
-                    "skipped a message from the client: {malformed}: {}",
-                    excerpt(&String::from_utf8_lossy(&line))
-                ))
+        match read_line(line, "client") {
+            Some((text, Read::One(message))) => {
+                self.client_one(text, message, Route::Direct, now, out)
             }
-        };
-        match read(&text) {
-            Err(malformed) => report(&format!(
-                "skipped a message from the client: {malformed}: {}",
-                excerpt(&text)
-            )),
-            Ok(Read::One(message)) => self.client_one(text, message, Route::Direct, now, out),
-            Ok(Read::Batch(elements)) => self.client_batch(text, elements, now, out),
+            Some((text, Read::Batch(elements))) => self.client_batch(text, elements, now, out),
+            None => {}
         }
     }
 
@@ -376,7 +366,9 @@ impl Gate {
             order: self.tracked,
         };
         if let Some(gone) = self.server_gone.clone() {
-            self.answer_unanswered(pending, &gone.message, &gone.data, out);
+            // Never counted in its batch: answered alongside, not as one of its outstanding.
+            let reply = self.unanswerable(&pending, &gone.message, &gone.data, out);
+            self.reply(route, reply, out);
             return false;
         }
         let key = pending.id.key().clone();
@@ -559,24 +551,11 @@ impl Gate {
 
     /// A message from the server (one line, without its newline).
     pub fn server_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        let text = match text_of(line) {
-            Ok(text) => text,
-            Err((line, malformed)) => {
-                return report(&format!(
-                    "skipped a message from the server: {malformed}: {}",
-                    excerpt(&String::from_utf8_lossy(&line))
-                ))
-            }
-        };
-        match read(&text) {
-            Err(malformed) => report(&format!(
-                "skipped a message from the server: {malformed}: {}",
-                excerpt(&text)
-            )),
-            Ok(Read::One(message)) => self.server_one(text, message, now, out),
+        match read_line(line, "server") {
+            Some((text, Read::One(message))) => self.server_one(text, message, now, out),
             // Each message of a batch is handled as if it came alone; answers to a client's
             // batch are gathered into the batch they belong to.
-            Ok(Read::Batch(elements)) => {
+            Some((text, Read::Batch(elements))) => {
                 for range in elements {
                     let element = text[range].to_string();
                     match read_object(&element, 0..element.len()) {
@@ -588,6 +567,7 @@ impl Gate {
                     }
                 }
             }
+            None => {}
         }
     }
 
@@ -624,7 +604,7 @@ impl Gate {
             // The answer to a request the proxy gave up on: it is the proxy's, never the client's.
             return;
         }
-        let Some(pending) = self.pending.remove(key) else {
+        let Some(pending) = self.pending.remove(key).or_else(|| self.take_rounded(id)) else {
             return out.push(Action::ToClient(text.into_bytes()));
         };
         // The client gets its own id back exactly as it sent it (`3.0`, not the server's `3`).
@@ -671,6 +651,28 @@ impl Gate {
             }
             PendingKind::Other => self.answered(route, text.into_bytes(), out),
         }
+    }
+
+    /// The one request in flight whose numeric id equals `id` once both are read as 64-bit
+    /// floats: a JavaScript server reads `18446744073709551617` as 18446744073709552000 and
+    /// answers with that. `None` when no request, or more than one, matches so.
+    fn take_rounded(&mut self, id: &RequestId) -> Option<Pending> {
+        let as_float = |raw: &str| {
+            raw.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+                .then(|| raw.parse::<f64>().ok())
+                .flatten()
+        };
+        let value = as_float(id.raw())?;
+        let mut matching = self
+            .pending
+            .iter()
+            .filter(|(_, p)| as_float(p.id.raw()) == Some(value))
+            .map(|(key, _)| key.clone());
+        let key = matching.next()?;
+        if matching.next().is_some() {
+            return None;
+        }
+        self.pending.remove(&key)
     }
 
     /// A message from the server longer than the transport accepts, of `length` bytes, with the
@@ -736,7 +738,7 @@ impl Gate {
         }
     }
 
-    /// Answer a request the server will never answer.
+    /// Answer a request in flight that the server will never answer.
     fn answer_unanswered(
         &mut self,
         request: Pending,
@@ -744,9 +746,20 @@ impl Gate {
         data: &Value,
         out: &mut Vec<Action>,
     ) {
-        self.audit_unanswered(&request, message, out);
-        let reply = error_line(Some(&request.id), ErrorCode(-32000), message, Some(data));
+        let reply = self.unanswerable(&request, message, data, out);
         self.answered(request.route, reply, out);
+    }
+
+    /// Audit a request the server will never answer, and make its error answer.
+    fn unanswerable(
+        &self,
+        request: &Pending,
+        message: &str,
+        data: &Value,
+        out: &mut Vec<Action>,
+    ) -> Vec<u8> {
+        self.audit_unanswered(request, message, out);
+        error_line(Some(&request.id), ErrorCode(-32000), message, Some(data))
     }
 
     fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {
@@ -808,6 +821,30 @@ impl Gate {
     }
 }
 
+/// A line from `side` read as a message or a batch; `None` (reported) when it is neither.
+fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
+    let skipped = |malformed: message::Malformed, text: &str| {
+        report(&format!(
+            "skipped a message from the {side}: {malformed}: {}",
+            excerpt(text)
+        ))
+    };
+    let text = match text_of(line) {
+        Ok(text) => text,
+        Err((line, malformed)) => {
+            skipped(malformed, &String::from_utf8_lossy(&line));
+            return None;
+        }
+    };
+    match read(&text) {
+        Ok(read) => Some((text, read)),
+        Err(malformed) => {
+            skipped(malformed, &text);
+            None
+        }
+    }
+}
+
 /// Whether `params.NAME` is present and not null.
 fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
     let Some(params) = &message.params else {
@@ -816,13 +853,8 @@ fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
     toolschema::json::object_members(text, params.clone())
         .ok()
         .flatten()
-        .is_some_and(|members| {
-            members
-                .iter()
-                .rev()
-                .find(|m| m.key == name)
-                .is_some_and(|m| &text[m.value.clone()] != "null")
-        })
+        .and_then(|members| message::member(&members, name))
+        .is_some_and(|at| &text[at] != "null")
 }
 
 /// What kind of JSON value this is, for a message.

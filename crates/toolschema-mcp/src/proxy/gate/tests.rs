@@ -417,6 +417,18 @@ fn ids_match_by_value_and_are_answered_as_the_client_wrote_them() {
             .client_lines,
         [r#"{"jsonrpc":"2.0","id":1e1,"result":{}}"#]
     );
+    // A JavaScript server reads an id beyond 53 bits as the nearest float, and answers so.
+    let big = r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}}"#;
+    assert_eq!(session.client_text(big).to_server.len(), 1);
+    let answered = session.server_text(
+        r#"{"jsonrpc":"2.0","id":18446744073709552000,"result":{"content":[],"structuredContent":{"total":1}}}"#,
+    );
+    assert_eq!(
+        answered.client_lines,
+        [
+            r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[],"structuredContent":{"total":1}}}"#
+        ]
+    );
     // The proxy's own answers carry the id's exact text.
     let big = session.client_text(r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"search","arguments":{}}}"#);
     assert!(
@@ -489,6 +501,21 @@ fn batches_are_checked_and_answered_as_batches_where_the_protocol_allows_them() 
         json!(2),
         "argument 'query' string length must be >= 3 (got 1)"
     )));
+}
+
+#[test]
+fn a_batch_with_a_request_refused_at_once_still_waits_for_the_rest() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([search_tool()]));
+    let sent = session.client_text(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}},{"jsonrpc":"2.0","id":1.0,"method":"ping"}]"#,
+    );
+    assert!(sent.to_client.is_empty());
+    let answered = session.server(json!([{"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"total": 1}}}]));
+    let answers = answered.to_client[0].as_array().unwrap();
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["error"]["code"], -32600);
+    assert_eq!(answers[1]["result"]["structuredContent"]["total"], 1);
 }
 
 #[test]

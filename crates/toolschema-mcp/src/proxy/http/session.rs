@@ -17,7 +17,7 @@ use super::upstream::UpstreamLink;
 use super::wire;
 use crate::framing::{Frame, OversizedLine};
 use crate::message::{
-    self, error_line, member, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
+    self, error_line, member_at, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
 };
 use crate::proxy::audit::AuditLog;
 use crate::proxy::gate::{report, Action, Gate};
@@ -557,7 +557,7 @@ impl LaneIds {
                 break unique;
             }
         };
-        let text = match member(&text, 0..text.len(), "id") {
+        let text = match member_at(&text, 0..text.len(), "id") {
             Some(at) if matches!(message.kind, Kind::Request { .. }) => {
                 message::with_id(&text, at, &unique)
             }

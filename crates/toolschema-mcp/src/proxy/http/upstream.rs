@@ -256,7 +256,7 @@ fn cancelled_request(line: &[u8]) -> Option<RequestId> {
     let Ok(Read::One(notification)) = read(text) else {
         return None;
     };
-    let at = message::member(text, notification.params?, "requestId")?;
+    let at = message::member_at(text, notification.params?, "requestId")?;
     Some(RequestId::from_text(&text[at]))
 }
 

@@ -3,7 +3,7 @@
 //! with its body, the progress token and the subscription a message belongs to. Pure functions
 //! over the message text.
 
-use crate::message::{member, meta_member, IdKey, Kind, Message, RequestId};
+use crate::message::{member_at, meta_member, IdKey, Kind, Message, RequestId};
 use toolschema::json::{self as core_json, DuplicateKeys};
 
 /// The `_meta` key that ties a notification to its `subscriptions/listen` request.
@@ -29,7 +29,7 @@ fn string_at(text: &str, range: std::ops::Range<usize>) -> Option<String> {
 pub fn progress_token(text: &str, message: &Message) -> Option<IdKey> {
     let at = match &message.kind {
         Kind::Notification { method } if method == "notifications/progress" => {
-            member(text, message.params.clone()?, "progressToken")?
+            member_at(text, message.params.clone()?, "progressToken")?
         }
         Kind::Request { .. } => meta_member(text, message, "progressToken")?,
         _ => return None,
@@ -60,7 +60,7 @@ pub fn standard_headers(text: &str, message: &Message) -> Option<(String, Option
         return None;
     };
     let name = name_parameter(method)
-        .and_then(|key| member(text, message.params.clone()?, key))
+        .and_then(|key| member_at(text, message.params.clone()?, key))
         .and_then(|at| string_at(text, at))
         .map(|name| encode_header_value(&name));
     Some((method.clone(), name))
