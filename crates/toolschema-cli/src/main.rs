@@ -1,5 +1,6 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
+mod adapt;
 mod diff;
 mod input;
 mod lint;
@@ -43,6 +44,30 @@ enum Command {
     Pin(pin::PinArgs),
     /// Check a server's tools against their pins; print the drift.
     Verify(pin::VerifyArgs),
+    /// Write a catalog's tools for a model provider (OpenAI, Anthropic, Gemini), with every loss.
+    Adapt(adapt::AdaptArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `toolschema completions`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  toolschema completions bash > ~/.local/share/bash-completion/completions/toolschema
+  toolschema completions zsh > ~/.zfunc/_toolschema
+  toolschema completions fish > ~/.config/fish/completions/toolschema.fish")]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+/// Write the completion script for `shell` (the whole command line, from its definition).
+fn completions(args: CompletionsArgs, out: &mut dyn Write) -> Result<Outcome, input::InputError> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(args.shell, &mut command, "toolschema", out);
+    Ok(Outcome::Valid)
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -86,6 +111,8 @@ fn main() -> ExitCode {
         Command::Diff(args) => with_stdout(|out| diff::run(args, out)),
         Command::Pin(args) => finish(pin::run_pin(args), Ok(())),
         Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
+        Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
+        Command::Completions(args) => with_stdout(|out| completions(args, out)),
     }
 }
 

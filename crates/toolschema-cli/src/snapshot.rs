@@ -28,7 +28,8 @@ pub struct SnapshotArgs {
     output: Option<String>,
 }
 
-/// Which live server to reach and how: the flags `snapshot`, `diff`, `pin` and `verify` share.
+/// Which live server to reach and how: the flags `snapshot`, `lint`, `diff`, `pin` and `verify`
+/// share.
 #[derive(Debug, clap::Args)]
 pub struct ServerArgs {
     /// A Streamable HTTP endpoint instead of a command.
@@ -39,7 +40,8 @@ pub struct ServerArgs {
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 
-    /// Give up when the server has not answered everything within this many seconds.
+    /// Give up when the server has not answered everything within this many seconds (at most
+    /// 86400).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
 
@@ -53,6 +55,11 @@ pub struct ServerArgs {
 }
 
 impl ServerArgs {
+    /// Whether a server was named (a command or a URL).
+    pub fn is_given(&self) -> bool {
+        self.url.is_some() || !self.command.is_empty()
+    }
+
     /// The server named by `--url` or `-- COMMAND`, if either is given.
     pub fn target(&self) -> Option<Target> {
         match (&self.url, self.command.split_first()) {
@@ -73,7 +80,13 @@ impl ServerArgs {
         }
     }
 
-    /// Take a snapshot of the server `target`.
+    /// The server named, or an error saying how to name one.
+    pub fn require_target(&self) -> Result<Target, InputError> {
+        self.target()
+            .ok_or_else(|| InputError("say which server: -- COMMAND ARGS..., or --url URL".into()))
+    }
+
+    /// Connect to the server `target` and list its tools.
     pub fn snapshot(&self, target: &Target) -> Result<Snapshot, InputError> {
         let headers = self
             .headers
@@ -101,31 +114,49 @@ impl ServerArgs {
     }
 }
 
-/// Run `toolschema snapshot`.
-pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let Some(target) = args.server.target() else {
-        return Err(InputError(
-            "say which server: -- COMMAND ARGS..., or --url URL".into(),
-        ));
-    };
-    let snapshot = args.server.snapshot(&target)?;
+/// The snapshot as written: `{"tools": [...]}`, pretty-printed, with a final newline.
+pub fn snapshot_text(snapshot: &Snapshot) -> Result<String, InputError> {
     let mut text = serde_json::to_string_pretty(&snapshot.to_value())
         .map_err(|e| InputError(format!("cannot write the snapshot: {e}")))?;
     text.push('\n');
+    Ok(text)
+}
+
+/// What a snapshot holds and where it came from, in one line: `10 tools (3 tools/list pages)
+/// from 'CMD'`.
+pub fn describe(snapshot: &Snapshot, target: &Target) -> String {
+    format!(
+        "{} tool{} ({} tools/list page{}) from {target}",
+        snapshot.tools.len(),
+        if snapshot.tools.len() == 1 { "" } else { "s" },
+        snapshot.pages,
+        if snapshot.pages == 1 { "" } else { "s" }
+    )
+}
+
+/// Write a snapshot's text to `path`.
+pub fn write_snapshot(path: &str, text: &str) -> Result<(), InputError> {
+    std::fs::write(path, text).map_err(|e| InputError(format!("{path}: cannot write: {e}")))
+}
+
+/// Run `toolschema snapshot`.
+pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let target = args.server.require_target()?;
+    let snapshot = args.server.snapshot(&target)?;
+    let text = snapshot_text(&snapshot)?;
     match &args.output {
         Some(path) => {
-            std::fs::write(path, &text)
-                .map_err(|e| InputError(format!("{path}: cannot write: {e}")))?;
+            write_snapshot(path, &text)?;
             eprintln!(
-                "toolschema: wrote {} tools ({} tools/list page{}) from {target} to {path}",
-                snapshot.tools.len(),
-                snapshot.pages,
-                if snapshot.pages == 1 { "" } else { "s" }
+                "toolschema: wrote {} to {path}",
+                describe(&snapshot, &target)
             );
         }
-        None => out
-            .write_all(text.as_bytes())
-            .map_err(|e| InputError(format!("cannot write output: {e}")))?,
+        None => {
+            out.write_all(text.as_bytes())
+                .map_err(|e| InputError(format!("cannot write output: {e}")))?;
+            eprintln!("toolschema: listed {}", describe(&snapshot, &target));
+        }
     }
     Ok(Outcome::Valid)
 }

@@ -196,6 +196,9 @@ enum SessionFailure {
     Closed(String),
     /// The server answered with a JSON-RPC error.
     Error(ErrorData),
+    /// The server answered, but with something the snapshot cannot use (a result that is not a
+    /// tool list, a cursor it already sent): the server is running, so its exit is not awaited.
+    Misbehaved(String),
     /// Anything else.
     Other(String),
 }
@@ -219,7 +222,7 @@ async fn take_over_stdio(
         Outcome::Failed(failure) => {
             // A closed connection or a failed write is most often a server that exited: say how.
             let exited = match failure {
-                SessionFailure::Error(_) => None,
+                SessionFailure::Error(_) | SessionFailure::Misbehaved(_) => None,
                 SessionFailure::Closed(_) | SessionFailure::Other(_) => {
                     process.wait_for_exit(Duration::from_secs(2)).await
                 }
@@ -336,7 +339,7 @@ fn protocol_error(
         SessionFailure::Error(error) => {
             format!("it answered with error {}: {}", error.code.0, error.message)
         }
-        SessionFailure::Other(message) => message,
+        SessionFailure::Other(message) | SessionFailure::Misbehaved(message) => message,
     };
     SnapshotError::Protocol {
         target: target.to_string(),
@@ -389,17 +392,18 @@ async fn list_all_tools(
             .map_err(service_failure)?;
         let id = handle.id.clone();
         handle.await_response().await.map_err(service_failure)?;
-        let result = results
-            .take(&id)
-            .ok_or_else(|| SessionFailure::Other("its response carried no result".to_string()))?;
+        let result = results.take(&id).ok_or_else(|| {
+            SessionFailure::Misbehaved("its response carried no result".to_string())
+        })?;
         let (page_tools, next) = read_page(result)?;
         tools.extend(page_tools);
         match next {
             None => break,
             Some(next) => {
                 if !seen_cursors.insert(next.clone()) {
-                    return Err(SessionFailure::Other(format!(
-                        "it returned nextCursor {} a second time; the listing would never end",
+                    return Err(SessionFailure::Misbehaved(format!(
+                        "it repeated nextCursor {}, which an earlier page already returned; the \
+                         listing would never end",
                         Value::String(next)
                     )));
                 }
@@ -413,19 +417,19 @@ async fn list_all_tools(
 /// The tools of one page and the cursor of the next.
 fn read_page(result: Value) -> Result<(Vec<Value>, Option<String>), SessionFailure> {
     let Value::Object(mut result) = result else {
-        return Err(SessionFailure::Other(
+        return Err(SessionFailure::Misbehaved(
             "its result is not a JSON object".to_string(),
         ));
     };
     let tools = match result.remove("tools") {
         Some(Value::Array(tools)) => tools,
         Some(_) => {
-            return Err(SessionFailure::Other(
+            return Err(SessionFailure::Misbehaved(
                 "its result's \"tools\" is not an array".to_string(),
             ))
         }
         None => {
-            return Err(SessionFailure::Other(
+            return Err(SessionFailure::Misbehaved(
                 "its result has no \"tools\" array".to_string(),
             ))
         }

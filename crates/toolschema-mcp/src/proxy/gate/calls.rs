@@ -5,7 +5,7 @@
 //! the call reaches that the proxy never fetches) gets a tool error that says why, unless
 //! `--on-unchecked forward` or `--input-check warn` let it through with a warning.
 
-use super::{input_of, json_type, report, Action, Gate, Pending, PendingKind, Route, Verdict};
+use super::{input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
 use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
 use crate::proxy::registry::{Lookup, OutputSchema};
@@ -143,7 +143,7 @@ impl Gate {
             let reason = format!(
                 "arguments of tool '{}' must be a JSON object (got {})",
                 call.tool,
-                json_type(&call.arguments)
+                toolschema::json::kind_in_words(&call.arguments)
             );
             let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
             return self.refuse(call, answer, Verdict::Rejected, None, out);

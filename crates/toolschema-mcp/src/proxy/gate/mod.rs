@@ -857,18 +857,6 @@ fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
         .is_some_and(|at| &text[at] != "null")
 }
 
-/// What kind of JSON value this is, for a message.
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// The start of a message, for a report.
 fn excerpt(text: &str) -> String {
     let text = text.trim_end_matches('\r');
