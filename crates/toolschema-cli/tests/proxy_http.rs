@@ -681,3 +681,170 @@ fn listening_beyond_loopback_needs_authentication() {
         "error: --auth-token-file protects the HTTP endpoint: use it with --listen\n"
     );
 }
+
+/// What an HTTP upstream gets from `proxy --listen --upstream`: the client's headers and
+/// `--header`, the client's `Last-Event-ID`, the proxy's own resumption of a stream that broke
+/// off, an event over `--max-message-bytes` refused, a client that goes away cancelling its
+/// call, DELETE passed on. The upstream records every HTTP request.
+#[test]
+fn an_http_upstream_gets_headers_event_ids_and_departures() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&[
+        "--upstream",
+        &upstream.url,
+        "--header",
+        "X-Team: platform",
+        "--max-message-bytes",
+        "64KiB",
+    ]));
+    let url = proxy.url.clone();
+    let token = ("authorization", "Bearer for-the-upstream");
+    let session = http::initialize(&url, &[token]);
+    assert_eq!(session, "upstream-session-1", "the upstream's session id");
+
+    let echo = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#;
+    let answer = http::post(&url, &session, &[token], echo).messages();
+    assert_eq!(answer[0]["result"]["content"][0]["text"], "echo: hi");
+    let invalid = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
+    let refused = http::post(&url, &session, &[token], invalid).messages();
+    assert_eq!(refused[0]["result"]["isError"], true, "{refused:?}");
+
+    // The stream of `resume` ends after event r-1: the proxy resumes it and the answer comes.
+    let resume = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"resume","arguments":{}}}"#;
+    let messages = http::post(&url, &session, &[token], resume).messages();
+    assert_eq!(
+        messages.last().unwrap()["result"]["content"][0]["text"],
+        "resumed",
+        "{messages:?}"
+    );
+    assert_eq!(messages[0]["params"]["data"], "before the break");
+
+    // One event of 200,000 bytes: refused as it arrives, the call fails and says why.
+    let big = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big","arguments":{}}}"#;
+    let messages = http::post(&url, &session, &[token], big).messages();
+    let error = messages.last().unwrap()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("65536") && error.contains("--max-message-bytes"),
+        "{messages:?}"
+    );
+
+    // The client's GET stream resumes with its Last-Event-ID, which reaches the upstream.
+    let mut get = http::open(
+        "GET",
+        &url,
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("last-event-id", "g-5"),
+            token,
+        ],
+        "",
+    );
+    let mut replayed = String::new();
+    let arrived = http::eventually(Duration::from_secs(10), || {
+        replayed.push_str(&http::read_some(&mut get, Duration::from_millis(200)));
+        replayed.contains("replayed")
+    });
+    assert!(arrived && replayed.contains("id: g-6"), "{replayed}");
+    drop(get);
+
+    // A client that goes away mid-call: the upstream's request ends.
+    let mut slow = http::open(
+        "POST",
+        &url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            token,
+        ],
+        r#"{"jsonrpc":"2.0","id":"gone","method":"tools/call","params":{"name":"slow","arguments":{}}}"#,
+    );
+    let mut started = String::new();
+    let began = http::eventually(Duration::from_secs(10), || {
+        started.push_str(&http::read_some(&mut slow, Duration::from_millis(200)));
+        started.contains("started")
+    });
+    assert!(began, "{started}");
+    drop(slow);
+    let ended = http::eventually(Duration::from_secs(20), || {
+        recorded(&record).iter().any(|m| {
+            m["closed"] == "gone"
+                || (m["message"]["method"] == "notifications/cancelled"
+                    && m["message"]["params"]["requestId"] == "gone")
+        })
+    });
+    assert!(ended, "{:?}", common::recorded_lines(&record));
+
+    let deleted = http::request(
+        "DELETE",
+        &url,
+        &[("mcp-session-id", &session), token],
+        "",
+    );
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    proxy.stop();
+
+    let seen = recorded(&record);
+    // Every request carried the client's token and the --header value.
+    for entry in seen.iter().filter(|m| m["http"].is_string()) {
+        assert_eq!(entry["headers"]["authorization"], "Bearer for-the-upstream", "{entry}");
+        assert_eq!(entry["headers"]["x-team"], "platform", "{entry}");
+    }
+    let resumptions: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["http"] == "GET")
+        .map(|m| &m["headers"]["last-event-id"])
+        .collect();
+    assert_eq!(resumptions, [&json!("r-1"), &json!("g-5")], "{seen:?}");
+    let calls: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["message"]["method"] == "tools/call")
+        .map(|m| &m["message"]["id"])
+        .collect();
+    assert_eq!(
+        calls,
+        [&json!(1), &json!(3), &json!(4), &json!("gone")],
+        "the invalid call never reached the upstream"
+    );
+    assert!(seen.iter().any(|m| m["http"] == "DELETE"), "{seen:?}");
+}
+
+/// `--session-idle`: a session with no message for that long is closed (404 from then on); a
+/// request body that does not arrive in `--request-timeout` gets 408.
+#[test]
+fn idle_sessions_close_and_slow_bodies_time_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let mut args = strings(&["--session-idle", "1", "--request-timeout", "2", "--"]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start(&args);
+    let session = http::initialize(&proxy.url, &[]);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert_eq!(http::post(&proxy.url, &session, &[], ping).status, 200);
+    // Every message keeps a session alive: wait past the idle time, then ask once.
+    std::thread::sleep(Duration::from_millis(2500));
+    let gone = http::post(&proxy.url, &session, &[], ping);
+    assert_eq!(gone.status, 404, "the idle session was not closed: {gone:?}");
+
+    // Headers, then half the body, then nothing.
+    let mut stream = http::open(
+        "POST",
+        &proxy.url,
+        &[("content-length", "200")],
+        r#"{"jsonrpc":"2.0","id":0,"#,
+    );
+    let reply = http::read_reply(&mut stream);
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert_eq!(
+        reply.json()["error"]["message"],
+        "the request body did not arrive within 2 s (--request-timeout)"
+    );
+    let stderr = proxy.stop();
+    assert!(stderr.contains("closed an idle session"), "{stderr}");
+}

@@ -129,6 +129,20 @@ impl HttpServer {
         )
     }
 
+    /// interop/http-upstream.mjs (event ids, a broken stream, a huge event, a call that never
+    /// ends), recording every HTTP request into `record`.
+    pub fn scripted(record: &Path) -> HttpServer {
+        HttpServer::start(
+            &super::node(),
+            &[
+                require("interop/http-upstream.mjs").display().to_string(),
+                "--record".into(),
+                record.display().to_string(),
+            ],
+            free_port(),
+        )
+    }
+
     /// Kill it now.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -236,11 +250,11 @@ pub fn open(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Tc
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let mut stream = TcpStream::connect(authority).unwrap();
     stream.set_read_timeout(Some(WAIT * 2)).unwrap();
-    let mut head = format!(
-        "{method} /{path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
+    let mut head = format!("{method} /{path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
+    let length = body.len().to_string();
+    // A test may declare a length its body does not have (a body that never arrives).
     let defaults = [
+        ("content-length", length.as_str()),
         ("content-type", "application/json"),
         ("accept", "application/json, text/event-stream"),
     ];
