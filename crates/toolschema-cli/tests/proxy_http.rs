@@ -359,9 +359,13 @@ fn faults_over_http_are_answered_and_nothing_invalid_is_forwarded() {
         "the request was not answered within 3 s (--request-timeout) and was cancelled",
         "{slow:?}"
     );
-    assert!(recorded(&record).iter().any(|m| {
-        m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late"
-    }));
+    // The cancellation is on its way to the server as the client reads the error.
+    let cancelled = http::eventually(Duration::from_secs(10), || {
+        recorded(&record).iter().any(|m| {
+            m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late"
+        })
+    });
+    assert!(cancelled, "{:?}", common::recorded_lines(&record));
 
     // The server dies mid-call: the client gets an error, not a hang.
     let crash = http::post(
