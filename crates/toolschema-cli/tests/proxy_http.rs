@@ -361,9 +361,9 @@ fn faults_over_http_are_answered_and_nothing_invalid_is_forwarded() {
     );
     // The cancellation is on its way to the server as the client reads the error.
     let cancelled = http::eventually(Duration::from_secs(10), || {
-        recorded(&record).iter().any(|m| {
-            m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late"
-        })
+        recorded(&record)
+            .iter()
+            .any(|m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late")
     });
     assert!(cancelled, "{:?}", common::recorded_lines(&record));
 
@@ -711,7 +711,8 @@ fn an_http_upstream_gets_headers_event_ids_and_departures() {
     let echo = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#;
     let answer = http::post(&url, &session, &[token], echo).messages();
     assert_eq!(answer[0]["result"]["content"][0]["text"], "echo: hi");
-    let invalid = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
+    let invalid =
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
     let refused = http::post(&url, &session, &[token], invalid).messages();
     assert_eq!(refused[0]["result"]["isError"], true, "{refused:?}");
 
@@ -726,7 +727,8 @@ fn an_http_upstream_gets_headers_event_ids_and_departures() {
     assert_eq!(messages[0]["params"]["data"], "before the break");
 
     // One event of 200,000 bytes: refused as it arrives, the call fails and says why.
-    let big = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big","arguments":{}}}"#;
+    let big =
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big","arguments":{}}}"#;
     let messages = http::post(&url, &session, &[token], big).messages();
     let error = messages.last().unwrap()["error"]["message"]
         .as_str()
@@ -785,19 +787,17 @@ fn an_http_upstream_gets_headers_event_ids_and_departures() {
     });
     assert!(ended, "{:?}", common::recorded_lines(&record));
 
-    let deleted = http::request(
-        "DELETE",
-        &url,
-        &[("mcp-session-id", &session), token],
-        "",
-    );
+    let deleted = http::request("DELETE", &url, &[("mcp-session-id", &session), token], "");
     assert_eq!(deleted.status, 200, "{deleted:?}");
     proxy.stop();
 
     let seen = recorded(&record);
     // Every request carried the client's token and the --header value.
     for entry in seen.iter().filter(|m| m["http"].is_string()) {
-        assert_eq!(entry["headers"]["authorization"], "Bearer for-the-upstream", "{entry}");
+        assert_eq!(
+            entry["headers"]["authorization"], "Bearer for-the-upstream",
+            "{entry}"
+        );
         assert_eq!(entry["headers"]["x-team"], "platform", "{entry}");
     }
     let resumptions: Vec<&Value> = seen
@@ -834,7 +834,10 @@ fn idle_sessions_close_and_slow_bodies_time_out() {
     // Every message keeps a session alive: wait past the idle time, then ask once.
     std::thread::sleep(Duration::from_millis(2500));
     let gone = http::post(&proxy.url, &session, &[], ping);
-    assert_eq!(gone.status, 404, "the idle session was not closed: {gone:?}");
+    assert_eq!(
+        gone.status, 404,
+        "the idle session was not closed: {gone:?}"
+    );
 
     // Headers, then half the body, then nothing.
     let mut stream = http::open(

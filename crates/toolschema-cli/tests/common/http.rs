@@ -250,7 +250,8 @@ pub fn open(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Tc
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let mut stream = TcpStream::connect(authority).unwrap();
     stream.set_read_timeout(Some(WAIT * 2)).unwrap();
-    let mut head = format!("{method} /{path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
+    let mut head =
+        format!("{method} /{path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n");
     let length = body.len().to_string();
     // A test may declare a length its body does not have (a body that never arrives).
     let defaults = [
