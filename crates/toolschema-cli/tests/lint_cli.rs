@@ -703,3 +703,16 @@ fn rule_prints_the_rules_own_documentation() {
         "error: unknown rule 'shc-003' (did you mean 'SCH-003'?)\n"
     );
 }
+
+#[test]
+fn a_catalog_with_a_byte_order_mark_and_a_lone_surrogate_is_linted() {
+    let dir = tempfile::tempdir().unwrap();
+    // What JavaScript writes when a description is cut through an emoji: valid JSON.
+    let catalog = "\u{feff}[{\"name\": \"count\", \"description\": \"Counts things that the caller names \\ud83d\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"description\": \"How many\"}}, \"required\": [\"n\"], \"additionalProperties\": false}}]";
+    std::fs::write(dir.path().join("cut.json"), catalog).unwrap();
+    let r = run_in(dir.path(), &["lint", "cut.json", "--format", "json"], None);
+    assert_ne!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(report.is_array() || report.is_object(), "{report}");
+    assert!(!r.stderr.contains("error"), "{}", r.stderr);
+}

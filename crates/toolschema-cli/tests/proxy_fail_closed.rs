@@ -232,14 +232,15 @@ fn an_own_listing_over_the_size_limit_refuses_calls() {
         &["--max-message-bytes", "64KiB", "--on-unchecked", "forward"],
         &script,
     );
-    proxy.send(&call(1, "count", json!({"n": 9})));
-    assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    for id in [1, 2] {
+        proxy.send(&call(id, "count", json!({"n": 9})));
+        assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    }
     proxy.close_stdin();
     let (_, stderr) = proxy.wait();
-    assert!(
-        stderr.contains("toolschema proxy: forwarded a call to tool 'count' unchecked: the proxy could not learn its schema: "),
-        "{stderr}"
-    );
+    // A warning for every call let through.
+    let warning = "toolschema proxy: forwarded a call to tool 'count' unchecked: the proxy could not learn its schema: ";
+    assert_eq!(stderr.matches(warning).count(), 2, "{stderr}");
 }
 
 #[test]
@@ -256,7 +257,9 @@ fn names_mcp_frowns_on_and_unused_external_refs_do_not_stop_checking() {
         "$defs": {"unused": {"$ref": "https://example.com/other.json"}}
     }}));
     let script = json!({ "tools": tools }).to_string();
-    let mut proxy = start(&setup, &[], &script);
+    let audit = setup.record.with_file_name("audit.jsonl");
+    let audit_arg = audit.display().to_string();
+    let mut proxy = start(&setup, &["--audit", &audit_arg], &script);
     let mut id = 0;
     for name in ["a b", "a/b", "ä", long.as_str(), "refs"] {
         id += 1;
@@ -270,17 +273,33 @@ fn names_mcp_frowns_on_and_unused_external_refs_do_not_stop_checking() {
         proxy.send(&call(id, name, json!({"n": 3})));
         assert_eq!(text_of(&reply(&mut proxy)), format!("called {name}"));
     }
-    // The call that reaches the external $ref cannot be checked: refused, saying why.
-    proxy.send(&call(99, "refs", json!({"n": 1, "cfg": {}})));
-    assert_eq!(
-        reply(&mut proxy),
-        tool_error(
-            99,
-            "the proxy could not learn this tool's schema: the schema refers to https://example.com/cfg.json, which is never fetched"
-        )
-    );
+    // A call that reaches the external $ref cannot be checked: refused, saying why, every
+    // time; stderr says it once for the tool; the audit says unchecked-refused.
+    for id in [98, 99] {
+        proxy.send(&call(id, "refs", json!({"n": 1, "cfg": {}})));
+        assert_eq!(
+            reply(&mut proxy),
+            tool_error(
+                id,
+                "the proxy could not learn this tool's schema: the schema refers to https://example.com/cfg.json, which is never fetched"
+            )
+        );
+    }
     assert_eq!(setup.called().len(), 5);
     setup.assert_no_invalid_call_arrived();
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    let warning = "toolschema proxy: calls to tool 'refs' that reach a part of its schema the proxy cannot check are refused: the schema refers to https://example.com/cfg.json, which is never fetched\n";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    let verdicts: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["verdict"].clone())
+        .collect();
+    assert_eq!(
+        verdicts[verdicts.len() - 2..],
+        [json!("unchecked-refused"), json!("unchecked-refused")]
+    );
 }
 
 #[test]
@@ -563,6 +582,11 @@ fn input_check_warn_reports_and_forwards() {
         ],
         &script,
     );
+    // Listed twice: the pattern that matches nothing is reported once.
+    for id in [7, 8] {
+        proxy.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string());
+        assert_eq!(reply(&mut proxy)["result"]["tools"][0]["name"], "count");
+    }
     proxy.send(&call(1, "count", json!({"n": 9})));
     assert_eq!(text_of(&reply(&mut proxy)), "called count");
     proxy.close_stdin();
@@ -571,7 +595,7 @@ fn input_check_warn_reports_and_forwards() {
         "toolschema proxy: tool 'count' was called with arguments that break its inputSchema (forwarded, --input-check warn): argument 'n' value must be <= 3 (got 9)\n",
         "toolschema proxy: --deny 'nothing_*' matches none of the 1 tools the server lists\n",
     ] {
-        assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
+        assert_eq!(stderr.matches(expected).count(), 1, "{expected:?} once in:\n{stderr}");
     }
     assert!(!stderr.contains("--allow 'count'"), "{stderr}");
 }

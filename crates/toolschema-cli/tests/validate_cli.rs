@@ -435,6 +435,34 @@ fn instances_against_a_schema() {
 }
 
 #[test]
+fn schema_mode_messages_say_what_was_received_and_suggest() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}, "mode": {"enum": ["oneline", "full"]}, "meta": {"type": "object", "additionalProperties": false}}}"#).unwrap();
+    let instances = dir.path().join("values.jsonl");
+    // A lone surrogate is valid JSON: read, and judged like any string.
+    std::fs::write(
+        &instances,
+        "{\"n\": 9, \"mode\": \"onelin\", \"meta\": {\"x\": 1}}\n{\"n\": \"\\ud83d\"}\n",
+    )
+    .unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        concat!(
+            "{\"line\":1,\"valid\":false,\"errors\":[{\"path\":\"/n\",\"message\":\"value 'n' must be <= 3 (got 9)\"},{\"path\":\"/mode\",\"message\":\"value 'mode' must be one of the enum values: \\\"oneline\\\", \\\"full\\\" (did you mean \\\"oneline\\\"?)\"},{\"path\":\"/meta/x\",\"message\":\"unexpected value 'meta.x'\"}]}\n",
+            "{\"line\":2,\"valid\":false,\"errors\":[{\"path\":\"/n\",\"message\":\"value 'n' must be an integer (got a string)\"}]}\n",
+        )
+    );
+}
+
+#[test]
 fn dialect_override_and_unsupported_dialects() {
     let dir = tempfile::tempdir().unwrap();
     let schema = dir.path().join("schema.json");

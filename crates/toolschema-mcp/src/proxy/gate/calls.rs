@@ -193,7 +193,21 @@ impl Gate {
         let decision = self.decide(&call);
         match decision {
             Decision::Checked { errors, undeclared } => self.checked(call, errors, undeclared, out),
-            Decision::Unchecked(reason) => self.unchecked(call, reason, out),
+            Decision::Unchecked(reason) => {
+                let what = match self.lets_unchecked_through() {
+                    true => "forwarded unchecked",
+                    false => "refused",
+                };
+                // Once per tool: each call may reach a different part.
+                let key = format!("unchecked part of tool '{}'", call.tool);
+                self.report_once_as(key, || {
+                    format!(
+                        "calls to tool '{}' that reach a part of its schema the proxy cannot check are {what}: {reason}",
+                        call.tool
+                    )
+                });
+                self.unchecked(call, reason, out)
+            }
             Decision::Unusable { reason, first_time } => {
                 if first_time {
                     let what = match self.lets_unchecked_through() {

@@ -377,17 +377,18 @@ impl Gate {
             .iter()
             .map(|glob| ("--allow", glob))
             .chain(policy.deny.iter().map(|glob| ("--deny", glob)));
-        let unmatched: Vec<String> = patterns
+        let count = self.registry.len();
+        let unmatched: Vec<(String, String)> = patterns
             .filter(|(_, glob)| !self.registry.names().any(|name| glob.matches(name)))
             .map(|(flag, glob)| {
-                format!(
-                    "{flag} '{glob}' matches none of the {} tools the server lists",
-                    self.registry.len()
-                )
+                let warning =
+                    format!("{flag} '{glob}' matches none of the {count} tools the server lists");
+                (format!("{flag} '{glob}' matches nothing"), warning)
             })
             .collect();
-        for warning in unmatched {
-            self.report_once(warning);
+        // Once per pattern, whatever the count of tools in later listings.
+        for (key, warning) in unmatched {
+            self.report_once_as(key, || warning);
         }
     }
 }

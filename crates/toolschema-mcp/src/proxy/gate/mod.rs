@@ -798,6 +798,14 @@ impl Gate {
         }
     }
 
+    /// Report `message` the first time something is reported under `key` only (the message
+    /// may differ from one time to the next: the count of tools, the `$ref` a call reached).
+    fn report_once_as(&mut self, key: String, message: impl FnOnce() -> String) {
+        if self.reported.insert(key) {
+            report(&message());
+        }
+    }
+
     /// A fresh id for the proxy's own request: none of the client's requests in flight or
     /// waiting has it.
     fn own_id(&mut self) -> RequestId {

@@ -578,6 +578,14 @@ fn repeated_listings_replace_each_other() {
     session.client(call(json!(1), "t3", json!({})));
     assert!(session.gate.unlearned.is_empty());
     assert_eq!(session.gate.registry.len(), 50);
+    // A listing of other tools replaces the earlier one: nothing of it is kept.
+    session.listed(json!([{"name": "other", "inputSchema": {"type": "object"}}]));
+    session.client(call(json!(2), "other", json!({})));
+    assert_eq!(session.gate.registry.len(), 1);
+    assert!(matches!(
+        session.gate.registry.lookup("t3"),
+        crate::proxy::registry::Lookup::Unknown
+    ));
 }
 
 #[test]
