@@ -88,15 +88,11 @@ impl ServerArgs {
 
     /// Connect to the server `target` and list its tools.
     pub fn snapshot(&self, target: &Target) -> Result<Snapshot, InputError> {
-        let mut headers = Vec::new();
-        for header in &self.headers {
-            let Some((name, value)) = header.split_once(':') else {
-                return Err(InputError(format!(
-                    "--header '{header}': write it as 'Name: value'"
-                )));
-            };
-            headers.push((name.trim().to_string(), value.trim().to_string()));
-        }
+        let headers = self
+            .headers
+            .iter()
+            .map(|header| crate::input::parse_header(header))
+            .collect::<Result<Vec<_>, _>>()?;
         let options = SnapshotOptions {
             timeout: self.timeout,
             headers,

@@ -358,13 +358,64 @@ pub fn batch_line(messages: &[Vec<u8>]) -> Vec<u8> {
 /// content block and `isError: true`, in the shape every protocol version up to 2025-11-25 uses
 /// (without the `resultType` later versions add).
 pub fn tool_error_result(text: String) -> Value {
+    tool_error_result_for(text, false)
+}
+
+/// [`tool_error_result`] in the shape of the session's revision: with `resultType: "complete"`
+/// when it is 2026-07-28 or later (`modern`), which requires it on every result.
+pub fn tool_error_result_for(text: String, modern: bool) -> Value {
     let mut result = ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(
         text.clone(),
     )]));
-    result.strip_result_type_for_legacy_peer();
+    if !modern {
+        result.strip_result_type_for_legacy_peer();
+    }
     // Serializing the model cannot fail; if it ever did, write the same shape by hand.
-    serde_json::to_value(&result)
-        .unwrap_or_else(|_| json!({"content": [{"type": "text", "text": text}], "isError": true}))
+    serde_json::to_value(&result).unwrap_or_else(|_| {
+        let mut value = json!({"content": [{"type": "text", "text": text}], "isError": true});
+        if let (true, Value::Object(map)) = (modern, &mut value) {
+            map.insert("resultType".into(), json!("complete"));
+        }
+        value
+    })
+}
+
+/// The first protocol revision without the `initialize` handshake: every request declares its
+/// revision in `params._meta`.
+pub const FIRST_MODERN_REVISION: &str = "2026-07-28";
+
+/// The `_meta` key of a request's protocol revision (2026-07-28 and later).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The `_meta` key of a request's client capabilities (2026-07-28 and later).
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// Whether `revision` has no `initialize` handshake (revisions are dated, so they compare as
+/// text).
+pub fn is_modern(revision: &str) -> bool {
+    revision >= FIRST_MODERN_REVISION
+}
+
+/// The member `key` of the object at `range`, if that is an object (of a key given twice the
+/// last counts).
+pub fn member_at(text: &str, range: Range<usize>, key: &str) -> Option<Range<usize>> {
+    let members = core_json::object_members(text, range).ok()??;
+    member(&members, key)
+}
+
+/// Where `params._meta.KEY` of a message is.
+pub fn meta_member(text: &str, message: &Message, key: &str) -> Option<Range<usize>> {
+    let meta = member_at(text, message.params.clone()?, "_meta")?;
+    member_at(text, meta, key)
+}
+
+/// The protocol revision a request declares in `params._meta` (2026-07-28 and later).
+pub fn declared_revision(text: &str, message: &Message) -> Option<String> {
+    let at = meta_member(text, message, META_PROTOCOL_VERSION)?;
+    match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast).ok()? {
+        Value::String(revision) => Some(revision),
+        _ => None,
+    }
 }
 
 /// A message as one line of JSON, newline included.

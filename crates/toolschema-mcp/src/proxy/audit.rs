@@ -1,5 +1,6 @@
 //! The audit log: one JSON line per `tools/call`, appended to a file.
 
+use super::overrides::ToolOverrides;
 use crate::message::RequestId;
 use serde_json::{json, Map, Value};
 use std::fs::{File, OpenOptions};
@@ -22,6 +23,11 @@ pub enum Verdict {
     UncheckedRefused,
     /// Cancelled by the client while it waited for the proxy's own listing; never sent.
     Cancelled,
+    /// A listed tool does not match its pin (one record per tool and listing, with the id of the
+    /// listing).
+    PinDrift,
+    /// A call to a tool that does not match its pin; answered by the proxy.
+    PinRefused,
 }
 
 impl Verdict {
@@ -33,6 +39,8 @@ impl Verdict {
             Verdict::Denied => "denied",
             Verdict::UncheckedRefused => "unchecked-refused",
             Verdict::Cancelled => "cancelled",
+            Verdict::PinDrift => "pin-drift",
+            Verdict::PinRefused => "pin-refused",
         }
     }
 }
@@ -130,6 +138,7 @@ pub struct AuditRecord {
 pub struct AuditLog {
     file: Mutex<File>,
     include_arguments: bool,
+    overrides: ToolOverrides,
 }
 
 impl AuditLog {
@@ -139,12 +148,26 @@ impl AuditLog {
         Ok(AuditLog {
             file: Mutex::new(file),
             include_arguments,
+            overrides: ToolOverrides::default(),
         })
+    }
+
+    /// Name, in each call's record, the fields of the called tool that the client saw
+    /// overridden (`"overridden": ["description"]`).
+    pub fn with_overrides(mut self, overrides: ToolOverrides) -> AuditLog {
+        self.overrides = overrides;
+        self
     }
 
     /// Append one record. A failing write is reported, never fatal: the calls go on.
     pub fn write(&self, record: &AuditRecord) {
-        let mut line = self.line(record);
+        self.write_for(record, None);
+    }
+
+    /// Append one record with the name of the client that made the call (a token's name, never
+    /// the token).
+    pub fn write_for(&self, record: &AuditRecord, client: Option<&str>) {
+        let mut line = self.line(record, client);
         line.push('\n');
         let result = match self.file.lock() {
             Ok(mut file) => file.write_all(line.as_bytes()),
@@ -157,9 +180,9 @@ impl AuditLog {
 
     /// The record as one JSON line (without its newline), the id written exactly as the client
     /// sent it.
-    fn line(&self, record: &AuditRecord) -> String {
+    fn line(&self, record: &AuditRecord, client: Option<&str>) -> String {
         let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        let rest = self.to_json(record).to_string();
+        let rest = self.to_json(record, client).to_string();
         let rest = rest.strip_prefix('{').unwrap_or(&rest);
         format!(
             "{{\"time\":{},\"id\":{},{rest}",
@@ -169,8 +192,11 @@ impl AuditLog {
     }
 
     /// The record's fields after `time` and `id`.
-    fn to_json(&self, record: &AuditRecord) -> Value {
+    fn to_json(&self, record: &AuditRecord, client: Option<&str>) -> Value {
         let mut map = Map::new();
+        if let Some(client) = client {
+            map.insert("client".into(), json!(client));
+        }
         map.insert("tool".into(), json!(record.tool));
         map.insert("verdict".into(), json!(record.verdict.as_str()));
         map.insert("messages".into(), json!(record.messages));
@@ -188,6 +214,10 @@ impl AuditLog {
         if let Some(error) = &record.error {
             map.insert("error".into(), json!(error));
         }
+        let overridden = self.overrides.fields(&record.tool);
+        if !overridden.is_empty() {
+            map.insert("overridden".into(), json!(overridden));
+        }
         if self.include_arguments {
             map.insert(
                 "arguments".into(),
@@ -201,6 +231,7 @@ impl AuditLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proxy::ToolOverride;
 
     #[test]
     fn writes_one_line_per_record_with_arguments_only_when_asked() {
@@ -257,6 +288,30 @@ mod tests {
         assert_eq!(lines[0]["input_check"], "failed");
         assert_eq!(lines[0]["verdict"], "rejected");
         assert_eq!(lines[1]["arguments"], arguments);
+        let _ = std::fs::remove_file(&path);
+        let mut overrides = ToolOverrides::default();
+        overrides.insert(
+            "search",
+            ToolOverride {
+                description: Some("Search the docs.".into()),
+                ..ToolOverride::default()
+            },
+        );
+        AuditLog::open(&path, false)
+            .unwrap()
+            .with_overrides(overrides)
+            .write_for(&record, Some("alice"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let line: Value = serde_json::from_str(text.trim()).unwrap();
+        let keys: Vec<&str> = line
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(&keys[..4], ["time", "id", "client", "tool"]);
+        assert_eq!(line["client"], "alice");
+        assert_eq!(line["overridden"], json!(["description"]));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -18,20 +18,24 @@
 
 mod audit;
 pub mod gate;
+pub mod http;
+mod overrides;
 mod own_stdio;
 mod policy;
 mod registry;
 mod relay;
 
-pub use audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
-pub use gate::{Action, Gate, GateConfig, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT};
-pub use policy::{Glob, ToolPolicy};
+pub use audit::{AuditLog, AuditRecord, InputVerdict, OutputVerdict, Verdict};
+pub use gate::{
+    Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
+};
+pub use overrides::{ToolOverride, ToolOverrides};
+pub use policy::{Glob, HolderPolicy, ToolPolicy};
 
 use crate::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
 use crate::server_process::{
     describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
 };
-use audit::AuditLog;
 use gate::report;
 use relay::{ClientEnd, Relay};
 use serde_json::json;
@@ -200,10 +204,12 @@ where
 {
     let audit = match &config.audit {
         Some(path) => Some(
-            AuditLog::open(path, config.audit_arguments).map_err(|source| ProxyError::Audit {
-                path: path.clone(),
-                source,
-            })?,
+            AuditLog::open(path, config.audit_arguments)
+                .map_err(|source| ProxyError::Audit {
+                    path: path.clone(),
+                    source,
+                })?
+                .with_overrides(config.gate.overrides.clone()),
         ),
         None => None,
     };

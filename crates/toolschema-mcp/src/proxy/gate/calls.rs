@@ -6,7 +6,7 @@
 //! `--on-unchecked forward` or `--input-check warn` let it through with a warning.
 
 use super::{input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
-use crate::message::{self, error_line, result_line, tool_error_result, IdKey, Message, RequestId};
+use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
 use crate::proxy::registry::{Lookup, OutputSchema};
 use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
@@ -36,6 +36,8 @@ pub(super) struct AdmittedCall {
     text: String,
     started: Instant,
     route: Route,
+    /// What the audit line of the call says besides the checks (a pin it does not match).
+    notes: Vec<String>,
 }
 
 impl AdmittedCall {
@@ -124,6 +126,7 @@ impl Gate {
             text,
             started: now,
             route,
+            notes: Vec::new(),
         };
         // MCP treats absent arguments (and `null`, which some clients send) as none.
         call.arguments = match read.arguments {
@@ -177,6 +180,15 @@ impl Gate {
                 }
             }
             return;
+        }
+        let mut call = call;
+        if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
+            if refuse {
+                let answer = Answer::ToolError(reason);
+                return self.refuse(call, answer, Verdict::PinRefused, None, out);
+            }
+            // --pin-mode warn: passed on, and its audit line says why it would have been refused.
+            call.notes.push(reason);
         }
         let decision = self.decide(&call);
         match decision {
@@ -319,9 +331,10 @@ impl Gate {
         &mut self,
         call: AdmittedCall,
         input: InputVerdict,
-        messages: Vec<String>,
+        mut messages: Vec<String>,
         out: &mut Vec<Action>,
     ) {
+        messages.extend(call.notes);
         let record = CallRecord {
             tool: call.tool,
             arguments: self.config.audit_arguments.then_some(call.arguments),
@@ -347,7 +360,7 @@ impl Gate {
     ) {
         let (reply, is_error, text) = match answer {
             Answer::ToolError(text) => (
-                result_line(&call.id, &tool_error_result(text.clone())),
+                result_line(&call.id, &self.tool_error(text.clone())),
                 Some(true),
                 text,
             ),
@@ -549,7 +562,7 @@ impl Gate {
         // Audited before the client sees the result: the log keeps the order of the calls.
         self.audit(entry, out);
         match replacement {
-            Some(text) => result_line(id, &tool_error_result(text)),
+            Some(text) => result_line(id, &self.tool_error(text)),
             None => text.into_bytes(),
         }
     }

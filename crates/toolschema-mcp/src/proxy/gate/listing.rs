@@ -140,9 +140,16 @@ impl Gate {
     /// change count at that moment.
     fn send_page(&mut self, cursor: Option<&str>, out: &mut Vec<Action>) -> (IdKey, u64) {
         let id = self.own_id();
-        let params = match cursor {
-            Some(cursor) => format!(r#","params":{}"#, json!({ "cursor": cursor })),
-            None => String::new(),
+        let mut params = serde_json::Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), json!(cursor));
+        }
+        if let Some(meta) = self.own_request_meta() {
+            params.insert("_meta".into(), meta);
+        }
+        let params = match params.is_empty() {
+            true => String::new(),
+            false => format!(r#","params":{}"#, Value::Object(params)),
         };
         let line = format!(
             r#"{{"jsonrpc":"2.0","id":{},"method":"tools/list"{params}}}"#,
@@ -193,6 +200,8 @@ impl Gate {
             last: next.is_none(),
             changes_at_request: run.changes_at_request,
         };
+        let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
+        self.check_pins(tools_of(&result), Some(&own), out);
         let (warnings, completed) = self.registry.learn_page(tools_of(&result), page);
         self.learned(warnings, completed);
         let Some(next) = next else {
@@ -267,13 +276,14 @@ impl Gate {
         id: &RequestId,
         first: bool,
         changes_at_request: u64,
+        out: &mut Vec<Action>,
     ) -> Vec<u8> {
         if first {
             // A new listing: the pages of an earlier one are superseded, not kept.
             self.unlearned.clear();
         }
-        let (learned, sent) = match self.without_refused_tools(&text, id) {
-            Some(filtered) => (text, filtered),
+        let (learned, sent) = match self.client_view(&text, id, out) {
+            Some(view) => (text, view),
             None => (text.clone(), text.into_bytes()),
         };
         // Queued before the client sees the page, so its next call is checked against it.
@@ -289,11 +299,19 @@ impl Gate {
         sent
     }
 
-    /// The `tools/list` response without the tools the policy refuses, or `None` when it refuses
-    /// none of them.
-    fn without_refused_tools(&self, text: &str, id: &RequestId) -> Option<Vec<u8>> {
-        let policy = &self.config.policy;
-        if policy.is_open() {
+    /// The `tools/list` response as the client sees it: without the tools the policy refuses,
+    /// titles and descriptions overridden, and (when what it sees depends on who it is) no
+    /// longer cacheable by others. `None` when that is the response as the server sent it.
+    fn client_view(
+        &mut self,
+        text: &str,
+        id: &RequestId,
+        out: &mut Vec<Action>,
+    ) -> Option<Vec<u8>> {
+        if self.config.policy.is_open()
+            && self.config.overrides.is_empty()
+            && self.config.pins.is_none()
+        {
             return None;
         }
         let mut response = message::parse(text).ok()?;
@@ -301,12 +319,26 @@ impl Gate {
         let Some(Value::Array(tools)) = result.get_mut("tools") else {
             return None;
         };
+        let left_out = self.check_pins(tools, Some(id), out);
+        let policy = &self.config.policy;
+        let overrides = &self.config.overrides;
         let before = tools.len();
         tools.retain(|tool| {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-            policy.refusal(name).is_none()
+            policy.refusal(name).is_none() && !left_out.iter().any(|n| n == name)
         });
-        (tools.len() != before).then(|| result_line(id, result))
+        let mut changed = tools.len() != before;
+        for tool in tools.iter_mut() {
+            changed |= overrides.apply(tool);
+        }
+        if policy.is_per_client() {
+            // A shared cache must not hand this token's catalog to another client.
+            if let Some(scope) = result.get_mut("cacheScope") {
+                changed |= *scope != "private";
+                *scope = Value::String("private".into());
+            }
+        }
+        changed.then(|| result_line(id, result))
     }
 
     /// Learn the pages of the client's listings that arrived since the last time.

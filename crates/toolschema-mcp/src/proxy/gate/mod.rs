@@ -17,10 +17,13 @@
 
 mod calls;
 mod listing;
+mod pins;
+mod revision;
 #[cfg(test)]
 mod tests;
 
 use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
+use super::overrides::ToolOverrides;
 use super::policy::ToolPolicy;
 use super::registry::ToolRegistry;
 use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
@@ -29,6 +32,7 @@ use crate::message::{
 };
 use calls::{CallRecord, Waiting};
 use listing::{Listing, UnlearnedPage};
+pub use pins::{PinMode, Pins};
 use rmcp::model::ErrorCode;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -68,6 +72,10 @@ pub struct GateConfig {
     pub output_check: OutputCheck,
     /// Which tools are let through.
     pub policy: ToolPolicy,
+    /// Titles and descriptions shown in place of the server's.
+    pub overrides: ToolOverrides,
+    /// The pins the listed tools must match.
+    pub pins: Option<Pins>,
     /// Refuse calls to tools the server has not listed (by default the server answers them).
     pub deny_unlisted: bool,
     /// Produce an audit record for every `tools/call`.
@@ -91,6 +99,8 @@ impl Default for GateConfig {
             on_unchecked: OnUnchecked::default(),
             output_check: OutputCheck::default(),
             policy: ToolPolicy::default(),
+            overrides: ToolOverrides::default(),
+            pins: None,
             deny_unlisted: false,
             audit: false,
             audit_arguments: false,
@@ -190,6 +200,10 @@ pub struct Gate {
     server_gone: Option<ServerGone>,
     /// The protocol revision the server answered `initialize` with.
     protocol: Option<String>,
+    /// What a 2026-07-28 (or later) client declared in its latest request.
+    declared: Option<revision::Declared>,
+    /// Listed tools that do not match their pins, and why.
+    pin_mismatches: HashMap<String, String>,
     batches: HashMap<u64, Batch>,
     next_batch: u64,
     /// How many requests were tracked: their order of arrival.
@@ -212,6 +226,8 @@ impl Gate {
             abandoned: HashSet::new(),
             server_gone: None,
             protocol: None,
+            declared: None,
+            pin_mismatches: HashMap::new(),
             batches: HashMap::new(),
             next_batch: 0,
             tracked: 0,
@@ -276,6 +292,9 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) {
+        if matches!(message.kind, Kind::Request { .. }) {
+            self.note_revision(&text, &message);
+        }
         match &message.kind {
             Kind::Request { method, .. } if method == "tools/call" => {
                 self.tools_call(text, message, route, now, out)
@@ -623,7 +642,7 @@ impl Gate {
                 first,
                 changes_at_request,
             } => {
-                let line = self.tools_list_result(text, &id, first, changes_at_request);
+                let line = self.tools_list_result(text, &id, first, changes_at_request, out);
                 self.answered(route, line, out);
             }
             PendingKind::CallTool(record) => {

@@ -705,8 +705,8 @@ fn list_changed_makes_the_next_call_wait_for_a_new_listing() {
 fn denied_tools_are_refused_and_hidden_from_listings() {
     let config = GateConfig {
         policy: ToolPolicy {
-            allow: Vec::new(),
             deny: vec![Glob::new("delete_*")],
+            ..ToolPolicy::default()
         },
         ..GateConfig::default()
     };
