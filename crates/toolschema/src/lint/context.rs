@@ -271,24 +271,31 @@ impl EarlierTools {
         self.by_name.get(name)
     }
 
-    /// The first earlier tool whose name is not `name` but looks the same (see [`skeleton`]).
-    pub fn confusable(&self, name: &str) -> Option<(&str, &EarlierTool)> {
-        let first = self.by_skeleton.as_ref()?.get(&skeleton(name))?;
+    /// The first earlier tool whose name is not `name` but looks the same: has the same
+    /// [`skeleton`].
+    pub fn confusable(&self, name: &str, skeleton: &str) -> Option<(&str, &EarlierTool)> {
+        let first = self.by_skeleton.as_ref()?.get(skeleton)?;
         if **first == *name {
             return None;
         }
         Some((first, self.by_name.get(first)?))
     }
 
-    /// Record the first tool of a name; later tools of the same name change nothing.
-    pub fn insert_first(&mut self, name: &Arc<str>, first: impl FnOnce() -> EarlierTool) {
+    /// Record the first tool of a name, with its [`skeleton`] when skeletons are kept; later
+    /// tools of the same name change nothing.
+    pub fn insert_first(
+        &mut self,
+        name: &Arc<str>,
+        skeleton: Option<String>,
+        first: impl FnOnce() -> EarlierTool,
+    ) {
         if let std::collections::hash_map::Entry::Vacant(entry) =
             self.by_name.entry(Arc::clone(name))
         {
             entry.insert(first());
-            if let Some(skeletons) = &mut self.by_skeleton {
+            if let (Some(skeletons), Some(skeleton)) = (&mut self.by_skeleton, skeleton) {
                 skeletons
-                    .entry(skeleton(name))
+                    .entry(skeleton)
                     .or_insert_with(|| Arc::clone(name));
             }
         }
@@ -298,14 +305,38 @@ impl EarlierTools {
 /// What a name looks like: its Unicode confusable skeleton (UTS #39: Cyrillic `а` and Latin `a`,
 /// `rn` and `m`, `1` and `l` fold together), lowercased.
 pub(crate) fn skeleton(name: &str) -> String {
+    if name.is_ascii() {
+        // Most names are ASCII: each character's skeleton from a table, joined (the test
+        // `ascii_skeletons_join_like_the_whole_name` shows joining matches the whole name's).
+        let table = &*ASCII_SKELETONS;
+        let mut out = String::with_capacity(name.len());
+        for byte in name.bytes() {
+            out.push_str(&table[usize::from(byte)]);
+        }
+        return out;
+    }
+    full_skeleton(name)
+}
+
+/// [`skeleton`] by the UTS #39 algorithm itself (decompose, map, decompose again).
+fn full_skeleton(name: &str) -> String {
     unicode_security::skeleton(name)
         .flat_map(char::to_lowercase)
         .collect()
 }
 
+/// The skeleton of each ASCII character, by its code.
+static ASCII_SKELETONS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    (0u8..128)
+        .map(|byte| full_skeleton(&char::from(byte).to_string()))
+        .collect()
+});
+
 /// A tool's name, for the rules that read names in file order.
 pub(crate) struct NamedTool<'a> {
     pub name: &'a str,
+    /// Its [`skeleton`], when a rule compares names by how they look.
+    pub skeleton: Option<&'a str>,
     /// JSON Pointer to the tool.
     pub pointer: &'a str,
     /// Byte offset of the `name` member.
@@ -547,5 +578,25 @@ impl Report<'_> {
         fix: Option<Fix>,
     ) {
         self.add(pointer, span, message).fix = fix;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_skeletons_join_like_the_whole_name() {
+        // Every pair of ASCII characters: joining the characters' skeletons gives the skeleton of
+        // the pair, so nothing in one character's skeleton reorders against the next one's.
+        for a in 0u8..128 {
+            for b in 0u8..128 {
+                let pair: String = [char::from(a), char::from(b)].iter().collect();
+                assert_eq!(skeleton(&pair), full_skeleton(&pair), "{pair:?}");
+            }
+        }
+        assert_eq!(skeleton("rn_l0"), skeleton("m_I0"));
+        assert_eq!(skeleton("read_file"), full_skeleton("read_file"));
+        assert_eq!(skeleton("reаd_file"), skeleton("read_file"), "Cyrillic а");
     }
 }

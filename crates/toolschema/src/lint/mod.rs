@@ -47,7 +47,7 @@ pub use registry::{rule, Rule, RuleSelection, RuleSet, UnknownSelector, RULES};
 use crate::adapt::Profile;
 use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
 use crate::json::LineCursor;
-use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
+use context::{skeleton, EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
 use std::sync::Arc;
@@ -128,6 +128,9 @@ struct ToolOutcome {
     /// The tool's name (shared with its findings) and the offset of its `name` member, when it
     /// has a string name.
     name: Option<(Arc<str>, usize)>,
+    /// The name's confusable skeleton, when a rule compares names by how they look: made here,
+    /// on the thread that linted the tool, not in the file-order pass that reads it.
+    skeleton: Option<String>,
 }
 
 /// Everything a thread needs to lint tools of one file.
@@ -137,6 +140,8 @@ struct FileJob<'a> {
     text: &'a str,
     rules: &'a [&'static Rule],
     targets: &'a [&'static Profile],
+    /// Whether tool names' skeletons are needed (see [`ToolOutcome::skeleton`]).
+    skeletons: bool,
 }
 
 impl FileJob<'_> {
@@ -188,6 +193,10 @@ impl FileJob<'_> {
             let offset = cx.field_span("name").and_then(|s| cx.spans().get(s));
             (name, offset.map_or(0, |s| s.anchor() as usize))
         });
+        let skeleton = match &name {
+            Some((name, _)) if self.skeletons => Some(skeleton(name)),
+            _ => None,
+        };
         drop(cx);
         // The reader refuses values nested deeper than MAX_DEPTH, so a plain drop is safe.
         let SourceTool { pointer, spans, .. } = tool;
@@ -197,6 +206,7 @@ impl FileJob<'_> {
             pointer,
             start: (location.range.start, location.line()),
             name,
+            skeleton,
         })
     }
 }
@@ -291,6 +301,7 @@ impl Linter {
             text,
             rules: &self.rules,
             targets: &self.targets,
+            skeletons: compares_looks(&self.rules),
         };
         let name_rules: Vec<&'static Rule> = self
             .rules
@@ -381,6 +392,14 @@ fn in_file_order(a: &Diagnostic, b: &Diagnostic) -> std::cmp::Ordering {
     (a.offset, a.code()).cmp(&(b.offset, b.code()))
 }
 
+/// Whether a rule that compares tool names by how they look runs: skeletons cost time on every
+/// name, so they are made only then.
+fn compares_looks(rules: &[&'static Rule]) -> bool {
+    rules
+        .iter()
+        .any(|r| std::ptr::eq(*r, &rules::confusable_name::CONFUSABLE_NAME))
+}
+
 /// The rules that read tool names in file order, with the names seen so far.
 struct NameRules<'a> {
     rules: &'a [&'static Rule],
@@ -391,13 +410,9 @@ struct NameRules<'a> {
 impl<'a> NameRules<'a> {
     /// Name rules for a text of `tools` tools.
     fn new(rules: &'a [&'static Rule], text: &'a str, tools: usize) -> Self {
-        // Skeletons cost time on every name: made only when the rule that reads them runs.
-        let skeletons = rules
-            .iter()
-            .any(|r| std::ptr::eq(*r, &rules::confusable_name::CONFUSABLE_NAME));
         NameRules {
             rules,
-            earlier: EarlierTools::new(tools, skeletons),
+            earlier: EarlierTools::new(tools, compares_looks(rules)),
             text,
         }
     }
@@ -425,6 +440,7 @@ impl<'a> NameRules<'a> {
             };
             let named = NamedTool {
                 name,
+                skeleton: outcome.skeleton.as_deref(),
                 pointer: &outcome.pointer,
                 name_offset,
             };
@@ -442,7 +458,8 @@ impl<'a> NameRules<'a> {
                 outcome.diagnostics.sort_by(in_file_order);
             }
         }
-        self.earlier.insert_first(name, || EarlierTool {
+        let skeleton = outcome.skeleton.take();
+        self.earlier.insert_first(name, skeleton, || EarlierTool {
             // Nothing else reads the outcome's pointer.
             pointer: std::mem::take(&mut outcome.pointer),
             position: position(name_offset),

@@ -2,8 +2,10 @@
 
 use super::context::ToolContext;
 use crate::json::pointer::push_segment;
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use serde_json::Value;
+use std::cell::OnceCell;
+use std::sync::LazyLock;
 
 /// What a string of a tool is to the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,13 +70,30 @@ pub(crate) struct Text<'a> {
     node: usize,
     segment: Segment<'a>,
     /// The text as phrases are matched against it ([`normalized`]), made on first use.
-    normalized: std::cell::OnceCell<String>,
+    normalized: OnceCell<String>,
+    /// Which phrases of every [`PhraseList`] the normalized text holds, found on first use.
+    phrases: OnceCell<PhrasesFound>,
 }
 
 impl Text<'_> {
     /// The text lowercased, hidden characters dropped, whitespace runs made one space.
     pub fn normalized(&self) -> &str {
         self.normalized.get_or_init(|| normalized(self.text))
+    }
+
+    /// The phrases of `list` in the normalized text, each once, in list order. Every list is
+    /// matched in the same pass over the text, the first time any is asked.
+    pub fn phrases(&self, list: PhraseList) -> Vec<&'static str> {
+        let first = PHRASES.first_of(list);
+        let found = self
+            .phrases
+            .get_or_init(|| PHRASES.find_all(self.normalized()));
+        list.phrases()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| found.contains(first + i))
+            .map(|(_, phrase)| *phrase)
+            .collect()
     }
 }
 
@@ -125,12 +144,13 @@ enum Place {
 /// Every string of the tool, member names included, in document order, each with its kind.
 pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> ToolStrings<'a> {
     let spans = cx.spans();
-    let mut texts = Vec::new();
+    // Each value has one span; a tool has about as many strings and member names as values.
+    let mut texts = Vec::with_capacity(spans.entries().len());
     let mut nodes = vec![Node {
         parent: None,
         segment: Segment::Index(0),
     }];
-    // (value, span, node index, place); pushed reversed so they come out in order.
+    // (value, span, node index, place): the containers still to read, next on top.
     let mut stack: Vec<(&'a Value, usize, usize, Place)> =
         vec![(&cx.tool.value, 0, 0, Place::Tool)];
     let text = |kind, text, offset, node, segment| Text {
@@ -139,12 +159,13 @@ pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> ToolStrings<'a> {
         offset,
         node,
         segment,
-        normalized: std::cell::OnceCell::new(),
+        normalized: OnceCell::new(),
+        phrases: OnceCell::new(),
     };
     while let Some((value, span, node, place)) = stack.pop() {
         match value {
             Value::Object(map) => {
-                let mut children = Vec::with_capacity(map.len());
+                let first_child = stack.len();
                 for ((key, member), child) in map.iter().zip(spans.children(span)) {
                     let entry = spans.get(child);
                     let key_kind = if place == Place::Properties {
@@ -180,15 +201,16 @@ pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> ToolStrings<'a> {
                                 parent: Some(node),
                                 segment: Segment::Key(key),
                             });
-                            children.push((member, child, nodes.len() - 1, member_place));
+                            stack.push((member, child, nodes.len() - 1, member_place));
                         }
                         _ => {}
                     }
                 }
-                stack.extend(children.into_iter().rev());
+                // Reversed, so they come off the stack in document order.
+                stack[first_child..].reverse();
             }
             Value::Array(items) => {
-                let mut children = Vec::with_capacity(items.len());
+                let first_child = stack.len();
                 // Items of a schema list (anyOf, prefixItems) are schemas.
                 let item_place = if place == Place::Schema {
                     Place::Schema
@@ -207,12 +229,13 @@ pub(super) fn strings<'a>(cx: &ToolContext<'a>) -> ToolStrings<'a> {
                                 parent: Some(node),
                                 segment: Segment::Index(index),
                             });
-                            children.push((item, child, nodes.len() - 1, item_place));
+                            stack.push((item, child, nodes.len() - 1, item_place));
                         }
                         _ => {}
                     }
                 }
-                stack.extend(children.into_iter().rev());
+                // Reversed, so they come off the stack in document order.
+                stack[first_child..].reverse();
             }
             _ => {}
         }
@@ -287,38 +310,100 @@ fn normalized_ascii(text: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// A matcher for many phrases at once, for a rule's `static` (`LazyLock::new(|| matcher(LIST))`).
-pub(crate) fn matcher(phrases: &[&str]) -> Option<AhoCorasick> {
-    AhoCorasick::new(phrases).ok()
+/// A phrase list a word rule looks for in prose (lowercased, single-spaced). Every list is
+/// matched in one pass per text: most descriptions hold none of them, and one scan costs what
+/// four would not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PhraseList {
+    /// Markup that frames text as instructions to the model (SEC-002).
+    Markers,
+    /// Orders that override the model's instructions or hide things from the user (SEC-002).
+    Orders,
+    /// Paths and names of secrets (SEC-003).
+    Secrets,
+    /// Words that may start an order about another tool (SEC-004).
+    Cues,
 }
 
-/// The phrases of `phrases` found in `text`, each once, in list order: one pass over the text
-/// with the `matcher` made from the list (a phrase at a time when there is none).
-pub(crate) fn find_phrases(
-    matcher: Option<&AhoCorasick>,
-    phrases: &[&'static str],
-    text: &str,
-) -> Vec<&'static str> {
-    let mut seen = vec![false; phrases.len()];
-    match matcher {
-        Some(matcher) => {
-            for found in matcher.find_overlapping_iter(text) {
-                if let Some(slot) = seen.get_mut(found.pattern().as_usize()) {
-                    *slot = true;
+impl PhraseList {
+    const ALL: [PhraseList; 4] = [
+        PhraseList::Markers,
+        PhraseList::Orders,
+        PhraseList::Secrets,
+        PhraseList::Cues,
+    ];
+
+    /// The phrases, kept beside the rule that reads them.
+    pub fn phrases(self) -> &'static [&'static str] {
+        use super::rules::{model_instructions, secret_paths, tool_shadowing};
+        match self {
+            PhraseList::Markers => model_instructions::MARKERS,
+            PhraseList::Orders => model_instructions::PHRASES,
+            PhraseList::Secrets => secret_paths::SECRETS,
+            PhraseList::Cues => tool_shadowing::CUES,
+        }
+    }
+}
+
+static PHRASES: LazyLock<PhraseSet> = LazyLock::new(PhraseSet::new);
+
+/// Every phrase of every [`PhraseList`] in one automaton.
+struct PhraseSet {
+    /// `None` when the automaton cannot be built; phrases are then matched one at a time.
+    matcher: Option<AhoCorasick>,
+    phrases: Vec<&'static str>,
+}
+
+/// Which phrases of the [`PhraseSet`] a text holds, by their number in it.
+struct PhrasesFound(Vec<bool>);
+
+impl PhrasesFound {
+    fn contains(&self, phrase: usize) -> bool {
+        self.0.get(phrase).copied().unwrap_or(false)
+    }
+}
+
+impl PhraseSet {
+    fn new() -> Self {
+        let phrases: Vec<&'static str> = PhraseList::ALL
+            .iter()
+            .flat_map(|l| l.phrases().iter().copied())
+            .collect();
+        // A DFA: a few kilobytes for these phrases, and the fastest of the automata to run.
+        let matcher = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&phrases)
+            .ok();
+        PhraseSet { matcher, phrases }
+    }
+
+    /// The number in the set of `list`'s first phrase.
+    fn first_of(&self, list: PhraseList) -> usize {
+        PhraseList::ALL
+            .iter()
+            .take_while(|l| **l != list)
+            .map(|l| l.phrases().len())
+            .sum()
+    }
+
+    fn find_all(&self, text: &str) -> PhrasesFound {
+        let mut found = vec![false; self.phrases.len()];
+        match &self.matcher {
+            Some(matcher) => {
+                for hit in matcher.find_overlapping_iter(text) {
+                    if let Some(slot) = found.get_mut(hit.pattern().as_usize()) {
+                        *slot = true;
+                    }
+                }
+            }
+            None => {
+                for (slot, phrase) in found.iter_mut().zip(&self.phrases) {
+                    *slot = text.contains(phrase);
                 }
             }
         }
-        None => {
-            for (slot, phrase) in seen.iter_mut().zip(phrases) {
-                *slot = text.contains(phrase);
-            }
-        }
+        PhrasesFound(found)
     }
-    phrases
-        .iter()
-        .zip(seen)
-        .filter_map(|(phrase, seen)| seen.then_some(*phrase))
-        .collect()
 }
 
 #[cfg(test)]
@@ -350,5 +435,27 @@ mod tests {
             "do not tell the user"
         );
         assert_eq!(normalized("Ignore\u{200B}  previous"), "ignore previous");
+    }
+
+    #[test]
+    fn phrases_of_every_list_are_found_in_one_pass() {
+        let set = PhraseSet::new();
+        assert!(set.matcher.is_some(), "the automaton builds");
+        for list in PhraseList::ALL {
+            let first = set.first_of(list);
+            for (i, phrase) in list.phrases().iter().enumerate() {
+                assert_eq!(set.phrases[first + i], *phrase);
+                let text = format!("x {phrase} y");
+                let found = set.find_all(&text);
+                // Phrases of other lists in the same text are found by the same pass.
+                for (j, other) in set.phrases.iter().enumerate() {
+                    assert_eq!(
+                        found.contains(j),
+                        text.contains(other),
+                        "{other:?} in {text:?}"
+                    );
+                }
+            }
+        }
     }
 }

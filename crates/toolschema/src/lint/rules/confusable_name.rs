@@ -40,7 +40,10 @@ declare_rule! {
 }
 
 fn check(tool: &NamedTool<'_>, earlier: &EarlierTools, report: &mut Report<'_>) {
-    let Some((first_name, first)) = earlier.confusable(tool.name) else {
+    let Some((first_name, first)) = tool
+        .skeleton
+        .and_then(|skeleton| earlier.confusable(tool.name, skeleton))
+    else {
         return;
     };
     report.add_at(

@@ -2,9 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{find_phrases, matcher, prose, quoted};
-use aho_corasick::AhoCorasick;
-use std::sync::LazyLock;
+use crate::lint::texts::{prose, quoted, PhraseList};
 
 declare_rule! {
     /// Text that gives the model orders: `<IMPORTANT>` blocks, "do not tell the user".
@@ -43,7 +41,7 @@ declare_rule! {
 }
 
 /// Tags and chat-template markers that wrap instructions (matched lowercased).
-const MARKERS: &[&str] = &[
+pub(crate) const MARKERS: &[&str] = &[
     "<important>",
     "</important>",
     "<system>",
@@ -59,7 +57,7 @@ const MARKERS: &[&str] = &[
 
 /// Phrases that override the model's instructions or hide things from the user (lowercased,
 /// single-spaced).
-const PHRASES: &[&str] = &[
+pub(crate) const PHRASES: &[&str] = &[
     "ignore previous instructions",
     "ignore all previous",
     "ignore the previous instructions",
@@ -91,14 +89,11 @@ const PHRASES: &[&str] = &[
     "do not reveal",
 ];
 
-static MARKER_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(MARKERS));
-static PHRASE_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(PHRASES));
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
-        let lower = text.normalized();
-        let mut found = find_phrases(MARKER_MATCHER.as_ref(), MARKERS, lower);
-        found.extend(find_phrases(PHRASE_MATCHER.as_ref(), PHRASES, lower));
+        let mut found = text.phrases(PhraseList::Markers);
+        found.extend(text.phrases(PhraseList::Orders));
         if found.is_empty() {
             continue;
         }

@@ -2,9 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{find_phrases, matcher, prose, quoted};
-use aho_corasick::AhoCorasick;
-use std::sync::LazyLock;
+use crate::lint::texts::{prose, quoted, PhraseList};
 
 declare_rule! {
     /// A description that mentions secrets: `~/.ssh`, `id_rsa`, `.env`, credentials.
@@ -43,7 +41,7 @@ declare_rule! {
 }
 
 /// Secrets and where they live (matched lowercased, anywhere).
-const SECRETS: &[&str] = &[
+pub(crate) const SECRETS: &[&str] = &[
     "~/.ssh",
     ".ssh/",
     "id_rsa",
@@ -75,13 +73,11 @@ fn names_env_file(text: &str) -> bool {
     })
 }
 
-static SECRET_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(SECRETS));
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
-        let lower = text.normalized();
-        let mut found = find_phrases(SECRET_MATCHER.as_ref(), SECRETS, lower);
-        if names_env_file(lower) {
+        let mut found = text.phrases(PhraseList::Secrets);
+        if names_env_file(text.normalized()) {
             found.push(".env");
         }
         if found.is_empty() {

@@ -2,9 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::texts::{find_phrases, matcher, TextKind};
-use aho_corasick::AhoCorasick;
-use std::sync::LazyLock;
+use crate::lint::texts::{PhraseList, TextKind};
 use std::collections::HashSet;
 
 declare_rule! {
@@ -48,7 +46,7 @@ declare_rule! {
 
 /// Words without which no order is found (lowercase): the text is only read word by word when
 /// one is there.
-const CUES: &[&str] = &[
+pub(crate) const CUES: &[&str] = &[
     "must",
     "should",
     "shall",
@@ -63,7 +61,6 @@ const CUES: &[&str] = &[
     " is run",
 ];
 
-static CUE_MATCHER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| matcher(CUES));
 
 /// Words that make what follows an obligation.
 const OBLIGATIONS: &[&str] = &["must", "should", "shall"];
@@ -111,6 +108,10 @@ fn looks_like_a_tool(word: &Word<'_>) -> bool {
 /// this tool's own: its name and its properties (`filePath must be absolute` is about an argument).
 fn order_about_another_tool(text: &str, is_own: impl Fn(&str) -> bool) -> Option<(String, String)> {
     let words = words(text);
+    // Most texts name no other tool: nothing more to read.
+    if !words.iter().any(|w| looks_like_a_tool(w) && !is_own(w.text)) {
+        return None;
+    }
     let lower: Vec<String> = words.iter().map(|w| w.text.to_lowercase()).collect();
     for (i, word) in words.iter().enumerate() {
         if !looks_like_a_tool(word) || is_own(word.text) {
@@ -155,7 +156,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     };
     for text in texts.iter().filter(|t| t.kind.is_prose()) {
         // Most descriptions give no order at all: only those are read word by word.
-        if find_phrases(CUE_MATCHER.as_ref(), CUES, text.normalized()).is_empty() {
+        if text.phrases(PhraseList::Cues).is_empty() {
             continue;
         }
         let Some((other, quote)) = order_about_another_tool(text.text, is_own) else {
