@@ -17,6 +17,7 @@
 //! anything but the document itself or a document the caller registered is refused.
 
 pub mod catalog;
+pub mod generate;
 pub mod json;
 pub mod lint;
 pub mod schema;

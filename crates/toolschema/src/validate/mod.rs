@@ -315,26 +315,39 @@ impl SchemaValidator {
     /// Validate, naming values as `subject` does in messages.
     #[inline]
     pub fn validate_as(&self, instance: &Value, subject: Subject) -> Result<(), ValidationErrors> {
+        self.validate_first(instance, subject, usize::MAX)
+    }
+
+    /// Validate, rendering at most the first `limit` errors the engine reports (a 100,000-item
+    /// array whose every item is wrong has as many; a caller that shows a few need not render
+    /// them all).
+    #[inline]
+    pub fn validate_first(
+        &self,
+        instance: &Value,
+        subject: Subject,
+        limit: usize,
+    ) -> Result<(), ValidationErrors> {
         if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
             return Err(too_deep(subject));
         }
         if self.engine.is_valid(instance) {
             return Ok(());
         }
-        Err(self.collect_errors(instance, subject))
+        Err(self.collect_errors(instance, subject, limit))
     }
 
-    /// The slow path: every error, rendered for a model.
+    /// The slow path: the errors, rendered for a model.
     #[cold]
     #[inline(never)]
-    fn collect_errors(&self, instance: &Value, subject: Subject) -> ValidationErrors {
+    fn collect_errors(&self, instance: &Value, subject: Subject, limit: usize) -> ValidationErrors {
         let renderer = messages::Renderer {
             instance,
             schema: &self.schema,
             subject,
         };
         let mut errors = Vec::new();
-        for error in self.engine.iter_errors(instance) {
+        for error in self.engine.iter_errors(instance).take(limit) {
             renderer.render(&error, &mut errors);
         }
         dedup_in_order(&mut errors);
@@ -368,8 +381,17 @@ fn too_deep(subject: Subject) -> ValidationErrors {
     }])
 }
 
+/// Up to this many errors are deduplicated by a linear scan; more through a hash set.
+const SCANNED_ERRORS: usize = 32;
+
 fn dedup_in_order(errors: &mut Vec<ValidationError>) {
-    // Error lists are short; a quadratic scan beats hashing cloned strings.
+    // Most error lists are short, and a scan beats hashing cloned strings; but a large array
+    // whose every item is wrong gives one error per item, and a scan of those is quadratic.
+    if errors.len() > SCANNED_ERRORS {
+        let mut seen = std::collections::HashSet::with_capacity(errors.len());
+        errors.retain(|e| seen.insert((e.path.clone(), e.message.clone())));
+        return;
+    }
     let mut kept: Vec<ValidationError> = Vec::with_capacity(errors.len());
     for error in errors.drain(..) {
         if !kept
@@ -486,6 +508,17 @@ impl CompiledTool {
     /// Check `tools/call` arguments. They must be a JSON object; every error is collected.
     #[inline]
     pub fn validate_input(&self, arguments: &Value) -> Result<(), ValidationErrors> {
+        self.validate_input_first(arguments, usize::MAX)
+    }
+
+    /// Check `tools/call` arguments, rendering at most the first `limit` errors (see
+    /// [`SchemaValidator::validate_first`]).
+    #[inline]
+    pub fn validate_input_first(
+        &self,
+        arguments: &Value,
+        limit: usize,
+    ) -> Result<(), ValidationErrors> {
         if !arguments.is_object() {
             return Err(ValidationErrors(vec![ValidationError {
                 path: String::new(),
@@ -493,7 +526,8 @@ impl CompiledTool {
                 keyword: "type".into(),
             }]));
         }
-        self.input.validate_as(arguments, Subject::Arguments)
+        self.input
+            .validate_first(arguments, Subject::Arguments, limit)
     }
 
     /// Check a result's `structuredContent` against the output schema.
