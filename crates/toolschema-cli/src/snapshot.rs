@@ -1,11 +1,11 @@
 //! `toolschema snapshot`: the tools of a live MCP server, exactly as it lists them.
 
-use crate::input::{parse_seconds, parse_size, InputError};
+use crate::input::{parse_seconds, InputError};
+use crate::server_args::ServerArgs;
 use crate::Outcome;
 use std::io::Write;
 use std::time::Duration;
-use toolschema_mcp::snapshot::{self, SnapshotOptions, Target};
-use toolschema_mcp::ServerCommand;
+use toolschema_mcp::snapshot::{self, SnapshotOptions};
 
 /// Arguments of `toolschema snapshot`.
 #[derive(Debug, clap::Args)]
@@ -19,13 +19,8 @@ Prints {\"tools\": [...]} with every tool of every page, each exactly as the ser
 keys, same order). Exit status: 0 done, 2 the server could not be started, exited early, answered
 with an error, or did not answer within --timeout.")]
 pub struct SnapshotArgs {
-    /// A Streamable HTTP endpoint instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    url: Option<String>,
-
-    /// The command that starts the server over stdio, after `--`.
-    #[arg(last = true, value_name = "COMMAND", required_unless_present = "url")]
-    command: Vec<String>,
+    #[command(flatten)]
+    server: ServerArgs,
 
     /// Write the snapshot to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -34,40 +29,15 @@ pub struct SnapshotArgs {
     /// Give up when the server has not answered everything within this many seconds.
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
-
-    /// An HTTP header for every request, `Name: value` (with --url; repeatable).
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
-    headers: Vec<String>,
-
-    /// The largest message accepted from the server: bytes, or with KiB, MiB or GiB.
-    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
-    max_message_bytes: usize,
 }
 
 /// Run `toolschema snapshot`.
 pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let target = match (&args.url, args.command.split_first()) {
-        (Some(url), _) => Target::Url(url.clone()),
-        (None, Some((program, rest))) => Target::Command(ServerCommand::new(program, rest)),
-        (None, None) => {
-            return Err(InputError(
-                "say which server: -- COMMAND ARGS..., or --url URL".into(),
-            ))
-        }
-    };
-    let mut headers = Vec::new();
-    for header in &args.headers {
-        let Some((name, value)) = header.split_once(':') else {
-            return Err(InputError(format!(
-                "--header '{header}': write it as 'Name: value'"
-            )));
-        };
-        headers.push((name.trim().to_string(), value.trim().to_string()));
-    }
+    let target = args.server.target()?;
     let options = SnapshotOptions {
         timeout: args.timeout,
-        headers,
-        max_message_bytes: args.max_message_bytes,
+        headers: args.server.headers()?,
+        max_message_bytes: args.server.max_message_bytes,
     };
     let runtime = toolschema_mcp::runtime()
         .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;

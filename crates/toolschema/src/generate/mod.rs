@@ -13,7 +13,7 @@
 //!   booleans as strings, objects and arrays sent as JSON text, one item for a list, an invented
 //!   extra argument);
 //! - **heavy**, valid or invalid as the schema says: a 1 MiB string, a 100,000-item array, arrays
-//!   nested 1,000 deep.
+//!   nested 100 deep.
 //!
 //! Every case is checked with the validator it was made for before it is returned: a valid case
 //! validates, an invalid one does not, and [`Case::errors`] says why. A candidate that is not
@@ -128,7 +128,7 @@ pub enum Category {
     Arguments,
     /// A 1 MiB string or a 100,000-item array.
     Oversized,
-    /// Arrays nested 1,000 deep.
+    /// Arrays nested 100 deep.
     DeepNesting,
 }
 

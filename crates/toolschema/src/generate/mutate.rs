@@ -16,8 +16,10 @@ use serde_json::{json, Map, Number, Value};
 pub(crate) const OVERSIZED_STRING: usize = 1 << 20;
 /// How many items the oversized array has.
 pub(crate) const OVERSIZED_ARRAY: usize = 100_000;
-/// How deep the deeply nested value goes.
-pub(crate) const DEEP_NESTING: usize = 1_000;
+/// How deep the deeply nested value goes: far deeper than any argument a model writes, and
+/// within what every JSON reader on the way reads (serde_json and the validator stop at 128
+/// levels, pydantic-core at 200), so a finding it causes can be read back and replayed.
+pub(crate) const DEEP_NESTING: usize = 100;
 /// How many places get an oversized or deeply nested value in one run of the generator: each is
 /// large to send, and one or two find what they find.
 pub(crate) const MAX_HEAVY_PLACES: usize = 2;
@@ -605,7 +607,9 @@ impl Mutator<'_> {
 
     /// `null`, and values of a type the place does not allow.
     fn wrong_types(&mut self, pointer: &str, facts: &Facts<'_>, current: &Value) {
-        if !facts.allows(Types::NULL) || facts.choices.is_some() {
+        // `null` arguments would read as absent ones in a findings file; absent is its own case.
+        let root_of_arguments = self.tool && pointer.is_empty();
+        if (!facts.allows(Types::NULL) || facts.choices.is_some()) && !root_of_arguments {
             self.replace(
                 Intent::Invalid,
                 Category::WrongType,
