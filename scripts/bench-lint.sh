@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark `toolschema lint` against mcptest's `schema-lint` on a 10,000-tool catalog built from
-# the real catalogs (../shared/catalogs/*.json, tools renamed to be unique, pretty-printed, about
-# 12 MB): wall time and peak memory (RSS) of the whole process, all rules on, median of RUNS runs.
+# the real catalogs of server-everything and server-filesystem (as scripts/test-data.sh captures them
+# into target/test-data/catalogs; tools renamed to be unique, pretty-printed, about 12 MB): wall time and peak memory (RSS) of the whole process, all rules on, median of RUNS runs.
 # The two commands run in turns so both see the same machine load.
 #
 # Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4); installs
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-9}
-SHARED=${TOOLSCHEMA_SHARED_DIR:-../shared}
+CATALOGS=${TOOLSCHEMA_TEST_DATA:-target/test-data}/catalogs
 MCPTEST_ROOT=${MCPTEST_ROOT:-${TMPDIR:-/tmp}/toolschema-bench-mcptest}
 MCPTEST_VERSION=1.3.0
 
@@ -21,13 +21,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 catalog="$work/catalog-10k.json"
 
-echo "==> building the 10,000-tool catalog from $SHARED/catalogs"
-python3 - "$SHARED/catalogs" "$catalog" <<'PY'
+for name in everything filesystem; do
+  if [ ! -f "$CATALOGS/$name.json" ]; then
+    echo "$CATALOGS/$name.json is missing: run ./scripts/test.sh (or ./scripts/test-data.sh) first" >&2
+    exit 2
+  fi
+done
+
+echo "==> building the 10,000-tool catalog from $CATALOGS"
+python3 - "$CATALOGS" "$catalog" <<'PY'
 import json, pathlib, sys
 source, target = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 tools = []
-for path in sorted(source.glob("*.json")):
-    tools += json.loads(path.read_text())["tools"]
+for name in ("everything", "filesystem"):
+    tools += json.loads((source / f"{name}.json").read_text())["tools"]
 out = []
 while len(out) < 10_000:
     i = len(out)

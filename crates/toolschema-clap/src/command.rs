@@ -2,16 +2,19 @@
 
 use crate::clients::{self, Client, ServerEntry};
 use crate::config::Config;
+use crate::http;
 use crate::server::{self, ServeError, ToolServer};
 use crate::tools::{ToolSet, MCP_COMMAND};
-use clap::{value_parser, Arg, ArgAction, ArgMatches, Command};
+use clap::{value_parser, Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+use toolschema_http::flags::GuardArgs;
 
 /// The `mcp` subcommand to add to `app`.
 ///
-/// `mcp start` serves MCP over stdio, `mcp stream` over Streamable HTTP, `mcp tools` writes the
+/// `mcp start` serves MCP over stdio, `mcp stream` over Streamable HTTP (behind the guard of
+/// toolschema-http: authentication, Host and Origin checks, limits), `mcp tools` writes the
 /// tool list, and `mcp claude|vscode|cursor enable|disable|list` edits the client's configuration.
 pub fn mcp_command(app: &Command, config: &Config) -> Command {
     let server_name = config
@@ -81,8 +84,14 @@ pub fn mcp_command(app: &Command, config: &Config) -> Command {
                 .arg(timeout.clone()),
         )
         .subcommand(
-            Command::new("stream")
+            GuardArgs::augment_args(Command::new("stream"))
                 .about("Serve MCP over Streamable HTTP at http://HOST:PORT/mcp until SIGINT or SIGTERM")
+                .long_about(
+                    "Serve MCP over Streamable HTTP at http://HOST:PORT/mcp until SIGINT or SIGTERM.\n\n\
+                     On an address other than loopback, clients must authenticate (--auth-token-file, \
+                     or --oauth-issuer and --oauth-audience) unless --no-auth says otherwise. \
+                     SIGHUP reads the token file and the key set file again.",
+                )
                 .arg(
                     Arg::new("host")
                         .long("host")
@@ -171,10 +180,21 @@ fn run_inner(app: &Command, matches: &ArgMatches, config: &Config) -> Result<(),
                 .get_one::<String>("host")
                 .map_or("127.0.0.1", String::as_str);
             let port = sub.get_one::<u16>("port").copied().unwrap_or(8080);
+            let guard = GuardArgs::from_arg_matches(sub)
+                .map_err(|e| e.to_string())?
+                .into_config(http::ENDPOINT, server.tools().tool_scopes());
+            log_to_stderr();
             runtime()?
-                .block_on(server::serve_http(server, host, port, |address| {
-                    eprintln!("serving MCP at http://{address}/mcp");
-                }))
+                .block_on(http::serve_http(
+                    server,
+                    host,
+                    port,
+                    guard,
+                    |address, guard| {
+                        eprintln!("serving MCP at http://{address}{}", http::ENDPOINT);
+                        eprintln!("{}", guard.describe());
+                    },
+                ))
                 .map_err(|e| e.to_string())
         }
         "tools" => {
@@ -265,6 +285,22 @@ fn tool_server(app: &Command, config: &Config) -> Result<ToolServer, String> {
         .unwrap_or(app.get_name());
     let version = app.get_version().unwrap_or("0.0.0");
     ToolServer::new(tools, name, version, program).map_err(|e| e.to_string())
+}
+
+/// Send the server's log (each call with its client's name, each refusal and why) to standard
+/// error, unless the application already chose where its `tracing` events go.
+fn log_to_stderr() {
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    let filter = Targets::new()
+        .with_default(LevelFilter::WARN)
+        .with_target("toolschema_http", LevelFilter::INFO)
+        .with_target("toolschema_clap", LevelFilter::INFO);
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(filter);
+    // Fails only when a subscriber is set already: the application's choice stands.
+    let _ = tracing::subscriber::set_global_default(subscriber);
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {

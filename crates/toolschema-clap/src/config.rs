@@ -42,6 +42,7 @@ pub struct Config {
     pub(crate) env_defaults: Vec<(String, String)>,
     pub(crate) annotations: Vec<(String, ToolAnnotations)>,
     pub(crate) argument_schemas: Vec<ArgumentSchema>,
+    pub(crate) scopes: Vec<(String, String)>,
     pub(crate) timeout: Duration,
     pub(crate) output_limit: usize,
 }
@@ -65,6 +66,7 @@ impl Default for Config {
             env_defaults: Vec::new(),
             annotations: Vec::new(),
             argument_schemas: Vec::new(),
+            scopes: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             output_limit: DEFAULT_OUTPUT_LIMIT,
         }
@@ -145,6 +147,17 @@ impl Config {
             argument: argument.into(),
             schema,
         });
+        self
+    }
+
+    /// Over HTTP with authentication, calling the tools of commands at or below this path needs
+    /// this OAuth scope (may be given several times: a tool needs every scope given for it).
+    /// Clients whose token lacks it do not see the tool in `tools/list`, and a call to it is
+    /// refused with 403 `insufficient_scope`. Without authentication (stdio, or HTTP on
+    /// loopback without tokens) scopes do not apply.
+    pub fn require_scope(mut self, path: impl Into<String>, scope: impl Into<String>) -> Self {
+        self.scopes
+            .push((normalize_path(&path.into()), scope.into()));
         self
     }
 

@@ -62,6 +62,7 @@ mod clients;
 mod command;
 mod config;
 mod exec;
+mod http;
 mod probe;
 mod server;
 mod tools;

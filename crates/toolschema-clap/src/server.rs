@@ -1,6 +1,7 @@
 //! The MCP server on rmcp: `tools/list` returns the tool set's tools unchanged, `tools/call`
-//! checks a call, runs the command, and returns what it printed. Served over stdio or
-//! Streamable HTTP.
+//! checks a call, runs the command, and returns what it printed. Served over stdio, or over
+//! Streamable HTTP ([`crate::http`]), where the guard decides which tools each client sees and
+//! may call.
 
 use crate::exec::{self, Limits};
 use crate::tools::{CallError, ToolSet};
@@ -13,6 +14,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
+use toolschema_http::{AuthMethod, Guard, Principal};
 
 /// Why the server cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +36,10 @@ pub enum ServeError {
     /// The MCP session failed.
     #[error("MCP session failed: {0}")]
     Session(String),
+    /// The HTTP guard refused to start (no authentication on an open address, a broken token
+    /// file, an issuer that cannot be reached...).
+    #[error("{0}")]
+    Guard(#[from] toolschema_http::StartError),
 }
 
 /// The tools as rmcp types, each checked to serialize back to exactly the JSON of the tool.
@@ -70,6 +76,8 @@ pub(crate) struct ToolServer {
     wire: Arc<Vec<WireTool>>,
     info: ServerConfig,
     program: Arc<PathBuf>,
+    /// Over HTTP: the guard, whose scopes decide what each client sees and may call.
+    guard: Option<Arc<Guard>>,
 }
 
 impl ToolServer {
@@ -88,7 +96,39 @@ impl ToolServer {
             wire: Arc::new(wire),
             info,
             program: Arc::new(program),
+            guard: None,
         })
+    }
+
+    /// The same server behind `guard`.
+    pub(crate) fn with_guard(mut self, guard: Arc<Guard>) -> ToolServer {
+        self.guard = Some(guard);
+        self
+    }
+
+    /// The tool set.
+    pub(crate) fn tools(&self) -> &ToolSet {
+        &self.tools
+    }
+
+    /// Whether the client of `context` may call `tool`: always over stdio; over HTTP, when the
+    /// guard's scopes allow it. A request the guard did not see (no principal) may call only
+    /// tools that need no scope.
+    fn may_call(&self, context: &RequestContext<RoleServer>, tool: &str) -> bool {
+        let Some(guard) = &self.guard else {
+            return true;
+        };
+        let principal = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>());
+        match principal {
+            Some(principal) => guard.may_call(principal, tool),
+            None => guard.may_call(
+                &Principal::new("", AuthMethod::Token, Default::default()),
+                tool,
+            ),
+        }
     }
 
     /// Check and run one call.
@@ -142,9 +182,15 @@ impl ServerHandler for ToolServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.wire.as_ref().clone()))
+        let visible = self
+            .wire
+            .iter()
+            .filter(|tool| self.may_call(&context, &tool.name))
+            .cloned()
+            .collect();
+        Ok(ListToolsResult::with_all_items(visible))
     }
 
     async fn call_tool(
@@ -152,6 +198,13 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // The guard refused such calls before they got here; this holds if it did not see one.
+        if !self.may_call(&context, &request.name) {
+            return Err(ErrorData::invalid_params(
+                format!("this client may not call the tool '{}'", request.name),
+                None,
+            ));
+        }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         self.call(&request.name, arguments, context.ct.clone())
             .await
@@ -178,98 +231,33 @@ pub(crate) async fn serve_stdio(server: ToolServer) -> Result<(), ServeError> {
     Ok(())
 }
 
-/// Serve MCP over Streamable HTTP at `http://HOST:PORT/mcp` until SIGINT or SIGTERM; `ready` is
-/// told the address bound (useful with port 0).
-pub(crate) async fn serve_http(
-    server: ToolServer,
-    host: &str,
-    port: u16,
-    ready: impl FnOnce(std::net::SocketAddr),
-) -> Result<(), ServeError> {
-    use hyper_util::rt::TokioIo;
-    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-
-    let listener = tokio::net::TcpListener::bind((host, port)).await?;
-    let address = listener.local_addr()?;
-    let shutdown = tokio_util::sync::CancellationToken::new();
-    let mut config =
-        StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
-    // rmcp accepts loopback hosts only (against DNS rebinding); a server bound elsewhere on
-    // purpose must accept its own address too.
-    config.allowed_hosts.push(host.to_string());
-    config.allowed_hosts.push(address.to_string());
-    let service = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    ready(address);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut signal = Box::pin(shutdown_signal());
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let service = service.clone();
-                let routed = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                    let mut service = service.clone();
-                    async move {
-                        if request.uri().path() == "/mcp" {
-                            tower_service::Service::call(&mut service, request).await
-                        } else {
-                            Ok(not_found())
-                        }
-                    }
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), routed);
-                let connection = graceful.watch(connection);
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-            }
-            () = &mut signal => break,
-        }
-    }
-    shutdown.cancel();
-    drop(listener);
-    // Open event streams end when their sessions close; give them a moment, then stop anyway.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), graceful.shutdown()).await;
-    Ok(())
-}
-
-fn not_found(
-) -> http::Response<http_body_util::combinators::BoxBody<bytes::Bytes, std::convert::Infallible>> {
-    use http_body_util::BodyExt;
-    let body = http_body_util::Full::new(bytes::Bytes::from_static(
-        b"not found: the MCP endpoint is /mcp\n",
-    ))
-    .boxed();
-    let mut response = http::Response::new(body);
-    *response.status_mut() = http::StatusCode::NOT_FOUND;
-    response
-}
-
-/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM.
-async fn shutdown_signal() {
+/// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM. The handlers are in place when this
+/// returns, before the future is first polled: a signal that arrives right after a server says
+/// it is ready stops it gracefully instead of killing it.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

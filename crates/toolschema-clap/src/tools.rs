@@ -79,6 +79,14 @@ pub enum BuildError {
         /// Why not.
         reason: String,
     },
+    /// `require_scope` names something that is not an OAuth scope.
+    #[error("require_scope for '{path}': {reason}")]
+    Scope {
+        /// The command path.
+        path: String,
+        /// Why not.
+        reason: String,
+    },
     /// A tool's schemas do not compile (an `argument_schema` that is not valid JSON Schema).
     #[error("command '{command}': {reason}")]
     Schema {
@@ -153,6 +161,7 @@ pub struct ToolSet {
     pub(crate) env_defaults: Vec<(String, String)>,
     pub(crate) timeout: Duration,
     pub(crate) output_limit: usize,
+    scopes: Vec<(String, String)>,
 }
 
 /// The output schema every tool shares: what the command printed and how it exited.
@@ -252,6 +261,13 @@ impl ToolSet {
         for (path, _) in &config.annotations {
             check_path("annotate", path)?;
         }
+        for (path, scope) in &config.scopes {
+            check_path("require_scope", path)?;
+            toolschema_http::scopes::check_scope(scope).map_err(|reason| BuildError::Scope {
+                path: path.clone(),
+                reason,
+            })?;
+        }
         let all_args: Vec<&Arg> = commands
             .iter()
             .flat_map(|(_, c)| c.get_arguments())
@@ -346,7 +362,23 @@ impl ToolSet {
             env_defaults: config.env_defaults.clone(),
             timeout: config.timeout,
             output_limit: config.output_limit,
+            scopes: config.scopes.clone(),
         })
+    }
+
+    /// The scopes each tool needs over HTTP with authentication ([`Config::require_scope`]),
+    /// by exact tool name.
+    pub fn tool_scopes(&self) -> toolschema_http::ToolScopes {
+        let mut scopes = toolschema_http::ToolScopes::new();
+        for tool in &self.tools {
+            for (path, scope) in &self.scopes {
+                if path_is_under(&tool.path, path) {
+                    // Tool names never hold `*` or `?` (MCP's name rules), so each is its own glob.
+                    scopes = scopes.require(tool.name(), scope.clone());
+                }
+            }
+        }
+        scopes
     }
 
     /// The tools, in command-tree order.
@@ -716,6 +748,37 @@ mod tests {
         assert_eq!(
             tools.get("kube_get_nodes").unwrap().tool().description(),
             Some("Execute the kube get nodes command")
+        );
+    }
+
+    #[test]
+    fn scopes_by_command_path_become_scopes_by_tool_name() {
+        let config = Config::new()
+            .prefix("k")
+            .require_scope("get", "read")
+            .require_scope("get pods", "pods");
+        let tools = ToolSet::new(&app(), &config).unwrap();
+        let scopes = tools.tool_scopes();
+        let required: Vec<_> = scopes.required("k_get_pods").into_iter().collect();
+        assert_eq!(required, ["pods", "read"]);
+        assert_eq!(
+            scopes
+                .required("k_get_nodes")
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["read"]
+        );
+        assert!(scopes.required("k_delete").is_empty());
+        let error =
+            ToolSet::new(&app(), &Config::new().require_scope("get podz", "read")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "require_scope: no command 'get podz' (did you mean 'get pods'?)"
+        );
+        let error = ToolSet::new(&app(), &Config::new().require_scope("get", "a b")).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "require_scope for 'get': \"a b\" is not a scope (printable ASCII without spaces, quotes or backslashes)"
         );
     }
 

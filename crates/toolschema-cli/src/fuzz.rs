@@ -7,10 +7,10 @@ use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
+use toolschema::Glob;
 use toolschema_mcp::fuzz::{
     self, Check, Finding, FuzzOptions, Progress, ReplayRequest, Report, Severity,
 };
-use toolschema_mcp::proxy::Glob;
 
 /// Arguments of `toolschema fuzz`.
 #[derive(Debug, clap::Args)]

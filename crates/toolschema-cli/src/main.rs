@@ -3,6 +3,7 @@
 mod fuzz;
 mod input;
 mod lint;
+mod log;
 mod proxy;
 mod rules;
 mod server_args;
@@ -65,6 +66,7 @@ impl From<Outcome> for ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    log::init();
     match cli.command {
         // The proxy owns the process's stdin and stdout: nothing may hold a lock on stdout.
         Command::Proxy(args) => finish(proxy::run(args), Ok(())),

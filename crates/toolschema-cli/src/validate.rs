@@ -93,8 +93,9 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     }
     let catalog_path = args.catalog.as_deref().unwrap_or("-");
     let text = read_text(catalog_path)?;
-    let catalog = Catalog::from_json(display_name(catalog_path), &text)?;
+    let catalog = ReadCatalog::read(display_name(catalog_path), &text)?;
     if let Some(calls) = &args.calls {
+        catalog.warn_left_out(None);
         return validate_calls(&args, &catalog, calls, out);
     }
     let (Some(tool_name), Some(raw_args)) = (&args.tool, &args.args) else {
@@ -104,10 +105,11 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     };
     let tool = catalog
         .require(tool_name)
-        .map_err(|e| InputError(format!("{}: {e}", catalog.file())))?;
+        .map_err(|e| InputError(e.in_file(catalog.catalog.file())))?;
+    catalog.warn_left_out(Some(tool_name));
     let compiled = tool
         .compile_with(&args.compile_options())
-        .map_err(|e| InputError(format!("{}: {e}", catalog.file())))?;
+        .map_err(|e| InputError(format!("{}: {e}", catalog.catalog.file())))?;
     let arguments = json_argument("--args", raw_args)?;
     let verdict = compiled.validate_input(&arguments);
     toolschema::json::drop_deep(arguments);
@@ -125,6 +127,79 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     } else {
         Outcome::Invalid
     })
+}
+
+/// A catalog read for validation: a tool that breaks a rule is left out with a warning, so the
+/// other tools of a real server's catalog can still be checked; asking for the tool left out is an
+/// error.
+struct ReadCatalog {
+    catalog: Catalog,
+    left_out: Vec<toolschema::CatalogError>,
+}
+
+impl ReadCatalog {
+    fn read(file: &str, text: &str) -> Result<ReadCatalog, InputError> {
+        let (catalog, left_out) = Catalog::from_json_lenient(file, text)?;
+        Ok(ReadCatalog { catalog, left_out })
+    }
+
+    /// The tool named `name`, or why it cannot be checked.
+    fn require(&self, name: &str) -> Result<&toolschema::Tool, Unavailable<'_>> {
+        if let Some(error) = self.left_out.iter().find(|e| e.tool_name() == Some(name)) {
+            return Err(Unavailable::LeftOut(error));
+        }
+        self.catalog.require(name).map_err(Unavailable::Unknown)
+    }
+
+    /// Say once, on stderr, which tools were left out (all but `selected`, whose error is
+    /// reported on its own).
+    fn warn_left_out(&self, selected: Option<&str>) {
+        let others: Vec<String> = self
+            .left_out
+            .iter()
+            .filter(|e| selected.is_none() || e.tool_name() != selected)
+            .map(ToString::to_string)
+            .collect();
+        if others.is_empty() {
+            return;
+        }
+        eprintln!(
+            "warning: {}: left out {} tool{} that cannot be read:",
+            self.catalog.file(),
+            others.len(),
+            if others.len() == 1 { "" } else { "s" },
+        );
+        for error in others {
+            eprintln!("  {error}");
+        }
+    }
+}
+
+/// Why a named tool cannot be checked.
+enum Unavailable<'c> {
+    /// The tool breaks a rule; its error names the file, line and column.
+    LeftOut(&'c toolschema::CatalogError),
+    /// There is no such tool (with a did-you-mean).
+    Unknown(toolschema::UnknownTool),
+}
+
+impl Unavailable<'_> {
+    /// The message, with the catalog's file name in front when it does not have it yet.
+    fn in_file(&self, file: &str) -> String {
+        match self {
+            Unavailable::LeftOut(error) => error.to_string(),
+            Unavailable::Unknown(error) => format!("{file}: {error}"),
+        }
+    }
+}
+
+impl std::fmt::Display for Unavailable<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unavailable::LeftOut(error) => error.fmt(f),
+            Unavailable::Unknown(error) => error.fmt(f),
+        }
+    }
 }
 
 fn write_error(e: std::io::Error) -> InputError {
@@ -167,7 +242,7 @@ impl Tally {
 
 fn validate_calls(
     args: &ValidateArgs,
-    catalog: &Catalog,
+    catalog: &ReadCatalog,
     calls_path: &str,
     out: &mut dyn Write,
 ) -> Result<Outcome, InputError> {
@@ -183,7 +258,7 @@ fn validate_calls(
 }
 
 fn check_call(
-    catalog: &Catalog,
+    catalog: &ReadCatalog,
     options: &CompileOptions,
     compiled: &mut std::collections::HashMap<String, Result<CompiledTool, String>>,
     call: &Value,

@@ -9,7 +9,6 @@ mod support;
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::shared_dir;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/lint")
@@ -610,17 +609,28 @@ fn fix_refuses_what_it_cannot_do() {
     );
 }
 
+/// A folder of real catalogs beside JSON that is no catalog (`{"tools": {}}`, a package.json):
+/// the others are skipped with a note, and the exit status comes from the real catalogs' findings.
 #[test]
 fn the_real_catalogs() {
-    let everything = shared_dir().join("catalogs/everything.json");
-    let filesystem = shared_dir().join("catalogs/filesystem.json");
-    let r = run(&[
-        "lint",
-        everything.to_str().unwrap(),
-        filesystem.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let root = tempfile::tempdir().unwrap();
+    let servers = root.path().join("servers");
+    std::fs::create_dir(&servers).unwrap();
+    for name in ["everything", "filesystem"] {
+        std::fs::copy(
+            support::real_catalog_path(name),
+            servers.join(format!("{name}.json")),
+        )
+        .unwrap();
+    }
+    std::fs::write(servers.join("not-tools.json"), "{\"tools\": {}}").unwrap();
+    std::fs::write(servers.join("package.json"), "{\"name\": \"x\"}").unwrap();
+    let r = run_in(root.path(), &["lint", "servers", "--format", "json"], None);
+    assert_eq!(
+        r.stderr,
+        "note: skipped servers/not-tools.json: not a tool catalog\n\
+         note: skipped servers/package.json: not a tool catalog\n"
+    );
     assert_eq!(r.code, 1, "{}", r.stderr);
     let document: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(

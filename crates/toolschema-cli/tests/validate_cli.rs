@@ -7,7 +7,6 @@ mod support;
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
-use support::shared_dir;
 
 fn toolschema() -> Command {
     Command::cargo_bin("toolschema").unwrap()
@@ -17,8 +16,8 @@ fn example_catalog() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/catalog.json")
 }
 
-fn shared_catalog(name: &str) -> PathBuf {
-    shared_dir().join(format!("catalogs/{name}.json"))
+fn real_catalog(name: &str) -> PathBuf {
+    support::real_catalog_path(name)
 }
 
 struct Run {
@@ -168,20 +167,62 @@ fn malformed_catalog_exit_2_with_line_and_column() {
     );
 }
 
+/// A real server's catalog can hold one odd tool: the others are still checked, with a warning
+/// naming the odd one; asking for the odd one is bad input.
 #[test]
-fn catalog_with_a_bad_tool_names_the_tool_and_the_rule() {
+fn a_bad_tool_elsewhere_in_the_catalog_does_not_stop_validation() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("bad.json");
-    std::fs::write(&path, r#"[{"name": "find files", "inputSchema": {}}]"#).unwrap();
-    let r = validate(&[path.to_str().unwrap(), "--tool", "x", "--args", "{}"]);
+    let path = dir.path().join("mixed.json");
+    std::fs::write(
+        &path,
+        r#"[{"name": "find files", "inputSchema": {}},
+ {"name": "count", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]"#,
+    )
+    .unwrap();
+    let catalog = path.to_str().unwrap();
+    let bad_tool = format!(
+        "{catalog}:1:3: tool 'find files' (tools[0]): name contains invalid characters: ' '"
+    );
+    let warning =
+        format!("warning: {catalog}: left out 1 tool that cannot be read:\n  {bad_tool}\n");
+
+    let r = validate(&[catalog, "--tool", "count", "--args", r#"{"n": 2}"#]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"));
+    assert_eq!(r.stderr, warning);
+
+    let r = validate(&[catalog, "--tool", "count", "--args", r#"{"n": "2"}"#]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stderr, warning);
+
+    let r = validate(&[catalog, "--tool", "find files", "--args", "{}"]);
+    assert_eq!(r.code, 2);
+    assert_eq!(r.stderr, format!("error: {bad_tool}\n"));
+
+    // --calls: each line is judged against its own tool.
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        "{\"name\": \"count\", \"arguments\": {\"n\": 1}}\n{\"name\": \"find files\", \"arguments\": {}}\n",
+    )
+    .unwrap();
+    let r = validate(&[catalog, "--calls", calls.to_str().unwrap()]);
     assert_eq!(r.code, 2);
     assert_eq!(
-        r.stderr,
+        r.stdout,
         format!(
-            "error: {}:1:3: tool 'find files' (tools[0]): name contains invalid characters: ' '\n",
-            path.display()
+            "{{\"line\":1,\"tool\":\"count\",\"valid\":true,\"errors\":[]}}\n{{\"line\":2,\"tool\":\"find files\",\"error\":{}}}\n",
+            serde_json::to_string(&bad_tool).unwrap()
         )
     );
+    assert_eq!(r.stderr, warning);
+    let only_good = dir.path().join("good.jsonl");
+    std::fs::write(
+        &only_good,
+        "{\"name\": \"count\", \"arguments\": {\"n\": 1}}\n",
+    )
+    .unwrap();
+    let r = validate(&[catalog, "--calls", only_good.to_str().unwrap()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
 }
 
 #[test]
@@ -321,7 +362,7 @@ fn recorded_calls_one_json_line_each() {
         ),
     )
     .unwrap();
-    let catalog = shared_catalog("filesystem");
+    let catalog = real_catalog("filesystem");
     let r = validate(&[
         catalog.to_str().unwrap(),
         "--calls",
@@ -476,7 +517,7 @@ fn remote_refs_are_refused() {
 
 #[test]
 fn real_draft_07_catalog() {
-    let catalog = shared_catalog("everything");
+    let catalog = real_catalog("everything");
     let r = validate(&[
         catalog.to_str().unwrap(),
         "--tool",

@@ -14,6 +14,9 @@
 //! Where a message must survive byte for byte (forwarded messages, listed tools), the runtime keeps
 //! the raw JSON ([`framing`], [`message`]).
 //!
+//! The runtime never prints: what its user should know (a skipped message, a failed audit write)
+//! is reported through `tracing` at `WARN`, and the binary decides what reaches the terminal.
+//!
 //! The runtime is async on tokio ([`runtime`] builds the single-threaded runtime the `toolschema`
 //! command uses), except the proxy's message path: each direction is a thread of its own with
 //! blocking I/O, which wakes the thread that handles a message directly.

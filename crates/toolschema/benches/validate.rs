@@ -1,4 +1,4 @@
-//! Validating tool-call arguments against the real catalog schemas (../shared/catalogs):
+//! Validating tool-call arguments against the real catalog schemas (captured by scripts/test-data.sh):
 //! toolschema's `CompiledTool::validate_input` next to the jsonschema engine used raw on the same
 //! schemas, for valid and invalid calls. Prints the ratios at the end.
 //!
@@ -13,7 +13,6 @@ use criterion::Criterion;
 use serde_json::{json, Value};
 use std::hint::black_box;
 use std::path::Path;
-use support::shared_dir;
 use toolschema::{Catalog, CompiledTool};
 
 struct Case {
@@ -23,8 +22,7 @@ struct Case {
 }
 
 fn catalog(name: &str) -> Catalog {
-    let path = shared_dir().join(format!("catalogs/{name}.json"));
-    Catalog::from_json(name, &std::fs::read_to_string(path).unwrap()).unwrap()
+    Catalog::from_json(name, &support::real_catalog_text(name)).unwrap()
 }
 
 /// Calls against the real schemas: (catalog, tool, valid arguments, invalid arguments).

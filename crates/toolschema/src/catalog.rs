@@ -98,6 +98,17 @@ impl fmt::Display for CatalogError {
 
 impl std::error::Error for CatalogError {}
 
+impl CatalogError {
+    /// The name of the tool the error is about, when it is about one tool with a usable name.
+    pub fn tool_name(&self) -> Option<&str> {
+        match &self.kind {
+            CatalogErrorKind::Tool { name, .. } => name.as_deref(),
+            CatalogErrorKind::DuplicateName { name, .. } => Some(name),
+            CatalogErrorKind::Syntax(_) | CatalogErrorKind::Shape(_) => None,
+        }
+    }
+}
+
 /// Where one tool sits in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolLocation {
@@ -206,6 +217,16 @@ impl CatalogLayout {
                 let line = reader.line();
                 let root =
                     scan_object(&mut reader, text, "", 0, &mut layout, &mut found).map_err(fail)?;
+                reader.finish().map_err(fail)?;
+                let misplaced_tools = root
+                    .tools_not_array
+                    .or(root.result.as_ref().and_then(|r| r.tools_not_array));
+                if let Some(offset) = misplaced_tools {
+                    return Err(shape_error(
+                        offset,
+                        "\"tools\" must be an array of tools".into(),
+                    ));
+                }
                 if root.has_tools {
                     layout.shape = CatalogShape::ToolsList;
                 } else if let Some(result) = root.result {
@@ -303,6 +324,8 @@ const NOT_A_CATALOG: &str = "not a tool catalog: expected {\"tools\": [...]}, a 
 #[derive(Default)]
 struct ObjectFacts {
     has_tools: bool,
+    /// Where a `"tools"` member that is not an array starts.
+    tools_not_array: Option<usize>,
     result: Option<Box<ObjectFacts>>,
     rpc_error: Option<String>,
     looks_like_tool: bool,
@@ -339,10 +362,10 @@ fn scan_object(
                 scan_tool_array(reader, &tools_pointer, depth + 1, found)?;
             }
             "tools" => {
-                return Err(SyntaxError {
-                    message: "\"tools\" must be an array of tools".into(),
-                    offset: member_offset,
-                })
+                // Valid JSON of another shape: the scan goes on so that a syntax error later in
+                // the text still wins, and the caller reports the shape.
+                facts.tools_not_array.get_or_insert(member_offset);
+                reader.skip_value(depth + 1)?;
             }
             "result" if pointer.is_empty() && reader.peek() == Some(b'{') => {
                 let result_pointer = "/result".to_string();
@@ -454,9 +477,46 @@ pub struct UnknownTool {
 impl Catalog {
     /// Read a catalog from JSON text, checking every tool. `file` names the text in errors.
     pub fn from_json(file: &str, text: &str) -> Result<Catalog, CatalogError> {
+        Self::read_tools(file, text, &mut |error| Err(error))
+    }
+
+    /// Read a catalog from JSON text, leaving out the tools that break a rule (an invalid name,
+    /// a malformed field, a name used twice) instead of refusing the whole file: a catalog from a
+    /// real server can hold one odd tool, and its other tools still work. Returns the readable
+    /// tools and one error per tool left out, in file order; only text that is not JSON or not a
+    /// catalog is an error.
+    ///
+    /// ```
+    /// use toolschema::Catalog;
+    /// let text = r#"[{"name": "ok", "inputSchema": {}}, {"name": "bad name", "inputSchema": {}}]"#;
+    /// let (catalog, left_out) = Catalog::from_json_lenient("c.json", text).unwrap();
+    /// assert_eq!(catalog.len(), 1);
+    /// assert_eq!(left_out[0].tool_name(), Some("bad name"));
+    /// ```
+    pub fn from_json_lenient(
+        file: &str,
+        text: &str,
+    ) -> Result<(Catalog, Vec<CatalogError>), CatalogError> {
+        let mut left_out = Vec::new();
+        let catalog = Self::read_tools(file, text, &mut |error| {
+            left_out.push(error);
+            Ok(())
+        })?;
+        Ok((catalog, left_out))
+    }
+
+    /// Read the catalog, handing each tool that breaks a rule to `rejected`, which either stops
+    /// the reading with the error or lets it go on without that tool.
+    fn read_tools(
+        file: &str,
+        text: &str,
+        rejected: &mut dyn FnMut(CatalogError) -> Result<(), CatalogError>,
+    ) -> Result<Catalog, CatalogError> {
         let layout = CatalogLayout::scan(file, text)?;
         let lines = LineIndex::new(text);
         let mut tools: Vec<CatalogTool> = Vec::with_capacity(layout.tools.len());
+        let mut first_of_name: std::collections::HashMap<String, usize> =
+            std::collections::HashMap::with_capacity(layout.tools.len());
         for index in 0..layout.tools.len() {
             let source = layout.read_tool(file, text, index)?;
             let name = source
@@ -477,16 +537,17 @@ impl Catalog {
                     let offset = spans
                         .locate(&value, &field)
                         .map(|(s, _)| s.anchor() as usize);
-                    return Err(CatalogError {
+                    rejected(CatalogError {
                         file: file.to_string(),
                         position: offset.map(|o| lines.position(text, o)),
                         kind: CatalogErrorKind::Tool { index, name, error },
-                    });
+                    })?;
+                    continue;
                 }
             };
-            if let Some(first) = tools.iter().position(|t| t.tool.name() == tool.name()) {
+            if let Some(&first) = first_of_name.get(tool.name()) {
                 let offset = spans.root().map(|s| s.start as usize).unwrap_or_default();
-                return Err(CatalogError {
+                rejected(CatalogError {
                     file: file.to_string(),
                     position: Some(lines.position(text, offset)),
                     kind: CatalogErrorKind::DuplicateName {
@@ -494,8 +555,10 @@ impl Catalog {
                         first,
                         second: index,
                     },
-                });
+                })?;
+                continue;
             }
+            first_of_name.insert(tool.name().to_string(), index);
             tools.push(CatalogTool {
                 tool,
                 pointer,
@@ -671,7 +734,22 @@ mod tests {
         assert_eq!(err("{\"x\": 1}"), format!("c.json:1:1: {NOT_A_CATALOG}"));
         assert_eq!(
             err("{\"tools\": {}}"),
-            "c.json:1:11: invalid JSON: \"tools\" must be an array of tools"
+            "c.json:1:11: \"tools\" must be an array of tools"
+        );
+        assert!(matches!(
+            Catalog::from_json("c.json", "{\"tools\": {}}")
+                .unwrap_err()
+                .kind,
+            CatalogErrorKind::Shape(_)
+        ));
+        assert_eq!(
+            err("{\"result\": {\"tools\": 3}}"),
+            "c.json:1:22: \"tools\" must be an array of tools"
+        );
+        // A syntax error after the misplaced member is still a syntax error.
+        assert_eq!(
+            err("{\"tools\": {}, }"),
+            "c.json:1:15: invalid JSON: expected an object key in double quotes"
         );
         assert_eq!(
             err(
@@ -679,6 +757,29 @@ mod tests {
             ),
             "c.json:1:1: the JSON-RPC response is an error: Method not found"
         );
+    }
+
+    #[test]
+    fn lenient_reading_leaves_out_only_the_tools_that_break_a_rule() {
+        let text = "{\"tools\": [\n  {\"name\": \"ok\", \"inputSchema\": {}},\n  {\"name\": \"bad name\", \"inputSchema\": {}},\n  {\"name\": \"ok\", \"inputSchema\": {}},\n  {\"inputSchema\": {}},\n  {\"name\": \"last\", \"inputSchema\": {}}\n]}";
+        let (catalog, left_out) = Catalog::from_json_lenient("c.json", text).unwrap();
+        let names: Vec<_> = catalog.tools().map(Tool::name).collect();
+        assert_eq!(names, ["ok", "last"]);
+        assert_eq!(catalog.entries()[1].pointer, "/tools/4");
+        let messages: Vec<_> = left_out.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            [
+                "c.json:3:4: tool 'bad name' (tools[1]): name contains invalid characters: ' '",
+                "c.json:4:3: duplicate tool name 'ok' (tools[0] and tools[2])",
+                "c.json:5:3: tools[3]: name is required",
+            ]
+        );
+        let named: Vec<_> = left_out.iter().map(CatalogError::tool_name).collect();
+        assert_eq!(named, [Some("bad name"), Some("ok"), None]);
+        // Text that is not a catalog is still an error.
+        assert!(Catalog::from_json_lenient("c.json", "{\"tools\": {}}").is_err());
+        assert!(Catalog::from_json_lenient("c.json", "[").is_err());
     }
 
     #[test]

@@ -18,14 +18,17 @@
 
 pub mod catalog;
 pub mod generate;
+pub mod glob;
 pub mod json;
 pub mod lint;
 pub mod schema;
+pub mod size;
 pub mod suggest;
 pub mod tool;
 pub mod validate;
 
 pub use catalog::{Catalog, CatalogError, CatalogLayout, UnknownTool};
+pub use glob::Glob;
 pub use schema::{Dialect, SchemaError, SchemaShape};
 pub use tool::{Tool, ToolAnnotations, ToolError, ToolId};
 pub use validate::{

@@ -12,16 +12,11 @@ use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use support::shared_dir;
 use toolschema::generate::{self, GenerateOptions, Kind};
 use toolschema::{Catalog, CompileOptions, Dialect, SchemaValidator, Subject};
 
 fn suite_dir() -> PathBuf {
-    shared_dir().join("json-schema-test-suite")
-}
-
-fn catalog_path(name: &str) -> PathBuf {
-    shared_dir().join(format!("catalogs/{name}.json"))
+    support::json_schema_test_suite()
 }
 
 fn json_files(dir: &Path) -> Vec<PathBuf> {
@@ -263,16 +258,12 @@ fn format_schemas_agree_with_format_assertion_on() {
     }
 }
 
-fn catalog(name: &str) -> Catalog {
-    let path = catalog_path(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Catalog::from_json(&format!("{name}.json"), &text).unwrap()
-}
-
 fn catalogs() -> Vec<Catalog> {
-    ["everything", "filesystem"]
+    support::REAL_CATALOGS
         .into_iter()
-        .map(catalog)
+        .map(|name| {
+            Catalog::from_json(&format!("{name}.json"), &support::real_catalog_text(name)).unwrap()
+        })
         .collect()
 }
 
@@ -329,7 +320,7 @@ fn real_catalog_tools_generator_and_validator_agree() {
             assert!(kinds.0 > 0 && kinds.1 > 0, "{}: {kinds:?}", tool.name());
         }
     }
-    assert!(tools >= 27, "{tools}");
+    assert!(tools >= 29, "{tools}");
 }
 
 #[test]

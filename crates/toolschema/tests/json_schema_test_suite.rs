@@ -1,4 +1,4 @@
-//! Runs the official JSON Schema Test Suite (../shared/json-schema-test-suite) through the public
+//! Runs the official JSON Schema Test Suite (downloaded by scripts/test-data.sh) through the public
 //! validation API: every required test of draft 2020-12 and draft-07, with `remotes/` registered as
 //! local documents (nothing is fetched), and the optional format tests with format assertion on.
 //!
@@ -11,11 +11,10 @@ mod support;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use support::shared_dir;
 use toolschema::{CompileOptions, Dialect, SchemaValidator, Subject};
 
 fn suite_dir() -> PathBuf {
-    shared_dir().join("json-schema-test-suite")
+    support::json_schema_test_suite()
 }
 
 fn json_files(dir: &Path) -> Vec<PathBuf> {

@@ -1,19 +1,17 @@
-//! The real `tools/list` results captured from the npm servers `server-everything` and
-//! `server-filesystem` (../shared/catalogs): loaded as catalogs, compiled, and used to check calls
-//! against their real draft-07 schemas.
+//! The real `tools/list` results of the npm servers `server-everything` and `server-filesystem` and
+//! of the PyPI server `mcp-server-time`, captured live by scripts/test-data.sh: loaded as catalogs,
+//! compiled, and used to check calls against their real schemas.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
 use serde_json::{json, Value};
-use support::shared_dir;
 use toolschema::catalog::CatalogShape;
 use toolschema::{Catalog, CompiledTool, Dialect};
 
 fn load(name: &str) -> Catalog {
-    let path = shared_dir().join(format!("catalogs/{name}.json"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = support::real_catalog_text(name);
     Catalog::from_json(&format!("{name}.json"), &text).unwrap()
 }
 
@@ -47,10 +45,7 @@ fn both_catalogs_load_and_every_tool_compiles_as_draft_07() {
             }
         }
         // Every tool is written back exactly as read.
-        let original: Value = serde_json::from_str(
-            &std::fs::read_to_string(shared_dir().join(format!("catalogs/{name}.json"))).unwrap(),
-        )
-        .unwrap();
+        let original: Value = serde_json::from_str(&support::real_catalog_text(name)).unwrap();
         assert_eq!(
             serde_json::to_string(&catalog.to_tools_list()).unwrap(),
             serde_json::to_string(&original).unwrap()
@@ -186,8 +181,36 @@ fn catalog_positions_point_into_the_real_files() {
         .unwrap();
     let pointer = format!("/tools/{index}/inputSchema/properties/edits");
     let position = catalog.position(&pointer).unwrap();
-    let text = std::fs::read_to_string(shared_dir().join("catalogs/filesystem.json")).unwrap();
+    let text = support::real_catalog_text("filesystem");
     let line = text.lines().nth(position.line as usize - 1).unwrap();
     let at: String = line.chars().skip(position.column as usize - 1).collect();
     assert!(at.starts_with("\"edits\""), "{line}");
+}
+
+#[test]
+fn time_server_calls() {
+    let catalog = load("time");
+    assert_eq!(catalog.len(), 2);
+    let now = compiled(&catalog, "get_current_time");
+    // No `$schema`: the 2020-12 default of MCP 2025-11-25.
+    assert_eq!(now.input().dialect(), Dialect::Draft202012);
+    assert_eq!(
+        messages(&now, json!({"timezone": "Europe/Paris"})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(&now, json!({})),
+        ["missing required argument 'timezone'"]
+    );
+    assert_eq!(
+        now.validate_output(Some(&json!({"timezone": "UTC", "datetime": "x"})), false)
+            .unwrap_err()
+            .messages(),
+        [
+            "missing required field 'day_of_week'",
+            "missing required field 'is_dst'"
+        ]
+    );
+    let convert = compiled(&catalog, "convert_time");
+    assert!(!messages(&convert, json!({"source_timezone": "UTC"})).is_empty());
 }

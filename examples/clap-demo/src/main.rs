@@ -122,6 +122,9 @@ fn mcp_config() -> Config {
                 ..ToolAnnotations::default()
             },
         )
+        // Over HTTP with authentication, reading files and changing settings need scopes.
+        .require_scope("files", "files:read")
+        .require_scope("config set", "config:write")
         .argument_schema(
             "config set",
             "value",

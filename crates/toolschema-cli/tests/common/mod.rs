@@ -89,6 +89,8 @@ pub struct Session {
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     stderr: Arc<Mutex<String>>,
+    /// Disconnected when the stderr reader has reached end of file.
+    stderr_done: Receiver<()>,
 }
 
 impl Session {
@@ -114,7 +116,10 @@ impl Session {
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut err = child.stderr.take().unwrap();
         let collected = stderr.clone();
+        // Dropped when the reader has read everything: `wait` waits for that, not for a while.
+        let (stderr_open, stderr_done) = mpsc::channel::<()>();
         thread::spawn(move || {
+            let _open = stderr_open;
             let mut buffer = [0u8; 4096];
             while let Ok(n) = err.read(&mut buffer) {
                 if n == 0 {
@@ -132,6 +137,7 @@ impl Session {
             stdin,
             lines,
             stderr,
+            stderr_done,
         }
     }
 
@@ -212,8 +218,8 @@ impl Session {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                // Let the stderr reader finish.
-                thread::sleep(Duration::from_millis(50));
+                // The reader ends at end of file, once every process holding the pipe is gone.
+                let _ = self.stderr_done.recv_timeout(WAIT);
                 return (status, self.stderr());
             }
             if start.elapsed() > WAIT {

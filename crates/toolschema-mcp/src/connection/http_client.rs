@@ -3,21 +3,18 @@
 //! rmcp runs the Streamable HTTP session (session id, protocol version header, SSE streams,
 //! deleting the session at the end); this client makes the requests. It exists rather than rmcp's
 //! reqwest client for two reasons: it sees each response body before it is typed, so results are
-//! kept exactly as sent ([`super::raw`]), and it keeps the build small (hyper over TCP, rustls with
-//! the ring provider for `https`, Mozilla's root certificates; no aws-lc build).
-//!
-//! One connection per request: a snapshot makes a handful of them.
+//! kept exactly as sent ([`super::raw`]), and it keeps the build small: the connections are made by
+//! the project's one HTTP client ([`toolschema_http::client`]).
 
 use super::raw::{excerpt, RawResults, Received, Watch};
 use crate::message::{self, Kind};
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST};
-use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode, Uri};
-use http_body_util::{BodyExt, Full, Limited};
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::common::http_header::{
     EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE,
@@ -28,42 +25,11 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::{Sse, SseStream};
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
-use tokio_rustls::rustls;
+use std::sync::Arc;
+pub use toolschema_http::client::HttpError;
 
 /// Largest error body kept for a message.
 const MAX_ERROR_BODY: usize = 64 * 1024;
-
-/// Why an HTTP exchange failed.
-#[derive(Debug, thiserror::Error)]
-pub enum HttpError {
-    /// The URL cannot be used.
-    #[error("{0}")]
-    Url(String),
-    /// The server cannot be reached (connection or TLS handshake).
-    #[error("{0}")]
-    Connect(String),
-    /// The HTTP exchange failed.
-    #[error("HTTP error: {0}")]
-    Hyper(#[from] hyper::Error),
-    /// A request could not be built.
-    #[error("invalid request: {0}")]
-    Request(#[from] http::Error),
-    /// The TLS setup failed.
-    #[error("TLS error: {0}")]
-    Tls(#[from] rustls::Error),
-    /// A response body was larger than allowed.
-    #[error("the response body is larger than {0} bytes")]
-    TooLarge(usize),
-}
-
-impl From<HttpError> for StreamableHttpError<HttpError> {
-    fn from(e: HttpError) -> Self {
-        StreamableHttpError::Client(e)
-    }
-}
 
 type HttpResult<T> = Result<T, StreamableHttpError<HttpError>>;
 
@@ -73,7 +39,7 @@ pub struct HttpClient {
     results: RawResults,
     watch: Watch,
     max_body_bytes: usize,
-    tls: Arc<OnceLock<Arc<rustls::ClientConfig>>>,
+    http: toolschema_http::client::HttpClient,
 }
 
 impl HttpClient {
@@ -84,73 +50,16 @@ impl HttpClient {
             results,
             watch,
             max_body_bytes,
-            tls: Arc::new(OnceLock::new()),
+            http: toolschema_http::client::HttpClient::new(),
         }
-    }
-
-    fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, HttpError> {
-        if let Some(config) = self.tls.get() {
-            return Ok(config.clone());
-        }
-        let roots =
-            rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        Ok(self.tls.get_or_init(|| Arc::new(config)).clone())
     }
 
     /// Send one request on a new connection.
-    async fn send(&self, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, HttpError> {
-        let uri = request.uri().clone();
-        let https = match uri.scheme_str() {
-            Some("http") => false,
-            Some("https") => true,
-            _ => {
-                return Err(HttpError::Url(format!(
-                    "'{uri}' is not an http:// or https:// URL"
-                )))
-            }
-        };
-        let host = uri
-            .host()
-            .ok_or_else(|| HttpError::Url(format!("'{uri}' has no host")))?;
-        let host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
-        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
-        let (mut parts, body) = request.into_parts();
-        // HTTP/1.1 requests name their target by path; the host goes in the Host header.
-        let authority = uri
-            .authority()
-            .map(|a| a.as_str().to_string())
-            .unwrap_or_default();
-        let path = uri.path_and_query().map_or("/", |p| p.as_str());
-        parts.uri = path
-            .parse::<Uri>()
-            .map_err(|e| HttpError::Url(format!("'{uri}': {e}")))?;
-        parts.headers.insert(
-            HOST,
-            HeaderValue::from_str(&authority).map_err(|e| HttpError::Url(e.to_string()))?,
-        );
-        let request = Request::from_parts(parts, body);
-        let tcp = TcpStream::connect((host.as_str(), port))
+    async fn send(&self, request: Request<Full<Bytes>>) -> HttpResult<Response<Incoming>> {
+        self.http
+            .send(request)
             .await
-            .map_err(|e| HttpError::Connect(format!("cannot connect to {authority}: {e}")))?;
-        if https {
-            let name = rustls::pki_types::ServerName::try_from(host.clone())
-                .map_err(|e| HttpError::Url(format!("'{host}': {e}")))?;
-            let connector = tokio_rustls::TlsConnector::from(self.tls_config()?);
-            let tls = connector.connect(name, tcp).await.map_err(|e| {
-                HttpError::Connect(format!("TLS handshake with {authority} failed: {e}"))
-            })?;
-            exchange(tls, request).await
-        } else {
-            exchange(tcp, request).await
-        }
+            .map_err(StreamableHttpError::Client)
     }
 
     /// A body as a stream of server-sent events, its JSON-RPC results kept as they arrive. An
@@ -213,25 +122,11 @@ impl HttpClient {
         status_error(status, &body)
     }
 
-    async fn read_body(&self, body: Incoming, limit: usize) -> Result<Bytes, HttpError> {
-        Limited::new(body, limit)
-            .collect()
+    async fn read_body(&self, body: Incoming, limit: usize) -> HttpResult<Bytes> {
+        toolschema_http::client::read_body(body, limit)
             .await
-            .map(|collected| collected.to_bytes())
-            .map_err(|_| HttpError::TooLarge(limit))
+            .map_err(StreamableHttpError::Client)
     }
-}
-
-async fn exchange<T>(io: T, request: Request<Full<Bytes>>) -> Result<Response<Incoming>, HttpError>
-where
-    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io)).await?;
-    tokio::spawn(async move {
-        // The connection ends with its response; an error there shows up on the response body.
-        let _ = connection.await;
-    });
-    Ok(sender.send_request(request).await?)
 }
 
 fn with_headers(
@@ -297,7 +192,7 @@ impl StreamableHttpClient for HttpClient {
             );
         let request = with_headers(builder, session_id.as_deref(), auth_token, custom_headers)
             .body(Full::new(Bytes::from(body)))
-            .map_err(HttpError::from)?;
+            .map_err(|e| StreamableHttpError::Client(HttpError::from(e)))?;
         let response = self.send(request).await?;
         let status = response.status();
         if matches!(status, StatusCode::ACCEPTED | StatusCode::NO_CONTENT) {
@@ -362,7 +257,7 @@ impl StreamableHttpClient for HttpClient {
         let builder = Request::builder().method(Method::DELETE).uri(uri.as_ref());
         let request = with_headers(builder, Some(&session_id), auth_token, custom_headers)
             .body(Full::new(Bytes::new()))
-            .map_err(HttpError::from)?;
+            .map_err(|e| StreamableHttpError::Client(HttpError::from(e)))?;
         let response = self.send(request).await?;
         let status = response.status();
         if status.is_success() || status == StatusCode::METHOD_NOT_ALLOWED {
@@ -388,7 +283,7 @@ impl StreamableHttpClient for HttpClient {
         }
         let request = with_headers(builder, session_id.as_deref(), auth_token, custom_headers)
             .body(Full::new(Bytes::new()))
-            .map_err(HttpError::from)?;
+            .map_err(|e| StreamableHttpError::Client(HttpError::from(e)))?;
         let response = self.send(request).await?;
         let status = response.status();
         if status == StatusCode::METHOD_NOT_ALLOWED {

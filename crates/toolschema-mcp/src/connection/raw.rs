@@ -62,7 +62,7 @@ pub struct Watch(Arc<Mutex<WatchState>>);
 
 #[derive(Debug, Default)]
 struct WatchState {
-    /// Print strays on stderr as they come (the snapshot), instead of only keeping them.
+    /// Report strays as they come (the snapshot), instead of only keeping them.
     report: bool,
     waiting: HashSet<IdKey>,
     sent: HashSet<IdKey>,
@@ -114,8 +114,8 @@ pub fn excerpt(bytes: &[u8]) -> String {
 }
 
 impl Watch {
-    /// A watch that also prints each stray on stderr as it comes, for a command with nothing
-    /// better to do with them.
+    /// A watch that also reports each stray (through `tracing`, at `WARN`) as it comes, for a
+    /// command with nothing better to do with them.
     pub fn reporting() -> Watch {
         let watch = Watch::default();
         if let Ok(mut state) = watch.0.lock() {
@@ -140,7 +140,7 @@ impl Watch {
             return;
         };
         if state.report {
-            eprintln!("toolschema: {what}; skipped");
+            tracing::warn!("{what}; skipped");
         }
         let mut waiting: Vec<IdKey> = state.waiting.iter().cloned().collect();
         waiting.sort_by_key(|a| a.to_string());
@@ -251,7 +251,7 @@ impl Watch {
     fn replace(&self, id: Value, why: String, breaks_protocol: bool) -> Received {
         if let Ok(mut state) = self.0.lock() {
             if state.report {
-                eprintln!("toolschema: {why}");
+                tracing::warn!("{why}");
             }
             let key = IdKey::of(&id);
             state.waiting.remove(&key);

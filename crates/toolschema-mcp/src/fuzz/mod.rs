@@ -17,7 +17,6 @@ pub use checks::{Answer, CallRecord, Check, Observation, Severity};
 pub use server::Unavailable;
 
 use crate::connection::Target;
-use crate::proxy::Glob;
 use checks::Sent;
 use futures::StreamExt;
 use leaks::Known;
@@ -26,7 +25,7 @@ use server::{Reach, Server};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use toolschema::generate::{self, GenerateOptions, Kind, MAX_ERRORS};
-use toolschema::{CompileOptions, CompiledTool, Tool};
+use toolschema::{CompileOptions, CompiledTool, Glob, Tool};
 
 /// How many cases of one tool may hang before the rest of its cases are left out (each costs the
 /// whole timeout).

@@ -106,7 +106,7 @@ impl AuditLog {
             Err(_) => Ok(()),
         };
         if let Err(e) = result {
-            eprintln!("toolschema proxy: cannot write the audit log: {e}");
+            tracing::warn!("cannot write the audit log: {e}");
         }
     }
 

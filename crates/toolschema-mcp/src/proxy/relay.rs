@@ -34,9 +34,10 @@ const OWN_ID_PREFIX: &str = "toolschema-proxy-";
 /// How much of a malformed line is quoted in a report.
 const EXCERPT_CHARS: usize = 120;
 
-/// Report something on stderr.
+/// Report something the proxy's user should know (through `tracing`: the binary decides where it
+/// goes).
 pub fn report(message: &str) {
-    eprintln!("toolschema proxy: {message}");
+    tracing::warn!("{message}");
 }
 
 /// A client request the server has not answered yet.

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use std::fmt;
 use std::sync::Mutex;
 use std::time::Duration;
+use tokio::signal::unix::Signal;
 
 pub use crate::connection::Target;
 
@@ -126,6 +127,9 @@ pub enum SnapshotError {
     /// An option is unusable (a header that is not `Name: value`).
     #[error("{0}")]
     Options(String),
+    /// Ctrl-C cannot be listened for.
+    #[error("cannot listen for Ctrl-C: {0}")]
+    Signal(std::io::Error),
 }
 
 fn stderr_note(stderr: &Option<String>) -> String {
@@ -137,9 +141,13 @@ fn stderr_note(stderr: &Option<String>) -> String {
 
 /// Take a snapshot of a server's tools.
 pub async fn take(target: &Target, options: &SnapshotOptions) -> Result<Snapshot, SnapshotError> {
+    // Listen for Ctrl-C before the server starts: one that came earlier would end the process
+    // with the default action, leaving the server running.
+    let mut interrupt = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(SnapshotError::Signal)?;
     match target {
-        Target::Command(command) => take_over_stdio(target, command, options).await,
-        Target::Url(url) => take_over_http(target, url, options).await,
+        Target::Command(command) => take_over_stdio(target, command, options, &mut interrupt).await,
+        Target::Url(url) => take_over_http(target, url, options, &mut interrupt).await,
     }
 }
 
@@ -147,6 +155,7 @@ async fn take_over_stdio(
     target: &Target,
     command: &ServerCommand,
     options: &SnapshotOptions,
+    interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
     let results = RawResults::default();
     let (mut process, transport) = connection::spawn_stdio(
@@ -157,7 +166,7 @@ async fn take_over_stdio(
     )?;
     let tail = process.stderr_tail();
     let phase = Mutex::new(Phase::Initialize);
-    let outcome = within_limits(options, run_session(transport, &results, &phase)).await;
+    let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     let result = match outcome {
         Outcome::Done(snapshot) => Ok(snapshot),
@@ -201,6 +210,7 @@ async fn take_over_http(
     target: &Target,
     url: &str,
     options: &SnapshotOptions,
+    interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
     let results = RawResults::default();
     let transport = connection::http_transport(
@@ -212,7 +222,7 @@ async fn take_over_http(
     )
     .map_err(SnapshotError::Options)?;
     let phase = Mutex::new(Phase::Initialize);
-    let outcome = within_limits(options, run_session(transport, &results, &phase)).await;
+    let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     match outcome {
         Outcome::Done(snapshot) => Ok(snapshot),
@@ -243,6 +253,7 @@ enum Outcome {
 /// Run a session within `--timeout`, unless the user interrupts it (Ctrl-C) first.
 async fn within_limits(
     options: &SnapshotOptions,
+    interrupt: &mut Signal,
     session: impl std::future::Future<Output = Result<Snapshot, SessionFailure>>,
 ) -> Outcome {
     tokio::select! {
@@ -251,7 +262,7 @@ async fn within_limits(
             Ok(Err(failure)) => Outcome::Failed(failure),
             Err(_) => Outcome::TimedOut,
         },
-        _ = tokio::signal::ctrl_c() => Outcome::Interrupted,
+        _ = interrupt.recv() => Outcome::Interrupted,
     }
 }
 

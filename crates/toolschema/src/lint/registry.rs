@@ -2,7 +2,6 @@
 
 use super::context::{EarlierTools, NamedTool, Report, ToolContext};
 use super::diagnostic::{Applicability, Severity};
-use super::rules;
 use crate::suggest::closest;
 use std::fmt;
 
@@ -118,30 +117,7 @@ macro_rules! declare_rule {
 }
 pub(crate) use declare_rule;
 
-/// Every rule, in code order.
-pub static RULES: &[&Rule] = &[
-    &rules::missing_required::MISSING_REQUIRED,
-    &rules::open_object::OPEN_OBJECT,
-    &rules::untyped_property::UNTYPED_PROPERTY,
-    &rules::unbounded_size::UNBOUNDED_SIZE,
-    &rules::input_not_object::INPUT_NOT_OBJECT,
-    &rules::unsupported_dialect::UNSUPPORTED_DIALECT,
-    &rules::meta_schema::META_SCHEMA,
-    &rules::unresolved_ref::UNRESOLVED_REF,
-    &rules::undeclared_required::UNDECLARED_REQUIRED,
-    &rules::array_without_items::ARRAY_WITHOUT_ITEMS,
-    &rules::nonstandard_format::NONSTANDARD_FORMAT,
-    &rules::contradiction::CONTRADICTION,
-    &rules::lightweight_shape::LIGHTWEIGHT_SHAPE,
-    &rules::invalid_name::INVALID_NAME,
-    &rules::name_clients_reject::NAME_CLIENTS_REJECT,
-    &rules::duplicate_name::DUPLICATE_NAME,
-    &rules::invalid_field::INVALID_FIELD,
-    &rules::missing_description::MISSING_DESCRIPTION,
-    &rules::weak_description::WEAK_DESCRIPTION,
-    &rules::property_description::PROPERTY_DESCRIPTION,
-    &rules::output_not_object::OUTPUT_NOT_OBJECT,
-];
+pub use super::rules::RULES;
 
 /// The rule with this code (any case), or an error naming the closest code.
 pub fn rule(code: &str) -> Result<&'static Rule, UnknownSelector> {
@@ -275,19 +251,21 @@ impl RuleSelection {
 mod tests {
     use super::*;
 
-    #[test]
-    fn codes_are_unique_sorted_and_documented() {
+    /// What is wrong with a list of rules: duplicate codes or names (in any group), codes out of
+    /// order within a group, unknown groups, missing documentation.
+    fn registry_problems(rules: &[&Rule]) -> Vec<String> {
+        let mut problems = Vec::new();
         let mut previous = "";
-        for rule in RULES {
-            let (group, number) = rule.code.split_once('-').unwrap();
-            assert!(
-                ["SCH", "TOOL", "DESC", "OUT"].contains(&group),
-                "{}",
-                rule.code
-            );
-            assert_eq!(number.len(), 3, "{}", rule.code);
-            if rule.group() == previous.split('-').next().unwrap() {
-                assert!(rule.code > previous, "{} after {previous}", rule.code);
+        for rule in rules {
+            let Some((group, number)) = rule.code.split_once('-') else {
+                problems.push(format!("{}: no group", rule.code));
+                continue;
+            };
+            if !["SCH", "TOOL", "DESC", "OUT"].contains(&group) || number.len() != 3 {
+                problems.push(format!("{}: not GROUP-NNN", rule.code));
+            }
+            if rule.group() == previous.split('-').next().unwrap_or("") && rule.code <= previous {
+                problems.push(format!("{} after {previous}", rule.code));
             }
             previous = rule.code;
             let doc = rule.documentation();
@@ -297,18 +275,56 @@ mod tests {
                 "## Example",
                 "## Fix",
             ] {
-                assert!(doc.contains(section), "{} lacks '{section}'", rule.code);
+                if !doc.contains(section) {
+                    problems.push(format!("{} lacks '{section}'", rule.code));
+                }
             }
-            assert!(!rule.summary().is_empty(), "{}", rule.code);
-            assert!(rule.summary().ends_with('.'), "{}", rule.code);
+            if !rule.summary().ends_with('.') {
+                problems.push(format!("{}: summary must be a sentence", rule.code));
+            }
         }
-        let mut codes: Vec<_> = RULES.iter().map(|r| r.code).collect();
-        codes.dedup();
-        assert_eq!(codes.len(), RULES.len());
-        let mut names: Vec<_> = RULES.iter().map(|r| r.name).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), RULES.len());
+        for (what, mut keys) in [
+            ("code", rules.iter().map(|r| r.code).collect::<Vec<_>>()),
+            ("name", rules.iter().map(|r| r.name).collect()),
+        ] {
+            keys.sort_unstable();
+            for pair in keys.windows(2) {
+                if pair[0] == pair[1] {
+                    problems.push(format!("two rules share the {what} {}", pair[0]));
+                }
+            }
+        }
+        problems
+    }
+
+    #[test]
+    fn codes_are_unique_sorted_and_documented() {
+        assert_eq!(registry_problems(RULES), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_code_or_name_used_twice_is_caught_in_any_group() {
+        let base = &crate::lint::rules::missing_required::MISSING_REQUIRED;
+        let twin = |code, name| Rule {
+            code,
+            name,
+            severity: base.severity,
+            fixes: base.fixes,
+            doc: base.doc,
+            check: Check::Tool(|_, _| {}),
+        };
+        // The duplicate sits in another group, not next to its twin.
+        let duplicate_code = twin("SCH-001", "another-name");
+        let mut rules: Vec<&Rule> = RULES.to_vec();
+        rules.push(&duplicate_code);
+        assert!(registry_problems(&rules).contains(&"two rules share the code SCH-001".to_string()));
+        let duplicate_name = twin("OUT-999", base.name);
+        let mut rules: Vec<&Rule> = RULES.to_vec();
+        rules.push(&duplicate_name);
+        assert_eq!(
+            registry_problems(&rules),
+            ["two rules share the name missing-required"]
+        );
     }
 
     #[test]
@@ -345,8 +361,8 @@ mod tests {
     fn layers_select_then_ignore() {
         let mut selection = RuleSelection::all();
         selection.apply(None, &["DESC".into()]).unwrap();
-        assert!(!selection.contains(&rules::missing_description::MISSING_DESCRIPTION));
-        assert!(selection.contains(&rules::open_object::OPEN_OBJECT));
+        assert!(!selection.contains(&crate::lint::rules::missing_description::MISSING_DESCRIPTION));
+        assert!(selection.contains(&crate::lint::rules::open_object::OPEN_OBJECT));
         selection
             .apply(Some(&["DESC-001".into(), "SCH-002".into()]), &[])
             .unwrap();

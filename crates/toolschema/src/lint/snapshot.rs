@@ -38,11 +38,36 @@ fn diff(before: &str, after: &str) -> String {
         .to_string()
 }
 
-/// Lint `fixture` with rule `code` alone and compare with its snapshot.
-pub(crate) fn assert_rule(code: &str, fixture: &str) {
-    let rule = registry::rule(code).unwrap();
+/// The folder of the rules' fixtures, each named by its rule's code (`SCH-002.json`).
+fn fixtures_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lint/rules/fixtures")
+}
+
+/// Lint the fixture `rules/fixtures/CODE.json` with `rule` alone and compare with its snapshot.
+pub(crate) fn assert_fixture(rule: &super::Rule) {
+    let path = fixtures_dir().join(format!("{}.json", rule.code()));
+    let fixture = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: every rule needs a fixture catalog at {} ({e})",
+            rule.code(),
+            path.display()
+        )
+    });
     let title = format!("{} {} ({})", rule.code(), rule.name(), rule.severity());
-    assert_selection(code, &title, &[code], fixture);
+    assert_selection(rule.code(), &title, &[rule.code()], &fixture);
+}
+
+/// A fixture whose name is no rule's code would never be linted.
+#[test]
+fn every_fixture_names_a_rule() {
+    for entry in std::fs::read_dir(fixtures_dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let stem = name.strip_suffix(".json").unwrap_or(&name);
+        assert!(
+            stem == "mcptest-mistakes" || registry::rule(stem).is_ok(),
+            "fixture {name} names no rule"
+        );
+    }
 }
 
 /// Lint `fixture` with the rules `selectors` name and compare with the snapshot `name`.
@@ -100,6 +125,6 @@ fn mcptest_mistakes() {
          const and anyOf properties are typed; type lists admit strings; enum strings need no \
          maxLength; fixes keep the key order",
         &["SCH-001", "SCH-002", "SCH-003", "SCH-004"],
-        include_str!("rules/fixtures/mcptest_mistakes.json"),
+        include_str!("rules/fixtures/mcptest-mistakes.json"),
     );
 }

@@ -1,17 +1,52 @@
-//! Shared by the test and benchmark targets: where the project's shared fixtures are.
+//! Where the tests find the data `scripts/test-data.sh` downloads and captures: the JSON Schema Test
+//! Suite and the real catalogs of live servers. Shared by the test and benchmark targets of every
+//! crate (`#[path = ".../toolschema/tests/support/mod.rs"] mod support;`).
+
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
-/// The shared fixtures folder (JSON Schema Test Suite, real catalogs): `$TOOLSCHEMA_SHARED_DIR`, or
-/// `shared/` beside the checkout.
-pub fn shared_dir() -> PathBuf {
-    let dir = std::env::var_os("TOOLSCHEMA_SHARED_DIR")
+/// The command that puts the data in place.
+const HOW_TO_GET_IT: &str =
+    "run ./scripts/test.sh (or, after a build, ./scripts/test-data.sh), or point \
+     TOOLSCHEMA_TEST_DATA at a folder holding json-schema-test-suite/ and catalogs/";
+
+/// The test data folder: `$TOOLSCHEMA_TEST_DATA`, or `target/test-data` in the workspace.
+pub fn test_data_dir() -> PathBuf {
+    std::env::var_os("TOOLSCHEMA_TEST_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
-    assert!(
-        dir.is_dir(),
-        "shared fixtures not found at {} (set TOOLSCHEMA_SHARED_DIR)",
-        dir.display()
-    );
-    dir
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/test-data"))
+}
+
+/// `what` inside the test data folder; a test that needs it and cannot find it fails with a
+/// message saying how to get it.
+fn required(relative: &str, what: &str) -> PathBuf {
+    let path = test_data_dir().join(relative);
+    if !path.exists() {
+        panic!("{what} is not at {}: {HOW_TO_GET_IT}", path.display());
+    }
+    path
+}
+
+/// The official JSON Schema Test Suite (`tests/`, `remotes/`).
+pub fn json_schema_test_suite() -> PathBuf {
+    required("json-schema-test-suite", "the JSON Schema Test Suite")
+}
+
+/// The real servers whose `tools/list` the tests capture: `everything` (npm server-everything),
+/// `filesystem` (npm server-filesystem) and `time` (PyPI mcp-server-time).
+pub const REAL_CATALOGS: [&str; 3] = ["everything", "filesystem", "time"];
+
+/// The captured catalog of a real server, `{"tools": [...]}` as it listed them.
+pub fn real_catalog_path(name: &str) -> PathBuf {
+    required(
+        &format!("catalogs/{name}.json"),
+        &format!("the captured catalog of the '{name}' server"),
+    )
+}
+
+/// The text of [`real_catalog_path`].
+pub fn real_catalog_text(name: &str) -> String {
+    let path = real_catalog_path(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

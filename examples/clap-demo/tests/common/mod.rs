@@ -78,3 +78,112 @@ pub fn node_client() -> PathBuf {
     );
     interop.join("clap-demo-client.mjs")
 }
+
+/// A `clap-demo mcp stream` running in the background, its standard error collected.
+pub struct StreamServer {
+    child: std::process::Child,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+    /// The endpoint, `http://ADDRESS/mcp`.
+    pub url: String,
+}
+
+impl StreamServer {
+    /// Start `clap-demo mcp stream ARGS...` in `dir` and wait (at most 30 s) until it has said
+    /// where it serves and how clients authenticate.
+    pub fn start(dir: &Path, args: &[&str]) -> StreamServer {
+        use std::io::BufRead;
+        let mut child = Command::new(demo())
+            .args(["mcp", "stream"])
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cannot start clap-demo");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (found, address) = std::sync::mpsc::channel();
+        let pipe = child.stderr.take().unwrap();
+        let collected = stderr.clone();
+        let reader = std::thread::spawn(move || {
+            let mut url = None;
+            for line in std::io::BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                if let Some(address) = line.strip_prefix("serving MCP at ") {
+                    url = Some(address.to_string());
+                }
+                let ready = line.starts_with("authentication: ");
+                let mut text = collected.lock().unwrap();
+                text.push_str(&line);
+                text.push('\n');
+                if ready {
+                    if let Some(url) = url.take() {
+                        let _ = found.send(url);
+                    }
+                }
+            }
+        });
+        let url = match address.recv_timeout(Duration::from_secs(30)) {
+            Ok(url) => url,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "clap-demo mcp stream did not start: {}",
+                    stderr.lock().unwrap()
+                );
+            }
+        };
+        StreamServer {
+            child,
+            stderr,
+            reader: Some(reader),
+            url,
+        }
+    }
+
+    /// What it wrote to standard error so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Stop it with SIGTERM (killed after 10 s) and return its exit code and standard error.
+    pub fn stop(mut self) -> (Option<i32>, String) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                self.child.kill().unwrap();
+                break self.child.wait().unwrap();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if let Some(reader) = self.reader.take() {
+            reader.join().unwrap();
+        }
+        (status.code(), self.stderr())
+    }
+}
+
+impl Drop for StreamServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The interop folder, checking that `./scripts/test.sh` installed `package` there.
+pub fn interop_package(package: &str) -> PathBuf {
+    let interop = workspace().join("interop");
+    assert!(
+        interop.join("node_modules").join(package).exists(),
+        "{package} is not installed in interop/node_modules: run ./scripts/test.sh (or `npm ci` in interop/)"
+    );
+    interop
+}

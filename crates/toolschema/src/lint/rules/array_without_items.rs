@@ -48,14 +48,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-010",
-            include_str!("fixtures/array_without_items.json"),
-        );
-    }
-}

@@ -120,11 +120,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("SCH-012", include_str!("fixtures/contradiction.json"));
-    }
-}

@@ -44,14 +44,3 @@ fn check(tool: &NamedTool<'_>, earlier: &EarlierTools, report: &mut Report<'_>) 
         ),
     );
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "TOOL-003",
-            include_str!("fixtures/duplicate_name.json"),
-        );
-    }
-}

@@ -69,14 +69,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         report.add(pointer, span, message);
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-005",
-            include_str!("fixtures/input_not_object.json"),
-        );
-    }
-}

@@ -102,11 +102,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         skipped.push(top);
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("TOOL-004", include_str!("fixtures/invalid_field.json"));
-    }
-}

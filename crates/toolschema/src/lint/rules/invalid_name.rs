@@ -49,11 +49,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let span = cx.field_span("name").unwrap_or(0);
     report.add(format!("{}/name", cx.tool.pointer), span, message);
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("TOOL-001", include_str!("fixtures/invalid_name.json"));
-    }
-}

@@ -74,14 +74,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-013",
-            include_str!("fixtures/lightweight_shape.json"),
-        );
-    }
-}

@@ -72,11 +72,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("SCH-007", include_str!("fixtures/meta_schema.json"));
-    }
-}

@@ -47,14 +47,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         "tool has no description: models choose tools by their description".into(),
     );
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "DESC-001",
-            include_str!("fixtures/missing_description.json"),
-        );
-    }
-}

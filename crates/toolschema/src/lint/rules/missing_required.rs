@@ -95,14 +95,3 @@ pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
         format!("{n} {many}")
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-001",
-            include_str!("fixtures/missing_required.json"),
-        );
-    }
-}

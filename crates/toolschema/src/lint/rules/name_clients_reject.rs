@@ -58,14 +58,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         ),
     );
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "TOOL-002",
-            include_str!("fixtures/name_clients_reject.json"),
-        );
-    }
-}

@@ -69,14 +69,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-011",
-            include_str!("fixtures/nonstandard_format.json"),
-        );
-    }
-}

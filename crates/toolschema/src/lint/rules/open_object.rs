@@ -149,11 +149,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         report.add_with_fix(doc.pointer_of(node), node.span, message, fix);
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("SCH-002", include_str!("fixtures/open_object.json"));
-    }
-}

@@ -60,14 +60,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         report.add(pointer, span, message);
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "OUT-001",
-            include_str!("fixtures/output_not_object.json"),
-        );
-    }
-}

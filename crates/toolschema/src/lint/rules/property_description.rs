@@ -64,14 +64,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "DESC-003",
-            include_str!("fixtures/property_description.json"),
-        );
-    }
-}

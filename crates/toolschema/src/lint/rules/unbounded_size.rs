@@ -113,11 +113,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("SCH-004", include_str!("fixtures/unbounded_size.json"));
-    }
-}

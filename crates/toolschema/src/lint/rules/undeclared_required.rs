@@ -88,14 +88,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-009",
-            include_str!("fixtures/undeclared_required.json"),
-        );
-    }
-}

@@ -104,11 +104,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule("SCH-008", include_str!("fixtures/unresolved_ref.json"));
-    }
-}

@@ -47,14 +47,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-006",
-            include_str!("fixtures/unsupported_dialect.json"),
-        );
-    }
-}

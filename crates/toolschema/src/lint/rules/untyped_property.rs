@@ -137,14 +137,3 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         );
     }
 }
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn snapshot() {
-        crate::lint::snapshot::assert_rule(
-            "SCH-003",
-            include_str!("fixtures/untyped_property.json"),
-        );
-    }
-}

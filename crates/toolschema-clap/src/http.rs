@@ -1,0 +1,269 @@
+//! `mcp stream`: MCP over Streamable HTTP at `/mcp`, on rmcp's service, behind the guard of
+//! toolschema-http.
+//!
+//! Each request to `/mcp` is admitted by the guard (Host, Origin, credentials), its body read
+//! within the limit, every `tools/call` in it authorized, and a new session counted against its
+//! client, before rmcp sees it. The client's [`Principal`] rides along in the request's
+//! extensions, so that `tools/list` shows only the tools it may call. The protected resource
+//! metadata is served beside the endpoint when OAuth is on.
+
+use crate::server::{shutdown_signal, ServeError, ToolServer};
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    RestoreOutcome, ServerSseMessage, SessionId, SessionManager,
+};
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use toolschema_http::sessions::SessionRegistry;
+use toolschema_http::{Guard, GuardConfig};
+
+/// The path of the MCP endpoint.
+pub(crate) const ENDPOINT: &str = "/mcp";
+
+type Answer = Response<BoxBody<Bytes, Infallible>>;
+type Service = StreamableHttpService<ToolServer, TrackedSessions>;
+
+/// Serve MCP over Streamable HTTP at `http://HOST:PORT/mcp` until SIGINT or SIGTERM, behind a
+/// guard configured by `guard`; `ready` is told the address bound (useful with port 0) and the
+/// guard. The token file and key set file are read again on SIGHUP.
+pub(crate) async fn serve_http(
+    server: ToolServer,
+    host: &str,
+    port: u16,
+    guard: GuardConfig,
+    ready: impl FnOnce(SocketAddr, &Guard),
+) -> Result<(), ServeError> {
+    let listener = tokio::net::TcpListener::bind((host, port)).await?;
+    let address = listener.local_addr()?;
+    let guard = Arc::new(Guard::start(guard, address).await?);
+    #[cfg(unix)]
+    guard.reload_on_sighup()?;
+    let server = server.with_guard(guard.clone());
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    // The guard checks Host and Origin and bounds the body before rmcp sees a request; rmcp's
+    // own checks would only repeat them with a list of their own.
+    let config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown.child_token())
+        .disable_allowed_hosts()
+        .disable_allowed_origins()
+        .with_max_request_body_bytes(guard.limits().max_body_bytes);
+    let mut local = LocalSessionManager::default();
+    local.session_config.keep_alive = Some(guard.limits().session_idle);
+    let sessions = TrackedSessions {
+        inner: local,
+        registry: guard.sessions().clone(),
+    };
+    let service: Service =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::new(sessions), config);
+    let mut signal = Box::pin(shutdown_signal());
+    ready(address, &guard);
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    // hyper needs at least 8 KiB to read a request head; the guard's flag refuses less.
+    let head_limit = guard.limits().max_header_bytes.max(8192);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let service = service.clone();
+                let guard = guard.clone();
+                let routed = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    route(request, service.clone(), guard.clone())
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .max_buf_size(head_limit)
+                    .serve_connection(TokioIo::new(stream), routed);
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+            }
+            () = &mut signal => break,
+        }
+    }
+    shutdown.cancel();
+    drop(listener);
+    // Open event streams end when their sessions close; give them a moment, then stop anyway.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), graceful.shutdown()).await;
+    Ok(())
+}
+
+async fn route(
+    request: Request<Incoming>,
+    service: Service,
+    guard: Arc<Guard>,
+) -> Result<Answer, Infallible> {
+    let path = request.uri().path();
+    if guard.serves_metadata(path) {
+        return Ok(metadata(request, &guard));
+    }
+    if path != ENDPOINT {
+        return Ok(plain(
+            StatusCode::NOT_FOUND,
+            "not found: the MCP endpoint is /mcp\n",
+        ));
+    }
+    Ok(match guarded(request, service, &guard).await {
+        Ok(answer) => answer,
+        Err(refusal) => refusal.into_response().map(BodyExt::boxed),
+    })
+}
+
+/// A request to the endpoint, through the guard to rmcp.
+async fn guarded(
+    request: Request<Incoming>,
+    mut service: Service,
+    guard: &Guard,
+) -> Result<Answer, toolschema_http::Refusal> {
+    let (mut parts, body) = request.into_parts();
+    let principal = guard.admit(&parts).await?;
+    if let Some(id) = parts
+        .headers
+        .get(HEADER_SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+    {
+        guard.check_session(id, &principal)?;
+    }
+    let body = guard.read_body(&principal, &parts.headers, body).await?;
+    let mut permit = None;
+    if parts.method == Method::POST {
+        guard.check_calls(&parts, &principal, &body)?;
+        if !parts.headers.contains_key(HEADER_SESSION_ID) && toolschema_http::is_initialize(&body) {
+            permit = Some(guard.open_session(&principal)?);
+        }
+    }
+    parts.extensions.insert(principal.clone());
+    let request = Request::from_parts(parts, Full::new(body));
+    let response = match tower_service::Service::call(&mut service, request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    if let Some(permit) = permit {
+        // No session id: no session was opened (an error, or a stateless exchange), and the
+        // permit is given back here.
+        if let Some(id) = response
+            .headers()
+            .get(HEADER_SESSION_ID)
+            .and_then(|v| v.to_str().ok())
+        {
+            guard.session_opened(id, &principal, permit);
+        }
+    }
+    Ok(response)
+}
+
+fn metadata(request: Request<Incoming>, guard: &Guard) -> Answer {
+    if request.method() != Method::GET {
+        return plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "the protected resource metadata is read with GET\n",
+        );
+    }
+    let (parts, _) = request.into_parts();
+    match guard.metadata(&parts) {
+        Ok(document) => {
+            let mut response = Response::new(Full::new(Bytes::from(document.to_string())).boxed());
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json"),
+            );
+            response
+        }
+        Err(refusal) => refusal.into_response().map(BodyExt::boxed),
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Answer {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+/// rmcp's in-memory sessions, told to the guard's registry as they begin and end, so that each
+/// session's place in its client's count is given back however it ends (DELETE, idle timeout,
+/// shutdown).
+struct TrackedSessions {
+    inner: LocalSessionManager,
+    registry: SessionRegistry,
+}
+
+impl SessionManager for TrackedSessions {
+    type Error = LocalSessionManagerError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let (id, transport) = self.inner.create_session().await?;
+        self.registry.created(&id);
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        self.inner.initialize_session(id, message).await
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        self.inner.has_session(id).await
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        let closed = self.inner.close_session(id).await;
+        self.registry.ended(id);
+        closed
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl futures::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error>
+    {
+        self.inner.create_stream(id, message).await
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.inner.accept_message(id, message).await
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl futures::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error>
+    {
+        self.inner.create_standalone_stream(id).await
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl futures::Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error>
+    {
+        self.inner.resume(id, last_event_id).await
+    }
+
+    async fn restore_session(
+        &self,
+        id: SessionId,
+    ) -> Result<RestoreOutcome<Self::Transport>, Self::Error> {
+        self.inner.restore_session(id).await
+    }
+}

@@ -1,0 +1,114 @@
+//! `--access-log FILE`: one JSON line per decision of the guard that matters afterwards: each
+//! `tools/call` let through or refused, each refused request, each session opened. Clients are
+//! named by their token's name or their JWT's subject, never by a credential.
+//!
+//! ```json
+//! {"time":"2026-11-22T10:00:00.000Z","client":"alice","auth":"token","event":"tools/call","tool":"greet","status":200}
+//! {"time":"2026-11-22T10:00:01.000Z","client":null,"auth":null,"event":"refused","tool":null,"status":401,"reason":"missing_token","message":"..."}
+//! ```
+
+use crate::principal::Principal;
+use crate::refusal::Refusal;
+use serde_json::{json, Map, Value};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// An append-only JSON Lines file of the guard's decisions.
+#[derive(Debug)]
+pub struct AccessLog {
+    file: Mutex<File>,
+}
+
+/// What happened.
+#[derive(Debug, Clone, Copy)]
+pub enum AccessEvent<'a> {
+    /// A `tools/call` of this tool was let through.
+    Call(&'a str),
+    /// A session was opened.
+    SessionOpened,
+    /// A request was refused; `tool` when it carried a `tools/call`.
+    Refused(&'a Refusal, Option<&'a str>),
+}
+
+impl AccessLog {
+    /// Open (or create) `path` for appending.
+    pub fn open(path: &Path) -> std::io::Result<AccessLog> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(AccessLog {
+            file: Mutex::new(file),
+        })
+    }
+
+    /// Append one line. A failing write is logged, never fatal.
+    pub fn record(&self, principal: Option<&Principal>, event: AccessEvent<'_>) {
+        let mut line = to_json(principal, event).to_string();
+        line.push('\n');
+        let mut file = self
+            .file
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Err(e) = file.write_all(line.as_bytes()) {
+            tracing::error!(error = %e, "cannot write the access log");
+        }
+    }
+}
+
+fn to_json(principal: Option<&Principal>, event: AccessEvent<'_>) -> Value {
+    let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let mut map = Map::new();
+    map.insert("time".into(), json!(time));
+    map.insert("client".into(), json!(principal.map(Principal::name)));
+    map.insert("auth".into(), json!(principal.map(|p| p.method().as_str())));
+    match event {
+        AccessEvent::Call(tool) => {
+            map.insert("event".into(), json!("tools/call"));
+            map.insert("tool".into(), json!(tool));
+            map.insert("status".into(), json!(200));
+        }
+        AccessEvent::SessionOpened => {
+            map.insert("event".into(), json!("session"));
+            map.insert("tool".into(), Value::Null);
+            map.insert("status".into(), json!(200));
+        }
+        AccessEvent::Refused(refusal, tool) => {
+            map.insert("event".into(), json!("refused"));
+            map.insert("tool".into(), json!(tool));
+            map.insert("status".into(), json!(refusal.status().as_u16()));
+            map.insert("reason".into(), json!(refusal.kind().code()));
+            map.insert("message".into(), json!(refusal.message()));
+        }
+    }
+    Value::Object(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::principal::AuthMethod;
+    use crate::refusal::RefusalKind;
+
+    #[test]
+    fn one_line_per_event_naming_the_client() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("access.jsonl");
+        let log = AccessLog::open(&path).unwrap();
+        let alice = Principal::new("alice", AuthMethod::Token, Default::default());
+        log.record(Some(&alice), AccessEvent::Call("greet"));
+        let refusal = Refusal::new(RefusalKind::MissingToken, "send a token");
+        log.record(None, AccessEvent::Refused(&refusal, None));
+        let lines: Vec<Value> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["client"], "alice");
+        assert_eq!(lines[0]["auth"], "token");
+        assert_eq!(lines[0]["tool"], "greet");
+        assert_eq!(lines[1]["client"], Value::Null);
+        assert_eq!(lines[1]["status"], 401);
+        assert_eq!(lines[1]["reason"], "missing_token");
+    }
+}

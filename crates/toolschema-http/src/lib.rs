@@ -1,0 +1,37 @@
+//! toolschema-http: what toolschema's HTTP servers share, so that `mcp stream` (toolschema-clap)
+//! and the proxy's HTTP front apply one guard, not two copies of it.
+//!
+//! - [`guard`]: the [`Guard`] in front of an MCP endpoint. Safe by default: a server bound to an
+//!   address other than loopback without authentication does not start (`--no-auth` says so on
+//!   purpose); `Host` and `Origin` are checked ([`origin`]); clients authenticate with bearer
+//!   tokens from a file ([`tokens`]) or with JWTs from an OAuth 2.1 issuer ([`oauth`], [`jwks`]),
+//!   and the protected resource metadata (RFC 9728) says where to get one; tools can need scopes
+//!   ([`scopes`]); bodies, heads and sessions per client are bounded ([`sessions`]). Decisions are
+//!   logged through `tracing` and, with `--access-log`, to a JSON Lines file ([`access_log`]).
+//! - [`client`]: the project's one HTTP(S) client (hyper, rustls with ring, Mozilla's roots).
+//! - `flags` (feature `clap`): the guard's command-line flags, defined once.
+//!
+//! The guard's API takes `http` request parts and bodies and answers with values (a
+//! [`Principal`], a [`Refusal`] that becomes a response), so any server, on rmcp's service or on
+//! raw hyper, calls it per request, and tests call it in-process.
+
+pub mod access_log;
+pub mod client;
+#[cfg(feature = "clap")]
+pub mod flags;
+pub mod guard;
+pub mod jwks;
+pub mod oauth;
+pub mod origin;
+pub mod principal;
+pub mod refusal;
+pub mod scopes;
+pub mod sessions;
+pub mod tokens;
+
+pub use guard::{
+    is_initialize, tool_calls, AuthConfig, Guard, GuardConfig, Limits, OAuthConfig, StartError,
+};
+pub use principal::{AuthMethod, Principal};
+pub use refusal::{Refusal, RefusalKind};
+pub use scopes::ToolScopes;
