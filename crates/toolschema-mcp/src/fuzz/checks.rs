@@ -65,9 +65,10 @@ impl Check {
     }
 
     /// Whether a finding of this check can only be told apart from other calls with nothing
-    /// else in flight: a crash takes every call with it, stray output names no request.
+    /// else in flight: a crash takes every call with it, stray output names no request, and a
+    /// server busy with another call's work can miss the timeout of this one.
     pub(crate) fn needs_isolation(self) -> bool {
-        matches!(self, Check::Crash | Check::ProtocolViolation)
+        matches!(self, Check::Crash | Check::ProtocolViolation | Check::Hang)
     }
 }
 
@@ -200,8 +201,9 @@ pub fn observe(
             Check::Hang,
             Severity::Error,
             format!(
-                "no answer within {}s (--timeout); the call was cancelled with notifications/cancelled",
-                timeout.as_secs_f64()
+                "no answer within {}s (--timeout; progress notifications extend it up to {}s); the call was cancelled with notifications/cancelled",
+                timeout.as_secs_f64(),
+                (timeout * super::server::PROGRESS_CEILING).as_secs_f64()
             ),
         ),
         Answer::Unreadable(why) => push(Check::ProtocolViolation, Severity::Error, why.clone()),

@@ -223,6 +223,22 @@ fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<To
         if !selected {
             continue;
         }
+        let task_only = raw
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str)
+            == Some("required");
+        if task_only {
+            runs.push(ToolRun {
+                name,
+                cases: 0,
+                note: Some(
+                    "not fuzzed: it can only be called as a task (execution.taskSupport is \"required\"), which the fuzzer does not do"
+                        .into(),
+                ),
+                seconds: 0.0,
+            });
+            continue;
+        }
         let listing = raw.to_string();
         let compiled = Tool::from_value(raw)
             .map_err(|e| e.to_string())

@@ -20,6 +20,8 @@ use tokio::sync::{Mutex, RwLock};
 
 /// How long a server that answered nothing in time gets to answer a ping before it is restarted.
 const PING_LIMIT: Duration = Duration::from_secs(5);
+/// How many times the timeout a call that keeps sending progress notifications may take in all.
+pub(crate) const PROGRESS_CEILING: u32 = 10;
 /// How long a stopped server gets to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(500);
 /// How many times the server may be restarted in one run.
@@ -253,9 +255,12 @@ impl Server {
         let live = self.current().await?;
         let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
         let peer = live.peer.clone();
-        let sent = peer
-            .send_request_with_option(request, PeerRequestOptions::with_timeout(timeout))
-            .await;
+        // Progress notifications extend the wait (a long operation that says how it is doing is
+        // not hanging), within a ceiling.
+        let options = PeerRequestOptions::with_timeout(timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(timeout * PROGRESS_CEILING);
+        let sent = peer.send_request_with_option(request, options).await;
         let handle = match sent {
             Ok(handle) => handle,
             Err(error) => {
