@@ -301,6 +301,8 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
         let (errors, warnings, infos) = counts(&findings);
         let verdict = if errors + warnings > 0 {
             "FAIL".to_string()
+        } else if run.is_some_and(|r| r.interrupted) {
+            "not finished".to_string()
         } else if infos > 0 {
             format!("ok, {infos} info")
         } else {
@@ -473,6 +475,17 @@ fn junit_report(report: &Report) -> String {
                 "\n      <system-out>{}</system-out>",
                 xml(&infos.join("\n\n"))
             ));
+        }
+        let run = report.tools.iter().find(|r| Some(r.name.as_str()) == *name);
+        if failing.is_empty() {
+            let skipped = match run {
+                Some(r) if r.interrupted => Some("the run stopped before its cases were all sent"),
+                Some(r) if r.cases == 0 => r.note.as_deref(),
+                _ => None,
+            };
+            if let Some(why) = skipped {
+                body.insert_str(0, &format!("\n      <skipped message=\"{}\"/>", xml(why)));
+            }
         }
         let close = if body.is_empty() {
             "/>".to_string()

@@ -108,6 +108,9 @@ pub struct ToolRun {
     pub cases: usize,
     /// Why it was not fuzzed, or why it stopped early.
     pub note: Option<String>,
+    /// The run stopped (the server could not be reached) before this tool's cases were all
+    /// sent.
+    pub interrupted: bool,
     /// How long it took.
     pub seconds: f64,
 }
@@ -181,6 +184,9 @@ struct Context<'a> {
     /// What the caller knows of the server: the command line or URL.
     known: Known,
     progress: &'a dyn Progress,
+    /// Calls a dead server took with it when it could not be reached again to tell which one
+    /// killed it.
+    lost: std::sync::Mutex<Vec<String>>,
 }
 
 fn reach(target: &Target, options: &FuzzOptions) -> Reach {
@@ -235,6 +241,7 @@ fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<To
                     "not fuzzed: it can only be called as a task (execution.taskSupport is \"required\"), which the fuzzer does not do"
                         .into(),
                 ),
+                interrupted: false,
                 seconds: 0.0,
             });
             continue;
@@ -253,6 +260,7 @@ fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<To
                 name,
                 cases: 0,
                 note: Some(format!("not fuzzed: {why}")),
+                interrupted: false,
                 seconds: 0.0,
             }),
         }
@@ -272,6 +280,7 @@ pub async fn run(
         options,
         known: known_of(target),
         progress,
+        lost: std::sync::Mutex::new(Vec::new()),
     };
     let listing = match context.server.start_and_list().await {
         Ok(listing) => listing,
@@ -316,6 +325,22 @@ pub async fn run(
             stopped = outcome.stopped;
         }
     }
+    let lost = std::mem::take(&mut *context.lost.lock().unwrap_or_else(|e| e.into_inner()));
+    if !lost.is_empty() {
+        findings.push(Finding {
+            tool: None,
+            check: Check::Crash,
+            severity: Severity::Error,
+            arguments: None,
+            message: format!(
+                "the server went away and could not be reached again, so the call that did it is not known; the calls in flight:\n{}",
+                lost.join("\n")
+            ),
+            replay: None,
+            case: None,
+            cases: lost.len(),
+        });
+    }
     for stray in context.server.unclaimed_strays().await {
         findings.push(Finding {
             tool: None,
@@ -354,6 +379,7 @@ pub async fn replay(
         options,
         known: known_of(target),
         progress,
+        lost: std::sync::Mutex::new(Vec::new()),
     };
     let listing = match context.server.start_and_list().await {
         Ok(listing) => listing,
@@ -381,6 +407,7 @@ pub async fn replay(
             name: request.tool.clone(),
             cases: 0,
             note: None,
+            interrupted: false,
             seconds: 0.0,
         });
         let Some(tool) = tools.iter().find(|t| t.name == request.tool) else {
@@ -397,6 +424,7 @@ pub async fn replay(
             Ok(observed) => observed,
             Err(e) => {
                 stopped = Some(e.0);
+                run.interrupted = true;
                 break;
             }
         };
@@ -531,10 +559,26 @@ impl Context<'_> {
         if !alone && matches!(record.answer, Answer::Closed { .. }) {
             // A crash takes every call in flight with it: send the case again alone to learn
             // whether it was this one, and what it does otherwise.
-            record = self
+            let again = self
                 .server
                 .call(params(&tool.name, arguments), self.options.timeout, true)
-                .await?;
+                .await;
+            match again {
+                Ok(again) => record = again,
+                Err(unavailable) => {
+                    // Nothing can tell which call it was: the run keeps the list for a finding
+                    // of the server's.
+                    if let (Answer::Closed { how, .. }, Ok(mut lost)) =
+                        (&record.answer, self.lost.lock())
+                    {
+                        lost.push(format!(
+                            "{how} while {} was in flight",
+                            replay_line(&tool.name, arguments)
+                        ));
+                    }
+                    return Err(unavailable);
+                }
+            }
         }
         let (kind, errors, _) = judge(&tool.compiled, arguments);
         let mut known = self.known.clone();
@@ -579,9 +623,11 @@ impl Context<'_> {
         &self,
         tool: &Prepared,
         case: &generate::Case,
-        check: Check,
+        first: &Observation,
     ) -> Result<Option<Finding>, Unavailable> {
-        let Some(mut observed) = self.again(tool, case.value.as_ref(), check).await? else {
+        let check = first.check;
+        let again = self.again(tool, case.value.as_ref(), check).await?;
+        let Some(mut observed) = again else {
             return Ok(None);
         };
         let mut current = case.value.clone();
@@ -598,7 +644,12 @@ impl Context<'_> {
                         continue;
                     }
                     calls += 1;
-                    if let Some(again) = self.again(tool, Some(&candidate), check).await? {
+                    // A server that can no longer be reached ends the shrinking, not the finding
+                    // (the run stops at its next call).
+                    let Ok(again) = self.again(tool, Some(&candidate), check).await else {
+                        break 'shrinking;
+                    };
+                    if let Some(again) = again {
                         if costly {
                             costs += 1;
                         }
@@ -675,10 +726,7 @@ async fn fuzz_tool(
                 continue;
             }
             *tried += 1;
-            match context
-                .confirm_and_shrink(tool, case, observation.check)
-                .await
-            {
+            match context.confirm_and_shrink(tool, case, &observation).await {
                 Ok(Some(finding)) => {
                     context.progress.found(&finding);
                     found.insert(observation.check, finding);
@@ -705,6 +753,7 @@ async fn fuzz_tool(
         run: ToolRun {
             name: tool.name.clone(),
             cases: sent,
+            interrupted: stopped.is_some(),
             note,
             seconds: started.elapsed().as_secs_f64(),
         },
