@@ -177,6 +177,12 @@ impl Watch {
                     "the server sent a line that is not JSON ({e}): '{}'",
                     excerpt(bytes)
                 );
+                // A broken answer (a lone surrogate, a cut-off line) still names its request at
+                // one end: end that request now rather than at its timeout.
+                let (head, tail) = ends(bytes);
+                if let Some(id) = message::sniff_id(head, tail).filter(|id| self.is_waiting(id)) {
+                    return self.replace(id, what, true);
+                }
                 self.stray(what.clone());
                 return Received::Unreadable(what);
             }
@@ -433,6 +439,27 @@ mod tests {
         );
         assert!(unreadable.breaks_protocol);
         assert!(watch.unclaimed_strays().is_empty());
+    }
+
+    #[test]
+    fn a_broken_answer_that_names_its_request_ends_it() {
+        let watch = Watch::default();
+        watch.sent(br#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}"#);
+        let broken =
+            br#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"\ud83d"}]},"id":6}"#;
+        assert!(matches!(
+            watch.receive(broken, &RawResults::default()),
+            Received::Deliver(_)
+        ));
+        let unreadable = watch.unreadable_answer(&RequestId::Number(6)).unwrap();
+        assert!(unreadable.breaks_protocol);
+        assert!(
+            unreadable.why.starts_with(
+                "the server sent a line that is not JSON (unexpected end of hex escape"
+            ),
+            "{}",
+            unreadable.why
+        );
     }
 
     #[test]
