@@ -54,6 +54,9 @@ pub struct Stray {
     pub waiting: Vec<IdKey>,
     /// The last request answered before it came.
     pub last_answered: Option<IdKey>,
+    /// The first request answered after it came (a server that logs to stdout mostly does it
+    /// just before it answers).
+    pub next_answered: Option<IdKey>,
 }
 
 /// What a transport saw of the requests it sent and of what came back.
@@ -150,6 +153,7 @@ impl Watch {
                 what,
                 waiting,
                 last_answered,
+                next_answered: None,
             },
             false,
         ));
@@ -200,6 +204,12 @@ impl Watch {
                     let known = state.waiting.remove(&key);
                     if known {
                         state.last_answered = Some(key.clone());
+                        for (stray, _) in state.strays.iter_mut().rev() {
+                            if stray.next_answered.is_some() {
+                                break;
+                            }
+                            stray.next_answered = Some(key.clone());
+                        }
                     }
                     (known, state.sent.contains(&key))
                 })
@@ -296,9 +306,10 @@ impl Watch {
         }
     }
 
-    /// What was noted while one of `ids` waited for its answer, or right after one was
-    /// answered while nothing else waited. Each stray can be claimed by several requests (all
-    /// that were waiting); a caller that must know which one caused it repeats the request alone.
+    /// What was noted while one of `ids` waited for its answer, when that answer was the next
+    /// to come (or no answer came after it); or right after one was answered while nothing else
+    /// waited. A stray can still be claimed by more than one request; a caller that must know
+    /// which one caused it repeats the request alone.
     pub fn strays_for(&self, ids: &[RequestId]) -> Vec<String> {
         let keys: Vec<IdKey> = ids
             .iter()
@@ -310,7 +321,11 @@ impl Watch {
         };
         let mut out = Vec::new();
         for (stray, claimed) in &mut state.strays {
-            let waited = stray.waiting.iter().any(|w| keys.contains(w));
+            let waited = stray.waiting.iter().any(|w| keys.contains(w))
+                && stray
+                    .next_answered
+                    .as_ref()
+                    .is_none_or(|next| keys.contains(next) || !stray.waiting.contains(next));
             let just_answered = stray.waiting.is_empty()
                 && stray
                     .last_answered
@@ -382,6 +397,7 @@ mod tests {
             .starts_with("the server sent a line that is not JSON"));
         assert!(strays[0].what.ends_with("'Server listening'"));
         assert_eq!(strays[0].waiting, [IdKey::of(&json!(1))]);
+        assert_eq!(strays[0].next_answered, None);
         assert_eq!(
             watch.strays_for(&[RequestId::Number(2)]),
             Vec::<String>::new()
@@ -392,6 +408,27 @@ mod tests {
             watch.receive(b"{", &results),
             Received::Unreadable(_)
         ));
+    }
+
+    #[test]
+    fn a_stray_belongs_to_the_request_answered_next() {
+        let results = RawResults::default();
+        let watch = Watch::default();
+        for id in [1, 2] {
+            watch
+                .sent(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#).as_bytes());
+        }
+        let _ = watch.receive(b"debug: converting", &results);
+        let _ = watch.receive(
+            br#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
+            &results,
+        );
+        let _ = watch.receive(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#,
+            &results,
+        );
+        assert!(watch.strays_for(&[RequestId::Number(1)]).is_empty());
+        assert_eq!(watch.strays_for(&[RequestId::Number(2)]).len(), 1);
     }
 
     #[test]

@@ -141,6 +141,9 @@ pub struct CallRecord {
     pub answer: Answer,
     /// Stray output attributed to this call (lines that are not JSON-RPC, answers to no request).
     pub strays: Vec<String>,
+    /// No other call was in flight at any time during this one, so nothing else can have caused
+    /// what it shows.
+    pub alone: bool,
 }
 
 /// What one case showed about the server.
@@ -469,6 +472,7 @@ mod tests {
         let record = CallRecord {
             answer,
             strays: Vec::new(),
+            alone: true,
         };
         observe(&tool(), &sent, &record, Duration::from_secs(2))
             .into_iter()

@@ -276,7 +276,7 @@ pub async fn run(
 ) -> Result<Report, Unavailable> {
     let started = Instant::now();
     let context = Context {
-        server: Server::new(reach(target, options)),
+        server: Server::new(reach(target, options), options.jobs),
         options,
         known: known_of(target),
         progress,
@@ -375,7 +375,7 @@ pub async fn replay(
 ) -> Result<Report, Unavailable> {
     let started = Instant::now();
     let context = Context {
-        server: Server::new(reach(target, options)),
+        server: Server::new(reach(target, options), 1),
         options,
         known: known_of(target),
         progress,
@@ -542,26 +542,42 @@ impl Context<'_> {
     /// Send one call (again once if the runner interrupted it) and check its answer.
     async fn observe_call(
         &self,
+        lane: usize,
         tool: &Prepared,
         arguments: Option<&Value>,
         alone: bool,
     ) -> Result<(CallRecord, Vec<Observation>), Unavailable> {
         let mut record = self
             .server
-            .call(params(&tool.name, arguments), self.options.timeout, alone)
+            .call(
+                lane,
+                params(&tool.name, arguments),
+                self.options.timeout,
+                alone,
+            )
             .await?;
         if record.answer == Answer::Interrupted {
             record = self
                 .server
-                .call(params(&tool.name, arguments), self.options.timeout, alone)
+                .call(
+                    lane,
+                    params(&tool.name, arguments),
+                    self.options.timeout,
+                    alone,
+                )
                 .await?;
         }
-        if !alone && matches!(record.answer, Answer::Closed { .. }) {
+        if !record.alone && matches!(record.answer, Answer::Closed { .. }) {
             // A crash takes every call in flight with it: send the case again alone to learn
             // whether it was this one, and what it does otherwise.
             let again = self
                 .server
-                .call(params(&tool.name, arguments), self.options.timeout, true)
+                .call(
+                    lane,
+                    params(&tool.name, arguments),
+                    self.options.timeout,
+                    true,
+                )
                 .await;
             match again {
                 Ok(again) => record = again,
@@ -602,18 +618,19 @@ impl Context<'_> {
         tool: &Prepared,
         arguments: Option<&Value>,
     ) -> Result<Vec<Observation>, Unavailable> {
-        Ok(self.observe_call(tool, arguments, true).await?.1)
+        Ok(self.observe_call(0, tool, arguments, true).await?.1)
     }
 
     /// Send `arguments` again; the observation of `check` if it fails it again.
     async fn again(
         &self,
+        lane: usize,
         tool: &Prepared,
         arguments: Option<&Value>,
         check: Check,
     ) -> Result<Option<Observation>, Unavailable> {
         let (_, observations) = self
-            .observe_call(tool, arguments, check.needs_isolation())
+            .observe_call(lane, tool, arguments, check.needs_isolation())
             .await?;
         Ok(observations.into_iter().find(|o| o.check == check))
     }
@@ -621,12 +638,13 @@ impl Context<'_> {
     /// Confirm that a case fails `check` when sent again, and shrink it while it still does.
     async fn confirm_and_shrink(
         &self,
+        lane: usize,
         tool: &Prepared,
         case: &generate::Case,
         first: &Observation,
     ) -> Result<Option<Finding>, Unavailable> {
         let check = first.check;
-        let again = self.again(tool, case.value.as_ref(), check).await?;
+        let again = self.again(lane, tool, case.value.as_ref(), check).await?;
         let Some(mut observed) = again else {
             return Ok(None);
         };
@@ -646,7 +664,7 @@ impl Context<'_> {
                     calls += 1;
                     // A server that can no longer be reached ends the shrinking, not the finding
                     // (the run stops at its next call).
-                    let Ok(again) = self.again(tool, Some(&candidate), check).await else {
+                    let Ok(again) = self.again(lane, tool, Some(&candidate), check).await else {
                         break 'shrinking;
                     };
                     if let Some(again) = again {
@@ -680,6 +698,18 @@ async fn fuzz_tool(
     tool: &Prepared,
     generated: &generate::Generated,
 ) -> ToolOutcome {
+    let lane = context.server.take_lane();
+    let outcome = fuzz_tool_on(context, lane, tool, generated).await;
+    context.server.give_lane(lane);
+    outcome
+}
+
+async fn fuzz_tool_on(
+    context: &Context<'_>,
+    lane: usize,
+    tool: &Prepared,
+    generated: &generate::Generated,
+) -> ToolOutcome {
     let started = Instant::now();
     let mut found: BTreeMap<Check, Finding> = BTreeMap::new();
     let mut counts: BTreeMap<Check, usize> = BTreeMap::new();
@@ -701,7 +731,9 @@ async fn fuzz_tool(
             ));
             break;
         }
-        let outcome = context.observe_call(tool, case.value.as_ref(), false).await;
+        let outcome = context
+            .observe_call(lane, tool, case.value.as_ref(), false)
+            .await;
         let (_, observations) = match outcome {
             Ok(outcome) => outcome,
             Err(e) => {
@@ -726,7 +758,10 @@ async fn fuzz_tool(
                 continue;
             }
             *tried += 1;
-            match context.confirm_and_shrink(tool, case, &observation).await {
+            match context
+                .confirm_and_shrink(lane, tool, case, &observation)
+                .await
+            {
                 Ok(Some(finding)) => {
                     context.progress.found(&finding);
                     found.insert(observation.check, finding);

@@ -1,10 +1,11 @@
 //! The server under test: started (or reached) on demand, restarted after a crash or a hang
 //! that leaves it deaf, and called with one case at a time per tool.
 //!
-//! Calls to different tools run side by side on one session. A call that must be told apart
-//! from every other one (a crash takes every call in flight with it; stray output names no
-//! request) runs alone: the gate lets it in only when nothing else is in flight, and holds the
-//! others back until it is done.
+//! Tools are called side by side on lanes, one lane per job. For a command, each lane is a
+//! process of its own, so a crash, a line of stray output or a stuck event loop belongs to the
+//! one call in flight on it. Over HTTP the lanes are sessions with one server; there a call that
+//! must be told apart from every other one runs alone: the gate lets it in only when nothing else
+//! is in flight, and holds the others back until it is done.
 
 use super::checks::{Answer, CallRecord};
 use crate::connection::raw::{RawResults, Watch};
@@ -73,9 +74,16 @@ impl Live {
 /// The server under test.
 pub(crate) struct Server {
     reach: Reach,
-    live: Mutex<Option<Arc<Live>>>,
+    /// The lanes, each with its connection (when started).
+    lanes: Vec<Mutex<Option<Arc<Live>>>>,
+    /// The lanes no tool is using.
+    free: std::sync::Mutex<Vec<usize>>,
     gate: RwLock<()>,
     starts: AtomicU64,
+    /// Calls in flight now, and calls started so far: a call that began with none in flight and
+    /// ended with no other started was alone.
+    in_flight: AtomicU64,
+    calls: AtomicU64,
 }
 
 /// Either side of the gate.
@@ -85,18 +93,41 @@ enum Pass<'a> {
 }
 
 impl Server {
-    pub(crate) fn new(reach: Reach) -> Self {
+    /// A server called on `lanes` lanes (at least one).
+    pub(crate) fn new(reach: Reach, lanes: usize) -> Self {
+        let lanes = lanes.max(1);
         Server {
             reach,
-            live: Mutex::new(None),
+            lanes: (0..lanes).map(|_| Mutex::new(None)).collect(),
+            free: std::sync::Mutex::new((0..lanes).rev().collect()),
             gate: RwLock::new(()),
             starts: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
         }
     }
 
-    /// Start the server and list its tools (every page, each as sent).
+    /// A lane no tool is using (lane 0 if, against the plan, all are taken).
+    pub(crate) fn take_lane(&self) -> usize {
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut free| free.pop())
+            .unwrap_or(0)
+    }
+
+    /// Give a lane back.
+    pub(crate) fn give_lane(&self, lane: usize) {
+        if let Ok(mut free) = self.free.lock() {
+            if !free.contains(&lane) {
+                free.push(lane);
+            }
+        }
+    }
+
+    /// Start the server (on the first lane) and list its tools (every page, each as sent).
     pub(crate) async fn start_and_list(&self) -> Result<Vec<Value>, Unavailable> {
-        let live = self.current().await?;
+        let live = self.current(0).await?;
         let listing = tokio::time::timeout(
             self.reach.startup,
             connection::list_all_tools(&live.peer, &live.results, |_| {}),
@@ -118,9 +149,9 @@ impl Server {
         self.starts.load(Ordering::Relaxed)
     }
 
-    /// The live connection, started when there is none.
-    async fn current(&self) -> Result<Arc<Live>, Unavailable> {
-        let mut slot = self.live.lock().await;
+    /// The live connection of a lane, started when there is none.
+    async fn current(&self, lane: usize) -> Result<Arc<Live>, Unavailable> {
+        let mut slot = self.lanes[lane.min(self.lanes.len() - 1)].lock().await;
         if let Some(live) = slot.as_ref() {
             if !live.dead.load(Ordering::SeqCst) {
                 return Ok(live.clone());
@@ -238,21 +269,42 @@ impl Server {
         Unavailable(message)
     }
 
-    /// Call a tool with `params` (`{"name", "arguments"}`), waiting at most `timeout`. With
-    /// `alone`, nothing else is in flight meanwhile, and stray output that follows the answer
-    /// (until the server answers a ping) counts too.
+    /// Call a tool with `params` (`{"name", "arguments"}`) on a lane, waiting at most `timeout`.
+    /// With `alone`, nothing else is in flight meanwhile (for a command, a lane is its own
+    /// process, so that holds by itself), and stray output that follows the answer (until the
+    /// server answers a ping) counts too.
     pub(crate) async fn call(
         &self,
+        lane: usize,
         params: Value,
         timeout: Duration,
         alone: bool,
     ) -> Result<CallRecord, Unavailable> {
-        let _pass = if alone {
-            Pass::Alone(self.gate.write().await)
-        } else {
-            Pass::Shared(self.gate.read().await)
+        let own_process = matches!(self.reach.target, Target::Command(_));
+        let _pass = match (own_process, alone) {
+            (true, _) => None,
+            (false, true) => Some(Pass::Alone(self.gate.write().await)),
+            (false, false) => Some(Pass::Shared(self.gate.read().await)),
         };
-        let live = self.current().await?;
+        let others_before = self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let number = self.calls.fetch_add(1, Ordering::SeqCst);
+        let record = self.call_in_flight(lane, params, timeout, alone).await;
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let others_started = self.calls.load(Ordering::SeqCst) != number + 1;
+        record.map(|mut record| {
+            record.alone = own_process || alone || (others_before == 0 && !others_started);
+            record
+        })
+    }
+
+    async fn call_in_flight(
+        &self,
+        lane: usize,
+        params: Value,
+        timeout: Duration,
+        alone: bool,
+    ) -> Result<CallRecord, Unavailable> {
+        let live = self.current(lane).await?;
         let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
         let peer = live.peer.clone();
         // Progress notifications extend the wait (a long operation that says how it is doing is
@@ -264,10 +316,11 @@ impl Server {
         let handle = match sent {
             Ok(handle) => handle,
             Err(error) => {
-                let answer = self.closed(&live, error).await;
+                let answer = self.closed(lane, &live, error).await;
                 return Ok(CallRecord {
                     answer,
                     strays: Vec::new(),
+                    alone,
                 });
             }
         };
@@ -289,10 +342,10 @@ impl Server {
                 },
             },
             Err(ServiceError::Timeout { .. }) => {
-                self.after_hang(&live).await;
+                self.after_hang(lane, &live).await;
                 Answer::Hang
             }
-            Err(error) => self.closed(&live, error).await,
+            Err(error) => self.closed(lane, &live, error).await,
         };
         let mut ids = vec![id];
         if alone && !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) {
@@ -302,7 +355,11 @@ impl Server {
             }
         }
         let strays = live.watch.strays_for(&ids);
-        Ok(CallRecord { answer, strays })
+        Ok(CallRecord {
+            answer,
+            strays,
+            alone,
+        })
     }
 
     /// Ping; the ping's request id when it was answered in time.
@@ -319,18 +376,18 @@ impl Server {
 
     /// After a call got no answer: a server that answers no ping either is stuck, and is
     /// restarted (the calls still in flight on it are interrupted).
-    async fn after_hang(&self, live: &Arc<Live>) {
+    async fn after_hang(&self, lane: usize, live: &Arc<Live>) {
         if self.ping(live, PING_LIMIT).await.is_some() {
             return;
         }
         live.stopped.store(true, Ordering::SeqCst);
-        self.retire(live).await;
+        self.retire(lane, live).await;
     }
 
     /// Mark a connection gone and stop its server in the background.
-    async fn retire(&self, live: &Arc<Live>) {
+    async fn retire(&self, lane: usize, live: &Arc<Live>) {
         live.dead.store(true, Ordering::SeqCst);
-        let mut slot = self.live.lock().await;
+        let mut slot = self.lanes[lane.min(self.lanes.len() - 1)].lock().await;
         if slot
             .as_ref()
             .is_some_and(|current| Arc::ptr_eq(current, live))
@@ -343,7 +400,7 @@ impl Server {
     }
 
     /// The answer of a call whose connection ended.
-    async fn closed(&self, live: &Arc<Live>, error: ServiceError) -> Answer {
+    async fn closed(&self, lane: usize, live: &Arc<Live>, error: ServiceError) -> Answer {
         if live.stopped.load(Ordering::SeqCst) {
             return Answer::Interrupted;
         }
@@ -365,30 +422,33 @@ impl Server {
             }
         };
         let stderr = live.stderr.as_ref().and_then(StderrTail::block);
-        self.retire(live).await;
+        self.retire(lane, live).await;
         Answer::Closed { how, stderr }
     }
 
     /// Stray output no call claimed (written while nothing was in flight).
     pub(crate) async fn unclaimed_strays(&self) -> Vec<String> {
-        match self.live.lock().await.as_ref() {
-            Some(live) => live
-                .watch
-                .unclaimed_strays()
-                .into_iter()
-                .map(|s| s.what)
-                .collect(),
-            None => Vec::new(),
+        let mut out = Vec::new();
+        for lane in &self.lanes {
+            if let Some(live) = lane.lock().await.as_ref() {
+                out.extend(live.watch.unclaimed_strays().into_iter().map(|s| s.what));
+            }
         }
+        out
     }
 
-    /// Stop the server: close its input (or the HTTP session) and let it exit.
+    /// Stop the server: close its input (or the HTTP session) and let it exit, on every lane.
     pub(crate) async fn shut_down(&self) {
-        let live = self.live.lock().await.take();
-        if let Some(live) = live {
-            live.close(crate::server_process::DEFAULT_SHUTDOWN_GRACE)
-                .await;
+        let mut lives = Vec::new();
+        for lane in &self.lanes {
+            lives.extend(lane.lock().await.take());
         }
+        futures::future::join_all(
+            lives
+                .iter()
+                .map(|live| live.close(crate::server_process::DEFAULT_SHUTDOWN_GRACE)),
+        )
+        .await;
     }
 }
 
