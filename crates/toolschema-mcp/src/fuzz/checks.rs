@@ -590,6 +590,7 @@ mod tests {
         let record = CallRecord {
             answer: ok(json!({"content": [], "structuredContent": {"temp": 1}})),
             strays: Vec::new(),
+            alone: true,
         };
         let found = observe(&tool(), &sent, &record, Duration::from_secs(1));
         assert_eq!(found[0].severity, Severity::Warning);
