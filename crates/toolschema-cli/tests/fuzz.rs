@@ -461,3 +461,68 @@ fn real_servers_from_npm_and_pypi_are_fuzzed_to_the_end() {
     let time = require(".venv/bin/mcp-server-time");
     assert_completes(&[time.display().to_string()], 2);
 }
+
+#[test]
+fn lying_and_odd_answers_are_told_apart() {
+    let server = vec![
+        node(),
+        require("interop/lying-server.mjs").display().to_string(),
+    ];
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--timeout",
+            "2",
+            "--cases",
+            "10",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+        ],
+        &server,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let report = report(&stdout, &stderr);
+    let expected: BTreeSet<(String, String)> = [
+        ("wrong_id", "hang"),
+        ("wrong_id", "protocol-violation"),
+        ("no_content", "protocol-violation"),
+        ("float_id", "hang"),
+        ("float_id", "protocol-violation"),
+        ("late", "hang"),
+    ]
+    .iter()
+    .map(|(t, c)| (t.to_string(), c.to_string()))
+    .collect();
+    // A byte order mark before a line is read past; a late answer is a hang, not a stray.
+    assert_eq!(found(&report), expected, "{stdout}");
+    let message = |tool: &str, check: &str| -> String {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["tool"] == tool && f["check"] == check)
+            .unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        message("no_content", "protocol-violation"),
+        "the result is not a valid CallToolResult: it has no \"content\" array"
+    );
+    // The same number written as a float is another id: its answer answers nothing.
+    assert!(message("float_id", "protocol-violation").contains(".0, which was never sent"));
+
+    let mut paging = server.clone();
+    paging.push("--page-forever".into());
+    let (code, _, stderr) = fuzz(&[], &paging);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the MCP server '{}' failed while listing its tools: it returned 10000 pages of tools and a cursor for more; the listing would never end\n",
+            paging.join(" ")
+        )
+    );
+}

@@ -165,6 +165,10 @@ where
         .map_err(initialize_failure)
 }
 
+/// How many `tools/list` pages a listing may have: a server that hands out a new cursor with every
+/// page would otherwise be listed until the time limit.
+const MAX_PAGES: usize = 10_000;
+
 /// Every tool of every `tools/list` page, each as sent, and how many pages there were.
 /// `on_page` is told the number of each page before it is asked for.
 pub(crate) async fn list_all_tools(
@@ -178,6 +182,11 @@ pub(crate) async fn list_all_tools(
     let mut pages = 0;
     loop {
         pages += 1;
+        if pages > MAX_PAGES {
+            return Err(SessionFailure::Other(format!(
+                "it returned {MAX_PAGES} pages of tools and a cursor for more; the listing would never end"
+            )));
+        }
         on_page(pages);
         let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
         let request = ClientRequest::ListToolsRequest(RequestOptionalParam::with_param(params));
