@@ -5,16 +5,28 @@
 // their outputSchema, tool list changes, pagination, server-to-client requests.
 //
 //   node recording-server.mjs [--record FILE] [--page-size N] [--extra-tools N] [--fail-list]
-//                             [--crash-on-list]
+//                             [--crash-on-list] [--repeat-cursor]
 
 import { appendFileSync } from "node:fs";
 
-const options = { record: null, pageSize: 0, extraTools: 0, failList: false, crashOnList: false };
+const options = {
+  record: null,
+  pageSize: 0,
+  extraTools: 0,
+  failList: false,
+  crashOnList: false,
+  repeatCursor: false,
+};
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
   const flag = argv[i];
   if (flag === "--fail-list") {
     options.failList = true;
+    continue;
+  }
+  if (flag === "--repeat-cursor") {
+    // Every page names the same next page: a listing that never ends.
+    options.repeatCursor = true;
     continue;
   }
   if (flag === "--crash-on-list") {
@@ -207,6 +219,7 @@ async function handle(line) {
       const page = tools.slice(start, start + size);
       const result = { tools: page };
       if (start + size < tools.length) result.nextCursor = `page-${start + size}`;
+      if (options.repeatCursor) result.nextCursor = "page-1";
       send({ jsonrpc: "2.0", id, result });
       return;
     }

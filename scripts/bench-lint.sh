@@ -29,22 +29,7 @@ for name in everything filesystem; do
 done
 
 echo "==> building the 10,000-tool catalog from $CATALOGS"
-python3 - "$CATALOGS" "$catalog" <<'PY'
-import json, pathlib, sys
-source, target = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-tools = []
-for name in ("everything", "filesystem"):
-    tools += json.loads((source / f"{name}.json").read_text())["tools"]
-out = []
-while len(out) < 10_000:
-    i = len(out)
-    tool = dict(tools[i % len(tools)])  # keeps the key order; the name stays first
-    tool["name"] = f"{tool['name']}_{i // len(tools)}"
-    out.append(tool)
-text = json.dumps({"tools": out}, indent=2, ensure_ascii=False) + "\n"
-target.write_text(text)
-print(f"{len(out)} tools, {len(text.encode()) / 1e6:.1f} MB")
-PY
+python3 scripts/bench-catalog.py "$CATALOGS" "$catalog"
 
 echo "==> building toolschema (release)"
 cargo build --release --locked -p toolschema-cli
@@ -62,7 +47,7 @@ import os, statistics, subprocess, sys, time
 runs, catalog, mcptest, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 commands = {
     "mcptest schema-lint": [mcptest, "schema-lint", catalog],
-    "toolschema lint": [toolschema, "lint", catalog],
+    "toolschema lint": [toolschema, "lint", "--select", "ALL", catalog],
 }
 results = {name: ([], []) for name in commands}
 

@@ -7,7 +7,10 @@
 #                             its json/ folder is the suite), downloaded once
 #   catalogs/everything.json  `toolschema snapshot` of the pinned npm server-everything,
 #   catalogs/filesystem.json  of server-filesystem (rooted in an empty folder),
-#   catalogs/time.json        and of PyPI mcp-server-time, captured anew on every run
+#   catalogs/memory.json      of server-memory (its memory file in a scratch folder),
+#   catalogs/time.json        of PyPI mcp-server-time,
+#   catalogs/git.json         of mcp-server-git (on an empty scratch repository),
+#   catalogs/fetch.json       and of mcp-server-fetch, captured anew on every run
 #
 # Needs what scripts/test.sh installs first: interop/node_modules, .venv, and a built
 # target/debug/toolschema (or $TOOLSCHEMA_BIN). scripts/test.sh calls it; run it alone to refresh
@@ -50,4 +53,10 @@ mkdir "$root"
   interop/node_modules/.bin/mcp-server-everything
 "$toolschema" snapshot -o "$data/catalogs/filesystem.json" -- \
   interop/node_modules/.bin/mcp-server-filesystem "$root"
+MEMORY_FILE_PATH="$scratch/memory.jsonl" "$toolschema" snapshot -o "$data/catalogs/memory.json" -- \
+  interop/node_modules/.bin/mcp-server-memory
 "$toolschema" snapshot -o "$data/catalogs/time.json" -- .venv/bin/mcp-server-time
+repository="$scratch/repository"
+git init --quiet "$repository"
+"$toolschema" snapshot -o "$data/catalogs/git.json" -- .venv/bin/mcp-server-git --repository "$repository"
+"$toolschema" snapshot -o "$data/catalogs/fetch.json" -- .venv/bin/mcp-server-fetch

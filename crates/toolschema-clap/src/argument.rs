@@ -14,6 +14,9 @@
 //! | possible values (`ValueEnum`, `PossibleValuesParser`) | `enum` of the visible values |
 //! | parsers that refuse `""` (`NonEmptyStringValueParser`, `PathBuf`) | `minLength: 1` |
 //! | `char` | string of exactly one character |
+//! | `Ipv4Addr`, `Ipv6Addr`, `IpAddr` | string, `format: ipv4`/`ipv6` (both as `anyOf` for `IpAddr`) |
+//! | `SocketAddrV4`, `SocketAddrV6`, `SocketAddr` | string with a `pattern` (`192.0.2.1:80`, `[::1]:80`) |
+//! | `Duration` (a parser such as `humantime::parse_duration`) | string with a `pattern` for the forms the parser accepts (`10s`, `1h30m`, `1.5`) |
 //! | anything else | `string`; paths and URLs say so in the description |
 //!
 //! Defaults become `default` (not empty strings or lists); env fallbacks, `requires`, conflicts,
@@ -25,11 +28,13 @@ use clap::{Arg, ArgAction};
 use serde_json::{json, Map, Number, Value};
 use std::any::TypeId;
 use std::ffi::OsString;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
 use std::num::{
     NonZeroI16, NonZeroI32, NonZeroI64, NonZeroI8, NonZeroIsize, NonZeroU16, NonZeroU32,
     NonZeroU64, NonZeroU8, NonZeroUsize,
 };
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// How an argument is written on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -191,6 +196,16 @@ fn item_schema(arg: &Arg, json_schema: Option<&Value>) -> (Item, Map<String, Val
         return (Item::Number, schema);
     }
     schema.insert("type".into(), json!("string"));
+    if let Some(network) = network_schema(arg) {
+        schema.extend(network);
+        return (Item::Text, schema);
+    }
+    if is_type::<Duration>(arg) {
+        if let Some(pattern) = duration_pattern(&mut probe) {
+            schema.insert("pattern".into(), json!(pattern));
+        }
+        return (Item::Text, schema);
+    }
     if is_type::<char>(arg) {
         schema.insert("minLength".into(), json!(1));
         schema.insert("maxLength".into(), json!(1));
@@ -204,6 +219,87 @@ fn item_schema(arg: &Arg, json_schema: Option<&Value>) -> (Item, Map<String, Val
         );
     }
     (Item::Text, schema)
+}
+
+/// One octet of an IPv4 address in decimal, without leading zeros (as `Ipv4Addr` reads it).
+const OCTET: &str = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])";
+
+/// An IPv4 socket address, `192.0.2.1:8080`.
+fn socket_v4_pattern() -> String {
+    format!("{OCTET}(\\.{OCTET}){{3}}:[0-9]{{1,5}}")
+}
+
+/// An IPv6 socket address, `[2001:db8::1]:8080` (with a scope id, `[fe80::1%2]:8080`): the
+/// address is checked loosely, the parser says exactly what is wrong.
+const SOCKET_V6_PATTERN: &str = "\\[[0-9A-Fa-f:.]{2,45}(%[0-9]{1,10})?\\]:[0-9]{1,5}";
+
+/// The schema of an IP or socket address value parser: a `format` for addresses, a `pattern`
+/// for socket addresses (as Ophis gives `ip` and `ipNet` flags), and the longest form.
+fn network_schema(arg: &Arg) -> Option<Map<String, Value>> {
+    let mut schema = Map::new();
+    if is_type::<Ipv4Addr>(arg) {
+        schema.insert("format".into(), json!("ipv4"));
+        schema.insert("maxLength".into(), json!(15));
+    } else if is_type::<Ipv6Addr>(arg) {
+        schema.insert("format".into(), json!("ipv6"));
+        schema.insert("maxLength".into(), json!(45));
+    } else if is_type::<IpAddr>(arg) {
+        schema.insert(
+            "anyOf".into(),
+            json!([{"format": "ipv4"}, {"format": "ipv6"}]),
+        );
+        schema.insert("maxLength".into(), json!(45));
+    } else if is_type::<SocketAddrV4>(arg) {
+        schema.insert(
+            "pattern".into(),
+            json!(format!("^{}$", socket_v4_pattern())),
+        );
+        schema.insert("maxLength".into(), json!(21));
+    } else if is_type::<SocketAddrV6>(arg) {
+        schema.insert("pattern".into(), json!(format!("^{SOCKET_V6_PATTERN}$")));
+        schema.insert("maxLength".into(), json!(65));
+    } else if is_type::<SocketAddr>(arg) {
+        schema.insert(
+            "pattern".into(),
+            json!(format!("^({}|{SOCKET_V6_PATTERN})$", socket_v4_pattern())),
+        );
+        schema.insert("maxLength".into(), json!(65));
+    } else {
+        return None;
+    }
+    Some(schema)
+}
+
+/// A `pattern` for the durations a parser accepts, found by asking it: plain seconds (`10`,
+/// `1.5`), numbers with units (`10s`, `1.5s`, `10 s`), and several of those (`1h30m`,
+/// `1h 30m`). `None` when it accepts none of these forms.
+fn duration_pattern(probe: &mut ValueProbe) -> Option<String> {
+    let number = |fraction: bool| {
+        if fraction {
+            "[0-9]+(\\.[0-9]+)?"
+        } else {
+            "[0-9]+"
+        }
+    };
+    let mut forms = Vec::new();
+    if probe.accepts("10") {
+        forms.push(number(probe.accepts("1.5")).to_string());
+    }
+    if probe.accepts("10s") {
+        let gap = if probe.accepts("10 s") { "\\s*" } else { "" };
+        let term = format!("{}{gap}[A-Za-zµ]+", number(probe.accepts("1.5s")));
+        if probe.accepts("1h 30m") {
+            forms.push(format!("{term}(\\s*{term})*"));
+        } else if probe.accepts("1h30m") {
+            forms.push(format!("({term})+"));
+        } else {
+            forms.push(term);
+        }
+    }
+    if forms.is_empty() {
+        return None;
+    }
+    Some(format!("^({})$", forms.join("|")))
 }
 
 /// `c` escaped for use inside a regular-expression character class.
@@ -228,6 +324,17 @@ fn value_kind_note(arg: &Arg) -> Option<&'static str> {
         ValueHint::Username => Some("A user name."),
         ValueHint::CommandName => Some("A command name."),
         _ if is_type::<PathBuf>(arg) => Some("A file system path."),
+        _ if is_type::<Ipv4Addr>(arg) => Some("An IPv4 address, like 192.0.2.1."),
+        _ if is_type::<Ipv6Addr>(arg) => Some("An IPv6 address, like 2001:db8::1."),
+        _ if is_type::<IpAddr>(arg) => Some("An IPv4 or IPv6 address."),
+        _ if is_type::<SocketAddrV4>(arg) => Some("An IPv4 address and port, like 192.0.2.1:8080."),
+        _ if is_type::<SocketAddrV6>(arg) => {
+            Some("An IPv6 address and port, like [2001:db8::1]:8080.")
+        }
+        _ if is_type::<SocketAddr>(arg) => {
+            Some("An address and port, like 192.0.2.1:8080 or [2001:db8::1]:8080.")
+        }
+        _ if is_type::<Duration>(arg) => Some("A duration."),
         _ => None,
     }
 }
@@ -913,6 +1020,155 @@ mod tests {
                 conflicts: Vec::new(),
             };
             assert!(map_argument(arg, context).unwrap().is_none());
+        }
+    }
+
+    /// A duration parser like humantime's: one or more `<integer><unit>` terms, spaces allowed
+    /// between terms.
+    fn parse_duration(text: &str) -> Result<Duration, String> {
+        let mut total = 0u64;
+        let mut rest = text.trim();
+        if rest.is_empty() {
+            return Err("empty".into());
+        }
+        while !rest.is_empty() {
+            let digits = rest
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            let number: u64 = rest[..digits]
+                .parse()
+                .map_err(|_| "no number".to_string())?;
+            rest = &rest[digits..];
+            let letters = rest
+                .find(|c: char| !c.is_ascii_alphabetic())
+                .unwrap_or(rest.len());
+            let unit = match &rest[..letters] {
+                "s" => 1,
+                "m" => 60,
+                "h" => 3600,
+                _ => return Err("no unit".into()),
+            };
+            total += number * unit;
+            rest = rest[letters..].trim_start();
+        }
+        Ok(Duration::from_secs(total))
+    }
+
+    fn seconds(text: &str) -> Result<Duration, String> {
+        text.parse::<f64>()
+            .ok()
+            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+            .ok_or_else(|| "not seconds".to_string())
+    }
+
+    #[test]
+    fn addresses_get_formats_and_patterns() {
+        let arg = |id: &'static str, parser: clap::builder::ValueParser| {
+            Arg::new(id).long(id).value_parser(parser)
+        };
+        let args = || {
+            vec![
+                arg("v4", value_parser!(Ipv4Addr).into()),
+                arg("v6", value_parser!(Ipv6Addr).into()),
+                arg("ip", value_parser!(IpAddr).into()),
+                arg("listen", value_parser!(SocketAddr).into()),
+                arg("listen4", value_parser!(SocketAddrV4).into()),
+                arg("listen6", value_parser!(SocketAddrV6).into()),
+            ]
+        };
+        assert_eq!(
+            schema(args(), "v4"),
+            json!({"description": "An IPv4 address, like 192.0.2.1.", "type": "string", "format": "ipv4", "maxLength": 15})
+        );
+        assert_eq!(schema(args(), "v6")["format"], "ipv6");
+        assert_eq!(
+            schema(args(), "ip")["anyOf"],
+            json!([{"format": "ipv4"}, {"format": "ipv6"}])
+        );
+        let listen = schema(args(), "listen");
+        assert_eq!(listen["type"], "string");
+        assert!(listen["pattern"].as_str().unwrap().starts_with("^("));
+        assert_eq!(
+            listen["description"],
+            "An address and port, like 192.0.2.1:8080 or [2001:db8::1]:8080."
+        );
+    }
+
+    #[test]
+    fn durations_get_the_pattern_their_parser_reads() {
+        type Parser = fn(&str) -> Result<Duration, String>;
+        let parsers: [Parser; 2] = [parse_duration, seconds];
+        let mut patterns = Vec::new();
+        for parser in parsers {
+            let property = schema(
+                vec![Arg::new("wait").long("wait").value_parser(parser)],
+                "wait",
+            );
+            assert_eq!(property["type"], "string");
+            assert_eq!(property["description"], "A duration.");
+            patterns.push(property["pattern"].as_str().unwrap().to_string());
+        }
+        assert_eq!(
+            patterns,
+            [
+                "^([0-9]+[A-Za-zµ]+(\\s*[0-9]+[A-Za-zµ]+)*)$",
+                "^([0-9]+(\\.[0-9]+)?)$"
+            ]
+        );
+        let validator = |pattern: &str| {
+            toolschema::SchemaValidator::new(&json!({"type": "string", "pattern": pattern}))
+                .unwrap()
+        };
+        let humantime = validator(&patterns[0]);
+        for text in ["10s", "1h30m", "1h 30m", "2h"] {
+            assert!(humantime.is_valid(&json!(text)), "{text}");
+        }
+        for text in ["10", "ten seconds", "1.5s", ""] {
+            assert!(!humantime.is_valid(&json!(text)), "{text}");
+        }
+        let plain = validator(&patterns[1]);
+        assert!(plain.is_valid(&json!("1.5")) && !plain.is_valid(&json!("10s")));
+    }
+
+    proptest::proptest! {
+        /// Every address the value parser accepts in its display form fits the schema, formats
+        /// asserted: the schema never refuses what the command line takes.
+        #[test]
+        fn every_address_fits_its_schema(
+            v4: Ipv4Addr,
+            v6: Ipv6Addr,
+            port: u16,
+            scope: u32,
+        ) {
+            let assert_formats = toolschema::CompileOptions::new().assert_format(true);
+            let args = || {
+                vec![
+                    Arg::new("v4").long("v4").value_parser(value_parser!(Ipv4Addr)),
+                    Arg::new("v6").long("v6").value_parser(value_parser!(Ipv6Addr)),
+                    Arg::new("ip").long("ip").value_parser(value_parser!(IpAddr)),
+                    Arg::new("sa").long("sa").value_parser(value_parser!(SocketAddr)),
+                    Arg::new("sa4").long("sa4").value_parser(value_parser!(SocketAddrV4)),
+                    Arg::new("sa6").long("sa6").value_parser(value_parser!(SocketAddrV6)),
+                ]
+            };
+            let socket4 = SocketAddrV4::new(v4, port);
+            let socket6 = SocketAddrV6::new(v6, port, 0, scope);
+            let cases = [
+                ("v4", v4.to_string()),
+                ("v6", v6.to_string()),
+                ("ip", v4.to_string()),
+                ("ip", v6.to_string()),
+                ("sa", socket4.to_string()),
+                ("sa", socket6.to_string()),
+                ("sa4", socket4.to_string()),
+                ("sa6", socket6.to_string()),
+            ];
+            for (id, text) in cases {
+                let property = schema(args(), id);
+                let validator =
+                    toolschema::SchemaValidator::with_options(&property, &assert_formats).unwrap();
+                proptest::prop_assert!(validator.is_valid(&json!(text)), "{id}: {text} refused by {property}");
+            }
         }
     }
 }

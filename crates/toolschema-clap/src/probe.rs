@@ -285,7 +285,7 @@ mod tests {
     fn refuses_bounds_for_parsers_with_gaps() {
         fn even(s: &str) -> Result<u8, String> {
             let n: u8 = s.parse().map_err(|_| "not a number".to_string())?;
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 Ok(n)
             } else {
                 Err("odd".into())

@@ -2,7 +2,7 @@
 //! forbid, and report what it does wrong.
 
 use crate::input::{parse_json, parse_seconds, read_text, InputError};
-use crate::server_args::ServerArgs;
+use crate::server_args::ServerAddress;
 use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
@@ -29,7 +29,7 @@ Exit status: 0 nothing at error or warning severity, 1 something was found, 2 th
 not be started or reached.")]
 pub struct FuzzArgs {
     #[command(flatten)]
-    server: ServerArgs,
+    server: ServerAddress,
 
     /// The seed of the cases (printed by every run; the same seed sends the same cases).
     #[arg(long, value_name = "N")]
@@ -77,7 +77,7 @@ enum Format {
 
 /// Run `toolschema fuzz`.
 pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let target = args.server.target()?;
+    let target = args.server.require_target()?;
     let replaying = match &args.replay {
         Some(path) => Some(read_findings(path)?),
         None => None,

@@ -92,12 +92,26 @@ pub fn json_argument(flag: &str, value: &str) -> Result<serde_json::Value, Input
     }
 }
 
-/// Seconds as a duration: a positive number, fractions allowed.
+/// The longest duration a seconds option takes: a day.
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// Seconds as a duration: a positive number, fractions allowed, at most [`MAX_SECONDS`].
 pub fn parse_seconds(value: &str) -> Result<Duration, String> {
-    match value.trim().parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => Ok(Duration::from_secs_f64(seconds)),
-        _ => Err(format!("'{value}' is not a positive number of seconds")),
+    let seconds = value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && s.is_finite())
+        .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))?;
+    if seconds > MAX_SECONDS {
+        return Err(format!(
+            "'{value}' seconds is too long: at most {MAX_SECONDS} (a day)"
+        ));
     }
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))
 }
 
 #[cfg(test)]
@@ -109,5 +123,9 @@ mod tests {
         assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
         assert!(parse_seconds("0").is_err());
         assert!(parse_seconds("soon").is_err());
+        assert_eq!(parse_seconds("86400"), Ok(Duration::from_secs(86_400)));
+        for huge in ["1e20", "86400.5", "1e308", "inf", "NaN", "-1", "1e-300"] {
+            assert!(parse_seconds(huge).is_err(), "{huge}");
+        }
     }
 }

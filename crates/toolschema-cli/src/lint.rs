@@ -2,14 +2,16 @@
 
 mod config;
 mod printers;
+mod write;
 
 use crate::input::{display_name, read_text, InputError};
+use crate::snapshot::{describe, snapshot_text, write_snapshot, ServerArgs};
 use crate::Outcome;
-use printers::{Printer, Summary};
-use std::io::Write;
+use printers::{FileError, Printer, Style, Summary};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use toolschema::catalog::{CatalogErrorKind, CatalogShape};
-use toolschema::lint::{FixError, LintConfig, LintSettings, Linter, Severity};
+use toolschema::catalog::{CatalogError, CatalogErrorKind, CatalogShape};
+use toolschema::lint::{FixError, Fixed, LintConfig, LintSettings, Linter, Severity};
 use toolschema::CatalogLayout;
 
 /// Arguments of `toolschema lint`.
@@ -18,21 +20,33 @@ use toolschema::CatalogLayout;
 Examples:
   toolschema lint tools.json
   toolschema lint catalogs/ --format sarif > lint.sarif
-  toolschema lint tools.json --select SCH --ignore SCH-004 --fail-on critical
+  toolschema lint tools.json --select SCH,pedantic --ignore unbounded-size --fail-on critical
   toolschema lint tools.json --fix > fixed.json
-  toolschema lint catalogs/ --fix --write --unsafe-fixes
+  toolschema lint tools.json --diff
+  toolschema lint catalogs/ --write --unsafe-fixes
+  toolschema lint --statistics catalogs/
+  toolschema lint -o tools.json -- npx -y @modelcontextprotocol/server-everything
+  toolschema lint tools.json --target openai-strict,gemini-openapi
 
-Settings may also come from a toolschema.toml, found from the current directory upward:
+Rules run unless told otherwise: the default set. `pedantic` names the opt-in style and hardening
+rules; `ALL` every rule. Settings may also come from a toolschema.toml, found from the current
+directory upward:
   [lint]
-  select = [\"ALL\"]
+  select = [\"default\", \"pedantic\"]
   ignore = [\"DESC-003\"]
   fail-on = \"warning\"
+  target = [\"openai-strict\", \"gemini-openapi\"]
+  [lint.severity]
+  SCH-004 = \"info\"
+  [lint.per-tool-ignores]
+  \"legacy_*\" = [\"SCH-002\"]
 
-Exit status: 0 when nothing at or above --fail-on is found, 1 when something is, 2 for bad input
-(unreadable or malformed files, unknown rule codes).")]
+Exit status: 0 when nothing at or above --fail-on is found, 1 when something is (or, with --diff,
+when a fix would change a file), 2 for bad input (unreadable or malformed files, unknown rule codes,
+a server that cannot be snapshotted).")]
 pub struct LintArgs {
     /// Catalog files, or directories to search for *.json catalogs; `-` reads standard input.
-    #[arg(value_name = "PATH", required = true)]
+    #[arg(value_name = "PATH", required_unless_present_any = ["command", "url"])]
     paths: Vec<String>,
 
     /// Output format: text (like a compiler), json, sarif (SARIF 2.1.0, for code scanning) or
@@ -40,14 +54,20 @@ pub struct LintArgs {
     #[arg(long, value_enum, default_value_t = printers::Format::Text)]
     format: printers::Format,
 
-    /// Run only these rules: codes or prefixes, comma-separated (SCH, SCH-001, ALL). Replaces
-    /// toolschema.toml's selection.
-    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    /// Run only these rules: codes, prefixes, names, `default`, `pedantic` or `ALL`,
+    /// comma-separated. Replaces toolschema.toml's selection.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
     select: Option<Vec<String>>,
 
-    /// Do not run these rules: codes or prefixes, comma-separated.
-    #[arg(long, value_name = "CODES", value_delimiter = ',')]
+    /// Do not run these rules: codes, prefixes or names, comma-separated.
+    #[arg(long, value_name = "RULES", value_delimiter = ',')]
     ignore: Vec<String>,
+
+    /// Also report what these model providers would reject or silently change (the COMPAT
+    /// rules): openai, openai-strict, anthropic, gemini, gemini-openapi, comma-separated.
+    /// Replaces toolschema.toml's target.
+    #[arg(long, value_name = "PROFILES", value_delimiter = ',')]
+    target: Option<Vec<String>>,
 
     /// Fail (exit 1) on findings at or above this severity [default: warning].
     #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
@@ -57,17 +77,59 @@ pub struct LintArgs {
     #[arg(long)]
     fix: bool,
 
-    /// Apply fixes and rewrite the files in place (implies --fix).
-    #[arg(long)]
+    /// Apply fixes and rewrite the files in place (implies --fix). Symbolic links are followed;
+    /// hard links, permissions and owners are kept; read-only files are refused.
+    #[arg(long, conflicts_with = "diff")]
     write: bool,
+
+    /// Print a unified diff of what the fixes would change, and change nothing.
+    #[arg(long)]
+    diff: bool,
 
     /// Also apply unsafe fixes: they change what callers must send.
     #[arg(long)]
     unsafe_fixes: bool,
 
+    /// Show what each fix does, and list the fixes applied.
+    #[arg(long)]
+    show_fixes: bool,
+
+    /// Print how many findings each rule has instead of the findings.
+    #[arg(long, conflicts_with_all = ["fix", "write", "diff"])]
+    statistics: bool,
+
+    /// Exit 0 even when findings are at or above --fail-on (bad input still exits 2).
+    #[arg(long)]
+    exit_zero: bool,
+
+    /// Print the findings only: no summary line, no notes.
+    #[arg(short, long)]
+    quiet: bool,
+
+    /// Colour the text output: auto (when writing to a terminal and NO_COLOR is not set),
+    /// always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+
     /// Read settings from this file instead of searching for toolschema.toml.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// With a server (-- COMMAND or --url): keep its snapshot in FILE, and lint that file (the
+    /// findings point into it).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<String>,
+
+    #[command(flatten)]
+    server: ServerArgs,
+}
+
+/// When text output is coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
 }
 
 fn parse_severity(value: &str) -> Result<Severity, String> {
@@ -81,80 +143,179 @@ enum Input {
     File(String),
     /// A file found in a directory: skipped quietly when it is JSON but not a catalog.
     Found(String),
+    /// A live server's snapshot, not kept in a file: its name and text.
+    Snapshot(String, String),
 }
 
 impl Input {
     fn path(&self) -> &str {
         match self {
             Input::Stdin => "-",
-            Input::File(p) | Input::Found(p) => p,
+            Input::File(p) | Input::Found(p) | Input::Snapshot(p, _) => p,
         }
     }
+}
+
+/// What the run does with each file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Report the findings.
+    Check,
+    /// Print the fixed catalog on standard output.
+    Print,
+    /// Rewrite the files.
+    Write,
+    /// Print a diff of the fixes.
+    Diff,
 }
 
 /// Run `toolschema lint`.
 pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     let settings = resolve_settings(&args)?;
-    let inputs = collect_inputs(&args.paths)?;
-    let fixing = args.fix || args.write;
-    if fixing
-        && !args.write
-        && (inputs.len() != 1 || matches!(inputs.first(), Some(Input::Found(_))))
+    if args.output.is_some() && !args.server.is_given() {
+        return Err(InputError(
+            "-o keeps a server's snapshot: name the server with -- COMMAND or --url URL".into(),
+        ));
+    }
+    if args.statistics
+        && matches!(
+            args.format,
+            printers::Format::Sarif | printers::Format::Github
+        )
     {
         return Err(InputError(
-            "--fix prints the fixed catalog on standard output, so it takes one file; use --write to fix files in place".into(),
+            "--statistics prints counts: use it with --format text or json".into(),
         ));
     }
-    if args.write && inputs.iter().any(|i| matches!(i, Input::Stdin)) {
+    let mut inputs = collect_inputs(&args.paths)?;
+    if args.server.is_given() {
+        inputs.push(snapshot_input(&args)?);
+    }
+    let mode = match (args.write, args.diff, args.fix) {
+        (true, _, _) => Mode::Write,
+        (_, true, _) => Mode::Diff,
+        (_, _, true) => Mode::Print,
+        _ => Mode::Check,
+    };
+    if mode == Mode::Print && (inputs.len() != 1 || matches!(inputs.first(), Some(Input::Found(_))))
+    {
         return Err(InputError(
-            "--write cannot rewrite standard input; use --fix to print the fixed catalog".into(),
+            "--fix prints the fixed catalog on standard output, so it takes one file; use --write to fix files in place, or --diff to see the changes".into(),
         ));
     }
+    if mode == Mode::Write
+        && inputs
+            .iter()
+            .any(|i| matches!(i, Input::Stdin | Input::Snapshot(..)))
+    {
+        return Err(InputError(
+            "--write cannot rewrite standard input or a snapshot that is not kept (use -o FILE); use --fix to print the fixed catalog".into(),
+        ));
+    }
+    let fixing = mode != Mode::Check;
     // Edits are only needed to fix; reporting whether a fix exists does not build them.
-    let linter = Linter::new(settings.selection.clone()).with_edits(fixing);
-    let to_stdout = fixing && !args.write;
+    let linter = Linter::from_settings(&settings).with_edits(fixing);
     let stderr = std::io::stderr();
     let mut err_out = std::io::BufWriter::new(stderr.lock());
-    // When the fixed catalog goes to standard output, findings go to standard error as text.
-    let (format, report_out): (printers::Format, &mut dyn Write) = if to_stdout {
-        (printers::Format::Text, &mut err_out)
+    // When the fixed catalog or a diff goes to standard output, findings go to standard error
+    // as text.
+    let to_stderr = matches!(mode, Mode::Print | Mode::Diff);
+    let (format, report_out, terminal): (printers::Format, &mut dyn Write, bool) = if to_stderr {
+        (
+            printers::Format::Text,
+            &mut err_out,
+            std::io::stderr().is_terminal(),
+        )
     } else {
-        (args.format, out)
+        (args.format, out, std::io::stdout().is_terminal())
     };
-    let mut printer = Printer::new(format, &settings, report_out);
-    let mut summary = Summary::default();
-    let mut bad_input = false;
-    printer.begin().map_err(write_error)?;
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    let style = Style {
+        color: color && format == printers::Format::Text,
+        show_fixes: args.show_fixes,
+        statistics: args.statistics,
+        quiet: args.quiet,
+    };
+    let mut printer = Printer::new(format, style, &settings, report_out);
+    let mut summary = Summary {
+        dry_run: mode == Mode::Diff,
+        ..Summary::default()
+    };
     let mut fixed_output: Option<String> = None;
+    let mut diffs = String::new();
+    let mut applied: Vec<String> = Vec::new();
+    let note = |message: String| {
+        if !args.quiet {
+            eprintln!("note: {message}");
+        }
+    };
+    printer.begin().map_err(write_error)?;
     for input in &inputs {
         let name = display_name(input.path()).to_string();
-        let text = match read_text(input.path()) {
+        let read = match input {
+            Input::Snapshot(_, text) => Ok(text.clone()),
+            _ => read_text(input.path()),
+        };
+        let text = match read {
             Ok(text) => text,
             Err(e) => {
-                eprintln!("error: {e}");
-                bad_input = true;
+                summary.errors += 1;
+                let prefix = format!("{name}: ");
+                let message = e.0.strip_prefix(&prefix).unwrap_or(&e.0).to_string();
+                printer
+                    .error(FileError {
+                        file: name,
+                        position: None,
+                        message,
+                    })
+                    .map_err(write_error)?;
                 continue;
             }
         };
         if matches!(input, Input::Found(_)) && !looks_like_catalog(&name, &text) {
-            eprintln!("note: skipped {name}: not a tool catalog");
+            note(format!("skipped {name}: not a tool catalog"));
             continue;
         }
         let result = if fixing {
-            lint_and_fix(
-                &linter,
-                &name,
-                &text,
-                args.unsafe_fixes,
-                args.write,
-                &mut printer,
-                &mut summary,
-            )
-            .map(|fixed| {
-                if to_stdout {
-                    fixed_output = Some(fixed);
-                }
-            })
+            linter
+                .fix(&name, &text, args.unsafe_fixes)
+                .and_then(|fixed| {
+                    report_left(&fixed, &name, &mut printer, &mut summary);
+                    if args.show_fixes {
+                        applied.extend(fixed.applied.iter().map(|f| {
+                            let tool = f
+                                .tool
+                                .as_deref()
+                                .map(|t| format!(" (tool '{t}')"))
+                                .unwrap_or_default();
+                            format!("  {name}: {} {}{tool}", f.rule.code(), f.title)
+                        }));
+                    }
+                    let done = match mode {
+                        Mode::Write if fixed.text != text => {
+                            write::write_like_an_editor(Path::new(&name), &fixed.text)
+                                .map_err(|e| FixError::Broken(format!("cannot write {name}: {e}")))
+                        }
+                        Mode::Print => {
+                            fixed_output = Some(fixed.text);
+                            Ok(())
+                        }
+                        Mode::Diff => {
+                            diffs.push_str(&unified_diff(&name, &text, &fixed.text));
+                            Ok(())
+                        }
+                        _ => Ok(()),
+                    };
+                    if done.is_ok() {
+                        summary.tools += fixed.remaining.tools;
+                        summary.fixed += fixed.fixed;
+                    }
+                    done
+                })
         } else {
             linter
                 .lint_each(&name, &text, |found| {
@@ -172,67 +333,105 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
                 if matches!(input, Input::Found(_))
                     && matches!(e.kind, CatalogErrorKind::Shape(_)) =>
             {
-                eprintln!("note: skipped {name}: not a tool catalog");
+                note(format!("skipped {name}: not a tool catalog"));
             }
             Err(e) => {
-                eprintln!("error: {e}");
-                bad_input = true;
+                summary.errors += 1;
+                printer.error(file_error(&name, &e)).map_err(write_error)?;
             }
         }
     }
     printer.end(&summary).map_err(write_error)?;
     drop(printer);
+    if !applied.is_empty() {
+        writeln!(err_out, "Fixes applied:\n{}", applied.join("\n")).map_err(write_error)?;
+    }
     err_out.flush().map_err(write_error)?;
     if let Some(text) = fixed_output {
         out.write_all(text.as_bytes()).map_err(write_error)?;
     }
-    Ok(if bad_input {
+    out.write_all(diffs.as_bytes()).map_err(write_error)?;
+    Ok(if summary.errors > 0 {
         Outcome::BadInput
-    } else if summary.at_or_above(settings.fail_on) > 0 {
+    } else if args.exit_zero {
+        Outcome::Valid
+    } else if (mode == Mode::Diff && !diffs.is_empty()) || summary.at_or_above(settings.fail_on) > 0
+    {
         Outcome::Invalid
     } else {
         Outcome::Valid
     })
 }
 
-/// Fix one file, report what is left, and return the fixed text (written back with `write`).
-fn lint_and_fix(
-    linter: &Linter,
-    name: &str,
-    text: &str,
-    unsafe_fixes: bool,
-    write: bool,
-    printer: &mut Printer<'_>,
-    summary: &mut Summary,
-) -> Result<String, FixError> {
-    let fixed = linter.fix(name, text, unsafe_fixes)?;
-    summary.tools += fixed.remaining.tools;
-    summary.fixed += fixed.fixed;
+/// Count and print the findings left after fixing a file.
+fn report_left(fixed: &Fixed, name: &str, printer: &mut Printer<'_>, summary: &mut Summary) {
     for d in &fixed.remaining.diagnostics {
         summary.count(d);
         let _ = printer.diagnostic(name, &fixed.text, d);
     }
-    if write && fixed.text != text {
-        write_in_place(Path::new(name), &fixed.text)
-            .map_err(|e| FixError::Broken(format!("cannot write {name}: {e}")))?;
-    }
-    Ok(fixed.text)
 }
 
-/// Replace a file's contents through a temporary file in the same directory, so a failure never
-/// leaves it half written. Keeps the file's permissions.
-fn write_in_place(path: &Path, text: &str) -> std::io::Result<()> {
-    let permissions = std::fs::metadata(path)?.permissions();
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{file_name}.toolschema-fix"));
-    std::fs::write(&temporary, text)?;
-    std::fs::set_permissions(&temporary, permissions)?;
-    std::fs::rename(&temporary, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temporary);
-    })
+/// A unified diff of one file's fixes, with `a/` and `b/` headers as git writes them (empty when
+/// nothing changes).
+fn unified_diff(name: &str, before: &str, after: &str) -> String {
+    if before == after {
+        return String::new();
+    }
+    similar::TextDiff::from_lines(before, after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
+/// A failure to lint or fix a file, as a result to print.
+fn file_error(name: &str, error: &FixError) -> FileError {
+    match error {
+        FixError::Catalog(e) => catalog_error(name, e),
+        FixError::Broken(message) => FileError {
+            file: name.to_string(),
+            position: None,
+            message: message.clone(),
+        },
+    }
+}
+
+fn catalog_error(name: &str, error: &CatalogError) -> FileError {
+    // The error's own text starts with the file and position; the message is the rest.
+    let text = error.to_string();
+    let prefix = match error.position {
+        Some(p) => format!("{}:{}:{}: ", error.file, p.line, p.column),
+        None => format!("{}: ", error.file),
+    };
+    FileError {
+        file: name.to_string(),
+        position: error.position,
+        message: text.strip_prefix(&prefix).unwrap_or(&text).to_string(),
+    }
+}
+
+/// Take the snapshot of the server the arguments name: kept in `-o FILE` (then linted as that
+/// file) or in memory.
+fn snapshot_input(args: &LintArgs) -> Result<Input, InputError> {
+    let target = args.server.require_target()?;
+    let snapshot = args.server.snapshot(&target)?;
+    let text = snapshot_text(&snapshot)?;
+    let listed = describe(&snapshot, &target);
+    match &args.output {
+        Some(path) => {
+            write_snapshot(path, &text)?;
+            if !args.quiet {
+                eprintln!("toolschema: wrote {listed} to {path}");
+            }
+            Ok(Input::File(path.clone()))
+        }
+        None => {
+            if !args.quiet {
+                eprintln!("toolschema: listed {listed}; -o FILE keeps the snapshot the findings point into");
+            }
+            Ok(Input::Snapshot(format!("<snapshot of {target}>"), text))
+        }
+    }
 }
 
 /// Whether a JSON file found in a directory is a catalog: any catalog shape, but a single tool
@@ -262,6 +461,8 @@ fn resolve_settings(args: &LintArgs) -> Result<LintSettings, InputError> {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
         fail_on: args.fail_on,
+        target: args.target.clone(),
+        ..LintConfig::default()
     };
     let mut layers: Vec<(&str, &LintConfig)> = Vec::new();
     if let Some((path, contents)) = &file {
@@ -280,9 +481,9 @@ fn collect_inputs(paths: &[String]) -> Result<Vec<Input>, InputError> {
             inputs.push(Input::Stdin);
             continue;
         }
-        let metadata =
-            std::fs::metadata(path).map_err(|e| InputError(format!("{path}: cannot read: {e}")))?;
-        if !metadata.is_dir() {
+        // A path that cannot be read is reported with the results, like any unreadable file.
+        let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+        if !is_dir {
             inputs.push(Input::File(path.clone()));
             continue;
         }

@@ -1,9 +1,12 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
+mod adapt;
+mod diff;
 mod fuzz;
 mod input;
 mod lint;
 mod log;
+mod pin;
 mod proxy;
 mod rules;
 mod server_args;
@@ -38,6 +41,37 @@ enum Command {
     Rules(rules::RulesArgs),
     /// Print a lint rule's documentation.
     Rule(rules::RuleArgs),
+    /// Compare two catalogs (or a catalog and a live server) by meaning: breaking, security and
+    /// compatible changes.
+    Diff(diff::DiffArgs),
+    /// Pin a server's tools (SHA-256 of their canonical JSON) in a lock file.
+    Pin(pin::PinArgs),
+    /// Check a server's tools against their pins; print the drift.
+    Verify(pin::VerifyArgs),
+    /// Write a catalog's tools for a model provider (OpenAI, Anthropic, Gemini), with every loss.
+    Adapt(adapt::AdaptArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `toolschema completions`.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Examples:
+  toolschema completions bash > ~/.local/share/bash-completion/completions/toolschema
+  toolschema completions zsh > ~/.zfunc/_toolschema
+  toolschema completions fish > ~/.config/fish/completions/toolschema.fish")]
+struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+/// Write the completion script for `shell` (the whole command line, from its definition).
+fn completions(args: CompletionsArgs, out: &mut dyn Write) -> Result<Outcome, input::InputError> {
+    let mut command = <Cli as clap::CommandFactory>::command();
+    clap_complete::generate(args.shell, &mut command, "toolschema", out);
+    Ok(Outcome::Valid)
 }
 
 /// How a command ended, as the exit status scripts read.
@@ -76,6 +110,11 @@ fn main() -> ExitCode {
         Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
         Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
         Command::Rule(args) => with_stdout(|out| rules::show(args, out)),
+        Command::Diff(args) => with_stdout(|out| diff::run(args, out)),
+        Command::Pin(args) => finish(pin::run_pin(args), Ok(())),
+        Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
+        Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
+        Command::Completions(args) => with_stdout(|out| completions(args, out)),
     }
 }
 

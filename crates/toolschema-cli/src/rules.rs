@@ -5,7 +5,7 @@ use crate::input::InputError;
 use crate::Outcome;
 use serde_json::json;
 use std::io::Write;
-use toolschema::lint::{Rule, RULES};
+use toolschema::lint::{Rule, RuleSet, RULES};
 
 /// Arguments of `toolschema rules`.
 #[derive(Debug, clap::Args)]
@@ -27,6 +27,13 @@ pub struct RuleArgs {
     /// The rule's code, like SCH-003.
     #[arg(value_name = "CODE")]
     code: String,
+}
+
+fn set(rule: &Rule) -> &'static str {
+    match rule.set() {
+        RuleSet::Default => "default",
+        RuleSet::Pedantic => "pedantic",
+    }
 }
 
 fn fixes(rule: &Rule) -> String {
@@ -51,6 +58,7 @@ pub fn list(args: RulesArgs, out: &mut dyn Write) -> Result<Outcome, InputError>
                         "code": r.code(),
                         "name": r.name(),
                         "severity": r.severity().as_str(),
+                        "set": set(r),
                         "fixes": r.fixes().iter().map(|f| f.as_str()).collect::<Vec<_>>(),
                         "summary": r.summary(),
                     })
@@ -61,15 +69,16 @@ pub fn list(args: RulesArgs, out: &mut dyn Write) -> Result<Outcome, InputError>
         ListFormat::Text => (|| {
             writeln!(
                 out,
-                "{:<9} {:<9} {:<12} {:<22} SUMMARY",
-                "CODE", "SEVERITY", "FIX", "NAME"
+                "{:<9} {:<9} {:<9} {:<12} {:<22} SUMMARY",
+                "CODE", "SEVERITY", "SET", "FIX", "NAME"
             )?;
             for rule in RULES {
                 writeln!(
                     out,
-                    "{:<9} {:<9} {:<12} {:<22} {}",
+                    "{:<9} {:<9} {:<9} {:<12} {:<22} {}",
                     rule.code(),
                     rule.severity().as_str(),
+                    set(rule),
                     fixes(rule),
                     rule.name(),
                     rule.summary()
@@ -77,7 +86,8 @@ pub fn list(args: RulesArgs, out: &mut dyn Write) -> Result<Outcome, InputError>
             }
             writeln!(
                 out,
-                "\n`toolschema rule CODE` prints a rule's documentation."
+                "\nThe default set runs unless told otherwise; `--select pedantic` (or ALL) adds the \
+                 others.\n`toolschema rule CODE` prints a rule's documentation."
             )
         })(),
     };
@@ -90,10 +100,11 @@ pub fn show(args: RuleArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
     let rule = toolschema::lint::rule(&args.code).map_err(|e| InputError(e.to_string()))?;
     write!(
         out,
-        "{} {}\nseverity: {}, fix: {}\n\n{}",
+        "{} {}\nseverity: {}, set: {}, fix: {}\n\n{}",
         rule.code(),
         rule.name(),
         rule.severity(),
+        set(rule),
         fixes(rule),
         rule.documentation()
     )

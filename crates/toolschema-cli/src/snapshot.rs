@@ -1,11 +1,12 @@
 //! `toolschema snapshot`: the tools of a live MCP server, exactly as it lists them.
 
 use crate::input::{parse_seconds, InputError};
-use crate::server_args::ServerArgs;
+use crate::server_args::ServerAddress;
 use crate::Outcome;
 use std::io::Write;
 use std::time::Duration;
-use toolschema_mcp::snapshot::{self, SnapshotOptions};
+use toolschema::Catalog;
+use toolschema_mcp::snapshot::{self, Snapshot, SnapshotOptions, Target};
 
 /// Arguments of `toolschema snapshot`.
 #[derive(Debug, clap::Args)]
@@ -25,42 +26,109 @@ pub struct SnapshotArgs {
     /// Write the snapshot to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
     output: Option<String>,
+}
 
-    /// Give up when the server has not answered everything within this many seconds.
+/// Which live server to reach and how long to wait for its listing: the flags `snapshot`, `lint`,
+/// `diff`, `pin` and `verify` share.
+#[derive(Debug, clap::Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    address: ServerAddress,
+
+    /// Give up when the server has not answered everything within this many seconds (at most
+    /// 86400).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
 }
 
-/// Run `toolschema snapshot`.
-pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let target = args.server.target()?;
-    let options = SnapshotOptions {
-        timeout: args.timeout,
-        headers: args.server.headers()?,
-        max_message_bytes: args.server.max_message_bytes,
-    };
-    let runtime = toolschema_mcp::runtime()
-        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
-    let result = runtime.block_on(snapshot::take(&target, &options));
-    runtime.shutdown_background();
-    let snapshot = result.map_err(|e| InputError(e.to_string()))?;
+impl ServerArgs {
+    /// Whether a server was named (a command or a URL).
+    pub fn is_given(&self) -> bool {
+        self.address.is_given()
+    }
+
+    /// The server named by `--url` or `-- COMMAND`, if either is given.
+    pub fn target(&self) -> Option<Target> {
+        self.address.target()
+    }
+
+    /// The key the server's pins are kept under in a lock: its command line or URL.
+    pub fn lock_key(&self) -> Option<String> {
+        self.address.lock_key()
+    }
+
+    /// The server named, or an error saying how to name one.
+    pub fn require_target(&self) -> Result<Target, InputError> {
+        self.address.require_target()
+    }
+
+    /// Connect to the server `target` and list its tools.
+    pub fn snapshot(&self, target: &Target) -> Result<Snapshot, InputError> {
+        let headers = self.address.headers()?;
+        let options = SnapshotOptions {
+            timeout: self.timeout,
+            headers,
+            max_message_bytes: self.address.max_message_bytes,
+        };
+        let runtime = toolschema_mcp::runtime()
+            .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+        let result = runtime.block_on(snapshot::take(target, &options));
+        runtime.shutdown_background();
+        result.map_err(|e| InputError(e.to_string()))
+    }
+
+    /// The tools of the server `target`, read as a catalog named after it.
+    pub fn catalog(&self, target: &Target) -> Result<Catalog, InputError> {
+        let snapshot = self.snapshot(target)?;
+        let text = serde_json::to_string(&snapshot.to_value())
+            .map_err(|e| InputError(format!("cannot read the snapshot: {e}")))?;
+        Ok(Catalog::from_json(&target.to_string(), &text)?)
+    }
+}
+
+/// The snapshot as written: `{"tools": [...]}`, pretty-printed, with a final newline.
+pub fn snapshot_text(snapshot: &Snapshot) -> Result<String, InputError> {
     let mut text = serde_json::to_string_pretty(&snapshot.to_value())
         .map_err(|e| InputError(format!("cannot write the snapshot: {e}")))?;
     text.push('\n');
+    Ok(text)
+}
+
+/// What a snapshot holds and where it came from, in one line: `10 tools (3 tools/list pages)
+/// from 'CMD'`.
+pub fn describe(snapshot: &Snapshot, target: &Target) -> String {
+    format!(
+        "{} tool{} ({} tools/list page{}) from {target}",
+        snapshot.tools.len(),
+        if snapshot.tools.len() == 1 { "" } else { "s" },
+        snapshot.pages,
+        if snapshot.pages == 1 { "" } else { "s" }
+    )
+}
+
+/// Write a snapshot's text to `path`.
+pub fn write_snapshot(path: &str, text: &str) -> Result<(), InputError> {
+    std::fs::write(path, text).map_err(|e| InputError(format!("{path}: cannot write: {e}")))
+}
+
+/// Run `toolschema snapshot`.
+pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let target = args.server.require_target()?;
+    let snapshot = args.server.snapshot(&target)?;
+    let text = snapshot_text(&snapshot)?;
     match &args.output {
         Some(path) => {
-            std::fs::write(path, &text)
-                .map_err(|e| InputError(format!("{path}: cannot write: {e}")))?;
+            write_snapshot(path, &text)?;
             eprintln!(
-                "toolschema: wrote {} tools ({} tools/list page{}) from {target} to {path}",
-                snapshot.tools.len(),
-                snapshot.pages,
-                if snapshot.pages == 1 { "" } else { "s" }
+                "toolschema: wrote {} to {path}",
+                describe(&snapshot, &target)
             );
         }
-        None => out
-            .write_all(text.as_bytes())
-            .map_err(|e| InputError(format!("cannot write output: {e}")))?,
+        None => {
+            out.write_all(text.as_bytes())
+                .map_err(|e| InputError(format!("cannot write output: {e}")))?;
+            eprintln!("toolschema: listed {}", describe(&snapshot, &target));
+        }
     }
     Ok(Outcome::Valid)
 }

@@ -71,17 +71,13 @@ fn live_catalogs_lint_and_fix() {
     let document: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(
         document["summary"],
-        serde_json::json!({"files": 2, "tools": 27, "critical": 0, "warning": 57, "info": 19})
+        serde_json::json!({"files": 2, "tools": 27, "critical": 0, "warning": 28, "info": 0, "errors": 0})
     );
-    let expected: BTreeMap<String, usize> = [
-        ("DESC-003", 19),
-        ("SCH-001", 4),
-        ("SCH-002", 28),
-        ("SCH-004", 25),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    // The default rules: only open objects, each one right (see the precision table).
+    let expected: BTreeMap<String, usize> = [("SCH-002", 28)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
     assert_eq!(counts(&document), expected);
 
     // Every open schema the servers send is closed by the safe fixes, and nothing else changes:
@@ -90,7 +86,7 @@ fn live_catalogs_lint_and_fix() {
         work.path(),
         &["everything.json", "filesystem.json", "--write"],
     );
-    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(code, 0, "{stderr}");
     let (_, stdout, _) = lint(
         work.path(),
         &["everything.json", "filesystem.json", "--format", "json"],

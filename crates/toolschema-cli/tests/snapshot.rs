@@ -377,3 +377,67 @@ fn a_url_that_is_not_http_is_refused() {
         "error: --header 'no colon here': write it as 'Name: value'\n"
     );
 }
+
+#[test]
+fn a_server_that_repeats_a_cursor_is_reported_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = recording_server(
+        &dir.path().join("received.jsonl"),
+        &["--page-size", "4", "--repeat-cursor"],
+    );
+    let mut args = vec!["--".to_string()];
+    args.extend(server.iter().cloned());
+    let (code, stdout, stderr) = snapshot(&args);
+    assert_eq!(code, Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the MCP server '{}' failed while the snapshot waited for tools/list page 2: it repeated nextCursor \"page-1\", which an earlier page already returned; the listing would never end\n",
+            server.join(" ")
+        )
+    );
+}
+
+#[test]
+fn durations_are_checked_before_anything_starts() {
+    for (value, message) in [
+        ("1e20", "'1e20' seconds is too long: at most 86400 (a day)"),
+        ("0", "'0' is not a positive number of seconds"),
+        ("NaN", "'NaN' is not a positive number of seconds"),
+        ("-5", "'-5' is not a positive number of seconds"),
+    ] {
+        let (code, stdout, stderr) = snapshot(&[
+            format!("--timeout={value}"),
+            "--".into(),
+            "no-such-mcp-server".into(),
+        ]);
+        assert_eq!(code, Some(2), "{value}");
+        assert_eq!(stdout, "");
+        assert!(
+            stderr.starts_with(&format!(
+                "error: invalid value '{value}' for '--timeout <SECONDS>': {message}\n"
+            )),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn a_snapshot_on_standard_output_says_what_it_listed_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = recording_server(&dir.path().join("received.jsonl"), &["--page-size", "4"]);
+    let mut args = vec!["--".to_string()];
+    args.extend(server.iter().cloned());
+    let (code, stdout, stderr) = snapshot(&args);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("{\n  \"tools\": ["));
+    assert_eq!(
+        stderr,
+        format!(
+            "toolschema: listed 10 tools (3 tools/list pages) from '{}'\n",
+            server.join(" ")
+        )
+    );
+}

@@ -11,12 +11,18 @@
 //! - [`validate`]: compiled validators whose messages a model can act on
 //!   (`argument 'limit' value must be <= 100`);
 //! - [`lint`]: rules that find what makes a catalog unsafe or unreadable for clients, with
-//!   fixes that keep every other byte of the file.
+//!   fixes that keep every other byte of the file;
+//! - [`diff`]: semantic diff of two catalogs (breaking, security, compatible changes) and pins of
+//!   the definitions a model reads ([`diff::Lock`]).
+//! - [`adapt`]: provider profiles (OpenAI, Anthropic, Gemini) as data, tools rewritten for each
+//!   with a report of every loss, and the model's arguments mapped back.
 //!
 //! The crate is pure: no network, no processes, no terminal. Nothing is ever fetched: a `$ref` to
 //! anything but the document itself or a document the caller registered is refused.
 
+pub mod adapt;
 pub mod catalog;
+pub mod diff;
 pub mod generate;
 pub mod glob;
 pub mod json;
@@ -24,6 +30,7 @@ pub mod lint;
 pub mod schema;
 pub mod size;
 pub mod suggest;
+pub mod text;
 pub mod tool;
 pub mod validate;
 

@@ -214,3 +214,22 @@ fn time_server_calls() {
     let convert = compiled(&catalog, "convert_time");
     assert!(!messages(&convert, json!({"source_timezone": "UTC"})).is_empty());
 }
+
+#[test]
+fn the_poisoning_rules_find_nothing_in_the_real_catalogs() {
+    let mut selection = toolschema::lint::RuleSelection::none();
+    selection.apply(Some(&["SEC".to_string()]), &[]).unwrap();
+    assert_eq!(selection.rules().count(), 6);
+    let linter = toolschema::lint::Linter::new(selection);
+    for name in ["everything", "filesystem", "time"] {
+        let text = support::real_catalog_text(name);
+        let report = linter.lint(&format!("{name}.json"), &text).unwrap();
+        assert!(report.tools > 0, "{name}");
+        let found: Vec<String> = report
+            .diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .collect();
+        assert_eq!(found, Vec::<String>::new(), "{name}");
+    }
+}

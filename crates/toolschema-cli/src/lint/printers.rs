@@ -2,7 +2,9 @@
 //! and GitHub workflow annotations.
 
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
+use toolschema::json::Position;
 use toolschema::lint::{Applicability, Diagnostic, LintSettings, Rule, Severity};
 
 /// How findings are printed.
@@ -18,9 +20,35 @@ pub enum Format {
     Github,
 }
 
+/// A file that could not be linted: unreadable, not JSON, not a catalog.
+#[derive(Debug, Clone)]
+pub struct FileError {
+    /// The file, as named on the command line.
+    pub file: String,
+    /// Where in the file, when known.
+    pub position: Option<Position>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// How findings are shown, besides the format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// ANSI colours (text format).
+    pub color: bool,
+    /// Each fix's title next to its finding.
+    pub show_fixes: bool,
+    /// Counts per rule instead of each finding.
+    pub statistics: bool,
+    /// No summary line.
+    pub quiet: bool,
+}
+
 /// Counts over a run.
 #[derive(Debug, Default)]
 pub struct Summary {
+    /// Files that could not be linted.
+    pub errors: usize,
     pub files: usize,
     pub tools: usize,
     pub critical: usize,
@@ -30,8 +58,10 @@ pub struct Summary {
     pub safe_fixes: usize,
     /// Findings only an unsafe fix would resolve.
     pub unsafe_fixes: usize,
-    /// Findings fixed (with --fix or --write).
+    /// Findings fixed (with --fix or --write), or that would be (with --diff).
     pub fixed: usize,
+    /// Whether the fixes were only shown (--diff), not applied.
+    pub dry_run: bool,
 }
 
 impl Summary {
@@ -61,6 +91,15 @@ impl Summary {
         self.critical + self.warning + self.info
     }
 
+    /// The sentence about files that could not be linted, if any.
+    fn errors_sentence(&self) -> String {
+        match self.errors {
+            0 => String::new(),
+            1 => " 1 file could not be linted.".into(),
+            n => format!(" {n} files could not be linted."),
+        }
+    }
+
     /// One line for people: what was found, how much is fixable.
     fn line(&self) -> String {
         let scope = format!(
@@ -73,13 +112,15 @@ impl Summary {
         let mut out = String::new();
         if self.fixed > 0 {
             out.push_str(&format!(
-                "Fixed {} problem{}. ",
+                "{} {} problem{}. ",
+                if self.dry_run { "Would fix" } else { "Fixed" },
                 self.fixed,
                 plural(self.fixed)
             ));
         }
         if self.problems() == 0 {
             out.push_str(&format!("No problems in {scope}."));
+            out.push_str(&self.errors_sentence());
             return out;
         }
         out.push_str(&format!(
@@ -102,6 +143,7 @@ impl Summary {
                 self.unsafe_fixes
             ));
         }
+        out.push_str(&self.errors_sentence());
         out
     }
 }
@@ -114,9 +156,13 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// Findings per rule, for `--statistics`: the rule, how many, how many a safe fix resolves.
+type Statistics = BTreeMap<&'static str, (&'static Rule, usize, usize)>;
+
 /// Prints findings as they come, in one format.
 pub struct Printer<'w> {
     format: Format,
+    style: Style,
     out: &'w mut dyn Write,
     rules: Vec<&'static Rule>,
     /// Whether a JSON diagnostic or SARIF result was written (for the commas between them).
@@ -124,20 +170,89 @@ pub struct Printer<'w> {
     /// A text finding, built here and written at once (one call to the writer instead of one
     /// per piece).
     buffer: String,
+    /// Files that could not be linted, for the formats that list them at the end.
+    errors: Vec<FileError>,
+    statistics: Statistics,
 }
 
 impl<'w> Printer<'w> {
-    pub fn new(format: Format, settings: &LintSettings, out: &'w mut dyn Write) -> Self {
+    pub fn new(
+        format: Format,
+        style: Style,
+        settings: &LintSettings,
+        out: &'w mut dyn Write,
+    ) -> Self {
         Printer {
             format,
+            style,
             out,
             rules: settings.selection.rules().collect(),
             wrote_one: false,
             buffer: String::new(),
+            errors: Vec::new(),
+            statistics: BTreeMap::new(),
         }
     }
 
+    /// Report a file that could not be linted.
+    pub fn error(&mut self, error: FileError) -> io::Result<()> {
+        let (line, column) = error
+            .position
+            .map_or((None, None), |p| (Some(p.line), Some(p.column)));
+        match self.format {
+            Format::Text => {
+                let place = match error.position {
+                    Some(p) => format!("{}:{}:{}", error.file, p.line, p.column),
+                    None => error.file.clone(),
+                };
+                let label = paint(self.style.color, RED_BOLD, "error");
+                writeln!(
+                    self.out,
+                    "{}: {label}: {}",
+                    paint(self.style.color, BOLD, &place),
+                    error.message
+                )?;
+            }
+            Format::Github => {
+                let mut properties = format!("file={}", escape_property(&error.file));
+                if let (Some(line), Some(column)) = (line, column) {
+                    properties.push_str(&format!(",line={line},col={column}"));
+                }
+                writeln!(
+                    self.out,
+                    "::error {properties},title=toolschema::{}",
+                    escape_data(&error.message)
+                )?;
+            }
+            Format::Sarif if !self.style.statistics => {
+                let mut region = json!({});
+                if let (Some(line), Some(column)) = (line, column) {
+                    region = json!({"startLine": line, "startColumn": column});
+                }
+                let result = json!({
+                    "ruleId": "input-error",
+                    "level": "error",
+                    "kind": "fail",
+                    "message": {"text": error.message},
+                    "locations": [{"physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(&error.file)},
+                        "region": region
+                    }}]
+                });
+                let comma = if self.wrote_one { "," } else { "" };
+                self.wrote_one = true;
+                write!(self.out, "{comma}\n{result}")?;
+            }
+            Format::Json | Format::Sarif => {}
+        }
+        self.errors.push(error);
+        Ok(())
+    }
+
     pub fn begin(&mut self) -> io::Result<()> {
+        if self.style.statistics {
+            return Ok(());
+        }
         match self.format {
             Format::Json => write!(self.out, "{{\"diagnostics\": ["),
             Format::Sarif => {
@@ -157,10 +272,16 @@ impl<'w> Printer<'w> {
     }
 
     pub fn diagnostic(&mut self, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
+        if self.style.statistics {
+            let entry = self.statistics.entry(d.code()).or_insert((d.rule, 0, 0));
+            entry.1 += 1;
+            entry.2 += usize::from(d.fix_applicability() == Some(Applicability::Safe));
+            return Ok(());
+        }
         match self.format {
             Format::Text => {
                 self.buffer.clear();
-                push_text(&mut self.buffer, file, text, d);
+                push_text(&mut self.buffer, file, text, d, self.style);
                 self.out.write_all(self.buffer.as_bytes())
             }
             Format::Json => {
@@ -193,6 +314,10 @@ impl<'w> Printer<'w> {
                     Severity::Warning => "warning",
                     Severity::Info => "notice",
                 };
+                let mut message = message_with_tool(d);
+                if let Some(fix) = d.fix.as_ref().filter(|_| self.style.show_fixes) {
+                    message.push_str(&format!(" [fix ({}): {}]", fix.applicability, fix.title));
+                }
                 writeln!(
                     self.out,
                     "::{level} file={},line={},col={},title={}::{}",
@@ -200,26 +325,101 @@ impl<'w> Printer<'w> {
                     d.position.line,
                     d.position.column,
                     escape_property(&format!("{} {}", d.code(), d.rule.name())),
-                    escape_data(&message_with_tool(d))
+                    escape_data(&message)
                 )
             }
         }
     }
 
     pub fn end(&mut self, summary: &Summary) -> io::Result<()> {
+        let totals = json!({
+            "files": summary.files,
+            "tools": summary.tools,
+            "critical": summary.critical,
+            "warning": summary.warning,
+            "info": summary.info,
+            "errors": summary.errors,
+        });
+        let errors: Vec<Value> = self
+            .errors
+            .iter()
+            .map(|e| {
+                json!({
+                    "file": e.file,
+                    "line": e.position.map(|p| p.line),
+                    "column": e.position.map(|p| p.column),
+                    "message": e.message,
+                })
+            })
+            .collect();
+        if self.style.statistics {
+            let mut rows: Vec<(&'static Rule, usize, usize)> =
+                self.statistics.values().copied().collect();
+            // Most findings first, like ruff's --statistics.
+            rows.sort_by_key(|(rule, count, _)| (std::cmp::Reverse(*count), rule.code()));
+            match self.format {
+                Format::Json => {
+                    let rows: Vec<Value> = rows
+                        .iter()
+                        .map(|(rule, count, fixable)| {
+                            json!({"code": rule.code(), "name": rule.name(), "count": count, "fixable": fixable})
+                        })
+                        .collect();
+                    let document = json!({"statistics": rows, "errors": errors, "summary": totals});
+                    writeln!(self.out, "{document}")?;
+                }
+                _ => {
+                    for (rule, count, fixable) in rows {
+                        let mark = if fixable > 0 { "[*]" } else { "   " };
+                        writeln!(
+                            self.out,
+                            "{count:>6}  {}  {mark}  {}",
+                            paint(self.style.color, BOLD, rule.code()),
+                            rule.name()
+                        )?;
+                    }
+                    if !self.style.quiet {
+                        writeln!(self.out, "{}", summary.line())?;
+                    }
+                }
+            }
+            return self.out.flush();
+        }
         match self.format {
+            Format::Text | Format::Github if self.style.quiet => Ok(()),
             Format::Text | Format::Github => writeln!(self.out, "{}", summary.line()),
             Format::Json => {
-                let totals = json!({
-                    "files": summary.files,
-                    "tools": summary.tools,
-                    "critical": summary.critical,
-                    "warning": summary.warning,
-                    "info": summary.info,
-                });
-                writeln!(self.out, "\n],\n\"summary\": {totals}}}")
+                let errors = Value::Array(errors);
+                writeln!(
+                    self.out,
+                    "\n],\n\"errors\": {errors},\n\"summary\": {totals}}}"
+                )
             }
-            Format::Sarif => writeln!(self.out, "\n]\n}}]}}"),
+            Format::Sarif => {
+                let notifications: Vec<Value> = self
+                    .errors
+                    .iter()
+                    .map(|e| {
+                        let mut region = json!({});
+                        if let Some(p) = e.position {
+                            region = json!({"startLine": p.line, "startColumn": p.column});
+                        }
+                        json!({
+                            "level": "error",
+                            "message": {"text": e.message},
+                            "locations": [{"physicalLocation": {
+                                "artifactLocation": {"uri": artifact_uri(&e.file)},
+                                "region": region
+                            }}]
+                        })
+                    })
+                    .collect();
+                let invocation = json!({
+                    "executionSuccessful": self.errors.is_empty(),
+                    "toolExecutionNotifications": notifications,
+                });
+                writeln!(self.out, "\n],\n\"invocations\": [{invocation}]\n}}]}}")
+            }
         }?;
         self.out.flush()
     }
@@ -337,16 +537,39 @@ const AFTER: usize = 60;
 
 /// A finding as text: `file:line:col: CODE severity: message (tool 'name') [fix: safe]`, then the
 /// source line and a caret under the column.
-fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic) {
+fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic, style: Style) {
+    let color = style.color;
+    if color {
+        out.push_str(BOLD);
+    }
     out.push_str(file);
     out.push(':');
     push_number(out, d.position.line);
     out.push(':');
     push_number(out, d.position.column);
+    if color {
+        out.push_str(RESET);
+    }
     out.push_str(": ");
+    if color {
+        out.push_str(BOLD);
+    }
     out.push_str(d.code());
+    if color {
+        out.push_str(RESET);
+    }
     out.push(' ');
-    out.push_str(d.severity().as_str());
+    let severity = d.severity().as_str();
+    if color {
+        let tint = match d.severity() {
+            Severity::Critical => RED_BOLD,
+            Severity::Warning => YELLOW_BOLD,
+            Severity::Info => CYAN_BOLD,
+        };
+        out.push_str(&paint(true, tint, severity));
+    } else {
+        out.push_str(severity);
+    }
     out.push_str(": ");
     out.push_str(&d.message);
     if let Some(tool) = &d.tool {
@@ -354,11 +577,20 @@ fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic) {
         out.push_str(tool);
         out.push_str("')");
     }
-    out.push_str(match d.fix_applicability() {
-        Some(Applicability::Safe) => " [fix: safe]\n",
-        Some(Applicability::Unsafe) => " [fix: unsafe]\n",
-        None => "\n",
-    });
+    match &d.fix {
+        Some(fix) if style.show_fixes => {
+            out.push_str(" [fix (");
+            out.push_str(fix.applicability.as_str());
+            out.push_str("): ");
+            out.push_str(&fix.title);
+            out.push_str("]\n");
+        }
+        _ => out.push_str(match d.fix_applicability() {
+            Some(Applicability::Safe) => " [fix: safe]\n",
+            Some(Applicability::Unsafe) => " [fix: unsafe]\n",
+            None => "\n",
+        }),
+    }
     let snippet = Snippet::new(text, d.offset);
     out.push(' ');
     let number_start = out.len();
@@ -370,7 +602,27 @@ fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic) {
     push_spaces(out, width);
     out.push_str(" | ");
     push_spaces(out, snippet.caret);
-    out.push_str("^\n");
+    if color {
+        out.push_str(&paint(true, CYAN_BOLD, "^"));
+        out.push('\n');
+    } else {
+        out.push_str("^\n");
+    }
+}
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const RED_BOLD: &str = "\x1b[1;31m";
+const YELLOW_BOLD: &str = "\x1b[1;33m";
+const CYAN_BOLD: &str = "\x1b[1;36m";
+
+/// `text` in an ANSI style, when colour is on.
+fn paint(color: bool, style: &str, text: &str) -> String {
+    if color {
+        format!("{style}{text}{RESET}")
+    } else {
+        text.to_string()
+    }
 }
 
 /// Append `n` in decimal (what `{n}` writes, without the formatting machinery).

@@ -359,3 +359,27 @@ impl Drop for HttpServer {
         let _ = self.child.wait();
     }
 }
+
+/// What a finished `toolschema` run left: exit code and output.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run `toolschema ARGS` in `dir`, with `stdin` as its standard input.
+pub fn toolschema_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
+    let mut cmd = assert_cmd::Command::cargo_bin("toolschema").unwrap();
+    cmd.current_dir(dir)
+        .args(args)
+        .timeout(Duration::from_secs(60));
+    if let Some(input) = stdin {
+        cmd.write_stdin(input);
+    }
+    let output = cmd.output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}

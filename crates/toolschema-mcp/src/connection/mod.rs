@@ -78,6 +78,9 @@ pub(crate) enum SessionFailure {
     Closed(String),
     /// The server answered with a JSON-RPC error.
     Error(ErrorData),
+    /// The server answered, but with something the client cannot use (a result that is not a
+    /// tool list, a cursor it already sent): the server is running, so its exit is not awaited.
+    Misbehaved(String),
     /// Anything else.
     Other(String),
 }
@@ -91,7 +94,9 @@ impl fmt::Display for SessionFailure {
                 "it answered with error {}: {}",
                 error.code.0, error.message
             ),
-            SessionFailure::Other(message) => f.write_str(message),
+            SessionFailure::Other(message) | SessionFailure::Misbehaved(message) => {
+                f.write_str(message)
+            }
         }
     }
 }
@@ -183,7 +188,7 @@ pub(crate) async fn list_all_tools(
     loop {
         pages += 1;
         if pages > MAX_PAGES {
-            return Err(SessionFailure::Other(format!(
+            return Err(SessionFailure::Misbehaved(format!(
                 "it returned {MAX_PAGES} pages of tools and a cursor for more; the listing would never end"
             )));
         }
@@ -196,17 +201,18 @@ pub(crate) async fn list_all_tools(
             .map_err(service_failure)?;
         let id = handle.id.clone();
         handle.await_response().await.map_err(service_failure)?;
-        let result = results
-            .take(&id)
-            .ok_or_else(|| SessionFailure::Other("its response carried no result".to_string()))?;
+        let result = results.take(&id).ok_or_else(|| {
+            SessionFailure::Misbehaved("its response carried no result".to_string())
+        })?;
         let (page_tools, next) = read_page(result)?;
         tools.extend(page_tools);
         match next {
             None => break,
             Some(next) => {
                 if !seen_cursors.insert(next.clone()) {
-                    return Err(SessionFailure::Other(format!(
-                        "it returned nextCursor {} a second time; the listing would never end",
+                    return Err(SessionFailure::Misbehaved(format!(
+                        "it repeated nextCursor {}, which an earlier page already returned; the \
+                         listing would never end",
                         Value::String(next)
                     )));
                 }
@@ -220,19 +226,19 @@ pub(crate) async fn list_all_tools(
 /// The tools of one page and the cursor of the next.
 fn read_page(result: Value) -> Result<(Vec<Value>, Option<String>), SessionFailure> {
     let Value::Object(mut result) = result else {
-        return Err(SessionFailure::Other(
+        return Err(SessionFailure::Misbehaved(
             "its result is not a JSON object".to_string(),
         ));
     };
     let tools = match result.remove("tools") {
         Some(Value::Array(tools)) => tools,
         Some(_) => {
-            return Err(SessionFailure::Other(
+            return Err(SessionFailure::Misbehaved(
                 "its result's \"tools\" is not an array".to_string(),
             ))
         }
         None => {
-            return Err(SessionFailure::Other(
+            return Err(SessionFailure::Misbehaved(
                 "its result has no \"tools\" array".to_string(),
             ))
         }

@@ -337,7 +337,7 @@ impl Relay {
         if !arguments.is_object() {
             let message = format!(
                 "arguments of tool '{tool}' must be a JSON object (got {})",
-                json_type(arguments)
+                toolschema::json::kind_in_words(arguments)
             );
             let reply = error_response(&id, ErrorCode::INVALID_PARAMS, &message, None);
             self.client.send(&reply);
@@ -891,17 +891,6 @@ fn tools_of(result: &Value) -> &[Value] {
         .get("tools")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
-}
-
-fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The start of a line, for a report.

@@ -173,7 +173,7 @@ async fn take_over_stdio(
         Outcome::Failed(failure) => {
             // A closed connection or a failed write is most often a server that exited: say how.
             let exited = match failure {
-                SessionFailure::Error(_) => None,
+                SessionFailure::Error(_) | SessionFailure::Misbehaved(_) => None,
                 SessionFailure::Closed(_) | SessionFailure::Other(_) => {
                     process.wait_for_exit(Duration::from_secs(2)).await
                 }

@@ -39,6 +39,18 @@ impl Members for Value {
     }
 }
 
+/// What a value is, in words for a message: `an object`, `a string`, `null`.
+pub fn kind_in_words(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// How deep `value` nests arrays and objects (a scalar is 0), counted without recursion.
 ///
 /// Stops counting at `limit + 1`, so it is cheap on values that are far too deep.

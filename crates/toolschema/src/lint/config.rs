@@ -2,17 +2,27 @@
 //!
 //! ```toml
 //! [lint]
-//! select = ["ALL"]          # codes or prefixes: "SCH", "SCH-00", "TOOL-001"
+//! select = ["default", "pedantic"]  # codes, prefixes ("SCH", "SCH-00"), names, ALL, default, pedantic
 //! ignore = ["DESC-003"]
-//! fail-on = "warning"       # critical, warning or info
+//! fail-on = "warning"               # critical, warning or info
+//! target = ["openai-strict", "gemini-openapi"]   # providers the COMPAT rules check
+//!
+//! [lint.severity]                   # a severity of your own for some rules
+//! SCH-004 = "info"
+//!
+//! [lint.per-tool-ignores]           # tool-name globs (* and ?) and the rules they skip
+//! "legacy_*" = ["SCH-002", "unbounded-size"]
 //! ```
 //!
 //! Reading the file is the caller's business (the core does no I/O); this module says what it
 //! holds and how layers combine.
 
-use super::diagnostic::Severity;
-use super::registry::{RuleSelection, UnknownSelector};
+use super::diagnostic::{Diagnostic, Severity};
+use super::registry::{select, Rule, RuleSelection, UnknownSelector};
+use crate::adapt::{self, Profile};
+use crate::glob::Glob;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 
 /// The contents of a `toolschema.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -35,6 +45,16 @@ pub struct LintConfig {
     pub ignore: Vec<String>,
     /// The least severity that makes a run fail.
     pub fail_on: Option<Severity>,
+    /// The model providers the `COMPAT-*` rules check (profile names, see
+    /// [`crate::adapt::PROFILE_NAMES`]). Replaces the targets of the layers below.
+    pub target: Option<Vec<String>>,
+    /// Severities given to rules (by selector), in place of their own. When selectors overlap,
+    /// the one naming fewer rules wins.
+    #[serde(default)]
+    pub severity: BTreeMap<String, Severity>,
+    /// Rules (by selector) not run on the tools whose names match a glob (`*` and `?`).
+    #[serde(default)]
+    pub per_tool_ignores: BTreeMap<String, Vec<String>>,
 }
 
 /// Settings that cannot be used.
@@ -54,20 +74,30 @@ pub struct LintSettings {
     pub selection: RuleSelection,
     /// Findings at or above this severity make the run fail (default: warning).
     pub fail_on: Severity,
+    /// The providers the `COMPAT-*` rules check (none by default).
+    pub targets: Vec<&'static Profile>,
+    /// Rules whose findings get another severity than the rule's own.
+    pub severities: Vec<(&'static Rule, Severity)>,
+    /// Tool-name globs, and the rules not run on the tools they match.
+    pub per_tool_ignores: Vec<(Glob, RuleSelection)>,
 }
 
 impl Default for LintSettings {
     fn default() -> Self {
         LintSettings {
-            selection: RuleSelection::all(),
+            selection: RuleSelection::default(),
             fail_on: Severity::Warning,
+            targets: Vec::new(),
+            severities: Vec::new(),
+            per_tool_ignores: Vec::new(),
         }
     }
 }
 
 impl LintSettings {
     /// Combine layers, lowest first (each named for errors): a layer's `select` replaces the
-    /// selection so far and its `ignore` removes rules; the last `fail-on` given wins.
+    /// selection so far and its `ignore` removes rules; the last `fail-on` and the last `target`
+    /// given win.
     pub fn resolve<'a>(
         layers: impl IntoIterator<Item = (&'a str, &'a LintConfig)>,
     ) -> Result<LintSettings, ConfigError> {
@@ -83,8 +113,73 @@ impl LintSettings {
             if let Some(fail_on) = layer.fail_on {
                 settings.fail_on = fail_on;
             }
+            if let Some(names) = &layer.target {
+                settings.targets.clear();
+                for name in names {
+                    let profile = adapt::profile(name).map_err(|e| ConfigError {
+                        origin: origin.to_string(),
+                        error: UnknownSelector {
+                            selector: e.name,
+                            what: "target profile",
+                            suggestion: e.suggestion.map(str::to_string),
+                        },
+                    })?;
+                    if !settings.targets.contains(&profile) {
+                        settings.targets.push(profile);
+                    }
+                }
+            }
+            let error = |error| ConfigError {
+                origin: origin.to_string(),
+                error,
+            };
+            // Broad selectors first, so the one naming fewer rules has the last word.
+            let mut severities = Vec::new();
+            for (selector, severity) in &layer.severity {
+                severities.push((select(selector).map_err(error)?, *severity));
+            }
+            severities.sort_by_key(|(rules, _)| std::cmp::Reverse(rules.len()));
+            for (rules, severity) in severities {
+                for rule in rules {
+                    settings.severities.retain(|(r, _)| r.code() != rule.code());
+                    settings.severities.push((rule, severity));
+                }
+            }
+            for (glob, selectors) in &layer.per_tool_ignores {
+                let mut rules = RuleSelection::none();
+                rules.apply(Some(selectors), &[]).map_err(error)?;
+                settings
+                    .per_tool_ignores
+                    .push((Glob::new(glob.as_str()), rules));
+            }
         }
         Ok(settings)
+    }
+
+    /// Whether the settings change findings after the rules made them (severities, per-tool
+    /// ignores).
+    pub fn adjusts_findings(&self) -> bool {
+        !self.severities.is_empty() || !self.per_tool_ignores.is_empty()
+    }
+
+    /// Apply severities and per-tool ignores to one tool's findings.
+    pub fn adjust(&self, found: &mut Vec<Diagnostic>) {
+        if !self.per_tool_ignores.is_empty() {
+            found.retain(|d| {
+                let Some(tool) = d.tool.as_deref() else {
+                    return true;
+                };
+                !self
+                    .per_tool_ignores
+                    .iter()
+                    .any(|(glob, rules)| rules.contains(d.rule) && glob.matches(tool))
+            });
+        }
+        for d in found.iter_mut() {
+            if let Some((_, severity)) = self.severities.iter().find(|(r, _)| *r == d.rule) {
+                d.severity = *severity;
+            }
+        }
     }
 }
 
@@ -98,6 +193,7 @@ mod tests {
             select: Some(vec!["SCH".into(), "TOOL".into()]),
             ignore: vec!["SCH-004".into()],
             fail_on: Some(Severity::Critical),
+            ..LintConfig::default()
         };
         let cli = LintConfig {
             ignore: vec!["TOOL-002".into()],
@@ -110,6 +206,28 @@ mod tests {
         assert!(!codes.contains(&"SCH-004") && !codes.contains(&"TOOL-002"));
         assert!(!codes.contains(&"DESC-001"));
         assert_eq!(settings.fail_on, Severity::Critical);
+
+        let targets = LintConfig {
+            target: Some(vec![
+                "gemini".into(),
+                "OpenAI-Strict".into(),
+                "gemini".into(),
+            ]),
+            ..LintConfig::default()
+        };
+        let settings = LintSettings::resolve([("toolschema.toml", &targets)]).unwrap();
+        let names: Vec<_> = settings.targets.iter().map(|p| p.name).collect();
+        assert_eq!(names, ["gemini", "openai-strict"]);
+        let unknown = LintConfig {
+            target: Some(vec!["openai-strikt".into()]),
+            ..LintConfig::default()
+        };
+        assert_eq!(
+            LintSettings::resolve([("command line", &unknown)])
+                .unwrap_err()
+                .to_string(),
+            "command line: unknown target profile 'openai-strikt' (did you mean 'openai-strict'?)"
+        );
 
         let bad = LintConfig {
             ignore: vec!["SCHEMA".into()],

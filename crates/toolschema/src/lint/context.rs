@@ -3,6 +3,9 @@
 use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use super::registry::Rule;
 use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
+use super::texts::{self, ToolStrings};
+use super::translated::Translated;
+use crate::adapt::{self, Profile};
 use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
@@ -17,8 +20,13 @@ use std::sync::Arc;
 pub(crate) struct SchemaDoc<'a> {
     /// `inputSchema` or `outputSchema`.
     pub field: &'static str,
-    /// The schema as written (an object).
+    /// The schema the rules read (an object): as written, or the standard translation of a
+    /// lightweight shape.
     pub value: &'a Value,
+    /// The schema as written.
+    pub written: &'a Value,
+    /// Whether `value` is the translation of a lightweight shape: findings in it carry no fix.
+    pub translated: bool,
     /// Its index in the tool's spans.
     pub span: usize,
     /// JSON Pointer to it in the file.
@@ -27,13 +35,31 @@ pub(crate) struct SchemaDoc<'a> {
     pub shape: SchemaShape,
     /// Its dialect, from `$schema`.
     pub dialect: Result<Dialect, SchemaError>,
-    /// Every subschema, root first; empty for a lightweight shape (the schema rules read a
-    /// lightweight schema once it is normalized).
+    /// Every subschema, root first; empty for a lightweight shape that does not translate.
     pub nodes: Vec<SchemaNode<'a>>,
     /// Local pointers of schemas a `$ref` composes in place (from an `allOf` branch, or next to
     /// `properties`): tightening them alone would reject what the other parts declare.
     composed: Vec<String>,
+    /// The addresses of the schemas a `$ref` reaches from a place where other schemas apply to
+    /// the same value (a branch, `if`/`then`/`else`, `not`, a `$ref` beside other keywords),
+    /// directly or through more references: closing them alone could reject what the other
+    /// schemas declare.
+    shared: Vec<usize>,
 }
+
+/// Keywords that say something about a schema without constraining its value: a `$ref` beside
+/// only these is a plain use of what it points at.
+const ANNOTATIONS: &[&str] = &[
+    "$ref",
+    "$comment",
+    "description",
+    "title",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
 
 impl<'a> SchemaDoc<'a> {
     fn new(
@@ -64,16 +90,82 @@ impl<'a> SchemaDoc<'a> {
             .filter_map(|n| n.value.member("$ref")?.as_str()?.strip_prefix('#'))
             .map(percent_decode)
             .collect();
-        SchemaDoc {
+        let mut doc = SchemaDoc {
             field,
             value,
+            written: value,
+            translated: false,
             span,
             dialect: detect_dialect(value),
             pointer,
             shape,
             nodes,
             composed,
+            shared: Vec::new(),
+        };
+        doc.shared = doc.find_shared();
+        doc
+    }
+
+    /// The targets of `$ref`s used where other schemas apply to the same value (see
+    /// [`SchemaDoc::shares_its_value`]).
+    fn find_shared(&self) -> Vec<usize> {
+        let address = |v: &Value| v as *const Value as usize;
+        let mut shared: Vec<usize> = Vec::new();
+        let mut pending: Vec<&Value> = Vec::new();
+        for node in &self.nodes {
+            let Some(map) = node.object() else { continue };
+            if !map.contains_key("$ref") {
+                continue;
+            }
+            let beside_others = map.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()));
+            if node.inert || matches!(node.role, Role::Branch(_) | Role::Other) || beside_others {
+                pending.push(node.value);
+            }
         }
+        // Follow each reference, and the references of what it reaches.
+        let mut steps = 0;
+        while let Some(holder) = pending.pop() {
+            steps += 1;
+            if steps > 4096 {
+                break;
+            }
+            let Some(reference) = holder.member("$ref").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(target) = self.resolve_ref(reference) else {
+                continue;
+            };
+            if !shared.contains(&address(target)) {
+                shared.push(address(target));
+                pending.push(target);
+            }
+        }
+        shared
+    }
+
+    /// Whether other schemas apply to the same value as `node`: it is a branch of
+    /// `allOf`/`anyOf`/`oneOf`, sits under `not`/`if`/`then`/`else` and the like, or a `$ref` from
+    /// such a place (or from beside other keywords) reaches it.
+    pub fn shares_its_value(&self, node: &SchemaNode<'_>) -> bool {
+        node.inert
+            || matches!(node.role, Role::Branch(_) | Role::Other)
+            || self.shared.contains(&(node.value as *const Value as usize))
+    }
+
+    /// A fix for a finding in this schema; none in a translation (its edits would land in text
+    /// that is not in the file).
+    pub fn fix(
+        &self,
+        report: &Report<'_>,
+        applicability: Applicability,
+        title: impl Into<std::borrow::Cow<'static, str>>,
+        edit: impl FnOnce() -> Option<Edit>,
+    ) -> Option<Fix> {
+        if self.translated {
+            return None;
+        }
+        report.fix(applicability, title, edit)
     }
 
     /// The JSON Pointer of `node` in the file.
@@ -158,8 +250,58 @@ pub(crate) struct EarlierTool {
     pub position: Position,
 }
 
-/// The first tool of each name seen so far in a file, by name (shared with the tool's findings).
-pub(crate) type EarlierTools = HashMap<Arc<str>, EarlierTool>;
+/// The first tool of each name seen so far in a file, by name (shared with the tool's findings),
+/// and, when a rule compares names by how they look, by the skeleton of the name.
+pub(crate) struct EarlierTools {
+    by_name: HashMap<Arc<str>, EarlierTool>,
+    by_skeleton: Option<HashMap<String, Arc<str>>>,
+}
+
+impl EarlierTools {
+    /// Room for `tools` names; `skeletons` when a rule asks for [`EarlierTools::confusable`].
+    pub fn new(tools: usize, skeletons: bool) -> Self {
+        EarlierTools {
+            by_name: HashMap::with_capacity(tools),
+            by_skeleton: skeletons.then(|| HashMap::with_capacity(tools)),
+        }
+    }
+
+    /// The first earlier tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&EarlierTool> {
+        self.by_name.get(name)
+    }
+
+    /// The first earlier tool whose name is not `name` but looks the same (see [`skeleton`]).
+    pub fn confusable(&self, name: &str) -> Option<(&str, &EarlierTool)> {
+        let first = self.by_skeleton.as_ref()?.get(&skeleton(name))?;
+        if **first == *name {
+            return None;
+        }
+        Some((first, self.by_name.get(first)?))
+    }
+
+    /// Record the first tool of a name; later tools of the same name change nothing.
+    pub fn insert_first(&mut self, name: &Arc<str>, first: impl FnOnce() -> EarlierTool) {
+        if let std::collections::hash_map::Entry::Vacant(entry) =
+            self.by_name.entry(Arc::clone(name))
+        {
+            entry.insert(first());
+            if let Some(skeletons) = &mut self.by_skeleton {
+                skeletons
+                    .entry(skeleton(name))
+                    .or_insert_with(|| Arc::clone(name));
+            }
+        }
+    }
+}
+
+/// What a name looks like: its Unicode confusable skeleton (UTS #39: Cyrillic `а` and Latin `a`,
+/// `rn` and `m`, `1` and `l` fold together), lowercased.
+pub(crate) fn skeleton(name: &str) -> String {
+    unicode_security::skeleton(name)
+        .flat_map(char::to_lowercase)
+        .collect()
+}
 
 /// A tool's name, for the rules that read names in file order.
 pub(crate) struct NamedTool<'a> {
@@ -186,6 +328,12 @@ pub(crate) struct ToolContext<'a> {
     pub output: Option<SchemaDoc<'a>>,
     /// Per-run caches shared by the tools of a file.
     pub cache: &'a RunCache,
+    /// Every string of the tool, found when a rule first asks ([`ToolContext::strings`]).
+    strings: std::cell::OnceCell<ToolStrings<'a>>,
+    /// The providers the `COMPAT-*` rules check.
+    pub targets: &'a [&'static Profile],
+    /// What adapting the tool to each target finds, computed once for all `COMPAT-*` rules.
+    pub compat: std::cell::OnceCell<Vec<(&'static Profile, adapt::Check)>>,
 }
 
 /// Things compiled once per run and reused across tools.
@@ -198,7 +346,16 @@ pub(crate) struct RunCache {
 }
 
 impl<'a> ToolContext<'a> {
-    pub(crate) fn new(text: &'a str, tool: &'a SourceTool, cache: &'a RunCache) -> Self {
+    /// The rules' view of `tool`; `translated` is its stand-in when its `inputSchema` is a
+    /// lightweight shape (see [`super::translated`]).
+    pub(crate) fn new(
+        text: &'a str,
+        tool: &'a SourceTool,
+        translated: Option<&'a Translated>,
+        cache: &'a RunCache,
+        targets: &'a [&'static Profile],
+    ) -> Self {
+        let tool = translated.map_or(tool, |t| &t.tool);
         let fields = tool.value.as_object();
         let member = |key: &str| -> Option<(&'a Value, usize)> {
             fields?
@@ -212,6 +369,12 @@ impl<'a> ToolContext<'a> {
                 .filter(|(v, _)| v.is_object())
                 .map(|(v, span)| SchemaDoc::new(field, v, span, &tool.spans, &tool.pointer))
         };
+        let mut input = schema("inputSchema");
+        if let (Some(doc), Some(translated)) = (input.as_mut(), translated) {
+            doc.written = &translated.written;
+            doc.shape = translated.shape;
+            doc.translated = true;
+        }
         ToolContext {
             text,
             tool,
@@ -219,10 +382,19 @@ impl<'a> ToolContext<'a> {
             name: fields
                 .and_then(|f| f.member("name"))
                 .and_then(Value::as_str),
-            input: schema("inputSchema"),
+            input,
             output: schema("outputSchema"),
             cache,
+            strings: std::cell::OnceCell::new(),
+            targets,
+            compat: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Every string of the tool, member names included, in document order, each with its kind;
+    /// found once and shared by the rules that read words.
+    pub fn strings(&self) -> &ToolStrings<'a> {
+        self.strings.get_or_init(|| texts::strings(self))
     }
 
     /// The tool's spans.
@@ -235,9 +407,12 @@ impl<'a> ToolContext<'a> {
         self.member_span(&self.tool.value, 0, key)
     }
 
-    /// The input schema when it is written in standard JSON Schema.
+    /// The input schema in standard JSON Schema: as written, or translated from a lightweight
+    /// shape. `None` for a lightweight shape that does not translate.
     pub fn standard_input(&self) -> Option<&SchemaDoc<'a>> {
-        self.input.as_ref().filter(|s| !s.shape.is_lightweight())
+        self.input
+            .as_ref()
+            .filter(|s| s.translated || !s.shape.is_lightweight())
     }
 
     /// The schemas a rule about any schema looks at: the standard input schema, then the output
@@ -246,6 +421,33 @@ impl<'a> ToolContext<'a> {
         self.standard_input()
             .into_iter()
             .chain(self.output.as_ref())
+    }
+
+    /// The span index of the value at `pointer` (a JSON Pointer into the tool), or of its deepest
+    /// ancestor that exists; with the pointer of that value.
+    pub fn deepest_span(&self, pointer: &str) -> (usize, String) {
+        let mut index = 0;
+        let mut value = &self.tool.value;
+        let mut found = String::new();
+        for segment in split_pointer(pointer) {
+            let next = match value {
+                Value::Object(map) => map
+                    .iter()
+                    .zip(self.spans().children(index))
+                    .find(|((k, _), _)| **k == *segment)
+                    .map(|((_, v), i)| (i, v)),
+                Value::Array(items) => segment
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|n| Some((self.spans().children(index).nth(n)?, items.get(n)?))),
+                _ => None,
+            };
+            let Some((i, v)) = next else { break };
+            index = i;
+            value = v;
+            found = push_segment(&found, &segment);
+        }
+        (index, found)
     }
 
     /// The span index of `member` inside the object whose span is `object`.
@@ -328,6 +530,7 @@ impl Report<'_> {
             pointer,
             offset,
             position: Position { line: 0, column: 0 },
+            severity: self.rule.severity,
             message,
             fix: None,
         });

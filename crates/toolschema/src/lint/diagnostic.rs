@@ -59,8 +59,9 @@ impl FromStr for Severity {
 /// Whether a fix keeps the tool's contract or changes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Applicability {
-    /// Applied by `--fix`: it tightens or translates the schema the way the rule asks, and
-    /// invents nothing.
+    /// Applied by `--fix`: every instance the schema accepted before, using the properties it
+    /// declares, is accepted after (a property test holds the rules to it), and nothing is
+    /// invented.
     Safe,
     /// Applied only with `--unsafe-fixes`: it changes what callers must send.
     Unsafe,
@@ -141,6 +142,8 @@ pub struct Diagnostic {
     pub offset: usize,
     /// Line and column of `offset`.
     pub position: Position,
+    /// How serious it is: the rule's severity, unless the settings override it.
+    pub severity: Severity,
     /// What is wrong and what would fix it.
     pub message: String,
     /// The fix, when the rule can make one here.
@@ -153,9 +156,9 @@ impl Diagnostic {
         self.rule.code()
     }
 
-    /// The rule's severity.
+    /// How serious it is (the rule's severity, or the one the settings give the rule).
     pub fn severity(&self) -> Severity {
-        self.rule.severity()
+        self.severity
     }
 
     /// The applicability of the fix, if there is one.

@@ -5,7 +5,9 @@
 //! - [`rules`]: one file per rule, with its code, severity, documentation and check;
 //! - [`Linter`]: lints one file's text, one tool at a time (a large catalog is never built as a
 //!   whole), and fixes it ([`Linter::fix`]);
-//! - [`LintConfig`]: the `[lint]` settings of `toolschema.toml`.
+//! - [`LintConfig`]: the `[lint]` settings of `toolschema.toml`;
+//! - [`Linter::with_targets`]: the model providers (see [`crate::adapt`]) whose rules the
+//!   `COMPAT-*` rules check.
 //!
 //! ```
 //! use toolschema::lint::{Linter, RuleSelection};
@@ -23,6 +25,7 @@
 //! assert!(fixed.remaining.diagnostics.is_empty());
 //! ```
 
+mod compat;
 pub mod config;
 mod context;
 mod diagnostic;
@@ -33,19 +36,22 @@ mod schema_walk;
 #[cfg(test)]
 mod snapshot;
 mod source_edit;
+mod texts;
+mod translated;
 mod value_fit;
 
 pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-pub use registry::{rule, Rule, RuleSelection, UnknownSelector, RULES};
+pub use registry::{rule, Rule, RuleSelection, RuleSet, UnknownSelector, RULES};
 
+use crate::adapt::Profile;
 use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
 use crate::json::LineCursor;
 use context::{EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
 use source_edit::{apply_edits, conflicts};
-use std::collections::hash_map::{Entry, HashMap};
 use std::sync::Arc;
+use translated::Translated;
 
 /// What linting one file found.
 #[derive(Debug, Clone, Default)]
@@ -63,8 +69,21 @@ pub struct Fixed {
     pub text: String,
     /// How many findings the fixes resolved.
     pub fixed: usize,
+    /// The fixes applied, in the order they were.
+    pub applied: Vec<AppliedFix>,
     /// What linting the fixed text finds.
     pub remaining: FileReport,
+}
+
+/// A fix that was applied.
+#[derive(Debug, Clone)]
+pub struct AppliedFix {
+    /// The rule whose finding it resolved.
+    pub rule: &'static Rule,
+    /// The tool it changed, when it has a string name.
+    pub tool: Option<Arc<str>>,
+    /// What it did (`add "additionalProperties": false`).
+    pub title: std::borrow::Cow<'static, str>,
 }
 
 /// Why a file could not be fixed.
@@ -90,6 +109,9 @@ pub struct Linter {
     rules: Vec<&'static Rule>,
     threads: usize,
     with_edits: bool,
+    targets: Vec<&'static Profile>,
+    /// Settings that change findings once made (severities, per-tool ignores), when any.
+    adjust: Option<Arc<LintSettings>>,
 }
 
 /// Texts longer than this are linted on several threads (unless told otherwise).
@@ -114,6 +136,7 @@ struct FileJob<'a> {
     file: &'a str,
     text: &'a str,
     rules: &'a [&'static Rule],
+    targets: &'a [&'static Profile],
 }
 
 impl FileJob<'_> {
@@ -123,11 +146,12 @@ impl FileJob<'_> {
         cache: &RunCache,
     ) -> Result<ToolOutcome, CatalogError> {
         let tool = location.read_reusing(self.file, self.text, cache.spans.take())?;
-        let cx = ToolContext::new(self.text, &tool, cache);
+        let translated = Translated::of(&tool);
+        let cx = ToolContext::new(self.text, &tool, translated.as_ref(), cache, self.targets);
         let mut report = Report {
             rule: RULES[0],
             tool: cx.name.map(Arc::from),
-            spans: &tool.spans,
+            spans: cx.spans(),
             diagnostics: Vec::new(),
             with_edits: self.with_edits,
         };
@@ -142,6 +166,17 @@ impl FileJob<'_> {
             tool: shared_name,
             ..
         } = report;
+        if let Some(translated) = &translated {
+            for d in &mut diagnostics {
+                if let Some(source) = translated.source_pointer(&d.pointer) {
+                    d.pointer = source;
+                    // Only a fix of the written schema as a whole has edits that fit the file.
+                    if d.pointer != translated.input_pointer() {
+                        d.fix = None;
+                    }
+                }
+            }
+        }
         // Positions are found here, while the tool's text is fresh in this thread's cache:
         // sorted, the findings come in file order.
         diagnostics.sort_by(in_file_order);
@@ -150,7 +185,7 @@ impl FileJob<'_> {
             d.position = lines.position(d.offset);
         }
         let name = shared_name.map(|name| {
-            let offset = cx.field_span("name").and_then(|s| tool.spans.get(s));
+            let offset = cx.field_span("name").and_then(|s| cx.spans().get(s));
             (name, offset.map_or(0, |s| s.anchor() as usize))
         });
         drop(cx);
@@ -173,7 +208,27 @@ impl Linter {
             rules: selection.rules().collect(),
             threads: 0,
             with_edits: true,
+            targets: Vec::new(),
+            adjust: None,
         }
+    }
+
+    /// The model providers whose rules the `COMPAT-*` rules check (none by default: those rules
+    /// then find nothing).
+    pub fn with_targets(mut self, targets: Vec<&'static Profile>) -> Self {
+        self.targets = targets;
+        self
+    }
+
+    /// A linter with every setting of a run: the selected rules, the providers the `COMPAT-*`
+    /// rules check, severities of your own, and rules ignored for some tools.
+    pub fn from_settings(settings: &LintSettings) -> Self {
+        let mut linter =
+            Linter::new(settings.selection.clone()).with_targets(settings.targets.clone());
+        if settings.adjusts_findings() {
+            linter.adjust = Some(Arc::new(settings.clone()));
+        }
+        linter
     }
 
     /// Whether [`Linter::lint`] and [`Linter::lint_each`] give fixes their edits (the default).
@@ -235,6 +290,7 @@ impl Linter {
             file,
             text,
             rules: &self.rules,
+            targets: &self.targets,
         };
         let name_rules: Vec<&'static Rule> = self
             .rules
@@ -243,6 +299,7 @@ impl Linter {
             .filter(|r| matches!(r.check, Check::Name(_)))
             .collect();
         let threads = self.threads_for(text.len());
+        let adjust = self.adjust.as_deref();
         if threads <= 1 {
             let layout = CatalogLayout::scan(file, text)?;
             let mut names = NameRules::new(&name_rules, text, layout.tools.len());
@@ -250,6 +307,9 @@ impl Linter {
             for location in &layout.tools {
                 let mut outcome = job.lint_tool(location, &cache)?;
                 names.finish(&mut outcome);
+                if let Some(settings) = adjust {
+                    settings.adjust(&mut outcome.diagnostics);
+                }
                 each(&mut outcome.diagnostics);
             }
             return Ok(layout.tools.len());
@@ -258,6 +318,9 @@ impl Linter {
             let mut names = NameRules::new(&name_rules, text, tools);
             move |outcome| {
                 names.finish(outcome);
+                if let Some(settings) = adjust {
+                    settings.adjust(&mut outcome.diagnostics);
+                }
                 each(&mut outcome.diagnostics);
             }
         })
@@ -271,35 +334,40 @@ impl Linter {
         let allowed = |fix: &Fix| unsafe_fixes || fix.applicability == Applicability::Safe;
         let linter = self.clone().with_edits(true);
         let mut current = text.to_string();
-        let mut fixed = 0;
+        let mut applied = Vec::new();
         for round in 0..=MAX_FIX_ROUNDS {
             let report = match linter.lint(file, &current) {
                 Ok(report) => report,
                 Err(error) if round == 0 => return Err(error.into()),
                 Err(error) => return Err(FixError::Broken(error.to_string())),
             };
-            let fixes: Vec<&Fix> = report
+            let fixes: Vec<(&Diagnostic, &Fix)> = report
                 .diagnostics
                 .iter()
-                .filter_map(|d| d.fix.as_ref())
-                .filter(|f| allowed(f))
+                .filter_map(|d| Some((d, d.fix.as_ref()?)))
+                .filter(|(_, f)| allowed(f))
                 .collect();
             if fixes.is_empty() || round == MAX_FIX_ROUNDS {
                 return Ok(Fixed {
                     text: current,
-                    fixed,
+                    fixed: applied.len(),
+                    applied,
                     remaining: report,
                 });
             }
             let mut accepted: Vec<&Edit> = Vec::new();
-            for fix in fixes {
+            for (finding, fix) in fixes {
                 let clear = fix
                     .edits
                     .iter()
                     .all(|e| accepted.iter().all(|a| !conflicts(a, e)));
                 if clear {
                     accepted.extend(&fix.edits);
-                    fixed += 1;
+                    applied.push(AppliedFix {
+                        rule: finding.rule,
+                        tool: finding.tool.clone(),
+                        title: fix.title.clone(),
+                    });
                 }
             }
             current = apply_edits(&current, &accepted);
@@ -323,9 +391,13 @@ struct NameRules<'a> {
 impl<'a> NameRules<'a> {
     /// Name rules for a text of `tools` tools.
     fn new(rules: &'a [&'static Rule], text: &'a str, tools: usize) -> Self {
+        // Skeletons cost time on every name: made only when the rule that reads them runs.
+        let skeletons = rules
+            .iter()
+            .any(|r| std::ptr::eq(*r, &rules::confusable_name::CONFUSABLE_NAME));
         NameRules {
             rules,
-            earlier: HashMap::with_capacity(tools),
+            earlier: EarlierTools::new(tools, skeletons),
             text,
         }
     }
@@ -370,13 +442,11 @@ impl<'a> NameRules<'a> {
                 outcome.diagnostics.sort_by(in_file_order);
             }
         }
-        if let Entry::Vacant(first) = self.earlier.entry(Arc::clone(name)) {
-            first.insert(EarlierTool {
-                // Nothing else reads the outcome's pointer.
-                pointer: std::mem::take(&mut outcome.pointer),
-                position: position(name_offset),
-            });
-        }
+        self.earlier.insert_first(name, || EarlierTool {
+            // Nothing else reads the outcome's pointer.
+            pointer: std::mem::take(&mut outcome.pointer),
+            position: position(name_offset),
+        });
     }
 }
 

@@ -13,6 +13,16 @@ pub(crate) enum Check {
     Name(fn(&NamedTool<'_>, &EarlierTools, &mut Report<'_>)),
 }
 
+/// Whether a rule runs unless told otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSet {
+    /// Runs by default: its findings on real servers are right (see each rule's precision table).
+    Default,
+    /// Runs only when selected (`--select pedantic`, `ALL`, or by code or name): style and
+    /// hardening advice a well-made server may rightly ignore.
+    Pedantic,
+}
+
 /// A lint rule: a stable code, a severity, the fixes it can offer, and its documentation.
 ///
 /// The documentation is the rule's own doc comment, captured by [`declare_rule!`]: `toolschema
@@ -21,6 +31,7 @@ pub struct Rule {
     pub(crate) code: &'static str,
     pub(crate) name: &'static str,
     pub(crate) severity: Severity,
+    pub(crate) set: RuleSet,
     pub(crate) fixes: &'static [Applicability],
     pub(crate) doc: &'static [&'static str],
     pub(crate) check: Check,
@@ -42,12 +53,17 @@ impl Rule {
         self.severity
     }
 
+    /// Whether it runs by default or only when selected.
+    pub fn set(&self) -> RuleSet {
+        self.set
+    }
+
     /// The kinds of fix it can offer (empty when it never fixes).
     pub fn fixes(&self) -> &'static [Applicability] {
         self.fixes
     }
 
-    /// The group: the code's prefix (`SCH`, `TOOL`, `DESC`, `OUT`).
+    /// The group: the code's prefix (`SCH`, `TOOL`, `DESC`, `OUT`, `SEC`, `COMPAT`).
     pub fn group(&self) -> &'static str {
         self.code.split('-').next().unwrap_or(self.code)
     }
@@ -101,7 +117,8 @@ macro_rules! declare_rule {
             name: $name:literal,
             severity: $severity:ident,
             fixes: [$($fix:ident),* $(,)?],
-            check: $kind:ident($check:path) $(,)?
+            check: $kind:ident($check:path),
+            $(set: $set:ident,)?
         };
     ) => {
         $(#[doc = $doc])*
@@ -109,22 +126,25 @@ macro_rules! declare_rule {
             code: $code,
             name: $name,
             severity: $crate::lint::Severity::$severity,
+            set: declare_rule!(@set $($set)?),
             fixes: &[$($crate::lint::Applicability::$fix),*],
             doc: &[$($doc),*],
             check: $crate::lint::registry::Check::$kind($check),
         };
     };
+    (@set) => { $crate::lint::RuleSet::Default };
+    (@set $set:ident) => { $crate::lint::RuleSet::$set };
 }
 pub(crate) use declare_rule;
 
 pub use super::rules::RULES;
 
-/// The rule with this code (any case), or an error naming the closest code.
+/// The rule with this code or name (any case), or an error naming the closest code.
 pub fn rule(code: &str) -> Result<&'static Rule, UnknownSelector> {
     RULES
         .iter()
         .copied()
-        .find(|r| r.code.eq_ignore_ascii_case(code))
+        .find(|r| r.code.eq_ignore_ascii_case(code) || r.name.eq_ignore_ascii_case(code))
         .ok_or_else(|| unknown(code, "rule"))
 }
 
@@ -142,20 +162,24 @@ pub struct UnknownSelector {
 
 fn unknown(selector: &str, what: &'static str) -> UnknownSelector {
     let upper = selector.to_ascii_uppercase();
-    let candidates = RULES
+    let codes = RULES
         .iter()
         .map(|r| r.code)
         .chain(RULES.iter().map(|r| r.group()))
-        .chain(["ALL"]);
+        .chain(["ALL", "DEFAULT", "PEDANTIC"]);
+    let suggestion = closest(&upper, codes).map(str::to_string).or_else(|| {
+        closest(&selector.to_ascii_lowercase(), RULES.iter().map(|r| r.name)).map(str::to_string)
+    });
     UnknownSelector {
         selector: selector.to_string(),
         what,
-        suggestion: closest(&upper, candidates).map(str::to_string),
+        suggestion,
     }
 }
 
-/// The rules a selector names: `ALL`, a code (`SCH-001`), or any prefix of codes (`SCH`,
-/// `SCH-00`), in any case.
+/// The rules a selector names, in any case: `ALL`; `DEFAULT` (the rules that run unless told
+/// otherwise) or `PEDANTIC` (the opt-in ones); a code (`SCH-001`) or any prefix of codes (`SCH`,
+/// `SCH-00`); or a rule's name (`open-object`).
 pub fn select(selector: &str) -> Result<Vec<&'static Rule>, UnknownSelector> {
     let wanted = selector.trim().to_ascii_uppercase();
     if wanted.is_empty() {
@@ -164,7 +188,12 @@ pub fn select(selector: &str) -> Result<Vec<&'static Rule>, UnknownSelector> {
     let found: Vec<&'static Rule> = RULES
         .iter()
         .copied()
-        .filter(|r| wanted == "ALL" || r.code.starts_with(&wanted))
+        .filter(|r| match wanted.as_str() {
+            "ALL" => true,
+            "DEFAULT" => r.set == RuleSet::Default,
+            "PEDANTIC" => r.set == RuleSet::Pedantic,
+            _ => r.code.starts_with(&wanted) || r.name.eq_ignore_ascii_case(selector.trim()),
+        })
         .collect();
     if found.is_empty() {
         return Err(unknown(selector, "rule code or prefix"));
@@ -179,8 +208,11 @@ pub struct RuleSelection {
 }
 
 impl Default for RuleSelection {
+    /// The default rule set: every rule but the pedantic ones.
     fn default() -> Self {
-        Self::all()
+        RuleSelection {
+            enabled: RULES.iter().map(|r| r.set == RuleSet::Default).collect(),
+        }
     }
 }
 
@@ -261,7 +293,9 @@ mod tests {
                 problems.push(format!("{}: no group", rule.code));
                 continue;
             };
-            if !["SCH", "TOOL", "DESC", "OUT"].contains(&group) || number.len() != 3 {
+            if !["SCH", "TOOL", "DESC", "OUT", "SEC", "COMPAT"].contains(&group)
+                || number.len() != 3
+            {
                 problems.push(format!("{}: not GROUP-NNN", rule.code));
             }
             if rule.group() == previous.split('-').next().unwrap_or("") && rule.code <= previous {
@@ -309,6 +343,7 @@ mod tests {
             code,
             name,
             severity: base.severity,
+            set: base.set,
             fixes: base.fixes,
             doc: base.doc,
             check: Check::Tool(|_, _| {}),

@@ -2,7 +2,8 @@
 //!
 //! Each rule's test lints its fixture with that rule alone and compares the result with
 //! `rules/snapshots/CODE.snap`: one line per finding, then the safe fixes and the unsafe ones as
-//! diffs. The harness also checks that fixing a fixed file changes nothing.
+//! diffs. The harness also checks that fixing a fixed file changes nothing. Every provider profile
+//! is a target, so the `COMPAT-*` snapshots show what each provider does.
 
 use super::{registry, Linter, RuleSelection};
 use std::fmt::Write;
@@ -64,7 +65,8 @@ fn every_fixture_names_a_rule() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         let stem = name.strip_suffix(".json").unwrap_or(&name);
         assert!(
-            stem == "mcptest-mistakes" || registry::rule(stem).is_ok(),
+            ["mcptest-mistakes", "translated-lightweight"].contains(&stem)
+                || registry::rule(stem).is_ok(),
             "fixture {name} names no rule"
         );
     }
@@ -75,7 +77,8 @@ pub(crate) fn assert_selection(name: &str, title: &str, selectors: &[&str], fixt
     let mut selection = RuleSelection::none();
     let selectors: Vec<String> = selectors.iter().map(|s| s.to_string()).collect();
     selection.apply(Some(&selectors), &[]).unwrap();
-    let linter = Linter::new(selection);
+    // Every provider is a target: the COMPAT rules show what each of them does.
+    let linter = Linter::new(selection).with_targets(crate::adapt::PROFILES.to_vec());
     let report = linter.lint("fixture.json", fixture).unwrap();
     assert!(
         !report.diagnostics.is_empty(),
@@ -126,5 +129,18 @@ fn mcptest_mistakes() {
          maxLength; fixes keep the key order",
         &["SCH-001", "SCH-002", "SCH-003", "SCH-004"],
         include_str!("rules/fixtures/mcptest-mistakes.json"),
+    );
+}
+
+/// Lightweight shapes are linted through their standard translation, with positions and
+/// pointers in the text as written; only the translation itself is offered as a fix, and the
+/// findings left after it point into the translated text.
+#[test]
+fn translated_lightweight() {
+    assert_selection(
+        "translated-lightweight",
+        "every rule on lightweight shapes: findings of the translation at the written text",
+        &["ALL"],
+        include_str!("rules/fixtures/translated-lightweight.json"),
     );
 }

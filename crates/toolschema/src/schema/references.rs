@@ -7,12 +7,12 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// Keywords whose subschemas apply to the same instance location as the schema holding them.
-const IN_PLACE_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
-const IN_PLACE_SINGLE: &[&str] = &["not", "if", "then", "else"];
-const IN_PLACE_MAPS: &[&str] = &["dependentSchemas"];
+pub(crate) const IN_PLACE_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
+pub(crate) const IN_PLACE_SINGLE: &[&str] = &["not", "if", "then", "else"];
+pub(crate) const IN_PLACE_MAPS: &[&str] = &["dependentSchemas"];
 
 /// Keywords whose subschemas apply to other instance locations (or are definitions).
-const NESTED_SINGLE: &[&str] = &[
+pub(crate) const NESTED_SINGLE: &[&str] = &[
     "items",
     "additionalItems",
     "additionalProperties",
@@ -22,8 +22,8 @@ const NESTED_SINGLE: &[&str] = &[
     "propertyNames",
     "contentSchema",
 ];
-const NESTED_LISTS: &[&str] = &["prefixItems", "items"];
-const NESTED_MAPS: &[&str] = &[
+pub(crate) const NESTED_LISTS: &[&str] = &["prefixItems", "items"];
+pub(crate) const NESTED_MAPS: &[&str] = &[
     "properties",
     "patternProperties",
     "$defs",

@@ -33,9 +33,10 @@ pub fn json_schema_test_suite() -> PathBuf {
     required("json-schema-test-suite", "the JSON Schema Test Suite")
 }
 
-/// The real servers whose `tools/list` the tests capture: `everything` (npm server-everything),
-/// `filesystem` (npm server-filesystem) and `time` (PyPI mcp-server-time).
-pub const REAL_CATALOGS: [&str; 3] = ["everything", "filesystem", "time"];
+/// The real servers whose `tools/list` the tests capture: `everything`, `filesystem` and `memory`
+/// (npm server-everything, server-filesystem, server-memory), `time`, `git` and `fetch` (PyPI
+/// mcp-server-time, mcp-server-git, mcp-server-fetch).
+pub const REAL_CATALOGS: [&str; 6] = ["everything", "filesystem", "memory", "time", "git", "fetch"];
 
 /// The captured catalog of a real server, `{"tools": [...]}` as it listed them.
 pub fn real_catalog_path(name: &str) -> PathBuf {

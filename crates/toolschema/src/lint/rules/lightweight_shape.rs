@@ -13,7 +13,8 @@ declare_rule! {
     /// An `inputSchema` in one of the shapes toolschema translates: the direct map of argument
     /// name to property (`{"q": {"type": "string", "required": true}}`), or `properties` using
     /// lightweight features (`type: "float"`, `type: "enum"`, `isArray`, per-property
-    /// `required: true`). The other schema rules read such a schema once it is normalized.
+    /// `required: true`). The other rules read such a schema through its translation, the
+    /// schema that goes on the wire, and point at the text each finding comes from.
     ///
     /// ## Why it matters
     /// Only standard JSON Schema goes on the wire. A client reads the direct map as a schema with
@@ -45,7 +46,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         SchemaShape::DirectMap => "the direct map of argument to property",
         SchemaShape::JsonSchemaLike => "JSON-Schema-like properties with lightweight fields",
     };
-    match normalize(doc.value) {
+    match normalize(doc.written) {
         Ok(normalized) => {
             let edits = SourceEdits::new(cx.text, cx.spans());
             let fix = report.fix(

@@ -25,7 +25,7 @@ declare_rule! {
     pub static MISSING_DESCRIPTION = {
         code: "DESC-001",
         name: "missing-description",
-        severity: Warning,
+        severity: Info,
         fixes: [],
         check: Tool(check),
     };

@@ -54,7 +54,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 continue;
             };
             let title = format!("remove \"format\": \"{format}\"");
-            let fix = report.fix(Applicability::Safe, title, || {
+            let fix = doc.fix(report, Applicability::Safe, title, || {
                 edits.remove_member(node.value, node.span, "format")
             });
             report.add_with_fix(

@@ -17,6 +17,11 @@ declare_rule! {
     /// The model fills in arguments from the property name and its description. A name like
     /// `path` does not say relative to what, or `limit` of what.
     ///
+    /// ## On real servers
+    /// 45 findings on the six real servers measured: 30 right (`path`, `target`, `files`,
+    /// `pattern`: the name leaves the model guessing), 15 wrong (names that say it all, arrays
+    /// whose items are described). A pedantic rule: it runs when selected.
+    ///
     /// ## Example
     /// ```json
     /// {"type": "object", "properties": {"path": {"type": "string"}}}
@@ -31,6 +36,7 @@ declare_rule! {
         severity: Info,
         fixes: [],
         check: Tool(check),
+        set: Pedantic,
     };
 }
 

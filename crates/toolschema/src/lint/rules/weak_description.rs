@@ -16,6 +16,10 @@ declare_rule! {
     /// A description that says nothing the name does not leaves the model guessing when the tool
     /// applies, what it needs and what it returns.
     ///
+    /// ## On real servers
+    /// 1 finding on the six real servers measured, judged wrong: "Switches branches" is short
+    /// but enough for git_checkout. A pedantic rule: it runs when selected.
+    ///
     /// ## Example
     /// ```json
     /// {"name": "list_files", "description": "List files", "inputSchema": {"type": "object"}}
@@ -30,6 +34,7 @@ declare_rule! {
         severity: Info,
         fixes: [],
         check: Tool(check),
+        set: Pedantic,
     };
 }
 

@@ -1,0 +1,280 @@
+//! `toolschema adapt` and `toolschema lint --target` as a user runs them: a process, real files,
+//! exact output and exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+#[path = "../../toolschema/tests/support/mod.rs"]
+mod support;
+
+use common::{toolschema_in as run_in, Run};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/adapt")
+}
+
+fn run(args: &[&str]) -> Run {
+    run_in(&fixtures(), args, None)
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({
+        snapshot_path => "snapshots",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+/// Every profile's output for the fixture catalog: the request format, the losses, the names
+/// map, and what is refused (stderr) with the exit status.
+#[test]
+fn adapt_the_fixture_to_every_profile() {
+    for profile in toolschema::adapt::PROFILE_NAMES {
+        let out = run(&["adapt", "tools.json", "--to", profile]);
+        let document: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert!(document["tools"].is_array() && document["losses"].is_array());
+        let text = format!(
+            "exit {}\n--- stderr\n{}--- stdout\n{}",
+            out.code, out.stderr, out.stdout
+        );
+        snapshot(&format!("adapt-{profile}"), &text);
+    }
+}
+
+#[test]
+fn tools_only_prints_the_list() {
+    let out = run(&["adapt", "tools.json", "--to", "anthropic", "--tools-only"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let tools: Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["files_read", "find", "set-mode", "tree", "tag"]);
+    assert_eq!(tools[0]["input_schema"]["type"], "object");
+}
+
+#[test]
+fn a_call_comes_back_to_the_server_s_tool() {
+    // Strict mode: the model names the provider's tool and sends every property.
+    let out = run(&[
+        "adapt",
+        "tools.json",
+        "--to",
+        "openai-strict",
+        "--restore",
+        "files_read",
+        "--args",
+        r#"{"path": "notes.txt", "tail": null, "encoding": null}"#,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let call: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        call,
+        json!({"name": "files.read", "arguments": {"path": "notes.txt"}})
+    );
+
+    // Gemini OpenAPI: a renamed parameter goes back to its name; arguments from a file.
+    let dir = tempfile::tempdir().unwrap();
+    let args = dir.path().join("args.json");
+    std::fs::write(&args, r#"{"my_mode": "fast", "level": null}"#).unwrap();
+    let catalog = fixtures().join("tools.json");
+    let out = run_in(
+        dir.path(),
+        &[
+            "adapt",
+            catalog.to_str().unwrap(),
+            "--to",
+            "gemini-openapi",
+            "--restore",
+            "set-mode",
+            "--args",
+            "@args.json",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let call: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        call,
+        json!({"name": "set-mode", "arguments": {"my-mode": "fast", "level": null}})
+    );
+}
+
+#[test]
+fn a_call_the_original_refuses_exits_1_with_the_reasons() {
+    let out = run(&[
+        "adapt",
+        "tools.json",
+        "--to",
+        "openai-strict",
+        "--restore",
+        "files_read",
+        "--args",
+        r#"{"path": "", "tail": 0, "encoding": null}"#,
+    ]);
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "error: tool 'files.read': argument 'path' string length must be >= 1 (got 0)\n\
+         error: tool 'files.read': argument 'tail' value must be >= 1 (got 0)\n"
+    );
+    let out = run(&[
+        "adapt",
+        "tools.json",
+        "--to",
+        "openai",
+        "--restore",
+        "find",
+        "--args",
+        "[1]",
+    ]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stderr,
+        "error: the arguments of a tool call must be a JSON object, not an array\n"
+    );
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let out = run(&["adapt", "tools.json", "--to", "openai-stric"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains(
+            "unknown profile 'openai-stric': use openai, openai-strict, anthropic, gemini, \
+             gemini-openapi (did you mean 'openai-strict'?)"
+        ),
+        "{}",
+        out.stderr
+    );
+    let out = run(&[
+        "adapt",
+        "tools.json",
+        "--to",
+        "openai",
+        "--restore",
+        "file_read",
+        "--args",
+        "{}",
+    ]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        out.stderr,
+        "error: tools.json: no tool named 'file_read' was adapted (did you mean 'files_read'?)\n"
+    );
+    let out = run_in(
+        &fixtures(),
+        &["adapt", "-", "--to", "gemini"],
+        Some("{\"tools\": [\n  {\"name\": \"a\",}\n]}"),
+    );
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.starts_with("error: <stdin>:2:"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["adapt", "tools.json", "--to", "openai", "--args", "{}"]);
+    assert_eq!(out.code, 2, "--args needs --restore");
+}
+
+/// The line of the first occurrence of `needle` in `text` (1-based).
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn lint_target_flags_a_real_server_at_the_right_line() {
+    // server-everything's gzip-file-as-resource has "format": "uri", which OpenAI strict mode
+    // refuses (it documents nine formats).
+    let path = support::real_catalog_path("everything");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let out = run(&[
+        "lint",
+        path.to_str().unwrap(),
+        "--target",
+        "openai-strict",
+        "--select",
+        "COMPAT-003",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let format = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["pointer"].as_str().unwrap().ends_with("/data/format"))
+        .expect("the format finding");
+    assert_eq!(format["tool"], "gzip-file-as-resource");
+    assert_eq!(format["line"], line_of(&text, "\"format\": \"uri\""));
+    assert_eq!(
+        format["message"],
+        "OpenAI (openai-strict) does not read format (the formats it takes are date-time, time, \
+         date, duration, email, hostname, ipv4, ipv6, uuid): the description says \"Format: \
+         uri.\" instead"
+    );
+    // Without a target the COMPAT rules find nothing.
+    let out = run(&[
+        "lint",
+        path.to_str().unwrap(),
+        "--select",
+        "COMPAT",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+#[test]
+fn lint_target_from_toolschema_toml_and_its_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(fixtures().join("tools.json"), dir.path().join("tools.json")).unwrap();
+    std::fs::write(
+        dir.path().join("toolschema.toml"),
+        "[lint]\nselect = [\"COMPAT-002\"]\ntarget = [\"gemini-openapi\", \"openai-strict\"]\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["lint", "tools.json"], None);
+    assert_eq!(out.code, 1);
+    let critical: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("COMPAT-002"))
+        .collect();
+    assert_eq!(
+        critical,
+        [
+            "tools.json:47:114: COMPAT-002 critical: the $ref cycle #/$defs/node -> #/$defs/node cannot be written out: Gemini (gemini-openapi) takes no recursive schemas here (tool 'tree')",
+            "tools.json:53:54: COMPAT-002 critical: this array does not say what its elements are; OpenAI (openai-strict) needs a typed items schema, and only the tool's author knows the type (tool 'tag')",
+        ]
+    );
+    // The command line replaces the file's targets.
+    let out = run_in(
+        dir.path(),
+        &["lint", "tools.json", "--target", "anthropic"],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    std::fs::write(
+        dir.path().join("toolschema.toml"),
+        "[lint]\ntarget = [\"gemni\"]\n",
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["lint", "tools.json"], None);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("unknown target profile 'gemni' (did you mean 'gemini'?)"),
+        "{}",
+        out.stderr
+    );
+}

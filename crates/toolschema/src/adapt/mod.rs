@@ -1,0 +1,518 @@
+//! Tools every model provider accepts, with nothing lost silently.
+//!
+//! A provider takes a tool's `inputSchema` only in its own dialect: OpenAI rejects arrays without
+//! `items`, strict mode needs every object closed and every property required, Anthropic wants
+//! an object root, Gemini's `parameters` is an OpenAPI 3.0 subset. [`adapt`] rewrites each tool
+//! for one [`Profile`] (the provider's rules as data, each with its source), reports every place
+//! where the result accepts more or less than the original ([`Loss`]), and refuses, with the
+//! reason, what cannot be rewritten soundly. What the model sends back goes through
+//! [`AdaptedTool::restore_arguments`], which undoes the reshaping and checks the result against
+//! the original schema.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolschema::adapt::{adapt, profile, LossAction};
+//! use toolschema::Tool;
+//!
+//! let tool = Tool::from_value(json!({
+//!     "name": "files.search",
+//!     "inputSchema": {"type": "object", "properties": {
+//!         "query": {"type": "string", "maxLength": 64},
+//!         "limit": {"type": "integer"}
+//!     }, "required": ["query"]}
+//! }))?;
+//! let strict = profile("openai-strict")?;
+//! let adaptation = adapt(strict, [&tool]);
+//! let adapted = &adaptation.tools()[0];
+//! assert_eq!(adapted.name(), "files_search");
+//! assert_eq!(adapted.schema()["properties"]["limit"], json!({"type": ["integer", "null"]}));
+//! assert!(adapted.losses().iter().any(|l| l.action == LossAction::Renamed));
+//!
+//! // The model must send every property; null stands for "not given".
+//! let restored = adaptation.restore("files_search", &json!({"query": "x", "limit": null}))?;
+//! assert_eq!(restored.name, "files.search");
+//! assert_eq!(restored.arguments, json!({"query": "x"}));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod describe;
+mod limits;
+mod loss;
+mod names;
+pub mod profile;
+mod restore;
+mod transform;
+
+pub use loss::{Accepts, Loss, LossAction};
+pub use profile::{profile, Profile, UnknownProfile, PROFILES, PROFILE_NAMES};
+
+pub(crate) use loss::Topic;
+
+use crate::json::kind_in_words;
+use crate::schema::{normalize, Dialect};
+use crate::suggest::closest;
+use crate::tool::Tool;
+use crate::validate::{CompileError, ValidationErrors};
+use profile::RequestFormat;
+use restore::{Direction, Plan, Walker};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{json, Map, Value};
+
+/// Why a tool cannot be adapted to a profile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool '{tool}' cannot be adapted to {profile}{}: {message}", if .pointer.is_empty() { String::new() } else { format!(" at {}", .pointer) })]
+pub struct AdaptError {
+    /// The tool's original name.
+    pub tool: String,
+    /// The profile.
+    pub profile: &'static str,
+    /// JSON Pointer into the tool where the problem is (`/inputSchema/...`), or empty.
+    pub pointer: String,
+    /// What the provider would refuse, and why no rewrite is sound.
+    pub message: String,
+}
+
+/// Why arguments could not be mapped back.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RestoreError {
+    /// The name is neither a provider name nor an original name of the adapted tools.
+    #[error("no tool named '{name}' was adapted{}", .suggestion.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default())]
+    UnknownTool {
+        /// The name given.
+        name: String,
+        /// The closest name.
+        suggestion: Option<String>,
+    },
+    /// The arguments are not a JSON object.
+    #[error("the arguments of a tool call must be a JSON object, not {0}")]
+    NotAnObject(&'static str),
+    /// The tool cannot be adapted to the profile, so no call for it can come back.
+    #[error(transparent)]
+    Adapt(#[from] AdaptError),
+    /// The original schema cannot be compiled.
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    /// The restored arguments break the original schema.
+    #[error("the arguments do not fit tool '{tool}':\n{errors}")]
+    Invalid {
+        /// The original tool name.
+        tool: String,
+        /// The restored arguments.
+        arguments: Value,
+        /// What the original schema says about them.
+        errors: ValidationErrors,
+    },
+}
+
+/// A tool call mapped back to the server's tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restored {
+    /// The server's name for the tool.
+    pub name: String,
+    /// Arguments the original schema accepts.
+    pub arguments: Value,
+}
+
+/// A tool written for one provider.
+#[derive(Debug, Clone)]
+pub struct AdaptedTool<'t> {
+    profile: &'static Profile,
+    original: &'t Tool,
+    name: String,
+    schema: Value,
+    losses: Vec<Loss>,
+    plan: Plan,
+}
+
+impl<'t> AdaptedTool<'t> {
+    /// The profile it was adapted to.
+    pub fn profile(&self) -> &'static Profile {
+        self.profile
+    }
+
+    /// The server's tool.
+    pub fn original(&self) -> &'t Tool {
+        self.original
+    }
+
+    /// The name the provider knows it by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The adapted input schema.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Every place where it differs from the original.
+    pub fn losses(&self) -> &[Loss] {
+        &self.losses
+    }
+
+    /// The tool in the provider's request format (see [`RequestFormat`]).
+    pub fn to_request(&self) -> Value {
+        let mut fields = Map::new();
+        fields.insert("name".into(), Value::String(self.name.clone()));
+        if let Some(description) = self.original.description() {
+            fields.insert("description".into(), Value::String(description.to_string()));
+        }
+        match self.profile.request {
+            RequestFormat::OpenAiFunction { strict } => {
+                fields.insert("parameters".into(), self.schema.clone());
+                if strict {
+                    fields.insert("strict".into(), Value::Bool(true));
+                }
+                json!({"type": "function", "function": Value::Object(fields)})
+            }
+            RequestFormat::Anthropic => {
+                fields.insert("input_schema".into(), self.schema.clone());
+                Value::Object(fields)
+            }
+            RequestFormat::GeminiJsonSchema => {
+                fields.insert("parametersJsonSchema".into(), self.schema.clone());
+                Value::Object(fields)
+            }
+            RequestFormat::GeminiOpenApi => {
+                fields.insert("parameters".into(), self.schema.clone());
+                Value::Object(fields)
+            }
+        }
+    }
+
+    /// Turn what a model sent for the adapted schema into what the server's schema expects:
+    /// `null`s that stand for "not given" removed, parameters renamed back; then validate the
+    /// result against the original schema.
+    pub fn restore_arguments(&self, arguments: &Value) -> Result<Value, RestoreError> {
+        if !arguments.is_object() {
+            return Err(RestoreError::NotAnObject(kind_in_words(arguments)));
+        }
+        let walk = |direction| {
+            let mut restored = arguments.clone();
+            Walker {
+                schema: &self.schema,
+                plan: &self.plan,
+                direction,
+            }
+            .run(&mut restored);
+            restored
+        };
+        let restored = walk(Direction::Restore);
+        let compiled = self.original.compile()?;
+        let errors = match compiled.validate_input(&restored) {
+            Ok(()) => return Ok(restored),
+            Err(errors) => errors,
+        };
+        // A null the original requires (a property one merged form requires and another does
+        // not) is kept when that is what makes the call valid.
+        let kept = walk(Direction::RestoreKeepingNulls);
+        if kept != restored && compiled.validate_input(&kept).is_ok() {
+            return Ok(kept);
+        }
+        Err(RestoreError::Invalid {
+            tool: self.original.name().to_string(),
+            arguments: restored,
+            errors,
+        })
+    }
+
+    /// The arguments a model would send for the adapted schema in place of `arguments` (which
+    /// fit the original): optional properties strict mode requires sent as `null`, parameters
+    /// renamed, and properties a closed object does not declare left out. The inverse of
+    /// [`AdaptedTool::restore_arguments`] where the adaptation lost nothing.
+    pub fn shape_arguments(&self, arguments: &Value) -> Value {
+        let mut shaped = arguments.clone();
+        Walker {
+            schema: &self.schema,
+            plan: &self.plan,
+            direction: Direction::Shape,
+        }
+        .run(&mut shaped);
+        shaped
+    }
+}
+
+/// A catalog adapted to one profile.
+#[derive(Debug, Clone)]
+pub struct Adaptation<'t> {
+    profile: &'static Profile,
+    tools: Vec<AdaptedTool<'t>>,
+    failures: Vec<AdaptError>,
+}
+
+impl<'t> Adaptation<'t> {
+    /// The profile.
+    pub fn profile(&self) -> &'static Profile {
+        self.profile
+    }
+
+    /// The tools that could be adapted, in catalog order.
+    pub fn tools(&self) -> &[AdaptedTool<'t>] {
+        &self.tools
+    }
+
+    /// The tools that could not, with why.
+    pub fn failures(&self) -> &[AdaptError] {
+        &self.failures
+    }
+
+    /// Every loss, tool after tool.
+    pub fn losses(&self) -> impl Iterator<Item = &Loss> {
+        self.tools.iter().flat_map(|t| t.losses.iter())
+    }
+
+    /// Provider names that differ from the original: provider name -> original name.
+    pub fn names(&self) -> Map<String, Value> {
+        self.tools
+            .iter()
+            .filter(|t| t.name != t.original.name())
+            .map(|t| (t.name.clone(), Value::String(t.original.name().to_string())))
+            .collect()
+    }
+
+    /// The adapted tool a provider name (or, failing that, an original name) stands for.
+    pub fn tool(&self, name: &str) -> Option<&AdaptedTool<'t>> {
+        self.tools
+            .iter()
+            .find(|t| t.name == name)
+            .or_else(|| self.tools.iter().find(|t| t.original.name() == name))
+    }
+
+    /// Map a call the model made (provider name, arguments) back to the server's tool.
+    pub fn restore(&self, name: &str, arguments: &Value) -> Result<Restored, RestoreError> {
+        let Some(tool) = self.tool(name) else {
+            let names = self.tools.iter().map(|t| t.name.as_str());
+            return Err(RestoreError::UnknownTool {
+                name: name.to_string(),
+                suggestion: closest(name, names).map(str::to_string),
+            });
+        };
+        Ok(Restored {
+            name: tool.original.name().to_string(),
+            arguments: tool.restore_arguments(arguments)?,
+        })
+    }
+
+    /// `{"tools": [...request format...], "losses": [...], "names": {...}}` (what serializing
+    /// the adaptation writes).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// The tools in the provider's request format, as a list to serialize.
+    pub fn requests(&self) -> Requests<'_, 't> {
+        Requests(&self.tools)
+    }
+}
+
+/// The tools of an [`Adaptation`] in request format; serialized one tool at a time, so a large
+/// catalog is never copied whole.
+pub struct Requests<'a, 't>(&'a [AdaptedTool<'t>]);
+
+impl Serialize for Requests<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(AdaptedTool::to_request))
+    }
+}
+
+/// `{"tools": [...], "losses": [...], "names": {...}}`, written as it goes.
+impl Serialize for Adaptation<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Losses<'a, 't>(&'a Adaptation<'t>);
+        impl Serialize for Losses<'_, '_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.losses())
+            }
+        }
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("tools", &self.requests())?;
+        map.serialize_entry("losses", &Losses(self))?;
+        map.serialize_entry("names", &self.names())?;
+        map.end()
+    }
+}
+
+/// Adapt every tool to `profile`: names made valid and unique across the catalog, schemas
+/// rewritten. A tool that cannot be adapted is left out and listed in
+/// [`Adaptation::failures`].
+pub fn adapt<'t>(
+    profile: &'static Profile,
+    tools: impl IntoIterator<Item = &'t Tool>,
+) -> Adaptation<'t> {
+    let tools: Vec<&'t Tool> = tools.into_iter().collect();
+    let originals: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    let assigned = names::assign(&profile.tool_name.rule, &originals);
+    let mut adapted = Vec::with_capacity(tools.len());
+    let mut failures = Vec::new();
+    for (tool, name) in tools.iter().zip(assigned) {
+        let Some(name) = name else {
+            failures.push(AdaptError {
+                tool: tool.name().to_string(),
+                profile: profile.name,
+                pointer: "/name".into(),
+                message: "another tool of the catalog has this name, so a call by name could \
+                          not be mapped back"
+                    .into(),
+            });
+            continue;
+        };
+        match adapt_named(profile, tool, name) {
+            Ok(t) => adapted.push(t),
+            Err(e) => failures.push(e),
+        }
+    }
+    Adaptation {
+        profile,
+        tools: adapted,
+        failures,
+    }
+}
+
+/// Adapt one tool to `profile` (its name made valid on its own).
+pub fn adapt_tool<'t>(
+    profile: &'static Profile,
+    tool: &'t Tool,
+) -> Result<AdaptedTool<'t>, AdaptError> {
+    let name = names::assign(&profile.tool_name.rule, &[tool.name()])
+        .pop()
+        .flatten()
+        .unwrap_or_else(|| tool.name().to_string());
+    adapt_named(profile, tool, name)
+}
+
+/// Map arguments a model sent for `tool` adapted to `profile` back to what the tool's original
+/// schema expects, and validate them there.
+pub fn restore_arguments(
+    profile: &'static Profile,
+    tool: &Tool,
+    arguments: &Value,
+) -> Result<Value, RestoreError> {
+    adapt_tool(profile, tool)?.restore_arguments(arguments)
+}
+
+fn adapt_named<'t>(
+    profile: &'static Profile,
+    tool: &'t Tool,
+    name: String,
+) -> Result<AdaptedTool<'t>, AdaptError> {
+    let fail = |pointer: String, message: String| AdaptError {
+        tool: tool.name().to_string(),
+        profile: profile.name,
+        pointer,
+        message,
+    };
+    let empty = Value::Object(Map::new());
+    let input = tool.fields().get("inputSchema").unwrap_or(&empty);
+    let normalized = normalize(input).map_err(|e| fail("/inputSchema".into(), e.to_string()))?;
+    let outcome = transform::adapt_schema(profile, &normalized.schema, normalized.dialect)
+        .map_err(|r| fail(format!("/inputSchema{}", r.pointer), r.message))?;
+    let mut losses = Vec::with_capacity(outcome.losses.len() + 1);
+    if name != tool.name() {
+        losses.push(name_loss(profile, tool.name(), &name));
+    }
+    for l in outcome.losses {
+        losses.push(Loss {
+            tool: tool.name().to_string(),
+            pointer: format!("/inputSchema{}", l.pointer),
+            keyword: l.keyword,
+            action: l.action,
+            message: l.message,
+            accepts: l.accepts,
+            topic: l.topic,
+        });
+    }
+    Ok(AdaptedTool {
+        profile,
+        original: tool,
+        name,
+        schema: outcome.schema,
+        losses,
+        plan: Plan {
+            optional: outcome.optional,
+            renamed: outcome.renamed,
+        },
+    })
+}
+
+fn name_loss(profile: &'static Profile, original: &str, name: &str) -> Loss {
+    Loss {
+        tool: original.to_string(),
+        pointer: "/name".into(),
+        keyword: "name".into(),
+        action: LossAction::Renamed,
+        message: format!(
+            "{} ({}) tool names must match {}: '{original}' is sent as '{name}' (the names map \
+             gives the original back)",
+            profile.provider(),
+            profile.name,
+            profile.tool_name.rule.pattern()
+        ),
+        accepts: Accepts::Reshaped,
+        topic: Topic::Name,
+    }
+}
+
+/// What adapting one tool of a file to a profile finds, for the `COMPAT-*` lint rules: the
+/// losses and, when it cannot be adapted, why. Pointers are relative to the tool.
+pub(crate) struct Check {
+    pub losses: Vec<Loss>,
+    pub refusal: Option<(String, String)>,
+}
+
+/// Check one tool (its name, when it has one, and its input schema as written) against a
+/// profile.
+pub(crate) fn check(profile: &'static Profile, name: Option<&str>, input: &Value) -> Check {
+    let mut losses = Vec::new();
+    let tool_name = name.unwrap_or_default();
+    if let Some(name) = name {
+        if !profile.tool_name.rule.accepts(name) {
+            let fixed = names::assign(&profile.tool_name.rule, &[name])
+                .pop()
+                .flatten()
+                .unwrap_or_default();
+            losses.push(name_loss(profile, name, &fixed));
+        }
+    }
+    let normalized = match normalize(input) {
+        Ok(n) => n,
+        Err(e) => {
+            return Check {
+                losses,
+                refusal: Some(("/inputSchema".into(), e.to_string())),
+            }
+        }
+    };
+    let lightweight = normalized.shape.is_lightweight();
+    let dialect: Dialect = normalized.dialect;
+    let at = |pointer: &str| {
+        // A lightweight shape's pointers name its standard translation: point at the schema.
+        if lightweight {
+            "/inputSchema".to_string()
+        } else {
+            format!("/inputSchema{pointer}")
+        }
+    };
+    match transform::adapt_schema(profile, &normalized.schema, dialect) {
+        Ok(outcome) => {
+            for l in outcome.losses {
+                losses.push(Loss {
+                    tool: tool_name.to_string(),
+                    pointer: at(&l.pointer),
+                    keyword: l.keyword,
+                    action: l.action,
+                    message: l.message,
+                    accepts: l.accepts,
+                    topic: l.topic,
+                });
+            }
+            Check {
+                losses,
+                refusal: None,
+            }
+        }
+        Err(r) => Check {
+            losses,
+            refusal: Some((at(&r.pointer), r.message)),
+        },
+    }
+}

@@ -1,0 +1,371 @@
+//! Arguments between the two schemas: what a model sent for the adapted schema, mapped back to
+//! what the server's original schema expects (and, for tests and previews, the other way).
+//!
+//! The walk follows the adapted schema alongside the arguments; where an `anyOf` offers several
+//! branches, the first branch whose shape fits the value is followed.
+
+use crate::json::pointer::{push_segment, resolve};
+use crate::schema::references::percent_decode;
+use serde_json::{Map, Value};
+
+/// What the adapted schema changed about the arguments' shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Plan {
+    /// Adapted-schema pointers of objects, with the properties there that are optional in the
+    /// original and that strict mode sends as `null`.
+    pub optional: Vec<(String, Vec<String>)>,
+    /// Root properties the provider knows by another name: (provider name, original name).
+    pub renamed: Vec<(String, String)>,
+}
+
+impl Plan {
+    fn optional_at(&self, pointer: &str) -> &[String] {
+        self.optional
+            .iter()
+            .find(|(p, _)| p == pointer)
+            .map_or(&[], |(_, names)| names.as_slice())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// Adapted -> original: nulls that stand for "not given" removed, names mapped back.
+    Restore,
+    /// Adapted -> original, names mapped back but every null kept (for a call whose nulls the
+    /// original schema requires: a property several merged forms disagree on).
+    RestoreKeepingNulls,
+    /// Original -> adapted: "not given" written as null, names mapped, undeclared keys of closed
+    /// objects left out.
+    Shape,
+}
+
+/// Most `$ref`s followed without moving into the arguments, and most levels a branch is tried
+/// to.
+const MAX_HOPS: usize = 64;
+/// Most levels of arguments walked (deeper values are left as they are; validation judges them).
+const MAX_LEVELS: usize = 256;
+
+pub(crate) struct Walker<'a> {
+    pub schema: &'a Value,
+    pub plan: &'a Plan,
+    pub direction: Direction,
+}
+
+impl Walker<'_> {
+    /// Map `arguments` (the root object) in place.
+    pub fn run(&self, arguments: &mut Value) {
+        if self.direction == Direction::Shape {
+            self.rename_root(arguments);
+        }
+        self.walk(arguments, self.schema, String::new(), 0);
+        if self.direction != Direction::Shape {
+            self.rename_root(arguments);
+        }
+    }
+
+    fn rename_root(&self, arguments: &mut Value) {
+        if self.plan.renamed.is_empty() {
+            return;
+        }
+        let Value::Object(map) = arguments else {
+            return;
+        };
+        let old = std::mem::take(map);
+        for (key, value) in old {
+            let renamed =
+                self.plan
+                    .renamed
+                    .iter()
+                    .find_map(|(provider, original)| match self.direction {
+                        Direction::Restore if *provider == key => Some(original.clone()),
+                        Direction::Shape if *original == key => Some(provider.clone()),
+                        _ => None,
+                    });
+            map.insert(renamed.unwrap_or(key), value);
+        }
+    }
+
+    /// The schema a `$ref` leads to, with its pointer (following at most [`MAX_HOPS`]).
+    fn follow<'s>(&'s self, mut node: &'s Value, mut pointer: String) -> (&'s Value, String) {
+        for _ in 0..MAX_HOPS {
+            let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
+                break;
+            };
+            let Some(fragment) = reference.strip_prefix('#') else {
+                break;
+            };
+            let target = percent_decode(fragment);
+            let Some(next) = resolve(self.schema, &target) else {
+                break;
+            };
+            node = next;
+            pointer = target;
+        }
+        (node, pointer)
+    }
+
+    fn walk(&self, value: &mut Value, node: &Value, pointer: String, level: usize) {
+        if level > MAX_LEVELS {
+            return;
+        }
+        let (node, pointer) = self.follow(node, pointer);
+        let Some(schema) = node.as_object() else {
+            return;
+        };
+        match value {
+            Value::Object(map) => self.object(map, schema, &pointer, level),
+            Value::Array(items) => {
+                let prefix = schema.get("prefixItems").and_then(Value::as_array);
+                let prefix_len = prefix.map_or(0, Vec::len);
+                for (i, item) in items.iter_mut().enumerate() {
+                    let (sub, at) = match prefix.and_then(|p| p.get(i)) {
+                        Some(sub) => (sub, format!("{pointer}/prefixItems/{i}")),
+                        None => match schema.get("items") {
+                            Some(sub) if sub.is_object() => (sub, format!("{pointer}/items")),
+                            Some(Value::Array(list)) if i >= prefix_len => match list.get(i) {
+                                Some(sub) => (sub, format!("{pointer}/items/{i}")),
+                                None => continue,
+                            },
+                            _ => continue,
+                        },
+                    };
+                    self.walk(item, sub, at, level + 1);
+                }
+            }
+            _ => {}
+        }
+        if let Some(Value::Array(branches)) = schema.get("anyOf") {
+            let chosen = branches
+                .iter()
+                .enumerate()
+                .find(|(i, b)| self.fits(value, b, format!("{pointer}/anyOf/{i}"), 0));
+            if let Some((i, branch)) = chosen {
+                self.walk(value, branch, format!("{pointer}/anyOf/{i}"), level + 1);
+            }
+        }
+    }
+
+    fn object(
+        &self,
+        map: &mut Map<String, Value>,
+        schema: &Map<String, Value>,
+        pointer: &str,
+        level: usize,
+    ) {
+        let optional = self.plan.optional_at(pointer);
+        let properties = schema.get("properties").and_then(Value::as_object);
+        match self.direction {
+            Direction::Restore => {
+                map.retain(|k, v| !(v.is_null() && optional.contains(k)));
+            }
+            Direction::RestoreKeepingNulls => {}
+            Direction::Shape => {
+                if let Some(properties) = properties {
+                    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+                        map.retain(|k, _| properties.contains_key(k));
+                    }
+                }
+                for name in optional {
+                    if !map.contains_key(name) {
+                        map.insert(name.clone(), Value::Null);
+                    }
+                }
+            }
+        }
+        let Some(properties) = properties else {
+            return;
+        };
+        let base = push_segment(pointer, "properties");
+        for (key, child) in map.iter_mut() {
+            if let Some(sub) = properties.get(key) {
+                self.walk(child, sub, push_segment(&base, key), level + 1);
+            }
+        }
+    }
+
+    /// Whether `value` has the shape of `node` (types, enum, const, for objects the names
+    /// required and allowed, and the same of their members and items); a structural test to
+    /// pick an `anyOf` branch, not a validation.
+    fn fits(&self, value: &Value, node: &Value, pointer: String, hops: usize) -> bool {
+        if hops > MAX_HOPS {
+            return false;
+        }
+        let (node, pointer) = self.follow(node, pointer);
+        let schema = match node {
+            Value::Bool(b) => return *b,
+            Value::Object(map) => map,
+            _ => return false,
+        };
+        let nullable = schema.get("nullable") == Some(&Value::Bool(true));
+        if value.is_null() && nullable {
+            return true;
+        }
+        match schema.get("type") {
+            Some(Value::String(t)) if !type_fits(value, t) => return false,
+            Some(Value::Array(list))
+                if !list
+                    .iter()
+                    .any(|t| t.as_str().is_some_and(|t| type_fits(value, t))) =>
+            {
+                return false
+            }
+            _ => {}
+        }
+        if let Some(Value::Array(values)) = schema.get("enum") {
+            if !values.contains(value) {
+                return false;
+            }
+        }
+        if let Some(constant) = schema.get("const") {
+            if constant != value {
+                return false;
+            }
+        }
+        if let Value::Array(items) = value {
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            for (i, item) in items.iter().enumerate() {
+                let (sub, at) = match prefix.and_then(|p| p.get(i)) {
+                    Some(sub) => (sub, format!("{pointer}/prefixItems/{i}")),
+                    None => match schema.get("items") {
+                        Some(sub) if !sub.is_array() => (sub, format!("{pointer}/items")),
+                        _ => continue,
+                    },
+                };
+                if !self.fits(item, sub, at, hops + 1) {
+                    return false;
+                }
+            }
+        }
+        if let Value::Object(map) = value {
+            if let Some(Value::Object(properties)) = schema.get("properties") {
+                let base = push_segment(&pointer, "properties");
+                for (key, item) in map {
+                    if let Some(sub) = properties.get(key) {
+                        if !self.fits(item, sub, push_segment(&base, key), hops + 1) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            let optional = self.plan.optional_at(&pointer);
+            if let Some(Value::Array(required)) = schema.get("required") {
+                // Shaping adds the nulls for optional properties after the branch is chosen.
+                let will_be_added = |name: &str| {
+                    self.direction == Direction::Shape && optional.iter().any(|o| o == name)
+                };
+                let missing = required
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .any(|name| !(map.contains_key(name) || will_be_added(name)));
+                if missing {
+                    return false;
+                }
+            }
+            if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+                let declared = schema.get("properties").and_then(Value::as_object);
+                if !map
+                    .keys()
+                    .all(|k| declared.is_some_and(|d| d.contains_key(k)))
+                {
+                    return false;
+                }
+            }
+        }
+        if let Some(Value::Array(branches)) = schema.get("anyOf") {
+            return branches
+                .iter()
+                .enumerate()
+                .any(|(i, b)| self.fits(value, b, format!("{pointer}/anyOf/{i}"), hops + 1));
+        }
+        true
+    }
+}
+
+fn type_fits(value: &Value, t: &str) -> bool {
+    match t {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "integer" => {
+            value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn nulls_for_optional_properties_come_and_go() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "q": {"type": "string"},
+                "page": {"anyOf": [
+                    {"type": "object", "properties": {"n": {"type": ["integer", "null"]}},
+                     "required": ["n"], "additionalProperties": false},
+                    {"type": "null"}
+                ]}
+            },
+            "required": ["q", "page"],
+            "additionalProperties": false
+        });
+        let plan = Plan {
+            optional: vec![
+                (String::new(), vec!["page".into()]),
+                ("/properties/page/anyOf/0".into(), vec!["n".into()]),
+            ],
+            renamed: vec![],
+        };
+        let restore = Walker {
+            schema: &schema,
+            plan: &plan,
+            direction: Direction::Restore,
+        };
+        let mut sent = json!({"q": "x", "page": null});
+        restore.run(&mut sent);
+        assert_eq!(sent, json!({"q": "x"}));
+        let mut sent = json!({"q": "x", "page": {"n": null}});
+        restore.run(&mut sent);
+        assert_eq!(sent, json!({"q": "x", "page": {}}));
+
+        let shape = Walker {
+            schema: &schema,
+            plan: &plan,
+            direction: Direction::Shape,
+        };
+        let mut original = json!({"q": "x", "page": {}, "extra": 1});
+        shape.run(&mut original);
+        assert_eq!(original, json!({"q": "x", "page": {"n": null}}));
+    }
+
+    #[test]
+    fn renamed_parameters_map_both_ways() {
+        let schema = json!({"type": "object", "properties": {"my_arg": {"type": "string"}}});
+        let plan = Plan {
+            optional: vec![],
+            renamed: vec![("my_arg".into(), "my-arg".into())],
+        };
+        let mut sent = json!({"my_arg": "v"});
+        Walker {
+            schema: &schema,
+            plan: &plan,
+            direction: Direction::Restore,
+        }
+        .run(&mut sent);
+        assert_eq!(sent, json!({"my-arg": "v"}));
+        Walker {
+            schema: &schema,
+            plan: &plan,
+            direction: Direction::Shape,
+        }
+        .run(&mut sent);
+        assert_eq!(sent, json!({"my_arg": "v"}));
+    }
+}

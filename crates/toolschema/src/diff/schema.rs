@@ -1,0 +1,1126 @@
+//! Schema comparison by meaning: each keyword change is read as accepting less (narrows), more
+//! (widens) or something else (changes), and classed by the direction values flow: a caller's
+//! arguments into `inputSchema`, the server's results out of `outputSchema`.
+
+use super::words::word_diff;
+use super::{Change, ChangeClass, ChangeCode};
+use crate::json::pointer::push_segment;
+use crate::json::MAX_DEPTH;
+use crate::text::visible;
+use serde_json::{Map, Value};
+use std::collections::HashSet;
+
+/// Which way values flow through a schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// Arguments from the caller (`inputSchema`): accepting less breaks callers.
+    Input,
+    /// Results from the server (`outputSchema`): promising less breaks consumers.
+    Output,
+}
+
+/// What a keyword change does to the set of accepted values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    Narrows,
+    Widens,
+    Changes,
+}
+
+fn class_of(effect: Effect, direction: Direction) -> ChangeClass {
+    match (effect, direction) {
+        (Effect::Narrows, Direction::Input) | (Effect::Widens, Direction::Output) => {
+            ChangeClass::Breaking
+        }
+        (Effect::Changes, _) => ChangeClass::Breaking,
+        _ => ChangeClass::Compatible,
+    }
+}
+
+/// Upper bounds: a smaller value accepts less.
+const UPPER_BOUNDS: &[&str] = &[
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "maximum",
+    "exclusiveMaximum",
+    "maxContains",
+];
+/// Lower bounds: a larger value accepts less.
+const LOWER_BOUNDS: &[&str] = &[
+    "minLength",
+    "minItems",
+    "minProperties",
+    "minimum",
+    "exclusiveMinimum",
+    "minContains",
+];
+/// Validation keywords compared as a whole: present narrows, absent widens, a change is a change.
+const OTHER_CONSTRAINTS: &[&str] = &[
+    "not",
+    "const",
+    "multipleOf",
+    "uniqueItems",
+    "dependentRequired",
+    "dependencies",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+/// Subschemas that apply to members or items; absent means `{}` (anything).
+const ANYTHING_WHEN_ABSENT: &[&str] = &["additionalItems", "unevaluatedItems", "propertyNames"];
+/// Maps of name (or pattern) to subschema.
+const SCHEMA_MAPS: &[&str] = &["patternProperties", "dependentSchemas"];
+
+/// Compares two schemas and records what changed.
+pub(crate) struct SchemaDiff<'c> {
+    pub tool: &'c str,
+    pub direction: Direction,
+    pub changes: &'c mut Vec<Change>,
+}
+
+impl SchemaDiff<'_> {
+    /// Compare `old` and `new`, schemas at `pointer` (into the tool) describing the argument (or
+    /// output field) at `path` (`options.depth`, `items[]`; empty for the root).
+    pub fn compare(&mut self, old: &Value, new: &Value, pointer: &str, path: &str, depth: usize) {
+        if same_value(old, new) {
+            return;
+        }
+        let (Some(old_map), Some(new_map)) = (as_object_schema(old), as_object_schema(new)) else {
+            self.push(
+                ChangeCode::ConstraintChanged,
+                Effect::Changes,
+                pointer,
+                format!("schema of {} changed", self.subject(path)),
+                Some(old.clone()),
+                Some(new.clone()),
+            );
+            return;
+        };
+        if depth > MAX_DEPTH {
+            self.push(
+                ChangeCode::ConstraintChanged,
+                Effect::Changes,
+                pointer,
+                format!(
+                    "schema of {} changed (nested too deeply to compare in detail)",
+                    self.subject(path)
+                ),
+                Some(old.clone()),
+                Some(new.clone()),
+            );
+            return;
+        }
+        let (old, new) = (old_map.as_ref(), new_map.as_ref());
+        let mut members_reported = false;
+        let keys = union_keys(old, new);
+        for key in keys {
+            let (o, n) = (old.get(key.as_str()), new.get(key.as_str()));
+            if o.is_some() && n.is_some() && same_value_opt(o, n) {
+                continue;
+            }
+            let at = push_segment(pointer, key);
+            let before = self.changes.len();
+            self.keyword(key, o, n, old, new, &at, path, depth);
+            // `properties` and `required` are read together: a new required argument is reported
+            // once, under `required`.
+            if matches!(key.as_str(), "properties" | "required") {
+                members_reported |= self.changes.len() > before;
+                continue;
+            }
+            if self.changes.len() == before {
+                // Written differently, accepting the same values: an enum or `required` in
+                // another order, an equivalent type list, `true` for `{}`. The model reads the
+                // new text, so it is reported (and a pin drifts), as compatible.
+                let message = format!(
+                    "{key} of {} rewritten with the same meaning: {} to {}",
+                    self.subject(path),
+                    short(o),
+                    short(n)
+                );
+                self.push_class(
+                    ChangeCode::SchemaRewritten,
+                    ChangeClass::Compatible,
+                    &at,
+                    message,
+                    o,
+                    n,
+                );
+            }
+        }
+        if !members_reported {
+            for key in ["properties", "required"] {
+                let (o, n) = (old.get(key), new.get(key));
+                if !same_value_opt(o, n) {
+                    let message = format!(
+                        "{key} of {} rewritten with the same meaning: {} to {}",
+                        self.subject(path),
+                        short(o),
+                        short(n)
+                    );
+                    let at = push_segment(pointer, key);
+                    self.push_class(
+                        ChangeCode::SchemaRewritten,
+                        ChangeClass::Compatible,
+                        &at,
+                        message,
+                        o,
+                        n,
+                    );
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn keyword(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        match key {
+            "type" => self.types(o, n, at, path),
+            "properties" => self.properties(old, new, at, path, depth),
+            "required" => self.required(old, new, at, path),
+            "additionalProperties" | "unevaluatedProperties" => {
+                self.openness(key, o, n, at, &join(path, "*"), depth)
+            }
+            "items" => self.items(o, n, at, path, depth),
+            "prefixItems" => self.tuple(o, n, at, path, depth),
+            "enum" => self.enumeration(o, n, at, path),
+            "anyOf" | "oneOf" | "allOf" => self.branches(key, o, n, at, path, depth),
+            "pattern" | "format" => self.pattern_or_format(key, o, n, at, path),
+            "description" | "title" => {
+                let text = |v: Option<&Value>| match v {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                let message = format!(
+                    "{key} of {} changed: {}",
+                    self.subject(path),
+                    word_diff(&text(o), &text(n))
+                );
+                self.push_class(
+                    ChangeCode::SchemaDescriptionChanged,
+                    ChangeClass::Security,
+                    at,
+                    message,
+                    o,
+                    n,
+                );
+            }
+            "$schema" => {
+                let message = format!(
+                    "$schema of {} changed from {} to {}",
+                    self.subject(path),
+                    short(o),
+                    short(n)
+                );
+                self.push(
+                    ChangeCode::DialectChanged,
+                    Effect::Changes,
+                    at,
+                    message,
+                    o.cloned(),
+                    n.cloned(),
+                );
+            }
+            "$defs" | "definitions" => self.members(key, o, n, at, path, depth, true),
+            _ if SCHEMA_MAPS.contains(&key) => self.members(key, o, n, at, path, depth, false),
+            _ if ANYTHING_WHEN_ABSENT.contains(&key) => {
+                let nested = if key == "propertyNames" {
+                    path.to_string()
+                } else {
+                    join(path, "[]")
+                };
+                self.compare(or_anything(o), or_anything(n), at, &nested, depth + 1)
+            }
+            _ if UPPER_BOUNDS.contains(&key) || LOWER_BOUNDS.contains(&key) => {
+                self.bound(key, o, n, at, path)
+            }
+            _ if OTHER_CONSTRAINTS.contains(&key) => self.constraint(key, o, n, at, path),
+            _ => {
+                let message = format!(
+                    "{key} of {} changed from {} to {}",
+                    self.subject(path),
+                    short(o),
+                    short(n)
+                );
+                self.push_class(
+                    ChangeCode::SchemaAnnotationChanged,
+                    ChangeClass::Security,
+                    at,
+                    message,
+                    o,
+                    n,
+                );
+            }
+        }
+    }
+
+    fn types(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str) {
+        let malformed = |v: Option<&Value>| match v {
+            None | Some(Value::String(_)) => false,
+            Some(Value::Array(types)) => !types.iter().all(Value::is_string),
+            Some(_) => true,
+        };
+        if malformed(o) || malformed(n) {
+            return self.constraint("type", o, n, at, path);
+        }
+        let old = type_set(o);
+        let new = type_set(n);
+        let covered = |set: &Option<Vec<String>>, t: &str| match set {
+            None => true,
+            Some(set) => set
+                .iter()
+                .any(|s| s == t || (t == "integer" && s == "number")),
+        };
+        let all_covered = |from: &Option<Vec<String>>, by: &Option<Vec<String>>| match from {
+            None => by.is_none(),
+            Some(types) => types.iter().all(|t| covered(by, t)),
+        };
+        let narrower = all_covered(&new, &old);
+        let wider = all_covered(&old, &new);
+        let (code, effect, verb) = match (narrower, wider) {
+            (true, true) => return,
+            (true, false) => (ChangeCode::TypeNarrowed, Effect::Narrows, "narrowed"),
+            (false, true) => (ChangeCode::TypeWidened, Effect::Widens, "widened"),
+            (false, false) => (ChangeCode::TypeChanged, Effect::Changes, "changed"),
+        };
+        let message = format!(
+            "type of {} {verb} from {} to {}",
+            self.subject(path),
+            show_types(&old),
+            show_types(&new)
+        );
+        self.push(code, effect, at, message, o.cloned(), n.cloned());
+    }
+
+    fn properties(
+        &mut self,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        let not_map = |m: &Map<String, Value>| m.get("properties").is_some_and(|p| !p.is_object());
+        if not_map(old) || not_map(new) {
+            return self.constraint(
+                "properties",
+                old.get("properties"),
+                new.get("properties"),
+                at,
+                path,
+            );
+        }
+        let empty = Map::new();
+        let old_props = old
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let new_props = new
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let old_required = required_names(old);
+        let new_required = required_names(new);
+        let names = union_keys(old_props, new_props);
+        for name in names {
+            let member_at = push_segment(at, name);
+            let member_path = join(path, name);
+            match (old_props.get(name.as_str()), new_props.get(name.as_str())) {
+                (Some(o), Some(n)) => self.compare(o, n, &member_at, &member_path, depth + 1),
+                (None, Some(n)) if !new_required.contains(name.as_str()) => {
+                    let message = match self.direction {
+                        Direction::Input => format!("new optional argument '{member_path}'"),
+                        Direction::Output => format!("new optional field '{member_path}'"),
+                    };
+                    self.push_class(
+                        ChangeCode::PropertyAdded,
+                        ChangeClass::Compatible,
+                        &member_at,
+                        message,
+                        None,
+                        Some(n),
+                    );
+                }
+                (None, Some(n)) if old_required.contains(name.as_str()) => {
+                    // Required before without a declaration (any value): now it is checked.
+                    let message = format!(
+                        "{} declared with a schema (it was required, unchecked)",
+                        self.subject(&member_path)
+                    );
+                    self.push(
+                        ChangeCode::PropertyAdded,
+                        Effect::Narrows,
+                        &member_at,
+                        message,
+                        None,
+                        Some(n.clone()),
+                    );
+                }
+                (None, Some(_)) => {} // a new required argument: reported with `required`
+                (Some(o), None) => {
+                    let closed = is_closed(new);
+                    let was_required = old_required.contains(name.as_str());
+                    let subject = self.subject(&member_path);
+                    let (class, why) = match (self.direction, closed) {
+                        (Direction::Input, true) => (
+                            ChangeClass::Breaking,
+                            "the object is closed: callers that send it are refused",
+                        ),
+                        (Direction::Input, false) => (
+                            ChangeClass::Compatible,
+                            "the object is open: it is no longer checked",
+                        ),
+                        (Direction::Output, _) if was_required => (
+                            ChangeClass::Breaking,
+                            "it was required: results promised it",
+                        ),
+                        (Direction::Output, false) => (
+                            ChangeClass::Breaking,
+                            "the object is open: its values are no longer promised",
+                        ),
+                        (Direction::Output, true) => (ChangeClass::Compatible, "it was optional"),
+                    };
+                    self.push_class(
+                        ChangeCode::PropertyRemoved,
+                        class,
+                        &member_at,
+                        format!("{subject} removed ({why})"),
+                        Some(o),
+                        None,
+                    );
+                }
+                (None, None) => {}
+            }
+        }
+    }
+
+    fn required(
+        &mut self,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        at: &str,
+        path: &str,
+    ) {
+        let not_list = |m: &Map<String, Value>| {
+            m.get("required").is_some_and(|r| {
+                !r.as_array()
+                    .is_some_and(|names| names.iter().all(Value::is_string))
+            })
+        };
+        if not_list(old) || not_list(new) {
+            return self.constraint(
+                "required",
+                old.get("required"),
+                new.get("required"),
+                at,
+                path,
+            );
+        }
+        let old_required = required_names(old);
+        let new_required = required_names(new);
+        let old_props = old.get("properties").and_then(Value::as_object);
+        let new_props = new.get("properties").and_then(Value::as_object);
+        let declared = |props: Option<&Map<String, Value>>, name: &str| {
+            props.is_some_and(|p| p.contains_key(name))
+        };
+        for name in ordered(new, &new_required) {
+            if old_required.contains(name) {
+                continue;
+            }
+            let member_path = join(path, name);
+            let is_new = declared(new_props, name) && !declared(old_props, name);
+            let message = match (self.direction, is_new) {
+                (Direction::Input, true) => format!("new required argument '{member_path}'"),
+                (Direction::Output, true) => format!("new required field '{member_path}'"),
+                (_, false) => format!("{} is now required", self.subject(&member_path)),
+            };
+            self.push(
+                ChangeCode::RequiredAdded,
+                Effect::Narrows,
+                at,
+                message,
+                None,
+                Some(Value::String(name.to_string())),
+            );
+        }
+        for name in ordered(old, &old_required) {
+            // A removed argument is reported as removed.
+            if new_required.contains(name)
+                || (declared(old_props, name) && !declared(new_props, name))
+            {
+                continue;
+            }
+            let member_path = join(path, name);
+            let message = match self.direction {
+                Direction::Input => format!("{} is no longer required", self.subject(&member_path)),
+                Direction::Output => format!(
+                    "{} is no longer required: results may leave it out",
+                    self.subject(&member_path)
+                ),
+            };
+            self.push(
+                ChangeCode::RequiredRemoved,
+                Effect::Widens,
+                at,
+                message,
+                Some(Value::String(name.to_string())),
+                None,
+            );
+        }
+    }
+
+    fn openness(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        let (o_any, n_any) = (or_anything(o), or_anything(n));
+        let parent = path
+            .strip_suffix(".*")
+            .or_else(|| path.strip_suffix('*'))
+            .unwrap_or("");
+        match (is_false_schema(o_any), is_false_schema(n_any)) {
+            (false, true) => {
+                let message = format!(
+                    "{} is now closed ({key}: false): undeclared members are refused",
+                    self.object_subject(parent)
+                );
+                self.push(
+                    ChangeCode::ObjectClosed,
+                    Effect::Narrows,
+                    at,
+                    message,
+                    o.cloned(),
+                    n.cloned(),
+                );
+            }
+            (true, false) => {
+                let message = format!(
+                    "{} is now open ({key} {}): undeclared members are accepted",
+                    self.object_subject(parent),
+                    if n.is_some() {
+                        "allows them"
+                    } else {
+                        "removed"
+                    }
+                );
+                self.push(
+                    ChangeCode::ObjectOpened,
+                    Effect::Widens,
+                    at,
+                    message,
+                    o.cloned(),
+                    n.cloned(),
+                );
+            }
+            _ => self.compare(o_any, n_any, at, path, depth + 1),
+        }
+    }
+
+    fn items(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str, depth: usize) {
+        match (o, n) {
+            (Some(Value::Array(_)), Some(Value::Array(_))) => self.tuple(o, n, at, path, depth),
+            (Some(Value::Array(_)), _) | (_, Some(Value::Array(_))) => {
+                self.constraint("items", o, n, at, path)
+            }
+            _ => self.compare(
+                or_anything(o),
+                or_anything(n),
+                at,
+                &join(path, "[]"),
+                depth + 1,
+            ),
+        }
+    }
+
+    fn tuple(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str, depth: usize) {
+        let empty = Vec::new();
+        let old = o.and_then(Value::as_array).unwrap_or(&empty);
+        let new = n.and_then(Value::as_array).unwrap_or(&empty);
+        if (o.is_some() && !o.is_some_and(Value::is_array))
+            || (n.is_some() && !n.is_some_and(Value::is_array))
+        {
+            return self.constraint("prefixItems", o, n, at, path);
+        }
+        for i in 0..old.len().max(new.len()) {
+            let item_path = format!("{path}[{i}]");
+            self.compare(
+                old.get(i).unwrap_or(&ANYTHING),
+                new.get(i).unwrap_or(&ANYTHING),
+                &format!("{at}/{i}"),
+                &item_path,
+                depth + 1,
+            );
+        }
+    }
+
+    fn enumeration(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str) {
+        let subject = self.subject(path);
+        match (o.and_then(Value::as_array), n.and_then(Value::as_array)) {
+            (Some(old), Some(new)) => {
+                for value in old.iter().filter(|v| !new.iter().any(|w| same_value(v, w))) {
+                    let message =
+                        format!("enum value {} removed from {subject}", short(Some(value)));
+                    self.push(
+                        ChangeCode::EnumValueRemoved,
+                        Effect::Narrows,
+                        at,
+                        message,
+                        Some(value.clone()),
+                        None,
+                    );
+                }
+                for value in new.iter().filter(|v| !old.iter().any(|w| same_value(v, w))) {
+                    let message = format!("enum value {} added to {subject}", short(Some(value)));
+                    self.push(
+                        ChangeCode::EnumValueAdded,
+                        Effect::Widens,
+                        at,
+                        message,
+                        None,
+                        Some(value.clone()),
+                    );
+                }
+            }
+            (None, Some(_)) if o.is_none() => {
+                let message = format!("{subject} is now limited to the enum values {}", short(n));
+                self.push(
+                    ChangeCode::EnumValueRemoved,
+                    Effect::Narrows,
+                    at,
+                    message,
+                    None,
+                    n.cloned(),
+                );
+            }
+            (Some(_), None) if n.is_none() => {
+                let message =
+                    format!("enum of {subject} removed: any value of its type is accepted");
+                self.push(
+                    ChangeCode::EnumValueAdded,
+                    Effect::Widens,
+                    at,
+                    message,
+                    o.cloned(),
+                    None,
+                );
+            }
+            _ => self.constraint("enum", o, n, at, path),
+        }
+    }
+
+    fn branches(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        let (Some(Value::Array(old)), Some(Value::Array(new))) = (o, n) else {
+            return self.constraint(key, o, n, at, path);
+        };
+        let mut new_matched = vec![false; new.len()];
+        let mut old_unmatched = Vec::new();
+        for (i, branch) in old.iter().enumerate() {
+            match (0..new.len()).find(|&j| !new_matched[j] && same_value(branch, &new[j])) {
+                Some(j) => new_matched[j] = true,
+                None => old_unmatched.push(i),
+            }
+        }
+        let new_unmatched: Vec<usize> = (0..new.len()).filter(|&j| !new_matched[j]).collect();
+        if old_unmatched.len() == new_unmatched.len() {
+            for (&i, &j) in old_unmatched.iter().zip(&new_unmatched) {
+                self.compare(&old[i], &new[j], &format!("{at}/{j}"), path, depth + 1);
+            }
+            return;
+        }
+        // More branches of anyOf/oneOf accept more; more branches of allOf accept less.
+        let all = key == "allOf";
+        let subject = self.subject(path);
+        for &j in &new_unmatched {
+            let (code, effect) = if all {
+                (ChangeCode::BranchRemoved, Effect::Narrows)
+            } else {
+                (ChangeCode::BranchAdded, Effect::Widens)
+            };
+            let message = format!("{key} branch {} added to {subject}", short(Some(&new[j])));
+            self.push(
+                code,
+                effect,
+                &format!("{at}/{j}"),
+                message,
+                None,
+                Some(new[j].clone()),
+            );
+        }
+        for &i in &old_unmatched {
+            let (code, effect) = if all {
+                (ChangeCode::BranchAdded, Effect::Widens)
+            } else {
+                (ChangeCode::BranchRemoved, Effect::Narrows)
+            };
+            let message = format!(
+                "{key} branch {} removed from {subject}",
+                short(Some(&old[i]))
+            );
+            self.push(
+                code,
+                effect,
+                &format!("{at}/{i}"),
+                message,
+                Some(old[i].clone()),
+                None,
+            );
+        }
+    }
+
+    fn pattern_or_format(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+    ) {
+        let pattern = key == "pattern";
+        let subject = self.subject(path);
+        let (code, effect, message) = match (o, n) {
+            (None, Some(_)) => (
+                if pattern {
+                    ChangeCode::PatternAdded
+                } else {
+                    ChangeCode::FormatAdded
+                },
+                Effect::Narrows,
+                format!("{key} {} added to {subject}", short(n)),
+            ),
+            (Some(_), None) => (
+                if pattern {
+                    ChangeCode::PatternRemoved
+                } else {
+                    ChangeCode::FormatRemoved
+                },
+                Effect::Widens,
+                format!("{key} {} removed from {subject}", short(o)),
+            ),
+            _ => (
+                if pattern {
+                    ChangeCode::PatternChanged
+                } else {
+                    ChangeCode::FormatChanged
+                },
+                Effect::Changes,
+                format!(
+                    "{key} of {subject} changed from {} to {}",
+                    short(o),
+                    short(n)
+                ),
+            ),
+        };
+        self.push(code, effect, at, message, o.cloned(), n.cloned());
+    }
+
+    fn bound(&mut self, key: &str, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str) {
+        let number = |v: Option<&Value>| v.map(Value::as_f64);
+        let upper = UPPER_BOUNDS.contains(&key);
+        let effect = match (number(o), number(n)) {
+            (Some(None), _) | (_, Some(None)) => return self.constraint(key, o, n, at, path),
+            (None, Some(_)) => Effect::Narrows,
+            (Some(_), None) => Effect::Widens,
+            (Some(Some(a)), Some(Some(b))) => {
+                if (b < a) == upper {
+                    Effect::Narrows
+                } else {
+                    Effect::Widens
+                }
+            }
+            (None, None) => return,
+        };
+        let (code, verb) = if effect == Effect::Narrows {
+            (ChangeCode::BoundTightened, "tightened")
+        } else {
+            (ChangeCode::BoundLoosened, "loosened")
+        };
+        let show = |v: Option<&Value>| v.map_or("none".to_string(), |v| short(Some(v)));
+        let message = format!(
+            "{key} of {} {verb} from {} to {}",
+            self.subject(path),
+            show(o),
+            show(n)
+        );
+        self.push(code, effect, at, message, o.cloned(), n.cloned());
+    }
+
+    fn constraint(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+    ) {
+        let subject = self.subject(path);
+        // `uniqueItems: false` is the same as no `uniqueItems`.
+        let o = o.filter(|v| !(key == "uniqueItems" && **v == Value::Bool(false)));
+        let n = n.filter(|v| !(key == "uniqueItems" && **v == Value::Bool(false)));
+        let (code, effect, message) = match (o, n) {
+            (None, None) => return,
+            (None, Some(_)) => (
+                ChangeCode::ConstraintAdded,
+                Effect::Narrows,
+                format!("{key} {} added to {subject}", short(n)),
+            ),
+            (Some(_), None) => (
+                ChangeCode::ConstraintRemoved,
+                Effect::Widens,
+                format!("{key} {} removed from {subject}", short(o)),
+            ),
+            (Some(a), Some(b)) => {
+                let effect = match (key, a.as_f64(), b.as_f64()) {
+                    // A multiple of a multiple accepts less; of a divisor, more.
+                    ("multipleOf", Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
+                        if (b / a).fract() == 0.0 {
+                            Effect::Narrows
+                        } else if (a / b).fract() == 0.0 {
+                            Effect::Widens
+                        } else {
+                            Effect::Changes
+                        }
+                    }
+                    _ => Effect::Changes,
+                };
+                (
+                    ChangeCode::ConstraintChanged,
+                    effect,
+                    format!(
+                        "{key} of {subject} changed from {} to {}",
+                        short(o),
+                        short(n)
+                    ),
+                )
+            }
+        };
+        self.push(code, effect, at, message, o.cloned(), n.cloned());
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn members(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+        definitions: bool,
+    ) {
+        let empty = Value::Object(Map::new());
+        let (o_or_empty, n_or_empty) = if definitions {
+            (o.or(Some(&empty)), n.or(Some(&empty)))
+        } else {
+            (o, n)
+        };
+        let (Some(Value::Object(old)), Some(Value::Object(new))) = (o_or_empty, n_or_empty) else {
+            if definitions {
+                let message = format!("{key} of {} changed", self.subject(path));
+                return self.push_class(
+                    ChangeCode::SchemaAnnotationChanged,
+                    ChangeClass::Security,
+                    at,
+                    message,
+                    o,
+                    n,
+                );
+            }
+            return self.constraint(key, o, n, at, path);
+        };
+        let names = union_keys(old, new);
+        for name in names {
+            let member_at = push_segment(at, name);
+            match (old.get(name.as_str()), new.get(name.as_str())) {
+                (Some(a), Some(b)) => self.compare(a, b, &member_at, path, depth + 1),
+                (a, b) if definitions => {
+                    // A definition no `$ref` uses only adds text the model may read.
+                    let message = format!(
+                        "unused definition '{}' {} in {}",
+                        visible(name),
+                        if a.is_some() { "removed" } else { "added" },
+                        self.subject(path)
+                    );
+                    self.push_class(
+                        ChangeCode::SchemaAnnotationChanged,
+                        ChangeClass::Security,
+                        &member_at,
+                        message,
+                        a,
+                        b,
+                    );
+                }
+                (a, b) => self.constraint(
+                    &format!("{key} '{}'", visible(name)),
+                    a,
+                    b,
+                    &member_at,
+                    path,
+                ),
+            }
+        }
+    }
+
+    /// How the argument or output field at `path` is named in messages.
+    fn subject(&self, path: &str) -> String {
+        match (path.is_empty(), self.direction) {
+            (true, Direction::Input) => "the input schema".into(),
+            (true, Direction::Output) => "the output schema".into(),
+            (false, Direction::Input) => format!("argument '{}'", visible(path)),
+            (false, Direction::Output) => format!("field '{}'", visible(path)),
+        }
+    }
+
+    /// How the object at `path` is named in messages.
+    fn object_subject(&self, path: &str) -> String {
+        if path.is_empty() {
+            self.subject(path)
+        } else {
+            format!("the object {}", self.subject(path))
+        }
+    }
+
+    fn push(
+        &mut self,
+        code: ChangeCode,
+        effect: Effect,
+        pointer: &str,
+        message: String,
+        before: Option<Value>,
+        after: Option<Value>,
+    ) {
+        self.changes.push(Change {
+            tool: self.tool.to_string(),
+            class: class_of(effect, self.direction),
+            code,
+            pointer: pointer.to_string(),
+            message,
+            before,
+            after,
+        });
+    }
+
+    fn push_class(
+        &mut self,
+        code: ChangeCode,
+        class: ChangeClass,
+        pointer: &str,
+        message: String,
+        before: Option<&Value>,
+        after: Option<&Value>,
+    ) {
+        let change = Change::new(self.tool, class, code, pointer, message, before, after);
+        self.changes.push(change);
+    }
+}
+
+/// The keys of two objects, each once, in sorted order: the order of the changes never depends
+/// on the order keys were written in.
+pub(crate) fn union_keys<'a>(
+    old: &'a Map<String, Value>,
+    new: &'a Map<String, Value>,
+) -> Vec<&'a String> {
+    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// The schema `{}`, which accepts anything.
+static ANYTHING: Value = Value::Bool(true);
+
+fn or_anything(value: Option<&Value>) -> &Value {
+    value.unwrap_or(&ANYTHING)
+}
+
+/// A schema as an object: `true` is `{}`, `false` is `{"not": {}}`; `None` for anything else.
+fn as_object_schema(schema: &Value) -> Option<std::borrow::Cow<'_, Map<String, Value>>> {
+    use std::borrow::Cow;
+    match schema {
+        Value::Object(map) => Some(Cow::Borrowed(map)),
+        Value::Bool(true) => Some(Cow::Owned(Map::new())),
+        Value::Bool(false) => {
+            let mut map = Map::new();
+            map.insert("not".into(), Value::Object(Map::new()));
+            Some(Cow::Owned(map))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a schema accepts nothing (`false`, `{"not": {}}`).
+fn is_false_schema(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => !b,
+        Value::Object(map) => {
+            map.len() == 1
+                && map
+                    .get("not")
+                    .is_some_and(|not| as_object_schema(not).is_some_and(|m| m.is_empty()))
+        }
+        _ => false,
+    }
+}
+
+/// Whether an object schema refuses undeclared members.
+fn is_closed(schema: &Map<String, Value>) -> bool {
+    ["additionalProperties", "unevaluatedProperties"]
+        .iter()
+        .any(|k| schema.get(*k).is_some_and(is_false_schema))
+}
+
+fn required_names(schema: &Map<String, Value>) -> HashSet<&str> {
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The names of `set` in the order `schema`'s `required` lists them, each once.
+fn ordered<'a>(schema: &'a Map<String, Value>, set: &HashSet<&'a str>) -> Vec<&'a str> {
+    let mut seen = HashSet::new();
+    schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|n| set.contains(n) && seen.insert(*n))
+        .collect()
+}
+
+/// The types a `type` keyword allows; `None` when any type is.
+fn type_set(value: Option<&Value>) -> Option<Vec<String>> {
+    match value? {
+        Value::String(t) => Some(vec![t.clone()]),
+        Value::Array(types) => Some(
+            types
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn show_types(types: &Option<Vec<String>>) -> String {
+    match types {
+        None => "any".into(),
+        Some(types) if types.is_empty() => "none".into(),
+        Some(types) => visible(&types.join("|")),
+    }
+}
+
+/// A path one level down: `options` + `depth` is `options.depth`.
+fn join(path: &str, name: &str) -> String {
+    match (path.is_empty(), name) {
+        (_, "[]") => format!("{path}[]"),
+        (true, _) => name.to_string(),
+        (false, _) => format!("{path}.{name}"),
+    }
+}
+
+/// Longest value shown in a message before it is cut.
+const SHORT_LIMIT: usize = 80;
+
+/// A value as canonical JSON (RFC 8785) for a message, hidden characters written out, cut at
+/// [`SHORT_LIMIT`] characters.
+pub(crate) fn short(value: Option<&Value>) -> String {
+    let Some(value) = value else {
+        return "(absent)".into();
+    };
+    // Canonical JSON (keys sorted): a message never depends on the order keys were written in.
+    let json = serde_json_canonicalizer::to_string(value).unwrap_or_else(|_| value.to_string());
+    let text = visible(&json);
+    if text.chars().count() <= SHORT_LIMIT {
+        return text;
+    }
+    let cut: String = text.chars().take(SHORT_LIMIT).collect();
+    format!("{cut}…")
+}
+
+/// Whether two values are equal as JSON Schema compares them: numbers by value (`1` and `1.0`
+/// are the same), object members in any order. Iterative, so no depth overflows the stack.
+pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                let exact = match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                    (Some(p), Some(q), _, _) => Some(p == q),
+                    (_, _, Some(p), Some(q)) => Some(p == q),
+                    _ => None,
+                };
+                let equal = match exact {
+                    Some(equal) => equal,
+                    None if (x.is_f64() || y.is_f64()) => x.as_f64() == y.as_f64(),
+                    None => false, // one negative, one beyond i64
+                };
+                if !equal {
+                    return false;
+                }
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                stack.extend(x.iter().zip(y));
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                if x.len() != y.len() {
+                    return false;
+                }
+                for (key, value) in x {
+                    match y.get(key) {
+                        Some(other) => stack.push((value, other)),
+                        None => return false,
+                    }
+                }
+            }
+            (x, y) => {
+                if x != y {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// [`same_value`] for optional values: both absent is the same.
+pub(crate) fn same_value_opt(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => same_value(a, b),
+        (None, None) => true,
+        _ => false,
+    }
+}

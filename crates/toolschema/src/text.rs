@@ -1,0 +1,213 @@
+//! Characters a reader cannot see: what they are, and how to show them.
+//!
+//! A description can carry text a person reviewing it never sees but a model reads: zero-width
+//! characters, Unicode tag characters (which spell ASCII invisibly), bidirectional controls that
+//! reorder what is displayed, control characters and ANSI escapes that rewrite a terminal. The diff
+//! shows them in its messages and the `SEC` lint rules flag them; both classify them here.
+
+use std::fmt::Write as _;
+
+/// Why a character is hidden from a reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HiddenKind {
+    /// Takes no space and shows nothing: zero-width spaces and joiners, the byte order mark, the
+    /// soft hyphen, invisible operators, fillers, variation selectors.
+    Invisible,
+    /// A Unicode tag character (U+E0000..U+E007F): each one mirrors an ASCII character, unseen.
+    Tag,
+    /// Changes the display order of the text around it (bidirectional embedding, override,
+    /// isolate and mark characters).
+    Bidi,
+    /// The escape character, which starts an ANSI terminal sequence.
+    Escape,
+    /// Any other C0 or C1 control character, except tab, line feed and carriage return.
+    Control,
+}
+
+impl HiddenKind {
+    /// What the kind is called in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            HiddenKind::Invisible => "invisible character",
+            HiddenKind::Tag => "Unicode tag character",
+            HiddenKind::Bidi => "bidirectional control",
+            HiddenKind::Escape => "ANSI escape character",
+            HiddenKind::Control => "control character",
+        }
+    }
+}
+
+/// Whether `c` is hidden from a reader, and why. Tab, line feed and carriage return are ordinary
+/// layout and are not hidden.
+///
+/// ```
+/// use toolschema::text::{hidden_kind, HiddenKind};
+/// assert_eq!(hidden_kind('\u{200B}'), Some(HiddenKind::Invisible));
+/// assert_eq!(hidden_kind('\u{202E}'), Some(HiddenKind::Bidi));
+/// assert_eq!(hidden_kind('\u{1B}'), Some(HiddenKind::Escape));
+/// assert_eq!(hidden_kind('\n'), None);
+/// assert_eq!(hidden_kind('é'), None);
+/// ```
+pub fn hidden_kind(c: char) -> Option<HiddenKind> {
+    match c {
+        '\t' | '\n' | '\r' => None,
+        '\u{1B}' => Some(HiddenKind::Escape),
+        '\u{0}'..='\u{1F}' | '\u{7F}'..='\u{9F}' => Some(HiddenKind::Control),
+        '\u{200E}'
+        | '\u{200F}'
+        | '\u{061C}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}' => Some(HiddenKind::Bidi),
+        '\u{E0000}'..='\u{E007F}' => Some(HiddenKind::Tag),
+        '\u{00AD}'
+        | '\u{034F}'
+        | '\u{115F}'
+        | '\u{1160}'
+        | '\u{17B4}'
+        | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{200B}'..='\u{200D}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{206A}'..='\u{206F}'
+        | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FEFF}'
+        | '\u{FFA0}'
+        | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0100}'..='\u{E01EF}' => Some(HiddenKind::Invisible),
+        _ => None,
+    }
+}
+
+/// Whether `c` is a pictograph that a zero-width joiner or a variation selector may legitimately
+/// follow or join (emoji sequences such as "👩‍💻" or "❤️").
+pub fn is_pictograph(c: char) -> bool {
+    matches!(c,
+        '\u{203C}' | '\u{2049}' | '\u{2122}' | '\u{2139}' | '\u{2194}'..='\u{21AA}'
+        | '\u{231A}'..='\u{23FF}' | '\u{24C2}' | '\u{25AA}'..='\u{25FE}' | '\u{2600}'..='\u{27BF}'
+        | '\u{2934}' | '\u{2935}' | '\u{2B05}'..='\u{2B55}' | '\u{3030}' | '\u{303D}'
+        | '\u{3297}' | '\u{3299}' | '\u{1F000}'..='\u{1FAFF}')
+}
+
+/// The hidden characters of `text` that are not part of an emoji sequence: each with its byte
+/// offset and kind. A zero-width joiner between two pictographs, a variation selector after one
+/// and the tag characters of a flag sequence (after U+1F3F4) are left out.
+pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
+    let mut found = Vec::new();
+    // Most text is printable ASCII: nothing to look at character by character.
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7F).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r'))
+    {
+        return found;
+    }
+    let mut previous: Option<char> = None;
+    let mut in_flag = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        if let Some(kind) = hidden_kind(c) {
+            let after_pictograph = previous.is_some_and(is_pictograph);
+            let in_emoji = match c {
+                '\u{200D}' => after_pictograph && next.is_some_and(is_pictograph),
+                '\u{FE0E}' | '\u{FE0F}' => after_pictograph,
+                '\u{E0020}'..='\u{E007F}' => in_flag,
+                _ => false,
+            };
+            if !in_emoji {
+                found.push((at, c, kind));
+            }
+            // A tag sequence stays a flag until its cancel tag.
+            in_flag = in_flag && c != '\u{E007F}' && kind == HiddenKind::Tag;
+            // Joiners and selectors keep the pictograph before them as the one to join.
+            if !in_emoji {
+                previous = Some(c);
+            }
+        } else {
+            in_flag = c == '\u{1F3F4}';
+            previous = Some(c);
+        }
+    }
+    found
+}
+
+/// The ASCII text that Unicode tag characters in `text` spell (each tag character U+E0020..U+E007E
+/// mirrors an ASCII character), or `None` when there are none.
+///
+/// ```
+/// use toolschema::text::tag_text;
+/// assert_eq!(tag_text("ok\u{E0048}\u{E0049}").as_deref(), Some("HI"));
+/// ```
+pub fn tag_text(text: &str) -> Option<String> {
+    let spelled: String = text
+        .chars()
+        .filter_map(|c| match c {
+            '\u{E0020}'..='\u{E007E}' => char::from_u32(c as u32 - 0xE0000),
+            _ => None,
+        })
+        .collect();
+    (!spelled.is_empty()).then_some(spelled)
+}
+
+/// `text` with every hidden character written out so a reader sees it: `<U+200B>`, and `\n`,
+/// `\r`, `\t` for line breaks and tabs (so the result is one line).
+///
+/// ```
+/// use toolschema::text::visible;
+/// assert_eq!(visible("Reads\u{200B} files.\nThen"), "Reads<U+200B> files.\\nThen");
+/// ```
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if hidden_kind(c).is_some() => {
+                let _ = write!(out, "<U+{:04X}>", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emoji_sequences_are_not_hidden_text() {
+        assert!(hidden_chars("coder 👩\u{200D}💻 and ❤\u{FE0F}").is_empty());
+        // A flag: black flag, tag letters, cancel tag.
+        assert!(
+            hidden_chars("\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}")
+                .is_empty()
+        );
+        let found = hidden_chars("a\u{200D}b\u{E0041}");
+        assert_eq!(
+            found,
+            [
+                (1, '\u{200D}', HiddenKind::Invisible),
+                (5, '\u{E0041}', HiddenKind::Tag)
+            ]
+        );
+    }
+
+    #[test]
+    fn every_hidden_character_is_shown() {
+        for c in [
+            '\u{0}',
+            '\u{1B}',
+            '\u{85}',
+            '\u{202E}',
+            '\u{E0041}',
+            '\u{FEFF}',
+        ] {
+            let shown = visible(&c.to_string());
+            assert_eq!(shown, format!("<U+{:04X}>", c as u32));
+        }
+        assert_eq!(visible("a\tb\r\n"), "a\\tb\\r\\n");
+    }
+}

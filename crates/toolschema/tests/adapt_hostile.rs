@@ -1,0 +1,228 @@
+//! `toolschema::adapt` on hostile schemas: any JSON as an input schema, very deep schemas,
+//! `$ref` fan-outs that would blow up when written out, odd numbers. Nothing panics; a schema
+//! is adapted (and then passes the provider's rules) or refused with a reason.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod provider_rules;
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use toolschema::adapt::{adapt, adapt_tool, profile, PROFILES};
+use toolschema::Tool;
+
+const KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "$ref",
+    "$defs",
+    "definitions",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "multipleOf",
+    "default",
+    "title",
+    "description",
+    "nullable",
+    "x-vendor",
+    "minItems",
+    "uniqueItems",
+    "patternProperties",
+    "dependentRequired",
+    "if",
+    "then",
+];
+
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        (-1e300f64..1e300).prop_map(|f| json!(f)),
+        prop::sample::select(vec![
+            "object",
+            "string",
+            "integer",
+            "number",
+            "array",
+            "null",
+            "boolean",
+            "#",
+            "#/$defs/a",
+            "#/properties/x",
+            "#/definitions/a",
+            "uri",
+            "^[a-z]+$",
+            "",
+            "\u{1F600}",
+            "é",
+        ])
+        .prop_map(|s| Value::String(s.into())),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(
+                (prop::sample::select(KEYWORDS.to_vec()), inner.clone()),
+                0..6
+            )
+            .prop_map(|members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
+                )
+            }),
+            prop::collection::vec(
+                (prop::sample::select(vec!["a", "x", "my-arg", "2"]), inner),
+                0..3
+            )
+            .prop_map(|members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Any object as an input schema: adapted (and then the provider takes it) or refused.
+    #[test]
+    fn any_schema_is_adapted_or_refused(
+        members in prop::collection::vec((prop::sample::select(KEYWORDS.to_vec()), any_json()), 0..6)
+    ) {
+        let schema: Value = Value::Object(members.into_iter().map(|(k, v)| (k.to_string(), v)).collect());
+        let tool = Tool::from_value(json!({"name": "t", "inputSchema": schema.clone()})).unwrap();
+        for profile in PROFILES {
+            match adapt_tool(profile, &tool) {
+                Ok(adapted) => {
+                    let problems = provider_rules::checker(profile.name)(&adapted.to_request());
+                    prop_assert!(problems.is_empty(), "{profile}: {problems:?}\n{schema}");
+                }
+                Err(e) => prop_assert!(!e.message.is_empty()),
+            }
+        }
+    }
+}
+
+fn tool(schema: Value) -> Tool {
+    Tool::from_value(json!({"name": "t", "inputSchema": schema})).unwrap()
+}
+
+#[test]
+fn very_deep_schemas_are_refused_not_overflowed() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..62 {
+        schema = json!({"type": "object", "properties": {"a": schema}});
+    }
+    let tool = tool(schema);
+    for profile in PROFILES {
+        match adapt_tool(profile, &tool) {
+            Ok(_) => panic!("{profile} adapted a schema 62 objects deep"),
+            Err(e) => assert!(
+                e.message.contains("nest") || e.message.contains("levels"),
+                "{profile}: {e}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn a_ref_fan_out_is_refused_when_written_out() {
+    // Each definition refers twice to the next: written out, 2^24 copies.
+    let mut defs = Map::new();
+    for i in 0..24 {
+        let next = format!("#/$defs/d{}", i + 1);
+        defs.insert(
+            format!("d{i}"),
+            json!({"type": "object", "properties": {"l": {"$ref": next}, "r": {"$ref": next}}}),
+        );
+    }
+    defs.insert("d24".into(), json!({"type": "string"}));
+    let schema =
+        json!({"type": "object", "properties": {"root": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+    let tool = tool(schema);
+    let openapi = profile("gemini-openapi").unwrap();
+    let error = adapt_tool(openapi, &tool).unwrap_err();
+    assert!(
+        error.message.contains("more than 100000 subschemas"),
+        "{error}"
+    );
+    // Profiles that keep references take it as it is.
+    let anthropic = profile("anthropic").unwrap();
+    assert!(adapt_tool(anthropic, &tool).is_ok());
+}
+
+#[test]
+fn odd_numbers_and_strings_pass_through() {
+    let tool = tool(json!({"type": "object", "properties": {
+        "big": {"type": "integer", "maximum": 18446744073709551615u64, "minimum": -9223372036854775808i64},
+        "tiny": {"type": "number", "multipleOf": 1e-300},
+        "text": {"type": "string", "description": "é \u{1F600} \u{0}", "enum": ["\u{1F600}", "a\u{0}b"]}
+    }, "required": ["big", "tiny", "text"]}));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &tool).unwrap();
+        let request = adapted.to_request();
+        let props = &provider_rules::schema_of(&request)["properties"];
+        assert_eq!(
+            props["text"]["enum"],
+            json!(["\u{1F600}", "a\u{0}b"]),
+            "{profile}"
+        );
+        let args = json!({"big": 18446744073709551615u64, "tiny": 0.0, "text": "a\u{0}b"});
+        let shaped = adapted.shape_arguments(&args);
+        assert_eq!(
+            adapted.restore_arguments(&shaped).unwrap(),
+            args,
+            "{profile}"
+        );
+    }
+}
+
+#[test]
+fn a_key_holding_the_internal_mark_is_refused() {
+    let tool = tool(
+        json!({"type": "object", "properties": {"\u{0}toolschema-optional": {"type": "string"}}}),
+    );
+    let strict = profile("openai-strict").unwrap();
+    let error = adapt_tool(strict, &tool).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "tool 't' cannot be adapted to openai-strict at /inputSchema: the schema holds a key that starts with a NUL character"
+    );
+}
+
+#[test]
+fn duplicate_tool_names_are_refused_by_name() {
+    let a = tool(json!({"type": "object"}));
+    let b = tool(json!({"type": "object", "properties": {"x": {"type": "string"}}}));
+    let adaptation = adapt(profile("openai").unwrap(), [&a, &b]);
+    assert_eq!(adaptation.tools().len(), 1);
+    assert_eq!(
+        adaptation.failures()[0].to_string(),
+        "tool 't' cannot be adapted to openai at /name: another tool of the catalog has this \
+         name, so a call by name could not be mapped back"
+    );
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmark `toolschema adapt` on the 10,000-tool catalog of scripts/bench-lint.sh (the real
+# catalogs of server-everything and server-filesystem as scripts/test-data.sh captures them into
+# target/test-data/catalogs, tools renamed to be unique, pretty-printed, about 12 MB), to every
+# profile: wall time and peak memory (RSS) of the whole process, median of RUNS runs. The profiles
+# run in turns so all see the same machine load; output goes to /dev/null.
+#
+# Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4).
+#
+#   RUNS=9 ./scripts/bench-adapt.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-5}
+CATALOGS=${TOOLSCHEMA_TEST_DATA:-target/test-data}/catalogs
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+catalog="$work/catalog-10k.json"
+
+for name in everything filesystem; do
+  if [ ! -f "$CATALOGS/$name.json" ]; then
+    echo "$CATALOGS/$name.json is missing: run ./scripts/test.sh (or ./scripts/test-data.sh) first" >&2
+    exit 2
+  fi
+done
+
+echo "==> building the 10,000-tool catalog from $CATALOGS"
+python3 scripts/bench-catalog.py "$CATALOGS" "$catalog"
+
+echo "==> building toolschema (release)"
+cargo build --release --locked -p toolschema-cli
+toolschema="$PWD/target/release/toolschema"
+
+echo "==> $RUNS runs each, in turns (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+python3 - "$RUNS" "$catalog" "$toolschema" <<'PY'
+import json, os, statistics, subprocess, sys, time
+runs, catalog, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+profiles = ["openai", "openai-strict", "anthropic", "gemini", "gemini-openapi"]
+results = {p: ([], []) for p in profiles}
+
+def run(argv):
+    """Wall seconds and peak RSS (KiB) of one process; output goes to /dev/null."""
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=null, stderr=null)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        sys.exit(f"{' '.join(argv)} exited with {code}")
+    return wall, usage.ru_maxrss
+
+for _ in range(runs):
+    for p in profiles:
+        wall, rss = run([toolschema, "adapt", catalog, "--to", p])
+        results[p][0].append(wall)
+        results[p][1].append(rss)
+
+# What one run produces, for the record.
+sizes = {}
+for p in profiles:
+    out = subprocess.run([toolschema, "adapt", catalog, "--to", p], capture_output=True, check=True)
+    document = json.loads(out.stdout)
+    sizes[p] = (len(document["tools"]), len(document["losses"]), len(out.stdout))
+
+med = statistics.median
+print(f"{'profile':16}{'wall (median)':>15}{'peak RSS (median)':>20}{'tools':>8}{'losses':>9}{'output':>10}")
+for p in profiles:
+    walls, rss = results[p]
+    tools, losses, size = sizes[p]
+    print(f"{p:16}{med(walls):>13.3f} s{med(rss) / 1024:>16.1f} MiB{tools:>8}{losses:>9}{size / 1e6:>8.1f} MB")
+print("wall min..max: " + ", ".join(f"{p} {min(results[p][0]):.3f}..{max(results[p][0]):.3f} s" for p in profiles))
+PY
