@@ -539,6 +539,17 @@ struct ToolOutcome {
 }
 
 impl Context<'_> {
+    /// Keep a call the server went away with, for the run's finding when it cannot be reached
+    /// again.
+    fn note_lost(&self, how: &str, tool: &Prepared, arguments: Option<&Value>) {
+        if let Ok(mut lost) = self.lost.lock() {
+            lost.push(format!(
+                "{how} while {} was in flight",
+                replay_line(&tool.name, arguments)
+            ));
+        }
+    }
+
     /// Send one call (again once if the runner interrupted it) and check its answer.
     async fn observe_call(
         &self,
@@ -584,13 +595,8 @@ impl Context<'_> {
                 Err(unavailable) => {
                     // Nothing can tell which call it was: the run keeps the list for a finding
                     // of the server's.
-                    if let (Answer::Closed { how, .. }, Ok(mut lost)) =
-                        (&record.answer, self.lost.lock())
-                    {
-                        lost.push(format!(
-                            "{how} while {} was in flight",
-                            replay_line(&tool.name, arguments)
-                        ));
+                    if let Answer::Closed { how, .. } = &record.answer {
+                        self.note_lost(how, tool, arguments);
                     }
                     return Err(unavailable);
                 }
@@ -768,6 +774,11 @@ async fn fuzz_tool_on(
                 }
                 Ok(None) => {}
                 Err(e) => {
+                    if observation.check == Check::Crash {
+                        // The server went away with this call and cannot be reached to confirm
+                        // it (over HTTP nothing restarts it): the run's finding names the call.
+                        context.note_lost(&observation.message, tool, case.value.as_ref());
+                    }
                     stopped = Some(e.0);
                     break;
                 }
