@@ -2,11 +2,14 @@
 // An MCP server (stdio, newline-delimited JSON-RPC, no SDK) whose answers are odd or wrong in
 // the ways a client must survive: an answer to a request nobody sent, a result that is not a
 // CallToolResult, a line with a byte order mark, a float id, an answer that comes after the
-// client gave up, and a listing that pages forever (--page-forever).
+// client gave up (after --late-ms milliseconds, 2500 unless given), and a listing that pages
+// forever (--page-forever).
 //
-//   node lying-server.mjs [--page-forever]
+//   node lying-server.mjs [--page-forever] [--late-ms N]
 
 const pageForever = process.argv.includes("--page-forever");
+const lateFlag = process.argv.indexOf("--late-ms");
+const lateMs = lateFlag >= 0 ? Number(process.argv[lateFlag + 1]) : 2500;
 const object = {
   type: "object",
   properties: { note: { type: "string", maxLength: 20 } },
@@ -53,7 +56,7 @@ function answer(id, name, args) {
       return;
     case "late":
       // Answers only after the client's timeout: a late answer is not a fault of the protocol.
-      setTimeout(() => send({ jsonrpc: "2.0", id, result: text("late") }), 2500);
+      setTimeout(() => send({ jsonrpc: "2.0", id, result: text("late") }), lateMs);
       return;
     default:
       send({ jsonrpc: "2.0", id, result: text("ok") });

@@ -11,8 +11,13 @@ use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::Duration;
 
-/// How long one fuzz run may take (debug build, a loaded machine, a few timeouts of 2 s).
+/// How long one fuzz run may take (debug build, a loaded machine, a few hangs of `TIMEOUT`).
 const RUN_LIMIT: Duration = Duration::from_secs(600);
+
+/// `--timeout` for runs that judge hangs: long enough that a correct tool on a loaded machine
+/// never looks hung. A planted hang costs it about twice per run (the case and its
+/// confirmation), since a confirmed hang ends its tool's cases.
+const TIMEOUT: &str = "20";
 
 /// Each faulty tool of interop/faulty-server.mjs and the check its planted fault fails.
 const PLANTED: [(&str, &str); 8] = [
@@ -87,14 +92,36 @@ fn assert_replay_lines(report: &Value) {
     }
 }
 
+/// Fuzz the faulty server once per (seed, cases), side by side: each run mostly waits.
+fn fuzz_faulty_side_by_side(runs: &[(&str, &str)]) -> Vec<(String, (Option<i32>, String, String))> {
+    let handles: Vec<_> = runs
+        .iter()
+        .map(|(seed, cases)| {
+            let (seed, cases) = (seed.to_string(), cases.to_string());
+            std::thread::spawn(move || {
+                let args = [
+                    "--seed",
+                    &seed,
+                    "--cases",
+                    &cases,
+                    "--timeout",
+                    TIMEOUT,
+                    "--format",
+                    "json",
+                ];
+                (seed.clone(), fuzz(&args, &faulty_server()))
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
 #[test]
 fn every_planted_fault_is_found_by_its_check_on_several_seeds_and_replays() {
     let server = faulty_server();
-    for seed in ["11", "22", "33"] {
-        let (code, stdout, stderr) = fuzz(
-            &["--seed", seed, "--timeout", "2", "--format", "json"],
-            &server,
-        );
+    let runs = fuzz_faulty_side_by_side(&[("11", "100"), ("22", "100"), ("33", "100")]);
+    for (seed, (code, stdout, stderr)) in runs {
+        let seed = seed.as_str();
         assert_eq!(code, Some(1), "{stderr}");
         let report = report(&stdout, &stderr);
         assert_eq!(report["seed"], seed.parse::<u64>().unwrap());
@@ -133,7 +160,7 @@ fn every_planted_fault_is_found_by_its_check_on_several_seeds_and_replays() {
                     "--replay",
                     file.to_str().unwrap(),
                     "--timeout",
-                    "2",
+                    TIMEOUT,
                     "--format",
                     "json",
                 ],
@@ -149,6 +176,18 @@ fn every_planted_fault_is_found_by_its_check_on_several_seeds_and_replays() {
 }
 
 #[test]
+fn thirty_cases_per_tool_still_find_every_planted_fault() {
+    // The exact bounds come early: a division by zero, an empty key, a limit at its maximum.
+    for (seed, (code, stdout, stderr)) in fuzz_faulty_side_by_side(&[("44", "30"), ("55", "30")]) {
+        assert_eq!(code, Some(1), "{stderr}");
+        let report = report(&stdout, &stderr);
+        assert_eq!(found(&report), planted(&[]), "seed {seed}: {stdout}");
+        assert!(report["summary"]["cases"].as_u64().unwrap() <= 9 * 30);
+        assert_replay_lines(&report);
+    }
+}
+
+#[test]
 fn the_correct_tool_shows_nothing_over_twenty_seeds() {
     let server = faulty_server();
     let seeds: Vec<u64> = (100..120).collect();
@@ -160,7 +199,16 @@ fn the_correct_tool_shows_nothing_over_twenty_seeds() {
                 let server = server.clone();
                 let seed = seed.to_string();
                 std::thread::spawn(move || {
-                    let args = ["--tool", "add_note", "--seed", &seed, "--format", "json"];
+                    let args = [
+                        "--tool",
+                        "add_note",
+                        "--seed",
+                        &seed,
+                        "--timeout",
+                        TIMEOUT,
+                        "--format",
+                        "json",
+                    ];
                     (seed.clone(), fuzz(&args, &server))
                 })
             })
@@ -186,6 +234,8 @@ fn the_same_seed_sends_the_same_cases_and_finds_the_same() {
         "set_volume",
         "--seed",
         "5",
+        "--timeout",
+        TIMEOUT,
         "--format",
         "json",
     ];
@@ -200,14 +250,23 @@ fn the_same_seed_sends_the_same_cases_and_finds_the_same() {
 fn text_and_junit_reports_group_by_tool() {
     let server = faulty_server();
     let (code, text, stderr) = fuzz(
-        &["--tool", "weather", "--tool", "add_note", "--seed", "5"],
+        &[
+            "--tool",
+            "weather",
+            "--tool",
+            "add_note",
+            "--seed",
+            "5",
+            "--timeout",
+            TIMEOUT,
+        ],
         &server,
     );
     assert_eq!(code, Some(1), "{stderr}");
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "toolschema fuzz: seed 5, up to 100 cases per tool, --timeout 10s"
+        format!("toolschema fuzz: seed 5, up to 100 cases per tool, --timeout {TIMEOUT}s")
     );
     let weather = lines
         .iter()
@@ -237,7 +296,16 @@ fn text_and_junit_reports_group_by_tool() {
 
     let (code, junit, stderr) = fuzz(
         &[
-            "--tool", "weather", "--tool", "add_note", "--seed", "5", "--format", "junit",
+            "--tool",
+            "weather",
+            "--tool",
+            "add_note",
+            "--seed",
+            "5",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "junit",
         ],
         &server,
     );
@@ -277,7 +345,7 @@ fn streamable_http_servers_are_fuzzed_with_headers() {
             "--seed",
             "7",
             "--timeout",
-            "2",
+            TIMEOUT,
             "--format",
             "json",
         ],
@@ -298,7 +366,16 @@ fn a_server_that_dies_over_http_stops_the_run_with_what_was_in_flight() {
     );
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let (code, stdout, stderr) = fuzz(
-        &["--url", &url, "--tool", "divide", "--format", "json"],
+        &[
+            "--url",
+            &url,
+            "--tool",
+            "divide",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "json",
+        ],
         &[],
     );
     assert_eq!(code, Some(1), "{stderr}");
@@ -328,6 +405,8 @@ fn stray_output_is_a_protocol_violation() {
             "5",
             "--seed",
             "1",
+            "--timeout",
+            TIMEOUT,
             "--format",
             "json",
         ],
@@ -464,14 +543,18 @@ fn real_servers_from_npm_and_pypi_are_fuzzed_to_the_end() {
 
 #[test]
 fn lying_and_odd_answers_are_told_apart() {
+    // The late answer comes 5 s after the client gave up on it, while the run still goes on.
+    let late_ms = (TIMEOUT.parse::<u64>().unwrap() + 5) * 1000;
     let server = vec![
         node(),
         require("interop/lying-server.mjs").display().to_string(),
+        "--late-ms".into(),
+        late_ms.to_string(),
     ];
     let (code, stdout, stderr) = fuzz(
         &[
             "--timeout",
-            "2",
+            TIMEOUT,
             "--cases",
             "10",
             "--seed",

@@ -7,7 +7,8 @@
 //! confirmed by sending it again (alone, for the checks that need it), then shrunk (fewer
 //! properties, shorter strings, smaller numbers and arrays) while it still fails the same check
 //! and the schema still judges it the same way; the finding carries the smallest case and the
-//! JSON-RPC line that replays it. A crash restarts the server, so one crash hides nothing else.
+//! JSON-RPC line that replays it. A crash restarts the server, so one crash hides nothing else; a
+//! confirmed hang ends its tool's cases, each of which could cost the whole timeout again.
 
 pub mod checks;
 pub mod leaks;
@@ -724,6 +725,14 @@ async fn fuzz_tool_on(
     let mut note = None;
     let mut stopped = None;
     for (i, case) in generated.cases.iter().enumerate() {
+        if found.contains_key(&Check::Hang) {
+            // Every further case could cost the whole timeout again, and the hang is proven.
+            note = Some(format!(
+                "stopped after a confirmed hang; {} cases not sent",
+                generated.cases.len() - i
+            ));
+            break;
+        }
         if hangs >= MAX_HANGS_PER_TOOL || crashes >= MAX_CRASHES_PER_TOOL {
             let what = if hangs >= MAX_HANGS_PER_TOOL {
                 "hung"

@@ -107,7 +107,11 @@ pub enum Category {
     MissingRequired,
     /// A value of another type, or `null`.
     WrongType,
-    /// A bound exactly, an empty string or array, 0, -1, large integers, fractions.
+    /// A bound exactly (`minimum`, `maximum`, `minLength`, `maxLength`, `minItems`,
+    /// `maxItems`), an empty string or array, 0, -1: where faults sit most often, so these come
+    /// early.
+    Bound,
+    /// Large integers, fractions, the other boolean.
     Boundary,
     /// One past a bound (`maximum`, `maxLength`, `minItems`, `multipleOf`, `uniqueItems`, ...).
     PastBound,
@@ -133,8 +137,9 @@ pub enum Category {
 }
 
 /// The order categories take turns in, so that the first cases already cover every kind.
-const CATEGORY_ORDER: [Category; 14] = [
+const CATEGORY_ORDER: [Category; 15] = [
     Category::Typical,
+    Category::Bound,
     Category::MissingRequired,
     Category::WrongType,
     Category::Boundary,
@@ -574,14 +579,25 @@ impl<'v> Run<'v> {
             self.rng.shuffle(group);
         }
         let mut ordered: Vec<Case> = first.into_iter().collect();
+        // The exact bounds take every other turn, so that a small budget still tries each of
+        // them; the other categories share the turns between.
+        let bound = CATEGORY_ORDER
+            .iter()
+            .position(|c| *c == Category::Bound)
+            .unwrap_or(0);
+        let mut bounds = std::mem::take(&mut groups[bound]).into_iter();
         let mut iters: Vec<std::vec::IntoIter<Case>> =
             groups.into_iter().map(Vec::into_iter).collect();
         loop {
             let before = ordered.len();
             for iter in &mut iters {
-                ordered.extend(iter.next());
+                if let Some(case) = iter.next() {
+                    ordered.extend(bounds.next());
+                    ordered.push(case);
+                }
             }
             if ordered.len() == before {
+                ordered.extend(bounds);
                 return ordered;
             }
         }

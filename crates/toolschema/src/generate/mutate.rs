@@ -189,19 +189,14 @@ impl Mutator<'_> {
     fn number_cases(&mut self, pointer: &str, facts: &Facts<'_>, current: &Value) {
         let integral = type_of(current) == Types::INTEGER && !facts.allows(Types::FRACTION);
         if facts.choices.is_none() {
-            let boundary = |this: &mut Self, what: &str, value: Value| {
-                this.replace(
-                    Intent::Valid,
-                    Category::Boundary,
-                    pointer,
-                    what.to_string(),
-                    value,
-                );
+            let boundary = |this: &mut Self, category: Category, what: &str, value: Value| {
+                this.replace(Intent::Valid, category, pointer, what.to_string(), value);
             };
             if integral || facts.allows(Types::INTEGER) {
                 if let Some(low) = facts.integer_low() {
                     boundary(
                         self,
+                        Category::Bound,
                         &format!("at its minimum ({low})"),
                         int_value(i128::from(low)),
                     );
@@ -209,30 +204,46 @@ impl Mutator<'_> {
                 if let Some(high) = facts.integer_high() {
                     boundary(
                         self,
+                        Category::Bound,
                         &format!("at its maximum ({high})"),
                         int_value(i128::from(high)),
                     );
                 }
-                for (what, value) in [
-                    ("= 0", json!(0)),
-                    ("= -1", json!(-1)),
+                for (category, what, value) in [
+                    (Category::Bound, "= 0", json!(0)),
+                    (Category::Bound, "= -1", json!(-1)),
                     (
+                        Category::Boundary,
                         "= 2^53 + 1 (past exact doubles)",
                         json!(9_007_199_254_740_993_i64),
                     ),
-                    ("= the largest 64-bit integer", json!(i64::MAX)),
-                    ("= the smallest 64-bit integer", json!(i64::MIN)),
+                    (
+                        Category::Boundary,
+                        "= the largest 64-bit integer",
+                        json!(i64::MAX),
+                    ),
+                    (
+                        Category::Boundary,
+                        "= the smallest 64-bit integer",
+                        json!(i64::MIN),
+                    ),
                 ] {
-                    boundary(self, what, value);
+                    boundary(self, category, what, value);
                 }
             }
             if facts.allows(Types::FRACTION) {
                 if let Some(low) = facts.minimum.and_then(Number::from_f64) {
-                    boundary(self, &format!("at its minimum ({low})"), Value::Number(low));
+                    boundary(
+                        self,
+                        Category::Bound,
+                        &format!("at its minimum ({low})"),
+                        Value::Number(low),
+                    );
                 }
                 if let Some(high) = facts.maximum.and_then(Number::from_f64) {
                     boundary(
                         self,
+                        Category::Bound,
                         &format!("at its maximum ({high})"),
                         Value::Number(high),
                     );
@@ -243,7 +254,7 @@ impl Mutator<'_> {
                     ("= 1e-7", json!(1e-7)),
                     ("= 1e300", json!(1e300)),
                 ] {
-                    boundary(self, what, value);
+                    boundary(self, Category::Boundary, what, value);
                 }
             }
         }
@@ -319,7 +330,7 @@ impl Mutator<'_> {
                 let exact = strings::fit_length(text, min, Some(min));
                 self.replace(
                     Intent::Valid,
-                    Category::Boundary,
+                    Category::Bound,
                     pointer,
                     format!("at its minLength ({min})"),
                     Value::String(exact),
@@ -327,7 +338,7 @@ impl Mutator<'_> {
             } else {
                 self.replace(
                     Intent::Valid,
-                    Category::Boundary,
+                    Category::Bound,
                     pointer,
                     "empty".into(),
                     Value::String(String::new()),
@@ -337,7 +348,7 @@ impl Mutator<'_> {
                 let exact = strings::fit_length(text, max, Some(max));
                 self.replace(
                     Intent::Valid,
-                    Category::Boundary,
+                    Category::Bound,
                     pointer,
                     format!("at its maxLength ({max})"),
                     Value::String(exact),
@@ -424,7 +435,7 @@ impl Mutator<'_> {
         if min == 0 {
             self.replace(
                 Intent::Valid,
-                Category::Boundary,
+                Category::Bound,
                 pointer,
                 "empty".into(),
                 json!([]),
@@ -432,7 +443,7 @@ impl Mutator<'_> {
         } else {
             self.replace(
                 Intent::Valid,
-                Category::Boundary,
+                Category::Bound,
                 pointer,
                 format!("with its minItems ({min})"),
                 sized(min),
@@ -448,7 +459,7 @@ impl Mutator<'_> {
         if let Some(max) = max.filter(|m| *m <= 1_000) {
             self.replace(
                 Intent::Valid,
-                Category::Boundary,
+                Category::Bound,
                 pointer,
                 format!("with its maxItems ({max})"),
                 sized(max),
