@@ -38,8 +38,11 @@ fn faulty_server() -> Vec<String> {
     ]
 }
 
+/// A run's exit code, stdout and stderr.
+type Outcome = (Option<i32>, String, String);
+
 /// `toolschema fuzz ARGS -- SERVER...`: exit code, stdout, stderr.
-fn fuzz(args: &[&str], server: &[String]) -> (Option<i32>, String, String) {
+fn fuzz(args: &[&str], server: &[String]) -> Outcome {
     let mut all: Vec<String> = vec!["fuzz".into()];
     all.extend(args.iter().map(|s| s.to_string()));
     if !server.is_empty() {
@@ -93,7 +96,7 @@ fn assert_replay_lines(report: &Value) {
 }
 
 /// Fuzz the faulty server once per (seed, cases), side by side: each run mostly waits.
-fn fuzz_faulty_side_by_side(runs: &[(&str, &str)]) -> Vec<(String, (Option<i32>, String, String))> {
+fn fuzz_faulty_side_by_side(runs: &[(&str, &str)]) -> Vec<(String, Outcome)> {
     let handles: Vec<_> = runs
         .iter()
         .map(|(seed, cases)| {
