@@ -5,7 +5,7 @@
 // their outputSchema, tool list changes, pagination, server-to-client requests.
 //
 //   node recording-server.mjs [--record FILE] [--page-size N] [--extra-tools N] [--fail-list]
-//                             [--crash-on-list] [--repeat-cursor]
+//                             [--crash-on-list] [--repeat-cursor] [--wide-tool N]
 
 import { appendFileSync } from "node:fs";
 
@@ -13,6 +13,7 @@ const options = {
   record: null,
   pageSize: 0,
   extraTools: 0,
+  wideTool: 0,
   failList: false,
   crashOnList: false,
   repeatCursor: false,
@@ -37,6 +38,7 @@ for (let i = 0; i < argv.length; i++) {
   if (flag === "--record") options.record = value;
   else if (flag === "--page-size") options.pageSize = Number(value);
   else if (flag === "--extra-tools") options.extraTools = Number(value);
+  else if (flag === "--wide-tool") options.wideTool = Number(value);
   else {
     process.stderr.write(`recording-server: unknown option ${flag}\n`);
     process.exit(64);
@@ -90,6 +92,13 @@ for (let i = 0; i < options.extraTools; i++) {
   });
 }
 
+// A closed tool with many declared arguments (`wide`), for the cost of checking large calls.
+if (options.wideTool > 0) {
+  const properties = {};
+  for (let i = 0; i < options.wideTool; i++) properties[`field_${i}`] = { type: "string" };
+  tools.push({ name: "wide", inputSchema: { type: "object", properties, additionalProperties: false } });
+}
+
 function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
 }
@@ -118,6 +127,8 @@ async function callTool(params, id) {
     }
     case "echo":
       return text(`echo: ${args.message}`);
+    case "wide":
+      return text(`${Object.keys(args).length} arguments`);
     case "delete_everything":
       return text("deleted everything");
     case "crash":

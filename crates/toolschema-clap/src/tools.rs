@@ -951,7 +951,7 @@ mod tests {
                 .prepare("kube_delete", &json!([1]))
                 .unwrap_err()
                 .to_string(),
-            "arguments must be an object"
+            "arguments must be an object (got an array)"
         );
     }
 }

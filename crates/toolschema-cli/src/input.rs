@@ -114,6 +114,18 @@ pub fn parse_seconds(value: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))
 }
 
+/// An HTTP header written `Name: value` (`--header`).
+pub fn parse_header(header: &str) -> Result<(String, String), InputError> {
+    match header.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(InputError(format!(
+            "--header '{header}': write it as 'Name: value'"
+        ))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! `toolschema lint`: find what makes tool catalogs unsafe or unreadable for clients, and fix it.
 
-mod config;
+pub(crate) mod config;
 mod printers;
 mod write;
 

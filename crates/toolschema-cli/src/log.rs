@@ -1,56 +1,77 @@
 //! What the libraries report through `tracing` reaches standard error here, one line per event:
-//! `toolschema proxy: MESSAGE` for the proxy, `toolschema: MESSAGE` for the rest of the runtime.
-//! Events of other crates (rmcp's own logging among them) are not shown.
+//! `toolschema proxy: MESSAGE` for the proxy, `toolschema: MESSAGE` for the rest, then the
+//! event's other fields as `name=value`.
+//!
+//! The binary decides what is shown, with one `tracing-subscriber` set-up: warnings and errors
+//! of the project's crates always; and, while serving over HTTP, what the guard of
+//! toolschema-http and the HTTP side of the proxy say at `INFO` (each call with its client's
+//! name, each refusal and why, sessions closed). Events of other crates (rmcp's own logging
+//! among them) are not shown.
 
 use std::fmt::{self, Write as _};
 use tracing::field::{Field, Visit};
-use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Level, Metadata, Subscriber};
+use tracing::{Event, Subscriber};
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 
-/// Send the project's warnings and errors to standard error for the rest of the process.
-pub fn init() {
+/// How much the binary shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// Warnings and errors.
+    Warnings,
+    /// Also the HTTP side's events: the guard's calls and refusals, sessions.
+    Http,
+}
+
+/// Send what the libraries report to standard error for the rest of the process.
+pub fn init(verbosity: Verbosity) {
+    let mut filter = Targets::new()
+        .with_target("toolschema", LevelFilter::WARN)
+        .with_target("toolschema_mcp", LevelFilter::WARN)
+        .with_target("toolschema_http", LevelFilter::WARN);
+    if verbosity == Verbosity::Http {
+        filter = filter
+            .with_target("toolschema_http", LevelFilter::INFO)
+            .with_target("toolschema_mcp::proxy::http", LevelFilter::INFO);
+    }
+    let layer = tracing_subscriber::fmt::layer()
+        .event_format(Lines)
+        .with_writer(std::io::stderr);
+    let subscriber = tracing_subscriber::registry().with(layer).with(filter);
     // Fails only when a subscriber is already set, which then keeps its place.
-    let _ = tracing::subscriber::set_global_default(StderrLines);
+    let _ = tracing::subscriber::set_global_default(subscriber);
 }
 
-/// The subscriber: no spans, only events of the project's crates at `WARN` and above.
-struct StderrLines;
+/// One line per event, prefixed by the part of toolschema it comes from.
+struct Lines;
 
-impl StderrLines {
-    fn prefix(target: &str) -> &'static str {
-        if target.starts_with("toolschema_mcp::proxy") {
-            "toolschema proxy"
-        } else {
-            "toolschema"
-        }
+fn prefix(target: &str) -> &'static str {
+    if target.starts_with("toolschema_mcp::proxy") {
+        "toolschema proxy"
+    } else {
+        "toolschema"
     }
 }
 
-impl Subscriber for StderrLines {
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        metadata.target().starts_with("toolschema") && *metadata.level() <= Level::WARN
-    }
-
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        Id::from_u64(1)
-    }
-
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-
-    fn event(&self, event: &Event<'_>) {
-        let mut line = String::from(Self::prefix(event.metadata().target()));
+impl<S, N> FormatEvent<S, N> for Lines
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        _: &FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let mut line = String::from(prefix(event.metadata().target()));
         line.push_str(": ");
         event.record(&mut Message(&mut line));
-        line.push('\n');
-        // One write per line, so lines from several threads never interleave.
-        let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), line.as_bytes());
+        writeln!(writer, "{line}")
     }
-
-    fn enter(&self, _: &Id) {}
-
-    fn exit(&self, _: &Id) {}
 }
 
 /// Writes an event's message, then its other fields as `name=value`.

@@ -33,8 +33,8 @@ enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Call a live MCP server's tools with valid and invalid arguments; report what it does wrong.
     Fuzz(fuzz::FuzzArgs),
-    /// Run an MCP server behind a proxy that validates tools/call arguments (stdio).
-    Proxy(proxy::ProxyArgs),
+    /// Run an MCP server behind a proxy that validates tools/call arguments (stdio or HTTP).
+    Proxy(Box<proxy::ProxyArgs>),
     /// Lint tool catalogs: unsafe or unreadable schemas, names, descriptions; fix what can be.
     Lint(lint::LintArgs),
     /// List the lint rules.
@@ -100,10 +100,13 @@ impl From<Outcome> for ExitCode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    log::init();
+    log::init(match &cli.command {
+        Command::Proxy(args) if args.listens() => log::Verbosity::Http,
+        _ => log::Verbosity::Warnings,
+    });
     match cli.command {
         // The proxy owns the process's stdin and stdout: nothing may hold a lock on stdout.
-        Command::Proxy(args) => finish(proxy::run(args), Ok(())),
+        Command::Proxy(args) => finish(proxy::run(*args), Ok(())),
         Command::Validate(args) => with_stdout(|out| validate::run(args, out)),
         Command::Snapshot(args) => with_stdout(|out| snapshot::run(args, out)),
         Command::Fuzz(args) => with_stdout(|out| fuzz::run(args, out)),

@@ -61,12 +61,7 @@ impl ServerAddress {
     pub fn headers(&self) -> Result<Vec<(String, String)>, InputError> {
         self.headers
             .iter()
-            .map(|header| match header.split_once(':') {
-                Some((name, value)) => Ok((name.trim().to_string(), value.trim().to_string())),
-                None => Err(InputError(format!(
-                    "--header '{header}': write it as 'Name: value'"
-                ))),
-            })
+            .map(|header| crate::input::parse_header(header))
             .collect()
     }
 }

@@ -281,9 +281,13 @@ fn check_call(
             return json!({"tool": tool_name, "error": message});
         }
     };
-    // MCP treats absent arguments as an empty object.
+    // MCP treats absent arguments (and `null`, which some clients send) as an empty object, as
+    // the proxy does.
     let empty = Value::Object(Default::default());
-    let arguments = call.get("arguments").unwrap_or(&empty);
+    let arguments = match call.get("arguments") {
+        None | Some(Value::Null) => &empty,
+        Some(arguments) => arguments,
+    };
     let verdict = tool.validate_input(arguments);
     tally.invalid |= verdict.is_err();
     let mut record = verdict_json(&verdict);

@@ -108,7 +108,7 @@ fn everything_through_the_proxy(client: Client) {
     // own checks answer them differently.
     let expected = json!({
         "echoMissing": client.tool_error("missing required argument 'message'"),
-        "sumTypes": client.tool_error("argument 'a' must be a number"),
+        "sumTypes": client.tool_error("argument 'a' must be a number (got a string)"),
         "structuredEnum": client.tool_error(
             "argument 'location' must be one of the enum values: \"New York\", \"Chicago\", \"Los Angeles\""
         ),
@@ -137,7 +137,7 @@ fn filesystem_through_the_proxy(client: Client) {
     assert_eq!(
         proxied["invalid"],
         json!({
-            "writeNumber": client.tool_error("argument 'content' must be a string"),
+            "writeNumber": client.tool_error("argument 'content' must be a string (got an integer)"),
             "writeMissing": client.tool_error("missing required argument 'content'"),
         })
     );

@@ -35,7 +35,7 @@ small.json:10:40: SCH-011 warning: format 'uint32' is not a JSON Schema format: 
 small.json:16:7: DESC-001 info: tool has no description: models choose tools by their description (tool 'files.read')
  16 |       "name": "files.read",
     |       ^
-small.json:16:7: TOOL-002 warning: name contains '.': OpenAI and Anthropic function names must match ^[a-zA-Z0-9_-]{1,64}$ (tool 'files.read')
+small.json:16:7: TOOL-002 warning: name contains '.': OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$ (Anthropic's: no '.', at most 128) (tool 'files.read')
  16 |       "name": "files.read",
     |       ^
 small.json:17:7: SCH-001 warning: object schema declares 1 property but has no "required", and not every one has a default: every argument is optional (tool 'files.read') [fix: unsafe]
@@ -193,7 +193,7 @@ fn github_output_is_workflow_annotations() {
     assert_eq!(
         r.stdout,
         "::warning file=small.json,line=10,col=40,title=SCH-011 nonstandard-format::format 'uint32' is not a JSON Schema format: clients ignore it or warn (Ajv: unknown format), and nothing checks it (tool 'search')
-::warning file=small.json,line=16,col=7,title=TOOL-002 name-clients-reject::name contains '.': OpenAI and Anthropic function names must match ^[a-zA-Z0-9_-]{1,64}$ (tool 'files.read')
+::warning file=small.json,line=16,col=7,title=TOOL-002 name-clients-reject::name contains '.': OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$ (Anthropic's: no '.', at most 128) (tool 'files.read')
 ::notice file=small.json,line=17,col=56,title=DESC-003 property-description::property 'path' has no description: the model reads it to know what to send (tool 'files.read')
 ::error file=small.json,line=20,col=7,title=TOOL-003 duplicate-name::tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
 Found 4 problems in 3 tools in 1 file: 1 critical, 2 warning, 1 info. 1 fixable with --fix.
@@ -702,4 +702,17 @@ fn rule_prints_the_rules_own_documentation() {
         r.stderr,
         "error: unknown rule 'shc-003' (did you mean 'SCH-003'?)\n"
     );
+}
+
+#[test]
+fn a_catalog_with_a_byte_order_mark_and_a_lone_surrogate_is_linted() {
+    let dir = tempfile::tempdir().unwrap();
+    // What JavaScript writes when a description is cut through an emoji: valid JSON.
+    let catalog = "\u{feff}[{\"name\": \"count\", \"description\": \"Counts things that the caller names \\ud83d\", \"inputSchema\": {\"type\": \"object\", \"properties\": {\"n\": {\"type\": \"integer\", \"description\": \"How many\"}}, \"required\": [\"n\"], \"additionalProperties\": false}}]";
+    std::fs::write(dir.path().join("cut.json"), catalog).unwrap();
+    let r = run_in(dir.path(), &["lint", "cut.json", "--format", "json"], None);
+    assert_ne!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(report.is_array() || report.is_object(), "{report}");
+    assert!(!r.stderr.contains("error"), "{}", r.stderr);
 }

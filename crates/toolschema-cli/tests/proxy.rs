@@ -509,13 +509,13 @@ fn the_audit_log_has_one_line_per_call() {
     assert_eq!(
         stable,
         [
-            json!({"id": 2, "tool": "search", "verdict": "forwarded", "messages": [], "isError": false, "output_check": "passed", "arguments": {"query": "rust"}}),
-            json!({"id": 3, "tool": "search", "verdict": "rejected", "messages": ["argument 'query' string length must be >= 3 (got 1)"], "isError": true, "output_check": null, "arguments": {"query": "r"}}),
-            json!({"id": 4, "tool": "delete_everything", "verdict": "denied", "messages": ["tool 'delete_everything' is denied by this proxy (--deny delete_*)"], "isError": null, "output_check": null, "arguments": {}}),
-            json!({"id": 5, "tool": "search", "verdict": "forwarded", "messages": ["field 'total' must be an integer"], "isError": false, "output_check": "failed", "arguments": {"query": "bad-output"}}),
-            json!({"id": 6, "tool": "search", "verdict": "forwarded", "messages": [], "isError": true, "output_check": "skipped", "arguments": {"query": "tool-error"}}),
-            json!({"id": 7, "tool": "echo", "verdict": "forwarded", "messages": [], "isError": false, "output_check": "no_schema", "arguments": {"message": "hi"}}),
-            json!({"id": 8, "tool": "nosuch", "verdict": "forwarded", "messages": [], "isError": null, "output_check": "skipped", "error": "Unknown tool: nosuch", "arguments": {}}),
+            json!({"id": 2, "tool": "search", "verdict": "forwarded", "messages": [], "isError": false, "input_check": "passed", "output_check": "passed", "arguments": {"query": "rust"}}),
+            json!({"id": 3, "tool": "search", "verdict": "rejected", "messages": ["argument 'query' string length must be >= 3 (got 1)"], "isError": true, "input_check": "failed", "output_check": null, "arguments": {"query": "r"}}),
+            json!({"id": 4, "tool": "delete_everything", "verdict": "denied", "messages": ["tool 'delete_everything' is denied by this proxy (--deny delete_*)"], "isError": null, "input_check": null, "output_check": null, "arguments": {}}),
+            json!({"id": 5, "tool": "search", "verdict": "forwarded", "messages": ["field 'total' must be an integer (got a string)"], "isError": false, "input_check": "passed", "output_check": "failed", "arguments": {"query": "bad-output"}}),
+            json!({"id": 6, "tool": "search", "verdict": "forwarded", "messages": [], "isError": true, "input_check": "passed", "output_check": "skipped", "arguments": {"query": "tool-error"}}),
+            json!({"id": 7, "tool": "echo", "verdict": "forwarded", "messages": [], "isError": false, "input_check": "passed", "output_check": "no_schema", "arguments": {"message": "hi"}}),
+            json!({"id": 8, "tool": "nosuch", "verdict": "forwarded", "messages": [], "isError": null, "input_check": "unlisted", "output_check": "skipped", "error": "Unknown tool: nosuch", "arguments": {}}),
         ]
     );
 }
@@ -549,7 +549,7 @@ fn output_check_warn_reports_and_passes_the_result_on() {
     proxy.close_stdin();
     let (_, stderr) = proxy.wait();
     assert!(
-        stderr.contains("toolschema proxy: tool 'search' returned a result that does not match its outputSchema: field 'total' must be an integer\n"),
+        stderr.contains("toolschema proxy: tool 'search' returned a result that does not match its outputSchema: field 'total' must be an integer (got a string)\n"),
         "{stderr}"
     );
 }
@@ -565,7 +565,7 @@ fn output_check_enforce_replaces_the_result_with_an_error() {
         proxy.recv(),
         tool_error(
             2,
-            "the result of tool 'search' did not match its outputSchema and was withheld:\nfield 'total' must be an integer"
+            "the result of tool 'search' did not match its outputSchema and was withheld:\nfield 'total' must be an integer (got a string)"
         )
     );
     proxy.send(&call(3, "search", json!({"query": "no-structured"})));
@@ -681,7 +681,12 @@ fn malformed_messages_are_reported_and_skipped() {
     let setup = setup();
     let mut proxy = start(&setup, &[], &[]);
     proxy.send("this is not JSON");
+    // A batch is answered, never dropped: this session's protocol does not allow them.
     proxy.send("[1, 2]");
+    assert_eq!(
+        proxy.recv_line(),
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are not allowed in MCP 2025-11-25 (only in 2025-03-26); send each message on its own"}}"#
+    );
     proxy.send("{\"jsonrpc\": \"2.0\", \"id\": 3,");
     proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
     assert_eq!(proxy.recv_line(), r#"{"jsonrpc":"2.0","id":4,"result":{}}"#);
@@ -693,10 +698,10 @@ fn malformed_messages_are_reported_and_skipped() {
     proxy.close_stdin();
     let (_, stderr) = proxy.wait();
     for expected in [
-        "toolschema proxy: skipped a message from the client: not valid JSON: expected ident at line 1 column 2: this is not JSON\n",
-        "toolschema proxy: skipped a message from the client: a JSON-RPC batch (JSON array); MCP messages are single JSON objects: [1, 2]\n",
-        "toolschema proxy: skipped a message from the client: not valid JSON: EOF while parsing a value at line 1 column 27: {\"jsonrpc\": \"2.0\", \"id\": 3,\n",
-        "toolschema proxy: skipped a message from the server: not valid JSON: expected ident at line 1 column 2: this line is not JSON\n",
+        "toolschema proxy: skipped a message from the client: not valid JSON: invalid literal, expected `true` at column 1: this is not JSON\n",
+        "toolschema proxy: refused a JSON-RPC batch from the client: JSON-RPC batches are not allowed in MCP 2025-11-25 (only in 2025-03-26); send each message on its own\n",
+        "toolschema proxy: skipped a message from the client: not valid JSON: unexpected end of input: expected an object key at column 28: {\"jsonrpc\": \"2.0\", \"id\": 3,\n",
+        "toolschema proxy: skipped a message from the server: not valid JSON: invalid literal, expected `true` at column 1: this line is not JSON\n",
     ] {
         assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
     }
@@ -724,7 +729,7 @@ fn arguments_nested_too_deep_to_check_are_refused_and_audited() {
     let message = reply["error"]["message"].as_str().unwrap();
     assert!(
         message.starts_with(
-            "the tools/call request cannot be checked: not valid JSON: recursion limit exceeded"
+            "the tools/call request cannot be checked: not valid JSON: JSON nests deeper than 128 levels"
         ),
         "{message}"
     );

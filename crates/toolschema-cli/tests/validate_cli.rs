@@ -94,7 +94,7 @@ fn json_format_for_a_single_call() {
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
-        "{\"valid\":false,\"errors\":[{\"path\":\"/labels/1\",\"message\":\"argument 'labels[1]' must be a string\"}]}\n"
+        "{\"valid\":false,\"errors\":[{\"path\":\"/labels/1\",\"message\":\"argument 'labels[1]' must be a string (got an integer)\"}]}\n"
     );
     let ok = validate(&[
         catalog.to_str().unwrap(),
@@ -352,13 +352,16 @@ fn recorded_calls_one_json_line_each() {
     std::fs::write(
         &calls,
         concat!(
-            "{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"hi\"}}\n",
+            // A byte order mark before the first line is not part of it.
+            "\u{feff}{\"name\": \"write_file\", \"arguments\": {\"path\": \"/tmp/x\", \"content\": \"hi\"}}\n",
             "{\"name\": \"edit_file\", \"arguments\": {\"path\": \"/tmp/x\", \"edits\": [{\"oldText\": \"a\"}]}}\n",
             "\n",
             "{\"name\": \"list_allowed_directories\"}\n",
             "{\"name\": \"writ_file\", \"arguments\": {}}\n",
             "{\"name\": \"write_file\", \"arguments\": [1]}\n",
             "{not json}\n",
+            // `null` arguments are no arguments, as the proxy takes them.
+            "{\"name\": \"list_allowed_directories\", \"arguments\": null}\n",
         ),
     )
     .unwrap();
@@ -377,11 +380,12 @@ fn recorded_calls_one_json_line_each() {
             r#"{"line":2,"tool":"edit_file","valid":false,"errors":[{"path":"/edits/0/newText","message":"missing required argument 'edits[0].newText'"}]}"#,
             r#"{"line":4,"tool":"list_allowed_directories","valid":true,"errors":[]}"#,
             r#"{"line":5,"tool":"writ_file","error":"unknown tool 'writ_file' (did you mean 'write_file'?)"}"#,
-            r#"{"line":6,"tool":"write_file","valid":false,"errors":[{"path":"","message":"arguments must be an object"}]}"#,
+            r#"{"line":6,"tool":"write_file","valid":false,"errors":[{"path":"","message":"arguments must be an object (got an array)"}]}"#,
             &format!(
                 r#"{{"line":7,"error":"{}:7:2: invalid JSON: expected an object key in double quotes"}}"#,
                 calls.display()
             ),
+            r#"{"line":8,"tool":"list_allowed_directories","valid":true,"errors":[]}"#,
         ]
     );
     // Without the bad lines, invalid calls make it exit 1.
@@ -428,6 +432,34 @@ fn instances_against_a_schema() {
         "--assert-format",
     ]);
     assert!(r.stdout.contains(r#"{"line":2,"valid":false,"errors":[{"path":"/when","message":"value 'when' must be a date like 2024-01-31 (format 'date')"}]}"#), "{}", r.stdout);
+}
+
+#[test]
+fn schema_mode_messages_say_what_was_received_and_suggest() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}, "mode": {"enum": ["oneline", "full"]}, "meta": {"type": "object", "additionalProperties": false}}}"#).unwrap();
+    let instances = dir.path().join("values.jsonl");
+    // A lone surrogate is valid JSON: read, and judged like any string.
+    std::fs::write(
+        &instances,
+        "{\"n\": 9, \"mode\": \"onelin\", \"meta\": {\"x\": 1}}\n{\"n\": \"\\ud83d\"}\n",
+    )
+    .unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        concat!(
+            "{\"line\":1,\"valid\":false,\"errors\":[{\"path\":\"/n\",\"message\":\"value 'n' must be <= 3 (got 9)\"},{\"path\":\"/mode\",\"message\":\"value 'mode' must be one of the enum values: \\\"oneline\\\", \\\"full\\\" (did you mean \\\"oneline\\\"?)\"},{\"path\":\"/meta/x\",\"message\":\"unexpected value 'meta.x'\"}]}\n",
+            "{\"line\":2,\"valid\":false,\"errors\":[{\"path\":\"/n\",\"message\":\"value 'n' must be an integer (got a string)\"}]}\n",
+        )
+    );
 }
 
 #[test]
@@ -527,7 +559,7 @@ fn real_draft_07_catalog() {
     ]);
     assert_eq!(
         (r.code, r.stdout.as_str()),
-        (1, "argument 'b' must be a number\n")
+        (1, "argument 'b' must be a number (got a string)\n")
     );
 }
 

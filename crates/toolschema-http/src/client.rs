@@ -2,7 +2,10 @@
 //! provider and Mozilla's root certificates (no aws-lc build, no system OpenSSL).
 //!
 //! `snapshot --url` drives MCP sessions through it, and the guard fetches an OAuth issuer's
-//! metadata and keys with it. One connection per request: neither makes many.
+//! metadata and keys with it: [`HttpClient`] opens one connection per request, since neither
+//! makes many. The proxy sends every message of many sessions to one upstream: its
+//! [`PooledClient`] keeps connections open between requests (hyper's connection pool) and makes
+//! them with the same TCP and TLS set-up.
 
 use bytes::Bytes;
 use http::header::HOST;
@@ -10,9 +13,12 @@ use http::{HeaderValue, Request, Response, StatusCode, Uri};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::rustls;
 
@@ -84,12 +90,8 @@ impl HttpClient {
         Ok(self.tls.get_or_init(|| Arc::new(config)).clone())
     }
 
-    /// Send one request, with an absolute `http://` or `https://` URI, on a new connection.
-    pub async fn send(
-        &self,
-        request: Request<Full<Bytes>>,
-    ) -> Result<Response<Incoming>, HttpError> {
-        let uri = request.uri().clone();
+    /// Open a connection (TCP, and TLS for `https`) to the host of `uri`.
+    async fn connect(&self, uri: &Uri) -> Result<Stream, HttpError> {
         let https = match uri.scheme_str() {
             Some("http") => false,
             Some("https") => true,
@@ -107,6 +109,34 @@ impl HttpClient {
             .trim_end_matches(']')
             .to_string();
         let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let authority = uri
+            .authority()
+            .map(|a| a.as_str().to_string())
+            .unwrap_or_default();
+        let tcp = TcpStream::connect((host.as_str(), port))
+            .await
+            .map_err(|e| HttpError::Connect(format!("cannot connect to {authority}: {e}")))?;
+        // Messages are small and latency matters more than packet count.
+        let _ = tcp.set_nodelay(true);
+        if !https {
+            return Ok(Stream::Plain(tcp));
+        }
+        let name = rustls::pki_types::ServerName::try_from(host.clone())
+            .map_err(|e| HttpError::Url(format!("'{host}': {e}")))?;
+        let connector = tokio_rustls::TlsConnector::from(self.tls_config()?);
+        let tls = connector.connect(name, tcp).await.map_err(|e| {
+            HttpError::Connect(format!("TLS handshake with {authority} failed: {e}"))
+        })?;
+        Ok(Stream::Tls(Box::new(tls)))
+    }
+
+    /// Send one request, with an absolute `http://` or `https://` URI, on a new connection.
+    pub async fn send(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, HttpError> {
+        let uri = request.uri().clone();
+        let stream = self.connect(&uri).await?;
         let (mut parts, body) = request.into_parts();
         // HTTP/1.1 requests name their target by path; the host goes in the Host header.
         let authority = uri
@@ -122,20 +152,7 @@ impl HttpClient {
             HeaderValue::from_str(&authority).map_err(|e| HttpError::Url(e.to_string()))?,
         );
         let request = Request::from_parts(parts, body);
-        let tcp = TcpStream::connect((host.as_str(), port))
-            .await
-            .map_err(|e| HttpError::Connect(format!("cannot connect to {authority}: {e}")))?;
-        if https {
-            let name = rustls::pki_types::ServerName::try_from(host.clone())
-                .map_err(|e| HttpError::Url(format!("'{host}': {e}")))?;
-            let connector = tokio_rustls::TlsConnector::from(self.tls_config()?);
-            let tls = connector.connect(name, tcp).await.map_err(|e| {
-                HttpError::Connect(format!("TLS handshake with {authority} failed: {e}"))
-            })?;
-            exchange(tls, request).await
-        } else {
-            exchange(tcp, request).await
-        }
+        exchange(stream, request).await
     }
 
     /// GET `url` and read its JSON body: a success status, at most `limit` bytes, all within
@@ -196,4 +213,114 @@ where
         let _ = connection.await;
     });
     Ok(sender.send_request(request).await?)
+}
+
+/// A connection: plain TCP, or TLS over it.
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl AsyncRead for Stream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(tcp) => Pin::new(tcp).poll_read(cx, buf),
+            Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
+            Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(tcp) => Pin::new(tcp).poll_flush(cx),
+            Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(tcp) => Pin::new(tcp).poll_shutdown(cx),
+            Stream::Tls(tls) => Pin::new(tls.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+impl hyper_util::client::legacy::connect::Connection for Stream {
+    fn connected(&self) -> hyper_util::client::legacy::connect::Connected {
+        hyper_util::client::legacy::connect::Connected::new()
+    }
+}
+
+/// Makes the pool's connections the way [`HttpClient`] makes its own.
+#[derive(Clone)]
+struct Connector(HttpClient);
+
+impl tower_service::Service<Uri> for Connector {
+    type Response = TokioIo<Stream>;
+    type Error = HttpError;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, HttpError>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), HttpError>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, uri: Uri) -> Self::Future {
+        let client = self.0.clone();
+        Box::pin(async move { client.connect(&uri).await.map(TokioIo::new) })
+    }
+}
+
+/// An HTTP and HTTPS client that keeps connections open between requests; clones share the
+/// pool.
+#[derive(Clone)]
+pub struct PooledClient {
+    inner: hyper_util::client::legacy::Client<Connector, Full<Bytes>>,
+}
+
+impl PooledClient {
+    /// A client whose idle connections are closed after `idle`, at most `max_idle` of them per
+    /// host.
+    pub fn new(idle: Duration, max_idle: usize) -> Self {
+        let inner =
+            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+                .pool_timer(hyper_util::rt::TokioTimer::new())
+                .pool_idle_timeout(idle)
+                .pool_max_idle_per_host(max_idle)
+                .build(Connector(HttpClient::new()));
+        PooledClient { inner }
+    }
+
+    /// Send one request, with an absolute `http://` or `https://` URI, on a pooled connection.
+    pub async fn send(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, HttpError> {
+        self.inner.request(request).await.map_err(|e| {
+            // The connector's own error says best what went wrong.
+            let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+            while let Some(error) = source {
+                if let Some(http) = error.downcast_ref::<HttpError>() {
+                    return HttpError::Connect(http.to_string());
+                }
+                source = error.source();
+            }
+            HttpError::Connect(format!("the HTTP exchange failed: {e}"))
+        })
+    }
 }

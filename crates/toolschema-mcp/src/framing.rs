@@ -11,6 +11,9 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 /// base64 text) while a peer that never sends a newline cannot exhaust memory.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The UTF-8 byte order mark, which some writers put before the first message of a stream.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
 /// How many bytes of each end of an oversized line are kept.
 const KEPT_ENDS: usize = 512;
 
@@ -51,6 +54,7 @@ impl<R> LineReader<R> {
                 max_bytes,
                 line: Vec::new(),
                 oversized: None,
+                at_start: true,
             },
         }
     }
@@ -115,12 +119,34 @@ struct LineSplitter {
     line: Vec<u8>,
     /// The line being dropped because it is over the limit.
     oversized: Option<OversizedLine>,
+    /// No line has been completed yet: a byte order mark before the first one is not part of
+    /// the stream's messages.
+    at_start: bool,
 }
 
 impl LineSplitter {
     /// Take what it can from `available` (empty at the end of the stream): how many bytes were
     /// used, and whether a frame is complete.
     fn feed(&mut self, available: &[u8]) -> (usize, Step) {
+        let (consumed, step) = self.feed_raw(available);
+        match step {
+            Step::Done(Some(Frame::Line(line))) if std::mem::take(&mut self.at_start) => {
+                let line = match line.strip_prefix(BYTE_ORDER_MARK) {
+                    Some(rest) => rest.to_vec(),
+                    None => line,
+                };
+                (consumed, Step::Done(Some(Frame::Line(line))))
+            }
+            Step::Done(Some(_)) => {
+                self.at_start = false;
+                (consumed, step)
+            }
+            step => (consumed, step),
+        }
+    }
+
+    /// [`LineSplitter::feed`], byte order mark included.
+    fn feed_raw(&mut self, available: &[u8]) -> (usize, Step) {
         if self.oversized.is_some() {
             return self.discard(available);
         }
@@ -204,7 +230,7 @@ fn is_blank(line: &[u8]) -> bool {
 /// A line's bytes without a trailing `\r` (and without a UTF-8 byte order mark), as parsed.
 pub fn trim_line(line: &[u8]) -> &[u8] {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line)
+    line.strip_prefix(BYTE_ORDER_MARK).unwrap_or(line)
 }
 
 #[cfg(test)]
@@ -282,6 +308,15 @@ mod tests {
         assert_eq!(over.head, body.as_bytes()[..KEPT_ENDS]);
         assert_eq!(over.tail, body.as_bytes()[body.len() - KEPT_ENDS..]);
         assert_eq!(got[1], line("{\"id\":8}"));
+    }
+
+    #[tokio::test]
+    async fn a_byte_order_mark_before_the_first_line_is_dropped() {
+        let got = frames(b"\xEF\xBB\xBF{\"a\":1}\n\xEF\xBB\xBF{}\n", 100, 2).await;
+        assert_eq!(
+            got,
+            vec![line("{\"a\":1}"), Frame::Line(b"\xEF\xBB\xBF{}".to_vec())]
+        );
     }
 
     #[test]

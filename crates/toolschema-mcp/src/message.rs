@@ -1,24 +1,42 @@
 //! Reading just enough of a JSON-RPC message to route it, and writing the few messages the
 //! runtime originates.
 //!
-//! Messages are inspected without building a tree of their contents: only `id` and `method` are
-//! kept, everything else is checked for syntax and skipped. The bytes of a message are never
-//! rebuilt from this view; a forwarder passes on the line it read.
+//! Messages are read with the core's JSON reader, which takes everything the grammar allows (a
+//! lone surrogate, a number beyond 64 bits, a byte order mark), without building a tree of their
+//! contents: only the top-level members are located, and only `id` and `method` are read. The
+//! bytes of a message are never rebuilt from this view; a forwarder passes on the text it read.
+//!
+//! Request ids are matched by their JSON value (`3`, `3.0` and `30e-1` are one id; `1` and `"1"`
+//! are two) and answered with the exact text the client sent ([`RequestId`]).
 
 use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ServerResult};
-use serde::de::IgnoredAny;
-use serde::Deserialize;
 use serde_json::{json, Value};
 use std::fmt;
+use std::ops::Range;
+use toolschema::json::{self as core_json, DuplicateKeys, SyntaxError};
 
-/// A request id as a map key: its JSON text, so `1` and `"1"` stay different ids.
+/// A request id as a map key: ids equal as JSON values have equal keys (`3`, `3.0`, `30e-1`;
+/// `"a"` and `"\u0061"`), ids of different types never do (`1` and `"1"`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdKey(String);
 
 impl IdKey {
     /// The key of an id value.
     pub fn of(id: &Value) -> IdKey {
-        IdKey(id.to_string())
+        IdKey::of_text(&id.to_string())
+    }
+
+    /// The key of an id given as JSON text (any JSON value).
+    fn of_text(text: &str) -> IdKey {
+        let trimmed = text.trim();
+        match trimmed.as_bytes().first() {
+            Some(b'-' | b'0'..=b'9') => IdKey(format!("n:{}", canonical_number(trimmed))),
+            _ => match core_json::parse_with(trimmed, DuplicateKeys::KeepLast) {
+                Ok(Value::String(s)) => IdKey(format!("s:{s}")),
+                Ok(other) => IdKey(format!("v:{other}")),
+                Err(_) => IdKey(format!("t:{trimmed}")),
+            },
+        }
     }
 }
 
@@ -28,13 +46,83 @@ impl fmt::Display for IdKey {
     }
 }
 
+/// A JSON number as sign, significant digits and exponent, so that equal values read alike
+/// (`3.0` is `3`, `-0` is `0`), exactly, at any size.
+fn canonical_number(text: &str) -> String {
+    let (negative, rest) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa, exponent) = match rest.find(['e', 'E']) {
+        Some(at) => (&rest[..at], &rest[at + 1..]),
+        None => (rest, "0"),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let Ok(exponent) = exponent.trim_start_matches('+').parse::<i128>() else {
+        // An exponent beyond 38 digits: the text itself is the key.
+        return text.to_string();
+    };
+    let digits: String = whole.chars().chain(fraction.chars()).collect();
+    let exponent = exponent - fraction.len() as i128;
+    let significant = digits.trim_start_matches('0');
+    let trimmed = significant.trim_end_matches('0');
+    if trimmed.is_empty() {
+        return "0".to_string();
+    }
+    let exponent = exponent + (significant.len() - trimmed.len()) as i128;
+    format!("{}{trimmed}e{exponent}", if negative { "-" } else { "" })
+}
+
+/// A request id: the exact JSON text the client sent, and its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestId {
+    raw: String,
+    key: IdKey,
+}
+
+impl RequestId {
+    /// An id from its JSON text (which must be one JSON value).
+    pub fn from_text(raw: &str) -> RequestId {
+        RequestId {
+            raw: raw.trim().to_string(),
+            key: IdKey::of_text(raw),
+        }
+    }
+
+    /// An id from a value (the proxy's own ids).
+    pub fn from_value(value: &Value) -> RequestId {
+        RequestId::from_text(&value.to_string())
+    }
+
+    /// The id exactly as sent.
+    pub fn raw(&self) -> &str {
+        &self.raw
+    }
+
+    /// The id's key.
+    pub fn key(&self) -> &IdKey {
+        &self.key
+    }
+
+    /// The id as a value (a number beyond 64 bits becomes a float).
+    pub fn to_value(&self) -> Value {
+        core_json::parse_with(&self.raw, DuplicateKeys::KeepLast).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
 /// What a message is, as far as routing needs to know.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     /// A request: has a `method` and an `id`.
     Request {
         /// The request id.
-        id: Value,
+        id: RequestId,
         /// The method.
         method: String,
     },
@@ -46,66 +134,131 @@ pub enum Kind {
     /// A response: an `id` with `result` or `error`.
     Response {
         /// The id of the request answered.
-        id: Value,
+        id: RequestId,
+        /// Where the id is in the text.
+        id_at: Range<usize>,
     },
     /// A JSON object that is none of these; passed on as it is.
     Other,
 }
 
+/// A message located in its text: what it is, and where its members are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    /// What it is.
+    pub kind: Kind,
+    /// Where `params` is, if present.
+    pub params: Option<Range<usize>>,
+    /// Where `result` is, if present.
+    pub result: Option<Range<usize>>,
+    /// Where `error` is, if present.
+    pub error: Option<Range<usize>>,
+}
+
+/// A line read from the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Read {
+    /// One message.
+    One(Message),
+    /// A JSON-RPC batch: where each element is (each may or may not be a message).
+    Batch(Vec<Range<usize>>),
+}
+
 /// Why a line is not a message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Malformed {
-    /// Not valid JSON (or not UTF-8, or nested too deep).
+    /// Not valid JSON (or not UTF-8, or nested too deep to build where it must be built).
     #[error("not valid JSON: {0}")]
     Json(String),
-    /// A JSON array: a JSON-RPC batch, which MCP no longer allows.
-    #[error("a JSON-RPC batch (JSON array); MCP messages are single JSON objects")]
-    Batch,
-    /// Valid JSON that is not an object.
+    /// Valid JSON that is not an object (nor, on a line, an array).
     #[error("not a JSON object")]
     NotAnObject,
 }
 
-#[derive(Deserialize)]
-struct Envelope {
-    #[serde(default)]
-    id: Option<Value>,
-    #[serde(default)]
-    method: Option<Value>,
-    #[serde(default)]
-    result: Option<IgnoredAny>,
-    #[serde(default)]
-    error: Option<IgnoredAny>,
+impl Malformed {
+    fn syntax(text: &str, error: SyntaxError) -> Malformed {
+        let column = core_json::position_of(text, error.offset).column;
+        Malformed::Json(format!("{} at column {column}", error.message))
+    }
 }
 
-/// Classify a line (already trimmed of `\r`) as a JSON-RPC message.
-pub fn inspect(line: &[u8]) -> Result<Kind, Malformed> {
-    let first = line
-        .iter()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-        .copied();
-    if first != Some(b'{') {
-        return Err(match serde_json::from_slice::<IgnoredAny>(line) {
-            Err(e) => Malformed::Json(e.to_string()),
-            Ok(_) if first == Some(b'[') => Malformed::Batch,
-            Ok(_) => Malformed::NotAnObject,
-        });
-    }
-    let envelope: Envelope =
-        serde_json::from_slice(line).map_err(|e| Malformed::Json(e.to_string()))?;
-    let id = envelope.id.filter(|id| !id.is_null());
-    let method = match envelope.method {
-        Some(Value::String(method)) => Some(method),
-        _ => None,
-    };
-    Ok(match (method, id) {
-        (Some(method), Some(id)) => Kind::Request { id, method },
-        (Some(method), None) => Kind::Notification { method },
-        (None, Some(id)) if envelope.result.is_some() || envelope.error.is_some() => {
-            Kind::Response { id }
-        }
-        _ => Kind::Other,
+/// The text of a line, or why it is not a message.
+pub fn text_of(line: Vec<u8>) -> Result<String, (Vec<u8>, Malformed)> {
+    String::from_utf8(line).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        (
+            e.into_bytes(),
+            Malformed::Json(format!("not UTF-8 (at byte {at})")),
+        )
     })
+}
+
+/// Read a line: one message, or a batch.
+pub fn read(text: &str) -> Result<Read, Malformed> {
+    // One pass over a message, the common case.
+    if let Some(members) = core_json::root_members(text).map_err(|e| Malformed::syntax(text, e))? {
+        return Ok(Read::One(message_of(text, &members)));
+    }
+    let range = core_json::value_range(text).map_err(|e| Malformed::syntax(text, e))?;
+    match text.as_bytes().get(range.start) {
+        Some(b'[') => {
+            let elements = core_json::array_elements(text, range)
+                .map_err(|e| Malformed::syntax(text, e))?
+                .unwrap_or_default();
+            Ok(Read::Batch(elements))
+        }
+        _ => Err(Malformed::NotAnObject),
+    }
+}
+
+/// Read the message at `range` of `text` (a line, or an element of a batch).
+pub fn read_object(text: &str, range: Range<usize>) -> Result<Message, Malformed> {
+    let members = core_json::object_members(text, range)
+        .map_err(|e| Malformed::syntax(text, e))?
+        .ok_or(Malformed::NotAnObject)?;
+    Ok(message_of(text, &members))
+}
+
+/// What the members of a message say it is.
+fn message_of(text: &str, members: &[core_json::Member]) -> Message {
+    let find = |key: &str| member(members, key);
+    let id_at = find("id").filter(|at| &text[at.clone()] != "null");
+    let method = match find("method") {
+        Some(at) => match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast) {
+            Ok(Value::String(method)) => Some(method),
+            _ => None,
+        },
+        None => None,
+    };
+    let (params, result, error) = (find("params"), find("result"), find("error"));
+    let kind = match (method, id_at) {
+        (Some(method), Some(at)) => Kind::Request {
+            id: RequestId::from_text(&text[at]),
+            method,
+        },
+        (Some(method), None) => Kind::Notification { method },
+        (None, Some(at)) if result.is_some() || error.is_some() => Kind::Response {
+            id: RequestId::from_text(&text[at.clone()]),
+            id_at: at,
+        },
+        _ => Kind::Other,
+    };
+    Message {
+        kind,
+        params,
+        result,
+        error,
+    }
+}
+
+/// Where the member `key` of an object is. Of a key given twice the last counts, as a
+/// server's own reader takes it.
+pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> {
+    members
+        .iter()
+        .rev()
+        .find(|m| m.key == key)
+        .map(|m| m.value.clone())
 }
 
 /// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
@@ -113,156 +266,156 @@ pub fn inspect(line: &[u8]) -> Result<Kind, Malformed> {
 pub struct ToolCall {
     /// `params.name`, when it is a string.
     pub name: Option<String>,
-    /// `params.arguments`, as sent (`None` when absent).
-    pub arguments: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct CallEnvelope<P> {
-    #[serde(default = "Option::default")]
-    params: Option<P>,
-}
-
-/// `params` of a call, read from an object only (a derived struct would also take an array, by
-/// position), so anything else falls back to the whole-value reading.
-struct CallParams {
-    name: Option<Value>,
-    arguments: Option<Value>,
-}
-
-impl<'de> Deserialize<'de> for CallParams {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(field_identifier, rename_all = "lowercase")]
-        enum Field {
-            Name,
-            Arguments,
-            #[serde(other)]
-            Other,
-        }
-
-        struct ParamsVisitor;
-
-        impl<'de> serde::de::Visitor<'de> for ParamsVisitor {
-            type Value = CallParams;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("tools/call params (an object)")
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<CallParams, A::Error> {
-                let mut params = CallParams {
-                    name: None,
-                    arguments: None,
-                };
-                while let Some(field) = map.next_key::<Field>()? {
-                    match field {
-                        Field::Name if params.name.is_none() => {
-                            params.name = Some(map.next_value()?)
-                        }
-                        Field::Arguments if params.arguments.is_none() => {
-                            params.arguments = Some(map.next_value()?);
-                        }
-                        Field::Name | Field::Arguments => {
-                            return Err(serde::de::Error::custom("a key given twice"));
-                        }
-                        Field::Other => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(params)
-            }
-        }
-
-        deserializer.deserialize_map(ParamsVisitor)
-    }
-}
-
-#[derive(Deserialize)]
-struct CallName {
-    #[serde(default)]
-    name: Option<Value>,
-}
-
-fn string(value: Option<Value>) -> Option<String> {
-    match value {
-        Some(Value::String(name)) => Some(name),
-        _ => None,
-    }
+    /// `params.arguments`, as sent (`None` when absent), or why it could not be read.
+    pub arguments: Option<Result<Value, Malformed>>,
 }
 
 /// Read the name and arguments of a `tools/call` request, building nothing else of it (the
 /// arguments are the only part validation needs as a tree).
-pub fn parse_call(line: &[u8]) -> Result<ToolCall, Malformed> {
-    match serde_json::from_slice::<CallEnvelope<CallParams>>(line) {
-        Ok(envelope) => Ok(envelope
-            .params
-            .map_or_else(ToolCall::default, |params| ToolCall {
-                name: string(params.name),
-                arguments: params.arguments,
-            })),
-        // Unusual shapes (`params` that is not an object, a key given twice) are read as a
-        // whole value, the way any JSON reader would take them.
-        Err(_) => {
-            let mut request = parse(line)?;
-            let mut params = request.get_mut("params").map(Value::take);
-            Ok(ToolCall {
-                name: string(
-                    params
-                        .as_mut()
-                        .and_then(|p| p.get_mut("name"))
-                        .map(Value::take),
-                ),
-                arguments: params
-                    .as_mut()
-                    .and_then(|p| p.get_mut("arguments"))
-                    .map(Value::take),
-            })
+pub fn tool_call(text: &str, message: &Message) -> ToolCall {
+    let Some(params) = &message.params else {
+        return ToolCall::default();
+    };
+    let Ok(Some(members)) = core_json::object_members(text, params.clone()) else {
+        return ToolCall::default();
+    };
+    let find = |key: &str| member(&members, key);
+    let name = find("name").and_then(|at| {
+        match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast) {
+            Ok(Value::String(name)) => Some(name),
+            _ => None,
         }
-    }
+    });
+    let arguments = find("arguments").map(|at| parse_at(text, at));
+    ToolCall { name, arguments }
 }
 
-/// The tool a `tools/call` request names, read without building the rest of the message (which
-/// may be nested too deep to build).
-pub fn tool_name(line: &[u8]) -> Option<String> {
-    let envelope: CallEnvelope<CallName> = serde_json::from_slice(line).ok()?;
-    string(envelope.params?.name)
+/// Build the value at `range` of `text` (keys given twice: the last counts).
+pub fn parse_at(text: &str, range: Range<usize>) -> Result<Value, Malformed> {
+    core_json::parse_value_at(text, range, DuplicateKeys::KeepLast)
+        .map_err(|e| Malformed::syntax(text, e))
 }
 
-/// Parse a whole message as a JSON value (keys in their original order).
-pub fn parse(line: &[u8]) -> Result<Value, Malformed> {
-    serde_json::from_slice(line).map_err(|e| Malformed::Json(e.to_string()))
+/// Parse a whole message as a JSON value (keys in their original order; of a key given twice
+/// the last counts).
+pub fn parse(text: &str) -> Result<Value, Malformed> {
+    core_json::parse_with(text, DuplicateKeys::KeepLast).map_err(|e| Malformed::syntax(text, e))
 }
 
-/// A JSON-RPC success response.
-pub fn result_response(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+/// A JSON-RPC success response to `id`, answered with the id's exact text.
+pub fn result_line(id: &RequestId, result: &Value) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
+        id.raw(),
+        result
+    )
+    .into_bytes()
 }
 
-/// A JSON-RPC error response.
-pub fn error_response(id: &Value, code: ErrorCode, message: &str, data: Option<Value>) -> Value {
+/// A JSON-RPC error response to `id` (`None`: a request whose id is unknown).
+pub fn error_line(
+    id: Option<&RequestId>,
+    code: ErrorCode,
+    message: &str,
+    data: Option<&Value>,
+) -> Vec<u8> {
     let mut error = json!({"code": code.0, "message": message});
     if let (Some(data), Value::Object(map)) = (data, &mut error) {
-        map.insert("data".into(), data);
+        map.insert("data".into(), data.clone());
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"error":{}}}"#,
+        id.map_or("null", RequestId::raw),
+        error
+    )
+    .into_bytes()
+}
+
+/// `text` with the id at `at` replaced by `id`'s exact text.
+pub fn with_id(text: &str, at: Range<usize>, id: &RequestId) -> String {
+    let mut out = String::with_capacity(text.len() + id.raw().len());
+    out.push_str(&text[..at.start]);
+    out.push_str(id.raw());
+    out.push_str(&text[at.end..]);
+    out
+}
+
+/// Messages as one JSON-RPC batch.
+pub fn batch_line(messages: &[Vec<u8>]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(messages.iter().map(|m| m.len() + 1).sum::<usize>() + 2);
+    line.push(b'[');
+    for (i, message) in messages.iter().enumerate() {
+        if i > 0 {
+            line.push(b',');
+        }
+        line.extend_from_slice(message);
+    }
+    line.push(b']');
+    line
 }
 
 /// A `tools/call` result that reports a tool execution error the model can correct: one text
 /// content block and `isError: true`, in the shape every protocol version up to 2025-11-25 uses
 /// (without the `resultType` later versions add).
 pub fn tool_error_result(text: String) -> Value {
+    tool_error_result_for(text, false)
+}
+
+/// [`tool_error_result`] in the shape of the session's revision: with `resultType: "complete"`
+/// when it is 2026-07-28 or later (`modern`), which requires it on every result.
+pub fn tool_error_result_for(text: String, modern: bool) -> Value {
     let mut result = ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(
         text.clone(),
     )]));
-    result.strip_result_type_for_legacy_peer();
+    if !modern {
+        result.strip_result_type_for_legacy_peer();
+    }
     // Serializing the model cannot fail; if it ever did, write the same shape by hand.
-    serde_json::to_value(&result)
-        .unwrap_or_else(|_| json!({"content": [{"type": "text", "text": text}], "isError": true}))
+    serde_json::to_value(&result).unwrap_or_else(|_| {
+        let mut value = json!({"content": [{"type": "text", "text": text}], "isError": true});
+        if let (true, Value::Object(map)) = (modern, &mut value) {
+            map.insert("resultType".into(), json!("complete"));
+        }
+        value
+    })
+}
+
+/// The first protocol revision without the `initialize` handshake: every request declares its
+/// revision in `params._meta`.
+pub const FIRST_MODERN_REVISION: &str = "2026-07-28";
+
+/// The `_meta` key of a request's protocol revision (2026-07-28 and later).
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The `_meta` key of a request's client capabilities (2026-07-28 and later).
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// Whether `revision` has no `initialize` handshake (revisions are dated, so they compare as
+/// text).
+pub fn is_modern(revision: &str) -> bool {
+    revision >= FIRST_MODERN_REVISION
+}
+
+/// The member `key` of the object at `range`, if that is an object (of a key given twice the
+/// last counts).
+pub fn member_at(text: &str, range: Range<usize>, key: &str) -> Option<Range<usize>> {
+    let members = core_json::object_members(text, range).ok()??;
+    member(&members, key)
+}
+
+/// Where `params._meta.KEY` of a message is.
+pub fn meta_member(text: &str, message: &Message, key: &str) -> Option<Range<usize>> {
+    let meta = member_at(text, message.params.clone()?, "_meta")?;
+    member_at(text, meta, key)
+}
+
+/// The protocol revision a request declares in `params._meta` (2026-07-28 and later).
+pub fn declared_revision(text: &str, message: &Message) -> Option<String> {
+    let at = meta_member(text, message, META_PROTOCOL_VERSION)?;
+    match core_json::parse_value_at(text, at, DuplicateKeys::KeepLast).ok()? {
+        Value::String(revision) => Some(revision),
+        _ => None,
+    }
 }
 
 /// A message as one line of JSON, newline included.
@@ -277,57 +430,78 @@ pub fn to_line(message: &Value) -> Vec<u8> {
 /// SDKs put `id` either first (`{"jsonrpc":"2.0","id":7,...`) or last (`...,"jsonrpc":"2.0",
 /// "id":7}`). A scalar member just before the closing brace of the whole message is certainly at
 /// the top level; at the start, members are read one by one while their values are scalars.
-pub fn sniff_id(head: &[u8], tail: &[u8]) -> Option<Value> {
+pub fn sniff_id(head: &[u8], tail: &[u8]) -> Option<RequestId> {
     sniff_id_at_end(tail).or_else(|| sniff_id_at_start(head))
 }
 
-fn sniff_id_at_end(tail: &[u8]) -> Option<Value> {
+fn sniff_id_at_end(tail: &[u8]) -> Option<RequestId> {
     let text = std::str::from_utf8(trim_end(tail)).ok()?;
     let body = text.strip_suffix('}')?.trim_end();
     // The value: a number or a string without escapes, scanning back from the end.
-    let (value_start, value) = if let Some(inner) = body.strip_suffix('"') {
+    let value_start = if let Some(inner) = body.strip_suffix('"') {
         let open = inner.rfind('"')?;
         if inner[..open].ends_with('\\') || inner[open + 1..].contains('\\') {
             return None;
         }
-        (open, Value::String(inner[open + 1..].to_string()))
+        open
     } else {
         let start = body
-            .rfind(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .rfind(|c: char| !(c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E')))
             .map_or(0, |i| i + 1);
-        let number: i64 = body[start..].parse().ok()?;
-        (start, json!(number))
+        core_json::value_range(&body[start..]).ok()?;
+        start
     };
     let before = body[..value_start].trim_end().strip_suffix(':')?.trim_end();
     let key = before.strip_suffix("\"id\"")?;
     let separator = key.trim_end();
-    (separator.ends_with(',') || separator.ends_with('{')).then_some(value)
+    (separator.ends_with(',') || separator.ends_with('{'))
+        .then(|| RequestId::from_text(&body[value_start..]))
 }
 
-fn sniff_id_at_start(head: &[u8]) -> Option<Value> {
+fn sniff_id_at_start(head: &[u8]) -> Option<RequestId> {
     let text = std::str::from_utf8(head)
         .or_else(|e| std::str::from_utf8(&head[..e.valid_up_to()]))
         .ok()?;
     let mut rest = text.trim_start().strip_prefix('{')?;
     loop {
         rest = rest.trim_start();
-        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<String>();
-        let key = stream.next()?.ok()?;
-        rest = rest[stream.byte_offset()..]
-            .trim_start()
-            .strip_prefix(':')?;
-        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
-        let value = match rest.trim_start().as_bytes().first()? {
-            b'{' | b'[' => return None,
-            _ => stream.next()?.ok()?,
-        };
-        if key == "id" {
-            return (value.is_string() || value.is_i64() || value.is_u64()).then_some(value);
+        let key_end = scalar_end(rest)?;
+        let key = core_json::parse_with(&rest[..key_end], DuplicateKeys::KeepLast).ok()?;
+        rest = rest[key_end..].trim_start().strip_prefix(':')?.trim_start();
+        if matches!(rest.as_bytes().first()?, b'{' | b'[') {
+            return None;
         }
-        rest = rest[stream.byte_offset()..]
-            .trim_start()
-            .strip_prefix(',')?;
+        let value_end = scalar_end(rest)?;
+        if key == "id" {
+            let raw = &rest[..value_end];
+            return matches!(raw.as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9'))
+                .then(|| RequestId::from_text(raw));
+        }
+        rest = rest[value_end..].trim_start().strip_prefix(',')?;
     }
+}
+
+/// Where the scalar at the start of `text` ends, if it is whole.
+fn scalar_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let end = match bytes.first()? {
+        b'"' => {
+            let mut i = 1;
+            loop {
+                match bytes.get(i)? {
+                    b'\\' => i += 2,
+                    b'"' => break i + 1,
+                    _ => i += 1,
+                }
+            }
+        }
+        _ => bytes
+            .iter()
+            .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\r' | b'\n'))
+            .unwrap_or(bytes.len()),
+    };
+    // A scalar cut off by the end of what was kept is not whole.
+    (end < bytes.len() || bytes.first() == Some(&b'"')).then_some(end)
 }
 
 fn trim_end(bytes: &[u8]) -> &[u8] {
@@ -342,121 +516,171 @@ fn trim_end(bytes: &[u8]) -> &[u8] {
 mod tests {
     use super::*;
 
-    #[test]
-    fn classifies_messages() {
-        assert_eq!(
-            inspect(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#),
-            Ok(Kind::Request {
-                id: json!(1),
-                method: "tools/call".into()
-            })
-        );
-        assert_eq!(
-            inspect(br#"{"method":"notifications/progress","jsonrpc":"2.0"}"#),
-            Ok(Kind::Notification {
-                method: "notifications/progress".into()
-            })
-        );
-        assert_eq!(
-            inspect(br#"{"result":{},"jsonrpc":"2.0","id":"a"}"#),
-            Ok(Kind::Response { id: json!("a") })
-        );
-        assert_eq!(
-            inspect(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}"#),
-            Ok(Kind::Other)
-        );
-        assert_eq!(inspect(br#"{"x":1}"#), Ok(Kind::Other));
+    fn kind(text: &str) -> Kind {
+        match read(text) {
+            Ok(Read::One(message)) => message.kind,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
-    fn reports_what_is_malformed() {
-        assert_eq!(inspect(b"[1,2]"), Err(Malformed::Batch));
-        assert_eq!(inspect(b"42"), Err(Malformed::NotAnObject));
+    fn classifies_messages() {
         assert_eq!(
-            inspect(b"{\"id\": 1,"),
+            kind(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#),
+            Kind::Request {
+                id: RequestId::from_text("1"),
+                method: "tools/call".into()
+            }
+        );
+        assert_eq!(
+            kind(r#"{"method":"notifications/progress","jsonrpc":"2.0"}"#),
+            Kind::Notification {
+                method: "notifications/progress".into()
+            }
+        );
+        assert_eq!(
+            kind(r#"{"result":{},"jsonrpc":"2.0","id":"a"}"#),
+            Kind::Response {
+                id: RequestId::from_text("\"a\""),
+                id_at: 34..37
+            }
+        );
+        assert_eq!(
+            kind(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700}}"#),
+            Kind::Other
+        );
+        assert_eq!(kind(r#"{"x":1}"#), Kind::Other);
+        // What JavaScript writes for a string cut inside an emoji, and a byte order mark.
+        assert_eq!(
+            kind("\u{feff}{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"data\":\"cut \\ud83d\"}}"),
+            Kind::Notification {
+                method: "notifications/message".into()
+            }
+        );
+    }
+
+    #[test]
+    fn reads_batches_and_reports_what_is_malformed() {
+        assert_eq!(read("[1, {}]"), Ok(Read::Batch(vec![1..2, 4..6])));
+        assert_eq!(read("42"), Err(Malformed::NotAnObject));
+        assert_eq!(
+            read("{\"id\": 1,"),
             Err(Malformed::Json(
-                "EOF while parsing a value at line 1 column 9".into()
+                "unexpected end of input: expected an object key at column 10".into()
             ))
         );
         assert_eq!(
-            inspect(b"Server started"),
-            Err(Malformed::Json("expected value at line 1 column 1".into()))
+            read("Server started"),
+            Err(Malformed::Json("expected a JSON value at column 1".into()))
         );
-        // Inspection does not recurse, so deep messages pass through; a full parse refuses them.
+        assert_eq!(
+            read("this is not JSON"),
+            Err(Malformed::Json(
+                "invalid literal, expected `true` at column 1".into()
+            ))
+        );
+        // Routing does not build values, so deep messages pass; building their params does not.
         let deep = format!(
-            "{{\"id\":1,\"method\":\"x\",\"params\":{}1{}}}",
+            "{{\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"s\",\"arguments\":{{\"q\":{}1{}}}}}}}",
             "[".repeat(200),
             "]".repeat(200)
         );
-        assert!(inspect(deep.as_bytes()).is_ok());
+        let Ok(Read::One(message)) = read(&deep) else {
+            panic!("a deep message is a message")
+        };
+        let call = tool_call(&deep, &message);
+        assert_eq!(call.name.as_deref(), Some("s"));
         assert!(
-            matches!(parse(deep.as_bytes()), Err(Malformed::Json(m)) if m.contains("recursion limit"))
+            matches!(call.arguments, Some(Err(Malformed::Json(m))) if m.contains("deeper than 128"))
         );
     }
 
     #[test]
     fn reads_the_name_and_arguments_of_a_call() {
-        let call = |line: &str| parse_call(line.as_bytes());
+        let call = |text: &str| {
+            let Ok(Read::One(message)) = read(text) else {
+                panic!("{text}")
+            };
+            let call = tool_call(text, &message);
+            (call.name, call.arguments.map(|a| a.ok()))
+        };
         assert_eq!(
             call(
                 r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"echo","arguments":{"m":"x"}}}"#
             ),
-            Ok(ToolCall {
-                name: Some("echo".into()),
-                arguments: Some(json!({"m": "x"}))
-            })
+            (Some("echo".into()), Some(Some(json!({"m": "x"}))))
         );
         assert_eq!(
             call(r#"{"method":"tools/call","params":{"name":"echo"},"id":1}"#),
-            Ok(ToolCall {
-                name: Some("echo".into()),
-                arguments: None
-            })
+            (Some("echo".into()), None)
         );
-        // What a whole-value reader makes of unusual shapes: the last of two keys, no name.
+        // What a server's own reader makes of unusual shapes: the last of two keys, no name.
         assert_eq!(
             call(
-                r#"{"method":"tools/call","params":{"name":"a","name":"b","arguments":1},"id":1}"#
+                r#"{"method":"tools/call","params":{"name":"a","name":"b","arguments":{"k":1,"k":2}},"id":1}"#
             ),
-            Ok(ToolCall {
-                name: Some("b".into()),
-                arguments: Some(json!(1))
-            })
+            (Some("b".into()), Some(Some(json!({"k": 2}))))
         );
         assert_eq!(
             call(r#"{"method":"tools/call","params":[1,2],"id":1}"#),
-            Ok(ToolCall::default())
+            (None, None)
         );
         assert_eq!(
             call(r#"{"method":"tools/call","params":{"name":7},"id":1}"#),
-            Ok(ToolCall::default())
+            (None, None)
         );
-        let deep = format!(
-            r#"{{"id":1,"method":"tools/call","params":{{"name":"s","arguments":{{"q":{}1{}}}}}}}"#,
-            "[".repeat(200),
-            "]".repeat(200)
-        );
-        assert!(matches!(call(&deep), Err(Malformed::Json(m)) if m.contains("recursion limit")));
-        assert_eq!(tool_name(deep.as_bytes()), Some("s".into()));
     }
 
     #[test]
-    fn ids_keep_their_type_as_keys() {
-        assert_ne!(IdKey::of(&json!(1)), IdKey::of(&json!("1")));
-        assert_eq!(IdKey::of(&json!("1")).to_string(), "\"1\"");
+    fn ids_match_by_value_and_keep_their_text() {
+        let key = |text: &str| RequestId::from_text(text).key().clone();
+        assert_eq!(key("3"), key("3.0"));
+        assert_eq!(key("3"), key("30e-1"));
+        assert_eq!(key("-0"), key("0.000"));
+        assert_eq!(key("1e2"), key("100"));
+        assert_ne!(key("1"), key("\"1\""));
+        assert_ne!(key("18446744073709551617"), key("18446744073709551616"));
+        assert_eq!(key("\"a\""), key("\"\\u0061\""));
+        assert_ne!(key("true"), key("\"true\""));
+        assert_eq!(IdKey::of(&json!(3)), key("3.0"));
+        let big = RequestId::from_text("18446744073709551617");
+        assert_eq!(big.raw(), "18446744073709551617");
+        assert_eq!(
+            String::from_utf8(error_line(
+                Some(&big),
+                ErrorCode::INVALID_PARAMS,
+                "no",
+                None
+            ))
+            .unwrap(),
+            r#"{"jsonrpc":"2.0","id":18446744073709551617,"error":{"code":-32602,"message":"no"}}"#
+        );
+        assert_eq!(
+            with_id(
+                r#"{"id":3,"result":{}}"#,
+                6..7,
+                &RequestId::from_text("3.0")
+            ),
+            r#"{"id":3.0,"result":{}}"#
+        );
     }
 
     #[test]
     fn sniffs_ids_from_either_end() {
         let tail = br#"aaaa"}},"jsonrpc":"2.0","id":42}"#;
+        let raw = |id: Option<RequestId>| id.map(|id| id.raw().to_string());
         assert_eq!(
-            sniff_id(b"{\"method\":\"tools/call\",\"params\":{", tail),
-            Some(json!(42))
+            raw(sniff_id(b"{\"method\":\"tools/call\",\"params\":{", tail)),
+            Some("42".into())
         );
-        assert_eq!(sniff_id(b"", br#"x","id":"req-7"}"#), Some(json!("req-7")));
+        assert_eq!(
+            raw(sniff_id(b"", br#"x","id":"req-7"}"#)),
+            Some("\"req-7\"".into())
+        );
+        assert_eq!(raw(sniff_id(b"", br#"x","id":3.0}"#)), Some("3.0".into()));
         let head =
             br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"arguments":{"x":"zzzz"#;
-        assert_eq!(sniff_id(head, b"zzzz\"}}}"), Some(json!(9)));
+        assert_eq!(raw(sniff_id(head, b"zzzz\"}}}")), Some("9".into()));
         // An `id` inside params is not the message's id.
         assert_eq!(
             sniff_id(br#"{"method":"x","params":{"id":3,"#, br#"zz"}}"#),
@@ -472,8 +696,18 @@ mod tests {
             json!({"content": [{"type": "text", "text": "missing required argument 'q'"}], "isError": true})
         );
         assert_eq!(
-            error_response(&json!(3), ErrorCode::INVALID_PARAMS, "bad", None),
-            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": "bad"}})
+            String::from_utf8(error_line(
+                Some(&RequestId::from_text("3")),
+                ErrorCode::INVALID_PARAMS,
+                "bad",
+                None
+            ))
+            .unwrap(),
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"bad"}}"#
+        );
+        assert_eq!(
+            batch_line(&[b"{\"a\":1}".to_vec(), b"{}".to_vec()]),
+            b"[{\"a\":1},{}]"
         );
     }
 }

@@ -699,6 +699,9 @@ mod tests {
         ];
         for (text, shape, pointer) in cases {
             let catalog = Catalog::from_json("t.json", &text).unwrap();
+            // A byte order mark before the document changes nothing.
+            let marked = Catalog::from_json("t.json", &format!("\u{feff}{text}")).unwrap();
+            assert_eq!(marked.len(), catalog.len());
             assert_eq!(catalog.shape(), shape);
             assert_eq!(catalog.len(), 1);
             assert_eq!(catalog.entries()[0].pointer, pointer);

@@ -1,6 +1,18 @@
 //! "Did you mean" suggestions for misspelled tool and argument names.
 
+/// Names longer than this many bytes are not compared: a similarity costs the product of the two
+/// lengths, and a name that long is not a misspelling a suggestion could fix.
+pub const MAX_NAME_BYTES: usize = 64;
+
+/// At most this many candidates are compared, so one suggestion costs a bounded time whatever
+/// the schema or the tool list holds.
+pub const MAX_CANDIDATES: usize = 1024;
+
 /// The candidate closest to `name`, when one is close enough to be a likely misspelling.
+///
+/// Names and candidates longer than [`MAX_NAME_BYTES`] are never suggested, and only the first
+/// [`MAX_CANDIDATES`] candidates are compared: a suggestion takes a bounded time, so suggesting
+/// for every unexpected name of a large input stays linear in its size.
 ///
 /// ```
 /// use toolschema::suggest::closest;
@@ -8,8 +20,13 @@
 /// assert_eq!(closest("zzz", ["query", "limit"]), None);
 /// ```
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    if name.len() > MAX_NAME_BYTES {
+        return None;
+    }
     candidates
         .into_iter()
+        .take(MAX_CANDIDATES)
+        .filter(|candidate| candidate.len() <= MAX_NAME_BYTES)
         .map(|candidate| (similarity(name, candidate), candidate))
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -32,5 +49,14 @@ mod tests {
         assert_eq!(closest("read_fil", names), Some("read_file"));
         assert_eq!(closest("Write_File", names), Some("write_file"));
         assert_eq!(closest("delete", names), None);
+    }
+
+    #[test]
+    fn long_names_and_far_candidates_are_not_compared() {
+        let long = "a".repeat(MAX_NAME_BYTES + 1);
+        assert_eq!(closest(&long, [long.as_str()]), None);
+        let mut names: Vec<String> = (0..MAX_CANDIDATES).map(|i| format!("zz{i}")).collect();
+        names.push("query".into());
+        assert_eq!(closest("qyery", names.iter().map(String::as_str)), None);
     }
 }

@@ -48,13 +48,41 @@ fn missing_required_argument() {
 #[test]
 fn type_messages_for_every_type() {
     let cases = [
-        ("array", json!("x"), "argument 'v' must be an array"),
-        ("string", json!(1), "argument 'v' must be a string"),
-        ("integer", json!(1.5), "argument 'v' must be an integer"),
-        ("number", json!("1"), "argument 'v' must be a number"),
-        ("boolean", json!("true"), "argument 'v' must be a boolean"),
-        ("object", json!([]), "argument 'v' must be an object"),
-        ("null", json!(0), "argument 'v' must be null"),
+        (
+            "array",
+            json!("x"),
+            "argument 'v' must be an array (got a string)",
+        ),
+        (
+            "string",
+            json!(1),
+            "argument 'v' must be a string (got an integer)",
+        ),
+        (
+            "integer",
+            json!(1.5),
+            "argument 'v' must be an integer (got a number)",
+        ),
+        (
+            "number",
+            json!("1"),
+            "argument 'v' must be a number (got a string)",
+        ),
+        (
+            "boolean",
+            json!("true"),
+            "argument 'v' must be a boolean (got a string)",
+        ),
+        (
+            "object",
+            json!([]),
+            "argument 'v' must be an object (got an array)",
+        ),
+        (
+            "null",
+            json!(0),
+            "argument 'v' must be null (got an integer)",
+        ),
     ];
     for (ty, value, expected) in cases {
         assert_eq!(
@@ -68,14 +96,14 @@ fn type_messages_for_every_type() {
             object(json!({"v": {"type": ["string", "null"]}})),
             json!({"v": 3})
         ),
-        ["argument 'v' must be a string or null"]
+        ["argument 'v' must be a string or null (got an integer)"]
     );
     assert_eq!(
         messages(
             object(json!({"v": {"type": ["string", "integer", "null"]}})),
             json!({"v": true})
         ),
-        ["argument 'v' must be a string, an integer or null"]
+        ["argument 'v' must be a string, an integer or null (got a boolean)"]
     );
 }
 
@@ -146,11 +174,11 @@ fn nested_paths_read_like_a_caller_writes_them() {
             ),
             (
                 "/items/1/id".to_string(),
-                "argument 'items[1].id' must be an integer".to_string()
+                "argument 'items[1].id' must be an integer (got a string)".to_string()
             ),
             (
                 "/tags/1".to_string(),
-                "argument 'tags[1]' must be a string".to_string()
+                "argument 'tags[1]' must be a string (got an integer)".to_string()
             ),
         ]
     );
@@ -182,10 +210,18 @@ fn unexpected_arguments_get_a_suggestion() {
 
 #[test]
 fn arguments_must_be_an_object() {
-    for arguments in [json!([]), json!("x"), json!(null), json!(1)] {
+    for (arguments, got) in [
+        (json!([]), "an array"),
+        (json!("x"), "a string"),
+        (json!(null), "null"),
+        (json!(1), "an integer"),
+    ] {
         assert_eq!(
             check(json!({"type": "object"}), arguments),
-            [(String::new(), "arguments must be an object".to_string())]
+            [(
+                String::new(),
+                format!("arguments must be an object (got {got})")
+            )]
         );
     }
 }
@@ -321,12 +357,12 @@ fn errors_display_one_message_per_line() {
         .unwrap_err();
     assert_eq!(
         errors.to_string(),
-        "missing required argument 'q'\nargument 'n' must be an integer"
+        "missing required argument 'q'\nargument 'n' must be an integer (got a string)"
     );
     assert_eq!(
         serde_json::to_value(&errors).unwrap(),
         json!([{"path": "/q", "message": "missing required argument 'q'"},
-               {"path": "/n", "message": "argument 'n' must be an integer"}])
+               {"path": "/n", "message": "argument 'n' must be an integer (got a string)"}])
     );
 }
 
@@ -350,7 +386,7 @@ fn lightweight_direct_map_from_the_issue() {
         messages(schema.clone(), json!({"tags": "ab"})),
         [
             "missing required argument 'q'",
-            "argument 'tags' must be an array"
+            "argument 'tags' must be an array (got a string)"
         ]
     );
     assert_eq!(
@@ -397,7 +433,7 @@ fn lightweight_array_type_takes_items_and_applies_limits_per_element() {
         [
             "argument 'ids[0]' value must be >= 1 (got 0)",
             "argument 'ids[1]' value must be <= 9 (got 10)",
-            "argument 'ids[2]' must be an integer",
+            "argument 'ids[2]' must be an integer (got a string)",
         ]
     );
     let with_enum = json!({"sizes": {"type": "array", "items": {"type": "string", "enum": ["s", "m"]}, "maxLength": 1}});
@@ -622,14 +658,14 @@ fn structured_output_checks() {
             .validate_output(Some(&json!({"total": "3"})), false)
             .unwrap_err()
             .messages(),
-        ["field 'total' must be a number"]
+        ["field 'total' must be a number (got a string)"]
     );
     assert_eq!(
         compiled
             .validate_output(Some(&json!([])), false)
             .unwrap_err()
             .messages(),
-        ["structured content must be an object"]
+        ["structured content must be an object (got an array)"]
     );
     assert_eq!(
         compiled
@@ -649,4 +685,228 @@ fn structured_output_checks() {
         .compile()
         .unwrap();
     assert!(plain.validate_output(Some(&json!(42)), false).is_ok());
+}
+
+#[test]
+fn messages_say_what_was_received() {
+    assert_eq!(
+        messages(
+            object(json!({"head": {"type": "number"}})),
+            json!({"head": "5"})
+        ),
+        ["argument 'head' must be a number (got a string)"]
+    );
+    // A number too large to print in full is printed as a person would write it.
+    let huge = toolschema::json::parse(&format!("{{\"n\": 1{}}}", "0".repeat(300))).unwrap();
+    assert_eq!(
+        messages(object(json!({"n": {"maximum": 10}})), huge),
+        ["argument 'n' value must be <= 10 (got 1e300)"]
+    );
+}
+
+#[test]
+fn an_enum_typo_gets_the_nearest_value() {
+    let schema = object(json!({"mode": {"enum": ["fast", "thorough", 3]}}));
+    assert_eq!(
+        messages(schema.clone(), json!({"mode": "fsat"})),
+        ["argument 'mode' must be one of the enum values: \"fast\", \"thorough\", 3 (did you mean \"fast\"?)"]
+    );
+    assert_eq!(
+        messages(schema, json!({"mode": "quick"})),
+        ["argument 'mode' must be one of the enum values: \"fast\", \"thorough\", 3"]
+    );
+}
+
+#[test]
+fn closed_objects_without_properties_name_the_offending_keys() {
+    let closed = json!({"type": "object", "additionalProperties": false});
+    assert_eq!(
+        check(closed.clone(), json!({"meta": 1, "x": {}})),
+        [
+            (
+                "/meta".to_string(),
+                "unexpected argument 'meta'".to_string()
+            ),
+            ("/x".to_string(), "unexpected argument 'x'".to_string()),
+        ]
+    );
+    assert_eq!(
+        messages(
+            object(json!({"opts": closed})),
+            json!({"opts": {"deep": true}})
+        ),
+        ["unexpected argument 'opts.deep'"]
+    );
+}
+
+#[test]
+fn a_missing_argument_names_the_near_miss_the_caller_sent() {
+    // An open schema accepts the misspelt key, so the missing one says what was sent instead.
+    let open = json!({"type": "object", "properties": {"repo_path": {"type": "string"}, "max_count": {"type": "integer"}}, "required": ["repo_path"]});
+    assert_eq!(
+        messages(open, json!({"repo_pth": "/src", "maxcount": 3})),
+        ["missing required argument 'repo_path' (did you misspell it as 'repo_pth'?)"]
+    );
+    // A closed one reports the key itself, with its own suggestion.
+    let closed = json!({"type": "object", "properties": {"repo_path": {"type": "string"}}, "required": ["repo_path"], "additionalProperties": false});
+    assert_eq!(
+        messages(closed, json!({"repo_pth": "/src"})),
+        [
+            "missing required argument 'repo_path'",
+            "unexpected argument 'repo_pth' (did you mean 'repo_path'?)"
+        ]
+    );
+}
+
+#[test]
+fn plain_values_read_well() {
+    let validator = SchemaValidator::new(
+        &json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 10}}}),
+    )
+    .unwrap();
+    let messages = |instance: Value| {
+        validator
+            .validate_as(&instance, Subject::Value)
+            .unwrap_err()
+            .messages()
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        messages(json!({"n": 11})),
+        ["value 'n' must be <= 10 (got 11)"]
+    );
+    assert_eq!(
+        messages(json!({"n": "x"})),
+        ["value 'n' must be an integer (got a string)"]
+    );
+    let root = SchemaValidator::new(&json!({"minimum": 1})).unwrap();
+    assert_eq!(
+        root.validate_as(&json!(0), Subject::Value)
+            .unwrap_err()
+            .messages(),
+        ["value must be >= 1 (got 0)"]
+    );
+}
+
+#[test]
+fn thousands_of_unexpected_arguments_get_one_message_each_and_a_bounded_number_of_suggestions() {
+    let mut properties = serde_json::Map::new();
+    for i in 0..200 {
+        properties.insert(format!("field_{i}"), json!({"type": "string"}));
+    }
+    let schema = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    let mut arguments = serde_json::Map::new();
+    for i in 0..8000 {
+        // Near misses, short enough to be compared, and long names that never are.
+        let name = if i % 2 == 0 {
+            format!("field_{i}x")
+        } else {
+            format!("{:x<210}", format!("undeclared_{i}_"))
+        };
+        arguments.insert(name, json!("v"));
+    }
+    let found = messages(schema, Value::Object(arguments));
+    assert_eq!(found.len(), 8000);
+    let suggested = found.iter().filter(|m| m.contains("did you mean")).count();
+    assert!(suggested > 0 && suggested <= 20, "{suggested} suggestions");
+    assert!(found.iter().all(|m| m.starts_with("unexpected argument '")));
+}
+
+#[test]
+fn external_refs_can_be_deferred_until_a_value_reaches_them() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"config": {"$ref": "https://example.com/config.json"}, "n": {"type": "integer"}},
+        "$defs": {"unused": {"$ref": "https://example.com/other.json#/$defs/x"}}
+    });
+    assert!(matches!(
+        SchemaValidator::new(&schema),
+        Err(SchemaError::ExternalRef { .. })
+    ));
+    let deferred = CompileOptions::new().defer_external_refs(true);
+    let validator = SchemaValidator::with_options(&schema, &deferred).unwrap();
+    let judge = |instance: Value| validator.validate_as(&instance, Subject::Arguments);
+    assert!(judge(json!({"n": 1})).is_ok());
+    let invalid = judge(json!({"n": "1"})).unwrap_err();
+    assert!(!invalid.is_unchecked());
+    assert_eq!(
+        invalid.messages(),
+        ["argument 'n' must be an integer (got a string)"]
+    );
+    let reached = judge(json!({"n": 1, "config": {}})).unwrap_err();
+    assert!(reached.is_unchecked());
+    assert_eq!(
+        reached.messages(),
+        ["arguments could not be checked: the schema refers to https://example.com/config.json, which is never fetched"]
+    );
+    assert!(!validator.is_valid(&json!({"config": 1})));
+    // Under `not`, reaching it flips nothing: the value is not judged.
+    let negated = json!({"not": {"$ref": "https://example.com/x.json"}});
+    let validator = SchemaValidator::with_options(&negated, &deferred).unwrap();
+    assert!(validator.validate(&json!(1)).unwrap_err().is_unchecked());
+    // A registered document is resolved as usual.
+    let registered = deferred.clone().register_document(
+        "https://example.com/config.json",
+        json!({"type": "object", "required": ["k"]}),
+    );
+    let validator = SchemaValidator::with_options(&schema, &registered).unwrap();
+    assert_eq!(
+        validator
+            .validate_as(&json!({"config": {}}), Subject::Arguments)
+            .unwrap_err()
+            .messages(),
+        ["missing required argument 'config.k'"]
+    );
+}
+
+#[test]
+fn undeclared_arguments_of_an_open_schema_can_be_named() {
+    let tool = Tool::from_value(json!({
+        "name": "git_log",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"repo_path": {"type": "string"}, "max_count": {"type": "integer"}},
+            "allOf": [{"properties": {"since": {"type": "string"}}}]
+        }
+    }))
+    .unwrap();
+    let compiled = tool.compile().unwrap();
+    let arguments = json!({"repo_pth": "/src", "max_count": 3, "since": "x", "zzz": 1});
+    assert!(
+        compiled.validate_input(&arguments).is_ok(),
+        "the schema is open"
+    );
+    assert_eq!(
+        compiled
+            .undeclared_arguments(&arguments)
+            .unwrap()
+            .messages(),
+        [
+            "unexpected argument 'repo_pth' (did you mean 'repo_path'?)",
+            "unexpected argument 'zzz'"
+        ]
+    );
+    assert_eq!(
+        compiled.undeclared_arguments(&json!({"repo_path": "/"})),
+        None
+    );
+    // A schema that rules on other names itself is left to the validation.
+    for rule in [
+        json!({"additionalProperties": false}),
+        json!({"additionalProperties": {"type": "string"}}),
+        json!({"patternProperties": {"^x-": {}}}),
+    ] {
+        let mut schema = json!({"type": "object", "properties": {"a": {}}});
+        schema
+            .as_object_mut()
+            .unwrap()
+            .extend(rule.as_object().unwrap().clone());
+        let compiled = Tool::from_value(json!({"name": "t", "inputSchema": schema}))
+            .unwrap()
+            .compile()
+            .unwrap();
+        assert_eq!(compiled.undeclared_arguments(&json!({"b": 1})), None);
+    }
 }

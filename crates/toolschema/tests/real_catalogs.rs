@@ -67,7 +67,7 @@ fn everything_server_calls() {
     );
     assert_eq!(
         messages(&echo, json!({"message": 5})),
-        ["argument 'message' must be a string"]
+        ["argument 'message' must be a string (got an integer)"]
     );
 
     let sum = compiled(&catalog, "get-sum");
@@ -79,7 +79,7 @@ fn everything_server_calls() {
         messages(&sum, json!({"a": "1"})),
         [
             "missing required argument 'b'",
-            "argument 'a' must be a number"
+            "argument 'a' must be a number (got a string)"
         ]
     );
 
@@ -110,7 +110,7 @@ fn everything_server_calls() {
             )
             .unwrap_err()
             .messages(),
-        ["field 'temperature' must be a number"]
+        ["field 'temperature' must be a number (got a string)"]
     );
     // The real schemas are open (no additionalProperties), so extra arguments pass.
     assert_eq!(
@@ -131,7 +131,7 @@ fn filesystem_server_calls() {
         messages(&write, json!({"path": 42})),
         [
             "missing required argument 'content'",
-            "argument 'path' must be a string"
+            "argument 'path' must be a string (got an integer)"
         ]
     );
 
@@ -150,7 +150,7 @@ fn filesystem_server_calls() {
         ),
         [
             "missing required argument 'edits[0].newText'",
-            "argument 'edits[1].newText' must be a string",
+            "argument 'edits[1].newText' must be a string (got an integer)",
         ]
     );
 
@@ -167,7 +167,7 @@ fn filesystem_server_calls() {
     );
     assert_eq!(
         messages(&listing, json!([])),
-        ["arguments must be an object"]
+        ["arguments must be an object (got an array)"]
     );
 }
 

@@ -1,6 +1,6 @@
 //! `clap-demo mcp stream` behind its guard, as users and clients meet it: refused start-ups, and
 //! the official TypeScript SDK client connecting with bearer tokens and with JWTs (RS256, ES256)
-//! signed by keys generated in the test (`interop/clap-demo-auth.mjs`).
+//! signed by keys generated in the test (`interop/http-auth.mjs`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -155,7 +155,7 @@ fn typescript_client_with_bearer_tokens_and_jwts() {
     let interop = common::interop_package("@modelcontextprotocol/sdk");
     let mut command = Command::new("node");
     command
-        .arg(interop.join("clap-demo-auth.mjs"))
+        .arg(interop.join("http-auth.mjs"))
         .arg(common::demo())
         .current_dir(dir.path())
         .env("CLAP_DEMO_HOME", dir.path().join("home"));

@@ -88,7 +88,7 @@ fn expected_calls(home: &Path) -> Vec<Value> {
         ),
         refused("missing required argument 'value'"),
         refused(
-            "argument 'value' must be a string, a number, a boolean, an array or an object\n\
+            "argument 'value' must be a string, a number, a boolean, an array or an object (got null)\n\
              argument 'scope' must be one of the enum values: \"user\", \"project\"",
         ),
     ];

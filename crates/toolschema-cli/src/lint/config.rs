@@ -17,6 +17,11 @@ pub fn read(path: &Path) -> Result<(String, ConfigFile), InputError> {
     Ok((name, contents))
 }
 
+/// The nearest `toolschema.toml` in the current directory or one of its parents.
+pub fn nearest_file() -> Option<PathBuf> {
+    nearest(&std::env::current_dir().ok()?)
+}
+
 /// The nearest `toolschema.toml` in the current directory or one of its parents, read.
 pub fn find() -> Result<Option<(String, ConfigFile)>, InputError> {
     let Ok(start) = std::env::current_dir() else {

@@ -2,6 +2,8 @@
 //! line-oriented session with a child process, and timeouts on everything spawned.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod http;
+
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -66,6 +68,23 @@ pub fn recording_server(record: &Path, extra: &[&str]) -> Vec<String> {
     command
 }
 
+/// The command that starts the scripted server (interop/scripted-server.mjs) with `script`
+/// (JSON), recording what it receives into `record` and its verdict on each call into
+/// `verdicts`.
+pub fn scripted_server(record: &Path, verdicts: &Path, script: &str) -> Vec<String> {
+    let script_path = require("interop/scripted-server.mjs");
+    vec![
+        node(),
+        script_path.display().to_string(),
+        "--record".into(),
+        record.display().to_string(),
+        "--verdicts".into(),
+        verdicts.display().to_string(),
+        "--script".into(),
+        script.to_string(),
+    ]
+}
+
 /// The lines the recording server received, parsed.
 pub fn recorded(record: &Path) -> Vec<Value> {
     recorded_lines(record)
@@ -96,8 +115,16 @@ pub struct Session {
 impl Session {
     /// Start `program args` with piped stdio.
     pub fn start(program: &str, args: &[String]) -> Session {
-        let mut child = Command::new(program)
-            .args(args)
+        Session::spawn(Command::new(program).args(args), program)
+    }
+
+    /// Start `program args` in directory `dir`, with piped stdio.
+    pub fn start_in(dir: &Path, program: &str, args: &[String]) -> Session {
+        Session::spawn(Command::new(program).args(args).current_dir(dir), program)
+    }
+
+    fn spawn(command: &mut Command, program: &str) -> Session {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

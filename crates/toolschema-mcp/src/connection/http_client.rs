@@ -7,7 +7,7 @@
 //! the project's one HTTP client ([`toolschema_http::client`]).
 
 use super::raw::{excerpt, RawResults, Received, Watch};
-use crate::message::{self, Kind};
+use crate::message::Kind;
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -94,7 +94,13 @@ impl HttpClient {
                         return futures::future::ready(Some(event));
                     }
                     match watch.receive(data.as_bytes(), &results) {
-                        Received::Deliver(_) => {}
+                        // rmcp reads the data again with serde_json, which refuses some of what
+                        // the core's reader takes (lone surrogates): it gets the message as read.
+                        Received::Deliver(typed) => {
+                            if let Ok(text) = serde_json::to_string(&typed) {
+                                *data = text;
+                            }
+                        }
                         Received::Skip => return futures::future::ready(None),
                         Received::Unreadable(what) => {
                             let replaced = request.clone().map(|id| watch.replace_answer(id, what));
@@ -178,8 +184,8 @@ impl StreamableHttpClient for HttpClient {
     ) -> HttpResult<StreamableHttpPostResponse> {
         let body = serde_json::to_vec(&message)?;
         self.watch.sent(&body);
-        let request_id = match message::inspect(&body) {
-            Ok(Kind::Request { id, .. }) => Some(id),
+        let request_id = match super::raw::kind_of(&body) {
+            Some(Kind::Request { id, .. }) => Some(id.to_value()),
             _ => None,
         };
         let builder = Request::builder()

@@ -8,11 +8,28 @@
 //! `result` of every response here by request id, note anything out of place in a [`Watch`], and
 //! only then hand rmcp its typed copy.
 
-use crate::message::{self, IdKey, Kind};
+use crate::message::{self, IdKey, Kind, Read};
 use rmcp::model::{RequestId, ServerJsonRpcMessage};
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+
+/// Read a message with the core's reader, which takes all the grammar allows (a lone surrogate
+/// becomes U+FFFD; of a key given twice the last counts, as a server's own reader takes it).
+pub fn parse_message(bytes: &[u8]) -> Result<Value, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+    toolschema::json::parse_with(text, toolschema::json::DuplicateKeys::KeepLast)
+        .map_err(|e| format!("{} at byte {}", e.message, e.offset))
+}
+
+/// What a line is (one message; a batch or a line that is not a message is none).
+pub fn kind_of(bytes: &[u8]) -> Option<Kind> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    match message::read(text).ok()? {
+        Read::One(message) => Some(message.kind),
+        Read::Batch(_) => None,
+    }
+}
 
 /// Results of responses as received, by request id.
 #[derive(Debug, Clone, Default)]
@@ -129,7 +146,8 @@ impl Watch {
 
     /// Note an outgoing message (its serialized line): a request now waits for its answer.
     pub fn sent(&self, line: &[u8]) {
-        if let Ok(Kind::Request { id, .. }) = message::inspect(line) {
+        if let Some(Kind::Request { id, .. }) = kind_of(line) {
+            let id = id.to_value();
             if let Ok(mut state) = self.0.lock() {
                 let key = IdKey::of(&id);
                 state.sent.insert(key.clone());
@@ -162,16 +180,16 @@ impl Watch {
     /// Read one incoming message: keep its raw result, note what is out of place, and type it
     /// for rmcp.
     pub fn receive(&self, bytes: &[u8], results: &RawResults) -> Received {
-        let value: Value = match serde_json::from_slice(bytes) {
+        let value: Value = match parse_message(bytes) {
             Ok(value) => value,
-            Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            Err(e) if e.contains("nests deeper than") => {
                 // Valid JSON, only deeper than it is read here: not the server's fault.
                 let why = format!(
                     "the answer nests deeper than {} levels, more than is read here",
                     toolschema::json::MAX_DEPTH
                 );
                 let (head, tail) = ends(bytes);
-                return match message::sniff_id(head, tail) {
+                return match message::sniff_id(head, tail).map(|id| id.to_value()) {
                     Some(id) if self.is_waiting(&id) => self.replace(id, why, false),
                     _ => Received::Skip,
                 };
@@ -181,18 +199,21 @@ impl Watch {
                     "the server sent a line that is not JSON ({e}): '{}'",
                     excerpt(bytes)
                 );
-                // A broken answer (a lone surrogate, a cut-off line) still names its request at
-                // one end: end that request now rather than at its timeout.
+                // A broken answer (a cut-off line) still names its request at one end: end
+                // that request now rather than at its timeout.
                 let (head, tail) = ends(bytes);
-                if let Some(id) = message::sniff_id(head, tail).filter(|id| self.is_waiting(id)) {
+                if let Some(id) = message::sniff_id(head, tail)
+                    .map(|id| id.to_value())
+                    .filter(|id| self.is_waiting(id))
+                {
                     return self.replace(id, what, true);
                 }
                 self.stray(what.clone());
                 return Received::Unreadable(what);
             }
         };
-        let answered = match message::inspect(bytes) {
-            Ok(Kind::Response { id }) => Some(id),
+        let answered = match kind_of(bytes) {
+            Some(Kind::Response { id, .. }) => Some(id.to_value()),
             _ => None,
         };
         if let Some(id) = &answered {
@@ -297,7 +318,7 @@ impl Watch {
     /// found at either end of it), that request ends with an unreadable answer.
     pub fn oversized(&self, length: usize, head: &[u8], tail: &[u8]) -> Received {
         let what = format!("the server sent a message of {length} bytes, over the limit");
-        match message::sniff_id(head, tail) {
+        match message::sniff_id(head, tail).map(|id| id.to_value()) {
             Some(id) if self.is_waiting(&id) => self.replace(id, what, false),
             _ => {
                 self.stray(what);
@@ -358,6 +379,14 @@ impl Watch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_lone_surrogates_that_javascript_writes() {
+        // What JSON.stringify writes for a description cut inside an emoji.
+        let line = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"cut \ud83d","inputSchema":{"type":"object"}}]}}"#;
+        let value = parse_message(line).unwrap();
+        assert_eq!(value["result"]["tools"][0]["description"], "cut \u{fffd}");
+    }
 
     #[test]
     fn keeps_results_in_server_order_by_id() {

@@ -11,22 +11,33 @@
 //! drops notifications whose method it does not know. A proxy must pass those through as they
 //! are, so it frames and forwards the original bytes and reads only `id` and `method` to route
 //! them. The messages it writes itself are built with rmcp's model types.
+//!
+//! The decisions live in [`gate::Gate`], which knows no transport: it is fed messages and time,
+//! and says what to write where. The stdio relay (two blocking threads) drives one gate per
+//! process; any other transport drives a gate per session the same way.
 
 mod audit;
+pub mod gate;
+pub mod http;
+mod overrides;
 mod own_stdio;
 mod policy;
 mod registry;
 mod relay;
 
-pub use audit::{OutputVerdict, Verdict};
-pub use policy::{Glob, ToolPolicy};
+pub use audit::{AuditLog, AuditRecord, InputVerdict, OutputVerdict, Verdict};
+pub use gate::{
+    Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
+};
+pub use overrides::{ToolOverride, ToolOverrides};
+pub use policy::{Glob, HolderPolicy, ToolPolicy};
 
 use crate::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
 use crate::server_process::{
     describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
 };
-use audit::AuditLog;
-use relay::{report, ClientEnd, ClientOutput, Relay, ServerInput};
+use gate::report;
+use relay::{ClientEnd, Relay};
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufReader, Read, Write};
@@ -35,6 +46,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
+
+/// How long one wait for the server's exit lasts before the proxy waits again.
+const SERVER_WATCH: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How much of a pipe is read at once.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
@@ -51,17 +65,52 @@ pub enum OutputCheck {
     Enforce,
 }
 
+/// Whether the proxy checks `tools/call` arguments, and what it does with a call that fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputCheck {
+    /// Do not check: every call the policy allows is forwarded.
+    Off,
+    /// Check, report what fails on stderr and in the audit log, and forward the call anyway
+    /// (a gradual roll-out).
+    Warn,
+    /// Answer a call whose arguments break the schema, or whose tool's schema cannot be learned,
+    /// with a tool error; it never reaches the server.
+    #[default]
+    Enforce,
+}
+
+/// What the proxy does with top-level arguments the tool's schema does not declare, where the
+/// schema itself accepts them (it has no `additionalProperties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownArguments {
+    /// What the schema says: accepted.
+    #[default]
+    Allow,
+    /// Accepted, and reported on stderr and in the audit log.
+    Warn,
+    /// Refused like any other error, with a did-you-mean.
+    Reject,
+}
+
+/// What the proxy does with a call it cannot check because it could not learn the tool's
+/// schema (no listing, a schema that does not compile, a `$ref` it never fetches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnUnchecked {
+    /// Answer it with a tool error that says why.
+    #[default]
+    Refuse,
+    /// Forward it, with a warning on stderr for each call.
+    Forward,
+}
+
 /// The proxy's settings.
 #[derive(Debug, Clone)]
 pub struct ProxyConfig {
     /// The server to start.
     pub command: ServerCommand,
-    /// The output check.
-    pub output_check: OutputCheck,
-    /// Which tools are let through.
-    pub policy: ToolPolicy,
-    /// Refuse calls to tools the server has not listed (by default the server answers them).
-    pub deny_unlisted: bool,
+    /// What the gate decides with (its audit and message-size settings are taken from the
+    /// fields below).
+    pub gate: GateConfig,
     /// Append one JSON line per `tools/call` to this file.
     pub audit: Option<PathBuf>,
     /// Include the arguments of each call in the audit log.
@@ -70,8 +119,6 @@ pub struct ProxyConfig {
     pub max_message_bytes: usize,
     /// How long the server gets to exit once its input is closed, and again after `SIGTERM`.
     pub shutdown_grace: Duration,
-    /// How long the proxy waits for the server to answer a `tools/list` the proxy sends itself.
-    pub listing_timeout: Duration,
 }
 
 impl ProxyConfig {
@@ -80,14 +127,11 @@ impl ProxyConfig {
     pub fn new(command: ServerCommand) -> ProxyConfig {
         ProxyConfig {
             command,
-            output_check: OutputCheck::default(),
-            policy: ToolPolicy::default(),
-            deny_unlisted: false,
+            gate: GateConfig::default(),
             audit: None,
             audit_arguments: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
-            listing_timeout: relay::DEFAULT_LISTING_TIMEOUT,
         }
     }
 }
@@ -160,10 +204,12 @@ where
 {
     let audit = match &config.audit {
         Some(path) => Some(
-            AuditLog::open(path, config.audit_arguments).map_err(|source| ProxyError::Audit {
-                path: path.clone(),
-                source,
-            })?,
+            AuditLog::open(path, config.audit_arguments)
+                .map_err(|source| ProxyError::Audit {
+                    path: path.clone(),
+                    source,
+                })?
+                .with_overrides(config.gate.overrides.clone()),
         ),
         None => None,
     };
@@ -177,19 +223,23 @@ where
     let max = config.max_message_bytes;
     let grace = config.shutdown_grace;
     let command = config.command.clone();
-    let relay = Arc::new(Relay {
-        config: Arc::new(config),
-        state: Default::default(),
-        client: ClientOutput::new(Box::new(client_out)),
-        server: ServerInput::new(server_in),
+    let mut gate_config = config.gate.clone();
+    gate_config.audit = audit.is_some();
+    gate_config.audit_arguments = config.audit_arguments;
+    gate_config.max_message_bytes = max;
+    let relay = Arc::new(Relay::new(
+        Gate::new(gate_config),
+        Box::new(client_out),
+        server_in,
         audit,
-    });
+    ));
     let client_reader =
         LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, client_in), max);
     let server_reader =
         LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, server_out), max);
-    // Each direction is a thread of its own; the runtime only watches the two, the signals and
-    // the server process. A thread still blocked in a read when the proxy ends goes with it.
+    // Each direction is a thread of its own; the runtime only watches the two, the signals, the
+    // server process and the gate's deadlines. A thread still blocked in a read when the proxy
+    // ends goes with it.
     let mut client_done = spawn_direction("client-to-server", {
         let relay = relay.clone();
         move || relay.client_to_server(client_reader)
@@ -201,38 +251,81 @@ where
 
     enum First {
         Client(ClientEnd),
+        /// The server closed its stdout.
         Server,
+        /// The server exited (a child it started may still hold its stdout open).
+        ServerExited,
         Signal(i32),
     }
-    let first = tokio::select! {
-        end = &mut client_done => First::Client(end.unwrap_or(ClientEnd::EndOfInput)),
-        _ = &mut server_done => First::Server,
-        _ = terminate.recv() => First::Signal(nix::libc::SIGTERM),
-        _ = interrupt.recv() => First::Signal(nix::libc::SIGINT),
+    // A client that closed its output may have left calls waiting in the gate for the proxy's
+    // own listing, forwarded late: the server gets the shutdown grace to answer what the client
+    // asked before its input is closed.
+    let mut client_end: Option<(ClientEnd, tokio::time::Instant)> = None;
+    // A finished receiver must not be polled again.
+    let mut server_finished = false;
+    let first = loop {
+        if let Some((end, since)) = client_end.take() {
+            let waited = since.elapsed() >= grace;
+            if matches!(end, ClientEnd::ServerGone) || waited || relay.settled() {
+                break First::Client(end);
+            }
+            client_end = Some((end, since));
+        }
+        let deadline = relay.next_deadline().map(tokio::time::Instant::from_std);
+        let closing = client_end.as_ref().map(|(_, since)| *since + grace);
+        let wait = async {
+            match deadline.into_iter().chain(closing).min() {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            end = &mut client_done, if client_end.is_none() => {
+                let end = end.unwrap_or(ClientEnd::EndOfInput);
+                client_end = Some((end, tokio::time::Instant::now()));
+            }
+            // A server that goes once the client is done has simply finished.
+            _ = &mut server_done, if !server_finished => {
+                server_finished = true;
+                break match client_end {
+                    Some((end, _)) => First::Client(end),
+                    None => First::Server,
+                };
+            }
+            Some(_) = process.wait_for_exit(SERVER_WATCH) => break match client_end {
+                Some((end, _)) => First::Client(end),
+                None => First::ServerExited,
+            },
+            _ = terminate.recv() => break First::Signal(nix::libc::SIGTERM),
+            _ = interrupt.recv() => break First::Signal(nix::libc::SIGINT),
+            _ = wait => relay.tick(),
+            _ = relay.changed.notified() => {}
+        }
     };
     match first {
         First::Client(ClientEnd::EndOfInput) | First::Signal(_) => {
             // Closing the server's stdin asks it to exit; what it still sends is passed on.
-            relay.server.close();
+            relay.close_server();
             process.shut_down(grace).await;
-            let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
+            if !server_finished {
+                let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
+            }
             Ok(match first {
                 First::Signal(signal) => ProxyExit::Signal(signal),
                 _ => ProxyExit::ClientClosed,
             })
         }
-        First::Client(ClientEnd::ServerGone) | First::Server => {
-            if !matches!(first, First::Server) {
+        First::Client(ClientEnd::ServerGone) | First::Server | First::ServerExited => {
+            if !server_finished {
                 // Pass on whatever the server wrote before it went.
                 let _ = tokio::time::timeout(Duration::from_secs(1), &mut server_done).await;
             }
-            let status = match process.wait_for_exit(grace).await {
-                Some(status) => Some(status),
-                None => process.shut_down(grace).await,
-            };
+            // Also stops what the server left running in its process group (a child holding
+            // its stdout open).
+            let status = process.shut_down(grace).await;
             let described = status.map_or_else(|| "an unknown status".to_string(), describe_exit);
             let lines = tail.lines();
-            relay.fail_pending(
+            relay.server_gone(
                 &format!("the MCP server exited ({described}) before answering"),
                 json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
             );

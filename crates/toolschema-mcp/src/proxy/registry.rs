@@ -4,10 +4,13 @@
 //! registry. A tool's validators are compiled once, on its first call, and kept until the server
 //! lists a different definition under the same name. The registry knows whether it is current: a
 //! full listing (every page) must have been seen since the last `notifications/tools/list_changed`.
+//!
+//! Only the schemas matter here: a name or a field that breaks an MCP rule is lint's business,
+//! and such a tool is checked like any other.
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use toolschema::{CompiledTool, Tool};
+use toolschema::{CompileOptions, CompiledTool};
 
 /// A listed tool.
 struct Entry {
@@ -18,12 +21,16 @@ struct Entry {
 }
 
 enum State {
-    /// Passes the core tool rules; validators not compiled yet.
+    /// Validators not compiled yet.
     Listed,
-    /// Validators compiled.
-    Compiled(Box<CompiledTool>),
-    /// Breaks the tool rules or its schemas do not compile: its calls are forwarded unchecked.
-    Unusable,
+    /// Validators compiled; `output_problem` says why the output schema could not be, if it
+    /// could not.
+    Compiled {
+        tool: Box<CompiledTool>,
+        output_problem: Option<String>,
+    },
+    /// Its input schema cannot be learned: why.
+    Unusable(String),
 }
 
 /// A listing in progress: the names seen on its pages so far.
@@ -47,14 +54,28 @@ pub struct Page {
 pub enum Lookup<'a> {
     /// Validate with these validators.
     Compiled(&'a CompiledTool),
-    /// Listed, but cannot be validated (the reason was reported when it was found).
-    Unusable,
+    /// Listed, but its input schema cannot be learned: why.
+    Unusable {
+        /// Why.
+        reason: &'a str,
+        /// Whether this is the first time it was found (to be reported once).
+        first_time: bool,
+    },
     /// Not listed.
     Unknown,
 }
 
+/// What the registry says about a tool's output schema.
+pub enum OutputSchema<'a> {
+    /// Check against these validators.
+    Compiled(&'a CompiledTool),
+    /// It has one that cannot be learned: why.
+    Unusable(&'a str),
+    /// It has none (or the tool is unknown, or its input schema cannot be learned).
+    None,
+}
+
 /// The learned tools.
-#[derive(Default)]
 pub struct ToolRegistry {
     tools: HashMap<String, Entry>,
     listing: Option<Listing>,
@@ -62,6 +83,20 @@ pub struct ToolRegistry {
     changes: u64,
     /// The change count when the last complete listing was asked for.
     current_as_of: Option<u64>,
+    options: CompileOptions,
+}
+
+impl Default for ToolRegistry {
+    fn default() -> Self {
+        ToolRegistry {
+            tools: HashMap::new(),
+            listing: None,
+            changes: 0,
+            current_as_of: None,
+            // A `$ref` the proxy will not fetch stops only the calls that reach it.
+            options: CompileOptions::new().defer_external_refs(true),
+        }
+    }
 }
 
 impl ToolRegistry {
@@ -80,20 +115,19 @@ impl ToolRegistry {
         self.current_as_of == Some(self.changes)
     }
 
-    /// Take the registry as current as of `changes` without a complete listing (the listing
-    /// failed): what is known is all that will be known until the tools change again.
-    pub fn settle(&mut self, changes: u64) {
-        self.listing = None;
-        self.current_as_of = Some(changes);
-    }
-
-    /// The listed tool names, for suggestions.
+    /// The listed tool names, for suggestions and for the policy's patterns.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tools.keys().map(String::as_str)
     }
 
-    /// Learn one page of tools. Returns warnings about tools that cannot be validated.
-    pub fn learn_page(&mut self, tools: &[Value], page: Page) -> Vec<String> {
+    /// How many tools are listed.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Learn one page of tools. Returns warnings about tools that cannot be called, and whether
+    /// the page completed a listing.
+    pub fn learn_page(&mut self, tools: &[Value], page: Page) -> (Vec<String>, bool) {
         let mut warnings = Vec::new();
         if page.first {
             self.listing = Some(Listing {
@@ -116,72 +150,88 @@ impl ToolRegistry {
             if self.tools.get(name).is_some_and(|entry| entry.raw == raw) {
                 continue;
             }
-            let state = match Tool::from_value(tool.clone()) {
-                Ok(_) => State::Listed,
-                Err(e) => {
-                    warnings.push(format!(
-                        "tool '{name}' breaks the MCP tool rules ({e}); its calls are forwarded without validation"
-                    ));
-                    State::Unusable
-                }
-            };
-            self.tools.insert(name.to_string(), Entry { raw, state });
+            self.tools.insert(
+                name.to_string(),
+                Entry {
+                    raw,
+                    state: State::Listed,
+                },
+            );
         }
+        let mut completed = false;
         if page.last {
             if let Some(listing) = self.listing.take() {
                 self.tools.retain(|name, _| listing.names.contains(name));
                 self.current_as_of = Some(listing.changes_at_request);
+                completed = true;
             }
         }
-        warnings
+        (warnings, completed)
     }
 
-    /// The validators of `name`, compiled on first use. A warning comes back when compiling
-    /// fails (reported once: the tool is then marked unusable).
-    pub fn lookup(&mut self, name: &str) -> (Lookup<'_>, Option<String>) {
+    /// The validators of `name`, compiled on first use.
+    pub fn lookup(&mut self, name: &str) -> Lookup<'_> {
         let Some(entry) = self.tools.get_mut(name) else {
-            return (Lookup::Unknown, None);
+            return Lookup::Unknown;
         };
-        let mut warning = None;
-        if matches!(entry.state, State::Listed) {
-            let tool = serde_json::from_str(&entry.raw)
-                .map_err(|e| e.to_string())
-                .and_then(|value| Tool::from_value(value).map_err(|e| e.to_string()));
-            entry.state = match tool.map(|tool| tool.compile()) {
-                Ok(Ok(compiled)) => State::Compiled(Box::new(compiled)),
-                Ok(Err(e)) => {
-                    warning = Some(format!(
-                        "{e}; calls to '{name}' are forwarded without validation"
-                    ));
-                    State::Unusable
-                }
-                Err(e) => {
-                    warning = Some(format!(
-                        "tool '{name}' breaks the MCP tool rules ({e}); its calls are forwarded without validation"
-                    ));
-                    State::Unusable
-                }
-            };
+        let first_time = matches!(entry.state, State::Listed);
+        if first_time {
+            entry.state = compile(name, &entry.raw, &self.options);
         }
-        let lookup = match &entry.state {
-            State::Compiled(compiled) => Lookup::Compiled(compiled),
-            State::Listed | State::Unusable => Lookup::Unusable,
-        };
-        (lookup, warning)
+        match &entry.state {
+            State::Compiled { tool, .. } => Lookup::Compiled(tool),
+            State::Unusable(reason) => Lookup::Unusable { reason, first_time },
+            State::Listed => Lookup::Unknown,
+        }
     }
 
-    /// Whether `name` has compiled validators with an output schema.
+    /// The output validators of `name`, if its calls were validated.
+    pub fn output_schema(&self, name: &str) -> OutputSchema<'_> {
+        match self.tools.get(name).map(|entry| &entry.state) {
+            Some(State::Compiled {
+                output_problem: Some(problem),
+                ..
+            }) => OutputSchema::Unusable(problem),
+            Some(State::Compiled { tool, .. }) if tool.output().is_some() => {
+                OutputSchema::Compiled(tool)
+            }
+            _ => OutputSchema::None,
+        }
+    }
+
+    /// Whether `name` has an output schema to check results against.
     pub fn has_output_schema(&self, name: &str) -> bool {
-        self.compiled(name)
-            .is_some_and(|compiled| compiled.output().is_some())
+        !matches!(self.output_schema(name), OutputSchema::None)
     }
+}
 
-    /// The compiled validators of `name`, if its calls were validated.
-    pub fn compiled(&self, name: &str) -> Option<&CompiledTool> {
-        match &self.tools.get(name)?.state {
-            State::Compiled(compiled) => Some(compiled),
-            _ => None,
+/// Compile a listed tool's schemas.
+fn compile(name: &str, raw: &str, options: &CompileOptions) -> State {
+    let tool = match serde_json::from_str::<Value>(raw) {
+        Ok(tool) => tool,
+        Err(e) => return State::Unusable(format!("its definition cannot be read again: {e}")),
+    };
+    let input = match tool.get("inputSchema") {
+        Some(schema @ Value::Object(_)) => schema,
+        None | Some(Value::Null) => return State::Unusable("it has no inputSchema".into()),
+        Some(_) => return State::Unusable("its inputSchema is not a JSON object".into()),
+    };
+    let output = tool.get("outputSchema").filter(|schema| !schema.is_null());
+    match CompiledTool::from_schemas(name, input, output, options) {
+        Ok(compiled) => State::Compiled {
+            tool: Box::new(compiled),
+            output_problem: None,
+        },
+        Err(e) if e.field == "outputSchema" => {
+            match CompiledTool::from_schemas(name, input, None, options) {
+                Ok(compiled) => State::Compiled {
+                    tool: Box::new(compiled),
+                    output_problem: Some(format!("outputSchema: {}", e.error)),
+                },
+                Err(e) => State::Unusable(format!("{}: {}", e.field, e.error)),
+            }
         }
+        Err(e) => State::Unusable(format!("{}: {}", e.field, e.error)),
     }
 }
 
@@ -212,7 +262,7 @@ mod tests {
     }
 
     fn check(registry: &mut ToolRegistry, name: &str, n: u64) -> Option<bool> {
-        match registry.lookup(name).0 {
+        match registry.lookup(name) {
             Lookup::Compiled(c) => Some(c.validate_input(&json!({"n": n})).is_ok()),
             _ => None,
         }
@@ -222,13 +272,21 @@ mod tests {
     fn learns_every_page_and_becomes_current_at_the_last() {
         let mut registry = ToolRegistry::default();
         assert!(!registry.is_current());
-        registry.learn_page(&[tool("a", 10)], page(true, false, 0));
+        assert!(
+            !registry
+                .learn_page(&[tool("a", 10)], page(true, false, 0))
+                .1
+        );
         assert!(!registry.is_current());
         assert_eq!(check(&mut registry, "a", 5), Some(true));
-        registry.learn_page(&[tool("b", 10)], page(false, true, 0));
+        assert!(
+            registry
+                .learn_page(&[tool("b", 10)], page(false, true, 0))
+                .1
+        );
         assert!(registry.is_current());
         assert_eq!(check(&mut registry, "b", 11), Some(false));
-        assert!(matches!(registry.lookup("c").0, Lookup::Unknown));
+        assert!(matches!(registry.lookup("c"), Lookup::Unknown));
     }
 
     #[test]
@@ -250,34 +308,70 @@ mod tests {
         let mut registry = ToolRegistry::default();
         registry.learn_page(&[tool("a", 1), tool("b", 1)], page(true, true, 0));
         registry.learn_page(&[tool("b", 1)], page(true, true, 0));
-        assert!(matches!(registry.lookup("a").0, Lookup::Unknown));
+        assert!(matches!(registry.lookup("a"), Lookup::Unknown));
         assert_eq!(registry.names().collect::<Vec<_>>(), ["b"]);
     }
 
     #[test]
-    fn tools_that_cannot_be_validated_are_reported() {
+    fn names_mcp_frowns_on_are_checked_like_any_other() {
         let mut registry = ToolRegistry::default();
-        let warnings = registry.learn_page(
+        let long = "n".repeat(129);
+        let tools: Vec<Value> = ["a b", "a/b", "ä", long.as_str()]
+            .iter()
+            .map(|name| tool(name, 3))
+            .collect();
+        registry.learn_page(&tools, page(true, true, 0));
+        for name in ["a b", "a/b", "ä", long.as_str()] {
+            assert_eq!(check(&mut registry, name, 4), Some(false), "{name}");
+            assert_eq!(check(&mut registry, name, 3), Some(true), "{name}");
+        }
+    }
+
+    #[test]
+    fn tools_whose_schema_cannot_be_learned_say_why_once() {
+        let mut registry = ToolRegistry::default();
+        let (warnings, _) = registry.learn_page(
             &[
                 json!({"name": "no schema"}),
                 json!({"title": "nameless"}),
-                json!({"name": "bad_ref", "inputSchema": {"$ref": "https://example.com/s.json"}}),
+                json!({"name": "bad", "inputSchema": {"type": "object", "properties": {"n": {"type": 5}}}}),
+                json!({"name": "unused_ref", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "$defs": {"x": {"$ref": "https://example.com/s.json"}}}}),
+                json!({"name": "bad_output", "inputSchema": {"type": "object"}, "outputSchema": {"type": "objekt"}}),
             ],
             page(true, true, 0),
         );
         assert_eq!(
             warnings,
-            [
-                "tool 'no schema' breaks the MCP tool rules (name contains invalid characters: ' '); its calls are forwarded without validation",
-                "a tool in tools/list has no string \"name\"; it cannot be called: {\"title\":\"nameless\"}",
-            ]
+            ["a tool in tools/list has no string \"name\"; it cannot be called: {\"title\":\"nameless\"}"]
         );
-        assert!(matches!(registry.lookup("no schema").0, Lookup::Unusable));
-        let (lookup, warning) = registry.lookup("bad_ref");
-        assert!(matches!(lookup, Lookup::Unusable));
-        assert!(warning
-            .unwrap()
-            .ends_with("calls to 'bad_ref' are forwarded without validation"));
-        assert_eq!(registry.lookup("bad_ref").1, None, "reported once");
+        assert!(matches!(
+            registry.lookup("no schema"),
+            Lookup::Unusable {
+                reason: "it has no inputSchema",
+                first_time: true
+            }
+        ));
+        assert!(matches!(
+            registry.lookup("no schema"),
+            Lookup::Unusable {
+                first_time: false,
+                ..
+            }
+        ));
+        let Lookup::Unusable { reason, .. } = registry.lookup("bad") else {
+            panic!("a schema that does not compile cannot be used")
+        };
+        assert!(reason.starts_with("inputSchema: "), "{reason}");
+        // An external `$ref` nobody reaches stops nothing.
+        let Lookup::Compiled(compiled) = registry.lookup("unused_ref") else {
+            panic!("the unused $ref must not stop checking")
+        };
+        assert!(compiled.validate_input(&json!({"n": "x"})).is_err());
+        // An output schema that cannot be learned leaves the input checked.
+        assert!(matches!(registry.lookup("bad_output"), Lookup::Compiled(_)));
+        assert!(matches!(
+            registry.output_schema("bad_output"),
+            OutputSchema::Unusable(_)
+        ));
     }
 }

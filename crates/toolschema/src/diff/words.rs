@@ -41,8 +41,8 @@ enum Piece {
 /// `{+...+}`, unchanged stretches shortened to a few words around each change, and every hidden
 /// character, line break and tab written out (see [`crate::text::visible`]).
 ///
-/// ```ignore
-/// assert_eq!(word_diff("Reads a file", "Reads the file"), "Reads [-a-]{+the+} file");
+/// ```text
+/// "Reads a file" to "Reads the file" gives "Reads [-a-]{+the+} file"
 /// ```
 pub(crate) fn word_diff(old: &str, new: &str) -> String {
     let old_tokens = tokens(old);

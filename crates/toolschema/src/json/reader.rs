@@ -8,6 +8,11 @@
 //! It never recurses, so no input can overflow the stack, and it refuses nesting deeper than
 //! [`MAX_DEPTH`] (the limit serde_json applies too) so that nothing built from it can be too deep to
 //! drop, compare or validate.
+//!
+//! It reads everything the JSON grammar allows, including what a Rust value cannot hold exactly:
+//! a `\u` escape of a lone surrogate (what JavaScript writes for a string cut inside an emoji)
+//! becomes U+FFFD, a number beyond the range of a 64-bit float becomes the largest float of its
+//! sign, and a UTF-8 byte order mark before the document is skipped.
 
 use super::spans::{SpanEntry, Spans, NO_KEY};
 use serde_json::map::Entry;
@@ -27,6 +32,20 @@ pub struct SyntaxError {
     pub offset: usize,
 }
 
+/// What the reader does with a key an object already has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DuplicateKeys {
+    /// A syntax error: a file a person edits should say each key once.
+    #[default]
+    Refuse,
+    /// The last one wins, as JavaScript, Python and serde_json read it: what a server reading
+    /// the same message sees.
+    KeepLast,
+}
+
+/// The UTF-8 byte order mark, skipped before a document.
+const BYTE_ORDER_MARK: &str = "\u{feff}";
+
 /// A pull parser over one JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
@@ -34,6 +53,7 @@ pub(crate) struct Reader<'a> {
     pos: usize,
     /// Line breaks stepped over so far (only whitespace holds them).
     line_breaks: usize,
+    duplicates: DuplicateKeys,
 }
 
 thread_local! {
@@ -56,14 +76,27 @@ enum Frame {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader over `text`, starting at byte `start`.
+    /// A reader over `text`, starting at byte `start` (after a byte order mark, at the start of
+    /// the text).
     pub(crate) fn new(text: &'a str, start: usize) -> Self {
+        let start = if start == 0 && text.starts_with(BYTE_ORDER_MARK) {
+            BYTE_ORDER_MARK.len()
+        } else {
+            start
+        };
         Reader {
             text,
             bytes: text.as_bytes(),
             pos: start,
             line_breaks: 0,
+            duplicates: DuplicateKeys::Refuse,
         }
+    }
+
+    /// Read keys an object already has as `duplicates` says.
+    pub(crate) fn with_duplicates(mut self, duplicates: DuplicateKeys) -> Self {
+        self.duplicates = duplicates;
+        self
     }
 
     /// The line (from 1) of the current position, for a reader that started at the beginning of
@@ -269,6 +302,11 @@ impl<'a> Reader<'a> {
                             Entry::Vacant(member) => {
                                 member.insert(value);
                             }
+                            Entry::Occupied(mut member)
+                                if self.duplicates == DuplicateKeys::KeepLast =>
+                            {
+                                member.insert(value);
+                            }
                             Entry::Occupied(member) => {
                                 return Err(SyntaxError {
                                     message: format!(
@@ -302,6 +340,16 @@ impl<'a> Reader<'a> {
     /// Check the syntax of the value at the current position without building it; returns its
     /// byte range. `depth` is the nesting depth of the value's container.
     pub(crate) fn skip_value(&mut self, depth: usize) -> Result<Range<usize>, SyntaxError> {
+        self.skip_value_within(depth, MAX_DEPTH)
+    }
+
+    /// [`Reader::skip_value`] for values nested at most `limit` deep: nothing is built, so
+    /// `usize::MAX` skips any depth.
+    pub(crate) fn skip_value_within(
+        &mut self,
+        depth: usize,
+        limit: usize,
+    ) -> Result<Range<usize>, SyntaxError> {
         // Each stack entry is the closing byte of an open container and whether it is an object.
         let mut stack: Vec<u8> = Vec::new();
         let start = self.peek_value_start()?;
@@ -309,7 +357,7 @@ impl<'a> Reader<'a> {
             let value_start = self.peek_value_start()?;
             match self.bytes[value_start] {
                 open @ (b'{' | b'[') => {
-                    if depth + stack.len() >= MAX_DEPTH {
+                    if depth.saturating_add(stack.len()) >= limit {
                         return self.error(format!(
                             "JSON nests deeper than {MAX_DEPTH} levels of arrays and objects"
                         ));
@@ -351,7 +399,11 @@ impl<'a> Reader<'a> {
     #[inline]
     fn skip_key(&mut self) -> Result<(), SyntaxError> {
         if self.peek() != Some(b'"') {
-            return self.error("expected an object key in double quotes");
+            return if self.pos >= self.bytes.len() {
+                self.error("unexpected end of input: expected an object key")
+            } else {
+                self.error("expected an object key in double quotes")
+            };
         }
         self.scan_string(None)?;
         self.expect(b':', "expected ':' after an object key")
@@ -456,10 +508,22 @@ impl<'a> Reader<'a> {
                 return Ok(Number::from(n));
             }
         }
-        match text.parse::<f64>().ok().and_then(Number::from_f64) {
+        // Beyond the range of a float, Rust reads an infinity, which no JSON value holds: the
+        // largest float of the same sign keeps every comparison with a finite bound right.
+        let float = match text.parse::<f64>() {
+            Ok(f) if f.is_infinite() => f64::MAX.copysign(f),
+            Ok(f) => f,
+            Err(_) => {
+                return Err(SyntaxError {
+                    message: "invalid number".to_string(),
+                    offset: start,
+                })
+            }
+        };
+        match Number::from_f64(float) {
             Some(n) => Ok(n),
             None => Err(SyntaxError {
-                message: "number out of range".to_string(),
+                message: "invalid number".to_string(),
                 offset: start,
             }),
         }
@@ -536,27 +600,29 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The character of a `\\u` escape (the reader stands after the `u`). A surrogate that is
+    /// not half of a pair is valid JSON but no character: it reads as U+FFFD.
     fn read_unicode_escape(&mut self) -> Result<char, SyntaxError> {
         let first = self.read_hex4()?;
         let code = if (0xD800..0xDC00).contains(&first) {
             if !self.bytes[self.pos..].starts_with(b"\\u") {
-                return self.error("lone leading surrogate in a \\u escape");
+                return Ok(char::REPLACEMENT_CHARACTER);
             }
+            let second_at = self.pos;
             self.pos += 2;
             let second = self.read_hex4()?;
             if !(0xDC00..0xE000).contains(&second) {
-                return self.error("invalid trailing surrogate in a \\u escape");
+                // The next escape is a character of its own.
+                self.pos = second_at;
+                return Ok(char::REPLACEMENT_CHARACTER);
             }
             0x10000 + (((first as u32) - 0xD800) << 10) + ((second as u32) - 0xDC00)
         } else if (0xDC00..0xE000).contains(&first) {
-            return self.error("lone trailing surrogate in a \\u escape");
+            return Ok(char::REPLACEMENT_CHARACTER);
         } else {
             first as u32
         };
-        match char::from_u32(code) {
-            Some(c) => Ok(c),
-            None => self.error("invalid \\u escape"),
-        }
+        Ok(char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER))
     }
 }
 
@@ -664,6 +730,123 @@ pub fn parse(text: &str) -> Result<Value, SyntaxError> {
     parse_with_spans(text).map(|(value, _)| value)
 }
 
+/// One member of an object, found without building its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// The key, unescaped.
+    pub key: String,
+    /// Where the value is in the text.
+    pub value: Range<usize>,
+}
+
+/// The byte range of the one JSON value `text` holds (after a byte order mark and whitespace),
+/// its syntax checked at any depth and nothing built.
+pub fn value_range(text: &str) -> Result<Range<usize>, SyntaxError> {
+    let mut reader = Reader::new(text, 0);
+    let range = reader.skip_value_within(0, usize::MAX)?;
+    reader.finish()?;
+    Ok(range)
+}
+
+/// The members of the object at `range` of `text` (a range [`value_range`] or a scan gave), in
+/// order, each key unescaped and each value's range found without building it. `Ok(None)` when
+/// the value there is not an object.
+pub fn object_members(text: &str, range: Range<usize>) -> Result<Option<Vec<Member>>, SyntaxError> {
+    members_at(&mut Reader::new(text, range.start))
+}
+
+/// The members of the object that is the whole of `text` (after a byte order mark and
+/// whitespace; only whitespace may follow it), as [`object_members`] finds them: one pass over a
+/// message. `Ok(None)` when the text does not start with an object.
+pub fn root_members(text: &str) -> Result<Option<Vec<Member>>, SyntaxError> {
+    let mut reader = Reader::new(text, 0);
+    let members = members_at(&mut reader)?;
+    if members.is_some() {
+        reader.finish()?;
+    }
+    Ok(members)
+}
+
+/// The members of the object at the reader, which is left after it.
+fn members_at(reader: &mut Reader<'_>) -> Result<Option<Vec<Member>>, SyntaxError> {
+    if reader.peek() != Some(b'{') {
+        return Ok(None);
+    }
+    reader.expect(b'{', "expected '{'")?;
+    let mut members = Vec::new();
+    if reader.peek() == Some(b'}') {
+        return Ok(Some(members));
+    }
+    loop {
+        let (key, _) = reader.read_key()?;
+        reader.skip_whitespace();
+        let value = reader.skip_value_within(0, usize::MAX)?;
+        members.push(Member { key, value });
+        if !reader.next_separator(b'}', "an object member")? {
+            return Ok(Some(members));
+        }
+    }
+}
+
+/// The ranges of the elements of the array at `range` of `text`, in order, found without
+/// building them. `Ok(None)` when the value there is not an array.
+pub fn array_elements(
+    text: &str,
+    range: Range<usize>,
+) -> Result<Option<Vec<Range<usize>>>, SyntaxError> {
+    let mut reader = Reader::new(text, range.start);
+    if reader.peek() != Some(b'[') {
+        return Ok(None);
+    }
+    reader.expect(b'[', "expected '['")?;
+    let mut elements = Vec::new();
+    if reader.peek() == Some(b']') {
+        return Ok(Some(elements));
+    }
+    loop {
+        reader.skip_whitespace();
+        elements.push(reader.skip_value_within(0, usize::MAX)?);
+        if !reader.next_separator(b']', "an array element")? {
+            return Ok(Some(elements));
+        }
+    }
+}
+
+/// Build the value at `range` of `text` (no deeper than [`MAX_DEPTH`]), reading keys an object
+/// already has as `duplicates` says.
+pub fn parse_value_at(
+    text: &str,
+    range: Range<usize>,
+    duplicates: DuplicateKeys,
+) -> Result<Value, SyntaxError> {
+    let mut reader = Reader::new(text, range.start).with_duplicates(duplicates);
+    let mut spans = Vec::new();
+    let value = reader.read_value(&mut spans, NO_KEY, 0)?;
+    if reader.offset() != range.end {
+        return Err(SyntaxError {
+            message: "unexpected characters after the JSON value".to_string(),
+            offset: reader.offset(),
+        });
+    }
+    Ok(value)
+}
+
+/// Parse a whole JSON text into a value, reading keys an object already has as `duplicates`
+/// says.
+pub fn parse_with(text: &str, duplicates: DuplicateKeys) -> Result<Value, SyntaxError> {
+    if text.len() >= u32::MAX as usize {
+        return Err(SyntaxError {
+            message: "input larger than 4 GiB".to_string(),
+            offset: 0,
+        });
+    }
+    let mut reader = Reader::new(text, 0).with_duplicates(duplicates);
+    let mut spans = Vec::new();
+    let value = reader.read_value(&mut spans, NO_KEY, 0)?;
+    reader.finish()?;
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -712,7 +895,6 @@ mod tests {
             ("1 2", 2, "unexpected characters after the JSON value"),
             ("{\"a\":1,\"a\":2}", 7, "duplicate key 'a' in an object"),
             ("\"\\x\"", 2, "invalid escape sequence in a string"),
-            ("1e999", 0, "number out of range"),
             ("", 0, "unexpected end of input: expected a JSON value"),
         ];
         for (text, offset, message) in cases {
@@ -788,6 +970,81 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn reads_what_the_grammar_allows_that_no_rust_value_holds() {
+        // Lone surrogates, leading or trailing, alone or before another escape, become U+FFFD;
+        // pairs stay characters.
+        assert_eq!(parse(r#""a\ud83d""#).unwrap(), json!("a\u{fffd}"));
+        assert_eq!(parse(r#""\ude00b""#).unwrap(), json!("\u{fffd}b"));
+        assert_eq!(parse(r#""\ud83d\u0041""#).unwrap(), json!("\u{fffd}A"));
+        assert_eq!(
+            parse(r#""\ud83d\ud83d\ude00""#).unwrap(),
+            json!("\u{fffd}😀")
+        );
+        assert_eq!(parse(r#"{"\udc00": 1}"#).unwrap(), json!({"\u{fffd}": 1}));
+        // Numbers beyond a float's range keep their sign and their order against any bound.
+        let huge = format!("1{}", "0".repeat(400));
+        assert_eq!(parse(&huge).unwrap(), json!(f64::MAX));
+        assert_eq!(parse(&format!("-{huge}")).unwrap(), json!(-f64::MAX));
+        assert_eq!(parse("1e999").unwrap(), json!(f64::MAX));
+        assert_eq!(parse("1e-999").unwrap(), json!(0.0));
+        assert!(parse("18446744073709551617").unwrap().is_f64());
+        // A byte order mark before the document, and only there.
+        assert_eq!(parse("\u{feff} {\"a\": 1}").unwrap(), json!({"a": 1}));
+        assert!(parse("[\u{feff}1]").is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_or_the_last_one_wins() {
+        let text = r#"{"a": 1, "b": 2, "a": {"c": 3}}"#;
+        assert_eq!(
+            parse(text).unwrap_err().message,
+            "duplicate key 'a' in an object"
+        );
+        let value = parse_with(text, DuplicateKeys::KeepLast).unwrap();
+        assert_eq!(value, json!({"a": {"c": 3}, "b": 2}));
+        assert_eq!(value, serde_json::from_str::<Value>(text).unwrap());
+    }
+
+    #[test]
+    fn scans_members_and_elements_without_building_them() {
+        let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
+        let text = format!(
+            "{BYTE_ORDER_MARK} {{\"id\": 3.0, \"k\\u0065y\": [1, {{}}], \"deep\": {deep}}} "
+        );
+        let whole = value_range(&text).unwrap();
+        assert!(text[whole.clone()].starts_with('{') && text[whole.clone()].ends_with('}'));
+        let members = object_members(&text, whole).unwrap().unwrap();
+        let found: Vec<(&str, &str)> = members
+            .iter()
+            .map(|m| (m.key.as_str(), &text[m.value.clone()]))
+            .collect();
+        assert_eq!(
+            found,
+            [("id", "3.0"), ("key", "[1, {}]"), ("deep", deep.as_str())]
+        );
+        let elements = array_elements(&text, members[1].value.clone())
+            .unwrap()
+            .unwrap();
+        let elements: Vec<&str> = elements.iter().map(|r| &text[r.clone()]).collect();
+        assert_eq!(elements, ["1", "{}"]);
+        assert_eq!(object_members(&text, members[0].value.clone()), Ok(None));
+        assert_eq!(array_elements("[]", 0..2), Ok(Some(Vec::new())));
+        // Built values keep the depth limit.
+        let err = parse_value_at(&text, members[2].value.clone(), DuplicateKeys::KeepLast);
+        assert!(err.unwrap_err().message.contains("deeper than 128"));
+        assert_eq!(
+            parse_value_at(&text, members[1].value.clone(), DuplicateKeys::Refuse),
+            Ok(json!([1, {}]))
+        );
+        assert!(value_range("[1,").is_err());
+        assert!(value_range("1 2").is_err());
+        // The whole text as one object, in one pass.
+        assert_eq!(root_members(&text).unwrap().unwrap(), members);
+        assert_eq!(root_members("[1]"), Ok(None));
+        assert!(root_members(r#"{"a": 1} {}"#).is_err());
     }
 
     #[test]

@@ -118,6 +118,51 @@ fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<Edge> {
     out
 }
 
+/// The keyword an external `$ref` becomes in [`stub_external_refs`].
+pub(crate) const UNFETCHED_REF: &str = "x-toolschema-unfetched-ref";
+
+/// A copy of `schema` in which every `$ref` to a document that is neither the schema itself, nor
+/// one of its `$id`s, nor `known`, is replaced by [`UNFETCHED_REF`] with the reference as its
+/// value (the other keywords of that subschema stay). `None` when there is no such `$ref`.
+pub(crate) fn stub_external_refs(schema: &Value, known: impl Fn(&str) -> bool) -> Option<Value> {
+    let locations = subschemas(schema);
+    let ids: Vec<&str> = locations
+        .iter()
+        .filter_map(|(pointer, _)| resolve(schema, pointer)?.get("$id")?.as_str())
+        .map(|id| id.split('#').next().unwrap_or(id))
+        .collect();
+    let is_local = |reference: &str| {
+        let document = reference.split('#').next().unwrap_or(reference);
+        document.is_empty()
+            || known(document)
+            || ids
+                .iter()
+                .any(|id| *id == document || id.ends_with(&format!("/{document}")))
+    };
+    let external: Vec<&String> = locations
+        .iter()
+        .map(|(pointer, _)| pointer)
+        .filter(|pointer| {
+            resolve(schema, pointer)
+                .and_then(|s| s.get("$ref"))
+                .and_then(Value::as_str)
+                .is_some_and(|reference| !is_local(reference))
+        })
+        .collect();
+    if external.is_empty() {
+        return None;
+    }
+    let mut stubbed = schema.clone();
+    for pointer in external {
+        if let Some(Value::Object(map)) = stubbed.pointer_mut(pointer) {
+            if let Some(reference) = map.shift_remove("$ref") {
+                map.insert(UNFETCHED_REF.to_string(), reference);
+            }
+        }
+    }
+    Some(stubbed)
+}
+
 /// Decode the `%XX` escapes of a URI fragment.
 pub(crate) fn percent_decode(text: &str) -> String {
     if !text.contains('%') {

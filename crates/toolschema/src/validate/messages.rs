@@ -15,11 +15,16 @@ use serde_json::Value;
 const MAX_QUOTE: usize = 80;
 /// Most enum values listed in a message.
 const MAX_ENUM_VALUES: usize = 20;
+/// Most did-you-mean suggestions computed for one value: each costs a bounded time, so a value
+/// with thousands of unexpected names is still rendered in time linear in its size.
+const MAX_SUGGESTIONS: usize = 20;
 
 pub(super) struct Renderer<'a> {
     pub(super) instance: &'a Value,
     pub(super) schema: &'a Value,
     pub(super) subject: Subject,
+    /// Suggestions computed so far.
+    pub(super) suggestions: std::cell::Cell<usize>,
 }
 
 impl Renderer<'_> {
@@ -34,6 +39,26 @@ impl Renderer<'_> {
                 caller_path(self.instance, pointer)
             )
         }
+    }
+
+    /// How a numeric bound names the value: `argument 'n' value must be <= 10`, but `value 'n'
+    /// must be <= 10` where the value is what is named anyway.
+    fn number_subject(&self, subject: &str) -> String {
+        match self.subject {
+            Subject::Value => subject.to_string(),
+            _ => format!("{subject} value"),
+        }
+    }
+
+    /// ` (did you mean 'query'?)`-style text from `suggest`, until [`MAX_SUGGESTIONS`] were
+    /// computed for this value.
+    fn suggest(&self, suggest: impl FnOnce() -> Option<String>) -> String {
+        let made = self.suggestions.get();
+        if made >= MAX_SUGGESTIONS {
+            return String::new();
+        }
+        self.suggestions.set(made + 1);
+        suggest().unwrap_or_default()
     }
 
     fn push(&self, out: &mut Vec<ValidationError>, path: String, keyword: &str, message: String) {
@@ -69,20 +94,30 @@ impl Renderer<'_> {
                         caller_path(self.instance, &push_segment(&path, &trigger))
                     ));
                 }
+                message.push_str(&self.suggest(|| self.near_miss(schema_path, &path, name)));
                 self.push(out, missing, &keyword, message);
             }
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
                 let declared = self.declared_properties(schema_path);
-                for name in unexpected {
-                    let at = push_segment(&path, name);
-                    let mut message = format!(
-                        "unexpected {} '{}'",
-                        self.subject.noun(),
-                        caller_path(self.instance, &at)
-                    );
-                    message.push_str(&suggestion(name, &declared));
-                    self.push(out, at, &keyword, message);
+                let names: Vec<&str> = unexpected.iter().map(String::as_str).collect();
+                self.unexpected(out, &path, &names, &declared, &keyword);
+            }
+            // `additionalProperties: false` with neither `properties` nor `patternProperties`:
+            // the engine blames the object (and quotes its first value), but what is wrong is
+            // each of its keys.
+            ValidationErrorKind::FalseSchema if schema_path.ends_with("/additionalProperties") => {
+                let names: Vec<&str> = resolve(self.instance, &path)
+                    .and_then(Value::as_object)
+                    .map(|object| object.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                if names.is_empty() {
+                    let subject = self.subject_at(&path);
+                    let message =
+                        self.constraint_message(kind, schema_path, error.instance(), &subject);
+                    self.push(out, path, &keyword, message);
+                } else {
+                    self.unexpected(out, &path, &names, &[], "additionalProperties");
                 }
             }
             ValidationErrorKind::AnyOf { context }
@@ -138,9 +173,10 @@ impl Renderer<'_> {
         use ValidationErrorKind as K;
         match kind {
             K::Type { kind } => format!(
-                "{subject} must be {}",
+                "{subject} must be {} (got {})",
                 self.declared_types(schema_path)
-                    .unwrap_or_else(|| type_names(kind))
+                    .unwrap_or_else(|| type_names(kind)),
+                type_of(instance)
             ),
             K::MinLength { limit } => format!(
                 "{subject} string length must be >= {limit}{}",
@@ -150,18 +186,22 @@ impl Renderer<'_> {
                 "{subject} string length must be <= {limit}{}",
                 got(instance.as_str().map(|s| s.chars().count()))
             ),
-            K::Minimum { limit } => format!("{subject} value must be >= {}{}", number(limit), got_number(instance)),
-            K::Maximum { limit } => format!("{subject} value must be <= {}{}", number(limit), got_number(instance)),
+            K::Minimum { limit } => format!("{} must be >= {}{}", self.number_subject(subject), number(limit), got_number(instance)),
+            K::Maximum { limit } => format!("{} must be <= {}{}", self.number_subject(subject), number(limit), got_number(instance)),
             K::ExclusiveMinimum { limit } => {
-                format!("{subject} value must be > {}{}", number(limit), got_number(instance))
+                format!("{} must be > {}{}", self.number_subject(subject), number(limit), got_number(instance))
             }
             K::ExclusiveMaximum { limit } => {
-                format!("{subject} value must be < {}{}", number(limit), got_number(instance))
+                format!("{} must be < {}{}", self.number_subject(subject), number(limit), got_number(instance))
             }
-            K::Enum { options } => format!(
-                "{subject} must be one of the enum values: {}",
-                list_values(options.as_array().map_or(&[][..], Vec::as_slice))
-            ),
+            K::Enum { options } => {
+                let values = options.as_array().map_or(&[][..], Vec::as_slice);
+                format!(
+                    "{subject} must be one of the enum values: {}{}",
+                    list_values(values),
+                    self.suggest(|| nearest_value(instance, values))
+                )
+            }
             K::Constant { expected_value } => {
                 format!("{subject} must be exactly {}", quote(expected_value))
             }
@@ -324,6 +364,56 @@ impl Renderer<'_> {
             plural(n, "item", "items"),
             plural(n, "is", "are")
         )
+    }
+
+    /// One `unexpected argument 'x'` message per name, with a did-you-mean among `declared`.
+    pub(super) fn unexpected(
+        &self,
+        out: &mut Vec<ValidationError>,
+        path: &str,
+        names: &[&str],
+        declared: &[String],
+        keyword: &str,
+    ) {
+        for name in names {
+            let at = push_segment(path, name);
+            let mut message = format!(
+                "unexpected {} '{}'",
+                self.subject.noun(),
+                caller_path(self.instance, &at)
+            );
+            if !declared.is_empty() {
+                message.push_str(&self.suggest(|| suggestion(name, declared)));
+            }
+            self.push(out, at, keyword, message);
+        }
+    }
+
+    /// ` (did you misspell it as 'repo_pth'?)` when the object at `instance_path` has an
+    /// undeclared key close to the missing `name`.
+    fn near_miss(&self, schema_path: &str, instance_path: &str, name: &str) -> Option<String> {
+        let object = resolve(self.instance, instance_path)?.as_object()?;
+        let parent = schema_path.rsplit_once('/').map_or("", |(p, _)| p);
+        let parent_schema = resolve(self.schema, parent);
+        // A closed object reports the misspelt key itself, with its own did-you-mean.
+        let closed = ["additionalProperties", "unevaluatedProperties"]
+            .iter()
+            .any(|key| parent_schema.and_then(|s| s.get(*key)) == Some(&Value::Bool(false)));
+        if closed {
+            return None;
+        }
+        let declared = parent_schema
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object);
+        let undeclared = object
+            .keys()
+            .filter(|key| declared.is_none_or(|declared| !declared.contains_key(*key)))
+            .map(String::as_str);
+        let sent = crate::suggest::closest(name, undeclared)?;
+        Some(format!(
+            " (did you misspell it as '{}'?)",
+            caller_path(self.instance, &push_segment(instance_path, sent))
+        ))
     }
 
     /// The property that makes `name` required through `dependentRequired` (or draft-07
@@ -549,6 +639,9 @@ fn number(value: &Value) -> String {
 fn float(f: f64) -> String {
     if f.fract() == 0.0 && f.abs() < 1e15 {
         format!("{}", f as i64)
+    } else if f.abs() >= 1e16 {
+        // Every digit of a float this large is not worth printing: 1e300, not 1000...0.
+        format!("{f:e}")
     } else {
         format!("{f}")
     }
@@ -587,10 +680,31 @@ fn first_duplicate(instance: &Value) -> Option<(usize, usize)> {
 }
 
 /// ` (did you mean 'query'?)` when a declared name is close to `name`.
-fn suggestion(name: &str, declared: &[String]) -> String {
-    match crate::suggest::closest(name, declared.iter().map(String::as_str)) {
-        Some(candidate) => format!(" (did you mean '{candidate}'?)"),
-        None => String::new(),
+fn suggestion(name: &str, declared: &[String]) -> Option<String> {
+    crate::suggest::closest(name, declared.iter().map(String::as_str))
+        .map(|candidate| format!(" (did you mean '{candidate}'?)"))
+}
+
+/// ` (did you mean "fast"?)` when the string `instance` is close to one of the string `values`.
+fn nearest_value(instance: &Value, values: &[Value]) -> Option<String> {
+    let sent = instance.as_str()?;
+    let nearest = crate::suggest::closest(sent, values.iter().filter_map(Value::as_str))?;
+    Some(format!(
+        " (did you mean {}?)",
+        quote(&Value::String(nearest.to_string()))
+    ))
+}
+
+/// What kind of JSON value was sent, for `(got a string)`.
+pub(super) fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
@@ -623,8 +737,11 @@ mod tests {
     #[test]
     fn suggestions_pick_close_names() {
         let declared = vec!["query".to_string(), "limit".to_string()];
-        assert_eq!(suggestion("qyery", &declared), " (did you mean 'query'?)");
-        assert_eq!(suggestion("zzz", &declared), "");
+        assert_eq!(
+            suggestion("qyery", &declared).as_deref(),
+            Some(" (did you mean 'query'?)")
+        );
+        assert_eq!(suggestion("zzz", &declared), None);
     }
 
     #[test]

@@ -31,13 +31,14 @@ mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
-use crate::schema::references::check_ref_cycles;
+use crate::schema::references::{check_ref_cycles, stub_external_refs, UNFETCHED_REF};
 use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
 use crate::tool::Tool;
 use jsonschema::error::ValidationErrorKind;
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -89,7 +90,16 @@ impl ValidationErrors {
     pub fn into_vec(self) -> Vec<ValidationError> {
         self.0
     }
+
+    /// Whether the value could not be judged at all: its validation reached a `$ref` that is
+    /// never fetched (see [`CompileOptions::defer_external_refs`]). The one error says which.
+    pub fn is_unchecked(&self) -> bool {
+        self.0.iter().any(|e| e.keyword == UNCHECKED_KEYWORD)
+    }
 }
+
+/// The keyword of the error that says a value could not be judged.
+const UNCHECKED_KEYWORD: &str = "$ref";
 
 impl fmt::Display for ValidationErrors {
     /// One message per line: what an MCP `isError` result carries.
@@ -151,6 +161,7 @@ pub struct CompileOptions {
     dialect: Option<Dialect>,
     assert_format: bool,
     documents: HashMap<String, Value>,
+    defer_external_refs: bool,
 }
 
 impl fmt::Debug for CompileOptions {
@@ -159,6 +170,7 @@ impl fmt::Debug for CompileOptions {
             .field("dialect", &self.dialect)
             .field("assert_format", &self.assert_format)
             .field("documents", &self.documents.keys().collect::<Vec<_>>())
+            .field("defer_external_refs", &self.defer_external_refs)
             .finish()
     }
 }
@@ -180,6 +192,16 @@ impl CompileOptions {
     /// Make `format` an assertion (by default it only annotates, as JSON Schema says).
     pub fn assert_format(mut self, yes: bool) -> Self {
         self.assert_format = yes;
+        self
+    }
+
+    /// Compile a schema even when it has a `$ref` to a document outside it (one not registered):
+    /// such a reference is never fetched, and a value whose validation reaches it cannot be
+    /// judged ([`ValidationErrors::is_unchecked`]), while values that never reach it (the
+    /// reference sits in an unused `$defs` entry, or in a property the value does not have) are
+    /// validated as usual. Without this, such a schema does not compile.
+    pub fn defer_external_refs(mut self, yes: bool) -> Self {
+        self.defer_external_refs = yes;
         self
     }
 
@@ -221,6 +243,38 @@ impl jsonschema::Retrieve for RegisteredDocuments {
     }
 }
 
+thread_local! {
+    /// The first never-fetched `$ref` the current validation on this thread reached.
+    static UNFETCHED_REACHED: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// What an external `$ref` becomes with [`CompileOptions::defer_external_refs`]: reaching it
+/// records the reference, and the value is then not judged.
+struct UnfetchedRef(String);
+
+impl UnfetchedRef {
+    fn reached(&self) {
+        UNFETCHED_REACHED.with(|reached| {
+            reached.borrow_mut().get_or_insert_with(|| self.0.clone());
+        });
+    }
+}
+
+impl<'i> jsonschema::Keyword<'i> for UnfetchedRef {
+    fn validate(&self, _: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        self.reached();
+        Err(jsonschema::ValidationError::custom(format!(
+            "could not be checked: its schema refers to {}, which is never fetched",
+            self.0
+        )))
+    }
+
+    fn is_valid(&self, _: &'i Value) -> bool {
+        self.reached();
+        false
+    }
+}
+
 /// A schema compiled for repeated validation.
 pub struct SchemaValidator {
     engine: jsonschema::Validator,
@@ -231,6 +285,11 @@ pub struct SchemaValidator {
     /// Whether the schema can recurse along the instance (`$ref`) or compares whole items
     /// (`uniqueItems`): then instances are checked for depth first, so none can exhaust the stack.
     guard_depth: bool,
+    /// Whether it holds `$ref`s that are never fetched.
+    has_unfetched: bool,
+    /// The top-level property names the schema declares, when it leaves the others to no
+    /// explicit rule (see [`SchemaValidator::undeclared_properties`]).
+    declared: Option<HashSet<String>>,
 }
 
 impl fmt::Debug for SchemaValidator {
@@ -268,15 +327,33 @@ impl SchemaValidator {
             None => detect_dialect_with(&standard, |uri| options.documents.get(uri))?,
         };
         check_ref_cycles(&standard)?;
+        let stubbed = if options.defer_external_refs {
+            stub_external_refs(&standard, |document| {
+                options.documents.contains_key(document)
+            })
+        } else {
+            None
+        };
+        let has_unfetched = stubbed.is_some();
+        let standard = match stubbed {
+            Some(stubbed) => std::borrow::Cow::Owned(stubbed),
+            None => standard,
+        };
         let engine = jsonschema::options()
             .with_draft(dialect.engine_draft())
             .should_validate_formats(options.assert_format)
             .with_retriever(RegisteredDocuments(Arc::new(options.documents.clone())))
+            .with_keyword(UNFETCHED_REF, |_, value, _| {
+                let reference = value.as_str().unwrap_or_default().to_string();
+                Ok(Box::new(UnfetchedRef(reference)))
+            })
             .build(&standard)
             .map_err(compile_error)?;
         Ok(SchemaValidator {
             engine,
             guard_depth: can_recurse(&standard),
+            has_unfetched,
+            declared: declared_top_level(&standard),
             schema: standard.into_owned(),
             shape,
             dialect,
@@ -298,13 +375,35 @@ impl SchemaValidator {
         self.dialect
     }
 
-    /// Whether `instance` fits, without building any message: the fast path.
+    /// Whether `instance` fits, without building any message: the fast path. A value that
+    /// cannot be judged (it reaches a `$ref` that is never fetched) does not.
     #[inline]
     pub fn is_valid(&self, instance: &Value) -> bool {
         if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
             return false;
         }
-        self.engine.is_valid(instance)
+        match self.judge(instance) {
+            Judgement::Valid => true,
+            Judgement::Invalid | Judgement::Unchecked(_) => false,
+        }
+    }
+
+    /// The engine's verdict, and whether it reached a `$ref` that is never fetched.
+    #[inline]
+    fn judge(&self, instance: &Value) -> Judgement {
+        if !self.has_unfetched {
+            return match self.engine.is_valid(instance) {
+                true => Judgement::Valid,
+                false => Judgement::Invalid,
+            };
+        }
+        UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take());
+        let valid = self.engine.is_valid(instance);
+        match UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take()) {
+            Some(reference) => Judgement::Unchecked(reference),
+            None if valid => Judgement::Valid,
+            None => Judgement::Invalid,
+        }
     }
 
     /// Validate any value; messages say `value 'a.b'`.
@@ -331,10 +430,44 @@ impl SchemaValidator {
         if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
             return Err(too_deep(subject));
         }
-        if self.engine.is_valid(instance) {
-            return Ok(());
+        match self.judge(instance) {
+            Judgement::Valid => Ok(()),
+            Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
+            Judgement::Unchecked(reference) => Err(unchecked(subject, &reference)),
         }
-        Err(self.collect_errors(instance, subject, limit))
+    }
+
+    /// Top-level property names of `instance` (an object) that the schema does not declare,
+    /// as `unexpected argument 'x'` errors with a did-you-mean. Nothing when the schema itself
+    /// rules on undeclared names (`additionalProperties` or `unevaluatedProperties` at the
+    /// root, or `patternProperties`): the validation reports those.
+    ///
+    /// An open schema (no such rule) accepts any name; this is for callers that want to refuse
+    /// names a model invented even so.
+    pub fn undeclared_properties(
+        &self,
+        instance: &Value,
+        subject: Subject,
+    ) -> Vec<ValidationError> {
+        let (Some(declared), Some(object)) = (&self.declared, instance.as_object()) else {
+            return Vec::new();
+        };
+        let renderer = messages::Renderer {
+            instance,
+            schema: &self.schema,
+            subject,
+            suggestions: std::cell::Cell::new(0),
+        };
+        let names: Vec<&str> = object
+            .keys()
+            .map(String::as_str)
+            .filter(|name| !declared.contains(*name))
+            .collect();
+        let mut declared: Vec<String> = declared.iter().cloned().collect();
+        declared.sort();
+        let mut errors = Vec::new();
+        renderer.unexpected(&mut errors, "", &names, &declared, "additionalProperties");
+        errors
     }
 
     /// The slow path: the errors, rendered for a model.
@@ -345,6 +478,7 @@ impl SchemaValidator {
             instance,
             schema: &self.schema,
             subject,
+            suggestions: std::cell::Cell::new(0),
         };
         let mut errors = Vec::new();
         for error in self.engine.iter_errors(instance).take(limit) {
@@ -369,6 +503,67 @@ impl SchemaValidator {
     }
 }
 
+/// What the engine made of a value.
+enum Judgement {
+    Valid,
+    Invalid,
+    /// It reached this `$ref`, which is never fetched.
+    Unchecked(String),
+}
+
+#[cold]
+fn unchecked(subject: Subject, reference: &str) -> ValidationErrors {
+    ValidationErrors(vec![ValidationError {
+        path: String::new(),
+        message: format!(
+            "{} could not be checked: the schema refers to {reference}, which is never fetched",
+            subject.root()
+        ),
+        keyword: UNCHECKED_KEYWORD.into(),
+    }])
+}
+
+/// The top-level property names a schema declares (its `properties`, and those of the
+/// subschemas applied in place at the root: `allOf`, `anyOf`, `oneOf`, `if`/`then`/`else`, a local
+/// `$ref`), or `None` when the root rules on undeclared names itself.
+fn declared_top_level(schema: &Value) -> Option<HashSet<String>> {
+    let root = schema.as_object()?;
+    let rules = [
+        "additionalProperties",
+        "unevaluatedProperties",
+        "patternProperties",
+    ];
+    if rules.iter().any(|key| root.contains_key(*key)) {
+        return None;
+    }
+    let mut declared = HashSet::new();
+    let mut add = |subschema: &Value| {
+        if let Some(properties) = subschema.get("properties").and_then(Value::as_object) {
+            declared.extend(properties.keys().cloned());
+        }
+    };
+    add(schema);
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = root.get(key) {
+            branches.iter().for_each(&mut add);
+        }
+    }
+    for key in ["if", "then", "else"] {
+        if let Some(branch) = root.get(key) {
+            add(branch);
+        }
+    }
+    if let Some(target) = root
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|pointer| schema.pointer(pointer))
+    {
+        add(target);
+    }
+    Some(declared)
+}
+
 #[cold]
 fn too_deep(subject: Subject) -> ValidationErrors {
     ValidationErrors(vec![ValidationError {
@@ -381,27 +576,10 @@ fn too_deep(subject: Subject) -> ValidationErrors {
     }])
 }
 
-/// Up to this many errors are deduplicated by a linear scan; more through a hash set.
-const SCANNED_ERRORS: usize = 32;
-
 fn dedup_in_order(errors: &mut Vec<ValidationError>) {
-    // Most error lists are short, and a scan beats hashing cloned strings; but a large array
-    // whose every item is wrong gives one error per item, and a scan of those is quadratic.
-    if errors.len() > SCANNED_ERRORS {
-        let mut seen = std::collections::HashSet::with_capacity(errors.len());
-        errors.retain(|e| seen.insert((e.path.clone(), e.message.clone())));
-        return;
-    }
-    let mut kept: Vec<ValidationError> = Vec::with_capacity(errors.len());
-    for error in errors.drain(..) {
-        if !kept
-            .iter()
-            .any(|k| k.path == error.path && k.message == error.message)
-        {
-            kept.push(error);
-        }
-    }
-    *errors = kept;
+    // An input with thousands of errors must not cost their square.
+    let mut seen = std::collections::HashSet::with_capacity(errors.len());
+    errors.retain(|e| seen.insert((e.path.clone(), e.message.clone())));
 }
 
 /// Whether validation can recurse along the instance or compare whole items.
@@ -471,20 +649,33 @@ pub struct CompiledTool {
 impl CompiledTool {
     /// Compile a tool's `inputSchema` (any accepted shape) and `outputSchema`.
     pub fn new(tool: &Tool, options: &CompileOptions) -> Result<Self, CompileError> {
-        let compile = |field: &'static str, schema: Value| {
-            SchemaValidator::with_options(&schema, options).map_err(|error| CompileError {
-                tool: tool.name().to_string(),
+        let input = Value::Object(tool.input_schema().clone());
+        let output = tool.output_schema().map(|s| Value::Object(s.clone()));
+        Self::from_schemas(tool.name(), &input, output.as_ref(), options)
+    }
+
+    /// Compile the schemas of a tool known only by its name, as a server lists it: what the
+    /// MCP rules say of the name and the other fields does not matter to validation.
+    pub fn from_schemas(
+        name: &str,
+        input_schema: &Value,
+        output_schema: Option<&Value>,
+        options: &CompileOptions,
+    ) -> Result<Self, CompileError> {
+        let compile = |field: &'static str, schema: &Value| {
+            SchemaValidator::with_options(schema, options).map_err(|error| CompileError {
+                tool: name.to_string(),
                 field,
                 error,
             })
         };
-        let input = compile("inputSchema", Value::Object(tool.input_schema().clone()))?;
-        let output = match tool.output_schema() {
-            Some(schema) => Some(compile("outputSchema", Value::Object(schema.clone()))?),
+        let input = compile("inputSchema", input_schema)?;
+        let output = match output_schema {
+            Some(schema) => Some(compile("outputSchema", schema)?),
             None => None,
         };
         Ok(CompiledTool {
-            name: tool.name().to_string(),
+            name: name.to_string(),
             input,
             output,
         })
@@ -522,12 +713,24 @@ impl CompiledTool {
         if !arguments.is_object() {
             return Err(ValidationErrors(vec![ValidationError {
                 path: String::new(),
-                message: "arguments must be an object".into(),
+                message: format!(
+                    "arguments must be an object (got {})",
+                    messages::type_of(arguments)
+                ),
                 keyword: "type".into(),
             }]));
         }
         self.input
             .validate_first(arguments, Subject::Arguments, limit)
+    }
+
+    /// The top-level arguments the input schema does not declare, as `unexpected argument`
+    /// errors (see [`SchemaValidator::undeclared_properties`]); `None` when there are none.
+    pub fn undeclared_arguments(&self, arguments: &Value) -> Option<ValidationErrors> {
+        let errors = self
+            .input
+            .undeclared_properties(arguments, Subject::Arguments);
+        (!errors.is_empty()).then_some(ValidationErrors(errors))
     }
 
     /// Check a result's `structuredContent` against the output schema.

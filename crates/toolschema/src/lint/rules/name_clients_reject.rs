@@ -11,7 +11,8 @@ declare_rule! {
     /// A valid MCP name that is longer than 64 characters or contains a `.`.
     ///
     /// ## Why it matters
-    /// OpenAI and Anthropic function names must match `^[a-zA-Z0-9_-]{1,64}$`. A client that
+    /// OpenAI function names must match `^[a-zA-Z0-9_-]{1,64}$` and Anthropic's
+    /// `^[a-zA-Z0-9_-]{1,128}$` (64 in earlier versions of its documentation). A client that
     /// passes MCP tools to those APIs has to rename the tool or drop it, and the model then calls
     /// it by a name the server does not know.
     ///
@@ -53,7 +54,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         format!("{}/name", cx.tool.pointer),
         span,
         format!(
-            "name {}: OpenAI and Anthropic function names must match ^[a-zA-Z0-9_-]{{1,64}}$",
+            "name {}: OpenAI function names must match ^[a-zA-Z0-9_-]{{1,64}}$ (Anthropic's: no '.', at most 128)",
             problems.join(" and ")
         ),
     );

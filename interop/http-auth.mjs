@@ -1,12 +1,15 @@
-// Drives `clap-demo mcp stream` behind its guard with the official TypeScript SDK client and with
-// plain HTTP requests, and prints one JSON document with everything it saw.
+// Drives an HTTP server of the project behind its guard (`clap-demo mcp stream`, or `toolschema
+// proxy --listen` in front of the recording server) with the official TypeScript SDK client and
+// with plain HTTP requests, and prints one JSON document with everything it saw.
 //
-// usage: node clap-demo-auth.mjs CLAP_DEMO_BINARY
+// usage: node http-auth.mjs CLAP_DEMO_BINARY
+//        node http-auth.mjs --proxy TOOLSCHEMA_BINARY -- SERVER_COMMAND ARGS...
 //
 // Runs in the current directory, where it writes `tokens` (the token file), `jwks.json` (unused
-// by the server, kept for inspection) and where the server writes `access.jsonl`. It generates an
-// RSA and a P-256 key pair, serves them as an OAuth issuer on loopback (RFC 8414 metadata and a
-// JWK Set), signs the JWTs itself (RS256 and ES256), and starts the server with
+// by the server, kept for inspection), for the proxy a `toolschema.toml` (the scopes its tools
+// need), and where the server writes `access.jsonl` (and the proxy `audit.jsonl`). It generates
+// an RSA and a P-256 key pair, serves them as an OAuth issuer on loopback (RFC 8414 metadata and
+// a JWK Set), signs the JWTs itself (RS256 and ES256), and starts the server with
 // --auth-token-file, --oauth-issuer and --oauth-audience. Every secret it made is listed in the
 // output's "secrets", so that the caller can check none of them reached a log.
 
@@ -17,17 +20,20 @@ import { createServer } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
-const [binary] = process.argv.slice(2);
-if (!binary) {
-  console.error('usage: node clap-demo-auth.mjs CLAP_DEMO_BINARY');
+const argv = process.argv.slice(2);
+const proxy = argv[0] === '--proxy';
+const binary = proxy ? argv[1] : argv[0];
+const serverCommand = proxy ? argv.slice(argv.indexOf('--') + 1) : [];
+if (!binary || (proxy && serverCommand.length === 0)) {
+  console.error('usage: node http-auth.mjs CLAP_DEMO_BINARY | --proxy TOOLSCHEMA_BINARY -- SERVER...');
   process.exit(2);
 }
 const watchdog = setTimeout(() => {
-  console.error('clap-demo-auth: timed out');
+  console.error('http-auth: timed out');
   process.exit(3);
 }, 120_000);
 
-const AUDIENCE = 'https://clap-demo.example/mcp';
+const AUDIENCE = proxy ? 'https://proxy.example/mcp' : 'https://clap-demo.example/mcp';
 const secrets = [];
 const secret = (value) => {
   secrets.push(value);
@@ -96,13 +102,17 @@ const claims = (extra) => ({ iss: issuer, aud: AUDIENCE, iat: now, exp: now + 60
 /** Start the server; resolve with the process, its URL and its standard error so far. */
 function startServer() {
   return new Promise((resolve, reject) => {
+    const listen = proxy
+      ? ['proxy', '--listen', '127.0.0.1:0', '--audit', 'audit.jsonl']
+      : ['mcp', 'stream', '--host', '127.0.0.1', '--port', '0'];
     const args = [
-      'mcp', 'stream', '--host', '127.0.0.1', '--port', '0',
+      ...listen,
       '--auth-token-file', 'tokens',
       '--oauth-issuer', issuer, '--oauth-audience', AUDIENCE,
       '--access-log', 'access.jsonl',
       '--max-body-bytes', '64KiB',
       '--max-sessions-per-token', '3',
+      ...(proxy ? ['--', ...serverCommand] : []),
     ];
     const server = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     const state = { server, stderr: '' };
@@ -120,6 +130,12 @@ function startServer() {
   });
 }
 
+if (proxy) {
+  writeFileSync(
+    'toolschema.toml',
+    '[proxy.tool-scopes]\nsearch = "files:read"\ndelete_everything = "config:write"\n',
+  );
+}
 const server = await startServer();
 const url = server.url;
 const base = url.replace(/\/mcp$/, '');
@@ -163,7 +179,7 @@ async function deleteSession(token, sessionId) {
 /** Connect the SDK client with `token` in requestInit headers, run `work`, close the session. */
 async function session(token, work) {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer(token) } });
-  const client = new Client({ name: 'clap-demo-auth', version: '1.0.0' });
+  const client = new Client({ name: 'http-auth', version: '1.0.0' });
   try {
     await client.connect(transport);
   } catch (error) {
@@ -182,9 +198,17 @@ async function session(token, work) {
   return { tools, calls };
 }
 
-const greet = { name: 'clap-demo_greet', arguments: { name: 'Ada' } };
-const listFiles = { name: 'clap-demo_files_list', arguments: { paths: ['tokens'], format: 'json' } };
-const setConfig = { name: 'clap-demo_config_set', arguments: { key: 'mode', value: 'fast', dry_run: true } };
+// The same three kinds of tools on either server: one anyone may call, one that needs
+// files:read, one that needs config:write.
+const greet = proxy
+  ? { name: 'echo', arguments: { message: 'Ada' } }
+  : { name: 'clap-demo_greet', arguments: { name: 'Ada' } };
+const listFiles = proxy
+  ? { name: 'search', arguments: { query: 'tokens' } }
+  : { name: 'clap-demo_files_list', arguments: { paths: ['tokens'], format: 'json' } };
+const setConfig = proxy
+  ? { name: 'delete_everything', arguments: {} }
+  : { name: 'clap-demo_config_set', arguments: { key: 'mode', value: 'fast', dry_run: true } };
 const all = async () => ({ greet, listFiles, setConfig });
 
 const out = { issuer, audience: AUDIENCE, url };

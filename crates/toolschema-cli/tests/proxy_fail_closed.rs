@@ -1,0 +1,612 @@
+//! `toolschema proxy` in front of the project's scripted server (interop/scripted-server.mjs),
+//! which pages, fails, asks the client back, dies, and judges every call it receives with a
+//! validator of its own: an invalid call never reaches it, every request gets one answer with
+//! its own id, valid calls still work, and the session keeps flowing while the proxy lists.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{recorded_lines, scripted_server, Session, WAIT};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use toolschema::json::{parse_with, DuplicateKeys};
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    record: PathBuf,
+    verdicts: PathBuf,
+}
+
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    Setup {
+        record: dir.path().join("received.jsonl"),
+        verdicts: dir.path().join("verdicts.jsonl"),
+        _dir: dir,
+    }
+}
+
+impl Setup {
+    fn server(&self, script: &str) -> Vec<String> {
+        scripted_server(&self.record, &self.verdicts, script)
+    }
+
+    /// The server's own verdict on every call it received: none may be invalid.
+    fn verdicts(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.verdicts)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn assert_no_invalid_call_arrived(&self) {
+        let verdicts = self.verdicts();
+        assert!(
+            verdicts.iter().all(|v| v["valid"] != false),
+            "the server received an invalid call: {verdicts:?}"
+        );
+    }
+
+    /// The ids of the calls the server received.
+    fn called(&self) -> Vec<Value> {
+        self.verdicts().iter().map(|v| v["id"].clone()).collect()
+    }
+}
+
+fn start(setup: &Setup, proxy_args: &[&str], script: &str) -> Session {
+    let mut session = Session::proxy(proxy_args, &setup.server(script));
+    session.initialize();
+    session
+}
+
+/// A line the client received, read as the core reads it (it may hold lone surrogates).
+fn read(line: &str) -> Value {
+    parse_with(line, DuplicateKeys::KeepLast).unwrap_or_else(|e| panic!("{e:?}: {line}"))
+}
+
+/// The next message that is not a notification, read as the core reads it.
+fn reply(session: &mut Session) -> Value {
+    loop {
+        let message = read(&session.recv_line());
+        if message.get("id").is_some() {
+            return message;
+        }
+    }
+}
+
+fn call(id: impl Into<Value>, name: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id.into(), "method": "tools/call", "params": {"name": name, "arguments": arguments}}).to_string()
+}
+
+fn tool(name: &str, max: u64) -> Value {
+    json!({"name": name, "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": max}}, "required": ["n"]}})
+}
+
+fn tool_error(id: impl Into<Value>, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.into(), "result": {"content": [{"type": "text", "text": text}], "isError": true}})
+}
+
+fn text_of(reply: &Value) -> &str {
+    reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_listing_with_a_lone_surrogate_is_learned_filtered_and_enforced() {
+    let setup = setup();
+    // What JSON.stringify writes for a description cut inside an emoji: "\ud83d".
+    let script = r#"{"tools": [
+        {"name": "count", "description": "Counts 😀 things \ud83d", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}},
+         "outputSchema": {"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]},
+         "x-result": {"content": [], "structuredContent": {"total": "many"}}},
+        {"name": "delete_all", "description": "\ud83d", "inputSchema": {"type": "object"}}
+    ]}"#;
+    let mut proxy = start(
+        &setup,
+        &["--deny", "delete_*", "--output-check", "enforce"],
+        script,
+    );
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let listed = reply(&mut proxy);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["count"], "--deny still filters");
+    proxy.send(&call(2, "count", json!({"n": 4})));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(2, "argument 'n' value must be <= 3 (got 4)")
+    );
+    proxy.send(&call(3, "count", json!({"n": 1})));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            3,
+            "the result of tool 'count' did not match its outputSchema and was withheld:\nfield 'total' must be an integer (got a string)"
+        )
+    );
+    assert_eq!(setup.called(), [json!(3)]);
+    setup.assert_no_invalid_call_arrived();
+
+    // snapshot reads the same listing (no timeout that did not happen).
+    let (status, stdout, stderr) = common::run(
+        common::toolschema(),
+        &[
+            vec!["snapshot".to_string(), "--".to_string()],
+            setup.server(script),
+        ]
+        .concat(),
+        WAIT,
+    );
+    assert!(status.success(), "{stderr}");
+    let snapshot: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        snapshot["tools"][0]["description"],
+        "Counts 😀 things \u{fffd}"
+    );
+}
+
+#[test]
+fn a_failed_listing_refuses_calls_and_is_tried_again() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)], "listings": ["error", "ok"]}).to_string();
+    let audit = setup.record.with_file_name("audit.jsonl");
+    let audit_arg = audit.display().to_string();
+    let mut proxy = start(&setup, &["--audit", &audit_arg], &script);
+    proxy.send(&call(1, "count", json!({"n": 1})));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            1,
+            r#"the proxy could not learn this tool's schema: the server answered the proxy's tools/list with an error: {"code":-32603,"message":"listing is broken"} (the proxy lists the tools again for a call in 1s)"#
+        )
+    );
+    // After the pause, a call lists again and is checked.
+    let deadline = Instant::now() + WAIT;
+    let mut id = 10;
+    loop {
+        id += 1;
+        proxy.send(&call(id, "count", json!({"n": 9})));
+        let answer = reply(&mut proxy);
+        if text_of(&answer) == "argument 'n' value must be <= 3 (got 9)" {
+            break;
+        }
+        assert!(
+            text_of(&answer).starts_with("the proxy could not learn this tool's schema"),
+            "{answer}"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the listing was never tried again"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    proxy.send(&call(100, "count", json!({"n": 2})));
+    assert_eq!(
+        reply(&mut proxy)["result"]["content"][0]["text"],
+        "called count"
+    );
+    assert_eq!(setup.called(), [json!(100)]);
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    assert!(
+        stderr.contains("toolschema proxy: the server answered the proxy's tools/list with an error: {\"code\":-32603,\"message\":\"listing is broken\"}; calls to its tools cannot be checked until the proxy lists them again (on a call, after 1s)\n"),
+        "{stderr}"
+    );
+    let first: Value = serde_json::from_str(
+        std::fs::read_to_string(&audit)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["verdict"], "unchecked-refused");
+    assert_eq!(first["input_check"], "unchecked");
+}
+
+#[test]
+fn an_own_listing_over_the_size_limit_refuses_calls() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)], "listings": ["oversize:70000"]}).to_string();
+    let mut proxy = start(&setup, &["--max-message-bytes", "64KiB"], &script);
+    proxy.send(&call(1, "count", json!({"n": 1})));
+    let answer = reply(&mut proxy);
+    assert!(
+        text_of(&answer).starts_with("the proxy could not learn this tool's schema: the server's answer to the proxy's tools/list ("),
+        "{answer}"
+    );
+    assert!(
+        text_of(&answer).contains("bytes) is over the limit of 65536 bytes (--max-message-bytes)")
+    );
+    // With --on-unchecked forward, the same call goes through (the proxy says so on stderr).
+    let setup = self::setup();
+    let mut proxy = start(
+        &setup,
+        &["--max-message-bytes", "64KiB", "--on-unchecked", "forward"],
+        &script,
+    );
+    for id in [1, 2] {
+        proxy.send(&call(id, "count", json!({"n": 9})));
+        assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    }
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    // A warning for every call let through.
+    let warning = "toolschema proxy: forwarded a call to tool 'count' unchecked: the proxy could not learn its schema: ";
+    assert_eq!(stderr.matches(warning).count(), 2, "{stderr}");
+}
+
+#[test]
+fn names_mcp_frowns_on_and_unused_external_refs_do_not_stop_checking() {
+    let setup = setup();
+    let long = "n".repeat(129);
+    let mut tools: Vec<Value> = ["a b", "a/b", "ä", long.as_str()]
+        .iter()
+        .map(|name| tool(name, 3))
+        .collect();
+    tools.push(json!({"name": "refs", "inputSchema": {
+        "type": "object",
+        "properties": {"n": {"type": "integer", "maximum": 3}, "cfg": {"$ref": "https://example.com/cfg.json"}},
+        "$defs": {"unused": {"$ref": "https://example.com/other.json"}}
+    }}));
+    let script = json!({ "tools": tools }).to_string();
+    let audit = setup.record.with_file_name("audit.jsonl");
+    let audit_arg = audit.display().to_string();
+    let mut proxy = start(&setup, &["--audit", &audit_arg], &script);
+    let mut id = 0;
+    for name in ["a b", "a/b", "ä", long.as_str(), "refs"] {
+        id += 1;
+        proxy.send(&call(id, name, json!({"n": 4})));
+        assert_eq!(
+            reply(&mut proxy),
+            tool_error(id, "argument 'n' value must be <= 3 (got 4)"),
+            "{name}"
+        );
+        id += 1;
+        proxy.send(&call(id, name, json!({"n": 3})));
+        assert_eq!(text_of(&reply(&mut proxy)), format!("called {name}"));
+    }
+    // A call that reaches the external $ref cannot be checked: refused, saying why, every
+    // time; stderr says it once for the tool; the audit says unchecked-refused.
+    for id in [98, 99] {
+        proxy.send(&call(id, "refs", json!({"n": 1, "cfg": {}})));
+        assert_eq!(
+            reply(&mut proxy),
+            tool_error(
+                id,
+                "the proxy could not learn this tool's schema: the schema refers to https://example.com/cfg.json, which is never fetched"
+            )
+        );
+    }
+    assert_eq!(setup.called().len(), 5);
+    setup.assert_no_invalid_call_arrived();
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    let warning = "toolschema proxy: calls to tool 'refs' that reach a part of its schema the proxy cannot check are refused: the schema refers to https://example.com/cfg.json, which is never fetched\n";
+    assert_eq!(stderr.matches(warning).count(), 1, "{stderr}");
+    let verdicts: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap()["verdict"].clone())
+        .collect();
+    assert_eq!(
+        verdicts[verdicts.len() - 2..],
+        [json!("unchecked-refused"), json!("unchecked-refused")]
+    );
+}
+
+#[test]
+fn the_session_flows_while_the_proxy_lists_and_the_server_asks_the_client_back() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)], "listings": ["ask_roots"]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    // The call needs a listing; the server asks the client for its roots inside the listing.
+    proxy.send(&call(1, "count", json!({"n": 5})));
+    let ask = read(&proxy.recv_line());
+    assert_eq!(ask["method"], "roots/list");
+    // A ping waits behind nothing.
+    proxy.send(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+    assert_eq!(
+        proxy.recv_line(),
+        r#"{"jsonrpc":"2.0","id":"p","result":{}}"#
+    );
+    proxy.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"roots": []}}).to_string());
+    // The listing ends, and the call is checked: never the proxy's own answer.
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(1, "argument 'n' value must be <= 3 (got 5)")
+    );
+    proxy.send(&call(2, "count", json!({"n": 3})));
+    assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    assert_eq!(proxy.quiet_for(Duration::from_millis(300)), None);
+    assert_eq!(setup.called(), [json!(2)]);
+    let lines = recorded_lines(&setup.record);
+    assert!(
+        lines.iter().any(|l| l.contains(r#""result":{"roots":[]}"#)),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_listing_that_never_ends_fails_closed_and_its_late_answer_stays_with_the_proxy() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)], "listings": ["delay:3000", "ok"]}).to_string();
+    let mut proxy = start(&setup, &["--listing-timeout", "1"], &script);
+    proxy.send(&call(1, "count", json!({"n": 1})));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            1,
+            "the proxy could not learn this tool's schema: the server did not answer the proxy's tools/list within 1s (the proxy lists the tools again for a call in 1s)"
+        )
+    );
+    // The late answer (after 3 s) never reaches the client.
+    assert_eq!(proxy.quiet_for(Duration::from_secs(4)), None);
+    proxy.send(&call(2, "count", json!({"n": 2})));
+    assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    assert_eq!(setup.called(), [json!(2)]);
+}
+
+#[test]
+fn ids_are_matched_by_value_and_answered_as_the_client_wrote_them() {
+    let setup = setup();
+    let script = json!({"tools": [{
+        "name": "count",
+        "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+        "outputSchema": {"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]},
+        "x-result": {"content": [], "structuredContent": {"total": "many"}}
+    }]})
+    .to_string();
+    let audit = setup.record.with_file_name("audit.jsonl");
+    let audit_arg = audit.display().to_string();
+    let mut proxy = start(
+        &setup,
+        &["--output-check", "enforce", "--audit", &audit_arg],
+        &script,
+    );
+    // Node reads 3.0 as 3 and answers with 3: the check, the audit and the id still hold.
+    proxy.send(r#"{"jsonrpc":"2.0","id":3.0,"method":"tools/call","params":{"name":"count","arguments":{}}}"#);
+    let line = proxy.recv_line();
+    assert!(
+        line.starts_with(r#"{"jsonrpc":"2.0","id":3.0,"result":{"content":[{"type":"text","text":"the result of tool 'count' did not match its outputSchema"#),
+        "{line}"
+    );
+    // The proxy's own answer to an id beyond 64 bits carries the id as sent.
+    proxy.send(r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"count","arguments":{"n":"x"}}}"#);
+    assert_eq!(
+        proxy.recv_line(),
+        r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[{"type":"text","text":"argument 'n' must be an integer (got a string)"}],"isError":true}}"#
+    );
+    // A call in flight when the server dies gets exactly one answer, with its own id.
+    proxy.send(r#"{"jsonrpc":"2.0","id":7.0,"method":"tools/call","params":{"name":"slow","arguments":{"ms":10000}}}"#);
+    proxy.send(&call(8, "crash", json!({})));
+    let mut answered = vec![proxy.recv_line(), proxy.recv_line()];
+    answered.sort();
+    assert!(
+        answered[0].starts_with(r#"{"jsonrpc":"2.0","id":7.0,"error":{"code":-32000"#),
+        "{answered:?}"
+    );
+    assert!(
+        answered[1].starts_with(r#"{"jsonrpc":"2.0","id":8,"error":{"code":-32000"#),
+        "{answered:?}"
+    );
+    let (status, _) = proxy.wait();
+    assert_eq!(status.code(), Some(3));
+    let first = std::fs::read_to_string(&audit).unwrap();
+    assert!(
+        first.lines().next().unwrap().contains(r#""id":3.0,"#),
+        "{first}"
+    );
+}
+
+#[test]
+fn batches_are_checked_and_answered_as_batches_in_2025_03_26_sessions() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)]}).to_string();
+    let mut proxy = Session::proxy(&[], &setup.server(&script));
+    proxy.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#);
+    proxy.recv_reply();
+    proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 1}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "count", "arguments": {"n": 7}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+    ]);
+    proxy.send(&batch.to_string());
+    let answers = read(&proxy.recv_line());
+    let mut answers = answers.as_array().unwrap().clone();
+    answers.sort_by_key(|a| a["id"].as_i64());
+    assert_eq!(answers.len(), 3);
+    assert_eq!(text_of(&answers[0]), "called count");
+    assert_eq!(
+        answers[1],
+        tool_error(2, "argument 'n' value must be <= 3 (got 7)")
+    );
+    assert_eq!(answers[2]["result"], json!({}));
+    assert_eq!(setup.called(), [json!(1)]);
+    setup.assert_no_invalid_call_arrived();
+
+    // In a later revision, a batch is refused with an answer for each request in it.
+    let setup = self::setup();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(&batch.to_string());
+    let refused = read(&proxy.recv_line());
+    let refused = refused.as_array().unwrap();
+    assert_eq!(refused.len(), 3);
+    assert!(refused.iter().all(|a| a["error"]["code"] == -32600));
+    assert!(setup.called().is_empty());
+}
+
+#[test]
+fn a_huge_call_with_thousands_of_unknown_arguments_is_answered_and_the_session_goes_on() {
+    let setup = setup();
+    let mut properties = serde_json::Map::new();
+    for i in 0..200 {
+        properties.insert(format!("field_{i}"), json!({"type": "string"}));
+    }
+    let script = json!({"tools": [{"name": "wide", "inputSchema": {"type": "object", "properties": properties, "additionalProperties": false}}]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    let mut arguments = serde_json::Map::new();
+    for i in 0..8000 {
+        arguments.insert(
+            format!("{:x<210}", format!("undeclared_argument_{i}_")),
+            json!("v"),
+        );
+    }
+    let huge = call(1, "wide", Value::Object(arguments));
+    assert!(huge.len() > 1_700_000);
+    proxy.send(&huge);
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+    // Both are answered, in either order (the ping does not wait for the proxy's own listing).
+    let mut answers = [proxy.recv(), proxy.recv()];
+    answers.sort_by_key(|a| a["id"].as_u64());
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(text_of(&answers[0]).lines().count(), 8000);
+    assert_eq!(answers[1], json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    assert!(setup.called().is_empty());
+}
+
+#[test]
+fn a_server_that_exits_while_a_child_holds_its_stdout_is_noticed() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)], "hold_stdout": true}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    let holder: u32 = proxy
+        .first_stderr_line()
+        .strip_prefix("scripted-server: holder ")
+        .unwrap()
+        .parse()
+        .unwrap();
+    proxy.send(&call(1, "slow", json!({"ms": 30000})));
+    proxy.send(&call(2, "crash", json!({})));
+    let mut ids: Vec<Value> = (0..2)
+        .map(|_| proxy.recv())
+        .map(|a| {
+            assert_eq!(a["error"]["code"], -32000, "{a}");
+            a["id"].clone()
+        })
+        .collect();
+    ids.sort_by_key(|id| id.as_i64());
+    assert_eq!(ids, [json!(1), json!(2)]);
+    let (status, _) = proxy.wait();
+    assert_eq!(status.code(), Some(3));
+    assert!(
+        !common::alive(holder),
+        "the child holding the server's stdout is still running"
+    );
+}
+
+#[test]
+fn arguments_the_model_invented_can_be_refused_with_a_did_you_mean() {
+    let setup = setup();
+    let script = json!({"tools": [{
+        "name": "git_log",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "repo_path": {"type": "string"},
+                "max_count": {"type": "integer"},
+                "mode": {"enum": ["oneline", "full"]},
+                "meta": {"type": "object", "additionalProperties": false}
+            },
+            "required": ["repo_path"]
+        }
+    }]})
+    .to_string();
+    // By default the schema rules: it is open, so the misspelt argument passes.
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(&call(
+        1,
+        "git_log",
+        json!({"repo_path": "/src", "maxcount": 3}),
+    ));
+    assert_eq!(text_of(&reply(&mut proxy)), "called git_log");
+    // A missing argument names the near miss; messages say what was received and suggest.
+    proxy.send(&call(
+        2,
+        "git_log",
+        json!({"repo_pth": "/src", "max_count": "3", "mode": "onelin", "meta": {"x": 1}}),
+    ));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            2,
+            "missing required argument 'repo_path' (did you misspell it as 'repo_pth'?)\nargument 'max_count' must be an integer (got a string)\nargument 'mode' must be one of the enum values: \"oneline\", \"full\" (did you mean \"oneline\"?)\nunexpected argument 'meta.x'"
+        )
+    );
+    // `null` arguments are no arguments, as validate --calls takes them.
+    proxy.send(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "git_log", "arguments": null}}).to_string());
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(3, "missing required argument 'repo_path'")
+    );
+    drop(proxy);
+
+    let setup = self::setup();
+    let mut proxy = start(&setup, &["--unknown-arguments", "reject"], &script);
+    proxy.send(&call(
+        1,
+        "git_log",
+        json!({"repo_path": "/src", "maxcount": 3}),
+    ));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            1,
+            "unexpected argument 'maxcount' (did you mean 'max_count'?)"
+        )
+    );
+    assert!(setup.called().is_empty());
+}
+
+#[test]
+fn input_check_warn_reports_and_forwards() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)]}).to_string();
+    let mut proxy = start(
+        &setup,
+        &[
+            "--input-check",
+            "warn",
+            "--allow",
+            "count",
+            "--deny",
+            "nothing_*",
+        ],
+        &script,
+    );
+    // Listed twice: the pattern that matches nothing is reported once.
+    for id in [7, 8] {
+        proxy.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}).to_string());
+        assert_eq!(reply(&mut proxy)["result"]["tools"][0]["name"], "count");
+    }
+    proxy.send(&call(1, "count", json!({"n": 9})));
+    assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    for expected in [
+        "toolschema proxy: tool 'count' was called with arguments that break its inputSchema (forwarded, --input-check warn): argument 'n' value must be <= 3 (got 9)\n",
+        "toolschema proxy: --deny 'nothing_*' matches none of the 1 tools the server lists\n",
+    ] {
+        assert_eq!(stderr.matches(expected).count(), 1, "{expected:?} once in:\n{stderr}");
+    }
+    assert!(!stderr.contains("--allow 'count'"), "{stderr}");
+}
+
+#[test]
+fn a_byte_order_mark_before_the_client_stream_is_not_passed_on() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)]}).to_string();
+    let mut proxy = Session::proxy(&[], &setup.server(&script));
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
+    proxy.send(&format!("\u{feff}{initialize}"));
+    assert_eq!(proxy.recv_reply()["id"], 0);
+    assert_eq!(recorded_lines(&setup.record)[0], initialize);
+}

@@ -1,0 +1,857 @@
+//! `toolschema proxy` over Streamable HTTP, in every combination, with the official TypeScript
+//! (`StreamableHTTPClientTransport`) and Python (`mcp.Client`) clients, real servers
+//! (server-everything over stdio and in its Streamable HTTP mode, a Python MCPServer speaking
+//! 2025-11-25 and 2026-07-28), and the recording server that shows what reached it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::http::{self, HttpServer, Listening};
+use common::{node, recorded, recording_server, require, toolschema};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+fn everything_stdio() -> String {
+    require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string()
+}
+
+fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|s| s.to_string()).collect()
+}
+
+/// The checks on a TypeScript client's session with server-everything through the proxy, against
+/// the same session without it.
+fn same_as_direct_typescript(direct: &Value, proxied: &Value, all_progress: bool) {
+    assert_eq!(proxied["tools"], direct["tools"]);
+    assert!(
+        proxied["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "trigger-sampling-request"),
+        "the client's sampling capability reached the server: {}",
+        proxied["tools"]
+    );
+    assert_eq!(proxied["valid"], direct["valid"]);
+    assert_eq!(proxied["longRunning"], direct["longRunning"]);
+    assert_eq!(proxied["sampling"], direct["sampling"]);
+    assert_eq!(proxied["asked"], json!(["sampling/createMessage"]));
+    // Progress notifications arrive during the call. Over HTTP every one does; over stdio the
+    // SDK drops one that arrives together with the answer (a microtask race of its own).
+    let progress = proxied["progress"].as_array().unwrap();
+    let expected = [
+        json!({"progress": 1, "total": 3}),
+        json!({"progress": 2, "total": 3}),
+        json!({"progress": 3, "total": 3}),
+    ];
+    if all_progress {
+        assert_eq!(progress, &expected);
+    } else {
+        assert!(
+            progress.len() >= 2 && expected.starts_with(progress),
+            "{progress:?}"
+        );
+    }
+    refusals_are_model_readable(&proxied["invalid"], false);
+}
+
+fn refusals_are_model_readable(invalid: &Value, modern: bool) {
+    let expected = [
+        ("echoMissing", "missing required argument 'message'"),
+        ("sumTypes", "argument 'a' must be a number (got a string)"),
+    ];
+    for (label, text) in expected {
+        let mut result = json!({"content": [{"type": "text", "text": text}], "isError": true});
+        if modern {
+            result["resultType"] = json!("complete");
+        }
+        assert_eq!(invalid[label]["result"], result, "{label}: {invalid}");
+    }
+}
+
+fn same_as_direct_python(direct: &Value, proxied: &Value) {
+    for key in ["tools", "valid", "longRunning", "sampling"] {
+        assert_eq!(proxied[key], direct[key], "{key}");
+    }
+    assert_eq!(
+        proxied["progress"].as_array().unwrap().len(),
+        3,
+        "{proxied}"
+    );
+    for (label, text) in [
+        ("echoMissing", "missing required argument 'message'"),
+        ("sumTypes", "argument 'a' must be a number (got a string)"),
+    ] {
+        assert_eq!(
+            proxied["invalid"][label]["result"]["content"][0]["text"],
+            text
+        );
+        assert_eq!(proxied["invalid"][label]["result"]["isError"], true);
+    }
+    assert!(
+        proxied["sampling"]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("sampled: "),
+        "{}",
+        proxied["sampling"]
+    );
+}
+
+#[test]
+fn clients_through_listen_to_a_stdio_server() {
+    let server = everything_stdio();
+    let proxy = Listening::start(&strings(&["--", &server]));
+    let direct = http::ts_client(&["everything", "--", &server]);
+    let proxied = http::ts_client(&["everything", "--url", &proxy.url]);
+    same_as_direct_typescript(&direct, &proxied, true);
+    let direct = http::py_client(&["everything", "legacy", "--", &server]);
+    let proxied = http::py_client(&["everything", "legacy", "--url", &proxy.url]);
+    same_as_direct_python(&direct, &proxied);
+    let stderr = proxy.stop();
+    assert!(
+        stderr.contains("toolschema: tools/call client=anonymous auth=none tool=echo"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn clients_through_listen_to_an_http_upstream() {
+    let upstream = HttpServer::everything();
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let direct = http::ts_client(&["everything", "--url", &upstream.url]);
+    let proxied = http::ts_client(&["everything", "--url", &proxy.url]);
+    same_as_direct_typescript(&direct, &proxied, true);
+    let direct = http::py_client(&["everything", "legacy", "--url", &upstream.url]);
+    let proxied = http::py_client(&["everything", "legacy", "--url", &proxy.url]);
+    same_as_direct_python(&direct, &proxied);
+    proxy.stop();
+}
+
+#[test]
+fn stdio_clients_through_an_http_upstream() {
+    let upstream = HttpServer::everything();
+    let proxy = [toolschema(), "proxy", "--upstream", &upstream.url];
+    let mut ts = vec!["everything", "--"];
+    ts.extend(proxy);
+    let direct = http::ts_client(&["everything", "--url", &upstream.url]);
+    let proxied = http::ts_client(&ts);
+    same_as_direct_typescript(&direct, &proxied, false);
+    let mut py = vec!["everything", "legacy", "--"];
+    py.extend(proxy);
+    let direct = http::py_client(&["everything", "legacy", "--url", &upstream.url]);
+    let proxied = http::py_client(&py);
+    same_as_direct_python(&direct, &proxied);
+}
+
+/// A 2026-07-28 session (no initialize, the revision in every request's `_meta`): a refused
+/// call before any listing (the proxy lists the tools itself, in the client's revision), valid
+/// calls, progress. The server records every call it ran: the refused ones are not there.
+fn modern_session(client: &[&str], record: &std::path::Path) {
+    let mut args = vec!["modern", "2026-07-28"];
+    args.extend(client);
+    let out = http::py_client(&args);
+    assert_eq!(out["protocol"], "2026-07-28");
+    assert_eq!(
+        out["first"]["result"],
+        json!({"content": [{"type": "text", "text": "argument 'a' must be an integer (got a string)"}], "isError": true, "resultType": "complete"}),
+        "{out}"
+    );
+    let names: Vec<&str> = out["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["add", "count", "echo"]);
+    assert_eq!(
+        out["valid"]["add"]["result"]["structuredContent"],
+        json!({"result": 5})
+    );
+    assert_eq!(out["valid"]["add"]["result"]["resultType"], "complete");
+    assert_eq!(
+        out["invalid"]["echoMissing"]["result"]["content"][0]["text"],
+        "missing required argument 'message'"
+    );
+    assert_eq!(out["progress"].as_array().unwrap().len(), 3, "{out}");
+    let ran: Vec<Value> = recorded(record);
+    assert_eq!(
+        ran,
+        [
+            json!({"tool": "echo", "arguments": {"message": "hello"}}),
+            json!({"tool": "add", "arguments": {"a": 2, "b": 3}}),
+            json!({"tool": "count", "arguments": {"steps": 3}}),
+        ],
+        "only valid calls reached the server"
+    );
+}
+
+#[test]
+fn a_2026_07_28_session_through_every_combination() {
+    let dir = tempfile::tempdir().unwrap();
+    // HTTP in front of a server process.
+    let record = dir.path().join("stdio.jsonl");
+    let proxy = Listening::start(&[vec!["--".to_string()], http::python_server(&record)].concat());
+    modern_session(&["--url", &proxy.url], &record);
+    proxy.stop();
+    // HTTP in front of an HTTP server.
+    let record = dir.path().join("http.jsonl");
+    let upstream = HttpServer::python(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    modern_session(&["--url", &proxy.url], &record);
+    proxy.stop();
+    // A stdio client in front of an HTTP server.
+    let record = dir.path().join("stdio-client.jsonl");
+    let upstream = HttpServer::python(&record);
+    modern_session(
+        &["--", toolschema(), "proxy", "--upstream", &upstream.url],
+        &record,
+    );
+}
+
+#[test]
+fn a_2026_07_28_request_whose_headers_disagree_with_its_body_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let proxy = Listening::start(&[vec!["--".to_string()], http::python_server(&record)].concat());
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let reply = http::request(
+        "POST",
+        &proxy.url,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "add"),
+        ],
+        call,
+    );
+    assert_eq!(reply.status, 400, "{reply:?}");
+    assert_eq!(
+        reply.json(),
+        json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Header mismatch: the Mcp-Name header 'add' does not match the request's name 'echo'"}})
+    );
+    let reply = http::request(
+        "POST",
+        &proxy.url,
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "echo"),
+        ],
+        call,
+    );
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let answer = reply.messages().pop().unwrap();
+    assert_eq!(answer["result"]["content"][0]["text"], "echo: x");
+    proxy.stop();
+    assert_eq!(recorded(&record).len(), 1);
+}
+
+#[test]
+fn faults_over_http_are_answered_and_nothing_invalid_is_forwarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let mut args = strings(&[
+        "--max-sessions",
+        "2",
+        "--max-body-bytes",
+        "64KiB",
+        "--request-timeout",
+        "3",
+        "--audit",
+    ]);
+    args.push(dir.path().join("audit.jsonl").display().to_string());
+    args.push("--".into());
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start(&args);
+    let url = proxy.url.clone();
+    let session = http::initialize(&url, &[]);
+
+    // Invalid calls are answered by the proxy; the valid one reaches the server.
+    let invalid = http::post(
+        &url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}"#,
+    );
+    assert_eq!(invalid.status, 200);
+    assert_eq!(
+        invalid.json()["result"],
+        json!({"content": [{"type": "text", "text": "argument 'query' string length must be >= 3 (got 1)"}], "isError": true})
+    );
+    let valid = http::post(
+        &url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"xyz"}}}"#,
+    );
+    assert_eq!(
+        valid.json()["result"]["structuredContent"],
+        json!({"total": 10, "query": "xyz"})
+    );
+
+    // An oversized body: 413, never read into a session.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"echo","arguments":{{"message":"{}"}}}}}}"#,
+        "x".repeat(70_000)
+    );
+    let reply = http::post(&url, &session, &[], &big);
+    assert_eq!(reply.status, 413, "{reply:?}");
+
+    // Too many sessions: the second fits, the third is refused with 503 and says why.
+    let second = http::initialize(&url, &[]);
+    let third = http::request(
+        "POST",
+        &url,
+        &[],
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    assert_eq!(third.status, 503, "{third:?}");
+    assert_eq!(third.header("retry-after"), Some("5"));
+    assert_eq!(
+        third.json()["error"]["message"],
+        "this proxy serves at most 2 sessions at once (--max-sessions); close one (HTTP DELETE) or try again later"
+    );
+    // DELETE ends one: the next session fits, and the deleted one is gone.
+    let deleted = http::request("DELETE", &url, &[("mcp-session-id", &second)], "");
+    assert_eq!(deleted.status, 200);
+    let gone = http::post(
+        &url,
+        &second,
+        &[],
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
+    );
+    assert_eq!(gone.status, 404);
+    let fourth = http::initialize(&url, &[]);
+
+    // A client that goes away mid-stream cancels its request at the server.
+    let mut stream = http::open(
+        "POST",
+        &url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":"gone","method":"tools/call","params":{"name":"slow","arguments":{"ms":20000}}}"#,
+    );
+    let head = http::read_some(&mut stream, Duration::from_secs(5));
+    assert!(head.contains("text/event-stream"), "{head}");
+    drop(stream);
+    let cancelled = http::eventually(Duration::from_secs(30), || {
+        recorded(&record)
+            .iter()
+            .any(|m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "gone")
+    });
+    assert!(cancelled, "{:?}", common::recorded_lines(&record));
+
+    // A request past --request-timeout is answered with an error and cancelled at the server.
+    let slow = http::post(
+        &url,
+        &fourth,
+        &[],
+        r#"{"jsonrpc":"2.0","id":"late","method":"tools/call","params":{"name":"slow","arguments":{"ms":20000}}}"#,
+    );
+    let messages = slow.messages();
+    assert_eq!(
+        messages.last().unwrap()["error"]["message"],
+        "the request was not answered within 3 s (--request-timeout) and was cancelled",
+        "{slow:?}"
+    );
+    // The cancellation is on its way to the server as the client reads the error.
+    let cancelled = http::eventually(Duration::from_secs(10), || {
+        recorded(&record)
+            .iter()
+            .any(|m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late")
+    });
+    assert!(cancelled, "{:?}", common::recorded_lines(&record));
+
+    // The server dies mid-call: the client gets an error, not a hang.
+    let crash = http::post(
+        &url,
+        &fourth,
+        &[],
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#,
+    );
+    let answer = crash.messages().pop().unwrap();
+    assert_eq!(
+        answer["error"]["message"], "the MCP server exited (exit code 3) before answering",
+        "{crash:?}"
+    );
+    assert_eq!(answer["error"]["data"]["exitCode"], 3);
+
+    let stderr = proxy.stop();
+    // What failed validation never reached the server.
+    let calls: Vec<Value> = recorded(&record)
+        .into_iter()
+        .filter(|m| m["method"] == "tools/call")
+        .map(|m| m["params"].clone())
+        .collect();
+    assert!(
+        calls.iter().all(|p| p["arguments"]["query"] != "x"),
+        "{calls:?}"
+    );
+    assert!(calls.iter().all(|p| p["name"] != "echo"), "{calls:?}");
+    assert!(
+        stderr.contains("refused a new session: this proxy serves at most 2 sessions"),
+        "{stderr}"
+    );
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    assert!(
+        audit.contains(r#""client":"anonymous","tool":"search","verdict":"rejected""#),
+        "{audit}"
+    );
+}
+
+#[test]
+fn an_upstream_that_dies_mid_stream_fails_the_request_without_a_hang() {
+    let mut upstream = HttpServer::everything();
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let session = http::initialize(&proxy.url, &[]);
+    let mut stream = http::open(
+        "POST",
+        &proxy.url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":30,"steps":30},"_meta":{"progressToken":"p"}}}"#,
+    );
+    let mut first = String::new();
+    let progressed = http::eventually(Duration::from_secs(20), || {
+        first.push_str(&http::read_some(&mut stream, Duration::from_millis(200)));
+        first.contains("notifications/progress")
+    });
+    assert!(progressed, "{first}");
+    upstream.kill();
+    let rest = http::read_reply_rest(&mut stream, Duration::from_secs(20));
+    assert!(
+        rest.contains(r#""id":1,"error":{"code":-32000,"message":"the upstream's stream broke off"#)
+            || rest.contains(r#""id":1,"error":{"code":-32000,"message":"the upstream ended its stream without answering""#),
+        "{rest}"
+    );
+    proxy.stop();
+}
+
+#[test]
+fn token_policies_overrides_and_the_audit_name_tokens_never_show_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let alice = "alice-token-0123456789abcdef";
+    let bob = "bob-token-0123456789abcdef01";
+    std::fs::write(
+        dir.path().join("tokens"),
+        format!("alice:{alice}\nbob:{bob}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("toolschema.toml"),
+        r#"
+[proxy.tokens.bob]
+allow = ["echo", "search"]
+deny = ["search"]
+
+[proxy.overrides.search]
+description = "Search the team's documents. Three letters at least."
+title = "Document search"
+"#,
+    )
+    .unwrap();
+    let mut args = strings(&[
+        "--auth-token-file",
+        "tokens",
+        "--audit",
+        "audit.jsonl",
+        "--",
+    ]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start_in(Some(dir.path()), &args);
+    let url = proxy.url.clone();
+
+    // Without a token: 401 with the challenge.
+    let refused = http::request(
+        "POST",
+        &url,
+        &[],
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#,
+    );
+    assert_eq!(refused.status, 401);
+    assert_eq!(
+        refused.header("www-authenticate"),
+        Some("Bearer realm=\"mcp\"")
+    );
+
+    let as_alice = format!("Bearer {alice}");
+    let as_bob = format!("Bearer {bob}");
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let alice_session = http::initialize(&url, &[("authorization", &as_alice)]);
+    let tools = http::post(&url, &alice_session, &[("authorization", &as_alice)], list).json();
+    let search = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        search["description"],
+        "Search the team's documents. Three letters at least."
+    );
+    assert_eq!(search["title"], "Document search");
+    assert_eq!(
+        search["x-owner"], "docs-team",
+        "the rest of the tool as the server sent it"
+    );
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"xyz"}}}"#;
+    let answer = http::post(&url, &alice_session, &[("authorization", &as_alice)], call).json();
+    assert_eq!(answer["result"]["structuredContent"]["total"], 10);
+
+    // bob sees echo alone, and his call to search is refused with a reason the model reads.
+    let bob_session = http::initialize(&url, &[("authorization", &as_bob)]);
+    let tools = http::post(&url, &bob_session, &[("authorization", &as_bob)], list).json();
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo"]);
+    let answer = http::post(&url, &bob_session, &[("authorization", &as_bob)], call).json();
+    assert_eq!(
+        answer["error"],
+        json!({"code": -32602, "message": "tool 'search' is not available to 'bob' (denied by 'search' in its policy)"})
+    );
+    // A session belongs to the token that opened it.
+    let stolen = http::post(&url, &alice_session, &[("authorization", &as_bob)], list);
+    assert_eq!(stolen.status, 404);
+
+    let stderr = proxy.stop();
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    let lines: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{audit}");
+    assert_eq!(lines[0]["client"], "alice");
+    assert_eq!(lines[0]["verdict"], "forwarded");
+    assert_eq!(lines[0]["overridden"], json!(["title", "description"]));
+    assert_eq!(lines[1]["client"], "bob");
+    assert_eq!(lines[1]["verdict"], "denied");
+    for secret in [alice, bob] {
+        assert!(!audit.contains(secret) && !stderr.contains(secret));
+    }
+    let reached: Vec<Value> = recorded(&record)
+        .into_iter()
+        .filter(|m| m["method"] == "tools/call")
+        .collect();
+    assert_eq!(
+        reached.len(),
+        1,
+        "bob's call never reached the server: {reached:?}"
+    );
+}
+
+/// The guard's own checks, against the running proxy (the same script as for `mcp stream`):
+/// 401 with `WWW-Authenticate`, bearer tokens and RS256/ES256 JWTs with the SDK client, refused
+/// when expired, for another audience or issuer, badly signed, or without the tool's scope; the
+/// metadata document; token names in the audit and the log, tokens nowhere.
+#[test]
+fn the_guard_in_front_of_the_proxy() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        require("interop/http-auth.mjs").display().to_string(),
+        "--proxy".into(),
+        toolschema().into(),
+        "--".into(),
+    ];
+    args.extend(recording_server(&dir.path().join("record.jsonl"), &[]));
+    let (status, stdout, stderr) = {
+        let mut command = std::process::Command::new(node());
+        command.args(&args).current_dir(dir.path());
+        let output = command.output().unwrap();
+        (
+            output.status,
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    assert!(status.success(), "{stderr}\n{stdout}");
+    let out: Value = serde_json::from_str(&stdout).unwrap();
+    let url = out["url"].as_str().unwrap();
+    let metadata_url = format!(
+        "{}/.well-known/oauth-protected-resource/mcp",
+        url.trim_end_matches("/mcp")
+    );
+    assert_eq!(out["noToken"]["status"], 401);
+    assert_eq!(
+        out["noToken"]["wwwAuthenticate"],
+        format!("Bearer realm=\"mcp\", resource_metadata=\"{metadata_url}\"")
+    );
+    assert_eq!(out["wrongScheme"]["status"], 401);
+    let names = |session: &Value| -> Vec<String> {
+        session["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect()
+    };
+    // alice holds files:read and config:write: every tool; bob none: neither scoped tool.
+    assert!(names(&out["alice"]).contains(&"delete_everything".to_string()));
+    assert!(!names(&out["bob"]).contains(&"search".to_string()));
+    assert!(!names(&out["bob"]).contains(&"delete_everything".to_string()));
+    assert_eq!(
+        out["alice"]["calls"]["listFiles"]["result"]["structuredContent"]["total"],
+        10
+    );
+    assert_eq!(
+        out["bob"]["calls"]["greet"]["result"]["content"][0]["text"],
+        "echo: Ada"
+    );
+    let bob_refused = out["bob"]["calls"]["listFiles"]["error"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(bob_refused.contains("insufficient_scope"), "{bob_refused}");
+    assert_eq!(out["unknownToken"]["connectError"]["code"], 401);
+    // JWTs: RS256 with files:read, ES256 with both scopes.
+    assert!(names(&out["rs256"]).contains(&"search".to_string()));
+    assert!(!names(&out["rs256"]).contains(&"delete_everything".to_string()));
+    assert!(names(&out["es256"]).contains(&"delete_everything".to_string()));
+    for label in ["expired", "notYet", "audience", "issuer", "signature"] {
+        assert_eq!(
+            out["jwtRefused"][label]["connectError"]["code"], 401,
+            "{label}"
+        );
+    }
+    assert_eq!(out["keySetFetches"], 1);
+    assert_eq!(
+        out["metadata"]["/.well-known/oauth-protected-resource/mcp"]["body"]["scopes_supported"],
+        json!(["config:write", "files:read"])
+    );
+    assert_eq!(out["bodyTooLarge"]["status"], 413);
+    assert_eq!(out["foreignOrigin"]["status"], 403);
+    let statuses: Vec<&Value> = out["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["status"])
+        .collect();
+    assert_eq!(
+        statuses,
+        [&json!(200), &json!(200), &json!(200), &json!(429)]
+    );
+    assert_eq!(out["otherClientsSession"]["status"], 404);
+    assert_eq!(out["reload"], json!({"carol": 200, "alice": 401}));
+    assert_eq!(out["shutdown"], json!({"code": 0, "signal": null}));
+    // Names in the audit and the log; no secret anywhere.
+    let audit = std::fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
+    for client in [
+        "\"client\":\"alice\"",
+        "\"client\":\"user-ec\"",
+        "\"client\":\"user-rs\"",
+    ] {
+        assert!(audit.contains(client), "{client}: {audit}");
+    }
+    let log = out["stderr"].as_str().unwrap();
+    assert!(
+        log.contains("tools/call client=alice auth=token tool=echo"),
+        "{log}"
+    );
+    let access = std::fs::read_to_string(dir.path().join("access.jsonl")).unwrap();
+    for secret in out["secrets"].as_array().unwrap() {
+        let secret = secret.as_str().unwrap();
+        assert!(!log.contains(secret) && !audit.contains(secret) && !access.contains(secret));
+    }
+}
+
+#[test]
+fn listening_beyond_loopback_needs_authentication() {
+    let (status, _, stderr) = common::run(
+        toolschema(),
+        &strings(&["proxy", "--listen", "0.0.0.0:0", "--", "true"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(status.code(), Some(2));
+    assert!(stderr.contains("refusing to serve on 0.0.0.0:"), "{stderr}");
+    let (status, _, stderr) = common::run(
+        toolschema(),
+        &strings(&["proxy", "--auth-token-file", "tokens", "--", "true"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(
+        stderr,
+        "error: --auth-token-file protects the HTTP endpoint: use it with --listen\n"
+    );
+}
+
+/// What an HTTP upstream gets from `proxy --listen --upstream`: the client's headers and
+/// `--header`, the client's `Last-Event-ID`, the proxy's own resumption of a stream that broke
+/// off, an event over `--max-message-bytes` refused, a client that goes away cancelling its
+/// call, DELETE passed on. The upstream records every HTTP request.
+#[test]
+fn an_http_upstream_gets_headers_event_ids_and_departures() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&[
+        "--upstream",
+        &upstream.url,
+        "--header",
+        "X-Team: platform",
+        "--max-message-bytes",
+        "64KiB",
+    ]));
+    let url = proxy.url.clone();
+    let token = ("authorization", "Bearer for-the-upstream");
+    let session = http::initialize(&url, &[token]);
+    assert_eq!(session, "upstream-session-1", "the upstream's session id");
+
+    let echo = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#;
+    let answer = http::post(&url, &session, &[token], echo).messages();
+    assert_eq!(answer[0]["result"]["content"][0]["text"], "echo: hi");
+    let invalid =
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{}}}"#;
+    let refused = http::post(&url, &session, &[token], invalid).messages();
+    assert_eq!(refused[0]["result"]["isError"], true, "{refused:?}");
+
+    // The stream of `resume` ends after event r-1: the proxy resumes it and the answer comes.
+    let resume = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"resume","arguments":{}}}"#;
+    let messages = http::post(&url, &session, &[token], resume).messages();
+    assert_eq!(
+        messages.last().unwrap()["result"]["content"][0]["text"],
+        "resumed",
+        "{messages:?}"
+    );
+    assert_eq!(messages[0]["params"]["data"], "before the break");
+
+    // One event of 200,000 bytes: refused as it arrives, the call fails and says why.
+    let big =
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big","arguments":{}}}"#;
+    let messages = http::post(&url, &session, &[token], big).messages();
+    let error = messages.last().unwrap()["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("65536") && error.contains("--max-message-bytes"),
+        "{messages:?}"
+    );
+
+    // The client's GET stream resumes with its Last-Event-ID, which reaches the upstream.
+    let mut get = http::open(
+        "GET",
+        &url,
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("last-event-id", "g-5"),
+            token,
+        ],
+        "",
+    );
+    let mut replayed = String::new();
+    let arrived = http::eventually(Duration::from_secs(10), || {
+        replayed.push_str(&http::read_some(&mut get, Duration::from_millis(200)));
+        replayed.contains("replayed")
+    });
+    assert!(arrived && replayed.contains("id: g-6"), "{replayed}");
+    drop(get);
+
+    // A client that goes away mid-call: the upstream's request ends.
+    let mut slow = http::open(
+        "POST",
+        &url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+            token,
+        ],
+        r#"{"jsonrpc":"2.0","id":"gone","method":"tools/call","params":{"name":"slow","arguments":{}}}"#,
+    );
+    let mut started = String::new();
+    let began = http::eventually(Duration::from_secs(10), || {
+        started.push_str(&http::read_some(&mut slow, Duration::from_millis(200)));
+        started.contains("started")
+    });
+    assert!(began, "{started}");
+    drop(slow);
+    let ended = http::eventually(Duration::from_secs(20), || {
+        recorded(&record).iter().any(|m| {
+            m["closed"] == "gone"
+                || (m["message"]["method"] == "notifications/cancelled"
+                    && m["message"]["params"]["requestId"] == "gone")
+        })
+    });
+    assert!(ended, "{:?}", common::recorded_lines(&record));
+
+    let deleted = http::request("DELETE", &url, &[("mcp-session-id", &session), token], "");
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    proxy.stop();
+
+    let seen = recorded(&record);
+    // Every request carried the client's token and the --header value.
+    for entry in seen.iter().filter(|m| m["http"].is_string()) {
+        assert_eq!(
+            entry["headers"]["authorization"], "Bearer for-the-upstream",
+            "{entry}"
+        );
+        assert_eq!(entry["headers"]["x-team"], "platform", "{entry}");
+    }
+    let resumptions: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["http"] == "GET")
+        .map(|m| &m["headers"]["last-event-id"])
+        .collect();
+    assert_eq!(resumptions, [&json!("r-1"), &json!("g-5")], "{seen:?}");
+    let calls: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["message"]["method"] == "tools/call")
+        .map(|m| &m["message"]["id"])
+        .collect();
+    assert_eq!(
+        calls,
+        [&json!(1), &json!(3), &json!(4), &json!("gone")],
+        "the invalid call never reached the upstream"
+    );
+    assert!(seen.iter().any(|m| m["http"] == "DELETE"), "{seen:?}");
+}
+
+/// `--session-idle`: a session with no message for that long is closed (404 from then on); a
+/// request body that does not arrive in `--request-timeout` gets 408.
+#[test]
+fn idle_sessions_close_and_slow_bodies_time_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let mut args = strings(&["--session-idle", "1", "--request-timeout", "2", "--"]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start(&args);
+    let session = http::initialize(&proxy.url, &[]);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    assert_eq!(http::post(&proxy.url, &session, &[], ping).status, 200);
+    // Every message keeps a session alive: wait past the idle time, then ask once.
+    std::thread::sleep(Duration::from_millis(2500));
+    let gone = http::post(&proxy.url, &session, &[], ping);
+    assert_eq!(
+        gone.status, 404,
+        "the idle session was not closed: {gone:?}"
+    );
+
+    // Headers, then half the body, then nothing.
+    let mut stream = http::open(
+        "POST",
+        &proxy.url,
+        &[("content-length", "200")],
+        r#"{"jsonrpc":"2.0","id":0,"#,
+    );
+    let reply = http::read_reply(&mut stream);
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert_eq!(
+        reply.json()["error"]["message"],
+        "the request body did not arrive within 2 s (--request-timeout)"
+    );
+    let stderr = proxy.stop();
+    assert!(stderr.contains("closed an idle session"), "{stderr}");
+}

@@ -1,0 +1,569 @@
+//! `tools/call`: admitting or refusing a call, and checking its result.
+//!
+//! Every call is either checked against its tool's `inputSchema` or refused: a call whose
+//! tool's schema the proxy could not learn (no listing, a schema that does not compile, a `$ref`
+//! the call reaches that the proxy never fetches) gets a tool error that says why, unless
+//! `--on-unchecked forward` or `--input-check warn` let it through with a warning.
+
+use super::{input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
+use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
+use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
+use crate::proxy::registry::{Lookup, OutputSchema};
+use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use rmcp::model::ErrorCode;
+use serde_json::{Map, Value};
+use std::time::Instant;
+
+/// What the audit record of a forwarded call carries until its result comes back.
+pub(super) struct CallRecord {
+    /// The tool called.
+    pub(super) tool: String,
+    /// The arguments, kept only when the audit log records them.
+    pub(super) arguments: Option<Value>,
+    /// What the input check found.
+    pub(super) input: InputVerdict,
+    /// What it reported (with `--input-check warn` or `--unknown-arguments warn`).
+    pub(super) messages: Vec<String>,
+    /// Whether it reached the server.
+    pub(super) forwarded: bool,
+}
+
+/// A `tools/call` whose arguments are read and whose tool is allowed, about to be checked.
+pub(super) struct AdmittedCall {
+    id: RequestId,
+    tool: String,
+    arguments: Value,
+    text: String,
+    started: Instant,
+    route: Route,
+    /// What the audit line of the call says besides the checks (a pin it does not match).
+    notes: Vec<String>,
+}
+
+impl AdmittedCall {
+    /// The call as a request that never reached the server.
+    pub(super) fn into_pending(self, audit_arguments: bool) -> Pending {
+        Pending {
+            id: self.id,
+            started: self.started,
+            kind: PendingKind::CallTool(CallRecord {
+                tool: self.tool,
+                arguments: audit_arguments.then_some(self.arguments),
+                input: InputVerdict::Unchecked,
+                messages: Vec::new(),
+                forwarded: false,
+            }),
+            route: self.route,
+            order: 0,
+        }
+    }
+}
+
+/// What waits for the proxy's own listing.
+pub(super) enum Waiting {
+    /// A call.
+    Call(AdmittedCall),
+    /// A batch holding calls (read again once the listing ends).
+    Batch(String),
+}
+
+impl Waiting {
+    /// Whether this is a call with id `key`.
+    pub(super) fn has_id(&self, key: &IdKey) -> bool {
+        matches!(self, Waiting::Call(call) if call.id.key() == key)
+    }
+}
+
+/// How the proxy answers a call it refuses.
+enum Answer {
+    /// A tool error the model can read (`isError: true`).
+    ToolError(String),
+    /// A JSON-RPC error.
+    Error(ErrorCode, String),
+}
+
+/// What the registry says of a call's arguments.
+enum Decision {
+    /// Checked: the schema's errors, and the undeclared arguments (when they are looked for).
+    Checked {
+        errors: Vec<String>,
+        undeclared: Vec<String>,
+    },
+    /// It cannot be checked: why.
+    Unchecked(String),
+    /// The tool's schema cannot be learned; `first_time` says whether that was just found.
+    Unusable { reason: String, first_time: bool },
+    /// The server has not listed the tool.
+    Unlisted,
+}
+
+impl Gate {
+    /// A `tools/call` from the client: read it, then admit it or refuse it.
+    pub(super) fn tools_call(
+        &mut self,
+        text: String,
+        message: Message,
+        route: Route,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        let crate::message::Kind::Request { id, .. } = &message.kind else {
+            return;
+        };
+        let id = id.clone();
+        let read = message::tool_call(&text, &message);
+        // Without a name there is nothing to check against: the server answers.
+        let Some(tool) = read.name else {
+            if self.track(id, PendingKind::Other, route, now, out) {
+                self.send_on(route, text.into_bytes(), out);
+            }
+            return;
+        };
+        let mut call = AdmittedCall {
+            id,
+            tool,
+            arguments: Value::Null,
+            text,
+            started: now,
+            route,
+            notes: Vec::new(),
+        };
+        // MCP treats absent arguments (and `null`, which some clients send) as none.
+        call.arguments = match read.arguments {
+            None | Some(Ok(Value::Null)) => Value::Object(Map::new()),
+            Some(Ok(arguments)) => arguments,
+            Some(Err(e)) => {
+                let reason = format!("the tools/call request cannot be checked: {e}");
+                report(&reason);
+                let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
+                return self.refuse(call, answer, Verdict::Rejected, None, out);
+            }
+        };
+        if !call.arguments.is_object() {
+            let reason = format!(
+                "arguments of tool '{}' must be a JSON object (got {})",
+                call.tool,
+                toolschema::json::kind_in_words(&call.arguments)
+            );
+            let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
+            return self.refuse(call, answer, Verdict::Rejected, None, out);
+        }
+        if let Some(reason) = self.config.policy.refusal(&call.tool) {
+            let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
+            return self.refuse(call, answer, Verdict::Denied, None, out);
+        }
+        self.admit(call, now, out);
+    }
+
+    /// Check a call against the tools as known now (listing them first if need be), and
+    /// forward it or answer it.
+    pub(super) fn admit(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
+        if self.server_gone.is_some() {
+            // Answered with the error every request gets once the server is gone.
+            return self.forward(call, InputVerdict::Unchecked, Vec::new(), out);
+        }
+        if self.config.input_check == InputCheck::Off {
+            return self.forward(call, InputVerdict::Off, Vec::new(), out);
+        }
+        self.learn_listed_pages();
+        if !self.registry.is_current() {
+            if call.route != Route::Direct {
+                // A batch waits as a whole before it is read; this one was read meanwhile.
+                let reason = "the server's tools changed while the batch was read".to_string();
+                return self.unchecked(call, reason, out);
+            }
+            // Waiting before the listing starts, so the proxy's own ids avoid the call's.
+            self.waiting.push_back(super::Waiting::Call(call));
+            if let Err(reason) = self.listing_for_call(now, out) {
+                if let Some(super::Waiting::Call(call)) = self.waiting.pop_back() {
+                    self.unchecked(call, reason, out);
+                }
+            }
+            return;
+        }
+        let mut call = call;
+        if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
+            if refuse {
+                let answer = Answer::ToolError(reason);
+                return self.refuse(call, answer, Verdict::PinRefused, None, out);
+            }
+            // --pin-mode warn: passed on, and its audit line says why it would have been refused.
+            call.notes.push(reason);
+        }
+        let decision = self.decide(&call);
+        match decision {
+            Decision::Checked { errors, undeclared } => self.checked(call, errors, undeclared, out),
+            Decision::Unchecked(reason) => {
+                let what = match self.lets_unchecked_through() {
+                    true => "forwarded unchecked",
+                    false => "refused",
+                };
+                // Once per tool: each call may reach a different part.
+                let key = format!("unchecked part of tool '{}'", call.tool);
+                self.report_once_as(key, || {
+                    format!(
+                        "calls to tool '{}' that reach a part of its schema the proxy cannot check are {what}: {reason}",
+                        call.tool
+                    )
+                });
+                self.unchecked(call, reason, out)
+            }
+            Decision::Unusable { reason, first_time } => {
+                if first_time {
+                    let what = match self.lets_unchecked_through() {
+                        true => "its calls are forwarded unchecked",
+                        false => "its calls are refused",
+                    };
+                    self.report_once(format!(
+                        "the proxy could not learn the schema of tool '{}': {reason}; {what}",
+                        call.tool
+                    ));
+                }
+                self.unchecked(call, reason, out)
+            }
+            Decision::Unlisted if self.config.deny_unlisted => {
+                let mut reason = format!("unknown tool '{}'", call.tool);
+                if let Some(suggestion) =
+                    toolschema::suggest::closest(&call.tool, self.registry.names())
+                {
+                    reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
+                }
+                let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
+                self.refuse(call, answer, Verdict::Denied, None, out)
+            }
+            Decision::Unlisted => self.forward(call, InputVerdict::Unlisted, Vec::new(), out),
+        }
+    }
+
+    /// What the registry says of the call.
+    fn decide(&mut self, call: &AdmittedCall) -> Decision {
+        let look_for_undeclared = self.config.unknown_arguments != UnknownArguments::Allow;
+        match self.registry.lookup(&call.tool) {
+            Lookup::Compiled(compiled) => match compiled.validate_input(&call.arguments) {
+                Err(errors) if errors.is_unchecked() => {
+                    let message = errors.messages().join("; ");
+                    let reason = message
+                        .strip_prefix("arguments could not be checked: ")
+                        .unwrap_or(&message)
+                        .to_string();
+                    Decision::Unchecked(reason)
+                }
+                verdict => Decision::Checked {
+                    errors: verdict
+                        .err()
+                        .map(|errors| errors.messages().into_iter().map(String::from).collect())
+                        .unwrap_or_default(),
+                    undeclared: look_for_undeclared
+                        .then(|| compiled.undeclared_arguments(&call.arguments))
+                        .flatten()
+                        .map(|errors| errors.messages().into_iter().map(String::from).collect())
+                        .unwrap_or_default(),
+                },
+            },
+            Lookup::Unusable { reason, first_time } => Decision::Unusable {
+                reason: reason.to_string(),
+                first_time,
+            },
+            Lookup::Unknown => Decision::Unlisted,
+        }
+    }
+
+    /// A call checked against its schema: forward it, or refuse it.
+    fn checked(
+        &mut self,
+        call: AdmittedCall,
+        mut errors: Vec<String>,
+        undeclared: Vec<String>,
+        out: &mut Vec<Action>,
+    ) {
+        let mut warnings = Vec::new();
+        match self.config.unknown_arguments {
+            UnknownArguments::Reject => errors.extend(undeclared),
+            UnknownArguments::Warn if !undeclared.is_empty() => {
+                report(&format!(
+                    "tool '{}' was called with arguments its inputSchema does not declare (forwarded, --unknown-arguments warn): {}",
+                    call.tool,
+                    undeclared.join("; ")
+                ));
+                warnings = undeclared;
+            }
+            _ => {}
+        }
+        if errors.is_empty() {
+            return self.forward(call, InputVerdict::Passed, warnings, out);
+        }
+        if self.config.input_check == InputCheck::Warn {
+            report(&format!(
+                "tool '{}' was called with arguments that break its inputSchema (forwarded, --input-check warn): {}",
+                call.tool,
+                errors.join("; ")
+            ));
+            errors.extend(warnings);
+            return self.forward(call, InputVerdict::Failed, errors, out);
+        }
+        let answer = Answer::ToolError(errors.join("\n"));
+        self.refuse(call, answer, Verdict::Rejected, Some(errors), out);
+    }
+
+    /// Whether calls the proxy cannot check are forwarded (with a warning each).
+    fn lets_unchecked_through(&self) -> bool {
+        self.config.on_unchecked == OnUnchecked::Forward
+            || self.config.input_check == InputCheck::Warn
+    }
+
+    /// A call the proxy cannot check, because of `reason`: refused with a tool error that says
+    /// why, or forwarded with a warning when the configuration lets it through.
+    pub(super) fn unchecked(&mut self, call: AdmittedCall, reason: String, out: &mut Vec<Action>) {
+        if self.lets_unchecked_through() {
+            report(&format!(
+                "forwarded a call to tool '{}' unchecked: the proxy could not learn its schema: {reason}",
+                call.tool
+            ));
+            return self.forward(call, InputVerdict::Unchecked, vec![reason], out);
+        }
+        let message = format!("the proxy could not learn this tool's schema: {reason}");
+        let answer = Answer::ToolError(message);
+        self.refuse(call, answer, Verdict::UncheckedRefused, None, out);
+    }
+
+    /// Send the call to the server.
+    fn forward(
+        &mut self,
+        call: AdmittedCall,
+        input: InputVerdict,
+        mut messages: Vec<String>,
+        out: &mut Vec<Action>,
+    ) {
+        messages.extend(call.notes);
+        let record = CallRecord {
+            tool: call.tool,
+            arguments: self.config.audit_arguments.then_some(call.arguments),
+            input,
+            messages,
+            forwarded: true,
+        };
+        let kind = PendingKind::CallTool(record);
+        if self.track(call.id, kind, call.route, call.started, out) {
+            self.send_on(call.route, call.text.into_bytes(), out);
+        }
+    }
+
+    /// Answer a call the proxy refuses, and audit it with `messages` (by default, the answer's
+    /// text).
+    fn refuse(
+        &mut self,
+        call: AdmittedCall,
+        answer: Answer,
+        verdict: Verdict,
+        messages: Option<Vec<String>>,
+        out: &mut Vec<Action>,
+    ) {
+        let (reply, is_error, text) = match answer {
+            Answer::ToolError(text) => (
+                result_line(&call.id, &self.tool_error(text.clone())),
+                Some(true),
+                text,
+            ),
+            Answer::Error(code, text) => {
+                (error_line(Some(&call.id), code, &text, None), None, text)
+            }
+        };
+        let record = AuditRecord {
+            id: call.id,
+            tool: call.tool,
+            verdict,
+            input_check: input_of(verdict),
+            messages: messages.unwrap_or_else(|| vec![text]),
+            duration: call.started.elapsed(),
+            is_error,
+            output_check: None,
+            error: None,
+            arguments: self.config.audit_arguments.then_some(call.arguments),
+        };
+        // Audited before the client sees the answer: the log keeps the order of the calls.
+        self.audit(record, out);
+        self.reply(call.route, reply, out);
+    }
+
+    /// A `notifications/cancelled` for a call waiting for the proxy's own listing: the call is
+    /// dropped (it never reached the server, and a cancelled request gets no answer), and so is
+    /// the notification. `false` when it cancels nothing the gate holds.
+    pub(super) fn cancel_waiting(
+        &mut self,
+        text: &str,
+        message: &Message,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) -> bool {
+        let Some(params) = &message.params else {
+            return false;
+        };
+        let Ok(Some(members)) = toolschema::json::object_members(text, params.clone()) else {
+            return false;
+        };
+        let Some(request) = message::member(&members, "requestId") else {
+            return false;
+        };
+        let cancelled = RequestId::from_text(&text[request]);
+        let Some(at) = self.waiting.iter().position(|w| w.has_id(cancelled.key())) else {
+            return false;
+        };
+        let Some(super::Waiting::Call(call)) = self.waiting.remove(at) else {
+            return false;
+        };
+        let record = AuditRecord {
+            id: call.id.clone(),
+            tool: call.tool.clone(),
+            verdict: Verdict::Cancelled,
+            input_check: None,
+            messages: Vec::new(),
+            duration: now.saturating_duration_since(call.started),
+            is_error: None,
+            output_check: None,
+            error: None,
+            arguments: self.config.audit_arguments.then_some(call.arguments),
+        };
+        self.audit(record, out);
+        true
+    }
+
+    /// A `tools/call` result for the client: check its structured content, audit it. Returns
+    /// the line the client gets.
+    pub(super) fn tools_call_result(
+        &mut self,
+        text: String,
+        message: &Message,
+        id: &RequestId,
+        started: Instant,
+        record: CallRecord,
+        out: &mut Vec<Action>,
+    ) -> Vec<u8> {
+        let mode = self.config.output_check;
+        if mode != OutputCheck::Off {
+            // A call forwarded without an input check has not compiled its tool yet.
+            let _ = self.registry.lookup(&record.tool);
+        }
+        let has_schema = self.registry.has_output_schema(&record.tool);
+        if (mode == OutputCheck::Off || !has_schema) && !self.config.audit {
+            return text.into_bytes();
+        }
+        let CallRecord {
+            tool,
+            arguments,
+            input,
+            messages: mut all_messages,
+            ..
+        } = record;
+        let error = message.error.as_ref().map(|at| {
+            message::parse_at(&text, at.clone())
+                .ok()
+                .and_then(|e| e.get("message").and_then(Value::as_str).map(String::from))
+                .unwrap_or_else(|| text[at.clone()].to_string())
+        });
+        let result = match &message.result {
+            Some(at) => match message::parse_at(&text, at.clone()) {
+                Ok(result) => Some(result),
+                Err(e) => {
+                    report(&format!(
+                        "the result of tool '{tool}' cannot be checked: {e}"
+                    ));
+                    all_messages.push(format!("the result cannot be checked: {e}"));
+                    let entry = AuditRecord {
+                        id: id.clone(),
+                        tool,
+                        verdict: Verdict::Forwarded,
+                        input_check: Some(input),
+                        messages: all_messages,
+                        duration: started.elapsed(),
+                        is_error: None,
+                        output_check: Some(OutputVerdict::Skipped),
+                        error,
+                        arguments,
+                    };
+                    self.audit(entry, out);
+                    return text.into_bytes();
+                }
+            },
+            None => None,
+        };
+        let is_error = result
+            .as_ref()
+            .map(|r| r.get("isError").and_then(Value::as_bool).unwrap_or(false));
+        let mut messages = Vec::new();
+        let verdict = if error.is_some() || is_error == Some(true) {
+            OutputVerdict::Skipped
+        } else if mode == OutputCheck::Off {
+            OutputVerdict::Off
+        } else {
+            let structured = result.as_ref().and_then(|r| r.get("structuredContent"));
+            match self.registry.output_schema(&tool) {
+                OutputSchema::Compiled(compiled) => {
+                    match compiled.validate_output(structured, false) {
+                        Ok(()) => OutputVerdict::Passed,
+                        Err(errors) => {
+                            messages = errors.messages().into_iter().map(String::from).collect();
+                            if mode == OutputCheck::Enforce {
+                                OutputVerdict::Enforced
+                            } else {
+                                OutputVerdict::Failed
+                            }
+                        }
+                    }
+                }
+                OutputSchema::Unusable(problem) => {
+                    messages = vec![format!("the proxy could not learn its {problem}")];
+                    OutputVerdict::Unchecked
+                }
+                OutputSchema::None => OutputVerdict::NoSchema,
+            }
+        };
+        let replacement = match verdict {
+            OutputVerdict::Failed => {
+                report(&format!(
+                    "tool '{tool}' returned a result that does not match its outputSchema: {}",
+                    messages.join("; ")
+                ));
+                None
+            }
+            OutputVerdict::Unchecked if mode == OutputCheck::Enforce => Some(format!(
+                "the result of tool '{tool}' could not be checked and was withheld: {}",
+                messages.join("\n")
+            )),
+            OutputVerdict::Unchecked => {
+                self.report_once(format!(
+                    "the results of tool '{tool}' are not checked: {}",
+                    messages.join("; ")
+                ));
+                None
+            }
+            OutputVerdict::Enforced => Some(format!(
+                "the result of tool '{tool}' did not match its outputSchema and was withheld:\n{}",
+                messages.join("\n")
+            )),
+            _ => None,
+        };
+        all_messages.extend(messages);
+        let entry = AuditRecord {
+            id: id.clone(),
+            tool,
+            verdict: Verdict::Forwarded,
+            input_check: Some(input),
+            messages: all_messages,
+            duration: started.elapsed(),
+            is_error: if replacement.is_some() {
+                Some(true)
+            } else {
+                is_error
+            },
+            output_check: Some(verdict),
+            error,
+            arguments,
+        };
+        // Audited before the client sees the result: the log keeps the order of the calls.
+        self.audit(entry, out);
+        match replacement {
+            Some(text) => result_line(id, &self.tool_error(text)),
+            None => text.into_bytes(),
+        }
+    }
+}

@@ -1,0 +1,884 @@
+//! The proxy's decisions, apart from any transport.
+//!
+//! A [`Gate`] sees the messages of one session as they arrive from either side, and the passing
+//! of time; it answers each with [`Action`]s, in the order they must happen: a message to write
+//! to the server or to the client, an audit record to append. It does no I/O and never waits.
+//!
+//! - It learns the tools from the listings that pass through ([`listing`]), and lists them
+//!   itself when a call needs them: the call waits inside the gate while every other message
+//!   keeps flowing, and a listing that fails or takes too long fails the waiting calls closed.
+//! - It admits or refuses each `tools/call` ([`calls`]): every call is checked or refused, never
+//!   forwarded unchecked unless the configuration says so; results are checked against the
+//!   tool's `outputSchema`.
+//! - It answers every request exactly once with the id as the client sent it, matching ids by
+//!   their JSON value, and answers a JSON-RPC batch as a batch where the protocol allows them.
+//!
+//! The stdio relay drives one gate from its two threads; tests drive it directly.
+
+mod calls;
+mod listing;
+mod pins;
+mod revision;
+#[cfg(test)]
+mod tests;
+
+use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
+use super::overrides::ToolOverrides;
+use super::policy::ToolPolicy;
+use super::registry::ToolRegistry;
+use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use crate::message::{
+    self, batch_line, error_line, read, read_object, text_of, IdKey, Kind, Message, Read, RequestId,
+};
+use calls::{CallRecord, Waiting};
+use listing::{Listing, UnlearnedPage};
+pub use pins::{PinMode, Pins};
+use rmcp::model::ErrorCode;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+/// How much of a malformed message is quoted in a report.
+const EXCERPT_CHARS: usize = 120;
+
+/// How long the proxy waits for the server to answer a `tools/list` it sent itself, by default.
+pub const DEFAULT_LISTING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the proxy waits before it lists the tools again after its listing failed, by
+/// default; the wait doubles with each failure in a row.
+pub const DEFAULT_LISTING_RETRY: Duration = Duration::from_secs(1);
+
+/// The protocol revisions that allow JSON-RPC batches (2025-03-26 added them, 2025-06-18
+/// removed them again).
+const BATCH_REVISIONS: &[&str] = &["2025-03-26"];
+
+/// Report something the proxy's user should know (through `tracing`: the binary decides where it
+/// goes).
+pub fn report(message: &str) {
+    tracing::warn!("{message}");
+}
+
+/// What a gate decides with.
+#[derive(Debug, Clone)]
+pub struct GateConfig {
+    /// Whether `tools/call` arguments are checked, and what a failure does.
+    pub input_check: InputCheck,
+    /// What happens to top-level arguments an open schema does not declare.
+    pub unknown_arguments: UnknownArguments,
+    /// What happens to a call whose tool's schema cannot be learned.
+    pub on_unchecked: OnUnchecked,
+    /// The output check.
+    pub output_check: OutputCheck,
+    /// Which tools are let through.
+    pub policy: ToolPolicy,
+    /// Titles and descriptions shown in place of the server's.
+    pub overrides: ToolOverrides,
+    /// The pins the listed tools must match.
+    pub pins: Option<Pins>,
+    /// Refuse calls to tools the server has not listed (by default the server answers them).
+    pub deny_unlisted: bool,
+    /// Produce an audit record for every `tools/call`.
+    pub audit: bool,
+    /// Keep each call's arguments in its audit record.
+    pub audit_arguments: bool,
+    /// The largest message the transport accepts, as the proxy's refusals state it.
+    pub max_message_bytes: usize,
+    /// How long the proxy waits for the server to answer a `tools/list` it sent itself.
+    pub listing_timeout: Duration,
+    /// How long the proxy waits before listing again after its listing failed (doubling with
+    /// each failure in a row, up to a minute).
+    pub listing_retry: Duration,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            input_check: InputCheck::default(),
+            unknown_arguments: UnknownArguments::default(),
+            on_unchecked: OnUnchecked::default(),
+            output_check: OutputCheck::default(),
+            policy: ToolPolicy::default(),
+            overrides: ToolOverrides::default(),
+            pins: None,
+            deny_unlisted: false,
+            audit: false,
+            audit_arguments: false,
+            max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
+            listing_timeout: DEFAULT_LISTING_TIMEOUT,
+            listing_retry: DEFAULT_LISTING_RETRY,
+        }
+    }
+}
+
+/// Something the transport must do, in the order the gate gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Write this message (one line of JSON, without its newline) to the server.
+    ToServer(Vec<u8>),
+    /// Write this message (one line of JSON, without its newline) to the client.
+    ToClient(Vec<u8>),
+    /// Append this record to the audit log.
+    Audit(Box<AuditRecord>),
+}
+
+/// Where the outcome of one client message goes: straight to the transport, or into the batch
+/// it came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Direct,
+    Batch(u64),
+}
+
+/// A client request the server has not answered yet.
+struct Pending {
+    /// The id as the client sent it.
+    id: RequestId,
+    /// When the request arrived.
+    started: Instant,
+    /// What it asked.
+    kind: PendingKind,
+    /// Where its answer goes.
+    route: Route,
+    /// Its place in the order requests arrived in.
+    order: u64,
+}
+
+/// What a pending request asked, as far as its response matters.
+enum PendingKind {
+    /// `initialize`: the response says which protocol revision the session speaks.
+    Initialize,
+    /// `tools/list`: the response is learned (and filtered by the policy).
+    ListTools {
+        /// Asked without a cursor.
+        first: bool,
+        /// The registry's change count when asked.
+        changes_at_request: u64,
+    },
+    /// `tools/call`: the response is checked against the output schema and audited.
+    CallTool(CallRecord),
+    /// Anything else.
+    Other,
+}
+
+/// A JSON-RPC batch from the client, being answered.
+struct Batch {
+    /// Its messages for the server, sent together as one batch.
+    to_server: Vec<Vec<u8>>,
+    /// The answers gathered so far.
+    answers: Vec<Vec<u8>>,
+    /// Requests forwarded and not answered yet.
+    outstanding: usize,
+    /// Still being read: answers are not sent before it is read to the end.
+    open: bool,
+}
+
+/// The error requests get once the server has exited.
+#[derive(Clone)]
+struct ServerGone {
+    message: String,
+    data: Value,
+}
+
+/// The decisions of one proxied session.
+pub struct Gate {
+    config: GateConfig,
+    /// Client requests in flight at the server.
+    pending: HashMap<IdKey, Pending>,
+    registry: ToolRegistry,
+    /// Pages of the client's latest listing, not learned yet.
+    unlearned: Vec<UnlearnedPage>,
+    /// The proxy's own listing.
+    listing: Listing,
+    /// Calls (and batches holding calls) waiting for the proxy's own listing, in order.
+    waiting: VecDeque<Waiting>,
+    /// The proxy's own request ids: the counter, and ids given up on whose answers may still
+    /// come (they are dropped, never passed to the client).
+    next_own_id: u64,
+    abandoned: HashSet<IdKey>,
+    /// Set once the server has exited and the requests in flight were failed.
+    server_gone: Option<ServerGone>,
+    /// The protocol revision the server answered `initialize` with.
+    protocol: Option<String>,
+    /// What a 2026-07-28 (or later) client declared in its latest request.
+    declared: Option<revision::Declared>,
+    /// Listed tools that do not match their pins, and why.
+    pin_mismatches: HashMap<String, String>,
+    batches: HashMap<u64, Batch>,
+    next_batch: u64,
+    /// How many requests were tracked: their order of arrival.
+    tracked: u64,
+    /// What was reported once and is not reported again.
+    reported: HashSet<String>,
+}
+
+impl Gate {
+    /// A gate for a new session.
+    pub fn new(config: GateConfig) -> Gate {
+        Gate {
+            listing: Listing::new(config.listing_retry),
+            config,
+            pending: HashMap::new(),
+            registry: ToolRegistry::default(),
+            unlearned: Vec::new(),
+            waiting: VecDeque::new(),
+            next_own_id: 0,
+            abandoned: HashSet::new(),
+            server_gone: None,
+            protocol: None,
+            declared: None,
+            pin_mismatches: HashMap::new(),
+            batches: HashMap::new(),
+            next_batch: 0,
+            tracked: 0,
+            reported: HashSet::new(),
+        }
+    }
+
+    /// The gate's settings.
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
+    /// When [`Gate::tick`] must be called next, if anything waits on time.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.listing.deadline()
+    }
+
+    /// Whether client messages wait in the gate to be decided (for the proxy's own listing).
+    pub fn holds_client_messages(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// Client requests in flight at the server (or waiting in the gate).
+    pub fn requests_in_flight(&self) -> usize {
+        self.pending.len() + self.waiting.len()
+    }
+
+    /// Time has passed: fail what waited too long.
+    pub fn tick(&mut self, now: Instant, out: &mut Vec<Action>) {
+        if self
+            .listing
+            .deadline()
+            .is_some_and(|deadline| deadline <= now)
+        {
+            let reason = format!(
+                "the server did not answer the proxy's tools/list within {}s",
+                self.config.listing_timeout.as_secs_f64()
+            );
+            self.listing_failed(reason, now, out);
+        }
+    }
+
+    // ----- client to server -----
+
+    /// A message from the client (one line, without its newline).
+    pub fn client_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
+        match read_line(line, "client") {
+            Some((text, Read::One(message))) => {
+                self.client_one(text, message, Route::Direct, now, out)
+            }
+            Some((text, Read::Batch(elements))) => self.client_batch(text, elements, now, out),
+            None => {}
+        }
+    }
+
+    /// One message from the client, on its own or in a batch.
+    fn client_one(
+        &mut self,
+        text: String,
+        message: Message,
+        route: Route,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        if matches!(message.kind, Kind::Request { .. }) {
+            self.note_revision(&text, &message);
+        }
+        match &message.kind {
+            Kind::Request { method, .. } if method == "tools/call" => {
+                self.tools_call(text, message, route, now, out)
+            }
+            Kind::Request { id, method } => {
+                let kind = match method.as_str() {
+                    "initialize" => PendingKind::Initialize,
+                    "tools/list" => PendingKind::ListTools {
+                        first: !param_is_set(&text, &message, "cursor"),
+                        changes_at_request: self.registry.changes(),
+                    },
+                    _ => PendingKind::Other,
+                };
+                if self.track(id.clone(), kind, route, now, out) {
+                    self.send_on(route, text.into_bytes(), out);
+                }
+            }
+            Kind::Notification { method }
+                if method == "notifications/cancelled"
+                    && self.cancel_waiting(&text, &message, now, out) => {}
+            _ => self.send_on(route, text.into_bytes(), out),
+        }
+    }
+
+    /// A message from the client longer than the transport accepts, of `length` bytes, with the
+    /// request id found in what was kept of it.
+    pub fn client_message_too_large(
+        &mut self,
+        length: usize,
+        id: Option<RequestId>,
+        out: &mut Vec<Action>,
+    ) {
+        let limit = self.config.max_message_bytes;
+        report(&format!(
+            "refused a message of {length} bytes from the client: the limit is {limit} bytes (--max-message-bytes)"
+        ));
+        if let Some(id) = id {
+            let text = format!(
+                "message of {length} bytes refused by the proxy: the limit is {limit} bytes"
+            );
+            out.push(Action::ToClient(error_line(
+                Some(&id),
+                ErrorCode::INVALID_REQUEST,
+                &text,
+                None,
+            )));
+        }
+    }
+
+    /// Remember a request about to be forwarded to the server, which arrived at `started`.
+    ///
+    /// Once the server is gone, the request is answered with the error every request in flight
+    /// got, and `false` says it must not be forwarded; so is a request whose id is in flight
+    /// already (its answers could not be told apart).
+    fn track(
+        &mut self,
+        id: RequestId,
+        kind: PendingKind,
+        route: Route,
+        started: Instant,
+        out: &mut Vec<Action>,
+    ) -> bool {
+        self.tracked += 1;
+        let pending = Pending {
+            id,
+            started,
+            kind,
+            route,
+            order: self.tracked,
+        };
+        if let Some(gone) = self.server_gone.clone() {
+            // Never counted in its batch: answered alongside, not as one of its outstanding.
+            let reply = self.unanswerable(&pending, &gone.message, &gone.data, out);
+            self.reply(route, reply, out);
+            return false;
+        }
+        let key = pending.id.key().clone();
+        if self.pending.contains_key(&key) || self.is_own_id(&key) {
+            let text = format!(
+                "request id {} is already used by a request in flight",
+                pending.id
+            );
+            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
+            self.reply(route, reply, out);
+            return false;
+        }
+        if let Route::Batch(batch) = route {
+            if let Some(batch) = self.batches.get_mut(&batch) {
+                batch.outstanding += 1;
+            }
+        }
+        self.pending.insert(key, pending);
+        true
+    }
+
+    /// Send a message on to the server, alone or with its batch.
+    fn send_on(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
+        match route {
+            Route::Direct => out.push(Action::ToServer(line)),
+            Route::Batch(batch) => match self.batches.get_mut(&batch) {
+                Some(batch) => batch.to_server.push(line),
+                None => out.push(Action::ToServer(line)),
+            },
+        }
+    }
+
+    /// Send the client an answer, alone or with its batch.
+    fn reply(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
+        match route {
+            Route::Direct => out.push(Action::ToClient(line)),
+            Route::Batch(batch) => match self.batches.get_mut(&batch) {
+                Some(batch) => batch.answers.push(line),
+                None => out.push(Action::ToClient(line)),
+            },
+        }
+    }
+
+    /// The answer to a request the server had: sent, or gathered with its batch.
+    fn answered(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
+        self.reply(route, line, out);
+        if let Route::Batch(batch) = route {
+            if let Some(open) = self.batches.get_mut(&batch) {
+                open.outstanding = open.outstanding.saturating_sub(1);
+            }
+            self.complete_batch(batch, out);
+        }
+    }
+
+    // ----- batches -----
+
+    /// A JSON-RPC batch from the client.
+    fn client_batch(
+        &mut self,
+        text: String,
+        elements: Vec<Range<usize>>,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        if elements.is_empty() {
+            let reply = error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "an empty JSON-RPC batch is not a request",
+                None,
+            );
+            return out.push(Action::ToClient(reply));
+        }
+        let revision = self.protocol.clone();
+        if !revision
+            .as_deref()
+            .is_some_and(|r| BATCH_REVISIONS.contains(&r))
+        {
+            return self.refuse_batch(&text, &elements, revision.as_deref(), out);
+        }
+        if self.batch_waits_for_listing(&text, &elements, now, out) {
+            self.waiting.push_back(Waiting::Batch(text));
+            return;
+        }
+        let id = self.next_batch;
+        self.next_batch += 1;
+        self.batches.insert(
+            id,
+            Batch {
+                to_server: Vec::new(),
+                answers: Vec::new(),
+                outstanding: 0,
+                open: true,
+            },
+        );
+        for range in elements {
+            let element = text[range].to_string();
+            match read_object(&element, 0..element.len()) {
+                Ok(message) => self.client_one(element, message, Route::Batch(id), now, out),
+                Err(malformed) => {
+                    let reply = error_line(
+                        None,
+                        ErrorCode::INVALID_REQUEST,
+                        &format!("a message in the batch is not a JSON-RPC message: {malformed}"),
+                        None,
+                    );
+                    self.reply(Route::Batch(id), reply, out);
+                }
+            }
+        }
+        if let Some(batch) = self.batches.get_mut(&id) {
+            batch.open = false;
+            if !batch.to_server.is_empty() {
+                let messages = std::mem::take(&mut batch.to_server);
+                out.push(Action::ToServer(batch_line(&messages)));
+            }
+        }
+        self.complete_batch(id, out);
+    }
+
+    /// Send a batch's answers once every request in it is answered.
+    fn complete_batch(&mut self, id: u64, out: &mut Vec<Action>) {
+        let done = self
+            .batches
+            .get(&id)
+            .is_some_and(|batch| !batch.open && batch.outstanding == 0);
+        if done {
+            if let Some(batch) = self.batches.remove(&id) {
+                if !batch.answers.is_empty() {
+                    out.push(Action::ToClient(batch_line(&batch.answers)));
+                }
+            }
+        }
+    }
+
+    /// A batch in a session whose protocol revision does not allow them: each request in it is
+    /// answered with an Invalid Request error, as a batch.
+    fn refuse_batch(
+        &mut self,
+        text: &str,
+        elements: &[Range<usize>],
+        revision: Option<&str>,
+        out: &mut Vec<Action>,
+    ) {
+        let why = match revision {
+            Some(revision) => format!(
+                "JSON-RPC batches are not allowed in MCP {revision} (only in 2025-03-26); send each message on its own"
+            ),
+            None => "JSON-RPC batches are not allowed before the session is initialized with MCP 2025-03-26; send each message on its own".to_string(),
+        };
+        report(&format!("refused a JSON-RPC batch from the client: {why}"));
+        let answers: Vec<Vec<u8>> = elements
+            .iter()
+            .filter_map(|range| match read_object(text, range.clone()) {
+                Ok(Message {
+                    kind: Kind::Request { id, .. },
+                    ..
+                }) => Some(error_line(
+                    Some(&id),
+                    ErrorCode::INVALID_REQUEST,
+                    &why,
+                    None,
+                )),
+                _ => None,
+            })
+            .collect();
+        if answers.is_empty() {
+            out.push(Action::ToClient(error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                &why,
+                None,
+            )));
+        } else {
+            out.push(Action::ToClient(batch_line(&answers)));
+        }
+    }
+
+    // ----- server to client -----
+
+    /// A message from the server (one line, without its newline).
+    pub fn server_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
+        match read_line(line, "server") {
+            Some((text, Read::One(message))) => self.server_one(text, message, now, out),
+            // Each message of a batch is handled as if it came alone; answers to a client's
+            // batch are gathered into the batch they belong to.
+            Some((text, Read::Batch(elements))) => {
+                for range in elements {
+                    let element = text[range].to_string();
+                    match read_object(&element, 0..element.len()) {
+                        Ok(message) => self.server_one(element, message, now, out),
+                        Err(malformed) => report(&format!(
+                            "skipped a message in a batch from the server: {malformed}: {}",
+                            excerpt(&element)
+                        )),
+                    }
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn server_one(&mut self, text: String, message: Message, now: Instant, out: &mut Vec<Action>) {
+        match &message.kind {
+            Kind::Response { id, id_at } => {
+                let (id, id_at) = (id.clone(), id_at.clone());
+                self.response(text, message, &id, id_at, now, out)
+            }
+            Kind::Notification { method } => {
+                if method == "notifications/tools/list_changed" {
+                    self.registry.tools_changed();
+                }
+                out.push(Action::ToClient(text.into_bytes()));
+            }
+            _ => out.push(Action::ToClient(text.into_bytes())),
+        }
+    }
+
+    fn response(
+        &mut self,
+        text: String,
+        message: Message,
+        id: &RequestId,
+        id_at: Range<usize>,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        let key = id.key();
+        if self.listing.is_waiting_for(key) {
+            return self.own_page(&text, &message, now, out);
+        }
+        if self.abandoned.remove(key) {
+            // The answer to a request the proxy gave up on: it is the proxy's, never the client's.
+            return;
+        }
+        let Some(pending) = self.pending.remove(key).or_else(|| self.take_rounded(id)) else {
+            return out.push(Action::ToClient(text.into_bytes()));
+        };
+        // The client gets its own id back exactly as it sent it (`3.0`, not the server's `3`).
+        let (text, message) = if id.raw() == pending.id.raw() {
+            (text, message)
+        } else {
+            let text = message::with_id(&text, id_at, &pending.id);
+            match read_object(&text, 0..text.len()) {
+                Ok(message) => (text, message),
+                Err(_) => (text, message),
+            }
+        };
+        let Pending {
+            id,
+            started,
+            kind,
+            route,
+            ..
+        } = pending;
+        match kind {
+            PendingKind::Initialize => {
+                self.protocol = message
+                    .result
+                    .as_ref()
+                    .and_then(|at| message::parse_at(&text, at.clone()).ok())
+                    .and_then(|result| {
+                        result
+                            .get("protocolVersion")
+                            .and_then(Value::as_str)
+                            .map(String::from)
+                    });
+                self.answered(route, text.into_bytes(), out);
+            }
+            PendingKind::ListTools {
+                first,
+                changes_at_request,
+            } => {
+                let line = self.tools_list_result(text, &id, first, changes_at_request, out);
+                self.answered(route, line, out);
+            }
+            PendingKind::CallTool(record) => {
+                let line = self.tools_call_result(text, &message, &id, started, record, out);
+                self.answered(route, line, out);
+            }
+            PendingKind::Other => self.answered(route, text.into_bytes(), out),
+        }
+    }
+
+    /// The one request in flight whose numeric id equals `id` once both are read as 64-bit
+    /// floats: a JavaScript server reads `18446744073709551617` as 18446744073709552000 and
+    /// answers with that. `None` when no request, or more than one, matches so.
+    fn take_rounded(&mut self, id: &RequestId) -> Option<Pending> {
+        let as_float = |raw: &str| {
+            raw.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+                .then(|| raw.parse::<f64>().ok())
+                .flatten()
+        };
+        let value = as_float(id.raw())?;
+        let mut matching = self
+            .pending
+            .iter()
+            .filter(|(_, p)| as_float(p.id.raw()) == Some(value))
+            .map(|(key, _)| key.clone());
+        let key = matching.next()?;
+        if matching.next().is_some() {
+            return None;
+        }
+        self.pending.remove(&key)
+    }
+
+    /// A message from the server longer than the transport accepts, of `length` bytes, with the
+    /// request id found in what was kept of it.
+    pub fn server_message_too_large(
+        &mut self,
+        length: usize,
+        id: Option<RequestId>,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        let limit = self.config.max_message_bytes;
+        report(&format!(
+            "refused a message of {length} bytes from the server: the limit is {limit} bytes (--max-message-bytes)"
+        ));
+        let Some(id) = id else {
+            return;
+        };
+        if self.listing.is_waiting_for(id.key()) {
+            let reason = format!(
+                "the server's answer to the proxy's tools/list ({length} bytes) is over the limit of {limit} bytes (--max-message-bytes)"
+            );
+            return self.listing_failed(reason, now, out);
+        }
+        self.abandoned.remove(id.key());
+        let Some(pending) = self.pending.remove(id.key()) else {
+            return;
+        };
+        let text = format!(
+            "the server's response ({length} bytes) was refused by the proxy: the limit is {limit} bytes"
+        );
+        self.audit_unanswered(&pending, &text, out);
+        let reply = error_line(Some(&pending.id), ErrorCode::INTERNAL_ERROR, &text, None);
+        self.answered(pending.route, reply, out);
+    }
+
+    /// The server is gone: answer every client request still in flight (or waiting for the
+    /// proxy's own listing) with an error, and the requests the client sends from now on with
+    /// the same one.
+    pub fn server_gone(&mut self, message: &str, data: Value, now: Instant, out: &mut Vec<Action>) {
+        self.server_gone = Some(ServerGone {
+            message: message.to_string(),
+            data: data.clone(),
+        });
+        self.listing = Listing::new(self.config.listing_retry);
+        let mut pending: Vec<Pending> = self.pending.drain().map(|(_, p)| p).collect();
+        pending.sort_by_key(|p| p.order);
+        for request in pending {
+            self.answer_unanswered(request, message, &data, out);
+        }
+        for waiting in std::mem::take(&mut self.waiting) {
+            match waiting {
+                Waiting::Call(call) => {
+                    let pending = call.into_pending(self.config.audit);
+                    self.answer_unanswered(pending, message, &data, out);
+                }
+                Waiting::Batch(text) => {
+                    if let Ok(Read::Batch(elements)) = read(&text) {
+                        self.client_batch(text, elements, now, out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answer a request in flight that the server will never answer.
+    fn answer_unanswered(
+        &mut self,
+        request: Pending,
+        message: &str,
+        data: &Value,
+        out: &mut Vec<Action>,
+    ) {
+        let reply = self.unanswerable(&request, message, data, out);
+        self.answered(request.route, reply, out);
+    }
+
+    /// Audit a request the server will never answer, and make its error answer.
+    fn unanswerable(
+        &self,
+        request: &Pending,
+        message: &str,
+        data: &Value,
+        out: &mut Vec<Action>,
+    ) -> Vec<u8> {
+        self.audit_unanswered(request, message, out);
+        error_line(Some(&request.id), ErrorCode(-32000), message, Some(data))
+    }
+
+    fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {
+        if let PendingKind::CallTool(record) = &pending.kind {
+            let entry = AuditRecord {
+                id: pending.id.clone(),
+                tool: record.tool.clone(),
+                verdict: if record.forwarded {
+                    Verdict::Forwarded
+                } else {
+                    Verdict::UncheckedRefused
+                },
+                input_check: Some(record.input),
+                messages: record.messages.clone(),
+                duration: pending.started.elapsed(),
+                is_error: None,
+                output_check: Some(OutputVerdict::Skipped),
+                error: Some(error.to_string()),
+                arguments: record.arguments.clone(),
+            };
+            self.audit(entry, out);
+        }
+    }
+
+    /// Emit an audit record.
+    fn audit(&self, record: AuditRecord, out: &mut Vec<Action>) {
+        if self.config.audit {
+            out.push(Action::Audit(Box::new(record)));
+        }
+    }
+
+    /// Report `message` the first time only.
+    fn report_once(&mut self, message: String) {
+        if self.reported.insert(message.clone()) {
+            report(&message);
+        }
+    }
+
+    /// Report `message` the first time something is reported under `key` only (the message
+    /// may differ from one time to the next: the count of tools, the `$ref` a call reached).
+    fn report_once_as(&mut self, key: String, message: impl FnOnce() -> String) {
+        if self.reported.insert(key) {
+            report(&message());
+        }
+    }
+
+    /// A fresh id for the proxy's own request: none of the client's requests in flight or
+    /// waiting has it.
+    fn own_id(&mut self) -> RequestId {
+        loop {
+            self.next_own_id += 1;
+            let id = RequestId::from_value(&Value::String(format!(
+                "toolschema-proxy-{}",
+                self.next_own_id
+            )));
+            let taken = self.pending.contains_key(id.key())
+                || self.waiting.iter().any(|w| w.has_id(id.key()));
+            if !taken {
+                return id;
+            }
+        }
+    }
+
+    /// Whether `key` is the id of a request the proxy sent itself and has not seen answered.
+    fn is_own_id(&self, key: &IdKey) -> bool {
+        self.listing.is_waiting_for(key) || self.abandoned.contains(key)
+    }
+}
+
+/// A line from `side` read as a message or a batch; `None` (reported) when it is neither.
+fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
+    let skipped = |malformed: message::Malformed, text: &str| {
+        report(&format!(
+            "skipped a message from the {side}: {malformed}: {}",
+            excerpt(text)
+        ))
+    };
+    let text = match text_of(line) {
+        Ok(text) => text,
+        Err((line, malformed)) => {
+            skipped(malformed, &String::from_utf8_lossy(&line));
+            return None;
+        }
+    };
+    match read(&text) {
+        Ok(read) => Some((text, read)),
+        Err(malformed) => {
+            skipped(malformed, &text);
+            None
+        }
+    }
+}
+
+/// Whether `params.NAME` is present and not null.
+fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
+    let Some(params) = &message.params else {
+        return false;
+    };
+    toolschema::json::object_members(text, params.clone())
+        .ok()
+        .flatten()
+        .and_then(|members| message::member(&members, name))
+        .is_some_and(|at| &text[at] != "null")
+}
+
+/// The start of a message, for a report.
+fn excerpt(text: &str) -> String {
+    let text = text.trim_end_matches('\r');
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// The verdict of an input check as the audit writes it, for calls the gate answered.
+fn input_of(verdict: Verdict) -> Option<InputVerdict> {
+    match verdict {
+        Verdict::Rejected => Some(InputVerdict::Failed),
+        Verdict::UncheckedRefused => Some(InputVerdict::Unchecked),
+        _ => None,
+    }
+}

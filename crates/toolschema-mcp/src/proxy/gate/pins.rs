@@ -1,0 +1,124 @@
+//! Pins: the gate checks each listed tool against its pin in `toolschema.lock`.
+//!
+//! A tool whose definition changed since it was pinned (a new sentence in its description, an
+//! annotation flipped, a schema widened), or that is not pinned at all, is reported once per
+//! listing, on stderr and in the audit log. With `--pin-mode enforce` (the default with `--pin`)
+//! it is also left out of `tools/list`, and its calls are refused with a tool error that says
+//! the definition changed; `warn` only reports.
+
+use super::{report, Action, Gate};
+use crate::message::RequestId;
+use crate::proxy::audit::{AuditRecord, Verdict};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use toolschema::diff::{PinStatus, PinnedServer};
+
+/// What the proxy does with a tool that does not match its pin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PinMode {
+    /// Report it; list it and pass its calls on.
+    Warn,
+    /// Report it, leave it out of `tools/list` and refuse its calls.
+    #[default]
+    Enforce,
+}
+
+/// The pins of the server behind the proxy.
+#[derive(Debug, Clone)]
+pub struct Pins {
+    /// The server's pinned tools.
+    pub server: Arc<PinnedServer>,
+    /// Enforce or warn.
+    pub mode: PinMode,
+    /// The lock file, as messages name it.
+    pub file: String,
+}
+
+impl Pins {
+    /// Why `tool` (as listed) does not match its pin, or `None` when it does.
+    fn mismatch(&self, tool: &Value) -> Option<String> {
+        match self.server.check(tool) {
+            PinStatus::Pinned => None,
+            PinStatus::NotInLock => Some(format!("it is not pinned in {}", self.file)),
+            PinStatus::Drifted(changes) => {
+                let what: Vec<String> = changes
+                    .iter()
+                    .map(|change| format!("{}: {}", change.class.as_str(), change.message))
+                    .collect();
+                Some(format!(
+                    "its definition changed since it was pinned in {} ({})",
+                    self.file,
+                    what.join("; ")
+                ))
+            }
+        }
+    }
+}
+
+impl Gate {
+    /// Check the tools of a listing page against their pins: remember which do not match,
+    /// report each of those once (this listing), and say which names to leave out.
+    pub(super) fn check_pins(
+        &mut self,
+        tools: &[Value],
+        listing: Option<&RequestId>,
+        out: &mut Vec<Action>,
+    ) -> Vec<String> {
+        let Some(pins) = self.config.pins.clone() else {
+            return Vec::new();
+        };
+        let mut left_out = Vec::new();
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(why) = pins.mismatch(tool) else {
+                self.pin_mismatches.remove(name);
+                continue;
+            };
+            let consequence = match pins.mode {
+                PinMode::Enforce => {
+                    "left out of tools/list and its calls refused (--pin-mode enforce)"
+                }
+                PinMode::Warn => "listed and passed on (--pin-mode warn)",
+            };
+            report(&format!("tool '{name}': {why}; {consequence}"));
+            if let Some(id) = listing {
+                let record = AuditRecord {
+                    id: id.clone(),
+                    tool: name.to_string(),
+                    verdict: Verdict::PinDrift,
+                    input_check: None,
+                    messages: vec![why.clone()],
+                    duration: Duration::ZERO,
+                    is_error: None,
+                    output_check: None,
+                    error: None,
+                    arguments: None,
+                };
+                self.audit(record, out);
+            }
+            if pins.mode == PinMode::Enforce {
+                left_out.push(name.to_string());
+            }
+            self.pin_mismatches.insert(name.to_string(), why);
+        }
+        left_out
+    }
+
+    /// Why a call to `tool` is refused or reported for its pin: `None` when it matches (or no
+    /// pins are configured); the reason, and whether the call is refused.
+    pub(super) fn pin_verdict(&self, tool: &str) -> Option<(String, bool)> {
+        let pins = self.config.pins.as_ref()?;
+        let why = match self.pin_mismatches.get(tool) {
+            Some(why) => why.clone(),
+            None if self.registry.names().any(|name| name == tool) => return None,
+            None => format!("it is not pinned in {}", pins.file),
+        };
+        Some((
+            format!("tool '{tool}' was refused: {why}"),
+            pins.mode == PinMode::Enforce,
+        ))
+    }
+}

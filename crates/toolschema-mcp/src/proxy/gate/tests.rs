@@ -1,0 +1,751 @@
+//! The gate driven in-process: messages in, actions out, time given by the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use crate::proxy::policy::Glob;
+use serde_json::json;
+
+/// A gate with a clock the test moves.
+struct Session {
+    gate: Gate,
+    now: Instant,
+}
+
+/// What one step made the gate do, sorted by destination.
+#[derive(Debug, Default)]
+struct Effects {
+    to_server: Vec<Value>,
+    to_client: Vec<Value>,
+    /// The client's lines as written, for exact ids.
+    client_lines: Vec<String>,
+    audit: Vec<AuditRecord>,
+}
+
+impl Effects {
+    fn of(actions: Vec<Action>) -> Effects {
+        let mut effects = Effects::default();
+        for action in actions {
+            match action {
+                Action::ToServer(line) => effects.to_server.push(parse(&line)),
+                Action::ToClient(line) => {
+                    effects.to_client.push(parse(&line));
+                    effects.client_lines.push(String::from_utf8(line).unwrap());
+                }
+                Action::Audit(record) => effects.audit.push(*record),
+            }
+        }
+        effects
+    }
+
+    fn nothing(&self) -> bool {
+        self.to_server.is_empty() && self.to_client.is_empty()
+    }
+}
+
+fn parse(line: &[u8]) -> Value {
+    let text = std::str::from_utf8(line).unwrap();
+    message::parse(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+impl Session {
+    fn new(config: GateConfig) -> Session {
+        Session {
+            gate: Gate::new(config),
+            now: Instant::now(),
+        }
+    }
+
+    /// A session whose server has answered `initialize` with `revision`.
+    fn initialized(config: GateConfig, revision: &str) -> Session {
+        let mut session = Session::new(config);
+        session.client_text(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+        session.server(json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": revision}}));
+        session
+    }
+
+    fn client(&mut self, message: Value) -> Effects {
+        self.client_text(&message.to_string())
+    }
+
+    fn client_text(&mut self, text: &str) -> Effects {
+        let mut out = Vec::new();
+        self.gate
+            .client_message(text.as_bytes().to_vec(), self.now, &mut out);
+        Effects::of(out)
+    }
+
+    fn server(&mut self, message: Value) -> Effects {
+        self.server_text(&message.to_string())
+    }
+
+    fn server_text(&mut self, text: &str) -> Effects {
+        let mut out = Vec::new();
+        self.gate
+            .server_message(text.as_bytes().to_vec(), self.now, &mut out);
+        Effects::of(out)
+    }
+
+    fn advance(&mut self, by: Duration) -> Effects {
+        self.now += by;
+        let mut out = Vec::new();
+        self.gate.tick(self.now, &mut out);
+        Effects::of(out)
+    }
+
+    /// The client lists the tools and the server answers with `tools` in one page.
+    fn listed(&mut self, tools: Value) {
+        let asked = self.client(json!({"jsonrpc": "2.0", "id": "list", "method": "tools/list"}));
+        assert_eq!(asked.to_server.len(), 1);
+        let answered =
+            self.server(json!({"jsonrpc": "2.0", "id": "list", "result": {"tools": tools}}));
+        assert_eq!(answered.to_client.len(), 1);
+    }
+}
+
+fn call(id: Value, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+fn search_tool() -> Value {
+    json!({
+        "name": "search",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "minLength": 3}, "limit": {"type": "integer", "maximum": 100}},
+            "required": ["query"],
+            "additionalProperties": false
+        },
+        "outputSchema": {"type": "object", "properties": {"total": {"type": "integer"}}, "required": ["total"]}
+    })
+}
+
+fn tool_error(id: Value, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}], "isError": true}})
+}
+
+fn audited() -> GateConfig {
+    GateConfig {
+        audit: true,
+        ..GateConfig::default()
+    }
+}
+
+#[test]
+fn valid_calls_go_on_unchanged_and_invalid_ones_are_answered() {
+    let mut session = Session::new(GateConfig::default());
+    session.listed(json!([search_tool()]));
+    let sent = r#"{"jsonrpc":"2.0", "id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}}"#;
+    let mut out = Vec::new();
+    session
+        .gate
+        .client_message(sent.as_bytes().to_vec(), session.now, &mut out);
+    assert_eq!(out, [Action::ToServer(sent.as_bytes().to_vec())]);
+
+    let invalid = session.client(call(json!(2), "search", json!({"query": "ab", "limt": 5})));
+    assert!(invalid.to_server.is_empty());
+    assert_eq!(
+        invalid.to_client,
+        [tool_error(
+            json!(2),
+            "argument 'query' string length must be >= 3 (got 2)\nunexpected argument 'limt' (did you mean 'limit'?)"
+        )]
+    );
+    // `null` arguments are no arguments.
+    let null = session.client(call(json!(3), "search", Value::Null));
+    assert_eq!(
+        null.to_client,
+        [tool_error(json!(3), "missing required argument 'query'")]
+    );
+}
+
+#[test]
+fn a_call_before_any_listing_waits_for_the_proxys_own_listing_of_every_page() {
+    let mut session = Session::new(GateConfig::default());
+    let asked = session.client(call(json!(1), "search", json!({"query": "x"})));
+    assert!(asked.to_client.is_empty());
+    assert_eq!(
+        asked.to_server,
+        [json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "method": "tools/list"})]
+    );
+    assert!(session.gate.holds_client_messages());
+    // The first page points to a second one.
+    let next = session.server(json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": [], "nextCursor": "c2"}}));
+    assert!(next.to_client.is_empty());
+    assert_eq!(
+        next.to_server,
+        [
+            json!({"jsonrpc": "2.0", "id": "toolschema-proxy-2", "method": "tools/list", "params": {"cursor": "c2"}})
+        ]
+    );
+    let done = session.server(
+        json!({"jsonrpc": "2.0", "id": "toolschema-proxy-2", "result": {"tools": [search_tool()]}}),
+    );
+    assert!(done.to_server.is_empty());
+    assert_eq!(
+        done.to_client,
+        [tool_error(
+            json!(1),
+            "argument 'query' string length must be >= 3 (got 1)"
+        )]
+    );
+    // Known now: the next call is decided at once.
+    let valid = session.client(call(json!(2), "search", json!({"query": "rust"})));
+    assert_eq!(valid.to_server.len(), 1);
+}
+
+#[test]
+fn everything_but_the_waiting_calls_flows_during_the_own_listing() {
+    let mut session = Session::new(audited());
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let own = listing.to_server[0]["id"].clone();
+    // A second call waits too, behind the first.
+    assert!(session
+        .client(call(json!(2), "search", json!({"query": "go"})))
+        .nothing());
+    // The server asks the client something inside its tools/list handler, and the client's
+    // answer, pings and notifications go through.
+    let asked = session.server(json!({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"}));
+    assert_eq!(asked.to_client[0]["method"], "roots/list");
+    let answer = json!({"jsonrpc": "2.0", "id": "srv-1", "result": {"roots": []}});
+    assert_eq!(session.client(answer.clone()).to_server, [answer]);
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    assert_eq!(session.client(ping.clone()).to_server, [ping]);
+    assert_eq!(
+        session
+            .server(json!({"jsonrpc": "2.0", "id": 9, "result": {}}))
+            .to_client,
+        [json!({"jsonrpc": "2.0", "id": 9, "result": {}})]
+    );
+    // A cancelled waiting call is dropped, and so is its cancellation.
+    let cancelled = session.client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2.0}}));
+    assert!(cancelled.nothing());
+    assert_eq!(cancelled.audit[0].verdict, Verdict::Cancelled);
+    // Other cancellations go on.
+    let other =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 77}});
+    assert_eq!(session.client(other.clone()).to_server, [other]);
+    let done =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(done.to_server.len(), 1);
+    assert_eq!(done.to_server[0]["id"], 1);
+    assert!(done.to_client.is_empty());
+    assert!(!session.gate.holds_client_messages());
+}
+
+#[test]
+fn a_failed_own_listing_fails_closed_and_is_tried_again_after_a_pause() {
+    let mut session = Session::new(audited());
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let own = listing.to_server[0]["id"].clone();
+    let failed = session.server(json!({"jsonrpc": "2.0", "id": own, "error": {"code": -32603, "message": "listing is broken"}}));
+    assert!(failed.to_server.is_empty());
+    assert_eq!(
+        failed.to_client,
+        [tool_error(
+            json!(1),
+            r#"the proxy could not learn this tool's schema: the server answered the proxy's tools/list with an error: {"code":-32603,"message":"listing is broken"} (the proxy lists the tools again for a call in 1s)"#
+        )]
+    );
+    assert_eq!(failed.audit[0].verdict, Verdict::UncheckedRefused);
+    assert_eq!(failed.audit[0].input_check, Some(InputVerdict::Unchecked));
+    // Within the pause, a call is refused at once.
+    let soon = session.client(call(json!(2), "search", json!({"query": "rust"})));
+    assert!(soon.to_server.is_empty());
+    let text = soon.to_client[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        text.ends_with("(the proxy lists the tools again for a call in 1s)"),
+        "{text}"
+    );
+    // After it, the next call lists again, and is checked.
+    session.advance(DEFAULT_LISTING_RETRY);
+    let again = session.client(call(json!(3), "search", json!({"query": "rust"})));
+    assert_eq!(again.to_server[0]["method"], "tools/list");
+    let own = again.to_server[0]["id"].clone();
+    let done =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(done.to_server[0]["id"], 3);
+}
+
+#[test]
+fn an_own_listing_that_times_out_fails_closed_and_its_late_answer_is_dropped() {
+    let mut session = Session::new(GateConfig::default());
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let own = listing.to_server[0]["id"].clone();
+    assert!(session.advance(Duration::from_secs(1)).nothing());
+    let expired = session.advance(DEFAULT_LISTING_TIMEOUT);
+    assert!(expired.to_server.is_empty());
+    assert_eq!(
+        expired.to_client,
+        [tool_error(
+            json!(1),
+            "the proxy could not learn this tool's schema: the server did not answer the proxy's tools/list within 30s (the proxy lists the tools again for a call in 1s)"
+        )]
+    );
+    assert_eq!(session.gate.next_deadline(), None);
+    // The late answer is the proxy's: never passed to the client.
+    let late =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert!(late.nothing());
+}
+
+#[test]
+fn an_own_listing_over_the_size_limit_or_looping_fails_closed() {
+    let mut session = Session::new(GateConfig::default());
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let own = RequestId::from_value(&listing.to_server[0]["id"]);
+    let mut out = Vec::new();
+    session
+        .gate
+        .server_message_too_large(20_000_000, Some(own), session.now, &mut out);
+    let refused = Effects::of(out);
+    let text = refused.to_client[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.ends_with("the server's answer to the proxy's tools/list (20000000 bytes) is over the limit of 16777216 bytes (--max-message-bytes) (the proxy lists the tools again for a call in 1s)"),
+        "{text}"
+    );
+
+    let mut session = Session::new(GateConfig::default());
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let first = listing.to_server[0]["id"].clone();
+    let second = session.server(
+        json!({"jsonrpc": "2.0", "id": first, "result": {"tools": [], "nextCursor": "same"}}),
+    );
+    let again = second.to_server[0]["id"].clone();
+    let looped = session.server(
+        json!({"jsonrpc": "2.0", "id": again, "result": {"tools": [], "nextCursor": "same"}}),
+    );
+    assert!(looped.to_server.is_empty());
+    let text = looped.to_client[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("returned nextCursor \"same\" twice to the proxy's tools/list"),
+        "{text}"
+    );
+}
+
+#[test]
+fn on_unchecked_forward_lets_calls_through_that_cannot_be_checked() {
+    let config = GateConfig {
+        on_unchecked: OnUnchecked::Forward,
+        audit: true,
+        ..GateConfig::default()
+    };
+    let mut session = Session::new(config);
+    let listing = session.client(call(json!(1), "search", json!({"query": "x"})));
+    let own = listing.to_server[0]["id"].clone();
+    let failed = session.server(
+        json!({"jsonrpc": "2.0", "id": own, "error": {"code": -32603, "message": "broken"}}),
+    );
+    assert_eq!(failed.to_server[0]["id"], 1);
+    let result = session.server(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    assert_eq!(result.audit[0].verdict, Verdict::Forwarded);
+    assert_eq!(result.audit[0].input_check, Some(InputVerdict::Unchecked));
+}
+
+#[test]
+fn listings_with_lone_surrogates_odd_names_and_unused_external_refs_are_checked() {
+    let mut session = Session::new(GateConfig::default());
+    let tools = r#"[
+        {"name": "cut", "description": "cut \ud83d", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}}},
+        {"name": "a b", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}}}},
+        {"name": "refs", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 3}, "cfg": {"$ref": "https://example.com/cfg.json"}}, "$defs": {"unused": {"$ref": "https://example.com/x.json"}}}}
+    ]"#;
+    session.client(json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"}));
+    let listed = session.server_text(&format!(
+        r#"{{"jsonrpc":"2.0","id":"l","result":{{"tools":{tools}}}}}"#
+    ));
+    // The listing reaches the client exactly as the server wrote it.
+    assert!(listed.client_lines[0].contains(r"cut \ud83d"));
+    for name in ["cut", "a b", "refs"] {
+        let refused = session.client(call(json!(1), name, json!({"n": 4})));
+        assert_eq!(
+            refused.to_client,
+            [tool_error(
+                json!(1),
+                "argument 'n' value must be <= 3 (got 4)"
+            )],
+            "{name}"
+        );
+        assert_eq!(
+            session
+                .client(call(json!(2), name, json!({"n": 3})))
+                .to_server
+                .len(),
+            1
+        );
+        session.server(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}));
+    }
+    // A call that reaches the external $ref cannot be checked.
+    let reached = session.client(call(json!(3), "refs", json!({"cfg": {}})));
+    assert!(reached.to_server.is_empty());
+    assert_eq!(
+        reached.to_client,
+        [tool_error(
+            json!(3),
+            "the proxy could not learn this tool's schema: the schema refers to https://example.com/cfg.json, which is never fetched"
+        )]
+    );
+}
+
+#[test]
+fn ids_match_by_value_and_are_answered_as_the_client_wrote_them() {
+    let config = GateConfig {
+        output_check: OutputCheck::Enforce,
+        audit: true,
+        ..GateConfig::default()
+    };
+    let mut session = Session::new(config);
+    session.listed(json!([search_tool()]));
+    session.client_text(r#"{"jsonrpc":"2.0","id":3.0,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}}"#);
+    // The server reads 3.0 as 3 and answers so; the check and the audit still apply.
+    let result = session.server_text(
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"total":"many"}}}"#,
+    );
+    assert!(result.client_lines[0].starts_with(r#"{"jsonrpc":"2.0","id":3.0,"result":{"content":[{"type":"text","text":"the result of tool 'search' did not match"#), "{}", result.client_lines[0]);
+    assert_eq!(result.audit[0].id.raw(), "3.0");
+    // A passed-on answer gets the client's id too.
+    session.client_text(r#"{"jsonrpc":"2.0","id":1e1,"method":"ping"}"#);
+    assert_eq!(
+        session
+            .server_text(r#"{"jsonrpc":"2.0","id":10,"result":{}}"#)
+            .client_lines,
+        [r#"{"jsonrpc":"2.0","id":1e1,"result":{}}"#]
+    );
+    // A JavaScript server reads an id beyond 53 bits as the nearest float, and answers so.
+    let big = r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}}"#;
+    assert_eq!(session.client_text(big).to_server.len(), 1);
+    let answered = session.server_text(
+        r#"{"jsonrpc":"2.0","id":18446744073709552000,"result":{"content":[],"structuredContent":{"total":1}}}"#,
+    );
+    assert_eq!(
+        answered.client_lines,
+        [
+            r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[],"structuredContent":{"total":1}}}"#
+        ]
+    );
+    // The proxy's own answers carry the id's exact text.
+    let big = session.client_text(r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"search","arguments":{}}}"#);
+    assert!(
+        big.client_lines[0].starts_with(r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":"#)
+    );
+    for id in [r#""\ud83d""#, "true", r#"{"a":[1]}"#, "-0.5"] {
+        let refused = session.client_text(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"search","arguments":{{}}}}}}"#
+        ));
+        assert!(
+            refused.client_lines[0]
+                .starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#)),
+            "{}",
+            refused.client_lines[0]
+        );
+    }
+}
+
+#[test]
+fn a_request_whose_id_is_in_flight_is_refused() {
+    let mut session = Session::new(GateConfig::default());
+    session.listed(json!([search_tool()]));
+    assert_eq!(
+        session
+            .client(call(json!(5), "search", json!({"query": "rust"})))
+            .to_server
+            .len(),
+        1
+    );
+    let again = session.client_text(r#"{"jsonrpc":"2.0","id":5.0,"method":"ping"}"#);
+    assert!(again.to_server.is_empty());
+    assert_eq!(
+        again.client_lines,
+        [
+            r#"{"jsonrpc":"2.0","id":5.0,"error":{"code":-32600,"message":"request id 5.0 is already used by a request in flight"}}"#
+        ]
+    );
+}
+
+#[test]
+fn batches_are_checked_and_answered_as_batches_where_the_protocol_allows_them() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([search_tool()]));
+    let batch = json!([
+        call(json!(1), "search", json!({"query": "rust"})),
+        call(json!(2), "search", json!({"query": "x"})),
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]);
+    let sent = session.client(batch);
+    assert!(
+        sent.to_client.is_empty(),
+        "answered before the server answered"
+    );
+    assert_eq!(sent.to_server.len(), 1);
+    let forwarded = sent.to_server[0].as_array().unwrap();
+    assert_eq!(forwarded.len(), 3);
+    assert_eq!(forwarded[0]["id"], 1);
+    assert_eq!(forwarded[2]["id"], 3);
+    let answered = session.server(json!([
+        {"jsonrpc": "2.0", "id": 3, "result": {}},
+        {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"total": 1}}},
+    ]));
+    assert_eq!(answered.to_client.len(), 1);
+    let answers = answered.to_client[0].as_array().unwrap();
+    let mut ids: Vec<i64> = answers.iter().map(|a| a["id"].as_i64().unwrap()).collect();
+    ids.sort();
+    assert_eq!(ids, [1, 2, 3]);
+    assert!(answers.contains(&tool_error(
+        json!(2),
+        "argument 'query' string length must be >= 3 (got 1)"
+    )));
+}
+
+#[test]
+fn a_batch_with_a_request_refused_at_once_still_waits_for_the_rest() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([search_tool()]));
+    let sent = session.client_text(
+        r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"rust"}}},{"jsonrpc":"2.0","id":1.0,"method":"ping"}]"#,
+    );
+    assert!(sent.to_client.is_empty());
+    let answered = session.server(json!([{"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"total": 1}}}]));
+    let answers = answered.to_client[0].as_array().unwrap();
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["error"]["code"], -32600);
+    assert_eq!(answers[1]["result"]["structuredContent"]["total"], 1);
+}
+
+#[test]
+fn batches_are_refused_with_an_answer_where_the_protocol_does_not_allow_them() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-11-25");
+    let refused = session.client(json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "b", "method": "ping"},
+    ]));
+    assert!(refused.to_server.is_empty());
+    let answers = refused.to_client[0].as_array().unwrap();
+    assert_eq!(answers.len(), 2);
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[1]["id"], "b");
+    assert_eq!(answers[0]["error"]["code"], -32600);
+    assert!(answers[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("JSON-RPC batches are not allowed in MCP 2025-11-25"));
+    let empty = session.client_text("[]");
+    assert_eq!(empty.to_client[0]["id"], Value::Null);
+    assert_eq!(empty.to_client[0]["error"]["code"], -32600);
+}
+
+#[test]
+fn a_server_gone_answers_every_request_once() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([search_tool()]));
+    session.client(call(json!(1), "search", json!({"query": "rust"})));
+    session.client(json!([{"jsonrpc": "2.0", "id": 2, "method": "ping"}, {"jsonrpc": "2.0", "id": 3, "method": "ping"}]));
+    let mut out = Vec::new();
+    session
+        .gate
+        .server_gone("the MCP server exited", json!({}), session.now, &mut out);
+    let gone = Effects::of(out);
+    assert_eq!(gone.to_client.len(), 2);
+    assert_eq!(gone.to_client[0]["id"], 1);
+    assert_eq!(gone.to_client[1].as_array().unwrap().len(), 2);
+    assert_eq!(session.gate.requests_in_flight(), 0);
+    // Later requests get the same answer, and nothing reaches the dead server.
+    let later = session.client(json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}));
+    assert!(later.to_server.is_empty());
+    assert_eq!(
+        later.to_client[0]["error"]["message"],
+        "the MCP server exited"
+    );
+}
+
+#[test]
+fn repeated_listings_replace_each_other() {
+    let mut session = Session::new(GateConfig::default());
+    let tools: Vec<Value> = (0..50)
+        .map(|i| json!({"name": format!("t{i}"), "inputSchema": {"type": "object"}}))
+        .collect();
+    for _ in 0..100 {
+        session.listed(json!(tools));
+    }
+    assert_eq!(session.gate.unlearned.len(), 1);
+    session.client(call(json!(1), "t3", json!({})));
+    assert!(session.gate.unlearned.is_empty());
+    assert_eq!(session.gate.registry.len(), 50);
+    // A listing of other tools replaces the earlier one: nothing of it is kept.
+    session.listed(json!([{"name": "other", "inputSchema": {"type": "object"}}]));
+    session.client(call(json!(2), "other", json!({})));
+    assert_eq!(session.gate.registry.len(), 1);
+    assert!(matches!(
+        session.gate.registry.lookup("t3"),
+        crate::proxy::registry::Lookup::Unknown
+    ));
+}
+
+#[test]
+fn unknown_arguments_can_be_rejected_or_reported_where_the_schema_is_open() {
+    let open = json!({"name": "git_log", "inputSchema": {"type": "object", "properties": {"repo_path": {"type": "string"}}, "required": ["repo_path"]}});
+    let arguments = json!({"repo_path": "/src", "maxcount": 3});
+    let mut allow = Session::new(GateConfig::default());
+    allow.listed(json!([open]));
+    assert_eq!(
+        allow
+            .client(call(json!(1), "git_log", arguments.clone()))
+            .to_server
+            .len(),
+        1
+    );
+
+    let config = GateConfig {
+        unknown_arguments: UnknownArguments::Reject,
+        ..GateConfig::default()
+    };
+    let mut reject = Session::new(config);
+    reject.listed(json!([open]));
+    assert_eq!(
+        reject
+            .client(call(json!(1), "git_log", arguments.clone()))
+            .to_client,
+        [tool_error(json!(1), "unexpected argument 'maxcount'")]
+    );
+    assert_eq!(
+        reject
+            .client(call(json!(2), "git_log", json!({"repo_pth": "/src"})))
+            .to_client,
+        [tool_error(
+            json!(2),
+            "missing required argument 'repo_path' (did you misspell it as 'repo_pth'?)\nunexpected argument 'repo_pth' (did you mean 'repo_path'?)"
+        )]
+    );
+
+    let config = GateConfig {
+        unknown_arguments: UnknownArguments::Warn,
+        audit: true,
+        ..GateConfig::default()
+    };
+    let mut warn = Session::new(config);
+    warn.listed(json!([open]));
+    assert_eq!(
+        warn.client(call(json!(1), "git_log", arguments))
+            .to_server
+            .len(),
+        1
+    );
+    let result = warn.server(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    assert_eq!(result.audit[0].messages, ["unexpected argument 'maxcount'"]);
+}
+
+#[test]
+fn input_check_warn_forwards_and_off_does_not_check() {
+    let config = GateConfig {
+        input_check: InputCheck::Warn,
+        audit: true,
+        ..GateConfig::default()
+    };
+    let mut warn = Session::new(config);
+    warn.listed(json!([search_tool()]));
+    assert_eq!(
+        warn.client(call(json!(1), "search", json!({"query": "x"})))
+            .to_server
+            .len(),
+        1
+    );
+    let result = warn.server(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"total": 1}}}));
+    assert_eq!(result.audit[0].input_check, Some(InputVerdict::Failed));
+    assert_eq!(
+        result.audit[0].messages,
+        ["argument 'query' string length must be >= 3 (got 1)"]
+    );
+
+    let config = GateConfig {
+        input_check: InputCheck::Off,
+        ..GateConfig::default()
+    };
+    let mut off = Session::new(config);
+    // No listing needed: the call goes on at once.
+    let sent = off.client(call(json!(1), "search", json!({"query": "x"})));
+    assert_eq!(sent.to_server.len(), 1);
+    assert_eq!(sent.to_server[0]["id"], 1);
+}
+
+#[test]
+fn list_changed_makes_the_next_call_wait_for_a_new_listing() {
+    let mut session = Session::new(GateConfig::default());
+    session.listed(json!([search_tool()]));
+    let notice =
+        session.server(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+    assert_eq!(notice.to_client.len(), 1);
+    let waiting = session.client(call(
+        json!(3),
+        "search",
+        json!({"query": "rust", "limit": 50}),
+    ));
+    assert_eq!(waiting.to_server[0]["method"], "tools/list");
+    let mut changed = search_tool();
+    changed["inputSchema"]["properties"]["limit"]["maximum"] = json!(5);
+    let done = session.server(
+        json!({"jsonrpc": "2.0", "id": waiting.to_server[0]["id"], "result": {"tools": [changed]}}),
+    );
+    assert_eq!(
+        done.to_client,
+        [tool_error(
+            json!(3),
+            "argument 'limit' value must be <= 5 (got 50)"
+        )]
+    );
+}
+
+#[test]
+fn denied_tools_are_refused_and_hidden_from_listings() {
+    let config = GateConfig {
+        policy: ToolPolicy {
+            deny: vec![Glob::new("delete_*")],
+            ..ToolPolicy::default()
+        },
+        ..GateConfig::default()
+    };
+    let mut session = Session::new(config);
+    session.client(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    let listed = session.server(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [search_tool(), {"name": "delete_all", "inputSchema": {"type": "object"}}]}}));
+    assert_eq!(
+        listed.to_client[0]["result"]["tools"],
+        json!([search_tool()])
+    );
+    let refused = session.client(call(json!(2), "delete_all", json!({})));
+    assert!(refused.to_server.is_empty());
+    assert_eq!(
+        refused.to_client,
+        [
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "tool 'delete_all' is denied by this proxy (--deny delete_*)"}})
+        ]
+    );
+}
+
+#[test]
+fn output_check_enforce_withholds_a_result_that_breaks_the_output_schema() {
+    let config = GateConfig {
+        output_check: OutputCheck::Enforce,
+        audit: true,
+        ..GateConfig::default()
+    };
+    let mut session = Session::new(config);
+    session.listed(json!([search_tool()]));
+    session.client(call(json!(4), "search", json!({"query": "rust"})));
+    let result = session.server(json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [], "structuredContent": {"total": "many"}}}));
+    assert_eq!(
+        result.to_client,
+        [tool_error(
+            json!(4),
+            "the result of tool 'search' did not match its outputSchema and was withheld:\nfield 'total' must be an integer (got a string)"
+        )]
+    );
+    assert_eq!(result.audit.len(), 1);
+    assert_eq!(result.audit[0].output_check, Some(OutputVerdict::Enforced));
+    assert_eq!(result.audit[0].verdict, Verdict::Forwarded);
+}

@@ -1,0 +1,941 @@
+//! The proxy's Streamable HTTP endpoint: requests through the guard to sessions.
+//!
+//! Each request is admitted by the guard of toolschema-http (Host, Origin, credentials), its
+//! body read within the limit and its `tools/call`s checked against the token's scopes before
+//! the proxy reads it. Then:
+//!
+//! - `initialize` without a session opens one (a server process, or a session at the upstream),
+//!   within `--max-sessions` and the token's `--max-sessions-per-token`;
+//! - a 2026-07-28 request (its revision in `_meta`, its standard headers agreeing with its
+//!   body) goes to its client's lane;
+//! - anything else goes to the session its `Mcp-Session-Id` names (at the upstream, a session
+//!   another replica opened is taken over: its id is all the state there is).
+//!
+//! A request is answered with JSON when its answer comes first and soon, otherwise with an
+//! event stream carrying what the server sends about it, then the answer. A client that goes
+//! away before its answer cancels the request at the server; one that waits past
+//! `--request-timeout` gets an error and the request is cancelled.
+
+use super::routes::{HttpFailure, Outgoing};
+use super::session::{lock, Backend, ClientSide, Session, SessionParts};
+use super::sse;
+use super::stdio_server::StdioServer;
+use super::upstream::{Upstream, UpstreamLink};
+use super::wire;
+use super::{HttpProxyConfig, ServerSide};
+use crate::message::{self, error_line, IdKey, Kind, Message, Read, RequestId};
+use crate::proxy::audit::AuditLog;
+use crate::proxy::gate::{report, Gate};
+use crate::proxy::policy::{Glob, HolderPolicy};
+use bytes::Bytes;
+use http::header::{ACCEPT, CONTENT_TYPE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Body, Frame, Incoming};
+use rmcp::model::ErrorCode;
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use toolschema_http::{Guard, Principal, Refusal};
+
+/// The path of the MCP endpoint.
+pub(crate) const ENDPOINT: &str = "/mcp";
+
+/// How long an answer may take to still be sent as JSON; past it the answer comes on an event
+/// stream, which shows a client that went away and keeps intermediaries from timing out.
+const JSON_WINDOW: Duration = Duration::from_millis(500);
+
+/// How often a quiet event stream gets a comment.
+const KEEP_ALIVE: Duration = Duration::from_secs(5);
+
+/// Headers that concern one hop, or that the proxy sets itself: never forwarded upstream.
+const NOT_FORWARDED: &[&str] = &[
+    "host",
+    "content-length",
+    "content-type",
+    "accept",
+    "accept-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+    "origin",
+    "expect",
+    "mcp-session-id",
+];
+
+pub(crate) type Answer = Response<BoxBody<Bytes, Infallible>>;
+
+/// The endpoint's state: the guard, the sessions, the lanes.
+pub(crate) struct Front {
+    config: HttpProxyConfig,
+    guard: Arc<Guard>,
+    upstream: Option<Arc<Upstream>>,
+    audit: Option<Arc<AuditLog>>,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    lanes: Mutex<HashMap<String, Arc<Session>>>,
+    /// Sessions being opened, counted against `--max-sessions`.
+    opening: Mutex<usize>,
+    counter: AtomicU64,
+}
+
+/// Why a request is answered before it reaches a session.
+enum Refused {
+    /// By the guard.
+    Guard(Refusal),
+    /// By the proxy: a status and a JSON-RPC error.
+    Rpc(StatusCode, Option<RequestId>, i32, String),
+    /// An answer as it is.
+    Answer(Box<Answer>),
+}
+
+impl From<Refusal> for Refused {
+    fn from(refusal: Refusal) -> Self {
+        Refused::Guard(refusal)
+    }
+}
+
+impl Refused {
+    fn into_answer(self) -> Answer {
+        match self {
+            Refused::Guard(refusal) => refusal.into_response().map(BodyExt::boxed),
+            Refused::Rpc(status, id, code, message) => {
+                let body = error_line(id.as_ref(), ErrorCode(code), &message, None);
+                json_answer(status, body)
+            }
+            Refused::Answer(answer) => *answer,
+        }
+    }
+}
+
+impl Front {
+    /// The endpoint's state.
+    pub fn new(
+        config: HttpProxyConfig,
+        guard: Arc<Guard>,
+        upstream: Option<Arc<Upstream>>,
+        audit: Option<Arc<AuditLog>>,
+    ) -> Front {
+        Front {
+            config,
+            guard,
+            upstream,
+            audit,
+            sessions: Mutex::new(HashMap::new()),
+            lanes: Mutex::new(HashMap::new()),
+            opening: Mutex::new(0),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    /// Answer one HTTP request.
+    pub async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Answer {
+        let path = request.uri().path().to_string();
+        if self.guard.serves_metadata(&path) {
+            return self.metadata(request);
+        }
+        if path != ENDPOINT {
+            return plain(
+                StatusCode::NOT_FOUND,
+                "not found: the MCP endpoint is /mcp\n",
+            );
+        }
+        let (parts, body) = request.into_parts();
+        let principal = match self.guard.admit(&parts).await {
+            Ok(principal) => principal,
+            Err(refusal) => return Refused::Guard(refusal).into_answer(),
+        };
+        let result = match parts.method {
+            Method::POST => self.post(&parts, body, &principal).await,
+            Method::GET => self.get(&parts, &principal).await,
+            Method::DELETE => self.delete(&parts, &principal).await,
+            _ => Ok(plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "the MCP endpoint takes POST, GET and DELETE\n",
+            )),
+        };
+        result.unwrap_or_else(Refused::into_answer)
+    }
+
+    fn metadata(&self, request: Request<Incoming>) -> Answer {
+        if request.method() != Method::GET {
+            return plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "the protected resource metadata is read with GET\n",
+            );
+        }
+        let (parts, _) = request.into_parts();
+        match self.guard.metadata(&parts) {
+            Ok(document) => json_answer(StatusCode::OK, document.to_string().into_bytes()),
+            Err(refusal) => refusal.into_response().map(BodyExt::boxed),
+        }
+    }
+
+    async fn post(
+        self: &Arc<Self>,
+        parts: &http::request::Parts,
+        body: Incoming,
+        principal: &Principal,
+    ) -> Result<Answer, Refused> {
+        let read = tokio::time::timeout(
+            self.config.request_timeout,
+            self.guard.read_body(principal, &parts.headers, body),
+        )
+        .await;
+        let body = match read {
+            Ok(body) => body?,
+            Err(_) => {
+                return Err(Refused::Rpc(
+                    StatusCode::REQUEST_TIMEOUT,
+                    None,
+                    ErrorCode::INVALID_REQUEST.0,
+                    format!(
+                        "the request body did not arrive within {} s (--request-timeout)",
+                        self.config.request_timeout.as_secs()
+                    ),
+                ))
+            }
+        };
+        self.guard.check_calls(parts, principal, &body)?;
+        let parse_error = |why: String| {
+            Refused::Rpc(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR.0, why)
+        };
+        let text = message::text_of(body.to_vec())
+            .map_err(|(_, malformed)| parse_error(malformed.to_string()))?;
+        let read = message::read(&text).map_err(|malformed| parse_error(malformed.to_string()))?;
+        let (first, is_request) = match &read {
+            Read::One(message) => (
+                Some(message.clone()),
+                matches!(message.kind, Kind::Request { .. }),
+            ),
+            Read::Batch(elements) => {
+                let messages: Vec<Message> = elements
+                    .iter()
+                    .filter_map(|range| message::read_object(&text, range.clone()).ok())
+                    .collect();
+                let is_request = messages
+                    .iter()
+                    .any(|m| matches!(m.kind, Kind::Request { .. }));
+                (messages.into_iter().next(), is_request)
+            }
+        };
+        let request_id = match first.as_ref().map(|m| &m.kind) {
+            Some(Kind::Request { id, .. }) => Some(id.clone()),
+            _ => None,
+        };
+        let modern = first
+            .as_ref()
+            .and_then(|m| message::declared_revision(&text, m))
+            .filter(|revision| message::is_modern(revision));
+        let initialize = matches!(
+            first.as_ref().map(|m| &m.kind),
+            Some(Kind::Request { method, .. }) if method == "initialize"
+        ) && matches!(read, Read::One(_));
+        let session_header = session_id_of(&parts.headers);
+        let session = if let (Some(revision), Some(message)) = (&modern, &first) {
+            wire::check_standard_headers(&parts.headers, &text, message, revision).map_err(
+                |why| {
+                    Refused::Rpc(
+                        StatusCode::BAD_REQUEST,
+                        request_id.clone(),
+                        wire::HEADER_MISMATCH,
+                        format!("Header mismatch: {why}"),
+                    )
+                },
+            )?;
+            self.lane(principal, &parts.headers).await?
+        } else if let Some(id) = &session_header {
+            self.guard.check_session(id, principal)?;
+            self.session(id, principal)?
+        } else if initialize {
+            self.open_session(principal, &parts.headers).await?
+        } else {
+            return Err(Refused::Rpc(
+                StatusCode::BAD_REQUEST,
+                request_id,
+                ErrorCode::INVALID_REQUEST.0,
+                "Bad Request: no Mcp-Session-Id: send initialize first (MCP 2025-11-25), or a request with its protocol version in _meta (2026-07-28)".into(),
+            ));
+        };
+        let headers = self.forwarded(&parts.headers);
+        if !is_request {
+            session.client_message(text.into_bytes(), Some(&headers));
+            return Ok(empty(StatusCode::ACCEPTED));
+        }
+        let (key, id, receiver) = match session.client_request(text.into_bytes(), &headers) {
+            Ok(opened) => opened,
+            Err(malformed) => {
+                if initialize {
+                    self.opened(&session, principal, &empty(StatusCode::BAD_REQUEST));
+                }
+                return Err(parse_error(malformed.to_string()));
+            }
+        };
+        let streams = parts
+            .headers
+            .get_all(ACCEPT)
+            .iter()
+            .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
+        let answer = self
+            .respond(&session, key, id, receiver, initialize, streams)
+            .await;
+        if initialize {
+            self.opened(&session, principal, &answer);
+        }
+        Ok(answer)
+    }
+
+    /// Wait for the first message for a request, and answer with JSON or an event stream (a
+    /// client that does not accept streams gets the answer alone, as JSON).
+    async fn respond(
+        &self,
+        session: &Arc<Session>,
+        key: IdKey,
+        id: RequestId,
+        mut receiver: mpsc::Receiver<Outgoing>,
+        initialize: bool,
+        streams: bool,
+    ) -> Answer {
+        let mut watch = RequestWatch {
+            session: Arc::downgrade(session),
+            key: key.clone(),
+            id,
+            answered: false,
+            timeout: Some(Box::pin(tokio::time::sleep(self.config.request_timeout))),
+            timeout_seconds: self.config.request_timeout.as_secs(),
+        };
+        // An upstream's session id comes with its answer to initialize: wait for it.
+        let window = if initialize || !streams {
+            self.config.request_timeout
+        } else {
+            JSON_WINDOW
+        };
+        let first = tokio::time::timeout(window, async {
+            loop {
+                match receiver.recv().await {
+                    // What comes before the answer has nowhere to go without a stream.
+                    Some(item) if !item.last && !streams => continue,
+                    other => return other,
+                }
+            }
+        })
+        .await;
+        if first.is_err() && !streams {
+            let reason = format!(
+                "the request was not answered within {} s (--request-timeout) and was cancelled",
+                self.config.request_timeout.as_secs()
+            );
+            session.cancel(&key, &watch.id, &reason, false);
+            watch.answered = true;
+            return Refused::Rpc(
+                StatusCode::GATEWAY_TIMEOUT,
+                Some(watch.id.clone()),
+                -32000,
+                reason,
+            )
+            .into_answer();
+        }
+        let mut answer = match first {
+            Ok(Some(item)) if item.last => {
+                watch.answered = true;
+                if let Some(failure) = session.take_failure(&key) {
+                    return failure_answer(failure);
+                }
+                json_answer(StatusCode::OK, item.data)
+            }
+            Ok(None) => {
+                watch.answered = true;
+                return Refused::Rpc(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    Some(watch.id.clone()),
+                    -32000,
+                    "the session ended before the request was answered".into(),
+                )
+                .into_answer();
+            }
+            Ok(Some(item)) => stream_answer(Some(item), receiver, Some(watch)),
+            Err(_) => stream_answer(None, receiver, Some(watch)),
+        };
+        if initialize {
+            if let Some(id) = self.id_of(session) {
+                if let Ok(value) = HeaderValue::from_str(&id) {
+                    answer.headers_mut().insert("mcp-session-id", value);
+                }
+            }
+        }
+        answer
+    }
+
+    /// The session id a session is known by.
+    fn id_of(&self, session: &Arc<Session>) -> Option<String> {
+        match session.backend() {
+            Backend::Upstream(link) => link.session_id(),
+            Backend::Stdio(_) => Some(session.label.clone()),
+        }
+    }
+
+    /// A session was opened by `initialize`: registered under its id, counted for its client.
+    fn opened(&self, session: &Arc<Session>, principal: &Principal, answer: &Answer) {
+        let mut opening = lock(&self.opening);
+        *opening = opening.saturating_sub(1);
+        drop(opening);
+        let id = answer
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
+        let Some(id) = id.filter(|_| answer.status().is_success()) else {
+            // No session came of it: nothing to keep.
+            let session = session.clone();
+            tokio::spawn(async move { session.close().await });
+            return;
+        };
+        match self.guard.open_session(principal) {
+            Ok(permit) => {
+                self.guard.sessions().created(&id);
+                self.guard.session_opened(&id, principal, permit);
+            }
+            Err(_) => {
+                // Counted before the session was opened; a race with another replica's session
+                // adopted here meanwhile. The session stays, uncounted.
+            }
+        }
+        lock(&self.sessions).insert(id, session.clone());
+    }
+
+    async fn get(
+        &self,
+        parts: &http::request::Parts,
+        principal: &Principal,
+    ) -> Result<Answer, Refused> {
+        let Some(id) = session_id_of(&parts.headers) else {
+            return Ok(plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "a GET stream belongs to a session (Mcp-Session-Id); 2026-07-28 has none\n",
+            ));
+        };
+        let accepts = parts
+            .headers
+            .get_all(ACCEPT)
+            .iter()
+            .any(|v| v.to_str().is_ok_and(|v| v.contains("text/event-stream")));
+        if !accepts {
+            return Ok(plain(
+                StatusCode::NOT_ACCEPTABLE,
+                "the GET stream is text/event-stream: accept it\n",
+            ));
+        }
+        self.guard.check_session(&id, principal)?;
+        let session = self.session(&id, principal)?;
+        let Some(receiver) = session.open_standalone() else {
+            return Ok(plain(StatusCode::METHOD_NOT_ALLOWED, "no GET stream\n"));
+        };
+        if let Backend::Upstream(link) = session.backend() {
+            let headers = self.forwarded(&parts.headers);
+            if let Err(failure) = link.open_standalone(&session, &headers).await {
+                return Ok(failure_answer(failure));
+            }
+        }
+        Ok(stream_answer(None, receiver, None))
+    }
+
+    async fn delete(
+        &self,
+        parts: &http::request::Parts,
+        principal: &Principal,
+    ) -> Result<Answer, Refused> {
+        let Some(id) = session_id_of(&parts.headers) else {
+            return Ok(plain(
+                StatusCode::BAD_REQUEST,
+                "DELETE ends a session: say which (Mcp-Session-Id)\n",
+            ));
+        };
+        self.guard.check_session(&id, principal)?;
+        let session = self.session(&id, principal)?;
+        lock(&self.sessions).remove(&id);
+        self.guard.sessions().ended(&id);
+        let status = match session.backend() {
+            Backend::Upstream(link) => {
+                let headers = self.forwarded(&parts.headers);
+                match link.delete(&headers).await {
+                    Some(Ok(status)) => status,
+                    Some(Err(e)) => {
+                        report(&format!("cannot end the upstream's session: {e}"));
+                        StatusCode::BAD_GATEWAY
+                    }
+                    None => StatusCode::OK,
+                }
+            }
+            Backend::Stdio(_) => StatusCode::OK,
+        };
+        session.close().await;
+        Ok(empty(status))
+    }
+
+    /// The session `id` names; at the upstream, a session another replica opened is taken
+    /// over.
+    fn session(&self, id: &str, principal: &Principal) -> Result<Arc<Session>, Refused> {
+        if let Some(session) = lock(&self.sessions).get(id).filter(|s| !s.is_closed()) {
+            return Ok(session.clone());
+        }
+        let Some(upstream) = &self.upstream else {
+            return Err(Refused::Rpc(
+                StatusCode::NOT_FOUND,
+                None,
+                -32001,
+                "Session not found: it ended (DELETE, idle, or its server exited); initialize a new one".into(),
+            ));
+        };
+        self.reserve()?;
+        let permit = self.guard.open_session(principal);
+        self.release();
+        let permit = permit?;
+        let link = UpstreamLink::new(upstream.clone(), false, false);
+        link.adopt_session_id(id);
+        let session = self.new_session(
+            principal,
+            Backend::Upstream(link),
+            false,
+            format!("{id} (taken over)"),
+        );
+        UpstreamLink::start(&session);
+        self.guard.sessions().created(id);
+        self.guard.session_opened(id, principal, permit);
+        lock(&self.sessions).insert(id.to_string(), session.clone());
+        Ok(session)
+    }
+
+    /// Open a session for an `initialize`.
+    async fn open_session(
+        &self,
+        principal: &Principal,
+        _headers: &HeaderMap,
+    ) -> Result<Arc<Session>, Refused> {
+        // Refused before anything starts: the guard counts per token, the proxy in all.
+        drop(self.guard.open_session(principal)?);
+        self.reserve()?;
+        let number = self.counter.fetch_add(1, Ordering::Relaxed);
+        let backend = match self.backend(false) {
+            Ok(backend) => backend,
+            Err(refused) => {
+                self.release();
+                return Err(refused);
+            }
+        };
+        let session = match backend {
+            (Backend::Stdio(server), Some(stdout)) => {
+                let Some(id) = new_session_id() else {
+                    self.release();
+                    return Err(Refused::Rpc(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        None,
+                        -32000,
+                        "cannot make a session id: /dev/urandom cannot be read".into(),
+                    ));
+                };
+                let session = self.new_session(principal, Backend::Stdio(server), false, id);
+                StdioServer::start(&session, stdout, self.config.max_message_bytes);
+                session
+            }
+            (backend, _) => {
+                let label = format!("upstream session {number}");
+                let session = self.new_session(principal, backend, false, label);
+                UpstreamLink::start(&session);
+                session
+            }
+        };
+        Ok(session)
+    }
+
+    /// The lane of a 2026-07-28 client, opened on its first request.
+    async fn lane(
+        &self,
+        principal: &Principal,
+        _headers: &HeaderMap,
+    ) -> Result<Arc<Session>, Refused> {
+        let name = principal.to_string();
+        if let Some(lane) = lock(&self.lanes)
+            .get(&name)
+            .filter(|l| !l.is_closed() && !l.is_gone())
+        {
+            return Ok(lane.clone());
+        }
+        self.reserve()?;
+        let backend = self.backend(true);
+        self.release();
+        let lane = match backend? {
+            (Backend::Stdio(server), Some(stdout)) => {
+                let lane = self.new_session(
+                    principal,
+                    Backend::Stdio(server),
+                    true,
+                    format!("lane of {name}"),
+                );
+                StdioServer::start(&lane, stdout, self.config.max_message_bytes);
+                lane
+            }
+            (backend, _) => {
+                let lane = self.new_session(principal, backend, true, format!("lane of {name}"));
+                UpstreamLink::start(&lane);
+                lane
+            }
+        };
+        let mut lanes = lock(&self.lanes);
+        // Another request of the same client may have opened it meanwhile.
+        if let Some(existing) = lanes.get(&name).filter(|l| !l.is_closed() && !l.is_gone()) {
+            let existing = existing.clone();
+            drop(lanes);
+            let extra = lane.clone();
+            tokio::spawn(async move { extra.close().await });
+            return Ok(existing);
+        }
+        lanes.insert(name, lane.clone());
+        Ok(lane)
+    }
+
+    /// Count one more session against `--max-sessions`, or refuse it.
+    fn reserve(&self) -> Result<(), Refused> {
+        let mut opening = lock(&self.opening);
+        let open = lock(&self.sessions).len() + lock(&self.lanes).len() + *opening;
+        if open >= self.config.max_sessions {
+            let message = format!(
+                "this proxy serves at most {} sessions at once (--max-sessions); close one (HTTP DELETE) or try again later",
+                self.config.max_sessions
+            );
+            report(&format!("refused a new session: {message}"));
+            let mut answer =
+                Refused::Rpc(StatusCode::SERVICE_UNAVAILABLE, None, -32000, message).into_answer();
+            answer
+                .headers_mut()
+                .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return Err(Refused::Answer(Box::new(answer)));
+        }
+        *opening += 1;
+        Ok(())
+    }
+
+    fn release(&self) {
+        let mut opening = lock(&self.opening);
+        *opening = opening.saturating_sub(1);
+    }
+
+    /// The server side of a new session: a process (with its stdout), or a link to the
+    /// upstream.
+    fn backend(&self, stateless: bool) -> Result<(Backend, Option<std::fs::File>), Refused> {
+        match (&self.config.server, &self.upstream) {
+            (ServerSide::Command(command), _) => {
+                let (server, stdout) = StdioServer::spawn(command, self.config.shutdown_grace)
+                    .map_err(|e| {
+                        report(&e.to_string());
+                        Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, e.to_string())
+                    })?;
+                Ok((Backend::Stdio(Box::new(server)), Some(stdout)))
+            }
+            (ServerSide::Upstream { .. }, Some(upstream)) => Ok((
+                Backend::Upstream(UpstreamLink::new(upstream.clone(), stateless, false)),
+                None,
+            )),
+            (ServerSide::Upstream { .. }, None) => Err(Refused::Rpc(
+                StatusCode::BAD_GATEWAY,
+                None,
+                -32000,
+                "no upstream".into(),
+            )),
+        }
+    }
+
+    fn new_session(
+        &self,
+        principal: &Principal,
+        backend: Backend,
+        lane: bool,
+        label: String,
+    ) -> Arc<Session> {
+        let mut gate_config = self.config.gate.clone();
+        gate_config.audit = self.audit.is_some();
+        gate_config.audit_arguments = self.config.audit_arguments;
+        gate_config.max_message_bytes = self.config.max_message_bytes;
+        gate_config.policy.holder = Some(self.holder_policy(principal));
+        let session = Session::new(SessionParts {
+            label,
+            gate: Gate::new(gate_config),
+            client: ClientSide::Http(Default::default()),
+            backend,
+            audit: self.audit.clone(),
+            client_name: Some(principal.name().to_string()),
+            lane,
+        });
+        session.watch_deadlines();
+        session
+    }
+
+    /// What `principal` may see and call.
+    fn holder_policy(&self, principal: &Principal) -> HolderPolicy {
+        let rules = self.config.file.tokens.get(principal.name());
+        HolderPolicy {
+            name: principal.name().to_string(),
+            allow: rules
+                .map(|r| r.allow.iter().map(Glob::new).collect())
+                .unwrap_or_default(),
+            deny: rules
+                .map(|r| r.deny.iter().map(Glob::new).collect())
+                .unwrap_or_default(),
+            scopes: self.config.file.tool_scopes.clone(),
+            granted: principal.scopes().cloned(),
+        }
+    }
+
+    /// The client headers that go upstream: end-to-end ones only, and the client's credential
+    /// only when the proxy does not authenticate clients itself (a token for the proxy is
+    /// never passed on).
+    fn forwarded(&self, headers: &HeaderMap) -> HeaderMap {
+        if self.upstream.is_none() {
+            return HeaderMap::new();
+        }
+        let mut kept = HeaderMap::new();
+        for (name, value) in headers {
+            let name_text = name.as_str();
+            if NOT_FORWARDED.contains(&name_text) {
+                continue;
+            }
+            if name == http::header::AUTHORIZATION && self.guard.requires_auth() {
+                continue;
+            }
+            kept.append(name.clone(), value.clone());
+        }
+        kept
+    }
+
+    /// Close what is idle (no message for `--session-idle`, nothing in flight), dead (its
+    /// server exited) or closed.
+    pub async fn sweep(&self) {
+        let idle = self.guard.limits().session_idle;
+        let expired = |session: &Arc<Session>| {
+            session.is_closed()
+                || session.is_gone()
+                || (session.idle_for() > idle && !session.is_busy())
+        };
+        let mut done = Vec::new();
+        {
+            let mut sessions = lock(&self.sessions);
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| expired(s))
+                .map(|(id, _)| id.clone())
+                .collect();
+            for id in ids {
+                if let Some(session) = sessions.remove(&id) {
+                    self.guard.sessions().ended(&id);
+                    done.push(session);
+                }
+            }
+            lock(&self.lanes).retain(|_, lane| {
+                let keep = !expired(lane);
+                if !keep {
+                    done.push(lane.clone());
+                }
+                keep
+            });
+        }
+        for session in done {
+            if !session.is_closed() && !session.is_gone() {
+                tracing::info!(session = %session.label, "closed an idle session");
+            }
+            session.close().await;
+        }
+    }
+
+    /// Close every session (the proxy is stopping).
+    pub async fn close_all(&self) {
+        let mut all: Vec<Arc<Session>> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        all.extend(lock(&self.lanes).drain().map(|(_, s)| s));
+        futures::future::join_all(all.iter().map(|s| s.close())).await;
+    }
+}
+
+/// Watches one request's stream: a client that goes before its answer cancels it, and one
+/// that waits past the timeout gets an error.
+struct RequestWatch {
+    session: Weak<Session>,
+    key: IdKey,
+    id: RequestId,
+    answered: bool,
+    timeout: Option<Pin<Box<tokio::time::Sleep>>>,
+    timeout_seconds: u64,
+}
+
+impl RequestWatch {
+    /// Whether the request ran out of time now (the session then answers it with an error).
+    fn poll_timeout(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some(timeout) = self.timeout.as_mut() else {
+            return false;
+        };
+        if timeout.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        self.timeout = None;
+        if let Some(session) = self.session.upgrade() {
+            let reason = format!(
+                "the request was not answered within {} s (--request-timeout) and was cancelled",
+                self.timeout_seconds
+            );
+            session.cancel(&self.key, &self.id, &reason, true);
+        }
+        true
+    }
+}
+
+impl Drop for RequestWatch {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        if let Some(session) = self.session.upgrade() {
+            session.cancel(
+                &self.key,
+                &self.id,
+                "the client closed its stream before the answer",
+                false,
+            );
+        }
+    }
+}
+
+/// An event stream for the client: its messages as events, comments while quiet.
+struct EventStream {
+    first: Option<Outgoing>,
+    receiver: mpsc::Receiver<Outgoing>,
+    keep_alive: tokio::time::Interval,
+    watch: Option<RequestWatch>,
+    done: bool,
+}
+
+impl Body for EventStream {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        loop {
+            let next = match this.first.take() {
+                Some(item) => Poll::Ready(Some(item)),
+                None => this.receiver.poll_recv(cx),
+            };
+            match next {
+                Poll::Ready(Some(item)) => {
+                    if item.last {
+                        this.done = true;
+                        if let Some(watch) = &mut this.watch {
+                            watch.answered = true;
+                        }
+                    }
+                    let event = sse::encode(item.event_id.as_deref(), &item.data);
+                    return Poll::Ready(Some(Ok(Frame::data(event))));
+                }
+                Poll::Ready(None) => {
+                    // The session closed the stream.
+                    this.done = true;
+                    if let Some(watch) = &mut this.watch {
+                        watch.answered = true;
+                    }
+                    return Poll::Ready(None);
+                }
+                Poll::Pending => {}
+            }
+            if this.watch.as_mut().is_some_and(|w| w.poll_timeout(cx)) {
+                // The error answering it is queued now.
+                continue;
+            }
+            if this.keep_alive.poll_tick(cx).is_ready() {
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(sse::KEEP_ALIVE)))));
+            }
+            return Poll::Pending;
+        }
+    }
+}
+
+fn stream_answer(
+    first: Option<Outgoing>,
+    receiver: mpsc::Receiver<Outgoing>,
+    watch: Option<RequestWatch>,
+) -> Answer {
+    let start = tokio::time::Instant::now() + KEEP_ALIVE;
+    let stream = EventStream {
+        first,
+        receiver,
+        keep_alive: tokio::time::interval_at(start, KEEP_ALIVE),
+        watch,
+        done: false,
+    };
+    let mut answer = Response::new(BodyExt::boxed(stream));
+    let headers = answer.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache"),
+    );
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    answer
+}
+
+fn json_answer(status: StatusCode, body: Vec<u8>) -> Answer {
+    let mut answer = Response::new(Full::new(Bytes::from(body)).boxed());
+    *answer.status_mut() = status;
+    answer
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    answer
+}
+
+fn failure_answer(failure: HttpFailure) -> Answer {
+    let mut answer = Response::new(Full::new(failure.body).boxed());
+    *answer.status_mut() = failure.status;
+    *answer.headers_mut() = failure.headers;
+    answer
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Answer {
+    let mut answer = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *answer.status_mut() = status;
+    answer
+}
+
+fn empty(status: StatusCode) -> Answer {
+    let mut answer = Response::new(Full::new(Bytes::new()).boxed());
+    *answer.status_mut() = status;
+    answer
+}
+
+fn session_id_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from)
+}
+
+/// A session id no one can guess: 128 random bits, in hex (`None` without a source of them).
+fn new_session_id() -> Option<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

@@ -1,0 +1,272 @@
+//! The proxy over Streamable HTTP, in every combination with stdio:
+//!
+//! - `--listen ADDR -- CMD`: HTTP for clients, one server process per session behind;
+//! - `--listen ADDR --upstream URL`: HTTP for clients, a remote server behind;
+//! - `--upstream URL`: a client on stdio (it starts the proxy like a server), a remote server
+//!   behind.
+//!
+//! The decisions are the [`Gate`](super::Gate)'s, one per session, exactly as over stdio; this
+//! module moves messages between HTTP requests, event streams, processes and the upstream
+//! ([`session`]), puts the guard of toolschema-http in front ([`front`]), and speaks both
+//! protocol revisions: 2025-11-25 with `initialize` and sessions, 2026-07-28 with the revision
+//! in every request's `_meta`, no session, and the standard request headers ([`wire`]).
+//!
+//! Nothing is shared between proxy processes but what the protocol carries: a 2026-07-28
+//! request can go to any replica, and so can a request of a 2025-11-25 session at an upstream
+//! (its session id is the upstream's); sessions with a server process of their own live in
+//! one replica.
+
+mod front;
+mod routes;
+mod session;
+mod sse;
+mod stdio_client;
+mod stdio_server;
+mod upstream;
+mod wire;
+
+pub use stdio_client::run_stdio_upstream;
+
+use super::gate::GateConfig;
+use super::overrides::ToolOverrides;
+use super::{audit::AuditLog, ProxyError};
+use crate::server_process::{ServerCommand, DEFAULT_SHUTDOWN_GRACE};
+use front::Front;
+use http::HeaderMap;
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use toolschema_http::{Guard, GuardConfig, ToolScopes};
+
+/// How often idle sessions are looked for, at most.
+const SWEEP: Duration = Duration::from_secs(5);
+
+/// The server behind the proxy.
+#[derive(Debug, Clone)]
+pub enum ServerSide {
+    /// A command started once per session, spoken to over stdio.
+    Command(ServerCommand),
+    /// A remote server over Streamable HTTP.
+    Upstream {
+        /// Its MCP endpoint.
+        url: String,
+        /// Headers added to every request to it (`--header`).
+        headers: HeaderMap,
+    },
+}
+
+/// The `[proxy]` table of `toolschema.toml`: what each token's holder may see and call, titles
+/// and descriptions shown in place of the server's, and the scopes tools need.
+///
+/// ```toml
+/// [proxy.tokens.alice]              # a name from --auth-token-file (or a JWT's subject)
+/// allow = ["search", "files_*"]
+/// deny = ["files_delete"]
+///
+/// [proxy.overrides.search]
+/// description = "Search the internal documentation. Short queries work best."
+///
+/// [proxy.tool-scopes]
+/// "files_*" = "files:read"
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProxyFile {
+    /// Tool policies per token name.
+    #[serde(default)]
+    pub tokens: BTreeMap<String, TokenPolicy>,
+    /// Titles and descriptions per tool.
+    #[serde(default)]
+    pub overrides: ToolOverrides,
+    /// The scopes a call to each tool needs.
+    #[serde(default)]
+    pub tool_scopes: ToolScopes,
+}
+
+/// What one token's holder may see and call.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenPolicy {
+    /// Tool-name globs it may use; empty: every tool the proxy lets through.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Tool-name globs it may not use (they win over `allow`).
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// The HTTP proxy's settings.
+#[derive(Debug, Clone)]
+pub struct HttpProxyConfig {
+    /// What every session's gate decides with (its policy gets the client's on top).
+    pub gate: GateConfig,
+    /// The server behind.
+    pub server: ServerSide,
+    /// The `[proxy]` table of the settings file.
+    pub file: ProxyFile,
+    /// Append one JSON line per `tools/call` to this file.
+    pub audit: Option<PathBuf>,
+    /// Include the arguments of each call in the audit log.
+    pub audit_arguments: bool,
+    /// The largest message accepted (a request body is also bounded by the guard).
+    pub max_message_bytes: usize,
+    /// The longest a request may take, from its first byte to its answer.
+    pub request_timeout: Duration,
+    /// The most sessions (and 2026-07-28 lanes) open at once.
+    pub max_sessions: usize,
+    /// How long a server process gets to exit once its input is closed, and after `SIGTERM`.
+    pub shutdown_grace: Duration,
+}
+
+impl HttpProxyConfig {
+    /// Defaults for a server side.
+    pub fn new(server: ServerSide) -> HttpProxyConfig {
+        HttpProxyConfig {
+            gate: GateConfig::default(),
+            server,
+            file: ProxyFile::default(),
+            audit: None,
+            audit_arguments: false,
+            max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
+            request_timeout: Duration::from_secs(300),
+            max_sessions: 100,
+            shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+        }
+    }
+
+    /// The audit log, with the overrides it names.
+    fn open_audit(&self) -> Result<Option<Arc<AuditLog>>, ProxyError> {
+        let Some(path) = &self.audit else {
+            return Ok(None);
+        };
+        let log =
+            AuditLog::open(path, self.audit_arguments).map_err(|source| ProxyError::Audit {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(Some(Arc::new(
+            log.with_overrides(self.gate.overrides.clone()),
+        )))
+    }
+}
+
+/// Why the HTTP proxy could not serve.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The address cannot be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The guard refused to start (no authentication on a public address, a bad token file...).
+    #[error(transparent)]
+    Guard(#[from] toolschema_http::StartError),
+    /// The upstream URL cannot be used.
+    #[error("{0}")]
+    Upstream(String),
+    /// The proxy itself could not be set up.
+    #[error(transparent)]
+    Proxy(#[from] ProxyError),
+}
+
+/// Serve the proxy over Streamable HTTP at `http://ADDRESS/mcp` until SIGINT or SIGTERM, behind
+/// a guard configured by `guard`; `ready` is told the address bound and the guard. Every
+/// session is closed (its server stopped, its upstream session deleted) before it returns.
+pub async fn serve(
+    config: HttpProxyConfig,
+    address: &str,
+    mut guard: GuardConfig,
+    ready: impl FnOnce(SocketAddr, &Guard),
+) -> Result<(), ServeError> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|source| ServeError::Bind {
+            address: address.to_string(),
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(|source| ServeError::Bind {
+        address: address.to_string(),
+        source,
+    })?;
+    guard.endpoint_path = front::ENDPOINT.to_string();
+    if guard.tool_scopes.is_empty() {
+        guard.tool_scopes = config.file.tool_scopes.clone();
+    }
+    let guard = Arc::new(Guard::start(guard, bound).await?);
+    guard
+        .reload_on_sighup()
+        .map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
+    let upstream = match &config.server {
+        ServerSide::Upstream { url, headers } => Some(
+            upstream::Upstream::new(
+                url,
+                headers.clone(),
+                config.max_message_bytes,
+                config.request_timeout,
+            )
+            .map_err(ServeError::Upstream)?,
+        ),
+        ServerSide::Command(_) => None,
+    };
+    let audit = config.open_audit()?;
+    let mut terminate =
+        signal(SignalKind::terminate()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
+    let mut interrupt =
+        signal(SignalKind::interrupt()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
+    let idle = guard.limits().session_idle;
+    let head_limit = guard.limits().max_header_bytes.max(8192);
+    let front = Arc::new(Front::new(config, guard.clone(), upstream, audit));
+    ready(bound, &guard);
+    let sweeper = {
+        let front = Arc::downgrade(&front);
+        let every = (idle / 4).clamp(Duration::from_millis(200), SWEEP);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            loop {
+                ticks.tick().await;
+                let Some(front) = front.upgrade() else {
+                    return;
+                };
+                front.sweep().await;
+            }
+        })
+    };
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let _ = stream.set_nodelay(true);
+                let front = front.clone();
+                let service = hyper::service::service_fn(move |request| {
+                    let front = front.clone();
+                    async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .max_buf_size(head_limit)
+                    .serve_connection(TokioIo::new(stream), service);
+                let connection = graceful.watch(connection);
+                tokio::spawn(async move {
+                    let _ = connection.await;
+                });
+            }
+            _ = terminate.recv() => break,
+            _ = interrupt.recv() => break,
+        }
+    }
+    drop(listener);
+    sweeper.abort();
+    front.close_all().await;
+    // Streams end with their sessions; give the connections a moment, then stop anyway.
+    let _ = tokio::time::timeout(Duration::from_secs(5), graceful.shutdown()).await;
+    Ok(())
+}

@@ -1,0 +1,438 @@
+//! Which of a client's open streams each message for the client goes on.
+//!
+//! Over Streamable HTTP a client has a stream per request it posted (the response to that
+//! request, and what the server sends about it before) and, in 2025-11-25 sessions, one stream
+//! it opened with GET for everything else. The gate says what goes to the client; this table
+//! says on which stream:
+//!
+//! - a response, on the stream of the request it answers (which it ends);
+//! - a progress notification, on the stream of the request that asked for progress with its
+//!   token; a notification of a `subscriptions/listen` stream, on that stream;
+//! - anything else the server sends on a request's stream (an upstream over HTTP says which),
+//!   on the client's stream of that request; what it sends on its GET stream, on the client's;
+//! - what a server over stdio sends unasked (it cannot say what it relates to): on the one
+//!   request stream open, if there is one, else on the GET stream, else on the newest request
+//!   stream; with no stream at all, it waits (a bounded number of messages) for the GET stream.
+
+use super::wire;
+use crate::message::{read, IdKey, Kind, Read};
+use http::{HeaderMap, StatusCode};
+use std::collections::{HashMap, VecDeque};
+use tokio::sync::mpsc;
+
+/// How many messages wait for a client's stream before the oldest are dropped.
+pub const BACKLOG: usize = 1024;
+
+/// How many messages one stream holds that the client has not read yet.
+pub const STREAM_CAPACITY: usize = 1024;
+
+/// One message for a client's stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The upstream's event id, passed on so that the client can resume with it.
+    pub event_id: Option<String>,
+    /// The message, one line of JSON.
+    pub data: Vec<u8>,
+    /// It answers the request the stream was opened for: the stream ends with it.
+    pub last: bool,
+}
+
+/// What an upstream answered instead of a JSON-RPC response, passed on as it was.
+#[derive(Debug, Clone)]
+pub struct HttpFailure {
+    /// Its status.
+    pub status: StatusCode,
+    /// The headers worth passing on (`WWW-Authenticate`, content type).
+    pub headers: HeaderMap,
+    /// Its body.
+    pub body: bytes::Bytes,
+}
+
+/// Where a message for the client came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The gate answered a client message itself.
+    Client,
+    /// A server over stdio: one channel, no streams.
+    Stdio,
+    /// The upstream's stream of the response to this request (a client's, or the proxy's own).
+    Request(IdKey),
+    /// The upstream's GET stream.
+    Standalone,
+}
+
+/// An open request stream.
+struct RequestStream {
+    sender: mpsc::Sender<Outgoing>,
+    token: Option<IdKey>,
+    opened: u64,
+}
+
+/// A client's open streams.
+#[derive(Default)]
+pub struct Routes {
+    requests: HashMap<IdKey, RequestStream>,
+    /// HTTP failures of the upstream for requests whose answer has not been taken yet.
+    failures: HashMap<IdKey, HttpFailure>,
+    tokens: HashMap<IdKey, IdKey>,
+    standalone: Option<mpsc::Sender<Outgoing>>,
+    backlog: VecDeque<Outgoing>,
+    opened: u64,
+    dropped: u64,
+}
+
+/// What became of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// On a stream.
+    Sent,
+    /// Waiting for the GET stream.
+    Waiting,
+    /// Nowhere: its stream is gone (the client disconnected or is too slow to read).
+    Dropped,
+}
+
+impl Routes {
+    /// A stream for the response to request `id`, with the progress token it asked with. A
+    /// stream already open for that id is replaced (its client gets no answer on it).
+    pub fn open_request(&mut self, id: IdKey, token: Option<IdKey>) -> mpsc::Receiver<Outgoing> {
+        let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+        self.opened += 1;
+        if let Some(token) = &token {
+            self.tokens.insert(token.clone(), id.clone());
+        }
+        let stream = RequestStream {
+            sender,
+            token,
+            opened: self.opened,
+        };
+        if let Some(old) = self.requests.insert(id, stream) {
+            self.forget_token(old.token.as_ref());
+        }
+        receiver
+    }
+
+    /// The GET stream; what waited for it comes first. Replaces an earlier one.
+    pub fn open_standalone(&mut self) -> mpsc::Receiver<Outgoing> {
+        let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+        for waiting in self.backlog.drain(..) {
+            if sender.try_send(waiting).is_err() {
+                self.dropped += 1;
+            }
+        }
+        self.standalone = Some(sender);
+        receiver
+    }
+
+    /// Whether the request stream for `id` is open.
+    pub fn is_open(&self, id: &IdKey) -> bool {
+        self.requests.get(id).is_some_and(|s| !s.sender.is_closed())
+    }
+
+    /// Whether a GET stream is open.
+    pub fn has_standalone(&self) -> bool {
+        self.standalone.as_ref().is_some_and(|s| !s.is_closed())
+    }
+
+    /// Close the request stream for `id` (its client went away, or it timed out).
+    pub fn close_request(&mut self, id: &IdKey) {
+        if let Some(stream) = self.requests.remove(id) {
+            self.forget_token(stream.token.as_ref());
+        }
+    }
+
+    /// Remember that the upstream answered the request `id` with an HTTP failure, to be passed
+    /// on as it was when its answer reaches the client.
+    pub fn fail_request(&mut self, id: &IdKey, failure: HttpFailure) {
+        if self.is_open(id) {
+            self.failures.insert(id.clone(), failure);
+        }
+    }
+
+    /// The HTTP failure recorded for request `id`, if any.
+    pub fn take_failure(&mut self, id: &IdKey) -> Option<HttpFailure> {
+        self.failures.remove(id)
+    }
+
+    /// Close every stream: the session ended.
+    pub fn close_all(&mut self) {
+        self.requests.clear();
+        self.failures.clear();
+        self.tokens.clear();
+        self.standalone = None;
+        self.backlog.clear();
+    }
+
+    /// How many messages were dropped because no stream could take them.
+    #[cfg(test)]
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    fn forget_token(&mut self, token: Option<&IdKey>) {
+        if let Some(token) = token {
+            self.tokens.remove(token);
+        }
+    }
+
+    /// Put a message for the client on its stream.
+    pub fn deliver(
+        &mut self,
+        data: Vec<u8>,
+        event_id: Option<String>,
+        origin: &Origin,
+    ) -> Delivery {
+        let Some(text) = std::str::from_utf8(&data).ok() else {
+            return self.unrelated(data, event_id, origin);
+        };
+        let message = match read(text) {
+            Ok(Read::One(message)) => message,
+            // A batch of answers goes where the first of them goes.
+            Ok(Read::Batch(elements)) => {
+                let first = elements
+                    .iter()
+                    .find_map(|range| crate::message::read_object(text, range.clone()).ok());
+                match first {
+                    Some(message) => message,
+                    None => return self.unrelated(data, event_id, origin),
+                }
+            }
+            Err(_) => return self.unrelated(data, event_id, origin),
+        };
+        match &message.kind {
+            Kind::Response { id, .. } => {
+                let key = id.key().clone();
+                match self.requests.remove(&key) {
+                    Some(stream) => {
+                        self.forget_token(stream.token.as_ref());
+                        let outgoing = Outgoing {
+                            event_id,
+                            data,
+                            last: true,
+                        };
+                        match stream.sender.try_send(outgoing) {
+                            Ok(()) => Delivery::Sent,
+                            Err(_) => self.drop_one(),
+                        }
+                    }
+                    // Replayed on a resumed GET stream: it goes there.
+                    None if *origin == Origin::Standalone => self.onto_standalone(data, event_id),
+                    None => self.drop_one(),
+                }
+            }
+            _ => {
+                let related = wire::progress_token(text, &message)
+                    .and_then(|token| self.tokens.get(&token).cloned())
+                    .or_else(|| wire::subscription(text, &message))
+                    .filter(|id| self.is_open(id));
+                match related {
+                    Some(id) => self.onto_request(&id, data, event_id),
+                    None => self.unrelated(data, event_id, origin),
+                }
+            }
+        }
+    }
+
+    /// A message that answers nothing and names no request: where it came from says where it
+    /// goes.
+    fn unrelated(&mut self, data: Vec<u8>, event_id: Option<String>, origin: &Origin) -> Delivery {
+        match origin {
+            Origin::Request(id) if self.is_open(id) => {
+                let id = id.clone();
+                self.onto_request(&id, data, event_id)
+            }
+            Origin::Standalone => self.onto_standalone(data, event_id),
+            _ => {
+                let open: Vec<(&IdKey, u64)> = self
+                    .requests
+                    .iter()
+                    .filter(|(_, s)| !s.sender.is_closed())
+                    .map(|(id, s)| (id, s.opened))
+                    .collect();
+                if open.len() == 1 || (!open.is_empty() && !self.has_standalone()) {
+                    let newest = open
+                        .iter()
+                        .max_by_key(|(_, opened)| *opened)
+                        .map(|(id, _)| (*id).clone());
+                    if let Some(id) = newest {
+                        return self.onto_request(&id, data, event_id);
+                    }
+                }
+                self.onto_standalone(data, event_id)
+            }
+        }
+    }
+
+    fn onto_request(&mut self, id: &IdKey, data: Vec<u8>, event_id: Option<String>) -> Delivery {
+        let Some(stream) = self.requests.get(id) else {
+            return self.drop_one();
+        };
+        let outgoing = Outgoing {
+            event_id,
+            data,
+            last: false,
+        };
+        match stream.sender.try_send(outgoing) {
+            Ok(()) => Delivery::Sent,
+            Err(_) => {
+                // A client that does not read its stream loses it.
+                self.close_request(id);
+                self.drop_one()
+            }
+        }
+    }
+
+    fn onto_standalone(&mut self, data: Vec<u8>, event_id: Option<String>) -> Delivery {
+        let outgoing = Outgoing {
+            event_id,
+            data,
+            last: false,
+        };
+        if let Some(sender) = &self.standalone {
+            match sender.try_send(outgoing) {
+                Ok(()) => return Delivery::Sent,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    self.standalone = None;
+                    return self.drop_one();
+                }
+                Err(mpsc::error::TrySendError::Closed(outgoing)) => {
+                    self.standalone = None;
+                    return self.wait(outgoing);
+                }
+            }
+        }
+        self.wait(outgoing)
+    }
+
+    fn wait(&mut self, outgoing: Outgoing) -> Delivery {
+        if self.backlog.len() >= BACKLOG {
+            self.backlog.pop_front();
+            self.dropped += 1;
+        }
+        self.backlog.push_back(outgoing);
+        Delivery::Waiting
+    }
+
+    fn drop_one(&mut self) -> Delivery {
+        self.dropped += 1;
+        Delivery::Dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::RequestId;
+
+    fn key(raw: &str) -> IdKey {
+        RequestId::from_text(raw).key().clone()
+    }
+
+    fn data(value: serde_json::Value) -> Vec<u8> {
+        serde_json::to_vec(&value).unwrap()
+    }
+
+    fn drain(receiver: &mut mpsc::Receiver<Outgoing>) -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        while let Ok(item) = receiver.try_recv() {
+            out.push(serde_json::from_slice(&item.data).unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn responses_and_progress_go_to_their_request() {
+        let mut routes = Routes::default();
+        let mut call = routes.open_request(key("1"), Some(key("\"tok\"")));
+        let mut other = routes.open_request(key("2"), None);
+        let progress = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "tok", "progress": 1}});
+        assert_eq!(
+            routes.deliver(data(progress.clone()), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": 1.0, "result": {}});
+        assert_eq!(
+            routes.deliver(data(answer.clone()), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut call), vec![progress.clone(), answer]);
+        assert!(drain(&mut other).is_empty());
+        // The request is answered: its token is forgotten, and a late one goes elsewhere.
+        assert_eq!(
+            routes.deliver(data(progress.clone()), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut other), vec![progress]);
+    }
+
+    #[test]
+    fn unasked_messages_prefer_the_one_request_then_the_get_stream() {
+        let mut routes = Routes::default();
+        let ask = serde_json::json!({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {}});
+        // Nothing open: it waits for the GET stream.
+        assert_eq!(
+            routes.deliver(data(ask.clone()), None, &Origin::Stdio),
+            Delivery::Waiting
+        );
+        let mut get = routes.open_standalone();
+        assert_eq!(drain(&mut get), vec![ask.clone()]);
+        let mut call = routes.open_request(key("7"), None);
+        assert_eq!(
+            routes.deliver(data(ask.clone()), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut call), vec![ask.clone()]);
+        let mut second = routes.open_request(key("8"), None);
+        assert_eq!(
+            routes.deliver(data(ask.clone()), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut get), vec![ask.clone()]);
+        // An upstream says which stream it sent a message on.
+        let origin = Origin::Request(key("8"));
+        assert_eq!(
+            routes.deliver(data(ask.clone()), Some("e1".into()), &origin),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut second), vec![ask]);
+        assert!(drain(&mut call).is_empty());
+    }
+
+    #[test]
+    fn a_response_nobody_waits_for_is_dropped_and_a_slow_client_loses_its_stream() {
+        let mut routes = Routes::default();
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        assert_eq!(
+            routes.deliver(data(answer), None, &Origin::Stdio),
+            Delivery::Dropped
+        );
+        let _call = routes.open_request(key("4"), None);
+        let note =
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+        for _ in 0..STREAM_CAPACITY {
+            assert_eq!(
+                routes.deliver(data(note.clone()), None, &Origin::Request(key("4"))),
+                Delivery::Sent
+            );
+        }
+        assert_eq!(
+            routes.deliver(data(note.clone()), None, &Origin::Request(key("4"))),
+            Delivery::Dropped
+        );
+        assert!(!routes.is_open(&key("4")));
+        assert_eq!(routes.dropped(), 2);
+    }
+
+    #[test]
+    fn the_backlog_is_bounded() {
+        let mut routes = Routes::default();
+        let note =
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+        for _ in 0..BACKLOG + 5 {
+            routes.deliver(data(note.clone()), None, &Origin::Stdio);
+        }
+        assert_eq!(routes.dropped(), 5);
+        let mut get = routes.open_standalone();
+        assert_eq!(drain(&mut get).len(), BACKLOG);
+    }
+}

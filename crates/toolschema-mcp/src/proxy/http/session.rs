@@ -1,0 +1,675 @@
+//! One proxied session on the HTTP side: a [`Gate`], the server behind it (a process over
+//! stdio, or the upstream over HTTP) and the client's streams.
+//!
+//! Every message, from either side, is decided under one lock, and what the gate decides is
+//! handed on under the same lock, in order: to the server's outbox (a channel), to the client's
+//! streams ([`Routes`], or standard output for a stdio client), to the audit log. Nothing
+//! waits under the lock.
+//!
+//! A 2025-11-25 client has a session of its own (`Mcp-Session-Id`). Requests of 2026-07-28
+//! clients carry no session: those of one client (one token) share a *lane*, a session whose
+//! request ids are made unique before the gate sees them, since independent requests may
+//! reuse an id.
+
+use super::routes::{Delivery, HttpFailure, Origin, Outgoing, Routes};
+use super::stdio_server::StdioServer;
+use super::upstream::UpstreamLink;
+use super::wire;
+use crate::framing::{Frame, OversizedLine};
+use crate::message::{
+    self, error_line, member_at, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
+};
+use crate::proxy::audit::AuditLog;
+use crate::proxy::gate::{report, Action, Gate};
+use http::HeaderMap;
+use rmcp::model::ErrorCode;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+use tokio::sync::{mpsc, Notify};
+
+/// Lock a mutex; a panic elsewhere must not stop the proxy, so a poisoned lock is used as it is.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Where the client is.
+pub(crate) enum ClientSide {
+    /// An HTTP client: its streams.
+    Http(Routes),
+    /// A client on this process's standard output: one line per message, to its writer.
+    Stdio(std::sync::mpsc::Sender<Vec<u8>>),
+}
+
+/// The server behind the session.
+pub(crate) enum Backend {
+    /// A process over stdio.
+    Stdio(Box<StdioServer>),
+    /// The upstream, over HTTP.
+    Upstream(UpstreamLink),
+}
+
+/// A message for the server, with the client headers an upstream gets with it.
+#[derive(Debug)]
+pub(crate) struct Outbound {
+    /// One line of JSON.
+    pub line: Vec<u8>,
+    /// The headers to send with it (an upstream only).
+    pub headers: HeaderMap,
+    /// The request id, when it is a request.
+    pub request: Option<RequestId>,
+    /// The method, when it is a request or a notification.
+    pub method: Option<String>,
+}
+
+impl Backend {
+    fn send(&self, outbound: Outbound) {
+        match self {
+            Backend::Stdio(server) => server.send(outbound.line),
+            Backend::Upstream(link) => link.send(outbound),
+        }
+    }
+}
+
+/// Request ids of a lane: ids unique in the lane, and the client's own where they were changed.
+#[derive(Default)]
+struct LaneIds {
+    /// Requests in flight by their key in the lane: their id in the lane, and the client's id
+    /// where it was changed.
+    in_flight: HashMap<IdKey, (RequestId, Option<RequestId>)>,
+    next: u64,
+}
+
+/// The client headers an upstream gets: each request's own, and the latest for the rest (the
+/// proxy's own requests, notifications).
+#[derive(Default)]
+struct Forwarding {
+    by_request: HashMap<IdKey, HeaderMap>,
+    latest: HeaderMap,
+}
+
+/// Headers that belong to one request and never go with another message.
+const PER_REQUEST: &[&str] = &["mcp-method", "mcp-name", "last-event-id"];
+
+struct Core {
+    gate: Gate,
+    client: ClientSide,
+    forwarding: Option<Forwarding>,
+    lane: Option<LaneIds>,
+}
+
+/// One proxied session.
+pub(crate) struct Session {
+    /// How the session is named in reports: its id, or its lane.
+    pub label: String,
+    core: Mutex<Core>,
+    backend: Backend,
+    audit: Option<Arc<AuditLog>>,
+    /// The client's name for the audit log (a token's name, never the token).
+    client_name: Option<String>,
+    last_active: Mutex<Instant>,
+    closed: AtomicBool,
+    /// Set once the server is gone.
+    gone: AtomicBool,
+    /// Woken when the gate's next deadline moved, or the session closed.
+    pub deadline_moved: Notify,
+}
+
+/// How a session is set up.
+pub(crate) struct SessionParts {
+    pub label: String,
+    pub gate: Gate,
+    pub client: ClientSide,
+    pub backend: Backend,
+    pub audit: Option<Arc<AuditLog>>,
+    pub client_name: Option<String>,
+    /// Requests of independent clients share it: ids are made unique.
+    pub lane: bool,
+}
+
+impl Session {
+    /// A session; the caller starts what reads the server ([`StdioServer::start`],
+    /// [`UpstreamLink::start`]) and [`Session::watch_deadlines`].
+    pub fn new(parts: SessionParts) -> Arc<Session> {
+        let forwarding = matches!(parts.backend, Backend::Upstream(_)).then(Forwarding::default);
+        Arc::new(Session {
+            label: parts.label,
+            core: Mutex::new(Core {
+                gate: parts.gate,
+                client: parts.client,
+                forwarding,
+                lane: parts.lane.then(LaneIds::default),
+            }),
+            backend: parts.backend,
+            audit: parts.audit,
+            client_name: parts.client_name,
+            last_active: Mutex::new(Instant::now()),
+            closed: AtomicBool::new(false),
+            gone: AtomicBool::new(false),
+            deadline_moved: Notify::new(),
+        })
+    }
+
+    /// The server behind the session.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// Tell the gate the time at each of its deadlines, until the session closes.
+    pub fn watch_deadlines(self: &Arc<Self>) {
+        let session = self.clone();
+        tokio::spawn(async move {
+            while !session.is_closed() {
+                let deadline = lock(&session.core).gate.next_deadline();
+                let moved = session.deadline_moved.notified();
+                let wait = async {
+                    match deadline {
+                        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    () = wait => session.decide(None, &Origin::Client, |gate, out| {
+                        gate.tick(Instant::now(), out)
+                    }),
+                    () = moved => {}
+                }
+            }
+        });
+    }
+
+    /// Whether the session was closed.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Relaxed)
+    }
+
+    /// Whether the server is gone.
+    pub fn is_gone(&self) -> bool {
+        self.gone.load(Ordering::Relaxed)
+    }
+
+    /// How long ago the client last sent something.
+    pub fn idle_for(&self) -> std::time::Duration {
+        lock(&self.last_active).elapsed()
+    }
+
+    /// Whether requests are in flight (an idle session with requests in flight is not idle).
+    pub fn is_busy(&self) -> bool {
+        lock(&self.core).gate.requests_in_flight() > 0
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Decide under the lock and hand on what was decided.
+    fn decide(
+        &self,
+        event_id: Option<String>,
+        origin: &Origin,
+        decide: impl FnOnce(&mut Gate, &mut Vec<Action>),
+    ) {
+        let mut core = lock(&self.core);
+        self.decide_locked(&mut core, event_id, origin, decide);
+    }
+
+    fn decide_locked(
+        &self,
+        core: &mut Core,
+        event_id: Option<String>,
+        origin: &Origin,
+        decide: impl FnOnce(&mut Gate, &mut Vec<Action>),
+    ) {
+        let mut actions = Vec::new();
+        let before = core.gate.next_deadline();
+        decide(&mut core.gate, &mut actions);
+        let moved = core.gate.next_deadline() != before;
+        let to_client = actions
+            .iter()
+            .filter(|a| matches!(a, Action::ToClient(_)))
+            .count();
+        for action in actions {
+            match action {
+                Action::ToServer(line) => {
+                    let outbound = core.outbound(line);
+                    self.backend.send(outbound);
+                }
+                Action::ToClient(line) => {
+                    // The upstream's event id goes with the message it came with.
+                    let id = if to_client == 1 {
+                        event_id.clone()
+                    } else {
+                        None
+                    };
+                    core.hand_to_client(line, id, origin);
+                }
+                Action::Audit(record) => {
+                    if let Some(audit) = &self.audit {
+                        audit.write_for(&record, self.client_name.as_deref());
+                    }
+                }
+            }
+        }
+        if moved {
+            self.deadline_moved.notify_one();
+        }
+    }
+
+    /// A request from an HTTP client: a stream for its answer (keyed by its id in the session),
+    /// then the gate's decision.
+    pub fn client_request(
+        &self,
+        body: Vec<u8>,
+        headers: &HeaderMap,
+    ) -> Result<(IdKey, RequestId, mpsc::Receiver<Outgoing>), Malformed> {
+        self.touch();
+        let text = message::text_of(body).map_err(|(_, malformed)| malformed)?;
+        let mut core = lock(&self.core);
+        let (text, id, key) = match read(&text)? {
+            Read::One(message) => match &message.kind {
+                Kind::Request { id, .. } => {
+                    let (text, key) = core.lane_id(text, &message, id);
+                    (text, id.clone(), key)
+                }
+                _ => return Err(Malformed::NotAnObject),
+            },
+            // The answer to a batch is a batch; it goes on the stream of its first request.
+            Read::Batch(elements) => {
+                let first = elements.iter().find_map(|range| {
+                    match crate::message::read_object(&text, range.clone()) {
+                        Ok(crate::message::Message {
+                            kind: Kind::Request { id, .. },
+                            ..
+                        }) => Some(id),
+                        _ => None,
+                    }
+                });
+                let Some(id) = first else {
+                    return Err(Malformed::NotAnObject);
+                };
+                let key = id.key().clone();
+                (text, id, key)
+            }
+        };
+        let token = match read(&text) {
+            Ok(Read::One(message)) => wire::progress_token(&text, &message),
+            _ => None,
+        };
+        let receiver = match &mut core.client {
+            ClientSide::Http(routes) => routes.open_request(key.clone(), token),
+            ClientSide::Stdio(_) => return Err(Malformed::NotAnObject),
+        };
+        if let Some(forwarding) = &mut core.forwarding {
+            forwarding.remember(Some(&key), headers);
+        }
+        self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
+            gate.client_message(text.into_bytes(), Instant::now(), out)
+        });
+        Ok((key, id, receiver))
+    }
+
+    /// A notification or a response from the client (or any message, from a stdio client).
+    pub fn client_message(&self, body: Vec<u8>, headers: Option<&HeaderMap>) {
+        self.touch();
+        let mut core = lock(&self.core);
+        if let (Some(forwarding), Some(headers)) = (&mut core.forwarding, headers) {
+            forwarding.remember(None, headers);
+        }
+        self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
+            gate.client_message(body, Instant::now(), out)
+        });
+    }
+
+    /// A message from a stdio client longer than the limit.
+    pub fn client_message_too_large(&self, over: &OversizedLine) {
+        let id = sniff_id(&over.head, &over.tail);
+        self.decide(None, &Origin::Client, |gate, out| {
+            gate.client_message_too_large(over.length, id, out)
+        });
+    }
+
+    /// A frame from a server over stdio.
+    pub fn server_frame(&self, frame: Frame) {
+        match frame {
+            Frame::Line(line) => self.server_message(line, None, &Origin::Stdio),
+            Frame::Oversized(over) => {
+                let id = sniff_id(&over.head, &over.tail);
+                self.decide(None, &Origin::Stdio, |gate, out| {
+                    gate.server_message_too_large(over.length, id, Instant::now(), out)
+                });
+            }
+        }
+    }
+
+    /// A message from the server, with the upstream's event id, from `origin`.
+    pub fn server_message(&self, data: Vec<u8>, event_id: Option<String>, origin: &Origin) {
+        self.decide(event_id, origin, |gate, out| {
+            gate.server_message(data, Instant::now(), out)
+        });
+    }
+
+    /// The upstream did not answer request `id` with a message (it failed, answered with an
+    /// HTTP error, broke off or was cancelled): the gate answers it with an error saying why,
+    /// and an HTTP failure is passed on to the client as it was.
+    pub fn request_failed(&self, id: &RequestId, reason: &str, failure: Option<HttpFailure>) {
+        let mut core = lock(&self.core);
+        if let (Some(failure), ClientSide::Http(routes)) = (failure, &mut core.client) {
+            routes.fail_request(id.key(), failure);
+        }
+        let line = error_line(Some(id), ErrorCode(-32000), reason, None);
+        self.decide_locked(
+            &mut core,
+            None,
+            &Origin::Request(id.key().clone()),
+            |gate, out| gate.server_message(line, Instant::now(), out),
+        );
+    }
+
+    /// The client went away from request `key` (or it ran out of time, `answer` then says
+    /// with what the client is answered): the server is told to stop, and the gate closes the
+    /// request.
+    pub fn cancel(&self, key: &IdKey, id: &RequestId, reason: &str, answer: bool) {
+        let mut core = lock(&self.core);
+        if !answer {
+            if let ClientSide::Http(routes) = &mut core.client {
+                routes.close_request(key);
+            }
+        }
+        let lane_id = core.lane_request_id(key).unwrap_or_else(|| id.clone());
+        let modern = matches!(&self.backend, Backend::Upstream(link) if link.is_stateless());
+        match &self.backend {
+            // Over HTTP from 2026-07-28 on, closing the response stream is the cancellation.
+            Backend::Upstream(link) if modern => link.abort(key),
+            _ => {
+                let cancelled = json!({
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": lane_id.to_value(), "reason": reason},
+                });
+                let line = message::to_line(&cancelled);
+                let line = line.strip_suffix(b"\n").unwrap_or(&line).to_vec();
+                self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
+                    gate.client_message(line, Instant::now(), out)
+                });
+                if let Backend::Upstream(link) = &self.backend {
+                    link.abort(key);
+                }
+            }
+        }
+        // The gate closes the request (and audits it); a late answer from the server finds no
+        // stream and is dropped.
+        let line = error_line(Some(&lane_id), ErrorCode(-32000), reason, None);
+        self.decide_locked(
+            &mut core,
+            None,
+            &Origin::Request(key.clone()),
+            |gate, out| gate.server_message(line, Instant::now(), out),
+        );
+    }
+
+    /// The server is gone: every request in flight is answered with this error.
+    pub fn server_gone(&self, message: &str, data: Value) {
+        self.gone.store(true, Ordering::Relaxed);
+        self.decide(None, &Origin::Stdio, |gate, out| {
+            gate.server_gone(message, data, Instant::now(), out)
+        });
+    }
+
+    /// The client's GET stream (what waited for it comes first).
+    pub fn open_standalone(&self) -> Option<mpsc::Receiver<Outgoing>> {
+        self.touch();
+        match &mut lock(&self.core).client {
+            ClientSide::Http(routes) => Some(routes.open_standalone()),
+            ClientSide::Stdio(_) => None,
+        }
+    }
+
+    /// The HTTP failure the upstream answered request `key` with, if it did.
+    pub fn take_failure(&self, key: &IdKey) -> Option<HttpFailure> {
+        match &mut lock(&self.core).client {
+            ClientSide::Http(routes) => routes.take_failure(key),
+            ClientSide::Stdio(_) => None,
+        }
+    }
+
+    /// The latest client headers, for what the proxy sends the upstream on the client's behalf
+    /// (a GET stream, a DELETE).
+    pub fn latest_headers(&self) -> HeaderMap {
+        lock(&self.core)
+            .forwarding
+            .as_ref()
+            .map(|f| f.latest.clone())
+            .unwrap_or_default()
+    }
+
+    /// Close the session: its streams end, the server is stopped.
+    pub async fn close(&self) {
+        if self.closed.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        if let ClientSide::Http(routes) = &mut lock(&self.core).client {
+            routes.close_all();
+        }
+        self.deadline_moved.notify_one();
+        match &self.backend {
+            Backend::Stdio(server) => server.shut_down().await,
+            Backend::Upstream(link) => link.close(&self.latest_headers()).await,
+        }
+    }
+}
+
+impl Core {
+    /// A message for the server, with the headers it goes with.
+    fn outbound(&mut self, line: Vec<u8>) -> Outbound {
+        let (request, method) = match std::str::from_utf8(&line).ok().map(read) {
+            Some(Ok(Read::One(message))) => match message.kind {
+                Kind::Request { id, method } => (Some(id), Some(method)),
+                Kind::Notification { method } => (None, Some(method)),
+                _ => (None, None),
+            },
+            _ => (None, None),
+        };
+        let headers = match &mut self.forwarding {
+            Some(forwarding) => forwarding.headers_for(request.as_ref().map(RequestId::key)),
+            None => HeaderMap::new(),
+        };
+        Outbound {
+            line,
+            headers,
+            request,
+            method,
+        }
+    }
+
+    /// Hand a message on to the client.
+    fn hand_to_client(&mut self, line: Vec<u8>, event_id: Option<String>, origin: &Origin) {
+        if let Some(forwarding) = self
+            .forwarding
+            .as_mut()
+            .filter(|f| !f.by_request.is_empty())
+        {
+            // A request the gate answered itself never took its headers.
+            if let Some(Ok(Read::One(message))) = std::str::from_utf8(&line).ok().map(read) {
+                if let Kind::Response { id, .. } = &message.kind {
+                    forwarding.by_request.remove(id.key());
+                }
+            }
+        }
+        let line = match &mut self.lane {
+            Some(lane) => lane.restore(line),
+            None => line,
+        };
+        match &mut self.client {
+            ClientSide::Http(routes) => {
+                if routes.deliver(line, event_id, origin) == Delivery::Dropped {
+                    tracing::debug!("a message for a client stream that is gone was dropped");
+                }
+            }
+            ClientSide::Stdio(writer) => {
+                // A closed writer: the client is gone, and its end of input ends the proxy.
+                let _ = writer.send(line);
+            }
+        }
+    }
+
+    /// The request as the lane's gate sees it: its id made unique in the lane if another
+    /// request in flight has it. Returns the text and the id's key in the lane.
+    fn lane_id(
+        &mut self,
+        text: String,
+        message: &message::Message,
+        id: &RequestId,
+    ) -> (String, IdKey) {
+        match &mut self.lane {
+            Some(lane) => lane.admit(text, message, id),
+            None => (text, id.key().clone()),
+        }
+    }
+
+    /// The id request `key` has in the lane, if it is a lane's request.
+    fn lane_request_id(&self, key: &IdKey) -> Option<RequestId> {
+        let lane = self.lane.as_ref()?;
+        lane.in_flight.get(key).map(|(id, _)| id.clone())
+    }
+}
+
+impl LaneIds {
+    /// A request entering the lane: its text with an id no other request in flight has (the
+    /// client's own when it is free), and that id's key.
+    fn admit(
+        &mut self,
+        text: String,
+        message: &message::Message,
+        id: &RequestId,
+    ) -> (String, IdKey) {
+        if !self.in_flight.contains_key(id.key()) {
+            self.in_flight.insert(id.key().clone(), (id.clone(), None));
+            return (text, id.key().clone());
+        }
+        let unique = loop {
+            self.next += 1;
+            let unique = RequestId::from_value(&json!(format!("toolschema-lane-{}", self.next)));
+            if !self.in_flight.contains_key(unique.key()) {
+                break unique;
+            }
+        };
+        let text = match member_at(&text, 0..text.len(), "id") {
+            Some(at) if matches!(message.kind, Kind::Request { .. }) => {
+                message::with_id(&text, at, &unique)
+            }
+            _ => text,
+        };
+        self.in_flight
+            .insert(unique.key().clone(), (unique.clone(), Some(id.clone())));
+        (text, unique.key().clone())
+    }
+
+    /// An answer for the client, with the client's own id back where the lane changed it.
+    fn restore(&mut self, line: Vec<u8>) -> Vec<u8> {
+        let Ok(text) = std::str::from_utf8(&line) else {
+            return line;
+        };
+        let Ok(Read::One(message)) = read(text) else {
+            return line;
+        };
+        let Kind::Response { id, id_at } = &message.kind else {
+            return line;
+        };
+        match self.in_flight.remove(id.key()) {
+            Some((_, Some(original))) => {
+                message::with_id(text, id_at.clone(), &original).into_bytes()
+            }
+            _ => line,
+        }
+    }
+}
+
+impl Forwarding {
+    /// Remember the headers of a client message: as the request's own, and as the latest.
+    fn remember(&mut self, request: Option<&IdKey>, headers: &HeaderMap) {
+        if let Some(key) = request {
+            self.by_request.insert(key.clone(), headers.clone());
+        }
+        let mut latest = headers.clone();
+        for name in PER_REQUEST {
+            latest.remove(*name);
+        }
+        self.latest = latest;
+    }
+
+    /// The headers for a message: its request's own, or the latest.
+    fn headers_for(&mut self, request: Option<&IdKey>) -> HeaderMap {
+        request
+            .and_then(|key| self.by_request.remove(key))
+            .unwrap_or_else(|| self.latest.clone())
+    }
+}
+
+/// Report what the session cannot do, once per session and reason.
+pub(crate) fn report_for(session: &str, what: &str) {
+    report(&format!("session {session}: {what}"));
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn request(id: &str) -> (String, message::Message, RequestId) {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{}}}}"#);
+        let Ok(Read::One(message)) = read(&text) else {
+            panic!("{text}");
+        };
+        let Kind::Request { id, .. } = &message.kind else {
+            panic!("{text}");
+        };
+        let id = id.clone();
+        (text, message, id)
+    }
+
+    proptest! {
+        /// Independent clients of one lane reuse ids (`3` and `3.0` are one id): in the lane
+        /// every request in flight has an id of its own, and each answer goes back with the id
+        /// exactly as its client wrote it, whatever the order of the answers.
+        #[test]
+        fn every_client_gets_its_own_id_back(
+            ids in proptest::collection::vec(
+                prop_oneof![
+                    Just("1".to_string()), Just("1.0".to_string()), Just("10e-1".to_string()),
+                    Just("\"1\"".to_string()), Just("\"toolschema-lane-1\"".to_string()),
+                    Just("18446744073709551617".to_string()), (0u8..4).prop_map(|n| n.to_string()),
+                ],
+                1..24,
+            ),
+            order in proptest::collection::vec(any::<proptest::sample::Index>(), 24),
+        ) {
+            let mut lane = LaneIds::default();
+            let mut in_lane = Vec::new();
+            for raw in &ids {
+                let (text, message, id) = request(raw);
+                let (text, key) = lane.admit(text, &message, &id);
+                let Ok(Read::One(admitted)) = read(&text) else { panic!("{text}") };
+                let Kind::Request { id: lane_id, .. } = admitted.kind else { panic!("{text}") };
+                prop_assert_eq!(lane_id.key(), &key);
+                prop_assert!(!in_lane.iter().any(|(k, _)| *k == key), "unique in the lane");
+                in_lane.push((key, (raw.clone(), lane_id)));
+            }
+            let mut pending: Vec<(String, RequestId)> = in_lane.into_iter().map(|(_, v)| v).collect();
+            let mut picks = order.into_iter();
+            while !pending.is_empty() {
+                let at = picks.next().map_or(0, |i| i.index(pending.len()));
+                let (raw, lane_id) = pending.remove(at);
+                let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, lane_id.raw());
+                let restored = String::from_utf8(lane.restore(answer.into_bytes())).unwrap();
+                prop_assert_eq!(restored, format!(r#"{{"jsonrpc":"2.0","id":{raw},"result":{{}}}}"#));
+            }
+            prop_assert!(lane.in_flight.is_empty());
+        }
+    }
+}

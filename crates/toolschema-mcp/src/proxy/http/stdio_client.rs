@@ -1,0 +1,101 @@
+//! `proxy --upstream URL` without `--listen`: the client starts the proxy as it would start a
+//! server and speaks stdio to it; the proxy speaks Streamable HTTP to the remote server.
+//!
+//! One session: the client's messages are read on a thread (as the stdio relay reads them),
+//! decided by the gate, and posted upstream; what the upstream sends, on any stream (the GET
+//! stream the proxy opens once the session is initialized included), reaches the client's
+//! stdout in the order it is decided.
+
+use super::session::{ClientSide, Session, SessionParts};
+use super::stdio_server::write_lines;
+use super::upstream::{Upstream, UpstreamLink};
+use super::{HttpProxyConfig, ServerSide};
+use crate::framing::{Frame, LineReader};
+use crate::proxy::gate::{report, Gate};
+use crate::proxy::{own_stdio, ProxyError, ProxyExit};
+use std::io::BufReader;
+use std::sync::mpsc;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::oneshot;
+
+/// How much of a pipe is read or written at once.
+const BUFFER_BYTES: usize = 64 * 1024;
+
+/// Run the proxy between this process's stdin and stdout and the upstream of `config`, until
+/// the client closes its input (the upstream's session is then deleted) or a signal.
+pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, ProxyError> {
+    let ServerSide::Upstream { url, headers } = &config.server else {
+        return Err(ProxyError::Stdio(std::io::Error::other(
+            "the stdio client needs an upstream URL",
+        )));
+    };
+    let upstream = Upstream::new(
+        url,
+        headers.clone(),
+        config.max_message_bytes,
+        config.request_timeout,
+    )
+    .map_err(|e| ProxyError::Stdio(std::io::Error::other(e)))?;
+    let audit = config.open_audit()?;
+    let mut terminate = signal(SignalKind::terminate()).map_err(ProxyError::Signals)?;
+    let mut interrupt = signal(SignalKind::interrupt()).map_err(ProxyError::Signals)?;
+    let input = own_stdio::input().map_err(ProxyError::Stdio)?;
+    let output = own_stdio::output().map_err(ProxyError::Stdio)?;
+    let (to_client, lines) = mpsc::channel::<Vec<u8>>();
+    std::thread::Builder::new()
+        .name("client-stdout".into())
+        .spawn(move || {
+            if write_lines(lines, output).is_err() {
+                report("cannot write to the client: its output is closed");
+            }
+        })
+        .map_err(ProxyError::Stdio)?;
+    let mut gate_config = config.gate.clone();
+    gate_config.audit = audit.is_some();
+    gate_config.audit_arguments = config.audit_arguments;
+    gate_config.max_message_bytes = config.max_message_bytes;
+    let session = Session::new(SessionParts {
+        label: format!("stdio client of {}", upstream.url()),
+        gate: Gate::new(gate_config),
+        client: ClientSide::Stdio(to_client),
+        backend: super::session::Backend::Upstream(UpstreamLink::new(upstream, false, true)),
+        audit,
+        client_name: None,
+        lane: false,
+    });
+    UpstreamLink::start(&session);
+    session.watch_deadlines();
+    let (ended, client_done) = oneshot::channel();
+    let reader = session.clone();
+    let max = config.max_message_bytes;
+    std::thread::Builder::new()
+        .name("client-stdin".into())
+        .spawn(move || {
+            let mut lines = LineReader::new(BufReader::with_capacity(BUFFER_BYTES, input), max);
+            loop {
+                match lines.next_blocking() {
+                    Ok(Some(Frame::Line(line))) => reader.client_message(line, None),
+                    Ok(Some(Frame::Oversized(over))) => reader.client_message_too_large(&over),
+                    Ok(None) => break,
+                    Err(e) => {
+                        report(&format!("cannot read from the client: {e}"));
+                        break;
+                    }
+                }
+            }
+            let _ = ended.send(());
+        })
+        .map_err(ProxyError::Stdio)?;
+    let exit = tokio::select! {
+        _ = client_done => ProxyExit::ClientClosed,
+        _ = terminate.recv() => ProxyExit::Signal(nix::libc::SIGTERM),
+        _ = interrupt.recv() => ProxyExit::Signal(nix::libc::SIGINT),
+    };
+    // Answers still under way get a moment to reach the client before the session ends.
+    let settle = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+    while session.is_busy() && tokio::time::Instant::now() < settle {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    session.close().await;
+    Ok(exit)
+}

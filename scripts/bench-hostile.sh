@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Benchmark of hostile but valid inputs (not part of the test command): a 1.75 MB tools/call with
+# 8,000 undeclared arguments against a closed 200-argument tool, through `toolschema proxy` (time
+# to its answer, the proxy's CPU time, a ping's wait behind it) and through `toolschema validate`;
+# then the proxy's memory after a client listed 5,000 tools 100 times without calling any.
+#
+#   ./scripts/bench-hostile.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
+  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+fi
+cargo build --release --locked -p toolschema-cli
+exec node interop/bench-hostile.mjs "$PWD/target/release/toolschema" "$@"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Benchmark of `toolschema proxy` over Streamable HTTP (not part of the test command): 64
+# concurrent sessions of the TypeScript SDK client call the echo tool of a TypeScript SDK server
+# over Streamable HTTP for 30 s, directly and through `toolschema proxy --listen --upstream`, in
+# interleaved rounds of one run; p50/p99 latency, calls per second, errors, the proxy's CPU time
+# per call and its peak memory.
+#
+#   ./scripts/bench-proxy-http.sh [--sessions N] [--seconds N] [--rounds N]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
+  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+fi
+cargo build --release --locked -p toolschema-cli
+exec node interop/bench-http-client.mjs "$PWD/target/release/toolschema" "$@"
