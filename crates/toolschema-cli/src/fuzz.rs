@@ -522,7 +522,7 @@ mod tests {
     fn long_arguments_are_cut_in_text() {
         let big = json!({"s": "x".repeat(1000)});
         let shown = arguments_text(Some(&big));
-        assert!(shown.ends_with("… (1009 bytes in all)"), "{shown}");
+        assert!(shown.ends_with("… (1008 bytes in all)"), "{shown}");
         assert_eq!(arguments_text(None), "(absent)");
     }
 }
