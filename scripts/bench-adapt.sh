@@ -12,25 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-5}
-CATALOGS=${TOOLSCHEMA_TEST_DATA:-target/test-data}/catalogs
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-catalog="$work/catalog-10k.json"
-
-for name in everything filesystem; do
-  if [ ! -f "$CATALOGS/$name.json" ]; then
-    echo "$CATALOGS/$name.json is missing: run ./scripts/test.sh (or ./scripts/test-data.sh) first" >&2
-    exit 2
-  fi
-done
-
-echo "==> building the 10,000-tool catalog from $CATALOGS"
-python3 scripts/bench-catalog.py "$CATALOGS" "$catalog"
-
-echo "==> building toolschema (release)"
-cargo build --release --locked -p toolschema-cli
-toolschema="$PWD/target/release/toolschema"
+# shellcheck source=scripts/bench-prepare.sh
+source scripts/bench-prepare.sh
 
 echo "==> $RUNS runs each, in turns (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
 python3 - "$RUNS" "$catalog" "$toolschema" <<'PY'

@@ -13,27 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-9}
-CATALOGS=${TOOLSCHEMA_TEST_DATA:-target/test-data}/catalogs
 MCPTEST_ROOT=${MCPTEST_ROOT:-${TMPDIR:-/tmp}/toolschema-bench-mcptest}
 MCPTEST_VERSION=1.3.0
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-catalog="$work/catalog-10k.json"
-
-for name in everything filesystem; do
-  if [ ! -f "$CATALOGS/$name.json" ]; then
-    echo "$CATALOGS/$name.json is missing: run ./scripts/test.sh (or ./scripts/test-data.sh) first" >&2
-    exit 2
-  fi
-done
-
-echo "==> building the 10,000-tool catalog from $CATALOGS"
-python3 scripts/bench-catalog.py "$CATALOGS" "$catalog"
-
-echo "==> building toolschema (release)"
-cargo build --release --locked -p toolschema-cli
-toolschema="$PWD/target/release/toolschema"
+# shellcheck source=scripts/bench-prepare.sh
+source scripts/bench-prepare.sh
 
 mcptest="$MCPTEST_ROOT/bin/mcptest"
 if [ ! -x "$mcptest" ]; then
