@@ -6,7 +6,8 @@
 //
 //   tool           planted fault                                           check
 //   divide         exits the process when b is 0                            crash
-//   lookup         never answers for an empty key                          hang
+//   lookup         never answers for a key over its maxLength (before       hang
+//                  validating): malformed input a blind fuzzer sends too
 //   convert        logs a debug line to stdout before answering            protocol-violation
 //   find_user      answers input errors with JSON-RPC error -32602         internal-error
 //   set_volume     validates nothing: accepts any arguments                accepted-invalid
@@ -164,10 +165,11 @@ function callTool(name, args) {
       return text(String(Math.trunc(args.a / args.b)));
     }
     case "lookup": {
+      // Fault: the cache is asked before the arguments are checked, and a key longer than the
+      // cache's 64-character keys waits for an entry that never comes.
+      if (typeof args?.key === "string" && args.key.length > 64) return new Promise(() => {});
       const why = invalid(name, args);
       if (why) return toolError(`invalid arguments: ${why}`);
-      // Fault: an empty key waits for a cache entry that never comes.
-      if (args.key === "") return new Promise(() => {});
       return text(`no entry for ${JSON.stringify(args.key)}`);
     }
     case "convert": {

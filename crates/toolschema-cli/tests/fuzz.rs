@@ -180,7 +180,8 @@ fn every_planted_fault_is_found_by_its_check_on_several_seeds_and_replays() {
 
 #[test]
 fn thirty_cases_per_tool_still_find_every_planted_fault() {
-    // The exact bounds come early: a division by zero, an empty key, a limit at its maximum.
+    // The exact bounds come early: a division by zero, a key one past its maxLength, a limit at
+    // its maximum.
     for (seed, (code, stdout, stderr)) in fuzz_faulty_side_by_side(&[("44", "30"), ("55", "30")]) {
         assert_eq!(code, Some(1), "{stderr}");
         let report = report(&stdout, &stderr);
