@@ -2,12 +2,14 @@
 
 mod adapt;
 mod diff;
+mod fuzz;
 mod input;
 mod lint;
 mod log;
 mod pin;
 mod proxy;
 mod rules;
+mod server_args;
 mod snapshot;
 mod validate;
 
@@ -29,6 +31,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Print the tools of a live MCP server exactly as it lists them ({"tools": [...]}).
     Snapshot(snapshot::SnapshotArgs),
+    /// Call a live MCP server's tools with valid and invalid arguments; report what it does wrong.
+    Fuzz(fuzz::FuzzArgs),
     /// Run an MCP server behind a proxy that validates tools/call arguments (stdio or HTTP).
     Proxy(Box<proxy::ProxyArgs>),
     /// Lint tool catalogs: unsafe or unreadable schemas, names, descriptions; fix what can be.
@@ -105,6 +109,7 @@ fn main() -> ExitCode {
         Command::Proxy(args) => finish(proxy::run(*args), Ok(())),
         Command::Validate(args) => with_stdout(|out| validate::run(args, out)),
         Command::Snapshot(args) => with_stdout(|out| snapshot::run(args, out)),
+        Command::Fuzz(args) => with_stdout(|out| fuzz::run(args, out)),
         Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
         Command::Rules(args) => with_stdout(|out| rules::list(args, out)),
         Command::Rule(args) => with_stdout(|out| rules::show(args, out)),

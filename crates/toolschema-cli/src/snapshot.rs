@@ -1,12 +1,12 @@
 //! `toolschema snapshot`: the tools of a live MCP server, exactly as it lists them.
 
-use crate::input::{parse_seconds, parse_size, InputError};
+use crate::input::{parse_seconds, InputError};
+use crate::server_args::ServerAddress;
 use crate::Outcome;
 use std::io::Write;
 use std::time::Duration;
 use toolschema::Catalog;
 use toolschema_mcp::snapshot::{self, Snapshot, SnapshotOptions, Target};
-use toolschema_mcp::ServerCommand;
 
 /// Arguments of `toolschema snapshot`.
 #[derive(Debug, clap::Args)]
@@ -28,75 +28,47 @@ pub struct SnapshotArgs {
     output: Option<String>,
 }
 
-/// Which live server to reach and how: the flags `snapshot`, `lint`, `diff`, `pin` and `verify`
-/// share.
+/// Which live server to reach and how long to wait for its listing: the flags `snapshot`, `lint`,
+/// `diff`, `pin` and `verify` share.
 #[derive(Debug, clap::Args)]
 pub struct ServerArgs {
-    /// A Streamable HTTP endpoint instead of a command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    pub url: Option<String>,
-
-    /// The command that starts the server over stdio, after `--`.
-    #[arg(last = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    address: ServerAddress,
 
     /// Give up when the server has not answered everything within this many seconds (at most
     /// 86400).
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     timeout: Duration,
-
-    /// An HTTP header for every request, `Name: value` (with --url; repeatable).
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
-    headers: Vec<String>,
-
-    /// The largest message accepted from the server: bytes, or with KiB, MiB or GiB.
-    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
-    max_message_bytes: usize,
 }
 
 impl ServerArgs {
     /// Whether a server was named (a command or a URL).
     pub fn is_given(&self) -> bool {
-        self.url.is_some() || !self.command.is_empty()
+        self.address.is_given()
     }
 
     /// The server named by `--url` or `-- COMMAND`, if either is given.
     pub fn target(&self) -> Option<Target> {
-        match (&self.url, self.command.split_first()) {
-            (Some(url), _) => Some(Target::Url(url.clone())),
-            (None, Some((program, rest))) => {
-                Some(Target::Command(ServerCommand::new(program, rest)))
-            }
-            (None, None) => None,
-        }
+        self.address.target()
     }
 
     /// The key the server's pins are kept under in a lock: its command line or URL.
     pub fn lock_key(&self) -> Option<String> {
-        match (&self.url, self.command.split_first()) {
-            (Some(url), _) => Some(toolschema::diff::url_key(url)),
-            (None, Some((program, rest))) => Some(toolschema::diff::command_key(program, rest)),
-            (None, None) => None,
-        }
+        self.address.lock_key()
     }
 
     /// The server named, or an error saying how to name one.
     pub fn require_target(&self) -> Result<Target, InputError> {
-        self.target()
-            .ok_or_else(|| InputError("say which server: -- COMMAND ARGS..., or --url URL".into()))
+        self.address.require_target()
     }
 
     /// Connect to the server `target` and list its tools.
     pub fn snapshot(&self, target: &Target) -> Result<Snapshot, InputError> {
-        let headers = self
-            .headers
-            .iter()
-            .map(|header| crate::input::parse_header(header))
-            .collect::<Result<Vec<_>, _>>()?;
+        let headers = self.address.headers()?;
         let options = SnapshotOptions {
             timeout: self.timeout,
             headers,
-            max_message_bytes: self.max_message_bytes,
+            max_message_bytes: self.address.max_message_bytes,
         };
         let runtime = toolschema_mcp::runtime()
             .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;

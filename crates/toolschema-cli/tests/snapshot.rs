@@ -5,10 +5,9 @@
 
 mod common;
 
-use common::{node, recorded, recording_server, require, run, toolschema, WAIT};
+use common::{node, recorded, recording_server, require, run, toolschema, HttpServer, WAIT};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn snapshot(args: &[String]) -> (Option<i32>, String, String) {
@@ -259,66 +258,23 @@ fn a_server_that_answers_tools_list_with_an_error_is_reported() {
     );
 }
 
-/// A server listening on a loopback port, which it reports on stderr as "listening on port N";
-/// killed on drop.
-struct HttpServer {
-    child: Child,
-    port: u16,
-}
-
-impl HttpServer {
-    fn start(command: &mut Command) -> HttpServer {
-        let mut child = command
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (ready, listening) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some((_, port)) = line.rsplit_once("listening on port ") {
-                    let _ = ready.send(port.trim().parse::<u16>().unwrap());
-                }
-            }
-        });
-        match listening.recv_timeout(WAIT) {
-            Ok(port) => HttpServer { child, port },
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("{command:?} did not start listening");
-            }
-        }
-    }
-
-    /// server-everything serving Streamable HTTP.
-    fn everything() -> HttpServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        HttpServer::start(
-            Command::new(require("interop/node_modules/.bin/mcp-server-everything"))
-                .arg("streamableHttp")
-                .env("PORT", port.to_string()),
-        )
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// server-everything serving Streamable HTTP.
+fn everything_over_http() -> HttpServer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    HttpServer::start(
+        Command::new(require("interop/node_modules/.bin/mcp-server-everything"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string()),
+    )
 }
 
 #[test]
 fn streamable_http_gives_the_same_snapshot_as_stdio() {
-    let server = HttpServer::everything();
+    let server = everything_over_http();
     let (code, over_http, stderr) = snapshot(&[
         "--url".into(),
         format!("http://127.0.0.1:{}/mcp", server.port),

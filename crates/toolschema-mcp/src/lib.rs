@@ -2,6 +2,9 @@
 //!
 //! - [`snapshot`]: start a server (or reach one over Streamable HTTP), initialize, list every tool
 //!   following `nextCursor`, and keep the tools exactly as the server sent them.
+//! - [`fuzz`]: call every tool with valid and invalid arguments made from its schema, and
+//!   report crashes, hangs, protocol violations, internal errors, invalid arguments accepted,
+//!   results that break `outputSchema`, leaks and valid arguments refused.
 //! - [`proxy`]: a validating stdio proxy a client starts in place of a server. Every message
 //!   passes through unchanged; `tools/call` arguments that break the tool's `inputSchema` are
 //!   answered with the core's messages instead of reaching the server.
@@ -18,7 +21,9 @@
 //! command uses), except the proxy's message path: each direction is a thread of its own with
 //! blocking I/O, which wakes the thread that handles a message directly.
 
+pub mod connection;
 pub mod framing;
+pub mod fuzz;
 pub mod message;
 pub mod proxy;
 pub mod server_process;

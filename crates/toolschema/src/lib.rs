@@ -23,6 +23,7 @@
 pub mod adapt;
 pub mod catalog;
 pub mod diff;
+pub mod generate;
 pub mod glob;
 pub mod json;
 pub mod lint;

@@ -342,6 +342,51 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
+/// A server listening on a loopback port, which it reports on stderr as "listening on port N";
+/// killed on drop.
+pub struct HttpServer {
+    child: Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl HttpServer {
+    /// Start `command` and wait until it says which port it listens on.
+    pub fn start(command: &mut Command) -> HttpServer {
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (ready, listening) = mpsc::channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some((_, port)) = line.rsplit_once("listening on port ") {
+                    let _ = ready.send(port.trim().parse::<u16>().unwrap());
+                }
+            }
+        });
+        match listening.recv_timeout(WAIT) {
+            Ok(port) => HttpServer { child, port },
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("{command:?} did not start listening");
+            }
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// What a finished `toolschema` run left: exit code and output.
 pub struct Run {
     pub code: i32,

@@ -1,57 +1,27 @@
 //! `snapshot`: connect to a live MCP server, list every tool, and keep the tools exactly as the
 //! server sent them.
 //!
-//! The session itself runs on rmcp: the `initialize` handshake and protocol version, the
-//! `notifications/initialized` that follows, answers to the server's pings, request ids, and for
-//! `--url` the Streamable HTTP session. What rmcp cannot give is the tools as sent (its typed
-//! `Tool` drops fields it does not know and writes keys in its own order), so the transports keep
-//! each raw result beside the typed message ([`raw`]) and the tools are read from there.
+//! The session runs on rmcp ([`crate::connection`]). What rmcp cannot give is the tools as sent
+//! (its typed `Tool` drops fields it does not know and writes keys in its own order), so the
+//! transports keep each raw result beside the typed message and the tools are read from there.
 
-mod http_client;
-mod raw;
-mod stdio;
-
+use crate::connection::raw::{RawResults, Watch};
+use crate::connection::{self, Session, SessionFailure};
 use crate::framing::DEFAULT_MAX_MESSAGE_BYTES;
 use crate::server_process::{
-    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, StderrTail,
-    DEFAULT_SHUTDOWN_GRACE,
+    describe_exit, ServerCommand, SpawnError, StderrTail, DEFAULT_SHUTDOWN_GRACE,
 };
-use raw::RawResults;
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, ClientRequest, ErrorData, Implementation,
-    PaginatedRequestParams, ProtocolVersion, RequestOptionalParam,
-};
-use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ClientHandler, ServiceExt};
+use rmcp::service::RoleClient;
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Mutex;
 use std::time::Duration;
 use tokio::signal::unix::Signal;
 
+pub use crate::connection::Target;
+
 /// How long a server that failed the snapshot gets to exit before it is stopped.
 const FAILED_SERVER_GRACE: Duration = Duration::from_millis(300);
-
-/// Where the server is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
-    /// A server started as a child process, spoken to over stdio.
-    Command(ServerCommand),
-    /// A server at a Streamable HTTP endpoint (`http://` or `https://`).
-    Url(String),
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Target::Command(command) => write!(f, "'{command}'"),
-            Target::Url(url) => f.write_str(url),
-        }
-    }
-}
 
 /// How a snapshot is taken.
 #[derive(Debug, Clone)]
@@ -181,39 +151,20 @@ pub async fn take(target: &Target, options: &SnapshotOptions) -> Result<Snapshot
     }
 }
 
-/// The client's side of the handshake.
-fn client_info() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("toolschema", env!("CARGO_PKG_VERSION")),
-    )
-    .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-}
-
-/// A failed step of the session, before it is put in words with what is known about the server.
-enum SessionFailure {
-    /// The connection closed (for a child process: usually because it exited).
-    Closed(String),
-    /// The server answered with a JSON-RPC error.
-    Error(ErrorData),
-    /// The server answered, but with something the snapshot cannot use (a result that is not a
-    /// tool list, a cursor it already sent): the server is running, so its exit is not awaited.
-    Misbehaved(String),
-    /// Anything else.
-    Other(String),
-}
-
 async fn take_over_stdio(
     target: &Target,
     command: &ServerCommand,
     options: &SnapshotOptions,
     interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
-    let (mut process, stdin, stdout) = ServerProcess::spawn(command, StderrMode::Capture)?;
-    let tail = process.stderr_tail();
     let results = RawResults::default();
-    let transport =
-        stdio::RawStdioTransport::new(stdin, stdout, results.clone(), options.max_message_bytes);
+    let (mut process, transport) = connection::spawn_stdio(
+        command,
+        &results,
+        &Watch::reporting(),
+        options.max_message_bytes,
+    )?;
+    let tail = process.stderr_tail();
     let phase = Mutex::new(Phase::Initialize);
     let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
@@ -261,28 +212,15 @@ async fn take_over_http(
     options: &SnapshotOptions,
     interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
-    let usable = url.parse::<http::Uri>().is_ok_and(|uri| {
-        matches!(uri.scheme_str(), Some("http" | "https")) && uri.host().is_some()
-    });
-    if !usable {
-        return Err(SnapshotError::Options(format!(
-            "'{url}' is not an http:// or https:// URL with a host (like http://127.0.0.1:3001/mcp)"
-        )));
-    }
-    let mut headers = HashMap::new();
-    for (name, value) in &options.headers {
-        let name = http::HeaderName::try_from(name.as_str())
-            .map_err(|e| SnapshotError::Options(format!("header name '{name}': {e}")))?;
-        let value = http::HeaderValue::try_from(value.as_str())
-            .map_err(|e| SnapshotError::Options(format!("header '{name}' value: {e}")))?;
-        headers.insert(name, value);
-    }
     let results = RawResults::default();
-    let client = http_client::HttpClient::new(results.clone(), options.max_message_bytes);
-    let config = StreamableHttpClientTransportConfig::with_uri(url)
-        .custom_headers(headers)
-        .max_sse_event_size(options.max_message_bytes);
-    let transport = StreamableHttpClientTransport::with_client(client, config);
+    let transport = connection::http_transport(
+        url,
+        &options.headers,
+        &results,
+        &Watch::reporting(),
+        options.max_message_bytes,
+    )
+    .map_err(SnapshotError::Options)?;
     let phase = Mutex::new(Phase::Initialize);
     let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
@@ -334,17 +272,10 @@ fn protocol_error(
     failure: SessionFailure,
     tail: &StderrTail,
 ) -> SnapshotError {
-    let message = match failure {
-        SessionFailure::Closed(reason) => format!("the connection closed ({reason})"),
-        SessionFailure::Error(error) => {
-            format!("it answered with error {}: {}", error.code.0, error.message)
-        }
-        SessionFailure::Other(message) | SessionFailure::Misbehaved(message) => message,
-    };
     SnapshotError::Protocol {
         target: target.to_string(),
         phase,
-        message,
+        message: failure.to_string(),
         stderr: tail.block(),
     }
 }
@@ -359,126 +290,15 @@ where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let client = SnapshotClient(client_info())
-        .serve(transport)
-        .await
-        .map_err(initialize_failure)?;
-    let listed = list_all_tools(&client, results, phase).await;
-    // Closing politely (stdin closed, or the HTTP session deleted) is best effort.
-    let _ = tokio::time::timeout(Duration::from_secs(2), client.cancel()).await;
-    listed
-}
-
-async fn list_all_tools(
-    client: &RunningService<RoleClient, SnapshotClient>,
-    results: &RawResults,
-    phase: &Mutex<Phase>,
-) -> Result<Snapshot, SessionFailure> {
-    let mut tools = Vec::new();
-    let mut cursor: Option<String> = None;
-    let mut seen_cursors = HashSet::new();
-    let mut pages = 0;
-    loop {
-        pages += 1;
+    let session: Session = connection::handshake(transport).await?;
+    let listed = connection::list_all_tools(session.peer(), results, |page| {
         if let Ok(mut phase) = phase.lock() {
-            *phase = Phase::ListTools(pages);
+            *phase = Phase::ListTools(page);
         }
-        let params = PaginatedRequestParams::default().with_cursor(cursor.clone());
-        let request = ClientRequest::ListToolsRequest(RequestOptionalParam::with_param(params));
-        let handle = client
-            .peer()
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(service_failure)?;
-        let id = handle.id.clone();
-        handle.await_response().await.map_err(service_failure)?;
-        let result = results.take(&id).ok_or_else(|| {
-            SessionFailure::Misbehaved("its response carried no result".to_string())
-        })?;
-        let (page_tools, next) = read_page(result)?;
-        tools.extend(page_tools);
-        match next {
-            None => break,
-            Some(next) => {
-                if !seen_cursors.insert(next.clone()) {
-                    return Err(SessionFailure::Misbehaved(format!(
-                        "it repeated nextCursor {}, which an earlier page already returned; the \
-                         listing would never end",
-                        Value::String(next)
-                    )));
-                }
-                cursor = Some(next);
-            }
-        }
-    }
+    })
+    .await;
+    // Closing politely (stdin closed, or the HTTP session deleted) is best effort.
+    let _ = tokio::time::timeout(Duration::from_secs(2), session.cancel()).await;
+    let (tools, pages) = listed?;
     Ok(Snapshot { tools, pages })
-}
-
-/// The tools of one page and the cursor of the next.
-fn read_page(result: Value) -> Result<(Vec<Value>, Option<String>), SessionFailure> {
-    let Value::Object(mut result) = result else {
-        return Err(SessionFailure::Misbehaved(
-            "its result is not a JSON object".to_string(),
-        ));
-    };
-    let tools = match result.remove("tools") {
-        Some(Value::Array(tools)) => tools,
-        Some(_) => {
-            return Err(SessionFailure::Misbehaved(
-                "its result's \"tools\" is not an array".to_string(),
-            ))
-        }
-        None => {
-            return Err(SessionFailure::Misbehaved(
-                "its result has no \"tools\" array".to_string(),
-            ))
-        }
-    };
-    let next = match result.remove("nextCursor") {
-        Some(Value::String(cursor)) => Some(cursor),
-        _ => None,
-    };
-    Ok((tools, next))
-}
-
-fn initialize_failure(error: rmcp::service::ClientInitializeError) -> SessionFailure {
-    use rmcp::service::ClientInitializeError as E;
-    match error {
-        E::ConnectionClosed(reason) => SessionFailure::Closed(reason),
-        E::JsonRpcError(error) => SessionFailure::Error(error),
-        E::TransportError { error, .. } => SessionFailure::Other(transport_message(&error)),
-        other => SessionFailure::Other(other.to_string()),
-    }
-}
-
-fn service_failure(error: ServiceError) -> SessionFailure {
-    match error {
-        ServiceError::McpError(error) => SessionFailure::Error(error),
-        ServiceError::TransportClosed => SessionFailure::Closed("transport closed".to_string()),
-        ServiceError::TransportSend(error) => SessionFailure::Closed(transport_message(&error)),
-        other => SessionFailure::Other(other.to_string()),
-    }
-}
-
-/// A transport error in words, without rmcp's wrapping (transport type names, "Client error").
-fn transport_message(error: &rmcp::transport::DynamicTransportError) -> String {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-    match error
-        .error
-        .downcast_ref::<StreamableHttpError<http_client::HttpError>>()
-    {
-        Some(StreamableHttpError::Client(inner)) => inner.to_string(),
-        _ => error.error.to_string(),
-    }
-}
-
-/// The snapshot's client: it declares no capabilities and answers the server's requests with
-/// rmcp's defaults (pings answered, sampling and elicitation declined).
-#[derive(Debug, Clone)]
-struct SnapshotClient(ClientConfig);
-
-impl ClientHandler for SnapshotClient {
-    fn get_info(&self) -> ClientConfig {
-        self.0.clone()
-    }
 }

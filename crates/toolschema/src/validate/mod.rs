@@ -414,12 +414,25 @@ impl SchemaValidator {
     /// Validate, naming values as `subject` does in messages.
     #[inline]
     pub fn validate_as(&self, instance: &Value, subject: Subject) -> Result<(), ValidationErrors> {
+        self.validate_first(instance, subject, usize::MAX)
+    }
+
+    /// Validate, rendering at most the first `limit` errors the engine reports (a 100,000-item
+    /// array whose every item is wrong has as many; a caller that shows a few need not render
+    /// them all).
+    #[inline]
+    pub fn validate_first(
+        &self,
+        instance: &Value,
+        subject: Subject,
+        limit: usize,
+    ) -> Result<(), ValidationErrors> {
         if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
             return Err(too_deep(subject));
         }
         match self.judge(instance) {
             Judgement::Valid => Ok(()),
-            Judgement::Invalid => Err(self.collect_errors(instance, subject)),
+            Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
             Judgement::Unchecked(reference) => Err(unchecked(subject, &reference)),
         }
     }
@@ -457,10 +470,10 @@ impl SchemaValidator {
         errors
     }
 
-    /// The slow path: every error, rendered for a model.
+    /// The slow path: the errors, rendered for a model.
     #[cold]
     #[inline(never)]
-    fn collect_errors(&self, instance: &Value, subject: Subject) -> ValidationErrors {
+    fn collect_errors(&self, instance: &Value, subject: Subject, limit: usize) -> ValidationErrors {
         let renderer = messages::Renderer {
             instance,
             schema: &self.schema,
@@ -468,7 +481,7 @@ impl SchemaValidator {
             suggestions: std::cell::Cell::new(0),
         };
         let mut errors = Vec::new();
-        for error in self.engine.iter_errors(instance) {
+        for error in self.engine.iter_errors(instance).take(limit) {
             renderer.render(&error, &mut errors);
         }
         dedup_in_order(&mut errors);
@@ -686,6 +699,17 @@ impl CompiledTool {
     /// Check `tools/call` arguments. They must be a JSON object; every error is collected.
     #[inline]
     pub fn validate_input(&self, arguments: &Value) -> Result<(), ValidationErrors> {
+        self.validate_input_first(arguments, usize::MAX)
+    }
+
+    /// Check `tools/call` arguments, rendering at most the first `limit` errors (see
+    /// [`SchemaValidator::validate_first`]).
+    #[inline]
+    pub fn validate_input_first(
+        &self,
+        arguments: &Value,
+        limit: usize,
+    ) -> Result<(), ValidationErrors> {
         if !arguments.is_object() {
             return Err(ValidationErrors(vec![ValidationError {
                 path: String::new(),
@@ -696,7 +720,8 @@ impl CompiledTool {
                 keyword: "type".into(),
             }]));
         }
-        self.input.validate_as(arguments, Subject::Arguments)
+        self.input
+            .validate_first(arguments, Subject::Arguments, limit)
     }
 
     /// The top-level arguments the input schema does not declare, as `unexpected argument`

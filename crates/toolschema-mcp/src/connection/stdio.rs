@@ -2,9 +2,9 @@
 //!
 //! rmcp's own stdio transport reads straight into typed messages (and drops notifications whose
 //! method it does not know); this one reads each line with the size-limited framing, keeps the raw
-//! result ([`super::raw`]), and hands rmcp the typed message.
+//! result and notes what is out of place ([`super::raw`]), and hands rmcp the typed message.
 
-use super::raw::{self, RawResults};
+use super::raw::{RawResults, Received, Watch};
 use crate::framing::{trim_line, Frame, LineReader};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -19,6 +19,7 @@ pub struct RawStdioTransport {
     reader: LineReader<BufReader<ChildStdout>>,
     writer: Arc<Mutex<Option<ChildStdin>>>,
     results: RawResults,
+    watch: Watch,
 }
 
 impl RawStdioTransport {
@@ -27,12 +28,14 @@ impl RawStdioTransport {
         stdin: ChildStdin,
         stdout: ChildStdout,
         results: RawResults,
+        watch: Watch,
         max_message_bytes: usize,
     ) -> Self {
         RawStdioTransport {
             reader: LineReader::new(BufReader::new(stdout), max_message_bytes),
             writer: Arc::new(Mutex::new(Some(stdin))),
             results,
+            watch,
         }
     }
 }
@@ -45,8 +48,10 @@ impl Transport<RoleClient> for RawStdioTransport {
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
+        let watch = self.watch.clone();
         async move {
             let mut line = serde_json::to_vec(&item)?;
+            watch.sent(&line);
             line.push(b'\n');
             let mut writer = writer.lock().await;
             let stdin = writer.as_mut().ok_or_else(|| {
@@ -62,18 +67,15 @@ impl Transport<RoleClient> for RawStdioTransport {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         loop {
-            match self.reader.next().await {
-                Ok(Some(Frame::Line(line))) => {
-                    match raw::receive(trim_line(&line), &self.results) {
-                        Ok(message) => return Some(message),
-                        Err(e) => tracing::warn!("{e}"),
-                    }
+            let incoming = match self.reader.next().await {
+                Ok(Some(Frame::Line(line))) => self.watch.receive(trim_line(&line), &self.results),
+                Ok(Some(Frame::Oversized(over))) => {
+                    self.watch.oversized(over.length, &over.head, &over.tail)
                 }
-                Ok(Some(Frame::Oversized(over))) => tracing::warn!(
-                    "the server sent a message of {} bytes, over the limit; skipped",
-                    over.length
-                ),
                 Ok(None) | Err(_) => return None,
+            };
+            if let Received::Deliver(message) = incoming {
+                return Some(*message);
             }
         }
     }

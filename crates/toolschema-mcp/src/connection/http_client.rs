@@ -6,7 +6,8 @@
 //! kept exactly as sent ([`super::raw`]), and it keeps the build small: the connections are made by
 //! the project's one HTTP client ([`toolschema_http::client`]).
 
-use super::raw::{self, RawResults};
+use super::raw::{excerpt, RawResults, Received, Watch};
+use crate::message::Kind;
 use bytes::Bytes;
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -14,7 +15,7 @@ use http::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use http::{HeaderName, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::common::http_header::{
     EVENT_STREAM_MIME_TYPE, HEADER_LAST_EVENT_ID, HEADER_SESSION_ID, JSON_MIME_TYPE,
 };
@@ -36,15 +37,18 @@ type HttpResult<T> = Result<T, StreamableHttpError<HttpError>>;
 #[derive(Clone)]
 pub struct HttpClient {
     results: RawResults,
+    watch: Watch,
     max_body_bytes: usize,
     http: toolschema_http::client::HttpClient,
 }
 
 impl HttpClient {
-    /// A client keeping results in `results`, refusing bodies over `max_body_bytes`.
-    pub fn new(results: RawResults, max_body_bytes: usize) -> Self {
+    /// A client keeping results in `results` and noting strays in `watch`, refusing bodies over
+    /// `max_body_bytes`.
+    pub fn new(results: RawResults, watch: Watch, max_body_bytes: usize) -> Self {
         HttpClient {
             results,
+            watch,
             max_body_bytes,
             http: toolschema_http::client::HttpClient::new(),
         }
@@ -58,8 +62,14 @@ impl HttpClient {
             .map_err(StreamableHttpError::Client)
     }
 
-    /// A body as a stream of server-sent events, its JSON-RPC results kept as they arrive.
-    fn event_stream(&self, body: Incoming) -> BoxStream<'static, Result<Sse, SseError>> {
+    /// A body as a stream of server-sent events, its JSON-RPC results kept as they arrive. An
+    /// event that cannot be read becomes the answer to `request` (what the stream was opened
+    /// for), saying why, so the request ends at once.
+    fn event_stream(
+        &self,
+        body: Incoming,
+        request: Option<serde_json::Value>,
+    ) -> BoxStream<'static, Result<Sse, SseError>> {
         let limit = self.max_body_bytes;
         let mut seen = 0usize;
         let bytes = body.into_data_stream().map(move |chunk| {
@@ -71,25 +81,39 @@ impl HttpClient {
             Ok(chunk)
         });
         let results = self.results.clone();
+        let watch = self.watch.clone();
         SseStream::from_bytes_stream(bytes)
-            .map(move |event| {
+            .filter_map(move |event| {
+                let mut event = event;
+                // Events without data (a stream's priming event) are not messages.
                 if let Ok(Sse {
                     data: Some(data), ..
-                }) = &event
+                }) = &mut event
                 {
-                    if let Ok(message) = raw::parse_message(data.as_bytes()) {
-                        results.observe(&message);
-                        // rmcp reads the data itself, with serde_json, which refuses some of
-                        // what the core's reader takes (lone surrogates): it gets the value as
-                        // the core read it.
-                        let mut event = event;
-                        if let Ok(sse) = &mut event {
-                            sse.data = Some(message.to_string());
+                    if data.trim().is_empty() {
+                        return futures::future::ready(Some(event));
+                    }
+                    match watch.receive(data.as_bytes(), &results) {
+                        // rmcp reads the data again with serde_json, which refuses some of what
+                        // the core's reader takes (lone surrogates): it gets the message as read.
+                        Received::Deliver(typed) => {
+                            if let Ok(text) = serde_json::to_string(&typed) {
+                                *data = text;
+                            }
                         }
-                        return event;
+                        Received::Skip => return futures::future::ready(None),
+                        Received::Unreadable(what) => {
+                            let replaced = request.clone().map(|id| watch.replace_answer(id, what));
+                            match replaced {
+                                Some(Received::Deliver(answer)) => {
+                                    *data = serde_json::to_string(&answer).unwrap_or_default();
+                                }
+                                _ => return futures::future::ready(None),
+                            }
+                        }
                     }
                 }
-                event
+                futures::future::ready(Some(event))
             })
             .boxed()
     }
@@ -159,6 +183,11 @@ impl StreamableHttpClient for HttpClient {
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> HttpResult<StreamableHttpPostResponse> {
         let body = serde_json::to_vec(&message)?;
+        self.watch.sent(&body);
+        let request_id = match super::raw::kind_of(&body) {
+            Some(Kind::Request { id, .. }) => Some(id.to_value()),
+            _ => None,
+        };
         let builder = Request::builder()
             .method(Method::POST)
             .uri(uri.as_ref())
@@ -190,7 +219,7 @@ impl StreamableHttpClient for HttpClient {
         match content_type(&response) {
             Some(ct) if ct.starts_with(EVENT_STREAM_MIME_TYPE) => {
                 Ok(StreamableHttpPostResponse::Sse(
-                    self.event_stream(response.into_body()),
+                    self.event_stream(response.into_body(), request_id),
                     new_session_id,
                 ))
             }
@@ -201,18 +230,23 @@ impl StreamableHttpClient for HttpClient {
                 if body.is_empty() && !is_request {
                     return Ok(StreamableHttpPostResponse::Accepted);
                 }
-                let value: serde_json::Value = match raw::parse_message(&body) {
-                    Ok(value) => value,
-                    Err(_) if !is_request => return Ok(StreamableHttpPostResponse::Accepted),
-                    Err(e) => {
-                        return Err(StreamableHttpError::Deserialize(serde::de::Error::custom(
-                            e,
-                        )))
+                match self.watch.receive(&body, &self.results) {
+                    Received::Deliver(typed) => {
+                        Ok(StreamableHttpPostResponse::Json(*typed, new_session_id))
                     }
-                };
-                self.results.observe(&value);
-                let typed: ServerJsonRpcMessage = serde_json::from_value(value)?;
-                Ok(StreamableHttpPostResponse::Json(typed, new_session_id))
+                    Received::Skip => Ok(StreamableHttpPostResponse::Accepted),
+                    Received::Unreadable(what) => match request_id {
+                        Some(id) => match self.watch.replace_answer(id, what) {
+                            Received::Deliver(typed) => {
+                                Ok(StreamableHttpPostResponse::Json(*typed, new_session_id))
+                            }
+                            _ => Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
+                                format!("an unreadable body: '{}'", excerpt(&body)),
+                            ))),
+                        },
+                        None => Ok(StreamableHttpPostResponse::Accepted),
+                    },
+                }
             }
             _ if !is_request => Ok(StreamableHttpPostResponse::Accepted),
             other => Err(StreamableHttpError::UnexpectedContentType(other)),
@@ -266,7 +300,7 @@ impl StreamableHttpClient for HttpClient {
         }
         match content_type(&response) {
             Some(ct) if ct.starts_with(EVENT_STREAM_MIME_TYPE) => {
-                Ok(self.event_stream(response.into_body()))
+                Ok(self.event_stream(response.into_body(), None))
             }
             other => Err(StreamableHttpError::UnexpectedContentType(other)),
         }

@@ -1,0 +1,623 @@
+//! `toolschema fuzz` as a user runs it: against the project's faulty server (one planted fault
+//! per check, one correct tool) over stdio and Streamable HTTP, against the real npm and PyPI
+//! servers, with findings replayed from a file, and against servers that cannot be reached.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{node, recording_server, require, run, toolschema, HttpServer};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::process::Command;
+use std::time::Duration;
+
+/// How long one fuzz run may take (debug build, a loaded machine, a few hangs of `TIMEOUT`).
+const RUN_LIMIT: Duration = Duration::from_secs(600);
+
+/// `--timeout` for runs that judge hangs: long enough that a correct tool on a loaded machine
+/// never looks hung. A planted hang costs it about twice per run (the case and its
+/// confirmation), since a confirmed hang ends its tool's cases.
+const TIMEOUT: &str = "20";
+
+/// Each faulty tool of interop/faulty-server.mjs and the check its planted fault fails.
+const PLANTED: [(&str, &str); 8] = [
+    ("divide", "crash"),
+    ("lookup", "hang"),
+    ("convert", "protocol-violation"),
+    ("find_user", "internal-error"),
+    ("set_volume", "accepted-invalid"),
+    ("weather", "output-schema"),
+    ("read_file", "leak"),
+    ("search", "rejected-valid"),
+];
+
+fn faulty_server() -> Vec<String> {
+    vec![
+        node(),
+        require("interop/faulty-server.mjs").display().to_string(),
+    ]
+}
+
+/// A run's exit code, stdout and stderr.
+type Outcome = (Option<i32>, String, String);
+
+/// `toolschema fuzz ARGS -- SERVER...`: exit code, stdout, stderr.
+fn fuzz(args: &[&str], server: &[String]) -> Outcome {
+    let mut all: Vec<String> = vec!["fuzz".into()];
+    all.extend(args.iter().map(|s| s.to_string()));
+    if !server.is_empty() {
+        all.push("--".into());
+        all.extend(server.iter().cloned());
+    }
+    let (status, stdout, stderr) = run(toolschema(), &all, RUN_LIMIT);
+    (status.code(), stdout, stderr)
+}
+
+fn report(stdout: &str, stderr: &str) -> Value {
+    serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\n{stderr}"))
+}
+
+/// The (tool, check) pairs of a JSON report; a finding outside any call has tool "(server)".
+fn found(report: &Value) -> BTreeSet<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["tool"].as_str().unwrap_or("(server)").to_string(),
+                f["check"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn planted(except: &[&str]) -> BTreeSet<(String, String)> {
+    PLANTED
+        .iter()
+        .filter(|(tool, _)| !except.contains(tool))
+        .map(|(tool, check)| (tool.to_string(), check.to_string()))
+        .collect()
+}
+
+/// Every finding's replay line is the tools/call request for its tool and arguments.
+fn assert_replay_lines(report: &Value) {
+    for finding in report["findings"].as_array().unwrap() {
+        let line: Value = serde_json::from_str(finding["replay"].as_str().unwrap()).unwrap();
+        assert_eq!(line["jsonrpc"], "2.0");
+        assert_eq!(line["method"], "tools/call");
+        assert_eq!(line["params"]["name"], finding["tool"]);
+        let arguments = line["params"]
+            .get("arguments")
+            .cloned()
+            .unwrap_or(Value::Null);
+        assert_eq!(arguments, finding["arguments"], "{finding}");
+    }
+}
+
+/// Fuzz the faulty server once per (seed, cases), side by side: each run mostly waits.
+fn fuzz_faulty_side_by_side(runs: &[(&str, &str)]) -> Vec<(String, Outcome)> {
+    let handles: Vec<_> = runs
+        .iter()
+        .map(|(seed, cases)| {
+            let (seed, cases) = (seed.to_string(), cases.to_string());
+            std::thread::spawn(move || {
+                let args = [
+                    "--seed",
+                    &seed,
+                    "--cases",
+                    &cases,
+                    "--timeout",
+                    TIMEOUT,
+                    "--format",
+                    "json",
+                ];
+                (seed.clone(), fuzz(&args, &faulty_server()))
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().unwrap()).collect()
+}
+
+#[test]
+fn every_planted_fault_is_found_by_its_check_on_several_seeds_and_replays() {
+    let server = faulty_server();
+    let runs = fuzz_faulty_side_by_side(&[("11", "100"), ("22", "100"), ("33", "100")]);
+    for (seed, (code, stdout, stderr)) in runs {
+        let seed = seed.as_str();
+        assert_eq!(code, Some(1), "{stderr}");
+        let report = report(&stdout, &stderr);
+        assert_eq!(report["seed"], seed.parse::<u64>().unwrap());
+        // Exactly the planted faults: nothing on the correct tool, nothing else on the others.
+        assert_eq!(found(&report), planted(&[]), "seed {seed}: {stdout}");
+        assert_eq!(report["summary"]["tools"], 9);
+        assert_eq!(report["summary"]["findings"], 8);
+        assert!(report["summary"]["cases"].as_u64().unwrap() > 500);
+        assert_replay_lines(&report);
+        let severities: Vec<(&str, &str)> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["check"].as_str().unwrap(),
+                    f["severity"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        for (check, severity) in severities {
+            let expected = match check {
+                "internal-error" | "leak" => "warning",
+                "rejected-valid" => "info",
+                _ => "error",
+            };
+            assert_eq!(severity, expected, "{check}");
+        }
+        if seed == "11" {
+            // Every finding replays: sending its arguments again fails the same check.
+            let dir = tempfile::tempdir().unwrap();
+            let file = dir.path().join("findings.json");
+            std::fs::write(&file, &stdout).unwrap();
+            let (code, replayed, stderr) = fuzz(
+                &[
+                    "--replay",
+                    file.to_str().unwrap(),
+                    "--timeout",
+                    TIMEOUT,
+                    "--format",
+                    "json",
+                ],
+                &server,
+            );
+            assert_eq!(code, Some(1), "{stderr}");
+            let replayed = self::report(&replayed, &stderr);
+            assert_eq!(found(&replayed), planted(&[]));
+            assert_eq!(replayed["summary"]["cases"], 8);
+            assert_eq!(replayed["seed"], 11);
+        }
+    }
+}
+
+#[test]
+fn thirty_cases_per_tool_still_find_every_planted_fault() {
+    // The exact bounds come early: a division by zero, a key one past its maxLength, a limit at
+    // its maximum.
+    for (seed, (code, stdout, stderr)) in fuzz_faulty_side_by_side(&[("44", "30"), ("55", "30")]) {
+        assert_eq!(code, Some(1), "{stderr}");
+        let report = report(&stdout, &stderr);
+        assert_eq!(found(&report), planted(&[]), "seed {seed}: {stdout}");
+        assert!(report["summary"]["cases"].as_u64().unwrap() <= 9 * 30);
+        assert_replay_lines(&report);
+    }
+}
+
+#[test]
+fn the_correct_tool_shows_nothing_over_twenty_seeds() {
+    let server = faulty_server();
+    let seeds: Vec<u64> = (100..120).collect();
+    // Two runs at a time: each is mostly waiting for the server.
+    for pair in seeds.chunks(2) {
+        let runs: Vec<_> = pair
+            .iter()
+            .map(|seed| {
+                let server = server.clone();
+                let seed = seed.to_string();
+                std::thread::spawn(move || {
+                    let args = [
+                        "--tool",
+                        "add_note",
+                        "--seed",
+                        &seed,
+                        "--timeout",
+                        TIMEOUT,
+                        "--format",
+                        "json",
+                    ];
+                    (seed.clone(), fuzz(&args, &server))
+                })
+            })
+            .collect();
+        for handle in runs {
+            let (seed, (code, stdout, stderr)) = handle.join().unwrap();
+            let report = report(&stdout, &stderr);
+            assert_eq!(found(&report), BTreeSet::new(), "seed {seed}: {stdout}");
+            assert_eq!(code, Some(0), "seed {seed}: {stderr}");
+            assert_eq!(report["summary"]["tools"], 1);
+            assert_eq!(report["summary"]["cases"], 100, "seed {seed}");
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_sends_the_same_cases_and_finds_the_same() {
+    let server = faulty_server();
+    let args = [
+        "--tool",
+        "search",
+        "--tool",
+        "set_volume",
+        "--seed",
+        "5",
+        "--timeout",
+        TIMEOUT,
+        "--format",
+        "json",
+    ];
+    let (_, one, _) = fuzz(&args, &server);
+    let (_, two, _) = fuzz(&args, &server);
+    let (one, two) = (report(&one, ""), report(&two, ""));
+    assert_eq!(one["findings"], two["findings"]);
+    assert_eq!(one["summary"]["cases"], two["summary"]["cases"]);
+}
+
+#[test]
+fn text_and_junit_reports_group_by_tool() {
+    let server = faulty_server();
+    let (code, text, stderr) = fuzz(
+        &[
+            "--tool",
+            "weather",
+            "--tool",
+            "add_note",
+            "--seed",
+            "5",
+            "--timeout",
+            TIMEOUT,
+        ],
+        &server,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("toolschema fuzz: seed 5, up to 100 cases per tool, --timeout {TIMEOUT}s")
+    );
+    let weather = lines
+        .iter()
+        .position(|l| l.starts_with("weather  FAIL  ("))
+        .unwrap();
+    assert_eq!(
+        lines[weather + 1],
+        "  output-schema (error): the result breaks the outputSchema: field 'temperature' must be a number (got a string)"
+    );
+    assert!(
+        lines[weather + 2].starts_with("    arguments: {\"city\":"),
+        "{text}"
+    );
+    assert!(lines[weather + 4].starts_with(
+        "    replay: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"weather\""
+    ));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("add_note  ok  (100 cases, ")),
+        "{text}"
+    );
+    let last = lines.last().unwrap();
+    assert!(last.starts_with("2 tools, "), "{last}");
+    assert!(last.contains(" cases, 1 findings (1 error, 0 warning, 0 info) in "));
+    assert!(last.ends_with("; seed 5 (--seed 5 repeats this run)"));
+
+    let (code, junit, stderr) = fuzz(
+        &[
+            "--tool",
+            "weather",
+            "--tool",
+            "add_note",
+            "--seed",
+            "5",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "junit",
+        ],
+        &server,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(junit.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"toolschema fuzz\" tests=\"2\" failures=\"1\" "));
+    assert!(junit.contains(
+        "<testsuite name=\"toolschema fuzz (seed 5)\" tests=\"2\" failures=\"1\" errors=\"0\" "
+    ));
+    assert!(junit.contains("<testcase name=\"weather\" classname=\"toolschema.fuzz\" time=\""));
+    assert!(junit.contains("<failure type=\"output-schema\" message=\"1 finding(s): output-schema\">output-schema (error): the result breaks the outputSchema: field &apos;temperature&apos; must be a number (got a string)\narguments: {&quot;city&quot;:"));
+    let add_note = junit
+        .lines()
+        .find(|l| l.contains("name=\"add_note\""))
+        .unwrap();
+    assert!(add_note.ends_with("\"/>"), "{add_note}");
+    assert!(junit.ends_with("  </testsuite>\n</testsuites>\n"));
+}
+
+#[test]
+fn streamable_http_servers_are_fuzzed_with_headers() {
+    let server = HttpServer::start(
+        Command::new(node())
+            .arg(require("interop/faulty-server.mjs"))
+            .args(["--http", "0"]),
+    );
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    // `divide` would kill the HTTP server, which nothing restarts; `convert` logs to its
+    // terminal, which over HTTP is not the protocol.
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--url",
+            &url,
+            "--header",
+            "X-Client: fuzz-test",
+            "--skip",
+            "divide",
+            "--seed",
+            "7",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let report = report(&stdout, &stderr);
+    assert_eq!(found(&report), planted(&["divide", "convert"]), "{stdout}");
+    assert_eq!(report["summary"]["tools"], 8);
+}
+
+#[test]
+fn a_server_that_dies_over_http_stops_the_run_with_what_was_in_flight() {
+    let server = HttpServer::start(
+        Command::new(node())
+            .arg(require("interop/faulty-server.mjs"))
+            .args(["--http", "0"]),
+    );
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--url",
+            &url,
+            "--tool",
+            "divide",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: the run stopped early: the MCP server "),
+        "{stderr}"
+    );
+    let report = report(&stdout, &stderr);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{stdout}");
+    assert_eq!(findings[0]["check"], "crash");
+    assert_eq!(findings[0]["tool"], Value::Null);
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(message.starts_with("the server went away and could not be reached again"));
+    assert!(message.contains("\"name\":\"divide\""), "{message}");
+}
+
+#[test]
+fn stray_output_is_a_protocol_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = recording_server(&dir.path().join("r.jsonl"), &[]);
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--tool",
+            "malformed_then_answer",
+            "--cases",
+            "5",
+            "--seed",
+            "1",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "json",
+        ],
+        &server,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let report = report(&stdout, &stderr);
+    let violation = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "protocol-violation")
+        .unwrap_or_else(|| panic!("no protocol-violation: {stdout}"));
+    assert_eq!(violation["tool"], "malformed_then_answer");
+    let message = violation["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the server sent a line that is not JSON"),
+        "{message}"
+    );
+    assert!(message.ends_with("'this line is not JSON'"), "{message}");
+    // The recording server takes anything, JSON text for arguments included.
+    assert!(found(&report).contains(&(
+        "malformed_then_answer".to_string(),
+        "accepted-invalid".to_string()
+    )));
+}
+
+#[test]
+fn a_server_that_cannot_be_started_or_reached_exits_2() {
+    let (code, stdout, stderr) = fuzz(&[], &["/nonexistent/no-such-server".to_string()]);
+    assert_eq!(code, Some(2));
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr,
+        "error: cannot start the MCP server '/nonexistent/no-such-server': No such file or directory (os error 2)\n"
+    );
+
+    let dying = ["sh", "-c", "echo 'config missing' >&2; exit 3"].map(String::from);
+    let (code, _, stderr) = fuzz(&[], &dying);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        "error: the MCP server 'sh -c echo 'config missing' >&2; exit 3' exited with exit code 3 before it finished the initialize handshake; the last lines of its stderr:\n  | config missing\n"
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (code, _, stderr) = fuzz(&["--url", &url], &[]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!("error: the MCP server {url} failed the initialize handshake: cannot connect to 127.0.0.1:{port}: Connection refused (os error 111)\n")
+    );
+
+    let (code, _, stderr) = fuzz(
+        &["--replay", "/nonexistent/findings.json"],
+        &faulty_server(),
+    );
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.starts_with("error: /nonexistent/findings.json: cannot read: "),
+        "{stderr}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("findings.json");
+    std::fs::write(
+        &file,
+        r#"{"findings": [{"tool": "weather", "check": "nope"}]}"#,
+    )
+    .unwrap();
+    let (code, _, stderr) = fuzz(&["--replay", file.to_str().unwrap()], &faulty_server());
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}: findings[0].check 'nope' is not a check\n",
+            file.display()
+        )
+    );
+}
+
+/// A real server, fuzzed to the end: every tool listed is reported, none stops the run, and the
+/// server neither crashes nor breaks the protocol.
+fn assert_completes(server: &[String], extra: &[&str], tools: u64) -> Value {
+    let mut args = vec![
+        "--seed",
+        "7",
+        "--cases",
+        "30",
+        "--timeout",
+        "5",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let (code, stdout, stderr) = fuzz(&args, server);
+    assert!(matches!(code, Some(0 | 1)), "{code:?}: {stderr}");
+    assert!(!stderr.contains("stopped early"), "{stderr}");
+    let report = report(&stdout, &stderr);
+    assert_eq!(report["summary"]["tools"], tools, "{stdout}");
+    for (_, check) in found(&report) {
+        assert!(
+            !matches!(check.as_str(), "crash" | "protocol-violation"),
+            "{stdout}"
+        );
+    }
+    report
+}
+
+#[test]
+fn real_servers_from_npm_and_pypi_are_fuzzed_to_the_end() {
+    // Its long-running operation takes 10 s per call by design, and its progress notifications
+    // stretch each timeout tenfold: fuzzing it would be minutes of waiting that prove nothing.
+    let everything = require("interop/node_modules/.bin/mcp-server-everything");
+    assert_completes(
+        &[everything.display().to_string()],
+        &["--skip", "trigger-long-running-operation"],
+        12,
+    );
+
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("notes.txt"), "hello\n").unwrap();
+    let filesystem = require("interop/node_modules/.bin/mcp-server-filesystem");
+    assert_completes(
+        &[
+            filesystem.display().to_string(),
+            root.path().display().to_string(),
+        ],
+        &[],
+        14,
+    );
+
+    let time = require(".venv/bin/mcp-server-time");
+    assert_completes(&[time.display().to_string()], &[], 2);
+}
+
+#[test]
+fn lying_and_odd_answers_are_told_apart() {
+    // The late answer comes 5 s after the client gave up on it, while the run still goes on.
+    let late_ms = (TIMEOUT.parse::<u64>().unwrap() + 5) * 1000;
+    let server = vec![
+        node(),
+        require("interop/lying-server.mjs").display().to_string(),
+        "--late-ms".into(),
+        late_ms.to_string(),
+    ];
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--timeout",
+            TIMEOUT,
+            "--cases",
+            "10",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+        ],
+        &server,
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let report = report(&stdout, &stderr);
+    let expected: BTreeSet<(String, String)> = [
+        ("wrong_id", "hang"),
+        ("wrong_id", "protocol-violation"),
+        ("no_content", "protocol-violation"),
+        ("late", "hang"),
+    ]
+    .iter()
+    .map(|(t, c)| (t.to_string(), c.to_string()))
+    .collect();
+    // A byte order mark before a line is read past; an id answered as `5.0` is the id `5` (ids
+    // are compared as JSON values); a late answer is a hang, not a stray.
+    assert_eq!(found(&report), expected, "{stdout}");
+    let message = |tool: &str, check: &str| -> String {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["tool"] == tool && f["check"] == check)
+            .unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        message("no_content", "protocol-violation"),
+        "the result is not a valid CallToolResult: it has no \"content\" array"
+    );
+    assert!(
+        message("wrong_id", "protocol-violation")
+            .starts_with("the server sent an answer to request \"7-other\", which was never sent"),
+        "{stdout}"
+    );
+
+    let mut paging = server.clone();
+    paging.push("--page-forever".into());
+    let (code, _, stderr) = fuzz(&[], &paging);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: the MCP server '{}' failed while listing its tools: it returned 10000 pages of tools and a cursor for more; the listing would never end\n",
+            paging.join(" ")
+        )
+    );
+}

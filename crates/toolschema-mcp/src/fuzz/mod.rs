@@ -1,0 +1,842 @@
+//! `fuzz`: call a live server's tools with the arguments their schemas allow and forbid, and
+//! report what the server does wrong.
+//!
+//! For each tool (every page of `tools/list`), [`toolschema::generate`] makes its cases from the
+//! seed; they are sent in that order, tools side by side (`jobs` at a time), one call at a time
+//! per tool. Each answer goes through the [`checks`]. The first case that fails a check is
+//! confirmed by sending it again (alone, for the checks that need it), then shrunk (fewer
+//! properties, shorter strings, smaller numbers and arrays) while it still fails the same check
+//! and the schema still judges it the same way; the finding carries the smallest case and the
+//! JSON-RPC line that replays it. A crash restarts the server, so one crash hides nothing else; a
+//! confirmed hang ends its tool's cases, each of which could cost the whole timeout again.
+
+pub mod checks;
+pub mod leaks;
+mod server;
+
+pub use checks::{Answer, CallRecord, Check, Observation, Severity};
+pub use server::Unavailable;
+
+use crate::connection::Target;
+use checks::Sent;
+use futures::StreamExt;
+use leaks::Known;
+use serde_json::{json, Value};
+use server::{Reach, Server};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+use toolschema::generate::{self, GenerateOptions, Kind, MAX_ERRORS};
+use toolschema::{CompileOptions, CompiledTool, Glob, Tool};
+
+/// How many cases of one tool may hang before the rest of its cases are left out (each costs the
+/// whole timeout).
+const MAX_HANGS_PER_TOOL: usize = 3;
+/// How many cases of one tool may crash the server before the rest are left out (each costs a
+/// restart).
+const MAX_CRASHES_PER_TOOL: usize = 10;
+/// How many cases that failed a check are tried as its finding before the check is given up
+/// for the tool (a case that does not fail again when sent alone is not a finding).
+const CONFIRM_ATTEMPTS: usize = 3;
+/// How many calls shrinking one finding may make.
+const SHRINK_CALLS: usize = 48;
+/// How many of those may hang or crash (each costs the timeout or a restart).
+const SHRINK_COSTLY: usize = 2;
+
+/// How a run goes.
+#[derive(Debug, Clone)]
+pub struct FuzzOptions {
+    /// The seed; the same seed sends the same cases.
+    pub seed: u64,
+    /// Cases per tool.
+    pub cases: usize,
+    /// How long one call may take.
+    pub timeout: Duration,
+    /// How many tools are called side by side.
+    pub jobs: usize,
+    /// Only tools matching one of these (all when empty).
+    pub tools: Vec<Glob>,
+    /// Not the tools matching one of these.
+    pub skip: Vec<Glob>,
+    /// HTTP headers for every request (`--url` only).
+    pub headers: Vec<(String, String)>,
+    /// The largest message accepted from the server.
+    pub max_message_bytes: usize,
+}
+
+impl Default for FuzzOptions {
+    fn default() -> Self {
+        FuzzOptions {
+            seed: 0,
+            cases: 100,
+            timeout: Duration::from_secs(10),
+            jobs: 4,
+            tools: Vec::new(),
+            skip: Vec::new(),
+            headers: Vec::new(),
+            max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
+        }
+    }
+}
+
+/// One thing found, with the call that shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// The tool; `None` for what the server did outside any call (output while idle).
+    pub tool: Option<String>,
+    /// The check that failed.
+    pub check: Check,
+    /// How bad.
+    pub severity: Severity,
+    /// The arguments that show it (after shrinking); `None` when absent or when there was no
+    /// call.
+    pub arguments: Option<Value>,
+    /// What happened.
+    pub message: String,
+    /// The JSON-RPC line that replays it (`None` when there was no call).
+    pub replay: Option<String>,
+    /// What the case tried, before shrinking (`missing required 'query'`).
+    pub case: Option<String>,
+    /// How many cases failed this check for this tool.
+    pub cases: usize,
+}
+
+/// What happened to one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRun {
+    /// The tool's name.
+    pub name: String,
+    /// How many cases were sent.
+    pub cases: usize,
+    /// Why it was not fuzzed, or why it stopped early.
+    pub note: Option<String>,
+    /// The run stopped (the server could not be reached) before this tool's cases were all
+    /// sent.
+    pub interrupted: bool,
+    /// How long it took.
+    pub seconds: f64,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The seed (for a replay, the seed of the run the findings came from, if known).
+    pub seed: u64,
+    /// Every tool fuzzed or left out, in listing order.
+    pub tools: Vec<ToolRun>,
+    /// The findings: by tool in listing order, then by check.
+    pub findings: Vec<Finding>,
+    /// How many cases were sent in all.
+    pub cases: usize,
+    /// How long the run took.
+    pub seconds: f64,
+    /// How many times the server was started or connected to.
+    pub server_starts: u64,
+    /// Set when the run could not finish: the server could not be restarted or reached again.
+    pub stopped: Option<String>,
+}
+
+impl Report {
+    /// Whether anything at error or warning severity was found.
+    pub fn failed(&self) -> bool {
+        self.findings
+            .iter()
+            .any(|f| matches!(f.severity, Severity::Error | Severity::Warning))
+    }
+}
+
+/// What a run tells as it goes (for a progress bar). Every method may be called from any task.
+pub trait Progress {
+    /// The run knows what it will do.
+    fn planned(&self, _tools: usize, _cases: usize) {}
+    /// One case was sent and answered (or not).
+    fn case_done(&self, _tool: &str) {}
+    /// A finding was confirmed.
+    fn found(&self, _finding: &Finding) {}
+}
+
+/// A progress listener that does nothing.
+pub struct Quiet;
+
+impl Progress for Quiet {}
+
+/// A finding to replay (from a previous run's JSON output).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayRequest {
+    /// The tool to call.
+    pub tool: String,
+    /// The check it failed, if known: the replay says whether the same check fails again.
+    pub check: Option<Check>,
+    /// The arguments (`None`: absent).
+    pub arguments: Option<Value>,
+}
+
+/// A listed tool, ready to be called.
+struct Prepared {
+    name: String,
+    compiled: CompiledTool,
+    /// The tool's listing as text: what it says is known to the caller.
+    listing: String,
+}
+
+/// What the whole run shares.
+struct Context<'a> {
+    server: Server,
+    options: &'a FuzzOptions,
+    /// What the caller knows of the server: the command line or URL.
+    known: Known,
+    progress: &'a dyn Progress,
+    /// Calls a dead server took with it when it could not be reached again to tell which one
+    /// killed it.
+    lost: std::sync::Mutex<Vec<String>>,
+}
+
+fn reach(target: &Target, options: &FuzzOptions) -> Reach {
+    Reach {
+        target: target.clone(),
+        headers: options.headers.clone(),
+        max_message_bytes: options.max_message_bytes,
+        startup: options.timeout.max(Duration::from_secs(30)),
+    }
+}
+
+fn known_of(target: &Target) -> Known {
+    let mut known = Known::default();
+    match target {
+        Target::Command(command) => {
+            known.add(&command.program);
+            for arg in &command.args {
+                known.add(arg);
+            }
+        }
+        Target::Url(url) => known.add(url),
+    }
+    known
+}
+
+/// Turn the listing into tools to call: the selected ones compiled (formats asserted), the others
+/// noted.
+fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<ToolRun>) {
+    let mut prepared = Vec::new();
+    let mut runs = Vec::new();
+    let compile = CompileOptions::new().assert_format(true);
+    for raw in listing {
+        let name = raw
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let selected = (options.tools.is_empty() || options.tools.iter().any(|g| g.matches(&name)))
+            && !options.skip.iter().any(|g| g.matches(&name));
+        if !selected {
+            continue;
+        }
+        let task_only = raw
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str)
+            == Some("required");
+        if task_only {
+            runs.push(ToolRun {
+                name,
+                cases: 0,
+                note: Some(
+                    "not fuzzed: it can only be called as a task (execution.taskSupport is \"required\"), which the fuzzer does not do"
+                        .into(),
+                ),
+                interrupted: false,
+                seconds: 0.0,
+            });
+            continue;
+        }
+        let listing = raw.to_string();
+        let compiled = Tool::from_value(raw)
+            .map_err(|e| e.to_string())
+            .and_then(|tool| tool.compile_with(&compile).map_err(|e| e.to_string()));
+        match compiled {
+            Ok(compiled) => prepared.push(Prepared {
+                name,
+                compiled,
+                listing,
+            }),
+            Err(why) => runs.push(ToolRun {
+                name,
+                cases: 0,
+                note: Some(format!("not fuzzed: {why}")),
+                interrupted: false,
+                seconds: 0.0,
+            }),
+        }
+    }
+    (prepared, runs)
+}
+
+/// Fuzz every selected tool of a server.
+pub async fn run(
+    target: &Target,
+    options: &FuzzOptions,
+    progress: &dyn Progress,
+) -> Result<Report, Unavailable> {
+    let started = Instant::now();
+    let context = Context {
+        server: Server::new(reach(target, options), options.jobs),
+        options,
+        known: known_of(target),
+        progress,
+        lost: std::sync::Mutex::new(Vec::new()),
+    };
+    let listing = match context.server.start_and_list().await {
+        Ok(listing) => listing,
+        Err(e) => {
+            context.server.shut_down().await;
+            return Err(e);
+        }
+    };
+    let order: Vec<String> = listing
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
+        .collect();
+    let (tools, mut runs) = prepare(listing, options);
+    let plans: Vec<(Prepared, generate::Generated)> = tools
+        .into_iter()
+        .map(|tool| {
+            let generated = generate::arguments(
+                &tool.compiled,
+                &GenerateOptions {
+                    seed: options.seed,
+                    cases: options.cases,
+                },
+            );
+            (tool, generated)
+        })
+        .collect();
+    let total: usize = plans.iter().map(|(_, g)| g.cases.len()).sum();
+    progress.planned(plans.len(), total);
+    let outcomes: Vec<ToolOutcome> = futures::stream::iter(plans.iter())
+        .map(|(tool, generated)| fuzz_tool(&context, tool, generated))
+        .buffer_unordered(options.jobs.max(1))
+        .collect()
+        .await;
+    let mut findings = Vec::new();
+    let mut stopped = None;
+    let mut cases = 0;
+    for outcome in outcomes {
+        cases += outcome.run.cases;
+        runs.push(outcome.run);
+        findings.extend(outcome.findings);
+        if stopped.is_none() {
+            stopped = outcome.stopped;
+        }
+    }
+    let lost = std::mem::take(&mut *context.lost.lock().unwrap_or_else(|e| e.into_inner()));
+    if !lost.is_empty() {
+        findings.push(Finding {
+            tool: None,
+            check: Check::Crash,
+            severity: Severity::Error,
+            arguments: None,
+            message: format!(
+                "the server went away and could not be reached again, so the call that did it is not known; the calls in flight:\n{}",
+                lost.join("\n")
+            ),
+            replay: None,
+            case: None,
+            cases: lost.len(),
+        });
+    }
+    for stray in context.server.unclaimed_strays().await {
+        findings.push(Finding {
+            tool: None,
+            check: Check::ProtocolViolation,
+            severity: Severity::Error,
+            arguments: None,
+            message: format!("while no call was waiting, {stray}"),
+            replay: None,
+            case: None,
+            cases: 0,
+        });
+    }
+    context.server.shut_down().await;
+    sort_by_listing(&mut runs, &mut findings, &order);
+    Ok(Report {
+        seed: options.seed,
+        tools: runs,
+        findings,
+        cases,
+        seconds: started.elapsed().as_secs_f64(),
+        server_starts: context.server.starts(),
+        stopped,
+    })
+}
+
+/// Send each request again, one at a time and alone, and report what each shows now.
+pub async fn replay(
+    target: &Target,
+    options: &FuzzOptions,
+    requests: &[ReplayRequest],
+    progress: &dyn Progress,
+) -> Result<Report, Unavailable> {
+    let started = Instant::now();
+    let context = Context {
+        server: Server::new(reach(target, options), 1),
+        options,
+        known: known_of(target),
+        progress,
+        lost: std::sync::Mutex::new(Vec::new()),
+    };
+    let listing = match context.server.start_and_list().await {
+        Ok(listing) => listing,
+        Err(e) => {
+            context.server.shut_down().await;
+            return Err(e);
+        }
+    };
+    let order: Vec<String> = listing
+        .iter()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
+        .collect();
+    let everything = FuzzOptions {
+        tools: Vec::new(),
+        skip: Vec::new(),
+        ..options.clone()
+    };
+    let (tools, _) = prepare(listing, &everything);
+    progress.planned(tools.len(), requests.len());
+    let mut findings = Vec::new();
+    let mut runs: BTreeMap<String, ToolRun> = BTreeMap::new();
+    let mut stopped = None;
+    for request in requests {
+        let run = runs.entry(request.tool.clone()).or_insert_with(|| ToolRun {
+            name: request.tool.clone(),
+            cases: 0,
+            note: None,
+            interrupted: false,
+            seconds: 0.0,
+        });
+        let Some(tool) = tools.iter().find(|t| t.name == request.tool) else {
+            run.note = Some(
+                "the server does not list this tool (or its schema cannot be compiled)".into(),
+            );
+            continue;
+        };
+        let call_started = Instant::now();
+        let observed = match context
+            .observe_alone(tool, request.arguments.as_ref())
+            .await
+        {
+            Ok(observed) => observed,
+            Err(e) => {
+                stopped = Some(e.0);
+                run.interrupted = true;
+                break;
+            }
+        };
+        run.cases += 1;
+        run.seconds += call_started.elapsed().as_secs_f64();
+        progress.case_done(&tool.name);
+        for observation in observed {
+            if request.check.is_some_and(|c| c != observation.check) {
+                continue;
+            }
+            let finding = Finding {
+                tool: Some(tool.name.clone()),
+                check: observation.check,
+                severity: observation.severity,
+                arguments: request.arguments.clone(),
+                message: observation.message,
+                replay: Some(replay_line(&tool.name, request.arguments.as_ref())),
+                case: None,
+                cases: 1,
+            };
+            progress.found(&finding);
+            findings.push(finding);
+        }
+    }
+    context.server.shut_down().await;
+    let mut runs: Vec<ToolRun> = runs.into_values().collect();
+    sort_by_listing(&mut runs, &mut findings, &order);
+    let cases = runs.iter().map(|r| r.cases).sum();
+    Ok(Report {
+        seed: options.seed,
+        tools: runs,
+        findings,
+        cases,
+        seconds: started.elapsed().as_secs_f64(),
+        server_starts: context.server.starts(),
+        stopped,
+    })
+}
+
+fn sort_by_listing(runs: &mut [ToolRun], findings: &mut [Finding], order: &[String]) {
+    let rank = |name: Option<&str>| {
+        name.and_then(|n| order.iter().position(|o| o == n))
+            .unwrap_or(usize::MAX)
+    };
+    runs.sort_by_key(|r| rank(Some(&r.name)));
+    findings.sort_by_key(|f| (rank(f.tool.as_deref()), f.check));
+}
+
+/// The `tools/call` request that sends `arguments` to `tool`, as one JSON-RPC line.
+pub fn replay_line(tool: &str, arguments: Option<&Value>) -> String {
+    let mut params = json!({"name": tool});
+    if let Some(arguments) = arguments {
+        params["arguments"] = arguments.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string()
+}
+
+/// How the schema judges a value, for shrinking: valid, or the set of failed keywords and where
+/// (array indexes left out, so fewer items that fail the same way still count as the same).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Valid,
+    Invalid(BTreeSet<(String, String)>),
+}
+
+fn judge(
+    tool: &CompiledTool,
+    arguments: Option<&Value>,
+) -> (Kind, Vec<toolschema::ValidationError>, Verdict) {
+    let empty = json!({});
+    match tool.validate_input_first(arguments.unwrap_or(&empty), MAX_ERRORS) {
+        Ok(()) => (Kind::Valid, Vec::new(), Verdict::Valid),
+        Err(errors) => {
+            let errors = errors.into_vec();
+            let verdict = Verdict::Invalid(
+                errors
+                    .iter()
+                    .map(|e| (e.keyword.clone(), without_indexes(&e.path)))
+                    .collect(),
+            );
+            (Kind::Invalid, errors, verdict)
+        }
+    }
+}
+
+fn without_indexes(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .map(|segment| {
+            if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+                "*"
+            } else {
+                segment
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn params(tool: &str, arguments: Option<&Value>) -> Value {
+    let mut params = json!({"name": tool});
+    if let Some(arguments) = arguments {
+        params["arguments"] = arguments.clone();
+    }
+    params
+}
+
+struct ToolOutcome {
+    run: ToolRun,
+    findings: Vec<Finding>,
+    stopped: Option<String>,
+}
+
+impl Context<'_> {
+    /// Keep a call the server went away with, for the run's finding when it cannot be reached
+    /// again.
+    fn note_lost(&self, how: &str, tool: &Prepared, arguments: Option<&Value>) {
+        if let Ok(mut lost) = self.lost.lock() {
+            lost.push(format!(
+                "{how} while {} was in flight",
+                replay_line(&tool.name, arguments)
+            ));
+        }
+    }
+
+    /// Send one call (again once if the runner interrupted it) and check its answer.
+    async fn observe_call(
+        &self,
+        lane: usize,
+        tool: &Prepared,
+        arguments: Option<&Value>,
+        alone: bool,
+    ) -> Result<(CallRecord, Vec<Observation>), Unavailable> {
+        let mut record = self
+            .server
+            .call(
+                lane,
+                params(&tool.name, arguments),
+                self.options.timeout,
+                alone,
+            )
+            .await?;
+        if record.answer == Answer::Interrupted {
+            record = self
+                .server
+                .call(
+                    lane,
+                    params(&tool.name, arguments),
+                    self.options.timeout,
+                    alone,
+                )
+                .await?;
+        }
+        if !record.alone && matches!(record.answer, Answer::Closed { .. }) {
+            // A crash takes every call in flight with it: send the case again alone to learn
+            // whether it was this one, and what it does otherwise.
+            let again = self
+                .server
+                .call(
+                    lane,
+                    params(&tool.name, arguments),
+                    self.options.timeout,
+                    true,
+                )
+                .await;
+            match again {
+                Ok(again) => record = again,
+                Err(unavailable) => {
+                    // Nothing can tell which call it was: the run keeps the list for a finding
+                    // of the server's.
+                    if let Answer::Closed { how, .. } = &record.answer {
+                        self.note_lost(how, tool, arguments);
+                    }
+                    return Err(unavailable);
+                }
+            }
+        }
+        let (kind, errors, _) = judge(&tool.compiled, arguments);
+        let mut known = self.known.clone();
+        known.add(&tool.listing);
+        if let Some(arguments) = arguments {
+            known.add_json(arguments);
+        }
+        let sent = Sent {
+            kind,
+            errors: &errors,
+            arguments,
+            known: &known,
+        };
+        let observations = checks::observe(&tool.compiled, &sent, &record, self.options.timeout);
+        Ok((record, observations))
+    }
+
+    /// Send one call alone and check its answer.
+    async fn observe_alone(
+        &self,
+        tool: &Prepared,
+        arguments: Option<&Value>,
+    ) -> Result<Vec<Observation>, Unavailable> {
+        Ok(self.observe_call(0, tool, arguments, true).await?.1)
+    }
+
+    /// Send `arguments` again; the observation of `check` if it fails it again.
+    async fn again(
+        &self,
+        lane: usize,
+        tool: &Prepared,
+        arguments: Option<&Value>,
+        check: Check,
+    ) -> Result<Option<Observation>, Unavailable> {
+        let (_, observations) = self
+            .observe_call(lane, tool, arguments, check.needs_isolation())
+            .await?;
+        Ok(observations.into_iter().find(|o| o.check == check))
+    }
+
+    /// Confirm that a case fails `check` when sent again, and shrink it while it still does.
+    async fn confirm_and_shrink(
+        &self,
+        lane: usize,
+        tool: &Prepared,
+        case: &generate::Case,
+        first: &Observation,
+    ) -> Result<Option<Finding>, Unavailable> {
+        let check = first.check;
+        let again = self.again(lane, tool, case.value.as_ref(), check).await?;
+        let Some(mut observed) = again else {
+            return Ok(None);
+        };
+        let mut current = case.value.clone();
+        if let Some(start) = &case.value {
+            let (_, _, verdict) = judge(&tool.compiled, Some(start));
+            let costly = matches!(check, Check::Hang | Check::Crash);
+            let (mut calls, mut costs) = (0, 0);
+            'shrinking: while let Some(value) = &current {
+                for candidate in generate::smaller(value) {
+                    if calls >= SHRINK_CALLS || (costly && costs >= SHRINK_COSTLY) {
+                        break 'shrinking;
+                    }
+                    if judge(&tool.compiled, Some(&candidate)).2 != verdict {
+                        continue;
+                    }
+                    calls += 1;
+                    // A server that can no longer be reached ends the shrinking, not the finding
+                    // (the run stops at its next call).
+                    let Ok(again) = self.again(lane, tool, Some(&candidate), check).await else {
+                        break 'shrinking;
+                    };
+                    if let Some(again) = again {
+                        if costly {
+                            costs += 1;
+                        }
+                        observed = again;
+                        current = Some(candidate);
+                        continue 'shrinking;
+                    }
+                }
+                break;
+            }
+        }
+        Ok(Some(Finding {
+            tool: Some(tool.name.clone()),
+            check,
+            severity: observed.severity,
+            replay: Some(replay_line(&tool.name, current.as_ref())),
+            arguments: current,
+            message: observed.message,
+            case: Some(case.label.clone()),
+            cases: 1,
+        }))
+    }
+}
+
+/// Send one tool's cases in order, and turn what fails into findings.
+async fn fuzz_tool(
+    context: &Context<'_>,
+    tool: &Prepared,
+    generated: &generate::Generated,
+) -> ToolOutcome {
+    let lane = context.server.take_lane();
+    let outcome = fuzz_tool_on(context, lane, tool, generated).await;
+    context.server.give_lane(lane);
+    outcome
+}
+
+async fn fuzz_tool_on(
+    context: &Context<'_>,
+    lane: usize,
+    tool: &Prepared,
+    generated: &generate::Generated,
+) -> ToolOutcome {
+    let started = Instant::now();
+    let mut found: BTreeMap<Check, Finding> = BTreeMap::new();
+    let mut counts: BTreeMap<Check, usize> = BTreeMap::new();
+    let mut attempts: BTreeMap<Check, usize> = BTreeMap::new();
+    let (mut sent, mut hangs, mut crashes) = (0, 0, 0);
+    let mut note = None;
+    let mut stopped = None;
+    for (i, case) in generated.cases.iter().enumerate() {
+        if found.contains_key(&Check::Hang) {
+            // Every further case could cost the whole timeout again, and the hang is proven.
+            note = Some(format!(
+                "stopped after a confirmed hang; {} cases not sent",
+                generated.cases.len() - i
+            ));
+            break;
+        }
+        if hangs >= MAX_HANGS_PER_TOOL || crashes >= MAX_CRASHES_PER_TOOL {
+            let what = if hangs >= MAX_HANGS_PER_TOOL {
+                "hung"
+            } else {
+                "crashed the server"
+            };
+            let count = hangs.max(crashes);
+            note = Some(format!(
+                "stopped after {count} cases {what}; {} cases not sent",
+                generated.cases.len() - i
+            ));
+            break;
+        }
+        let outcome = context
+            .observe_call(lane, tool, case.value.as_ref(), false)
+            .await;
+        let (_, observations) = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                stopped = Some(e.0);
+                break;
+            }
+        };
+        sent += 1;
+        context.progress.case_done(&tool.name);
+        for observation in observations {
+            *counts.entry(observation.check).or_default() += 1;
+            match observation.check {
+                Check::Hang => hangs += 1,
+                Check::Crash => crashes += 1,
+                _ => {}
+            }
+            if found.contains_key(&observation.check) {
+                continue;
+            }
+            let tried = attempts.entry(observation.check).or_default();
+            if *tried >= CONFIRM_ATTEMPTS {
+                continue;
+            }
+            *tried += 1;
+            match context
+                .confirm_and_shrink(lane, tool, case, &observation)
+                .await
+            {
+                Ok(Some(finding)) => {
+                    context.progress.found(&finding);
+                    found.insert(observation.check, finding);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    if observation.check == Check::Crash {
+                        // The server went away with this call and cannot be reached to confirm
+                        // it (over HTTP nothing restarts it): the run's finding names the call.
+                        context.note_lost(&observation.message, tool, case.value.as_ref());
+                    }
+                    stopped = Some(e.0);
+                    break;
+                }
+            }
+        }
+        if stopped.is_some() {
+            break;
+        }
+    }
+    let findings = found
+        .into_values()
+        .map(|mut finding| {
+            finding.cases = counts.get(&finding.check).copied().unwrap_or(1).max(1);
+            finding
+        })
+        .collect();
+    ToolOutcome {
+        run: ToolRun {
+            name: tool.name.clone(),
+            cases: sent,
+            interrupted: stopped.is_some(),
+            note,
+            seconds: started.elapsed().as_secs_f64(),
+        },
+        findings,
+        stopped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_lines_are_tools_call_requests() {
+        assert_eq!(
+            replay_line("divide", Some(&json!({"a": 1, "b": 0}))),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"divide","arguments":{"a":1,"b":0}}}"#
+        );
+        assert_eq!(
+            replay_line("t", None),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#
+        );
+    }
+
+    #[test]
+    fn verdicts_ignore_array_indexes() {
+        assert_eq!(without_indexes("/items/12/id"), "/items/*/id");
+        assert_eq!(without_indexes(""), "");
+        assert_eq!(without_indexes("/a1/0"), "/a1/*");
+    }
+}

@@ -1,0 +1,460 @@
+//! The server under test: started (or reached) on demand, restarted after a crash or a hang
+//! that leaves it deaf, and called with one case at a time per tool.
+//!
+//! Tools are called side by side on lanes, one lane per job. For a command, each lane is a
+//! process of its own, so a crash, a line of stray output or a stuck event loop belongs to the
+//! one call in flight on it. Over HTTP the lanes are sessions with one server; there a call that
+//! must be told apart from every other one runs alone: the gate lets it in only when nothing else
+//! is in flight, and holds the others back until it is done.
+
+use super::checks::{Answer, CallRecord};
+use crate::connection::raw::{RawResults, Watch};
+use crate::connection::{self, Session, SessionFailure, Target};
+use crate::server_process::{describe_exit, ServerProcess, StderrTail};
+use rmcp::model::{ClientRequest, CustomRequest, RequestId};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use serde_json::Value;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{Mutex, RwLock};
+
+/// How long a server that answered nothing in time gets to answer a ping before it is restarted.
+const PING_LIMIT: Duration = Duration::from_secs(5);
+/// How many times the timeout a call that keeps sending progress notifications may take in all.
+pub(crate) const PROGRESS_CEILING: u32 = 10;
+/// How long a stopped server gets to exit before it is killed.
+const STOP_GRACE: Duration = Duration::from_millis(500);
+/// How many times the server may be restarted in one run.
+const MAX_RESTARTS: u64 = 200;
+
+/// How to reach the server.
+#[derive(Debug, Clone)]
+pub(crate) struct Reach {
+    pub(crate) target: Target,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) max_message_bytes: usize,
+    /// How long starting (or reconnecting) and listing may take.
+    pub(crate) startup: Duration,
+}
+
+/// Why the server cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct Unavailable(pub String);
+
+/// One connection to the server (one process, for a command).
+struct Live {
+    peer: Peer<RoleClient>,
+    /// The session, taken when the connection is closed.
+    session: Mutex<Option<Session>>,
+    results: RawResults,
+    watch: Watch,
+    process: Mutex<Option<ServerProcess>>,
+    stderr: Option<StderrTail>,
+    /// The runner stopped it; calls that end with it say nothing about their case.
+    stopped: AtomicBool,
+    /// It is gone; the next call starts another.
+    dead: AtomicBool,
+}
+
+impl Live {
+    /// End the session (closing the server's input, or the HTTP session) and stop the server:
+    /// `grace` to exit by itself, then signals.
+    async fn close(&self, grace: Duration) {
+        if let Some(session) = self.session.lock().await.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), session.cancel()).await;
+        }
+        if let Some(mut process) = self.process.lock().await.take() {
+            process.shut_down(grace).await;
+        }
+    }
+}
+
+/// The server under test.
+pub(crate) struct Server {
+    reach: Reach,
+    /// The lanes, each with its connection (when started).
+    lanes: Vec<Mutex<Option<Arc<Live>>>>,
+    /// The lanes no tool is using.
+    free: std::sync::Mutex<Vec<usize>>,
+    gate: RwLock<()>,
+    starts: AtomicU64,
+    /// Calls in flight now, and calls started so far: a call that began with none in flight and
+    /// ended with no other started was alone.
+    in_flight: AtomicU64,
+    calls: AtomicU64,
+}
+
+/// Either side of the gate.
+enum Pass<'a> {
+    Shared(#[allow(dead_code)] tokio::sync::RwLockReadGuard<'a, ()>),
+    Alone(#[allow(dead_code)] tokio::sync::RwLockWriteGuard<'a, ()>),
+}
+
+impl Server {
+    /// A server called on `lanes` lanes (at least one).
+    pub(crate) fn new(reach: Reach, lanes: usize) -> Self {
+        let lanes = lanes.max(1);
+        Server {
+            reach,
+            lanes: (0..lanes).map(|_| Mutex::new(None)).collect(),
+            free: std::sync::Mutex::new((0..lanes).rev().collect()),
+            gate: RwLock::new(()),
+            starts: AtomicU64::new(0),
+            in_flight: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    /// A lane no tool is using (lane 0 if, against the plan, all are taken).
+    pub(crate) fn take_lane(&self) -> usize {
+        self.free
+            .lock()
+            .ok()
+            .and_then(|mut free| free.pop())
+            .unwrap_or(0)
+    }
+
+    /// Give a lane back.
+    pub(crate) fn give_lane(&self, lane: usize) {
+        if let Ok(mut free) = self.free.lock() {
+            if !free.contains(&lane) {
+                free.push(lane);
+            }
+        }
+    }
+
+    /// Start the server (on the first lane) and list its tools (every page, each as sent).
+    pub(crate) async fn start_and_list(&self) -> Result<Vec<Value>, Unavailable> {
+        let live = self.current(0).await?;
+        let listing = tokio::time::timeout(
+            self.reach.startup,
+            connection::list_all_tools(&live.peer, &live.results, |_| {}),
+        )
+        .await;
+        match listing {
+            Ok(Ok((tools, _))) => Ok(tools),
+            Ok(Err(failure)) => Err(self.unavailable(&live, "listing its tools", failure).await),
+            Err(_) => Err(Unavailable(format!(
+                "the MCP server {} did not list its tools within {}s",
+                self.reach.target,
+                self.reach.startup.as_secs_f64()
+            ))),
+        }
+    }
+
+    /// How many times the server was started (or connected to).
+    pub(crate) fn starts(&self) -> u64 {
+        self.starts.load(Ordering::Relaxed)
+    }
+
+    /// The live connection of a lane, started when there is none.
+    async fn current(&self, lane: usize) -> Result<Arc<Live>, Unavailable> {
+        let mut slot = self.lanes[lane.min(self.lanes.len() - 1)].lock().await;
+        if let Some(live) = slot.as_ref() {
+            if !live.dead.load(Ordering::SeqCst) {
+                return Ok(live.clone());
+            }
+        }
+        let starts = self.starts.fetch_add(1, Ordering::SeqCst);
+        if starts >= MAX_RESTARTS {
+            return Err(Unavailable(format!(
+                "the MCP server {} was restarted {MAX_RESTARTS} times; giving up",
+                self.reach.target
+            )));
+        }
+        let live = Arc::new(self.connect().await?);
+        *slot = Some(live.clone());
+        Ok(live)
+    }
+
+    async fn connect(&self) -> Result<Live, Unavailable> {
+        let results = RawResults::default();
+        let watch = Watch::default();
+        let target = &self.reach.target;
+        match target {
+            Target::Command(command) => {
+                let (mut process, transport) = connection::spawn_stdio(
+                    command,
+                    &results,
+                    &watch,
+                    self.reach.max_message_bytes,
+                )
+                .map_err(|e| Unavailable(e.to_string()))?;
+                let stderr = process.stderr_tail();
+                let session =
+                    tokio::time::timeout(self.reach.startup, connection::handshake(transport))
+                        .await;
+                match session {
+                    Ok(Ok(session)) => Ok(Live {
+                        peer: session.peer().clone(),
+                        session: Mutex::new(Some(session)),
+                        results,
+                        watch,
+                        process: Mutex::new(Some(process)),
+                        stderr: Some(stderr),
+                        stopped: AtomicBool::new(false),
+                        dead: AtomicBool::new(false),
+                    }),
+                    Ok(Err(failure)) => {
+                        let exited = process.wait_for_exit(Duration::from_secs(2)).await;
+                        let mut message = match exited {
+                            Some(status) => format!(
+                                "the MCP server {target} exited with {} before it finished the initialize handshake",
+                                describe_exit(status)
+                            ),
+                            None => format!(
+                                "the MCP server {target} failed the initialize handshake: {failure}"
+                            ),
+                        };
+                        push_stderr(&mut message, &stderr);
+                        process.shut_down(STOP_GRACE).await;
+                        Err(Unavailable(message))
+                    }
+                    Err(_) => {
+                        let mut message = format!(
+                            "the MCP server {target} did not finish the initialize handshake within {}s",
+                            self.reach.startup.as_secs_f64()
+                        );
+                        push_stderr(&mut message, &stderr);
+                        process.shut_down(STOP_GRACE).await;
+                        Err(Unavailable(message))
+                    }
+                }
+            }
+            Target::Url(url) => {
+                let transport = connection::http_transport(
+                    url,
+                    &self.reach.headers,
+                    &results,
+                    &watch,
+                    self.reach.max_message_bytes,
+                )
+                .map_err(Unavailable)?;
+                let session =
+                    tokio::time::timeout(self.reach.startup, connection::handshake(transport))
+                        .await;
+                match session {
+                    Ok(Ok(session)) => Ok(Live {
+                        peer: session.peer().clone(),
+                        session: Mutex::new(Some(session)),
+                        results,
+                        watch,
+                        process: Mutex::new(None),
+                        stderr: None,
+                        stopped: AtomicBool::new(false),
+                        dead: AtomicBool::new(false),
+                    }),
+                    Ok(Err(failure)) => Err(Unavailable(format!(
+                        "the MCP server {url} failed the initialize handshake: {failure}"
+                    ))),
+                    Err(_) => Err(Unavailable(format!(
+                        "the MCP server {url} did not finish the initialize handshake within {}s",
+                        self.reach.startup.as_secs_f64()
+                    ))),
+                }
+            }
+        }
+    }
+
+    async fn unavailable(&self, live: &Live, doing: &str, failure: SessionFailure) -> Unavailable {
+        let mut message = format!(
+            "the MCP server {} failed while {doing}: {failure}",
+            self.reach.target
+        );
+        if let Some(tail) = &live.stderr {
+            push_stderr(&mut message, tail);
+        }
+        Unavailable(message)
+    }
+
+    /// Call a tool with `params` (`{"name", "arguments"}`) on a lane, waiting at most `timeout`.
+    /// With `alone`, nothing else is in flight meanwhile (for a command, a lane is its own
+    /// process, so that holds by itself), and stray output that follows the answer (until the
+    /// server answers a ping) counts too.
+    pub(crate) async fn call(
+        &self,
+        lane: usize,
+        params: Value,
+        timeout: Duration,
+        alone: bool,
+    ) -> Result<CallRecord, Unavailable> {
+        let own_process = matches!(self.reach.target, Target::Command(_));
+        let _pass = match (own_process, alone) {
+            (true, _) => None,
+            (false, true) => Some(Pass::Alone(self.gate.write().await)),
+            (false, false) => Some(Pass::Shared(self.gate.read().await)),
+        };
+        let others_before = self.in_flight.fetch_add(1, Ordering::SeqCst);
+        let number = self.calls.fetch_add(1, Ordering::SeqCst);
+        let record = self.call_in_flight(lane, params, timeout, alone).await;
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        let others_started = self.calls.load(Ordering::SeqCst) != number + 1;
+        record.map(|mut record| {
+            record.alone = own_process || alone || (others_before == 0 && !others_started);
+            record
+        })
+    }
+
+    async fn call_in_flight(
+        &self,
+        lane: usize,
+        params: Value,
+        timeout: Duration,
+        alone: bool,
+    ) -> Result<CallRecord, Unavailable> {
+        let live = self.current(lane).await?;
+        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
+        let peer = live.peer.clone();
+        // Progress notifications extend the wait (a long operation that says how it is doing is
+        // not hanging), within a ceiling.
+        let options = PeerRequestOptions::with_timeout(timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(timeout * PROGRESS_CEILING);
+        let sent = peer.send_request_with_option(request, options).await;
+        let handle = match sent {
+            Ok(handle) => handle,
+            Err(error) => {
+                let answer = self.closed(lane, &live, error).await;
+                return Ok(CallRecord {
+                    answer,
+                    strays: Vec::new(),
+                    alone,
+                });
+            }
+        };
+        let id = handle.id.clone();
+        let answer = match handle.await_response().await {
+            Ok(_) => match live.results.take(&id) {
+                Some(result) => Answer::Result(result),
+                None => Answer::Unreadable("the answer carried no result".into()),
+            },
+            Err(ServiceError::McpError(error)) => match live.watch.unreadable_answer(&id) {
+                Some(unreadable) if unreadable.breaks_protocol => {
+                    Answer::Unreadable(unreadable.why)
+                }
+                Some(unreadable) => Answer::Unread(unreadable.why),
+                None => Answer::Error {
+                    code: i64::from(error.code.0),
+                    message: error.message.to_string(),
+                    data: error.data,
+                },
+            },
+            Err(ServiceError::Timeout { .. }) => {
+                self.after_hang(lane, &live).await;
+                Answer::Hang
+            }
+            Err(error) => self.closed(lane, &live, error).await,
+        };
+        let mut ids = vec![id];
+        if alone && !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) {
+            // Whatever the server writes after its answer comes before its answer to a ping.
+            if let Some(ping) = self.ping(&live, timeout.min(PING_LIMIT)).await {
+                ids.push(ping);
+            }
+        }
+        let strays = live.watch.strays_for(&ids);
+        Ok(CallRecord {
+            answer,
+            strays,
+            alone,
+        })
+    }
+
+    /// Ping; the ping's request id when it was answered in time.
+    async fn ping(&self, live: &Live, limit: Duration) -> Option<RequestId> {
+        let request = ClientRequest::CustomRequest(CustomRequest::new("ping", None));
+        let handle = live
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::with_timeout(limit))
+            .await
+            .ok()?;
+        let id = handle.id.clone();
+        handle.await_response().await.ok().map(|_| id)
+    }
+
+    /// After a call got no answer: a server that answers no ping either is stuck, and is
+    /// restarted (the calls still in flight on it are interrupted).
+    async fn after_hang(&self, lane: usize, live: &Arc<Live>) {
+        if self.ping(live, PING_LIMIT).await.is_some() {
+            return;
+        }
+        live.stopped.store(true, Ordering::SeqCst);
+        self.retire(lane, live).await;
+    }
+
+    /// Mark a connection gone and stop its server in the background.
+    async fn retire(&self, lane: usize, live: &Arc<Live>) {
+        live.dead.store(true, Ordering::SeqCst);
+        let mut slot = self.lanes[lane.min(self.lanes.len() - 1)].lock().await;
+        if slot
+            .as_ref()
+            .is_some_and(|current| Arc::ptr_eq(current, live))
+        {
+            *slot = None;
+        }
+        drop(slot);
+        let live = live.clone();
+        tokio::spawn(async move { live.close(STOP_GRACE).await });
+    }
+
+    /// The answer of a call whose connection ended.
+    async fn closed(&self, lane: usize, live: &Arc<Live>, error: ServiceError) -> Answer {
+        if live.stopped.load(Ordering::SeqCst) {
+            return Answer::Interrupted;
+        }
+        live.dead.store(true, Ordering::SeqCst);
+        let how = {
+            let mut process = live.process.lock().await;
+            match process.as_mut() {
+                Some(process) => match process.wait_for_exit(Duration::from_secs(2)).await {
+                    Some(status) => format!("exited with {}", describe_exit(status)),
+                    None => format!(
+                        "closed the connection ({})",
+                        connection::service_failure(error)
+                    ),
+                },
+                None => format!(
+                    "dropped the connection: {}",
+                    connection::service_failure(error)
+                ),
+            }
+        };
+        let stderr = live.stderr.as_ref().and_then(StderrTail::block);
+        self.retire(lane, live).await;
+        Answer::Closed { how, stderr }
+    }
+
+    /// Stray output no call claimed (written while nothing was in flight).
+    pub(crate) async fn unclaimed_strays(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for lane in &self.lanes {
+            if let Some(live) = lane.lock().await.as_ref() {
+                out.extend(live.watch.unclaimed_strays().into_iter().map(|s| s.what));
+            }
+        }
+        out
+    }
+
+    /// Stop the server: close its input (or the HTTP session) and let it exit, on every lane.
+    pub(crate) async fn shut_down(&self) {
+        let mut lives = Vec::new();
+        for lane in &self.lanes {
+            lives.extend(lane.lock().await.take());
+        }
+        futures::future::join_all(
+            lives
+                .iter()
+                .map(|live| live.close(crate::server_process::DEFAULT_SHUTDOWN_GRACE)),
+        )
+        .await;
+    }
+}
+
+fn push_stderr(message: &mut String, tail: &StderrTail) {
+    if let Some(block) = tail.block() {
+        message.push_str("; the last lines of its stderr:\n");
+        message.push_str(&block);
+    }
+}

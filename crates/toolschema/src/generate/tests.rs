@@ -1,0 +1,267 @@
+use super::*;
+use crate::{CompileOptions, Tool};
+use serde_json::json;
+
+fn tool(schema: Value) -> CompiledTool {
+    Tool::from_value(json!({"name": "t", "inputSchema": schema}))
+        .unwrap()
+        .compile_with(&CompileOptions::new().assert_format(true))
+        .unwrap()
+}
+
+fn labels(generated: &Generated) -> Vec<&str> {
+    generated.cases.iter().map(|c| c.label.as_str()).collect()
+}
+
+fn options(seed: u64, cases: usize) -> GenerateOptions {
+    GenerateOptions { seed, cases }
+}
+
+/// Every case is what it says, by the tool's own validator.
+fn assert_judged(compiled: &CompiledTool, generated: &Generated) {
+    for case in &generated.cases {
+        let arguments = case.value.clone().unwrap_or(json!({}));
+        let verdict = compiled.validate_input(&arguments);
+        assert_eq!(
+            verdict.is_ok(),
+            case.kind == Kind::Valid,
+            "{}: {arguments}",
+            case.label
+        );
+        assert_eq!(
+            case.errors.is_empty(),
+            case.kind == Kind::Valid,
+            "{}",
+            case.label
+        );
+    }
+}
+
+#[test]
+fn a_search_tool_gets_every_kind_of_case() {
+    let compiled = tool(json!({
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1, "maxLength": 20},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+            "sort": {"enum": ["relevance", "newest"]},
+            "since": {"type": "string", "format": "date"},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3, "uniqueItems": true},
+            "strict": {"type": "boolean"}
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    }));
+    let generated = arguments(&compiled, &options(1, 1_000));
+    assert_judged(&compiled, &generated);
+    let labels = labels(&generated);
+    for expected in [
+        "every optional property",
+        "only the required properties",
+        "arguments absent",
+        "arguments {}",
+        "arguments sent as JSON text",
+        "missing required 'query'",
+        "'limit' at its minimum (1)",
+        "'limit' at its maximum (100)",
+        "'limit' below its minimum (0)",
+        "'limit' above its maximum (101)",
+        "'limit' as a string (\"",
+        "'limit' a fraction where an integer is expected",
+        "'query' at its maxLength (20)",
+        "'query' longer than its maxLength (21)",
+        "'query' shorter than its minLength (0)",
+        "'query' with astral characters",
+        "'query' with a NUL character",
+        "'query' is null",
+        "'sort' = \"relevance\" (enum)",
+        "'sort' = \"newest\" (enum)",
+        "'sort' = \"RELEVANCE\", not one of its allowed values",
+        "'since' is not a valid date",
+        "'code' does not match its pattern",
+        "'tags' with a repeated item",
+        "'tags' with more items than its maxItems (4)",
+        "'tags' sent as JSON text",
+        "'tags' as one item instead of a list",
+        "'strict' as a string (\"",
+        "the arguments with undeclared property",
+        "an invented extra argument",
+    ] {
+        assert!(
+            labels.iter().any(|l| l.starts_with(expected)),
+            "no case starts with {expected:?}; got {labels:#?}"
+        );
+    }
+    let kinds: HashSet<Kind> = generated.cases.iter().map(|c| c.kind).collect();
+    assert_eq!(kinds.len(), 2);
+    assert!(generated
+        .cases
+        .iter()
+        .any(|c| c.category == Category::Oversized && c.kind == Kind::Invalid));
+    assert!(generated
+        .cases
+        .iter()
+        .any(|c| c.category == Category::DeepNesting));
+    // Absent arguments are judged as `{}`: invalid here, since `query` is required.
+    let absent = generated.cases.iter().find(|c| c.value.is_none()).unwrap();
+    assert_eq!(absent.kind, Kind::Invalid);
+    assert_eq!(
+        absent.errors[0].message,
+        "missing required argument 'query'"
+    );
+}
+
+#[test]
+fn the_same_seed_gives_the_same_cases_and_another_seed_other_ones() {
+    let compiled = tool(json!({"type": "object", "properties": {
+        "a": {"type": "string", "pattern": "^[a-f0-9]{4,8}$"}, "b": {"type": "number"},
+        "c": {"type": "array", "items": {"type": "integer"}}}}));
+    let one = arguments(&compiled, &options(42, 60));
+    let again = arguments(&compiled, &options(42, 60));
+    assert_eq!(one.cases, again.cases);
+    let other = arguments(&compiled, &options(43, 60));
+    assert_ne!(one.cases, other.cases);
+}
+
+#[test]
+fn the_first_cases_cover_every_category_in_turn() {
+    let compiled = tool(json!({"type": "object", "properties": {
+        "n": {"type": "integer", "maximum": 5}, "s": {"type": "string", "format": "email"}},
+        "required": ["n"], "additionalProperties": false}));
+    let generated = arguments(&compiled, &options(3, 14));
+    assert_eq!(generated.cases[0].category, Category::Typical);
+    let categories: HashSet<Category> = generated.cases.iter().map(|c| c.category).collect();
+    assert!(categories.len() >= 10, "{categories:?}");
+}
+
+#[test]
+fn cases_are_capped_and_filled_up_to_the_count() {
+    let compiled = tool(json!({"type": "object", "properties": {"x": {"type": "integer"}}}));
+    assert_eq!(arguments(&compiled, &options(1, 5)).cases.len(), 5);
+    assert!(arguments(&compiled, &options(1, 0)).cases.is_empty());
+    let many = arguments(&compiled, &options(1, 200));
+    assert!(many.cases.len() > 60, "{}", many.cases.len());
+    assert_judged(&compiled, &many);
+}
+
+#[test]
+fn a_pattern_that_cannot_be_sampled_is_skipped_and_counted_not_guessed() {
+    let compiled = tool(json!({"type": "object", "properties": {
+        "word": {"type": "string", "pattern": "^(?!admin)[a-z]+$"}}, "required": ["word"]}));
+    let generated = arguments(&compiled, &options(1, 100));
+    assert_judged(&compiled, &generated);
+    assert!(
+        generated
+            .skipped
+            .iter()
+            .any(|s| s.reason.contains("look-around")),
+        "{:?}",
+        generated.skipped
+    );
+    // No valid case can be made without a matching word; faults still can.
+    assert!(generated.cases.iter().all(|c| c.kind == Kind::Invalid));
+    assert!(generated
+        .cases
+        .iter()
+        .any(|c| c.label == "arguments absent"));
+}
+
+#[test]
+fn references_and_combinators_are_followed() {
+    let compiled = tool(json!({
+        "type": "object",
+        "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}},
+            "required": ["x", "y"], "additionalProperties": false}},
+        "properties": {
+            "at": {"$ref": "#/$defs/point"},
+            "shape": {"oneOf": [{"const": "circle"}, {"type": "object", "properties": {"sides": {"type": "integer", "minimum": 3}}, "required": ["sides"]}]},
+            "maybe": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]}
+        },
+        "required": ["at"]
+    }));
+    let generated = arguments(&compiled, &options(5, 300));
+    assert_judged(&compiled, &generated);
+    let labels = labels(&generated);
+    assert!(labels.contains(&"'at' missing required 'x'"), "{labels:#?}");
+    assert!(labels
+        .iter()
+        .any(|l| l.starts_with("'at' with undeclared property")));
+    assert!(generated
+        .cases
+        .iter()
+        .any(|c| c.kind == Kind::Valid
+            && c.value.as_ref().and_then(|v| v.pointer("/at/x")).is_some()));
+}
+
+#[test]
+fn any_schema_gets_values_too() {
+    for schema in [
+        json!(true),
+        json!({"type": "string"}),
+        json!({"minimum": 3}),
+        json!(false),
+        json!({"enum": [1, [2], {"a": 3}]}),
+    ] {
+        let validator = SchemaValidator::new(&schema).unwrap();
+        let generated = values(&validator, &options(9, 50));
+        for case in &generated.cases {
+            let value = case.value.as_ref().unwrap();
+            assert_eq!(
+                validator.is_valid(value),
+                case.kind == Kind::Valid,
+                "{schema}: {}",
+                case.label
+            );
+        }
+        if schema != json!(false) {
+            assert!(
+                generated.cases.iter().any(|c| c.kind == Kind::Valid),
+                "{schema}"
+            );
+        }
+    }
+    let never = values(
+        &SchemaValidator::new(&json!(false)).unwrap(),
+        &options(1, 20),
+    );
+    assert!(never.cases.iter().all(|c| c.kind == Kind::Invalid));
+    assert!(!never.cases.is_empty());
+}
+
+#[test]
+fn heavy_values_are_the_promised_size() {
+    let compiled = tool(json!({"type": "object", "properties": {
+        "text": {"type": "string"}, "list": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["text", "list"]}));
+    let generated = arguments(&compiled, &options(2, 1_000));
+    let big_string = generated
+        .cases
+        .iter()
+        .find(|c| c.label == "'text' as a 1 MiB string")
+        .unwrap();
+    assert_eq!(big_string.kind, Kind::Valid);
+    assert_eq!(
+        big_string.value.as_ref().unwrap()["text"]
+            .as_str()
+            .map(str::len),
+        Some(1 << 20)
+    );
+    let big_array = generated
+        .cases
+        .iter()
+        .find(|c| c.label == "'list' with 100,000 items")
+        .unwrap();
+    assert_eq!(
+        big_array.value.as_ref().unwrap()["list"]
+            .as_array()
+            .map(Vec::len),
+        Some(100_000)
+    );
+    let deep = generated
+        .cases
+        .iter()
+        .find(|c| c.category == Category::DeepNesting)
+        .unwrap();
+    assert_eq!(deep.kind, Kind::Invalid);
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Benchmark `toolschema fuzz` against `mcptest fuzz` (crates.io mcptest 1.3.0) on two servers:
+# the project's faulty server (interop/faulty-server.mjs: one planted fault per check, one correct
+# tool) and npm server-everything. Both fuzzers get the same per-call timeout and their default
+# case counts; they run in turns, RUNS times each, so both see the same machine load.
+#
+# Per run it records wall time, cases sent, cases per second, and what was found: for the faulty
+# server, which of the 8 planted faults each fuzzer reported with the right check (mcptest has
+# four checks of its own: crash, hang, protocol-violation, leak); for server-everything, the
+# findings. Prints the median of each figure and the planted faults found in every run.
+#
+# Not part of the test command. Needs node and python3; builds toolschema in release mode and
+# installs mcptest into $MCPTEST_ROOT (outside the repository) when it is not there yet, which
+# compiles for several minutes.
+#
+#   RUNS=5 TIMEOUT=2 ./scripts/bench-fuzz.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+TIMEOUT=${TIMEOUT:-2}
+SEED=${SEED:-1}
+MCPTEST_ROOT=${MCPTEST_ROOT:-${TMPDIR:-/tmp}/toolschema-bench-mcptest}
+MCPTEST_VERSION=1.3.0
+
+for needed in interop/node_modules/.bin/mcp-server-everything interop/faulty-server.mjs; do
+  if [ ! -e "$needed" ]; then
+    echo "bench-fuzz: $needed is missing; run ./scripts/test.sh first (it installs interop/)" >&2
+    exit 2
+  fi
+done
+
+echo "==> building toolschema (release)"
+cargo build --release --locked -p toolschema-cli
+toolschema="$PWD/target/release/toolschema"
+
+mcptest="$MCPTEST_ROOT/bin/mcptest"
+if [ ! -x "$mcptest" ]; then
+  echo "==> installing mcptest $MCPTEST_VERSION into $MCPTEST_ROOT"
+  cargo install mcptest --version "$MCPTEST_VERSION" --locked --root "$MCPTEST_ROOT"
+fi
+
+echo "==> $RUNS runs each, in turns, --timeout ${TIMEOUT}s (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+python3 - "$RUNS" "$TIMEOUT" "$SEED" "$toolschema" "$mcptest" "$(command -v node)" "$PWD" <<'PY'
+import json, re, shlex, statistics, subprocess, sys, time
+
+runs, timeout, seed = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+toolschema, mcptest, node, root = sys.argv[4:8]
+servers = {
+    "faulty": [node, f"{root}/interop/faulty-server.mjs"],
+    "everything": [f"{root}/interop/node_modules/.bin/mcp-server-everything"],
+}
+planted = {
+    ("divide", "crash"), ("lookup", "hang"), ("convert", "protocol-violation"),
+    ("find_user", "internal-error"), ("set_volume", "accepted-invalid"),
+    ("weather", "output-schema"), ("read_file", "leak"), ("search", "rejected-valid"),
+}
+
+def run_toolschema(server):
+    start = time.monotonic()
+    done = subprocess.run(
+        [toolschema, "fuzz", "--seed", seed, "--timeout", timeout, "--format", "json", "--", *server],
+        capture_output=True, text=True)
+    wall = time.monotonic() - start
+    report = json.loads(done.stdout)
+    found = {(f["tool"], f["check"]) for f in report["findings"]}
+    return wall, report["summary"]["cases"], found
+
+MCPTEST_LINE = re.compile(r"^\s*\[(ok|FAIL)\]\s+(\S+)\s+\((\d+) cases\)(?::\s*(.*))?$")
+
+def run_mcptest(server):
+    start = time.monotonic()
+    done = subprocess.run(
+        [mcptest, "fuzz", "--server-command", shlex.join(server), "--seed", seed,
+         "--max-call-ms", str(int(float(timeout) * 1000))],
+        capture_output=True, text=True)
+    wall = time.monotonic() - start
+    cases, found = 0, set()
+    for line in done.stdout.splitlines():
+        m = MCPTEST_LINE.match(line)
+        if not m:
+            continue
+        cases += int(m.group(3))
+        for count, check in re.findall(r"(\d+) (crash|hang|protocol-violation|leak)", m.group(4) or ""):
+            if int(count) > 0:
+                found.add((m.group(2), check))
+    return wall, cases, found
+
+results = {}
+for i in range(runs):
+    for name, server in servers.items():
+        for fuzzer, run in (("toolschema", run_toolschema), ("mcptest", run_mcptest)):
+            results.setdefault((name, fuzzer), []).append(run(server))
+
+print()
+print(f"{'server':<11} {'fuzzer':<11} {'wall s':>8} {'cases':>6} {'cases/s':>8}  found (median of {runs} runs; found: every run)")
+for (name, fuzzer), rows in results.items():
+    wall = statistics.median(r[0] for r in rows)
+    cases = statistics.median(r[1] for r in rows)
+    rate = statistics.median(r[1] / r[0] for r in rows)
+    always = set.intersection(*(r[2] for r in rows))
+    if name == "faulty":
+        hit = sorted(always & planted)
+        what = f"{len(hit)}/8 planted faults: " + ", ".join(f"{t} {c}" for t, c in hit)
+        extra = sorted(set.union(*(r[2] for r in rows)) - planted)
+        if extra:
+            what += "; also reported: " + ", ".join(f"{t} {c}" for t, c in extra)
+    else:
+        what = f"{len(always)} findings: " + ", ".join(f"{t} {c}" for t, c in sorted(always, key=str))
+    print(f"{name:<11} {fuzzer:<11} {wall:>8.1f} {cases:>6.0f} {rate:>8.1f}  {what}")
+PY
