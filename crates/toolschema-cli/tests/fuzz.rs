@@ -621,3 +621,39 @@ fn lying_and_odd_answers_are_told_apart() {
         )
     );
 }
+
+#[test]
+fn a_confirmed_hang_ends_its_tools_cases_with_a_note() {
+    let (code, text, stderr) = fuzz(
+        &["--tool", "lookup", "--seed", "3", "--timeout", "5"],
+        &faulty_server(),
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("lookup  FAIL  ("))
+        .unwrap_or_else(|| panic!("{text}"));
+    let sent: usize = header["lookup  FAIL  (".len()..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{header}"));
+    let note = text
+        .lines()
+        .find_map(|l| {
+            l.trim_start()
+                .strip_prefix("note: stopped after a confirmed hang; ")
+        })
+        .unwrap_or_else(|| panic!("{text}"));
+    let not_sent: usize = note
+        .strip_suffix(" cases not sent")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    // Every case of the run is either sent or named as not sent; the hang came before the end.
+    assert_eq!(sent + not_sent, 100, "{text}");
+    assert!(not_sent > 0, "{text}");
+    assert!(
+        text.contains("  hang (error): no answer within 5s"),
+        "{text}"
+    );
+}
