@@ -17,23 +17,12 @@ RUNS=${RUNS:-5}
 source scripts/bench-prepare.sh
 
 echo "==> $RUNS runs each, in turns (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
-python3 - "$RUNS" "$catalog" "$toolschema" <<'PY'
-import json, os, statistics, subprocess, sys, time
+PYTHONPATH=scripts python3 - "$RUNS" "$catalog" "$toolschema" <<'PY'
+import json, statistics, subprocess, sys
+from bench_measure import run
 runs, catalog, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 profiles = ["openai", "openai-strict", "anthropic", "gemini", "gemini-openapi"]
 results = {p: ([], []) for p in profiles}
-
-def run(argv):
-    """Wall seconds and peak RSS (KiB) of one process; output goes to /dev/null."""
-    with open(os.devnull, "wb") as null:
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=null, stderr=null)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        sys.exit(f"{' '.join(argv)} exited with {code}")
-    return wall, usage.ru_maxrss
 
 for _ in range(runs):
     for p in profiles:

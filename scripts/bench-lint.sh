@@ -26,8 +26,9 @@ if [ ! -x "$mcptest" ]; then
 fi
 
 echo "==> $RUNS runs each, in turns (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
-python3 - "$RUNS" "$catalog" "$mcptest" "$toolschema" <<'PY'
-import os, statistics, subprocess, sys, time
+PYTHONPATH=scripts python3 - "$RUNS" "$catalog" "$mcptest" "$toolschema" <<'PY'
+import statistics, sys
+from bench_measure import run
 runs, catalog, mcptest, toolschema = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 commands = {
     "mcptest schema-lint": [mcptest, "schema-lint", catalog],
@@ -35,21 +36,9 @@ commands = {
 }
 results = {name: ([], []) for name in commands}
 
-def run(argv):
-    """Wall seconds and peak RSS (KiB) of one process; output goes to /dev/null."""
-    with open(os.devnull, "wb") as null:
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=null, stderr=null)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):  # both exit 1 when they find something
-        sys.exit(f"{argv[0]} exited with {code}")
-    return wall, usage.ru_maxrss
-
 for _ in range(runs):
     for name, argv in commands.items():
-        wall, rss = run(argv)
+        wall, rss = run(argv, ok=(0, 1))  # both exit 1 when they find something
         results[name][0].append(wall)
         results[name][1].append(rss)
 

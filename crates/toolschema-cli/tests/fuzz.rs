@@ -38,6 +38,17 @@ fn faulty_server() -> Vec<String> {
     ]
 }
 
+/// The faulty server over Streamable HTTP (stopped when dropped), and its endpoint.
+fn faulty_http_server() -> (HttpServer, String) {
+    let server = HttpServer::start(
+        Command::new(node())
+            .arg(require("interop/faulty-server.mjs"))
+            .args(["--http", "0"]),
+    );
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    (server, url)
+}
+
 /// A run's exit code, stdout and stderr.
 type Outcome = (Option<i32>, String, String);
 
@@ -330,12 +341,7 @@ fn text_and_junit_reports_group_by_tool() {
 
 #[test]
 fn streamable_http_servers_are_fuzzed_with_headers() {
-    let server = HttpServer::start(
-        Command::new(node())
-            .arg(require("interop/faulty-server.mjs"))
-            .args(["--http", "0"]),
-    );
-    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (_server, url) = faulty_http_server();
     // `divide` would kill the HTTP server, which nothing restarts; `convert` logs to its
     // terminal, which over HTTP is not the protocol.
     let (code, stdout, stderr) = fuzz(
@@ -363,12 +369,7 @@ fn streamable_http_servers_are_fuzzed_with_headers() {
 
 #[test]
 fn a_server_that_dies_over_http_stops_the_run_with_what_was_in_flight() {
-    let server = HttpServer::start(
-        Command::new(node())
-            .arg(require("interop/faulty-server.mjs"))
-            .args(["--http", "0"]),
-    );
-    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (_server, url) = faulty_http_server();
     let (code, stdout, stderr) = fuzz(
         &[
             "--url",
@@ -456,11 +457,7 @@ fn a_server_that_cannot_be_started_or_reached_exits_2() {
         "error: the MCP server 'sh -c echo 'config missing' >&2; exit 3' exited with exit code 3 before it finished the initialize handshake; the last lines of its stderr:\n  | config missing\n"
     );
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::http::free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (code, _, stderr) = fuzz(&["--url", &url], &[]);
     assert_eq!(code, Some(2));

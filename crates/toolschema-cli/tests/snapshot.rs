@@ -260,11 +260,7 @@ fn a_server_that_answers_tools_list_with_an_error_is_reported() {
 
 /// server-everything serving Streamable HTTP.
 fn everything_over_http() -> HttpServer {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::http::free_port();
     HttpServer::start(
         Command::new(require("interop/node_modules/.bin/mcp-server-everything"))
             .arg("streamableHttp")
@@ -292,11 +288,7 @@ fn streamable_http_gives_the_same_snapshot_as_stdio() {
 
 #[test]
 fn an_unreachable_url_is_reported_with_exit_2() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = common::http::free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (code, _, stderr) = snapshot(&["--url".into(), url.clone()]);
     assert_eq!(code, Some(2));

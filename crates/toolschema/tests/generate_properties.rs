@@ -11,46 +11,12 @@ mod support;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use toolschema::generate::{self, GenerateOptions, Kind};
 use toolschema::{Catalog, CompileOptions, Dialect, SchemaValidator, Subject};
 
 fn suite_dir() -> PathBuf {
     support::json_schema_test_suite()
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn with_remotes(mut options: CompileOptions) -> CompileOptions {
-    let root = suite_dir().join("remotes");
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "json") {
-                let relative = path
-                    .strip_prefix(&root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let document: Value =
-                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options
-                    .register_document(format!("http://localhost:1234/{relative}"), document);
-            }
-        }
-    }
-    options
 }
 
 /// One schema of the suite, compiled, and whether the suite shows valid and invalid values for it.
@@ -62,13 +28,13 @@ struct SuiteSchema {
 }
 
 fn suite_schemas(draft: &str, dialect: Dialect, assert_format: bool) -> Vec<SuiteSchema> {
-    let options = with_remotes(
+    let options = support::with_suite_remotes(
         CompileOptions::new()
             .dialect(dialect)
             .assert_format(assert_format),
     );
     let mut out = Vec::new();
-    for file in json_files(&suite_dir().join("tests").join(draft)) {
+    for file in support::json_files(&suite_dir().join("tests").join(draft)) {
         let groups: Vec<Value> =
             serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
         let file_name = file.file_name().unwrap().to_string_lossy().to_string();
@@ -228,9 +194,10 @@ fn format_schemas_agree_with_format_assertion_on() {
         ("draft2020-12", Dialect::Draft202012),
         ("draft7", Dialect::Draft7),
     ] {
-        let options = with_remotes(CompileOptions::new().dialect(dialect).assert_format(true));
+        let options =
+            support::with_suite_remotes(CompileOptions::new().dialect(dialect).assert_format(true));
         let mut schemas = Vec::new();
-        for file in json_files(
+        for file in support::json_files(
             &suite_dir()
                 .join("tests")
                 .join(draft)

@@ -17,41 +17,6 @@ fn suite_dir() -> PathBuf {
     support::json_schema_test_suite()
 }
 
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// Every file under `remotes/`, registered at the address the suite expects.
-fn with_remotes(mut options: CompileOptions) -> CompileOptions {
-    let root = suite_dir().join("remotes");
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "json") {
-                let relative = path
-                    .strip_prefix(&root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                let document: Value =
-                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options
-                    .register_document(format!("http://localhost:1234/{relative}"), document);
-            }
-        }
-    }
-    options
-}
-
 #[derive(Default, Debug)]
 struct Tally {
     groups: usize,
@@ -102,7 +67,7 @@ fn run_file(path: &Path, options: &CompileOptions, tally: &mut Tally) {
 }
 
 fn run(draft: &str, dialect: Dialect, subdir: Option<&str>, assert_format: bool) -> Tally {
-    let options = with_remotes(
+    let options = support::with_suite_remotes(
         CompileOptions::new()
             .dialect(dialect)
             .assert_format(assert_format),
@@ -112,7 +77,7 @@ fn run(draft: &str, dialect: Dialect, subdir: Option<&str>, assert_format: bool)
         dir = dir.join(sub);
     }
     let mut tally = Tally::default();
-    for file in json_files(&dir) {
+    for file in support::json_files(&dir) {
         run_file(&file, &options, &mut tally);
     }
     tally

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The command that puts the data in place.
 const HOW_TO_GET_IT: &str =
@@ -31,6 +31,43 @@ fn required(relative: &str, what: &str) -> PathBuf {
 /// The official JSON Schema Test Suite (`tests/`, `remotes/`).
 pub fn json_schema_test_suite() -> PathBuf {
     required("json-schema-test-suite", "the JSON Schema Test Suite")
+}
+
+/// The `.json` files of a folder of the suite, sorted.
+pub fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `options` with every file under the suite's `remotes/` registered at the address the suite
+/// expects (nothing is fetched).
+pub fn with_suite_remotes(mut options: toolschema::CompileOptions) -> toolschema::CompileOptions {
+    let root = json_schema_test_suite().join("remotes");
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|x| x == "json") {
+                let relative = path
+                    .strip_prefix(&root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let document: serde_json::Value =
+                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+                options = options
+                    .register_document(format!("http://localhost:1234/{relative}"), document);
+            }
+        }
+    }
+    options
 }
 
 /// The real servers whose `tools/list` the tests capture: `everything`, `filesystem` and `memory`
