@@ -77,7 +77,9 @@ impl Walker<'_> {
                     .renamed
                     .iter()
                     .find_map(|(provider, original)| match self.direction {
-                        Direction::Restore if *provider == key => Some(original.clone()),
+                        Direction::Restore | Direction::RestoreKeepingNulls if *provider == key => {
+                            Some(original.clone())
+                        }
                         Direction::Shape if *original == key => Some(provider.clone()),
                         _ => None,
                     });
@@ -360,6 +362,15 @@ mod tests {
         }
         .run(&mut sent);
         assert_eq!(sent, json!({"my-arg": "v"}));
+        // Keeping nulls maps the names back too.
+        let mut kept = json!({"my_arg": null});
+        Walker {
+            schema: &schema,
+            plan: &plan,
+            direction: Direction::RestoreKeepingNulls,
+        }
+        .run(&mut kept);
+        assert_eq!(kept, json!({"my-arg": null}));
         Walker {
             schema: &schema,
             plan: &plan,
