@@ -270,6 +270,15 @@ impl Drop for ServerProcess {
     }
 }
 
+/// `; the last lines of its stderr:` and the block, for the end of a message about a server (empty
+/// without a block).
+pub fn stderr_note(block: Option<&str>) -> String {
+    match block {
+        Some(block) => format!("; the last lines of its stderr:\n{block}"),
+        None => String::new(),
+    }
+}
+
 /// An exit status in words: `exit code 3`, `signal 9 (SIGKILL)`.
 pub fn describe_exit(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;

@@ -193,12 +193,8 @@ pub fn observe(
     match &record.answer {
         Answer::Interrupted | Answer::Unread(_) => {}
         Answer::Closed { how, stderr } => {
-            let mut message = format!("the server {how}");
-            if let Some(stderr) = stderr {
-                message.push_str("; the last lines of its stderr:\n");
-                message.push_str(stderr);
-            }
-            push(Check::Crash, Severity::Error, message);
+            let note = crate::server_process::stderr_note(stderr.as_deref());
+            push(Check::Crash, Severity::Error, format!("the server {how}{note}"));
         }
         Answer::Hang => push(
             Check::Hang,
@@ -372,7 +368,12 @@ pub fn call_tool_result_problem(result: &Value) -> Option<String> {
     let content = match map.get("content") {
         None => return Some("it has no \"content\" array".into()),
         Some(Value::Array(content)) => content,
-        Some(other) => return Some(format!("\"content\" is {}, not an array", type_name(other))),
+        Some(other) => {
+            return Some(format!(
+                "\"content\" is {}, not an array",
+                toolschema::json::kind_in_words(other)
+            ))
+        }
     };
     for (i, block) in content.iter().enumerate() {
         if let Some(problem) = content_block_problem(block) {
@@ -381,14 +382,17 @@ pub fn call_tool_result_problem(result: &Value) -> Option<String> {
     }
     if let Some(flag) = map.get("isError") {
         if !flag.is_boolean() {
-            return Some(format!("\"isError\" is {}, not a boolean", type_name(flag)));
+            return Some(format!(
+                "\"isError\" is {}, not a boolean",
+                toolschema::json::kind_in_words(flag)
+            ));
         }
     }
     if let Some(structured) = map.get("structuredContent") {
         if !structured.is_object() {
             return Some(format!(
                 "\"structuredContent\" is {}, not an object",
-                type_name(structured)
+                toolschema::json::kind_in_words(structured)
             ));
         }
     }
@@ -397,7 +401,10 @@ pub fn call_tool_result_problem(result: &Value) -> Option<String> {
 
 fn content_block_problem(block: &Value) -> Option<String> {
     let Value::Object(map) = block else {
-        return Some(format!("is {}, not an object", type_name(block)));
+        return Some(format!(
+            "is {}, not an object",
+            toolschema::json::kind_in_words(block)
+        ));
     };
     let string = |key: &str| map.get(key).is_some_and(Value::is_string);
     let needs = |keys: &[&str]| -> Option<String> {
@@ -424,17 +431,6 @@ fn content_block_problem(block: &Value) -> Option<String> {
             _ => Some("has no \"resource\" object".into()),
         },
         Some(other) => Some(format!("has an unknown type '{other}'")),
-    }
-}
-
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -476,11 +476,8 @@ fn sort_by_listing(runs: &mut [ToolRun], findings: &mut [Finding], order: &[Stri
 
 /// The `tools/call` request that sends `arguments` to `tool`, as one JSON-RPC line.
 pub fn replay_line(tool: &str, arguments: Option<&Value>) -> String {
-    let mut params = json!({"name": tool});
-    if let Some(arguments) = arguments {
-        params["arguments"] = arguments.clone();
-    }
-    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}).to_string()
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params(tool, arguments)})
+        .to_string()
 }
 
 /// How the schema judges a value, for shrinking: valid, or the set of failed keywords and where
@@ -559,38 +556,22 @@ impl Context<'_> {
         arguments: Option<&Value>,
         alone: bool,
     ) -> Result<(CallRecord, Vec<Observation>), Unavailable> {
-        let mut record = self
-            .server
-            .call(
+        let send = |alone| {
+            self.server.call(
                 lane,
                 params(&tool.name, arguments),
                 self.options.timeout,
                 alone,
             )
-            .await?;
+        };
+        let mut record = send(alone).await?;
         if record.answer == Answer::Interrupted {
-            record = self
-                .server
-                .call(
-                    lane,
-                    params(&tool.name, arguments),
-                    self.options.timeout,
-                    alone,
-                )
-                .await?;
+            record = send(alone).await?;
         }
         if !record.alone && matches!(record.answer, Answer::Closed { .. }) {
             // A crash takes every call in flight with it: send the case again alone to learn
             // whether it was this one, and what it does otherwise.
-            let again = self
-                .server
-                .call(
-                    lane,
-                    params(&tool.name, arguments),
-                    self.options.timeout,
-                    true,
-                )
-                .await;
+            let again = send(true).await;
             match again {
                 Ok(again) => record = again,
                 Err(unavailable) => {

@@ -453,8 +453,5 @@ impl Server {
 }
 
 fn push_stderr(message: &mut String, tail: &StderrTail) {
-    if let Some(block) = tail.block() {
-        message.push_str("; the last lines of its stderr:\n");
-        message.push_str(&block);
-    }
+    message.push_str(&crate::server_process::stderr_note(tail.block().as_deref()));
 }

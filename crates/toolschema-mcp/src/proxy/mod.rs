@@ -329,10 +329,7 @@ where
                 &format!("the MCP server exited ({described}) before answering"),
                 json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
             );
-            let note = match tail.block() {
-                Some(block) => format!("; the last lines of its stderr:\n{block}"),
-                None => String::new(),
-            };
+            let note = crate::server_process::stderr_note(tail.block().as_deref());
             report(&format!(
                 "the MCP server '{command}' exited with {described}{note}"
             ));

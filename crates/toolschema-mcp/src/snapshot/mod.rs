@@ -86,7 +86,7 @@ pub enum SnapshotError {
     #[error(transparent)]
     Spawn(#[from] SpawnError),
     /// The server exited before the snapshot was complete.
-    #[error("the MCP server {target} exited with {status} while the snapshot waited for {phase}{}", stderr_note(.stderr))]
+    #[error("the MCP server {target} exited with {status} while the snapshot waited for {phase}{}", crate::server_process::stderr_note(.stderr.as_deref()))]
     ServerExited {
         /// The server.
         target: String,
@@ -98,7 +98,7 @@ pub enum SnapshotError {
         stderr: Option<String>,
     },
     /// The server did not answer in time.
-    #[error("the MCP server {target} did not send {phase} within {}s (--timeout){}", .after.as_secs_f64(), stderr_note(.stderr))]
+    #[error("the MCP server {target} did not send {phase} within {}s (--timeout){}", .after.as_secs_f64(), crate::server_process::stderr_note(.stderr.as_deref()))]
     Timeout {
         /// The server.
         target: String,
@@ -110,7 +110,7 @@ pub enum SnapshotError {
         stderr: Option<String>,
     },
     /// The server answered with an error or with something that is not a tool list.
-    #[error("the MCP server {target} failed while the snapshot waited for {phase}: {message}{}", stderr_note(.stderr))]
+    #[error("the MCP server {target} failed while the snapshot waited for {phase}: {message}{}", crate::server_process::stderr_note(.stderr.as_deref()))]
     Protocol {
         /// The server.
         target: String,
@@ -130,13 +130,6 @@ pub enum SnapshotError {
     /// Ctrl-C cannot be listened for.
     #[error("cannot listen for Ctrl-C: {0}")]
     Signal(std::io::Error),
-}
-
-fn stderr_note(stderr: &Option<String>) -> String {
-    match stderr {
-        Some(block) => format!("; the last lines of its stderr:\n{block}"),
-        None => String::new(),
-    }
 }
 
 /// Take a snapshot of a server's tools.

@@ -30,8 +30,8 @@
 //! ```
 
 use super::prepare::prepare_tool;
-use super::schema::same_value;
 use super::{diff_tool, diff_tools, Change, ChangeClass, ChangeCode, Diff};
+use crate::json::same_value;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
-use crate::json::MAX_DEPTH;
+use crate::json::{same_value, same_value_opt, MAX_DEPTH};
 use crate::text::visible;
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -1066,61 +1066,4 @@ pub(crate) fn short(value: Option<&Value>) -> String {
     }
     let cut: String = text.chars().take(SHORT_LIMIT).collect();
     format!("{cut}…")
-}
-
-/// Whether two values are equal as JSON Schema compares them: numbers by value (`1` and `1.0`
-/// are the same), object members in any order. Iterative, so no depth overflows the stack.
-pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
-    let mut stack = vec![(a, b)];
-    while let Some((a, b)) = stack.pop() {
-        match (a, b) {
-            (Value::Number(x), Value::Number(y)) => {
-                let exact = match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-                    (Some(p), Some(q), _, _) => Some(p == q),
-                    (_, _, Some(p), Some(q)) => Some(p == q),
-                    _ => None,
-                };
-                let equal = match exact {
-                    Some(equal) => equal,
-                    None if (x.is_f64() || y.is_f64()) => x.as_f64() == y.as_f64(),
-                    None => false, // one negative, one beyond i64
-                };
-                if !equal {
-                    return false;
-                }
-            }
-            (Value::Array(x), Value::Array(y)) => {
-                if x.len() != y.len() {
-                    return false;
-                }
-                stack.extend(x.iter().zip(y));
-            }
-            (Value::Object(x), Value::Object(y)) => {
-                if x.len() != y.len() {
-                    return false;
-                }
-                for (key, value) in x {
-                    match y.get(key) {
-                        Some(other) => stack.push((value, other)),
-                        None => return false,
-                    }
-                }
-            }
-            (x, y) => {
-                if x != y {
-                    return false;
-                }
-            }
-        }
-    }
-    true
-}
-
-/// [`same_value`] for optional values: both absent is the same.
-pub(crate) fn same_value_opt(a: Option<&Value>, b: Option<&Value>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => same_value(a, b),
-        (None, None) => true,
-        _ => false,
-    }
 }

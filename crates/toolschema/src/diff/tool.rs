@@ -1,10 +1,11 @@
 //! Comparison of one tool's fields: what the model is told (descriptions, titles, annotations,
 //! `_meta`, other fields) and its schemas.
 
-use super::schema::{same_value, same_value_opt, short, union_keys, Direction, SchemaDiff};
+use super::schema::{short, union_keys, Direction, SchemaDiff};
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
+use crate::json::{same_value, same_value_opt};
 use crate::text::visible;
 use serde_json::{Map, Value};
 

@@ -382,7 +382,7 @@ impl<'s> Facts<'s> {
             Some(existing) => existing
                 .iter()
                 .copied()
-                .filter(|v| values.iter().any(|w| same_json(v, w)))
+                .filter(|v| values.iter().any(|w| crate::json::same_value(v, w)))
                 .collect(),
         };
         if next.is_empty() {
@@ -625,28 +625,6 @@ fn choose_branch<'s>(branches: &'s [Value], rng: &mut SplitMix64) -> Option<&'s 
         return Some(&branches[rng.index(branches.len())]);
     }
     Some(first)
-}
-
-/// JSON equality where `1` and `1.0` are the same number, as JSON Schema compares.
-pub(crate) fn same_json(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => match (x.as_u64(), y.as_u64()) {
-                (Some(x), Some(y)) => x == y,
-                _ => x.as_f64() == y.as_f64(),
-            },
-        },
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
-        }
-        _ => a == b,
-    }
 }
 
 /// An f64 bound as an i64, saturating at the ends.

@@ -173,7 +173,7 @@ impl Mutator<'_> {
             _ => {}
         }
         for value in outside {
-            if !choices.iter().any(|c| super::facts::same_json(c, &value)) {
+            if !choices.iter().any(|c| crate::json::same_value(c, &value)) {
                 self.replace(
                     Intent::Invalid,
                     Category::OutsideEnum,

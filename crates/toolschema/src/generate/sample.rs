@@ -387,7 +387,7 @@ impl<'a, 's> Sampler<'a, 's> {
                     Err(_) => break,
                 };
                 if facts.unique_items
-                    && items.iter().any(|v| super::facts::same_json(v, &candidate))
+                    && items.iter().any(|v| crate::json::same_value(v, &candidate))
                 {
                     // The place was recorded for the duplicate; drop it before trying again.
                     self.nodes.retain(|n| {

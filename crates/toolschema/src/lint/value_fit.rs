@@ -7,7 +7,7 @@
 
 use super::context::RunCache;
 use super::schema_walk::admits_type;
-use crate::json::Members;
+use crate::json::{same_value, Members};
 use serde_json::{Map, Number, Value};
 
 /// Deepest value the check follows into arrays and objects.
@@ -52,12 +52,12 @@ fn check(
         }
     }
     if let Some(Value::Array(allowed)) = get("enum") {
-        if !allowed.iter().any(|a| json_equal(a, value)) {
+        if !allowed.iter().any(|a| same_value(a, value)) {
             return Some("is not one of the enum values".into());
         }
     }
     if let Some(constant) = get("const") {
-        if !json_equal(constant, value) {
+        if !same_value(constant, value) {
             return Some(format!("is not the const value {constant}"));
         }
     }
@@ -158,7 +158,7 @@ fn check_array<'s>(
     }
     if get("uniqueItems") == Some(&Value::Bool(true)) {
         for (i, a) in items.iter().enumerate() {
-            if items[..i].iter().any(|b| json_equal(a, b)) {
+            if items[..i].iter().any(|b| same_value(a, b)) {
                 return Some(format!("repeats item {a} (uniqueItems)"));
             }
         }
@@ -268,25 +268,6 @@ fn fmt_number(x: f64) -> String {
             }
         })
         .unwrap_or_default()
-}
-
-/// Equality as JSON Schema sees it: numbers compare by value (`1` equals `1.0`).
-pub(crate) fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.member(k).is_some_and(|w| json_equal(v, w)))
-        }
-        _ => a == b,
-    }
 }
 
 #[cfg(test)]
