@@ -397,16 +397,10 @@ fn file_error(name: &str, error: &FixError) -> FileError {
 }
 
 fn catalog_error(name: &str, error: &CatalogError) -> FileError {
-    // The error's own text starts with the file and position; the message is the rest.
-    let text = error.to_string();
-    let prefix = match error.position {
-        Some(p) => format!("{}:{}:{}: ", error.file, p.line, p.column),
-        None => format!("{}: ", error.file),
-    };
     FileError {
         file: name.to_string(),
         position: error.position,
-        message: text.strip_prefix(&prefix).unwrap_or(&text).to_string(),
+        message: error.kind.to_string(),
     }
 }
 

@@ -76,8 +76,14 @@ impl fmt::Display for CatalogError {
         if let Some(p) = self.position {
             write!(f, ":{}:{}", p.line, p.column)?;
         }
-        f.write_str(": ")?;
-        match &self.kind {
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl fmt::Display for CatalogErrorKind {
+    /// What is wrong, without the file and position.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             CatalogErrorKind::Syntax(message) => write!(f, "invalid JSON: {message}"),
             CatalogErrorKind::Shape(message) => f.write_str(message),
             CatalogErrorKind::Tool { index, name, error } => match name {

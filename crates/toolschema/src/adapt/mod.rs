@@ -441,10 +441,9 @@ fn name_loss(profile: &'static Profile, original: &str, name: &str) -> Loss {
         keyword: "name".into(),
         action: LossAction::Renamed,
         message: format!(
-            "{} ({}) tool names must match {}: '{original}' is sent as '{name}' (the names map \
-             gives the original back)",
-            profile.provider(),
-            profile.name,
+            "{} tool names must match {}: '{original}' is sent as '{name}' (the names map gives \
+             the original back)",
+            profile.label(),
             profile.tool_name.rule.pattern()
         ),
         accepts: Accepts::Reshaped,

@@ -264,6 +264,11 @@ impl Profile {
             RequestFormat::GeminiJsonSchema | RequestFormat::GeminiOpenApi => "Gemini",
         }
     }
+
+    /// The provider and the profile, as every message names them: `OpenAI (openai-strict)`.
+    pub fn label(&self) -> String {
+        format!("{} ({})", self.provider(), self.name)
+    }
 }
 
 impl PartialEq for Profile {

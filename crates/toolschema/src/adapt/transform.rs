@@ -316,7 +316,7 @@ fn take_marks(value: &mut Value, pointer: String, found: &mut Vec<(String, Vec<S
 
 impl<'a> Engine<'a> {
     fn name(&self) -> String {
-        format!("{} ({})", self.profile.provider(), self.profile.name)
+        self.profile.label()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -415,7 +415,10 @@ impl<'a> Engine<'a> {
             let text = describe::append(map.get("description").and_then(Value::as_str), &sentences);
             map.insert("description".into(), Value::String(text));
         }
-        if map.contains_key("anyOf") || map.contains_key("oneOf") {
+        // No provider takes a composition at the root today; the profile says so.
+        if !self.profile.root.rule.composition
+            && (map.contains_key("anyOf") || map.contains_key("oneOf"))
+        {
             map = self.reshape_root_union(map)?;
         }
         match map.get("type").cloned() {

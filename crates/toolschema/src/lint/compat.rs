@@ -44,11 +44,6 @@ impl Group {
     }
 }
 
-/// How the adapt engine names a profile in its messages.
-fn provider_name(profile: &Profile) -> String {
-    format!("{} ({})", profile.provider(), profile.name)
-}
-
 /// Each target's check of the tool, made on first use.
 fn checks<'c>(cx: &'c ToolContext<'_>) -> &'c [(&'static Profile, adapt::Check)] {
     cx.compat.get_or_init(|| {
@@ -80,7 +75,7 @@ fn add(groups: &mut Vec<Group>, found: Group) {
 pub(crate) fn losses(cx: &ToolContext<'_>, topic: Topic) -> Vec<Group> {
     let mut groups = Vec::new();
     for (profile, check) in checks(cx) {
-        let name = provider_name(profile);
+        let name = profile.label();
         for loss in check.losses.iter().filter(|l| l.topic == topic) {
             add(&mut groups, group_of(loss, profile, &name));
         }
@@ -104,7 +99,7 @@ pub(crate) fn refusals(cx: &ToolContext<'_>) -> Vec<Group> {
         let Some((pointer, message)) = &check.refusal else {
             continue;
         };
-        let name = provider_name(profile);
+        let name = profile.label();
         let template = if message.contains(&name) {
             message.replace(&name, PROVIDERS)
         } else {

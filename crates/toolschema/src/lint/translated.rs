@@ -38,9 +38,6 @@ impl Translated {
             return None;
         }
         let normalized = normalize(written).ok()?;
-        if !normalized.shape.is_lightweight() {
-            return None;
-        }
         let shape = normalized.shape;
         let standard = normalized.schema.into_owned();
         let mut value = tool.value.clone();
