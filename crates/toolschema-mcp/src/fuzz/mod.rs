@@ -116,6 +116,19 @@ pub struct ToolRun {
     pub seconds: f64,
 }
 
+impl ToolRun {
+    /// A tool before any of its cases, with `note` saying why it is left out, if it is.
+    fn unsent(name: String, note: Option<String>) -> Self {
+        ToolRun {
+            name,
+            cases: 0,
+            note,
+            interrupted: false,
+            seconds: 0.0,
+        }
+    }
+}
+
 /// The result of a run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
@@ -174,16 +187,15 @@ pub struct ReplayRequest {
 struct Prepared {
     name: String,
     compiled: CompiledTool,
-    /// The tool's listing as text: what it says is known to the caller.
-    listing: String,
+    /// What the caller knows before sending anything: the command line or URL, and the tool's
+    /// listing.
+    known: Known,
 }
 
 /// What the whole run shares.
 struct Context<'a> {
     server: Server,
     options: &'a FuzzOptions,
-    /// What the caller knows of the server: the command line or URL.
-    known: Known,
     progress: &'a dyn Progress,
     /// Calls a dead server took with it when it could not be reached again to tell which one
     /// killed it.
@@ -213,9 +225,13 @@ fn known_of(target: &Target) -> Known {
     known
 }
 
-/// Turn the listing into tools to call: the selected ones compiled (formats asserted), the others
-/// noted.
-fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<ToolRun>) {
+/// Turn the listing into tools to call: those `selected` compiled (formats asserted), the others
+/// noted. `known` is what the caller knows of the server (its command line or URL).
+fn prepare(
+    listing: Vec<Value>,
+    selected: impl Fn(&str) -> bool,
+    known: &Known,
+) -> (Vec<Prepared>, Vec<ToolRun>) {
     let mut prepared = Vec::new();
     let mut runs = Vec::new();
     let compile = CompileOptions::new().assert_format(true);
@@ -225,9 +241,7 @@ fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<To
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        let selected = (options.tools.is_empty() || options.tools.iter().any(|g| g.matches(&name)))
-            && !options.skip.iter().any(|g| g.matches(&name));
-        if !selected {
+        if !selected(&name) {
             continue;
         }
         let task_only = raw
@@ -235,19 +249,17 @@ fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<To
             .and_then(Value::as_str)
             == Some("required");
         if task_only {
-            runs.push(ToolRun {
+            runs.push(ToolRun::unsent(
                 name,
-                cases: 0,
-                note: Some(
+                Some(
                     "not fuzzed: it can only be called as a task (execution.taskSupport is \"required\"), which the fuzzer does not do"
                         .into(),
                 ),
-                interrupted: false,
-                seconds: 0.0,
-            });
+            ));
             continue;
         }
-        let listing = raw.to_string();
+        let mut tool_known = known.clone();
+        tool_known.add(&raw.to_string());
         let compiled = Tool::from_value(raw)
             .map_err(|e| e.to_string())
             .and_then(|tool| tool.compile_with(&compile).map_err(|e| e.to_string()));
@@ -255,15 +267,9 @@ fn prepare(listing: Vec<Value>, options: &FuzzOptions) -> (Vec<Prepared>, Vec<To
             Ok(compiled) => prepared.push(Prepared {
                 name,
                 compiled,
-                listing,
+                known: tool_known,
             }),
-            Err(why) => runs.push(ToolRun {
-                name,
-                cases: 0,
-                note: Some(format!("not fuzzed: {why}")),
-                interrupted: false,
-                seconds: 0.0,
-            }),
+            Err(why) => runs.push(ToolRun::unsent(name, Some(format!("not fuzzed: {why}")))),
         }
     }
     (prepared, runs)
@@ -279,22 +285,15 @@ pub async fn run(
     let context = Context {
         server: Server::new(reach(target, options), options.jobs),
         options,
-        known: known_of(target),
         progress,
         lost: std::sync::Mutex::new(Vec::new()),
     };
-    let listing = match context.server.start_and_list().await {
-        Ok(listing) => listing,
-        Err(e) => {
-            context.server.shut_down().await;
-            return Err(e);
-        }
+    let (listing, order) = context.start_and_list().await?;
+    let selected = |name: &str| {
+        (options.tools.is_empty() || options.tools.iter().any(|g| g.matches(name)))
+            && !options.skip.iter().any(|g| g.matches(name))
     };
-    let order: Vec<String> = listing
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
-        .collect();
-    let (tools, mut runs) = prepare(listing, options);
+    let (tools, mut runs) = prepare(listing, selected, &known_of(target));
     let plans: Vec<(Prepared, generate::Generated)> = tools
         .into_iter()
         .map(|tool| {
@@ -378,39 +377,19 @@ pub async fn replay(
     let context = Context {
         server: Server::new(reach(target, options), 1),
         options,
-        known: known_of(target),
         progress,
         lost: std::sync::Mutex::new(Vec::new()),
     };
-    let listing = match context.server.start_and_list().await {
-        Ok(listing) => listing,
-        Err(e) => {
-            context.server.shut_down().await;
-            return Err(e);
-        }
-    };
-    let order: Vec<String> = listing
-        .iter()
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
-        .collect();
-    let everything = FuzzOptions {
-        tools: Vec::new(),
-        skip: Vec::new(),
-        ..options.clone()
-    };
-    let (tools, _) = prepare(listing, &everything);
+    let (listing, order) = context.start_and_list().await?;
+    let (tools, _) = prepare(listing, |_| true, &known_of(target));
     progress.planned(tools.len(), requests.len());
     let mut findings = Vec::new();
     let mut runs: BTreeMap<String, ToolRun> = BTreeMap::new();
     let mut stopped = None;
     for request in requests {
-        let run = runs.entry(request.tool.clone()).or_insert_with(|| ToolRun {
-            name: request.tool.clone(),
-            cases: 0,
-            note: None,
-            interrupted: false,
-            seconds: 0.0,
-        });
+        let run = runs
+            .entry(request.tool.clone())
+            .or_insert_with(|| ToolRun::unsent(request.tool.clone(), None));
         let Some(tool) = tools.iter().find(|t| t.name == request.tool) else {
             run.note = Some(
                 "the server does not list this tool (or its schema cannot be compiled)".into(),
@@ -537,6 +516,23 @@ struct ToolOutcome {
 }
 
 impl Context<'_> {
+    /// Start the server and list its tools: the listing, and the tools' names in its order. A
+    /// server that cannot be started or listed is shut down.
+    async fn start_and_list(&self) -> Result<(Vec<Value>, Vec<String>), Unavailable> {
+        let listing = match self.server.start_and_list().await {
+            Ok(listing) => listing,
+            Err(e) => {
+                self.server.shut_down().await;
+                return Err(e);
+            }
+        };
+        let order = listing
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
+            .collect();
+        Ok((listing, order))
+    }
+
     /// Keep a call the server went away with, for the run's finding when it cannot be reached
     /// again.
     fn note_lost(&self, how: &str, tool: &Prepared, arguments: Option<&Value>) {
@@ -585,8 +581,7 @@ impl Context<'_> {
             }
         }
         let (kind, errors, _) = judge(&tool.compiled, arguments);
-        let mut known = self.known.clone();
-        known.add(&tool.listing);
+        let mut known = tool.known.clone();
         if let Some(arguments) = arguments {
             known.add_json(arguments);
         }

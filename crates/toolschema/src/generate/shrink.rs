@@ -25,15 +25,18 @@ const MAX_DEPTH: usize = 32;
 /// ```
 pub fn smaller(value: &Value) -> Vec<Value> {
     let mut out = Vec::new();
-    versions(value, &mut out, 0);
+    versions(value, &mut out, 0, usize::MAX);
     out.retain(|v| v != value);
     out
 }
 
-fn versions(value: &Value, out: &mut Vec<Value>, depth: usize) {
+/// Push smaller versions of `value` onto `out`, in order, stopping once it holds `limit` (the
+/// last step may add a few more): a child of a larger value needs only its first few, and
+/// making the rest would copy large values for nothing.
+fn versions(value: &Value, out: &mut Vec<Value>, depth: usize, limit: usize) {
     match value {
-        Value::Object(map) => object_versions(map, out, depth),
-        Value::Array(items) => array_versions(items, out, depth),
+        Value::Object(map) => object_versions(map, out, depth, limit),
+        Value::Array(items) => array_versions(items, out, depth, limit),
         Value::String(text) => string_versions(text, out),
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {
@@ -65,8 +68,11 @@ fn versions(value: &Value, out: &mut Vec<Value>, depth: usize) {
     }
 }
 
-fn object_versions(map: &Map<String, Value>, out: &mut Vec<Value>, depth: usize) {
+fn object_versions(map: &Map<String, Value>, out: &mut Vec<Value>, depth: usize, limit: usize) {
     for key in map.keys() {
+        if out.len() >= limit {
+            return;
+        }
         let mut without = map.clone();
         without.shift_remove(key);
         out.push(Value::Object(without));
@@ -75,9 +81,15 @@ fn object_versions(map: &Map<String, Value>, out: &mut Vec<Value>, depth: usize)
         return;
     }
     for (key, child) in map {
+        if out.len() >= limit {
+            return;
+        }
         let mut smaller_children = Vec::new();
-        versions(child, &mut smaller_children, depth + 1);
+        versions(child, &mut smaller_children, depth + 1, PER_CHILD);
         for version in smaller_children.into_iter().take(PER_CHILD) {
+            if out.len() >= limit {
+                return;
+            }
             let mut copy = map.clone();
             copy.insert(key.clone(), version);
             out.push(Value::Object(copy));
@@ -85,7 +97,7 @@ fn object_versions(map: &Map<String, Value>, out: &mut Vec<Value>, depth: usize)
     }
 }
 
-fn array_versions(items: &[Value], out: &mut Vec<Value>, depth: usize) {
+fn array_versions(items: &[Value], out: &mut Vec<Value>, depth: usize, limit: usize) {
     if items.is_empty() {
         return;
     }
@@ -96,6 +108,9 @@ fn array_versions(items: &[Value], out: &mut Vec<Value>, depth: usize) {
     }
     if items.len() <= ITEMS_SHRUNK {
         for i in 0..items.len().saturating_sub(1) {
+            if out.len() >= limit {
+                return;
+            }
             let mut without = items.to_vec();
             without.remove(i);
             out.push(Value::Array(without));
@@ -105,9 +120,15 @@ fn array_versions(items: &[Value], out: &mut Vec<Value>, depth: usize) {
         return;
     }
     for (i, child) in items.iter().enumerate().take(ITEMS_SHRUNK) {
+        if out.len() >= limit {
+            return;
+        }
         let mut smaller_children = Vec::new();
-        versions(child, &mut smaller_children, depth + 1);
+        versions(child, &mut smaller_children, depth + 1, PER_CHILD);
         for version in smaller_children.into_iter().take(PER_CHILD) {
+            if out.len() >= limit {
+                return;
+            }
             let mut copy = items.to_vec();
             copy[i] = version;
             out.push(Value::Array(copy));
@@ -138,6 +159,26 @@ fn string_versions(text: &str, out: &mut Vec<Value>) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_limit_keeps_the_first_versions_in_order() {
+        let values = [
+            json!({"a": "hello", "b": [1, 2, {"c": "dé"}], "d": {"e": 9, "f": true}}),
+            json!([[1, 2, 3], "xyz", {"k": [4.5, -7]}, null, 10]),
+            json!("hello"),
+        ];
+        for value in values {
+            let mut all = Vec::new();
+            versions(&value, &mut all, 0, usize::MAX);
+            for limit in 0..all.len() + 2 {
+                let mut some = Vec::new();
+                versions(&value, &mut some, 0, limit);
+                // What the caller takes, the first `limit`, is the same; a step may add a few more.
+                assert!(some.len() >= limit.min(all.len()), "{value} limit {limit}");
+                assert_eq!(some[..], all[..some.len()], "{value} limit {limit}");
+            }
+        }
+    }
 
     #[test]
     fn every_version_is_smaller_and_different() {
