@@ -49,7 +49,7 @@ pub use profile::{profile, Profile, UnknownProfile, PROFILES, PROFILE_NAMES};
 pub(crate) use loss::Topic;
 
 use crate::json::kind_in_words;
-use crate::schema::{normalize, Dialect};
+use crate::schema::normalize;
 use crate::suggest::closest;
 use crate::tool::Tool;
 use crate::validate::{CompileError, ValidationErrors};
@@ -373,11 +373,28 @@ pub fn adapt_tool<'t>(
     profile: &'static Profile,
     tool: &'t Tool,
 ) -> Result<AdaptedTool<'t>, AdaptError> {
-    let name = names::assign(&profile.tool_name.rule, &[tool.name()])
+    let name = fixed_name(profile, tool.name()).unwrap_or_else(|| tool.name().to_string());
+    adapt_named(profile, tool, name)
+}
+
+/// `name` made valid for the profile's tool-name rule on its own.
+fn fixed_name(profile: &Profile, name: &str) -> Option<String> {
+    names::assign(&profile.tool_name.rule, &[name])
         .pop()
         .flatten()
-        .unwrap_or_else(|| tool.name().to_string());
-    adapt_named(profile, tool, name)
+}
+
+/// A loss the engine found in a tool's input schema, as the tool's loss at `pointer`.
+fn tool_loss(tool: &str, pointer: String, loss: transform::SchemaLoss) -> Loss {
+    Loss {
+        tool: tool.to_string(),
+        pointer,
+        keyword: loss.keyword,
+        action: loss.action,
+        message: loss.message,
+        accepts: loss.accepts,
+        topic: loss.topic,
+    }
 }
 
 /// Map arguments a model sent for `tool` adapted to `profile` back to what the tool's original
@@ -411,15 +428,8 @@ fn adapt_named<'t>(
         losses.push(name_loss(profile, tool.name(), &name));
     }
     for l in outcome.losses {
-        losses.push(Loss {
-            tool: tool.name().to_string(),
-            pointer: format!("/inputSchema{}", l.pointer),
-            keyword: l.keyword,
-            action: l.action,
-            message: l.message,
-            accepts: l.accepts,
-            topic: l.topic,
-        });
+        let pointer = format!("/inputSchema{}", l.pointer);
+        losses.push(tool_loss(tool.name(), pointer, l));
     }
     Ok(AdaptedTool {
         profile,
@@ -458,60 +468,58 @@ pub(crate) struct Check {
     pub refusal: Option<(String, String)>,
 }
 
-/// Check one tool (its name, when it has one, and its input schema as written) against a
-/// profile.
-pub(crate) fn check(profile: &'static Profile, name: Option<&str>, input: &Value) -> Check {
-    let mut losses = Vec::new();
+/// Check one tool (its name, when it has one, and its standard input schema) against each
+/// profile: the schema is read and checked against its meta-schema once for all of them.
+pub(crate) fn check_all(
+    profiles: &[&'static Profile],
+    name: Option<&str>,
+    input: &Value,
+) -> Vec<(&'static Profile, Check)> {
     let tool_name = name.unwrap_or_default();
-    if let Some(name) = name {
-        if !profile.tool_name.rule.accepts(name) {
-            let fixed = names::assign(&profile.tool_name.rule, &[name])
-                .pop()
-                .flatten()
-                .unwrap_or_default();
-            losses.push(name_loss(profile, name, &fixed));
+    let name_losses = |profile: &'static Profile| match name {
+        Some(name) if !profile.tool_name.rule.accepts(name) => {
+            let fixed = fixed_name(profile, name).unwrap_or_default();
+            vec![name_loss(profile, name, &fixed)]
         }
-    }
+        _ => Vec::new(),
+    };
+    let refused = |profile, pointer: &str, message: String| Check {
+        losses: name_losses(profile),
+        refusal: Some((format!("/inputSchema{pointer}"), message)),
+    };
     let normalized = match normalize(input) {
         Ok(n) => n,
         Err(e) => {
-            return Check {
-                losses,
-                refusal: Some(("/inputSchema".into(), e.to_string())),
-            }
+            return profiles
+                .iter()
+                .map(|p| (*p, refused(p, "", e.to_string())))
+                .collect()
         }
     };
-    let lightweight = normalized.shape.is_lightweight();
-    let dialect: Dialect = normalized.dialect;
-    let at = |pointer: &str| {
-        // A lightweight shape's pointers name its standard translation: point at the schema.
-        if lightweight {
-            "/inputSchema".to_string()
-        } else {
-            format!("/inputSchema{pointer}")
-        }
-    };
-    match transform::adapt_schema(profile, &normalized.schema, dialect) {
-        Ok(outcome) => {
-            for l in outcome.losses {
-                losses.push(Loss {
-                    tool: tool_name.to_string(),
-                    pointer: at(&l.pointer),
-                    keyword: l.keyword,
-                    action: l.action,
-                    message: l.message,
-                    accepts: l.accepts,
-                    topic: l.topic,
-                });
-            }
-            Check {
-                losses,
-                refusal: None,
-            }
-        }
-        Err(r) => Check {
-            losses,
-            refusal: Some((at(&r.pointer), r.message)),
-        },
+    if let Err(r) = transform::check_input(&normalized.schema, normalized.dialect) {
+        return profiles
+            .iter()
+            .map(|p| (*p, refused(p, &r.pointer, r.message.clone())))
+            .collect();
     }
+    profiles
+        .iter()
+        .map(|&profile| {
+            let check = match transform::adapt_checked(profile, &normalized.schema) {
+                Ok(outcome) => {
+                    let mut losses = name_losses(profile);
+                    for l in outcome.losses {
+                        let pointer = format!("/inputSchema{}", l.pointer);
+                        losses.push(tool_loss(tool_name, pointer, l));
+                    }
+                    Check {
+                        losses,
+                        refusal: None,
+                    }
+                }
+                Err(r) => refused(profile, &r.pointer, r.message),
+            };
+            (profile, check)
+        })
+        .collect()
 }

@@ -213,6 +213,22 @@ pub(crate) fn adapt_schema(
     schema: &Value,
     dialect: Dialect,
 ) -> Result<Outcome, Refusal> {
+    check_input(schema, dialect)?;
+    adapt_checked(profile, schema)
+}
+
+/// The first error of `schema` against a meta-schema: where, and what.
+fn first_meta_error(meta: &jsonschema::Validator, schema: &Value) -> Option<(String, String)> {
+    // `is_valid` first: it stops early, and almost every schema passes.
+    (!meta.is_valid(schema))
+        .then(|| meta.iter_errors(schema).next())
+        .flatten()
+        .map(|e| (e.instance_path().as_str().to_string(), e.to_string()))
+}
+
+/// What every profile refuses alike: a schema that breaks its dialect's meta-schema, or that
+/// holds the engine's own marks.
+pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusal> {
     if contains_mark(schema) {
         return refuse(
             "",
@@ -223,12 +239,7 @@ pub(crate) fn adapt_schema(
         Dialect::Draft7 => jsonschema::draft7::meta::validator(),
         Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
     };
-    // `is_valid` first: it stops early, and almost every schema passes.
-    let broken = (!meta.is_valid(schema))
-        .then(|| meta.iter_errors(schema).next())
-        .flatten()
-        .map(|e| (e.instance_path().as_str().to_string(), e.to_string()));
-    if let Some((pointer, error)) = broken {
+    if let Some((pointer, error)) = first_meta_error(&meta, schema) {
         return refuse(
             &pointer,
             format!(
@@ -238,6 +249,11 @@ pub(crate) fn adapt_schema(
             ),
         );
     }
+    Ok(())
+}
+
+/// [`adapt_schema`] for a schema [`check_input`] passed.
+pub(crate) fn adapt_checked(profile: &'static Profile, schema: &Value) -> Result<Outcome, Refusal> {
     let mut engine = Engine {
         profile,
         root: schema,
@@ -256,11 +272,7 @@ pub(crate) fn adapt_schema(
     let renamed = engine.rename_parameters(&mut adapted)?;
     if profile.dialect.rule == OutputDialect::Draft202012 {
         let meta = jsonschema::draft202012::meta::validator();
-        let broken = (!meta.is_valid(&adapted))
-            .then(|| meta.iter_errors(&adapted).next())
-            .flatten()
-            .map(|e| (e.instance_path().as_str().to_string(), e.to_string()));
-        if let Some((pointer, error)) = broken {
+        if let Some((pointer, error)) = first_meta_error(&meta, &adapted) {
             return refuse(
                 &pointer,
                 format!("the adapted schema would break the 2020-12 meta-schema: {error}"),

@@ -55,10 +55,7 @@ fn checks<'c>(cx: &'c ToolContext<'_>) -> &'c [(&'static Profile, adapt::Check)]
             // No schema to adapt (TOOL-004 reports it).
             return Vec::new();
         };
-        cx.targets
-            .iter()
-            .map(|profile| (*profile, adapt::check(profile, cx.name, input)))
-            .collect()
+        adapt::check_all(cx.targets, cx.name, input)
     })
 }
 
