@@ -162,7 +162,9 @@ impl LintSettings {
         !self.severities.is_empty() || !self.per_tool_ignores.is_empty()
     }
 
-    /// Apply severities and per-tool ignores to one tool's findings.
+    /// Apply severities and per-tool ignores to one tool's findings (the tool rules an ignore
+    /// names are not run on its tools at all; this drops the findings of the name rules, which
+    /// compare tools with each other).
     pub fn adjust(&self, found: &mut Vec<Diagnostic>) {
         if !self.per_tool_ignores.is_empty() {
             found.retain(|d| {

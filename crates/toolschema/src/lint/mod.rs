@@ -142,6 +142,8 @@ struct FileJob<'a> {
     targets: &'a [&'static Profile],
     /// Whether tool names' skeletons are needed (see [`ToolOutcome::skeleton`]).
     skeletons: bool,
+    /// `[lint.per-tool-ignores]`: tool-name globs and the rules not run on those tools.
+    ignores: &'a [(crate::glob::Glob, RuleSelection)],
 }
 
 impl FileJob<'_> {
@@ -160,8 +162,20 @@ impl FileJob<'_> {
             diagnostics: Vec::new(),
             with_edits: self.with_edits,
         };
+        let ignored: Vec<&RuleSelection> = match cx.name {
+            Some(name) => self
+                .ignores
+                .iter()
+                .filter(|(glob, _)| glob.matches(name))
+                .map(|(_, rules)| rules)
+                .collect(),
+            None => Vec::new(),
+        };
         for rule in self.rules {
             if let Check::Tool(check) = rule.check {
+                if ignored.iter().any(|rules| rules.contains(rule)) {
+                    continue;
+                }
                 report.rule = rule;
                 check(&cx, &mut report);
             }
@@ -302,6 +316,10 @@ impl Linter {
             rules: &self.rules,
             targets: &self.targets,
             skeletons: compares_looks(&self.rules),
+            ignores: self
+                .adjust
+                .as_deref()
+                .map_or(&[], |settings| &settings.per_tool_ignores),
         };
         let name_rules: Vec<&'static Rule> = self
             .rules
