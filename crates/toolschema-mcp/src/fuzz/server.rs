@@ -173,55 +173,19 @@ impl Server {
         let results = RawResults::default();
         let watch = Watch::default();
         let target = &self.reach.target;
-        match target {
+        let startup = self.reach.startup;
+        // The transports differ in type, so each arm makes its own handshake.
+        let (session, mut process) = match target {
             Target::Command(command) => {
-                let (mut process, transport) = connection::spawn_stdio(
+                let (process, transport) = connection::spawn_stdio(
                     command,
                     &results,
                     &watch,
                     self.reach.max_message_bytes,
                 )
                 .map_err(|e| Unavailable(e.to_string()))?;
-                let stderr = process.stderr_tail();
-                let session =
-                    tokio::time::timeout(self.reach.startup, connection::handshake(transport))
-                        .await;
-                match session {
-                    Ok(Ok(session)) => Ok(Live {
-                        peer: session.peer().clone(),
-                        session: Mutex::new(Some(session)),
-                        results,
-                        watch,
-                        process: Mutex::new(Some(process)),
-                        stderr: Some(stderr),
-                        stopped: AtomicBool::new(false),
-                        dead: AtomicBool::new(false),
-                    }),
-                    Ok(Err(failure)) => {
-                        let exited = process.wait_for_exit(Duration::from_secs(2)).await;
-                        let mut message = match exited {
-                            Some(status) => format!(
-                                "the MCP server {target} exited with {} before it finished the initialize handshake",
-                                describe_exit(status)
-                            ),
-                            None => format!(
-                                "the MCP server {target} failed the initialize handshake: {failure}"
-                            ),
-                        };
-                        push_stderr(&mut message, &stderr);
-                        process.shut_down(STOP_GRACE).await;
-                        Err(Unavailable(message))
-                    }
-                    Err(_) => {
-                        let mut message = format!(
-                            "the MCP server {target} did not finish the initialize handshake within {}s",
-                            self.reach.startup.as_secs_f64()
-                        );
-                        push_stderr(&mut message, &stderr);
-                        process.shut_down(STOP_GRACE).await;
-                        Err(Unavailable(message))
-                    }
-                }
+                let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
+                (session, Some(process))
             }
             Target::Url(url) => {
                 let transport = connection::http_transport(
@@ -232,30 +196,51 @@ impl Server {
                     self.reach.max_message_bytes,
                 )
                 .map_err(Unavailable)?;
-                let session =
-                    tokio::time::timeout(self.reach.startup, connection::handshake(transport))
-                        .await;
-                match session {
-                    Ok(Ok(session)) => Ok(Live {
-                        peer: session.peer().clone(),
-                        session: Mutex::new(Some(session)),
-                        results,
-                        watch,
-                        process: Mutex::new(None),
-                        stderr: None,
-                        stopped: AtomicBool::new(false),
-                        dead: AtomicBool::new(false),
-                    }),
-                    Ok(Err(failure)) => Err(Unavailable(format!(
-                        "the MCP server {url} failed the initialize handshake: {failure}"
-                    ))),
-                    Err(_) => Err(Unavailable(format!(
-                        "the MCP server {url} did not finish the initialize handshake within {}s",
-                        self.reach.startup.as_secs_f64()
-                    ))),
+                let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
+                (session, None)
+            }
+        };
+        let stderr = process.as_ref().map(ServerProcess::stderr_tail);
+        let mut message = match session {
+            Ok(Ok(session)) => {
+                return Ok(Live {
+                    peer: session.peer().clone(),
+                    session: Mutex::new(Some(session)),
+                    results,
+                    watch,
+                    process: Mutex::new(process),
+                    stderr,
+                    stopped: AtomicBool::new(false),
+                    dead: AtomicBool::new(false),
+                })
+            }
+            Ok(Err(failure)) => {
+                let exited = match &mut process {
+                    Some(process) => process.wait_for_exit(Duration::from_secs(2)).await,
+                    None => None,
+                };
+                match exited {
+                    Some(status) => format!(
+                        "the MCP server {target} exited with {} before it finished the initialize handshake",
+                        describe_exit(status)
+                    ),
+                    None => format!(
+                        "the MCP server {target} failed the initialize handshake: {failure}"
+                    ),
                 }
             }
+            Err(_) => format!(
+                "the MCP server {target} did not finish the initialize handshake within {}s",
+                startup.as_secs_f64()
+            ),
+        };
+        if let Some(stderr) = &stderr {
+            push_stderr(&mut message, stderr);
         }
+        if let Some(mut process) = process {
+            process.shut_down(STOP_GRACE).await;
+        }
+        Err(Unavailable(message))
     }
 
     async fn unavailable(&self, live: &Live, doing: &str, failure: SessionFailure) -> Unavailable {
