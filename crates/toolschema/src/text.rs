@@ -173,6 +173,15 @@ pub fn visible(text: &str) -> String {
     out
 }
 
+/// `text` cut to its first `max` characters, with `…` where it was cut.
+pub fn shorten(text: &str, max: usize) -> String {
+    let mut chars = text.char_indices();
+    match chars.nth(max) {
+        None => text.to_string(),
+        Some((end, _)) => format!("{}…", &text[..end]),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

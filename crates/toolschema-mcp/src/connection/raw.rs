@@ -124,13 +124,7 @@ const EXCERPT: usize = 160;
 
 /// The start of `bytes` as text for a message, cut at [`EXCERPT`] characters.
 pub fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    let text = text.trim();
-    let mut out: String = text.chars().take(EXCERPT).collect();
-    if text.chars().count() > EXCERPT {
-        out.push('…');
-    }
-    out
+    toolschema::text::shorten(String::from_utf8_lossy(bytes).trim(), EXCERPT)
 }
 
 impl Watch {

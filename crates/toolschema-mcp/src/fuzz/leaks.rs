@@ -166,12 +166,7 @@ impl Known {
 const EXCERPT: usize = 120;
 
 fn shorten(text: &str) -> String {
-    let text = text.trim();
-    let mut out: String = text.chars().take(EXCERPT).collect();
-    if text.chars().count() > EXCERPT {
-        out.push('…');
-    }
-    out
+    toolschema::text::shorten(text.trim(), EXCERPT)
 }
 
 /// The first leak in `text` that the caller does not already know of.

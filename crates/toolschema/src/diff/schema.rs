@@ -1060,10 +1060,5 @@ pub(crate) fn short(value: Option<&Value>) -> String {
     };
     // Canonical JSON (keys sorted): a message never depends on the order keys were written in.
     let json = serde_json_canonicalizer::to_string(value).unwrap_or_else(|_| value.to_string());
-    let text = visible(&json);
-    if text.chars().count() <= SHORT_LIMIT {
-        return text;
-    }
-    let cut: String = text.chars().take(SHORT_LIMIT).collect();
-    format!("{cut}…")
+    crate::text::shorten(&visible(&json), SHORT_LIMIT)
 }

@@ -7,6 +7,7 @@
 
 use super::{Subject, ValidationError};
 use crate::json::pointer::{caller_path, push_segment, resolve};
+use crate::text::shorten;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::JsonType;
 use serde_json::Value;
@@ -650,15 +651,6 @@ fn float(f: f64) -> String {
 /// A schema value in JSON, shortened to [`MAX_QUOTE`] characters.
 fn quote(value: &Value) -> String {
     shorten(&value.to_string(), MAX_QUOTE)
-}
-
-fn shorten(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let cut: String = text.chars().take(max).collect();
-        format!("{cut}…")
-    }
 }
 
 fn list_values(values: &[Value]) -> String {
