@@ -197,6 +197,8 @@ struct Built {
 
 pub(crate) struct Engine<'a> {
     profile: &'static Profile,
+    /// The profile as messages name it, made once.
+    label: String,
     root: &'a Value,
     /// Translate draft-07 keywords to their 2020-12 names.
     to_2020: bool,
@@ -256,6 +258,7 @@ pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusa
 pub(crate) fn adapt_checked(profile: &'static Profile, schema: &Value) -> Result<Outcome, Refusal> {
     let mut engine = Engine {
         profile,
+        label: profile.label(),
         root: schema,
         to_2020: profile.dialect.rule != OutputDialect::AsWritten,
         losses: Vec::new(),
@@ -327,8 +330,8 @@ fn take_marks(value: &mut Value, pointer: String, found: &mut Vec<(String, Vec<S
 }
 
 impl<'a> Engine<'a> {
-    fn name(&self) -> String {
-        self.profile.label()
+    fn name(&self) -> &str {
+        &self.label
     }
 
     #[allow(clippy::too_many_arguments)]
