@@ -224,22 +224,31 @@ impl<'a> SchemaDoc<'a> {
         let mut index = self.span;
         let mut value = self.value;
         for segment in split_pointer(local) {
-            let (i, v) = match value {
-                Value::Object(map) => map
-                    .iter()
-                    .zip(spans.children(index))
-                    .find(|((k, _), _)| **k == *segment)
-                    .map(|((_, v), i)| (i, v))?,
-                Value::Array(items) => {
-                    let n: usize = segment.parse().ok()?;
-                    (spans.children(index).nth(n)?, items.get(n)?)
-                }
-                _ => return None,
-            };
-            index = i;
-            value = v;
+            (index, value) = child_span(spans, index, value, &segment)?;
         }
         Some(index)
+    }
+}
+
+/// One step down a pointer: the span index and value of `value`'s member or element named
+/// `segment`, where `index` is the span of `value`.
+fn child_span<'v>(
+    spans: &Spans,
+    index: usize,
+    value: &'v Value,
+    segment: &str,
+) -> Option<(usize, &'v Value)> {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .zip(spans.children(index))
+            .find(|((k, _), _)| *k == segment)
+            .map(|((_, v), i)| (i, v)),
+        Value::Array(items) => {
+            let n: usize = segment.parse().ok()?;
+            Some((spans.children(index).nth(n)?, items.get(n)?))
+        }
+        _ => None,
     }
 }
 
@@ -461,19 +470,9 @@ impl<'a> ToolContext<'a> {
         let mut value = &self.tool.value;
         let mut found = String::new();
         for segment in split_pointer(pointer) {
-            let next = match value {
-                Value::Object(map) => map
-                    .iter()
-                    .zip(self.spans().children(index))
-                    .find(|((k, _), _)| **k == *segment)
-                    .map(|((_, v), i)| (i, v)),
-                Value::Array(items) => segment
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|n| Some((self.spans().children(index).nth(n)?, items.get(n)?))),
-                _ => None,
+            let Some((i, v)) = child_span(self.spans(), index, value, &segment) else {
+                break;
             };
-            let Some((i, v)) = next else { break };
             index = i;
             value = v;
             found = push_segment(&found, &segment);
