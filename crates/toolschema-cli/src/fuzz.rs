@@ -43,8 +43,8 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
     timeout: Duration,
 
-    /// How many tools are called side by side.
-    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..))]
+    /// How many tools are called side by side (default: one per CPU, at least 2, at most 8).
+    #[arg(long, value_name = "N", default_value_t = default_jobs(), value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
 
     /// Fuzz only the tools whose name matches GLOB (`*` and `?`; repeatable).
@@ -504,6 +504,13 @@ fn junit_report(report: &Report) -> String {
         seed = report.seed,
         cases = cases.join("\n"),
     )
+}
+
+/// One job per CPU, within bounds: a server process per job mostly waits, but starting one (and
+/// restarting it after a crash) takes a core; two let a hang's wait overlap other tools' calls.
+fn default_jobs() -> u16 {
+    let cpus = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    u16::try_from(cpus.clamp(2, 8)).unwrap_or(2)
 }
 
 #[cfg(test)]

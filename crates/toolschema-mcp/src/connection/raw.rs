@@ -150,6 +150,12 @@ impl Watch {
         }
     }
 
+    /// How many requests sent still wait for their answer (one that timed out stays here: the
+    /// server may still be working on it).
+    pub fn unanswered(&self) -> usize {
+        self.0.lock().map(|state| state.waiting.len()).unwrap_or(0)
+    }
+
     fn stray(&self, what: String) {
         let Ok(mut state) = self.0.lock() else {
             return;

@@ -144,6 +144,9 @@ pub struct CallRecord {
     /// No other call was in flight at any time during this one, so nothing else can have caused
     /// what it shows.
     pub alone: bool,
+    /// The same call, sent again beside this one while it waited, went unanswered for the whole
+    /// timeout too: a hang seen twice.
+    pub hang_repeated: bool,
 }
 
 /// What one case showed about the server.
@@ -200,9 +203,14 @@ pub fn observe(
             Check::Hang,
             Severity::Error,
             format!(
-                "no answer within {}s (--timeout; progress notifications extend it up to {}s); the call was cancelled with notifications/cancelled",
+                "no answer within {}s (--timeout; progress notifications extend it up to {}s); the call was cancelled with notifications/cancelled{}",
                 timeout.as_secs_f64(),
-                (timeout * super::server::PROGRESS_CEILING).as_secs_f64()
+                (timeout * super::server::PROGRESS_CEILING).as_secs_f64(),
+                if record.hang_repeated {
+                    "; the same call, sent again while it waited, went unanswered too"
+                } else {
+                    ""
+                }
             ),
         ),
         Answer::Unreadable(why) => push(Check::ProtocolViolation, Severity::Error, why.clone()),
@@ -469,6 +477,7 @@ mod tests {
             answer,
             strays: Vec::new(),
             alone: true,
+            hang_repeated: false,
         };
         observe(&tool(), &sent, &record, Duration::from_secs(2))
             .into_iter()
@@ -587,6 +596,7 @@ mod tests {
             answer: ok(json!({"content": [], "structuredContent": {"temp": 1}})),
             strays: Vec::new(),
             alone: true,
+            hang_repeated: false,
         };
         let found = observe(&tool(), &sent, &record, Duration::from_secs(1));
         assert_eq!(found[0].severity, Severity::Warning);

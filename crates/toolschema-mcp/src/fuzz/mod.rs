@@ -7,7 +7,10 @@
 //! confirmed by sending it again (alone, for the checks that need it), then shrunk (fewer
 //! properties, shorter strings, smaller numbers and arrays) while it still fails the same check
 //! and the schema still judges it the same way; the finding carries the smallest case and the
-//! JSON-RPC line that replays it. A crash restarts the server, so one crash hides nothing else; a
+//! JSON-RPC line that replays it. Two confirmations cost less: a hang is seen twice by the copy
+//! of a slow call the server sends beside it (see `server`), and a crash, which costs a restart
+//! per call, is confirmed by the first smaller case that crashes the server too (the case itself
+//! is sent again only when none does). A crash restarts the server, so one crash hides nothing else; a
 //! confirmed hang ends its tool's cases, each of which could cost the whole timeout again.
 
 pub mod checks;
@@ -619,47 +622,35 @@ impl Context<'_> {
     }
 
     /// Confirm that a case fails `check` when sent again, and shrink it while it still does.
+    /// `hang_repeated`: the case's own call already showed its hang twice.
     async fn confirm_and_shrink(
         &self,
         lane: usize,
         tool: &Prepared,
         case: &generate::Case,
         first: &Observation,
+        hang_repeated: bool,
     ) -> Result<Option<Finding>, Unavailable> {
         let check = first.check;
-        let again = self.again(lane, tool, case.value.as_ref(), check).await?;
-        let Some(mut observed) = again else {
-            return Ok(None);
-        };
+        let mut observed = first.clone();
+        // A crash costs a restart per call: shrinking goes first, and a smaller case that
+        // crashes the server too confirms it; the case itself is sent again only when none does.
+        let shrink_first = check == Check::Crash;
+        let confirmed = check == Check::Hang && hang_repeated;
+        if !confirmed && !shrink_first {
+            match self.again(lane, tool, case.value.as_ref(), check).await? {
+                Some(again) => observed = again,
+                None => return Ok(None),
+            }
+        }
         let mut current = case.value.clone();
-        if let Some(start) = &case.value {
-            let (_, _, verdict) = judge(&tool.compiled, Some(start));
-            let costly = matches!(check, Check::Hang | Check::Crash);
-            let (mut calls, mut costs) = (0, 0);
-            'shrinking: while let Some(value) = &current {
-                for candidate in generate::smaller(value) {
-                    if calls >= SHRINK_CALLS || (costly && costs >= SHRINK_COSTLY) {
-                        break 'shrinking;
-                    }
-                    if judge(&tool.compiled, Some(&candidate)).2 != verdict {
-                        continue;
-                    }
-                    calls += 1;
-                    // A server that can no longer be reached ends the shrinking, not the finding
-                    // (the run stops at its next call).
-                    let Ok(again) = self.again(lane, tool, Some(&candidate), check).await else {
-                        break 'shrinking;
-                    };
-                    if let Some(again) = again {
-                        if costly {
-                            costs += 1;
-                        }
-                        observed = again;
-                        current = Some(candidate);
-                        continue 'shrinking;
-                    }
-                }
-                break;
+        if let Some((smaller, again)) = self.shrink(lane, tool, case.value.as_ref(), check).await {
+            current = Some(smaller);
+            observed = again;
+        } else if shrink_first {
+            match self.again(lane, tool, case.value.as_ref(), check).await? {
+                Some(again) => observed = again,
+                None => return Ok(None),
             }
         }
         Ok(Some(Finding {
@@ -672,6 +663,48 @@ impl Context<'_> {
             case: Some(case.label.clone()),
             cases: 1,
         }))
+    }
+
+    /// Shrink a case that failed `check` while it still fails it and the schema still judges it
+    /// the same way: the smallest case found and what it showed, if any smaller one failed.
+    async fn shrink(
+        &self,
+        lane: usize,
+        tool: &Prepared,
+        start: Option<&Value>,
+        check: Check,
+    ) -> Option<(Value, Observation)> {
+        let start = start?;
+        let (_, _, verdict) = judge(&tool.compiled, Some(start));
+        let costly = matches!(check, Check::Hang | Check::Crash);
+        let (mut calls, mut costs) = (0, 0);
+        let mut smallest: Option<(Value, Observation)> = None;
+        'shrinking: loop {
+            let current = smallest.as_ref().map_or(start, |(value, _)| value);
+            for candidate in generate::smaller(current) {
+                if calls >= SHRINK_CALLS || (costly && costs >= SHRINK_COSTLY) {
+                    break 'shrinking;
+                }
+                if judge(&tool.compiled, Some(&candidate)).2 != verdict {
+                    continue;
+                }
+                calls += 1;
+                // A server that can no longer be reached ends the shrinking, not the finding
+                // (the run stops at its next call).
+                let Ok(again) = self.again(lane, tool, Some(&candidate), check).await else {
+                    break 'shrinking;
+                };
+                if let Some(again) = again {
+                    if costly {
+                        costs += 1;
+                    }
+                    smallest = Some((candidate, again));
+                    continue 'shrinking;
+                }
+            }
+            break;
+        }
+        smallest
     }
 }
 
@@ -725,7 +758,7 @@ async fn fuzz_tool_on(
         let outcome = context
             .observe_call(lane, tool, case.value.as_ref(), false)
             .await;
-        let (_, observations) = match outcome {
+        let (record, observations) = match outcome {
             Ok(outcome) => outcome,
             Err(e) => {
                 stopped = Some(e.0);
@@ -750,7 +783,7 @@ async fn fuzz_tool_on(
             }
             *tried += 1;
             match context
-                .confirm_and_shrink(lane, tool, case, &observation)
+                .confirm_and_shrink(lane, tool, case, &observation, record.hang_repeated)
                 .await
             {
                 Ok(Some(finding)) => {

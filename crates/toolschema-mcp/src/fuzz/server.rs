@@ -14,6 +14,7 @@ use crate::server_process::{describe_exit, ServerProcess, StderrTail};
 use rmcp::model::{ClientRequest, CustomRequest, RequestId};
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::Value;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,8 +24,17 @@ use tokio::sync::{Mutex, RwLock};
 const PING_LIMIT: Duration = Duration::from_secs(5);
 /// How many times the timeout a call that keeps sending progress notifications may take in all.
 pub(crate) const PROGRESS_CEILING: u32 = 10;
+/// How long a call over a process of its own may go unanswered before the same call is sent again
+/// beside it (a twentieth of the timeout, within bounds): when the first hangs, the second is
+/// already under way to confirm it, so a confirmed hang costs about one timeout, not two.
+fn repeat_after(timeout: Duration) -> Duration {
+    (timeout / 20).clamp(Duration::from_millis(50), Duration::from_secs(1))
+}
 /// How long a stopped server gets to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(500);
+/// How many servers are kept started ahead once one has had to be restarted (a tool that crashed
+/// the server once tends to do it again; starting two at a time uses a second core).
+const SPARES: usize = 1;
 /// How many times the server may be restarted in one run.
 const MAX_RESTARTS: u64 = 200;
 
@@ -80,6 +90,9 @@ pub(crate) struct Server {
     free: std::sync::Mutex<Vec<usize>>,
     gate: RwLock<()>,
     starts: AtomicU64,
+    /// Server processes started ahead, once one has had to be restarted: a restart takes the
+    /// oldest instead of waiting for a start (a command only).
+    spares: std::sync::Mutex<VecDeque<tokio::task::JoinHandle<Result<Live, Unavailable>>>>,
     /// Calls in flight now, and calls started so far: a call that began with none in flight and
     /// ended with no other started was alone.
     in_flight: AtomicU64,
@@ -102,6 +115,7 @@ impl Server {
             free: std::sync::Mutex::new((0..lanes).rev().collect()),
             gate: RwLock::new(()),
             starts: AtomicU64::new(0),
+            spares: std::sync::Mutex::new(VecDeque::new()),
             in_flight: AtomicU64::new(0),
             calls: AtomicU64::new(0),
         }
@@ -125,8 +139,17 @@ impl Server {
         }
     }
 
-    /// Start the server (on the first lane) and list its tools (every page, each as sent).
+    /// Start the server on every lane and list its tools on the first (every page, each as
+    /// sent). The other lanes start meanwhile, so that their first calls do not wait for a start;
+    /// one that fails is started again at its first call.
     pub(crate) async fn start_and_list(&self) -> Result<Vec<Value>, Unavailable> {
+        let others =
+            futures::future::join_all((1..self.lanes.len()).map(|lane| self.current(lane)));
+        let (listed, _) = futures::join!(self.list_on_first_lane(), others);
+        listed
+    }
+
+    async fn list_on_first_lane(&self) -> Result<Vec<Value>, Unavailable> {
         let live = self.current(0).await?;
         let listing = tokio::time::timeout(
             self.reach.startup,
@@ -152,95 +175,62 @@ impl Server {
     /// The live connection of a lane, started when there is none.
     async fn current(&self, lane: usize) -> Result<Arc<Live>, Unavailable> {
         let mut slot = self.lanes[lane.min(self.lanes.len() - 1)].lock().await;
-        if let Some(live) = slot.as_ref() {
-            if !live.dead.load(Ordering::SeqCst) {
-                return Ok(live.clone());
-            }
+        let restart = match slot.as_ref() {
+            Some(live) if !live.dead.load(Ordering::SeqCst) => return Ok(live.clone()),
+            Some(_) => true,
+            None => false,
+        };
+        let spare = restart
+            .then(|| {
+                self.spares
+                    .lock()
+                    .ok()
+                    .and_then(|mut spares| spares.pop_front())
+            })
+            .flatten();
+        let live = match spare {
+            Some(started) => match started.await {
+                Ok(Ok(live)) => live,
+                // A spare that failed to start says nothing a fresh start would not.
+                _ => self.start().await?,
+            },
+            None => self.start().await?,
+        };
+        let live = Arc::new(live);
+        *slot = Some(live.clone());
+        drop(slot);
+        if restart && matches!(self.reach.target, Target::Command(_)) {
+            // A server restarted once is likely to be again (the tool that crashed it has more
+            // cases): start the next one now, while this one works.
+            self.start_spares();
         }
-        let starts = self.starts.fetch_add(1, Ordering::SeqCst);
-        if starts >= MAX_RESTARTS {
+        Ok(live)
+    }
+
+    /// Count a start (within the limit) and make it.
+    async fn start(&self) -> Result<Live, Unavailable> {
+        self.count_start()?;
+        connect(self.reach.clone()).await
+    }
+
+    fn count_start(&self) -> Result<(), Unavailable> {
+        if self.starts.fetch_add(1, Ordering::SeqCst) >= MAX_RESTARTS {
             return Err(Unavailable(format!(
                 "the MCP server {} was restarted {MAX_RESTARTS} times; giving up",
                 self.reach.target
             )));
         }
-        let live = Arc::new(self.connect().await?);
-        *slot = Some(live.clone());
-        Ok(live)
+        Ok(())
     }
 
-    async fn connect(&self) -> Result<Live, Unavailable> {
-        let results = RawResults::default();
-        let watch = Watch::default();
-        let target = &self.reach.target;
-        let startup = self.reach.startup;
-        // The transports differ in type, so each arm makes its own handshake.
-        let (session, mut process) = match target {
-            Target::Command(command) => {
-                let (process, transport) = connection::spawn_stdio(
-                    command,
-                    &results,
-                    &watch,
-                    self.reach.max_message_bytes,
-                )
-                .map_err(|e| Unavailable(e.to_string()))?;
-                let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
-                (session, Some(process))
-            }
-            Target::Url(url) => {
-                let transport = connection::http_transport(
-                    url,
-                    &self.reach.headers,
-                    &results,
-                    &watch,
-                    self.reach.max_message_bytes,
-                )
-                .map_err(Unavailable)?;
-                let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
-                (session, None)
-            }
+    /// Start spare servers in the background, up to [`SPARES`].
+    fn start_spares(&self) {
+        let Ok(mut spares) = self.spares.lock() else {
+            return;
         };
-        let stderr = process.as_ref().map(ServerProcess::stderr_tail);
-        let mut message = match session {
-            Ok(Ok(session)) => {
-                return Ok(Live {
-                    peer: session.peer().clone(),
-                    session: Mutex::new(Some(session)),
-                    results,
-                    watch,
-                    process: Mutex::new(process),
-                    stderr,
-                    stopped: AtomicBool::new(false),
-                    dead: AtomicBool::new(false),
-                })
-            }
-            Ok(Err(failure)) => {
-                let exited = match &mut process {
-                    Some(process) => process.wait_for_exit(Duration::from_secs(2)).await,
-                    None => None,
-                };
-                match exited {
-                    Some(status) => format!(
-                        "the MCP server {target} exited with {} before it finished the initialize handshake",
-                        describe_exit(status)
-                    ),
-                    None => format!(
-                        "the MCP server {target} failed the initialize handshake: {failure}"
-                    ),
-                }
-            }
-            Err(_) => format!(
-                "the MCP server {target} did not finish the initialize handshake within {}s",
-                startup.as_secs_f64()
-            ),
-        };
-        if let Some(stderr) = &stderr {
-            push_stderr(&mut message, stderr);
+        while spares.len() < SPARES && self.count_start().is_ok() {
+            spares.push_back(tokio::spawn(connect(self.reach.clone())));
         }
-        if let Some(mut process) = process {
-            process.shut_down(STOP_GRACE).await;
-        }
-        Err(Unavailable(message))
     }
 
     async fn unavailable(&self, live: &Live, doing: &str, failure: SessionFailure) -> Unavailable {
@@ -290,15 +280,21 @@ impl Server {
         alone: bool,
     ) -> Result<CallRecord, Unavailable> {
         let live = self.current(lane).await?;
-        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
+        let own_process = matches!(self.reach.target, Target::Command(_));
         let peer = live.peer.clone();
-        // Progress notifications extend the wait (a long operation that says how it is doing is
-        // not hanging), within a ceiling.
-        let options = PeerRequestOptions::with_timeout(timeout)
-            .reset_timeout_on_progress()
-            .with_max_total_timeout(timeout * PROGRESS_CEILING);
-        let sent = peer.send_request_with_option(request, options).await;
-        let handle = match sent {
+        let send = || {
+            let request = ClientRequest::CustomRequest(CustomRequest::new(
+                "tools/call",
+                Some(params.clone()),
+            ));
+            // Progress notifications extend the wait (a long operation that says how it is doing
+            // is not hanging), within a ceiling.
+            let options = PeerRequestOptions::with_timeout(timeout)
+                .reset_timeout_on_progress()
+                .with_max_total_timeout(timeout * PROGRESS_CEILING);
+            peer.send_request_with_option(request, options)
+        };
+        let handle = match send().await {
             Ok(handle) => handle,
             Err(error) => {
                 let answer = self.closed(lane, &live, error).await;
@@ -306,11 +302,32 @@ impl Server {
                     answer,
                     strays: Vec::new(),
                     alone,
+                    hang_repeated: false,
                 });
             }
         };
         let id = handle.id.clone();
-        let answer = match handle.await_response().await {
+        let mut ids = vec![id.clone()];
+        let first = handle.await_response();
+        tokio::pin!(first);
+        let mut repeat = None;
+        let response = tokio::select! {
+            response = &mut first => response,
+            () = tokio::time::sleep(repeat_after(timeout)), if own_process => {
+                // Slow so far: the same call again beside it, so that a hang is seen twice in
+                // about one timeout. Only on a process that has nothing else unanswered, which
+                // could hold the second call back and make it look like a hang of its own.
+                if live.watch.unanswered() == 1 {
+                    if let Ok(handle) = send().await {
+                        ids.push(handle.id.clone());
+                        // Its own task: its timeout runs from now, not from when it is awaited.
+                        repeat = Some((handle.id.clone(), tokio::spawn(handle.await_response())));
+                    }
+                }
+                first.await
+            }
+        };
+        let answer = match response {
             Ok(_) => match live.results.take(&id) {
                 Some(result) => Answer::Result(result),
                 None => Answer::Unreadable("the answer carried no result".into()),
@@ -332,7 +349,27 @@ impl Server {
             }
             Err(error) => self.closed(lane, &live, error).await,
         };
-        let mut ids = vec![id];
+        let mut hang_repeated = false;
+        if let Some((repeat_id, pending)) = repeat {
+            // Waited for even when the first call was answered, so that nothing of this case is
+            // still in flight when the next one is sent.
+            match pending.await {
+                Ok(Ok(_)) => drop(live.results.take(&repeat_id)),
+                Ok(Err(ServiceError::McpError(_))) => {
+                    drop(live.watch.unreadable_answer(&repeat_id))
+                }
+                // The server answered a ping after the first call timed out, so it was not
+                // stuck: the second call went unanswered by itself.
+                Ok(Err(ServiceError::Timeout { .. })) => hang_repeated = answer == Answer::Hang,
+                // The connection ended under the copy alone: the next call needs a fresh server.
+                Ok(Err(error))
+                    if !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) =>
+                {
+                    self.closed(lane, &live, error).await;
+                }
+                Ok(Err(_)) | Err(_) => {}
+            }
+        }
         if alone && !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) {
             // Whatever the server writes after its answer comes before its answer to a ping.
             if let Some(ping) = self.ping(&live, timeout.min(PING_LIMIT)).await {
@@ -344,6 +381,7 @@ impl Server {
             answer,
             strays,
             alone,
+            hang_repeated,
         })
     }
 
@@ -425,6 +463,17 @@ impl Server {
     /// Stop the server: close its input (or the HTTP session) and let it exit, on every lane.
     pub(crate) async fn shut_down(&self) {
         let mut lives = Vec::new();
+        let spares = std::mem::take(&mut *self.spares.lock().unwrap_or_else(|e| e.into_inner()));
+        for spare in spares {
+            if spare.is_finished() {
+                if let Ok(Ok(live)) = spare.await {
+                    lives.push(Arc::new(live));
+                }
+            } else {
+                // Dropping a start half made kills the process (its group is signalled).
+                spare.abort();
+            }
+        }
         for lane in &self.lanes {
             lives.extend(lane.lock().await.take());
         }
@@ -435,6 +484,77 @@ impl Server {
         )
         .await;
     }
+}
+
+/// Start the server (or open a session with it) and finish the initialize handshake.
+async fn connect(reach: Reach) -> Result<Live, Unavailable> {
+    let results = RawResults::default();
+    let watch = Watch::default();
+    let target = &reach.target;
+    let startup = reach.startup;
+    // The transports differ in type, so each arm makes its own handshake.
+    let (session, mut process) = match target {
+        Target::Command(command) => {
+            let (process, transport) =
+                connection::spawn_stdio(command, &results, &watch, reach.max_message_bytes)
+                    .map_err(|e| Unavailable(e.to_string()))?;
+            let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
+            (session, Some(process))
+        }
+        Target::Url(url) => {
+            let transport = connection::http_transport(
+                url,
+                &reach.headers,
+                &results,
+                &watch,
+                reach.max_message_bytes,
+            )
+            .map_err(Unavailable)?;
+            let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
+            (session, None)
+        }
+    };
+    let stderr = process.as_ref().map(ServerProcess::stderr_tail);
+    let mut message = match session {
+        Ok(Ok(session)) => {
+            return Ok(Live {
+                peer: session.peer().clone(),
+                session: Mutex::new(Some(session)),
+                results,
+                watch,
+                process: Mutex::new(process),
+                stderr,
+                stopped: AtomicBool::new(false),
+                dead: AtomicBool::new(false),
+            })
+        }
+        Ok(Err(failure)) => {
+            let exited = match &mut process {
+                Some(process) => process.wait_for_exit(Duration::from_secs(2)).await,
+                None => None,
+            };
+            match exited {
+                Some(status) => format!(
+                    "the MCP server {target} exited with {} before it finished the initialize handshake",
+                    describe_exit(status)
+                ),
+                None => format!(
+                    "the MCP server {target} failed the initialize handshake: {failure}"
+                ),
+            }
+        }
+        Err(_) => format!(
+            "the MCP server {target} did not finish the initialize handshake within {}s",
+            startup.as_secs_f64()
+        ),
+    };
+    if let Some(stderr) = &stderr {
+        push_stderr(&mut message, stderr);
+    }
+    if let Some(mut process) = process {
+        process.shut_down(STOP_GRACE).await;
+    }
+    Err(Unavailable(message))
 }
 
 fn push_stderr(message: &mut String, tail: &StderrTail) {
