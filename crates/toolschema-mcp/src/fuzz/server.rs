@@ -87,6 +87,8 @@ pub(crate) struct Server {
     reach: Reach,
     /// The lanes, each with its connection (when started).
     lanes: Vec<Mutex<Option<Arc<Live>>>>,
+    /// Whether each lane has had a server (so the next start is a restart).
+    started: Vec<AtomicBool>,
     /// The lanes no tool is using.
     free: std::sync::Mutex<Vec<usize>>,
     gate: RwLock<()>,
@@ -113,6 +115,7 @@ impl Server {
         Server {
             reach,
             lanes: (0..lanes).map(|_| Mutex::new(None)).collect(),
+            started: (0..lanes).map(|_| AtomicBool::new(false)).collect(),
             free: std::sync::Mutex::new((0..lanes).rev().collect()),
             gate: RwLock::new(()),
             starts: AtomicU64::new(0),
@@ -175,12 +178,15 @@ impl Server {
 
     /// The live connection of a lane, started when there is none.
     async fn current(&self, lane: usize) -> Result<Arc<Live>, Unavailable> {
-        let mut slot = self.lanes[lane.min(self.lanes.len() - 1)].lock().await;
-        let restart = match slot.as_ref() {
-            Some(live) if !live.dead.load(Ordering::SeqCst) => return Ok(live.clone()),
-            Some(_) => true,
-            None => false,
-        };
+        let lane = lane.min(self.lanes.len() - 1);
+        let mut slot = self.lanes[lane].lock().await;
+        if let Some(live) = slot.as_ref() {
+            if !live.dead.load(Ordering::SeqCst) {
+                return Ok(live.clone());
+            }
+        }
+        // (A retired server has left its slot empty already.)
+        let restart = self.started[lane].swap(true, Ordering::SeqCst);
         let spare = restart
             .then(|| {
                 self.spares
@@ -189,6 +195,11 @@ impl Server {
                     .and_then(|mut spares| spares.pop_front())
             })
             .flatten();
+        if restart && matches!(self.reach.target, Target::Command(_)) {
+            // A server restarted once is likely to be again (the tool that crashed it has more
+            // cases): the next one starts now, beside this one.
+            self.start_spares();
+        }
         let live = match spare {
             Some(started) => match started.await {
                 Ok(Ok(live)) => live,
@@ -199,12 +210,6 @@ impl Server {
         };
         let live = Arc::new(live);
         *slot = Some(live.clone());
-        drop(slot);
-        if restart && matches!(self.reach.target, Target::Command(_)) {
-            // A server restarted once is likely to be again (the tool that crashed it has more
-            // cases): start the next one now, while this one works.
-            self.start_spares();
-        }
         Ok(live)
     }
 
