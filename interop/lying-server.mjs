@@ -3,13 +3,16 @@
 // the ways a client must survive: an answer to a request nobody sent, a result that is not a
 // CallToolResult, a line with a byte order mark, a float id, an answer that comes after the
 // client gave up (after --late-ms milliseconds, 2500 unless given), and a listing that pages
-// forever (--page-forever).
+// forever (--page-forever). Its tool `correct` answers correctly, after --slow-ms milliseconds
+// (at once unless given).
 //
-//   node lying-server.mjs [--page-forever] [--late-ms N]
+//   node lying-server.mjs [--page-forever] [--late-ms N] [--slow-ms N]
 
 const pageForever = process.argv.includes("--page-forever");
 const lateFlag = process.argv.indexOf("--late-ms");
 const lateMs = lateFlag >= 0 ? Number(process.argv[lateFlag + 1]) : 2500;
+const slowFlag = process.argv.indexOf("--slow-ms");
+const slowMs = slowFlag >= 0 ? Number(process.argv[slowFlag + 1]) : 0;
 const object = {
   type: "object",
   properties: { note: { type: "string", maxLength: 20 } },
@@ -59,7 +62,8 @@ function answer(id, name, args) {
       setTimeout(() => send({ jsonrpc: "2.0", id, result: text("late") }), lateMs);
       return;
     default:
-      send({ jsonrpc: "2.0", id, result: text("ok") });
+      if (slowMs > 0) setTimeout(() => send({ jsonrpc: "2.0", id, result: text("ok") }), slowMs);
+      else send({ jsonrpc: "2.0", id, result: text("ok") });
   }
 }
 

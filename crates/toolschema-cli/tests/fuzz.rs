@@ -6,7 +6,7 @@
 mod common;
 
 use common::{node, recording_server, require, run, toolschema, HttpServer};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::Duration;
@@ -667,27 +667,23 @@ fn a_confirmed_hang_ends_its_tools_cases_with_a_note() {
 
 #[test]
 fn a_slow_answer_in_time_is_no_hang_and_the_copy_sent_beside_it_leaves_nothing_behind() {
-    // Each call answers after 1.5 s, well within the 5 s timeout but after the 0.25 s at which a
-    // copy of a slow call is sent beside it: the copy's answer must be taken quietly, and the
-    // next call must not be held back or blamed for it.
+    // Each call answers after 0.6 s, well within the 5 s timeout but after the 0.25 s at which a
+    // copy of a slow call is sent beside it: a correct tool stays without findings, the copies'
+    // answers are taken quietly, and no case is held back or blamed for another's copy.
     let server = vec![
         node(),
         require("interop/lying-server.mjs").display().to_string(),
-        "--late-ms".into(),
-        "1500".into(),
+        "--slow-ms".into(),
+        "600".into(),
     ];
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("findings.json");
-    let requests = json!({"findings": [
-        {"tool": "late", "arguments": {"note": "first"}},
-        {"tool": "late", "arguments": {"note": "second"}},
-        {"tool": "correct", "arguments": {"note": "third"}},
-    ]});
-    std::fs::write(&file, requests.to_string()).unwrap();
     let (code, stdout, stderr) = fuzz(
         &[
-            "--replay",
-            file.to_str().unwrap(),
+            "--tool",
+            "correct",
+            "--cases",
+            "8",
+            "--seed",
+            "5",
             "--timeout",
             "5",
             "--format",
@@ -697,6 +693,6 @@ fn a_slow_answer_in_time_is_no_hang_and_the_copy_sent_beside_it_leaves_nothing_b
     );
     let report = report(&stdout, &stderr);
     assert_eq!(found(&report), BTreeSet::new(), "{stdout}");
-    assert_eq!(report["summary"]["cases"], 3, "{stdout}");
+    assert_eq!(report["summary"]["cases"], 8, "{stdout}");
     assert_eq!(code, Some(0), "{stderr}");
 }

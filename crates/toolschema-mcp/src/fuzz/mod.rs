@@ -8,9 +8,9 @@
 //! properties, shorter strings, smaller numbers and arrays) while it still fails the same check
 //! and the schema still judges it the same way; the finding carries the smallest case and the
 //! JSON-RPC line that replays it. Two confirmations cost less: a hang is seen twice by the copy
-//! of a slow call the server sends beside it (see `server`), and a crash, which costs a restart
-//! per call, is confirmed by the first smaller case that crashes the server too (the case itself
-//! is sent again only when none does). A crash restarts the server, so one crash hides nothing else; a
+//! of a slow call sent beside it (see `server`), and a crash, which costs a restart per call, is
+//! confirmed by the first smaller case that crashes the server too (the case itself is sent again
+//! only when none does). A crash restarts the server, so one crash hides nothing else; a
 //! confirmed hang ends its tool's cases, each of which could cost the whole timeout again.
 
 pub mod checks;

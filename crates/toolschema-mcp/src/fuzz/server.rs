@@ -3,7 +3,7 @@
 //!
 //! Tools are called side by side on lanes, one lane per job. For a command, each lane is a
 //! process of its own, so a crash, a line of stray output or a stuck event loop belongs to the
-//! one call in flight on it. Over HTTP the lanes are sessions with one server; there a call that
+//! one case in flight on it (a slow call of a case may have a copy beside it: `repeat_after`). Over HTTP the lanes are sessions with one server; there a call that
 //! must be told apart from every other one runs alone: the gate lets it in only when nothing else
 //! is in flight, and holds the others back until it is done.
 
@@ -24,12 +24,16 @@ use tokio::sync::{Mutex, RwLock};
 const PING_LIMIT: Duration = Duration::from_secs(5);
 /// How many times the timeout a call that keeps sending progress notifications may take in all.
 pub(crate) const PROGRESS_CEILING: u32 = 10;
-/// How long a call over a process of its own may go unanswered before the same call is sent again
-/// beside it (a twentieth of the timeout, within bounds): when the first hangs, the second is
-/// already under way to confirm it, so a confirmed hang costs about one timeout, not two.
+/// How long a case's call over a process of its own may go unanswered before the same call is
+/// sent again beside it (a twentieth of the timeout, within bounds): when the first hangs, the
+/// second is already under way to confirm it, so a confirmed hang costs about one timeout, not
+/// two. Only while nothing else is unanswered on that process: a call that timed out stays
+/// unanswered, so a process that has had one sends no more copies.
 fn repeat_after(timeout: Duration) -> Duration {
     (timeout / 20).clamp(Duration::from_millis(50), Duration::from_secs(1))
 }
+/// The largest call sent again beside itself (its `params` as JSON).
+const MAX_REPEATED_BYTES: usize = 16 * 1024;
 /// How long a stopped server gets to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(500);
 /// How many servers are kept started ahead once one has had to be restarted (a tool that crashed
@@ -286,7 +290,12 @@ impl Server {
         alone: bool,
     ) -> Result<CallRecord, Unavailable> {
         let live = self.current(lane).await?;
-        let own_process = matches!(self.reach.target, Target::Command(_));
+        // A copy only of a call that need not be alone (not a confirmation, a shrinking step or a
+        // replay), over a process of its own, and small: a large copy written to a server that
+        // is stuck would fill the pipe and hold back the cancellation behind it.
+        let may_repeat = !alone
+            && matches!(self.reach.target, Target::Command(_))
+            && params.to_string().len() <= MAX_REPEATED_BYTES;
         let peer = live.peer.clone();
         let send = || {
             let request = ClientRequest::CustomRequest(CustomRequest::new(
@@ -317,9 +326,10 @@ impl Server {
         let first = handle.await_response();
         tokio::pin!(first);
         let mut repeat = None;
+        let mut copy_outlived_ping = false;
         let response = tokio::select! {
             response = &mut first => response,
-            () = tokio::time::sleep(repeat_after(timeout)), if own_process => {
+            () = tokio::time::sleep(repeat_after(timeout)), if may_repeat => {
                 // Slow so far: the same call again beside it, so that a hang is seen twice in
                 // about one timeout. Only on a process that has nothing else unanswered, which
                 // could hold the second call back and make it look like a hang of its own.
@@ -350,7 +360,15 @@ impl Server {
                 },
             },
             Err(ServiceError::Timeout { .. }) => {
-                self.after_hang(lane, &live).await;
+                let alive = self.after_hang(lane, &live).await;
+                // The copy counts only if the server answered a ping while the copy still
+                // waited: a server that takes one request at a time has then finished the first
+                // call, and would have answered the copy (sent before the ping) had it not hung
+                // too; a copy that timed out earlier may only have waited its turn.
+                copy_outlived_ping = alive
+                    && repeat
+                        .as_ref()
+                        .is_some_and(|(_, pending)| !pending.is_finished());
                 Answer::Hang
             }
             Err(error) => self.closed(lane, &live, error).await,
@@ -364,9 +382,14 @@ impl Server {
                 Ok(Err(ServiceError::McpError(_))) => {
                     drop(live.watch.unreadable_answer(&repeat_id))
                 }
-                // The server answered a ping after the first call timed out, so it was not
-                // stuck: the second call went unanswered by itself.
-                Ok(Err(ServiceError::Timeout { .. })) => hang_repeated = answer == Answer::Hang,
+                Ok(Err(ServiceError::Timeout { .. })) if answer == Answer::Hang => {
+                    hang_repeated = copy_outlived_ping;
+                }
+                // The first was answered but its copy not: the server may still be working on
+                // the copy. It answers a ping (or is restarted) before the next case is sent.
+                Ok(Err(ServiceError::Timeout { .. })) => {
+                    self.after_hang(lane, &live).await;
+                }
                 // The connection ended under the copy alone: the next call needs a fresh server.
                 Ok(Err(error))
                     if !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) =>
@@ -405,12 +428,14 @@ impl Server {
 
     /// After a call got no answer: a server that answers no ping either is stuck, and is
     /// restarted (the calls still in flight on it are interrupted).
-    async fn after_hang(&self, lane: usize, live: &Arc<Live>) {
+    /// Whether the server answered the ping.
+    async fn after_hang(&self, lane: usize, live: &Arc<Live>) -> bool {
         if self.ping(live, PING_LIMIT).await.is_some() {
-            return;
+            return true;
         }
         live.stopped.store(true, Ordering::SeqCst);
         self.retire(lane, live).await;
+        false
     }
 
     /// Mark a connection gone and stop its server in the background.
