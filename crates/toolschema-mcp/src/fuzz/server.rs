@@ -14,7 +14,6 @@ use crate::server_process::{describe_exit, ServerProcess, StderrTail};
 use rmcp::model::{ClientRequest, CustomRequest, RequestId};
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::Value;
-use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,10 +35,6 @@ fn repeat_after(timeout: Duration) -> Duration {
 const MAX_REPEATED_BYTES: usize = 16 * 1024;
 /// How long a stopped server gets to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(500);
-/// How many servers are kept started ahead once one has had to be restarted (a tool that crashed
-/// the server once tends to do it again). Two gained nothing measurable on two cores, where the
-/// starts compete for the same CPU as the calls.
-const SPARES: usize = 1;
 /// How many times the server may be restarted in one run.
 const MAX_RESTARTS: u64 = 200;
 
@@ -97,9 +92,11 @@ pub(crate) struct Server {
     free: std::sync::Mutex<Vec<usize>>,
     gate: RwLock<()>,
     starts: AtomicU64,
-    /// Server processes started ahead, once one has had to be restarted: a restart takes the
-    /// oldest instead of waiting for a start (a command only).
-    spares: std::sync::Mutex<VecDeque<tokio::task::JoinHandle<Result<Live, Unavailable>>>>,
+    /// A server process started ahead once one has had to be restarted (a tool that crashed the
+    /// server once tends to do it again): the next restart takes it instead of waiting for a
+    /// start (a command only). One: two gained nothing measurable on two cores, where the starts
+    /// compete for the same CPU as the calls.
+    spare: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<Live, Unavailable>>>>,
     /// Calls in flight now, and calls started so far: a call that began with none in flight and
     /// ended with no other started was alone.
     in_flight: AtomicU64,
@@ -123,7 +120,7 @@ impl Server {
             free: std::sync::Mutex::new((0..lanes).rev().collect()),
             gate: RwLock::new(()),
             starts: AtomicU64::new(0),
-            spares: std::sync::Mutex::new(VecDeque::new()),
+            spare: std::sync::Mutex::new(None),
             in_flight: AtomicU64::new(0),
             calls: AtomicU64::new(0),
         }
@@ -192,17 +189,12 @@ impl Server {
         // (A retired server has left its slot empty already.)
         let restart = self.started[lane].swap(true, Ordering::SeqCst);
         let spare = restart
-            .then(|| {
-                self.spares
-                    .lock()
-                    .ok()
-                    .and_then(|mut spares| spares.pop_front())
-            })
+            .then(|| self.spare.lock().ok().and_then(|mut spare| spare.take()))
             .flatten();
         if restart && matches!(self.reach.target, Target::Command(_)) {
             // A server restarted once is likely to be again (the tool that crashed it has more
             // cases): the next one starts now, beside this one.
-            self.start_spares();
+            self.start_spare();
         }
         let live = match spare {
             Some(started) => match started.await {
@@ -233,13 +225,13 @@ impl Server {
         Ok(())
     }
 
-    /// Start spare servers in the background, up to [`SPARES`].
-    fn start_spares(&self) {
-        let Ok(mut spares) = self.spares.lock() else {
+    /// Start a spare server in the background, unless one is there.
+    fn start_spare(&self) {
+        let Ok(mut spare) = self.spare.lock() else {
             return;
         };
-        while spares.len() < SPARES && self.count_start().is_ok() {
-            spares.push_back(tokio::spawn(connect(self.reach.clone())));
+        if spare.is_none() && self.count_start().is_ok() {
+            *spare = Some(tokio::spawn(connect(self.reach.clone())));
         }
     }
 
@@ -291,11 +283,8 @@ impl Server {
     ) -> Result<CallRecord, Unavailable> {
         let live = self.current(lane).await?;
         // A copy only of a call that need not be alone (not a confirmation, a shrinking step or a
-        // replay), over a process of its own, and small: a large copy written to a server that
-        // is stuck would fill the pipe and hold back the cancellation behind it.
-        let may_repeat = !alone
-            && matches!(self.reach.target, Target::Command(_))
-            && params.to_string().len() <= MAX_REPEATED_BYTES;
+        // replay), over a process of its own.
+        let may_repeat = !alone && matches!(self.reach.target, Target::Command(_));
         let peer = live.peer.clone();
         let send = || {
             let request = ClientRequest::CustomRequest(CustomRequest::new(
@@ -332,8 +321,13 @@ impl Server {
             () = tokio::time::sleep(repeat_after(timeout)), if may_repeat => {
                 // Slow so far: the same call again beside it, so that a hang is seen twice in
                 // about one timeout. Only on a process that has nothing else unanswered, which
-                // could hold the second call back and make it look like a hang of its own.
-                if live.watch.unanswered() == 1 {
+                // could hold the second call back and make it look like a hang of its own, and
+                // only a small call: a large copy written to a server that is stuck would fill
+                // the pipe and hold back the cancellation behind it. (Measured here, not for
+                // every call: most calls are answered before this.)
+                if live.watch.unanswered() == 1
+                    && params.to_string().len() <= MAX_REPEATED_BYTES
+                {
                     if let Ok(handle) = send().await {
                         ids.push(handle.id.clone());
                         // Its own task: its timeout runs from now, not from when it is awaited.
@@ -494,8 +488,8 @@ impl Server {
     /// Stop the server: close its input (or the HTTP session) and let it exit, on every lane.
     pub(crate) async fn shut_down(&self) {
         let mut lives = Vec::new();
-        let spares = std::mem::take(&mut *self.spares.lock().unwrap_or_else(|e| e.into_inner()));
-        for spare in spares {
+        let spare = self.spare.lock().ok().and_then(|mut spare| spare.take());
+        if let Some(spare) = spare {
             if spare.is_finished() {
                 if let Ok(Ok(live)) = spare.await {
                     lives.push(Arc::new(live));
