@@ -226,3 +226,33 @@ fn duplicate_tool_names_are_refused_by_name() {
          name, so a call by name could not be mapped back"
     );
 }
+
+/// Two forms whose `p` objects merge into one `anyOf`: `{"a": null}` fits both branches of
+/// the adapted `p`, and only the second reading (a left out) is valid for the original.
+#[test]
+fn a_call_several_forms_fit_is_read_the_way_the_original_accepts() {
+    let tool = tool(json!({"anyOf": [
+        {"type": "object", "properties": {
+            "p": {"type": "object", "properties": {"a": {"type": ["string", "null"]}},
+                  "required": ["a"]},
+            "t": {"type": "string"}
+        }, "required": ["p", "t"]},
+        {"type": "object", "properties": {
+            "p": {"type": "object", "properties": {"a": {"type": "string"}}}
+        }}
+    ]}));
+    let strict = profile("openai-strict").unwrap();
+    let adapted = adapt_tool(strict, &tool).unwrap();
+    let sent = json!({"p": {"a": null}, "t": null});
+    assert_eq!(adapted.restore_arguments(&sent).unwrap(), json!({"p": {}}));
+    // The first form, all given, reads as itself.
+    let sent = json!({"p": {"a": null}, "t": "x"});
+    assert_eq!(
+        adapted.restore_arguments(&sent).unwrap(),
+        json!({"p": {"a": null}, "t": "x"})
+    );
+    // No reading is valid: the first reading's errors are reported.
+    let sent = json!({"p": {"a": 3}, "t": null});
+    let error = adapted.restore_arguments(&sent).unwrap_err().to_string();
+    assert!(error.contains("argument 'p.a'"), "{error}");
+}

@@ -440,7 +440,7 @@ proptest! {
                     "{profile}: {shaped} (from {instance}) breaks the adapted {as_json_schema}"
                 );
                 let restored = adapted.restore_arguments(&shaped);
-                prop_assert!(restored.is_ok(), "{profile}: {restored:?}");
+                prop_assert!(restored.is_ok(), "{profile}: {restored:?}\nfrom {instance} shaped as {shaped}");
                 prop_assert_eq!(&restored.unwrap(), instance, "{}", profile);
             }
         }

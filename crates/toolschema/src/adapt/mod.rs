@@ -187,31 +187,54 @@ impl<'t> AdaptedTool<'t> {
         if !arguments.is_object() {
             return Err(RestoreError::NotAnObject(kind_in_words(arguments)));
         }
-        let walk = |direction| {
+        let walk = |direction, choices: &[usize]| {
             let mut restored = arguments.clone();
-            Walker {
+            let met = Walker {
                 schema: &self.schema,
                 plan: &self.plan,
                 direction,
             }
-            .run(&mut restored);
-            restored
+            .run_choosing(&mut restored, choices);
+            (restored, met)
         };
-        let restored = walk(Direction::Restore);
         let compiled = self.original.compile()?;
-        let errors = match compiled.validate_input(&restored) {
-            Ok(()) => return Ok(restored),
-            Err(errors) => errors,
+        // One reading: nulls for "not given" removed; failing that, every null kept (a null the
+        // original requires, where one merged form requires a property and another does not).
+        let read = |choices: &[usize]| {
+            let (restored, met) = walk(Direction::Restore, choices);
+            match compiled.validate_input(&restored) {
+                Ok(()) => Ok(restored),
+                Err(errors) => {
+                    let (kept, _) = walk(Direction::RestoreKeepingNulls, choices);
+                    if kept != restored && compiled.validate_input(&kept).is_ok() {
+                        Ok(kept)
+                    } else {
+                        Err((restored, errors, met))
+                    }
+                }
+            }
         };
-        // A null the original requires (a property one merged form requires and another does
-        // not) is kept when that is what makes the call valid.
-        let kept = walk(Direction::RestoreKeepingNulls);
-        if kept != restored && compiled.validate_input(&kept).is_ok() {
-            return Ok(kept);
+        // Where several `anyOf` branches of the adapted schema fit a value (all-null members fit
+        // most forms), the original schema decides which reading is meant: readings are tried in
+        // order until one is valid there, up to a bound; the first one's errors are reported.
+        let (arguments, errors, mut met) = match read(&[]) {
+            Ok(restored) => return Ok(restored),
+            Err(failure) => failure,
+        };
+        let mut choices = Vec::new();
+        for _ in 1..MAX_READINGS {
+            let Some(next) = restore::next_choices(&choices, &met) else {
+                break;
+            };
+            choices = next;
+            match read(&choices) {
+                Ok(restored) => return Ok(restored),
+                Err((_, _, now_met)) => met = now_met,
+            }
         }
         Err(RestoreError::Invalid {
             tool: self.original.name().to_string(),
-            arguments: restored,
+            arguments,
             errors,
         })
     }
@@ -231,6 +254,10 @@ impl<'t> AdaptedTool<'t> {
         shaped
     }
 }
+
+/// Most readings of a call [`AdaptedTool::restore_arguments`] tries, where `anyOf` branches of
+/// the adapted schema fit a value several ways.
+const MAX_READINGS: usize = 64;
 
 /// A catalog adapted to one profile.
 #[derive(Debug, Clone)]

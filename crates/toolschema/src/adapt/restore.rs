@@ -2,7 +2,9 @@
 //! what the server's original schema expects (and, for tests and previews, the other way).
 //!
 //! The walk follows the adapted schema alongside the arguments; where an `anyOf` offers several
-//! branches, the first branch whose shape fits the value is followed.
+//! branches, a branch whose shape fits the value is followed: the first by default, another when
+//! the caller asks (several may fit one value, and only the original schema can tell which
+//! reading is meant; see [`next_choices`]).
 
 use crate::json::pointer::{push_segment, resolve};
 use crate::schema::references::percent_decode;
@@ -51,16 +53,38 @@ pub(crate) struct Walker<'a> {
     pub direction: Direction,
 }
 
+/// The branch taken at each `anyOf` where more than one branch fits the value, in the order
+/// the walk meets them.
+struct Choices<'c> {
+    /// Index among the fitting branches wanted at each such `anyOf` (the first past the end).
+    wanted: &'c [usize],
+    /// How many branches fitted at each such `anyOf` the walk met.
+    met: Vec<usize>,
+}
+
 impl Walker<'_> {
-    /// Map `arguments` (the root object) in place.
+    /// Map `arguments` (the root object) in place, taking the first fitting branch of every
+    /// `anyOf`.
     pub fn run(&self, arguments: &mut Value) {
+        self.run_choosing(arguments, &[]);
+    }
+
+    /// Map `arguments` in place, taking at the k-th `anyOf` where several branches fit the
+    /// `choices[k]`-th of them (the first past the end of `choices`). Returns how many branches
+    /// fitted at each such `anyOf`, for [`next_choices`].
+    pub fn run_choosing(&self, arguments: &mut Value, choices: &[usize]) -> Vec<usize> {
+        let mut choices = Choices {
+            wanted: choices,
+            met: Vec::new(),
+        };
         if self.direction == Direction::Shape {
             self.rename_root(arguments);
         }
-        self.walk(arguments, self.schema, String::new(), 0);
+        self.walk(arguments, self.schema, String::new(), 0, &mut choices);
         if self.direction != Direction::Shape {
             self.rename_root(arguments);
         }
+        choices.met
     }
 
     fn rename_root(&self, arguments: &mut Value) {
@@ -106,7 +130,14 @@ impl Walker<'_> {
         (node, pointer)
     }
 
-    fn walk(&self, value: &mut Value, node: &Value, pointer: String, level: usize) {
+    fn walk(
+        &self,
+        value: &mut Value,
+        node: &Value,
+        pointer: String,
+        level: usize,
+        choices: &mut Choices<'_>,
+    ) {
         if level > MAX_LEVELS {
             return;
         }
@@ -115,7 +146,7 @@ impl Walker<'_> {
             return;
         };
         match value {
-            Value::Object(map) => self.object(map, schema, &pointer, level),
+            Value::Object(map) => self.object(map, schema, &pointer, level, choices),
             Value::Array(items) => {
                 let prefix = schema.get("prefixItems").and_then(Value::as_array);
                 let prefix_len = prefix.map_or(0, Vec::len);
@@ -131,18 +162,30 @@ impl Walker<'_> {
                             _ => continue,
                         },
                     };
-                    self.walk(item, sub, at, level + 1);
+                    self.walk(item, sub, at, level + 1, choices);
                 }
             }
             _ => {}
         }
         if let Some(Value::Array(branches)) = schema.get("anyOf") {
-            let chosen = branches
+            let fitting: Vec<usize> = branches
                 .iter()
                 .enumerate()
-                .find(|(i, b)| self.fits(value, b, format!("{pointer}/anyOf/{i}"), 0));
-            if let Some((i, branch)) = chosen {
-                self.walk(value, branch, format!("{pointer}/anyOf/{i}"), level + 1);
+                .filter(|(i, b)| self.fits(value, b, format!("{pointer}/anyOf/{i}"), 0))
+                .map(|(i, _)| i)
+                .collect();
+            let chosen = match fitting.len() {
+                0 => None,
+                1 => Some(fitting[0]),
+                n => {
+                    let wanted = choices.wanted.get(choices.met.len()).copied();
+                    choices.met.push(n);
+                    Some(fitting[wanted.unwrap_or(0).min(n - 1)])
+                }
+            };
+            if let Some(i) = chosen {
+                let at = format!("{pointer}/anyOf/{i}");
+                self.walk(value, &branches[i], at, level + 1, choices);
             }
         }
     }
@@ -153,6 +196,7 @@ impl Walker<'_> {
         schema: &Map<String, Value>,
         pointer: &str,
         level: usize,
+        choices: &mut Choices<'_>,
     ) {
         let optional = self.plan.optional_at(pointer);
         let properties = schema.get("properties").and_then(Value::as_object);
@@ -180,7 +224,7 @@ impl Walker<'_> {
         let base = push_segment(pointer, "properties");
         for (key, child) in map.iter_mut() {
             if let Some(sub) = properties.get(key) {
-                self.walk(child, sub, push_segment(&base, key), level + 1);
+                self.walk(child, sub, push_segment(&base, key), level + 1, choices);
             }
         }
     }
@@ -283,6 +327,24 @@ impl Walker<'_> {
     }
 }
 
+/// The branch choices to try after `choices`, given how many branches fitted at each `anyOf`
+/// the walk with `choices` met (`met`), or `None` when every combination has been tried: the
+/// last `anyOf` with a branch left moves to it, and those after it start over (they may differ
+/// once an earlier branch changes, so they are found again by the next walk).
+pub(crate) fn next_choices(choices: &[usize], met: &[usize]) -> Option<Vec<usize>> {
+    let mut next: Vec<usize> = (0..met.len())
+        .map(|k| choices.get(k).copied().unwrap_or(0))
+        .collect();
+    while let Some(last) = next.len().checked_sub(1) {
+        if next[last] + 1 < met[last] {
+            next[last] += 1;
+            return Some(next);
+        }
+        next.pop();
+    }
+    None
+}
+
 fn type_fits(value: &Value, t: &str) -> bool {
     match t {
         "null" => value.is_null(),
@@ -345,6 +407,15 @@ mod tests {
         let mut original = json!({"q": "x", "page": {}, "extra": 1});
         shape.run(&mut original);
         assert_eq!(original, json!({"q": "x", "page": {"n": null}}));
+    }
+
+    #[test]
+    fn readings_are_counted_like_an_odometer_whose_later_wheels_are_found_again() {
+        // Two ambiguous `anyOf`s with 2 and 3 fitting branches.
+        assert_eq!(next_choices(&[], &[2, 3]), Some(vec![0, 1]));
+        assert_eq!(next_choices(&[0, 2], &[2, 3]), Some(vec![1]));
+        assert_eq!(next_choices(&[1, 2], &[2, 3]), None);
+        assert_eq!(next_choices(&[], &[]), None);
     }
 
     #[test]
