@@ -3,6 +3,7 @@
 use super::profile::Limits;
 use super::transform::Refusal;
 use crate::json::pointer::push_segment;
+use crate::schema::is_object_schema;
 use serde_json::{Map, Value};
 
 /// What the limits count in one schema.
@@ -31,12 +32,11 @@ pub(crate) fn measure(
     let mut stack: Vec<(&Value, String, usize)> = vec![(schema, String::new(), 0)];
     while let Some((value, pointer, level)) = stack.pop() {
         let Value::Object(map) = value else { continue };
-        let is_object = map.get("type").is_some_and(|t| {
-            t == "object"
-                || t.as_array()
-                    .is_some_and(|l| l.iter().any(|x| x == "object"))
-        }) || map.contains_key("properties");
-        let level = if is_object { level + 1 } else { level };
+        let level = if is_object_schema(map) {
+            level + 1
+        } else {
+            level
+        };
         size.depth = size.depth.max(level);
         count_strings(map, &pointer, &mut size, oversized_enum, large);
         if let Some(Value::Object(properties)) = map.get("properties") {

@@ -10,7 +10,7 @@ use super::loss::{Accepts, LossAction, Topic};
 use super::profile::{EnumValues, OneOf, OutputDialect, Profile, References};
 use crate::json::pointer::{push_segment, resolve};
 use crate::schema::references::percent_decode;
-use crate::schema::Dialect;
+use crate::schema::{admits_type, is_object_schema, Dialect};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -170,15 +170,7 @@ fn is_typed_map(schema: &Map<String, Value>) -> bool {
 
 /// Whether a schema's `type` admits `name`.
 fn admits(schema: &Map<String, Value>, name: &str) -> bool {
-    match schema.get("type") {
-        Some(Value::String(t)) => t == name,
-        Some(Value::Array(list)) => list.iter().any(|t| t.as_str() == Some(name)),
-        _ => false,
-    }
-}
-
-fn is_object_schema(schema: &Map<String, Value>) -> bool {
-    admits(schema, "object") || schema.get("properties").is_some_and(Value::is_object)
+    admits_type(schema, name) == Some(true)
 }
 
 /// Whether a subschema is closed to undeclared properties.

@@ -2,7 +2,7 @@
 
 use super::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use super::registry::Rule;
-use super::schema_walk::{is_object_schema, walk, Combinator, Role, SchemaNode};
+use super::schema_walk::{walk, Combinator, Role, SchemaNode};
 use super::texts::{self, ToolStrings};
 use super::translated::Translated;
 use crate::adapt::{self, Profile};
@@ -10,6 +10,7 @@ use crate::catalog::SourceTool;
 use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
 use crate::json::{Position, SpanEntry, Spans};
+use crate::schema::is_object_schema;
 use crate::schema::references::percent_decode;
 use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
@@ -84,8 +85,9 @@ impl<'a> SchemaDoc<'a> {
             .iter()
             .filter(|n| {
                 n.role == Role::Branch(Combinator::AllOf)
-                    || n.object()
-                        .is_some_and(|m| m.len() > 1 && is_object_schema(n.value))
+                    || n.object().is_some_and(|m| {
+                        m.len() > 1 && n.value.as_object().is_some_and(is_object_schema)
+                    })
             })
             .filter_map(|n| n.value.member("$ref")?.as_str()?.strip_prefix('#'))
             .map(percent_decode)

@@ -3,8 +3,8 @@
 //! Rules iterate over the nodes instead of walking the schema each on their own.
 
 use crate::json::pointer::push_segment;
-use crate::json::Members;
 use crate::json::Spans;
+use crate::schema::is_object_schema;
 use serde_json::{Map, Value};
 
 /// The composition keywords whose branches apply to the same value (named as the keywords are).
@@ -67,26 +67,7 @@ impl<'a> SchemaNode<'a> {
     /// Whether it is an object schema: `type: "object"` (or a type list with it), or
     /// `properties`.
     pub fn is_object_schema(&self) -> bool {
-        is_object_schema(self.value)
-    }
-}
-
-/// Whether a schema describes objects: `type: "object"`, a type list containing it, or
-/// `properties`.
-pub(crate) fn is_object_schema(schema: &Value) -> bool {
-    let Some(map) = schema.as_object() else {
-        return false;
-    };
-    admits_type(map, "object") == Some(true)
-        || map.member("properties").is_some_and(Value::is_object)
-}
-
-/// Whether the schema's `type` admits `name`: `None` when there is no `type`.
-pub(crate) fn admits_type(map: &Map<String, Value>, name: &str) -> Option<bool> {
-    match map.member("type")? {
-        Value::String(t) => Some(t == name || (name == "integer" && t == "number")),
-        Value::Array(list) => Some(list.iter().any(|t| t.as_str() == Some(name))),
-        _ => Some(false),
+        self.value.as_object().is_some_and(is_object_schema)
     }
 }
 

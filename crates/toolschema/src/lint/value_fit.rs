@@ -6,8 +6,8 @@
 //! are taken as satisfied, so a finding is always real.
 
 use super::context::RunCache;
-use super::schema_walk::admits_type;
 use crate::json::{same_value, Members};
+use crate::schema::admits_type;
 use serde_json::{Map, Number, Value};
 
 /// Deepest value the check follows into arrays and objects.

@@ -41,7 +41,7 @@ pub use lightweight::{string_form, SCHEMA_VERSIONS};
 
 use crate::json::Members;
 use crate::json::MAX_DEPTH;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 /// The `format` values JSON Schema 2020-12 defines. Anything else (`uint32`, `int64`, `double`,
@@ -277,6 +277,23 @@ pub(crate) fn normalize_shape(
         }
     };
     Ok((shape, Cow::Owned(standard)))
+}
+
+/// Whether the schema's `type` admits `name` (a `number` admits integers): `None` when there is
+/// no `type`.
+pub(crate) fn admits_type(map: &Map<String, Value>, name: &str) -> Option<bool> {
+    match map.member("type")? {
+        Value::String(t) => Some(t == name || (name == "integer" && t == "number")),
+        Value::Array(list) => Some(list.iter().any(|t| t.as_str() == Some(name))),
+        _ => Some(false),
+    }
+}
+
+/// Whether a schema describes objects: `type: "object"`, a type list containing it, or
+/// `properties`.
+pub(crate) fn is_object_schema(map: &Map<String, Value>) -> bool {
+    admits_type(map, "object") == Some(true)
+        || map.member("properties").is_some_and(Value::is_object)
 }
 
 #[cfg(test)]

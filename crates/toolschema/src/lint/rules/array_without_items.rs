@@ -2,7 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::lint::schema_walk::admits_type;
+use crate::schema::admits_type;
 
 declare_rule! {
     /// An array schema without `items`.

@@ -4,7 +4,7 @@ use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::rules::untyped_property::declared_elsewhere_in_allof;
-use crate::lint::schema_walk::admits_type;
+use crate::schema::admits_type;
 use serde_json::{Map, Value};
 
 declare_rule! {
