@@ -34,8 +34,31 @@ pub fn display_name(path: &str) -> &str {
     }
 }
 
+/// A file that could not be read as UTF-8 text: its name as reported and what went wrong.
+#[derive(Debug)]
+pub struct ReadError {
+    /// The file as [`display_name`] names it.
+    pub file: String,
+    /// What went wrong, without the file's name.
+    pub problem: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.problem)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl From<ReadError> for InputError {
+    fn from(e: ReadError) -> Self {
+        InputError(e.to_string())
+    }
+}
+
 /// Read a whole file (or standard input for `-`) as UTF-8.
-pub fn read_text(path: &str) -> Result<String, InputError> {
+pub fn read_text(path: &str) -> Result<String, ReadError> {
     let result = if path == "-" {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
@@ -44,14 +67,14 @@ pub fn read_text(path: &str) -> Result<String, InputError> {
         // buffer grows.
         std::fs::read(Path::new(path))
     };
-    let bytes =
-        result.map_err(|e| InputError(format!("{}: cannot read: {e}", display_name(path))))?;
+    let failed = |problem: String| ReadError {
+        file: display_name(path).to_string(),
+        problem,
+    };
+    let bytes = result.map_err(|e| failed(format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
-        InputError(format!(
-            "{}: not valid UTF-8 (at byte {offset})",
-            display_name(path)
-        ))
+        failed(format!("not valid UTF-8 (at byte {offset})"))
     })
 }
 

@@ -264,13 +264,11 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
             Ok(text) => text,
             Err(e) => {
                 summary.errors += 1;
-                let prefix = format!("{name}: ");
-                let message = e.0.strip_prefix(&prefix).unwrap_or(&e.0).to_string();
                 printer
                     .error(FileError {
                         file: name,
                         position: None,
-                        message,
+                        message: e.problem,
                     })
                     .map_err(write_error)?;
                 continue;
