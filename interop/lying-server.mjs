@@ -8,6 +8,8 @@
 //
 //   node lying-server.mjs [--page-forever] [--late-ms N] [--slow-ms N]
 
+import { onLines, send } from "./stdio-lines.mjs";
+
 const pageForever = process.argv.includes("--page-forever");
 const lateFlag = process.argv.indexOf("--late-ms");
 const lateMs = lateFlag >= 0 ? Number(process.argv[lateFlag + 1]) : 2500;
@@ -23,7 +25,6 @@ const tools = ["wrong_id", "no_content", "bom", "float_id", "late", "correct"].m
   inputSchema: object,
 }));
 
-const send = (message) => process.stdout.write(JSON.stringify(message) + "\n");
 const text = (t) => ({ content: [{ type: "text", text: t }] });
 
 // The arguments checked against the tools' one schema: the problem, or null when they fit.
@@ -98,20 +99,10 @@ function handle(message) {
   }
 }
 
-let buffer = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  buffer += chunk;
-  let newline;
-  while ((newline = buffer.indexOf("\n")) !== -1) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
-    if (line.trim() === "") continue;
-    try {
-      handle(JSON.parse(line));
-    } catch {
-      // not JSON: nothing to answer
-    }
+onLines((line) => {
+  try {
+    handle(JSON.parse(line));
+  } catch {
+    // not JSON, or not a message it can read: nothing to answer
   }
 });
-process.stdin.on("end", () => process.exit(0));

@@ -8,6 +8,7 @@
 //                             [--crash-on-list] [--repeat-cursor] [--wide-tool N]
 
 import { appendFileSync } from "node:fs";
+import { onLines, send } from "./stdio-lines.mjs";
 
 const options = {
   record: null,
@@ -97,10 +98,6 @@ if (options.wideTool > 0) {
   const properties = {};
   for (let i = 0; i < options.wideTool; i++) properties[`field_${i}`] = { type: "string" };
   tools.push({ name: "wide", inputSchema: { type: "object", properties, additionalProperties: false } });
-}
-
-function send(message) {
-  process.stdout.write(JSON.stringify(message) + "\n");
 }
 
 function record(line) {
@@ -249,15 +246,4 @@ async function handle(line) {
   }
 }
 
-let buffer = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  buffer += chunk;
-  let newline;
-  while ((newline = buffer.indexOf("\n")) !== -1) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
-    if (line.trim() !== "") handle(line);
-  }
-});
-process.stdin.on("end", () => process.exit(0));
+onLines(handle);

@@ -25,6 +25,7 @@
 
 import { appendFileSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
+import { onLines, send } from "./stdio-lines.mjs";
 import Ajv2020 from "ajv/dist/2020.js";
 import Ajv from "ajv";
 
@@ -50,10 +51,6 @@ if (script.hold_stdout) {
   const holder = spawn("sleep", ["60"], { stdio: ["ignore", "inherit", "ignore"] });
   holder.unref();
   process.stderr.write(`scripted-server: holder ${holder.pid}\n`);
-}
-
-function send(message) {
-  process.stdout.write(JSON.stringify(message) + "\n");
 }
 
 function append(file, line) {
@@ -184,15 +181,4 @@ async function receive(line) {
   if (response !== null) send(response);
 }
 
-let buffer = "";
-process.stdin.setEncoding("utf8");
-process.stdin.on("data", (chunk) => {
-  buffer += chunk;
-  let newline;
-  while ((newline = buffer.indexOf("\n")) !== -1) {
-    const line = buffer.slice(0, newline);
-    buffer = buffer.slice(newline + 1);
-    if (line.trim() !== "") receive(line);
-  }
-});
-process.stdin.on("end", () => process.exit(0));
+onLines(receive);

@@ -145,7 +145,8 @@ pub struct Report {
     pub cases: usize,
     /// How long the run took.
     pub seconds: f64,
-    /// How many times the server was started or connected to.
+    /// How many times the server was started or connected to, spares started ahead of a
+    /// restart included (used or not).
     pub server_starts: u64,
     /// Set when the run could not finish: the server could not be restarted or reached again.
     pub stopped: Option<String>,

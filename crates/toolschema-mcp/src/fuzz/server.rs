@@ -35,8 +35,8 @@ fn repeat_after(timeout: Duration) -> Duration {
 const MAX_REPEATED_BYTES: usize = 16 * 1024;
 /// How long a stopped server gets to exit before it is killed.
 const STOP_GRACE: Duration = Duration::from_millis(500);
-/// How many times the server may be restarted in one run.
-const MAX_RESTARTS: u64 = 200;
+/// How many times the server may be started in one run (first starts and spares included).
+const MAX_STARTS: u64 = 200;
 
 /// How to reach the server.
 #[derive(Debug, Clone)]
@@ -216,9 +216,9 @@ impl Server {
     }
 
     fn count_start(&self) -> Result<(), Unavailable> {
-        if self.starts.fetch_add(1, Ordering::SeqCst) >= MAX_RESTARTS {
+        if self.starts.fetch_add(1, Ordering::SeqCst) >= MAX_STARTS {
             return Err(Unavailable(format!(
-                "the MCP server {} was restarted {MAX_RESTARTS} times; giving up",
+                "the MCP server {} was started {MAX_STARTS} times in this run (spares started ahead of a restart included); giving up",
                 self.reach.target
             )));
         }
