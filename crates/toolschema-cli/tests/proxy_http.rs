@@ -855,3 +855,101 @@ fn idle_sessions_close_and_slow_bodies_time_out() {
     let stderr = proxy.stop();
     assert!(stderr.contains("closed an idle session"), "{stderr}");
 }
+
+/// Whether process `pid` is still running (a zombie, exited but not yet reaped, is not).
+#[cfg(target_os = "linux")]
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // The state follows the command name, which is in parentheses and may hold spaces.
+        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+        !matches!(state, Some(Some('Z' | 'X')))
+    })
+}
+
+/// Wait up to ten seconds for `pid` to stop running; whether it did.
+#[cfg(target_os = "linux")]
+fn stops(pid: u32) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < Duration::from_secs(10) {
+        if !running(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// The server processes of `--listen ADDR -- CMD`, one per session: DELETE stops its session's
+/// server, and stopping the proxy (SIGTERM) stops every other one, even servers that outlive
+/// their input and ignore SIGTERM; none is left behind.
+#[cfg(target_os = "linux")]
+#[test]
+fn each_sessions_server_stops_with_its_session_and_all_with_the_proxy() {
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    let record = dir.path().join("record.jsonl");
+    // Each server is a shell that ignores SIGTERM (its children inherit that), starts a
+    // process that sleeps on, writes both ids, and runs the MCP server; the shell exits with it
+    // (its input closed), and what it started is left, which only SIGKILL to the process group
+    // ends.
+    let server: Vec<String> = recording_server(&record, &[])
+        .iter()
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    let script = format!(
+        "trap '' TERM; sleep 1000 & echo $$ $! >> '{}'; {}",
+        pids.display(),
+        server.join(" ")
+    );
+    let proxy = Listening::start(&strings(&["--", "sh", "-c", &script]));
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let sessions: Vec<String> = (0..3).map(|_| http::initialize(&proxy.url, &[])).collect();
+    for session in &sessions {
+        assert_eq!(http::post(&proxy.url, session, &[], ping).status, 200);
+    }
+    // (server, what it started) per session.
+    let started: Vec<(u32, u32)> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (server, child) = l.trim().split_once(' ').unwrap();
+            (server.parse().unwrap(), child.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(started.len(), 3, "one server per session: {started:?}");
+    let all: Vec<u32> = started.iter().flat_map(|&(a, b)| [a, b]).collect();
+    assert!(all.iter().all(|&pid| running(pid)), "{started:?}");
+
+    let deleted = http::request(
+        "DELETE",
+        &proxy.url,
+        &[("mcp-session-id", &sessions[0])],
+        "",
+    );
+    assert_eq!(deleted.status, 200);
+    // Which server was the deleted session's is not known here: exactly one stops, with what
+    // it started.
+    let start = std::time::Instant::now();
+    while all.iter().filter(|&&pid| running(pid)).count() > 4
+        && start.elapsed() < Duration::from_secs(10)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<(u32, u32)> = started
+        .iter()
+        .copied()
+        .filter(|&(server, _)| running(server))
+        .collect();
+    assert_eq!(left.len(), 2, "DELETE did not stop one server: {started:?}");
+    let stopped = started.iter().find(|s| !left.contains(s)).unwrap();
+    assert!(stops(stopped.1), "{stopped:?}: its child outlived it");
+    assert_eq!(http::post(&proxy.url, &sessions[1], &[], ping).status, 200);
+
+    let stderr = proxy.stop();
+    for pid in left.iter().flat_map(|&(a, b)| [a, b]) {
+        assert!(
+            stops(pid),
+            "process {pid} outlived the proxy; stderr:\n{stderr}"
+        );
+    }
+}

@@ -18,6 +18,9 @@ use tokio::task::JoinHandle;
 /// How long a server gets to exit after its stdin is closed, and again after `SIGTERM`.
 pub const DEFAULT_SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// How often a stopped server's process group is checked for what is left of it.
+const GROUP_POLL: Duration = Duration::from_millis(20);
+
 /// How many lines of the server's stderr are kept for error reports.
 const TAIL_LINES: usize = 20;
 /// How many bytes of one stderr line are kept.
@@ -238,19 +241,42 @@ impl ServerProcess {
     }
 
     /// Stop the server (its stdin must already be closed): wait `grace` for it to exit, then
-    /// send its process group `SIGTERM`, wait `grace` again, then `SIGKILL`.
+    /// send its process group `SIGTERM`, wait `grace` again, then `SIGKILL`. Once the server
+    /// has exited, what it started in its group gets the same: `SIGTERM`, then `SIGKILL` for
+    /// what is still there after `grace`.
     pub async fn shut_down(&mut self, grace: Duration) -> Option<ExitStatus> {
         if let Some(status) = self.wait_for_exit(grace).await {
-            self.signal_group(Signal::SIGTERM);
+            self.end_group(grace).await;
             return Some(status);
         }
         self.signal_group(Signal::SIGTERM);
         if let Some(status) = self.wait_for_exit(grace).await {
+            self.end_group(grace).await;
             return Some(status);
         }
         self.signal_group(Signal::SIGKILL);
         let _ = self.child.start_kill();
         self.wait_for_exit(grace).await
+    }
+
+    /// After the server exited: its group gets `SIGTERM`, and `SIGKILL` when anything of it is
+    /// still there after `grace` (a process that ignores `SIGTERM` would outlive the server).
+    async fn end_group(&self, grace: Duration) {
+        self.signal_group(Signal::SIGTERM);
+        let deadline = tokio::time::Instant::now() + grace;
+        while self.group_exists() {
+            if tokio::time::Instant::now() >= deadline {
+                self.signal_group(Signal::SIGKILL);
+                return;
+            }
+            tokio::time::sleep(GROUP_POLL).await;
+        }
+    }
+
+    /// Whether any process of the server's group is still there (one exited but not yet reaped
+    /// counts, so at worst this waits out the grace for nothing).
+    fn group_exists(&self) -> bool {
+        self.pgid.is_some_and(|pgid| killpg(pgid, None).is_ok())
     }
 
     /// Signal the server's whole process group; a group already gone is fine.
