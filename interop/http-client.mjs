@@ -112,8 +112,11 @@ async function everything() {
   const sampling = await outcome(
     client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "hi", maxTokens: 5 } }),
   );
+  const elicitation = await outcome(
+    client.callTool({ name: "trigger-elicitation-request", arguments: {} }),
+  );
   await client.close();
-  return { tools, valid, invalid, longRunning, progress, sampling, asked };
+  return { tools, valid, invalid, longRunning, progress, sampling, elicitation, asked };
 }
 
 async function recording() {

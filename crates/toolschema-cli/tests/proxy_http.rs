@@ -37,7 +37,15 @@ fn same_as_direct_typescript(direct: &Value, proxied: &Value, all_progress: bool
     assert_eq!(proxied["valid"], direct["valid"]);
     assert_eq!(proxied["longRunning"], direct["longRunning"]);
     assert_eq!(proxied["sampling"], direct["sampling"]);
-    assert_eq!(proxied["asked"], json!(["sampling/createMessage"]));
+    // The server's elicitation request reached the client, and the client's answer the server,
+    // which sends back what it received.
+    assert_eq!(proxied["elicitation"], direct["elicitation"]);
+    let elicited = proxied["elicitation"]["result"]["content"].to_string();
+    assert!(elicited.contains("Ada"), "{}", proxied["elicitation"]);
+    assert_eq!(
+        proxied["asked"],
+        json!(["sampling/createMessage", "elicitation/create"])
+    );
     // Progress notifications arrive during the call. Over HTTP every one does; over stdio the
     // SDK drops one that arrives together with the answer (a microtask race of its own).
     let progress = proxied["progress"].as_array().unwrap();
