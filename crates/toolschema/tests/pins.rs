@@ -359,3 +359,28 @@ fn hostile_values_are_handled() {
     let diff = diff_tools([map(&long("a"))], [map(&long("b"))]);
     assert_eq!(diff.changes.len(), 1);
 }
+
+/// A tool nested `levels` deep in all (the tool object is the first level).
+fn nested_tool(levels: usize) -> Value {
+    let mut schema = json!({});
+    for _ in 0..levels - 2 {
+        schema = json!({"not": schema});
+    }
+    json!({"name": "deep", "inputSchema": schema})
+}
+
+#[test]
+fn every_tool_a_catalog_can_hold_reads_back_from_its_lock() {
+    let limit = toolschema::json::MAX_DEPTH;
+    // A catalog that is one tool holds it at its first level: as deep as the reader goes.
+    let text = nested_tool(limit).to_string();
+    let catalog = toolschema::Catalog::from_json("deep.json", &text).unwrap();
+    let too_deep = nested_tool(limit + 1).to_string();
+    assert!(toolschema::Catalog::from_json("deep.json", &too_deep).is_err());
+    // The lock keeps it five levels deeper, and reads it back.
+    let mut lock = Lock::default();
+    lock.pin("deep", catalog.tools().map(|t| t.fields()))
+        .unwrap();
+    let written = lock.to_json();
+    assert_eq!(Lock::from_json(&written).unwrap(), lock);
+}

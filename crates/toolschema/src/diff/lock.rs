@@ -269,6 +269,12 @@ fn unnamed_drift(pinned: &PinnedTool, tool: &Map<String, Value>) -> Change {
     }
 }
 
+/// How many levels deeper a lock keeps a tool than the file it was read from may have: a
+/// catalog can be one tool (its first level), the lock keeps it at the sixth
+/// (`servers.KEY.tools.NAME.definition`). The lock is read with the depth limit raised by that
+/// much, so that every tool that could be pinned reads back.
+const LOCK_WRAPPING: usize = 5;
+
 /// A lock file: pins for the servers a user launches, keyed by command line or URL.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lock {
@@ -336,14 +342,14 @@ impl Lock {
 
     /// Read a lock file's text. Every stored definition must hash to its stored pin.
     pub fn from_json(text: &str) -> Result<Lock, LockError> {
-        let value =
-            crate::json::parse(text.strip_prefix('\u{FEFF}').unwrap_or(text)).map_err(|e| {
-                let p = crate::json::position_of(text, e.offset);
-                LockError::Format(format!(
-                    "line {}, column {}: {}",
-                    p.line, p.column, e.message
-                ))
-            })?;
+        let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        let value = crate::json::parse_wrapping(text, LOCK_WRAPPING).map_err(|e| {
+            let p = crate::json::position_of(text, e.offset);
+            LockError::Format(format!(
+                "line {}, column {}: {}",
+                p.line, p.column, e.message
+            ))
+        })?;
         let format = |message: &str| LockError::Format(message.to_string());
         let root = value
             .as_object()

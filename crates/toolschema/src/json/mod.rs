@@ -7,7 +7,7 @@ pub mod spans;
 
 pub use reader::{
     array_elements, object_members, parse, parse_value_at, parse_with, parse_with_spans,
-    root_members, value_range, DuplicateKeys, Member, SyntaxError, MAX_DEPTH,
+    parse_wrapping, root_members, value_range, DuplicateKeys, Member, SyntaxError, MAX_DEPTH,
 };
 pub(crate) use spans::LineCursor;
 pub use spans::{position_of, LineIndex, Position, SpanEntry, Spans};

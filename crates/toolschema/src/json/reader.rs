@@ -54,6 +54,8 @@ pub(crate) struct Reader<'a> {
     /// Line breaks stepped over so far (only whitespace holds them).
     line_breaks: usize,
     duplicates: DuplicateKeys,
+    /// Deepest nesting read ([`MAX_DEPTH`] unless raised for a wrapping format).
+    max_depth: usize,
 }
 
 thread_local! {
@@ -90,6 +92,7 @@ impl<'a> Reader<'a> {
             pos: start,
             line_breaks: 0,
             duplicates: DuplicateKeys::Refuse,
+            max_depth: MAX_DEPTH,
         }
     }
 
@@ -229,9 +232,10 @@ impl<'a> Reader<'a> {
             spans.push(SpanEntry::open(start as u32, pending_key_start));
             let mut value = match self.bytes[start] {
                 b'{' | b'[' => {
-                    if depth + stack.len() >= MAX_DEPTH {
+                    if depth + stack.len() >= self.max_depth {
                         return self.error(format!(
-                            "JSON nests deeper than {MAX_DEPTH} levels of arrays and objects"
+                            "JSON nests deeper than {} levels of arrays and objects",
+                            self.max_depth
                         ));
                     }
                     let is_object = self.bytes[start] == b'{';
@@ -340,7 +344,7 @@ impl<'a> Reader<'a> {
     /// Check the syntax of the value at the current position without building it; returns its
     /// byte range. `depth` is the nesting depth of the value's container.
     pub(crate) fn skip_value(&mut self, depth: usize) -> Result<Range<usize>, SyntaxError> {
-        self.skip_value_within(depth, MAX_DEPTH)
+        self.skip_value_within(depth, self.max_depth)
     }
 
     /// [`Reader::skip_value`] for values nested at most `limit` deep: nothing is built, so
@@ -359,7 +363,7 @@ impl<'a> Reader<'a> {
                 open @ (b'{' | b'[') => {
                     if depth.saturating_add(stack.len()) >= limit {
                         return self.error(format!(
-                            "JSON nests deeper than {MAX_DEPTH} levels of arrays and objects"
+                            "JSON nests deeper than {limit} levels of arrays and objects"
                         ));
                     }
                     self.pos += 1;
@@ -834,13 +838,25 @@ pub fn parse_value_at(
 /// Parse a whole JSON text into a value, reading keys an object already has as `duplicates`
 /// says.
 pub fn parse_with(text: &str, duplicates: DuplicateKeys) -> Result<Value, SyntaxError> {
-    if text.len() >= u32::MAX as usize {
+    parse_whole(Reader::new(text, 0).with_duplicates(duplicates))
+}
+
+/// Parse a whole JSON text that holds values read elsewhere `wrapping` levels deeper than
+/// where they were read (a lock file keeps a tool three levels deeper than a catalog does): the
+/// depth limit is [`MAX_DEPTH`] plus `wrapping`, so that what was read once can be read back.
+pub fn parse_wrapping(text: &str, wrapping: usize) -> Result<Value, SyntaxError> {
+    let mut reader = Reader::new(text, 0);
+    reader.max_depth = MAX_DEPTH.saturating_add(wrapping);
+    parse_whole(reader)
+}
+
+fn parse_whole(mut reader: Reader<'_>) -> Result<Value, SyntaxError> {
+    if reader.text.len() >= u32::MAX as usize {
         return Err(SyntaxError {
             message: "input larger than 4 GiB".to_string(),
             offset: 0,
         });
     }
-    let mut reader = Reader::new(text, 0).with_duplicates(duplicates);
     let mut spans = Vec::new();
     let value = reader.read_value(&mut spans, NO_KEY, 0)?;
     reader.finish()?;
