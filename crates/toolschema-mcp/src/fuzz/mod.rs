@@ -27,6 +27,7 @@ use leaks::Known;
 use serde_json::{json, Value};
 use server::{Reach, Server};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use toolschema::generate::{self, GenerateOptions, Kind, MAX_ERRORS};
 use toolschema::{CompileOptions, CompiledTool, Glob, Tool};
@@ -163,8 +164,10 @@ impl Report {
 
 /// What a run tells as it goes (for a progress bar). Every method may be called from any task.
 pub trait Progress {
-    /// The run knows what it will do.
+    /// The run knows what it will do: `tools` tools, at most `cases` cases in all.
     fn planned(&self, _tools: usize, _cases: usize) {}
+    /// A tool's cases were made: `fewer` than planned (its schema allows fewer).
+    fn fewer_cases(&self, _fewer: usize) {}
     /// One case was sent and answered (or not).
     fn case_done(&self, _tool: &str) {}
     /// A finding was confirmed.
@@ -298,23 +301,9 @@ pub async fn run(
             && !options.skip.iter().any(|g| g.matches(name))
     };
     let (tools, mut runs) = prepare(listing, selected, &known_of(target));
-    let plans: Vec<(Prepared, generate::Generated)> = tools
-        .into_iter()
-        .map(|tool| {
-            let generated = generate::arguments(
-                &tool.compiled,
-                &GenerateOptions {
-                    seed: options.seed,
-                    cases: options.cases,
-                },
-            );
-            (tool, generated)
-        })
-        .collect();
-    let total: usize = plans.iter().map(|(_, g)| g.cases.len()).sum();
-    progress.planned(plans.len(), total);
-    let outcomes: Vec<ToolOutcome> = futures::stream::iter(plans.iter())
-        .map(|(tool, generated)| fuzz_tool(&context, tool, generated))
+    progress.planned(tools.len(), tools.len().saturating_mul(options.cases));
+    let outcomes: Vec<ToolOutcome> = futures::stream::iter(tools.into_iter().map(Arc::new))
+        .map(|tool| fuzz_tool(&context, tool))
         .buffer_unordered(options.jobs.max(1))
         .collect()
         .await;
@@ -709,16 +698,35 @@ impl Context<'_> {
     }
 }
 
-/// Send one tool's cases in order, and turn what fails into findings.
-async fn fuzz_tool(
-    context: &Context<'_>,
-    tool: &Prepared,
-    generated: &generate::Generated,
-) -> ToolOutcome {
+/// Make one tool's cases, send them in order, and turn what fails into findings.
+async fn fuzz_tool(context: &Context<'_>, tool: Arc<Prepared>) -> ToolOutcome {
     let lane = context.server.take_lane();
-    let outcome = fuzz_tool_on(context, lane, tool, generated).await;
+    let options = GenerateOptions {
+        seed: context.options.seed,
+        cases: context.options.cases,
+    };
+    let generated = cases_of(&tool, options).await;
+    context
+        .progress
+        .fewer_cases(options.cases.saturating_sub(generated.cases.len()));
+    let outcome = fuzz_tool_on(context, lane, &tool, &generated).await;
     context.server.give_lane(lane);
     outcome
+}
+
+/// A tool's cases, made when its turn comes, so that a run holds the cases of the tools being
+/// fuzzed, not of every tool (a tool's cases can take megabytes: a 1 MiB string, a
+/// 100,000-item array). Made on a blocking thread: the runtime's one thread goes on serving
+/// the calls in flight meanwhile.
+async fn cases_of(tool: &Arc<Prepared>, options: GenerateOptions) -> generate::Generated {
+    let shared = Arc::clone(tool);
+    match tokio::task::spawn_blocking(move || generate::arguments(&shared.compiled, &options)).await
+    {
+        Ok(generated) => generated,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        // Cancelled: only when the runtime shuts down, which it does not while the run awaits.
+        Err(_) => generate::arguments(&tool.compiled, &options),
+    }
 }
 
 async fn fuzz_tool_on(
