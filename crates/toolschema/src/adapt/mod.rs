@@ -198,40 +198,35 @@ impl<'t> AdaptedTool<'t> {
             (restored, met)
         };
         let compiled = self.original.compile()?;
-        // One reading: nulls for "not given" removed; failing that, every null kept (a null the
-        // original requires, where one merged form requires a property and another does not).
-        let read = |choices: &[usize]| {
-            let (restored, met) = walk(Direction::Restore, choices);
-            match compiled.validate_input(&restored) {
-                Ok(()) => Ok(restored),
-                Err(errors) => {
-                    let (kept, _) = walk(Direction::RestoreKeepingNulls, choices);
-                    if kept != restored && compiled.validate_input(&kept).is_ok() {
-                        Ok(kept)
-                    } else {
-                        Err((restored, errors, met))
-                    }
-                }
-            }
+        let (restored, mut met) = walk(Direction::Restore, &[]);
+        let errors = match compiled.validate_input(&restored) {
+            Ok(()) => return Ok(restored),
+            Err(errors) => errors,
         };
+        // A null the original requires (a property one merged form requires and another does
+        // not) is kept when that is what makes the call valid. Keeping every null changes
+        // nothing a branch choice could, so this is one try.
+        let (kept, _) = walk(Direction::RestoreKeepingNulls, &[]);
+        if kept != restored && compiled.validate_input(&kept).is_ok() {
+            return Ok(kept);
+        }
         // Where several `anyOf` branches of the adapted schema fit a value (all-null members fit
-        // most forms), the original schema decides which reading is meant: readings are tried in
-        // order until one is valid there, up to a bound; the first one's errors are reported.
-        let (arguments, errors, mut met) = match read(&[]) {
-            Ok(restored) => return Ok(restored),
-            Err(failure) => failure,
-        };
+        // most forms), the original schema decides which reading is meant: the other readings
+        // are tried in order until one is valid there, up to a bound; the first one's errors
+        // are reported.
         let mut choices = Vec::new();
         for _ in 1..MAX_READINGS {
             let Some(next) = restore::next_choices(&choices, &met) else {
                 break;
             };
             choices = next;
-            match read(&choices) {
-                Ok(restored) => return Ok(restored),
-                Err((_, _, now_met)) => met = now_met,
+            let (reading, now_met) = walk(Direction::Restore, &choices);
+            if compiled.validate_input(&reading).is_ok() {
+                return Ok(reading);
             }
+            met = now_met;
         }
+        let arguments = restored;
         Err(RestoreError::Invalid {
             tool: self.original.name().to_string(),
             arguments,
