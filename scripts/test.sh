@@ -28,7 +28,12 @@ echo "==> test data"
 # given in PROPTEST_RNG_SEED wins; a failure's case is kept in the test's .proptest-regressions
 # file, which is committed and replayed first on every run.
 if [ -z "${PROPTEST_RNG_SEED:-}" ]; then
-  PROPTEST_RNG_SEED=$((16#$(git rev-parse --short=15 HEAD 2>/dev/null || echo 0)))
+  if commit=$(git rev-parse HEAD 2>/dev/null); then
+    PROPTEST_RNG_SEED=$((16#${commit:0:15}))
+  else
+    echo "warning: not a git checkout git can read; property tests seeded with 0" >&2
+    PROPTEST_RNG_SEED=0
+  fi
   export PROPTEST_RNG_SEED
 fi
 
