@@ -864,27 +864,65 @@ fn idle_sessions_close_and_slow_bodies_time_out() {
     assert!(stderr.contains("closed an idle session"), "{stderr}");
 }
 
-/// Whether process `pid` is still running (a zombie, exited but not yet reaped, is not).
+/// A process known by its id and start time (an id the system reuses names another process).
 #[cfg(target_os = "linux")]
-fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        // The state follows the command name, which is in parentheses and may hold spaces.
-        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
-        !matches!(state, Some(Some('Z' | 'X')))
-    })
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Proc {
+    pid: u32,
+    started: u64,
 }
 
-/// Wait up to ten seconds for `pid` to stop running; whether it did.
 #[cfg(target_os = "linux")]
-fn stops(pid: u32) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < Duration::from_secs(10) {
-        if !running(pid) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(50));
+impl Proc {
+    /// The state and start time of process `pid`, from `/proc`.
+    fn stat(pid: u32) -> Option<(char, u64)> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (command) state ...`: the command may hold spaces; the start time is the 22nd
+        // field, the 20th after the command.
+        let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
+        Some((
+            fields.first()?.chars().next()?,
+            fields.get(19)?.parse().ok()?,
+        ))
     }
-    false
+
+    fn new(pid: u32) -> Proc {
+        let started = Proc::stat(pid).map(|(_, t)| t).unwrap_or(0);
+        Proc { pid, started }
+    }
+
+    /// Whether it still runs (one that exited but was not reaped yet does not).
+    fn running(&self) -> bool {
+        Proc::stat(self.pid)
+            .is_some_and(|(state, started)| started == self.started && !matches!(state, 'Z' | 'X'))
+    }
+
+    /// Wait up to ten seconds for it to stop running; whether it did.
+    fn stops(&self) -> bool {
+        let start = std::time::Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if !self.running() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+}
+
+/// Kills the processes still running when a test ends, failed or not.
+#[cfg(target_os = "linux")]
+struct KillOnDrop(Vec<Proc>);
+
+#[cfg(target_os = "linux")]
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for p in self.0.iter().filter(|p| p.running()) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &p.pid.to_string()])
+                .status();
+        }
+    }
 }
 
 /// The server processes of `--listen ADDR -- CMD`, one per session: DELETE stops its session's
@@ -905,7 +943,7 @@ fn each_sessions_server_stops_with_its_session_and_all_with_the_proxy() {
         .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
         .collect();
     let script = format!(
-        "trap '' TERM; sleep 1000 & echo $$ $! >> '{}'; {}",
+        "trap '' TERM; sleep 120 & echo $$ $! >> '{}'; {}",
         pids.display(),
         server.join(" ")
     );
@@ -916,17 +954,21 @@ fn each_sessions_server_stops_with_its_session_and_all_with_the_proxy() {
         assert_eq!(http::post(&proxy.url, session, &[], ping).status, 200);
     }
     // (server, what it started) per session.
-    let started: Vec<(u32, u32)> = std::fs::read_to_string(&pids)
+    let started: Vec<(Proc, Proc)> = std::fs::read_to_string(&pids)
         .unwrap()
         .lines()
         .map(|l| {
             let (server, child) = l.trim().split_once(' ').unwrap();
-            (server.parse().unwrap(), child.parse().unwrap())
+            (
+                Proc::new(server.parse().unwrap()),
+                Proc::new(child.parse().unwrap()),
+            )
         })
         .collect();
+    let all: Vec<Proc> = started.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let _cleanup = KillOnDrop(all.clone());
     assert_eq!(started.len(), 3, "one server per session: {started:?}");
-    let all: Vec<u32> = started.iter().flat_map(|&(a, b)| [a, b]).collect();
-    assert!(all.iter().all(|&pid| running(pid)), "{started:?}");
+    assert!(all.iter().all(Proc::running), "{started:?}");
 
     let deleted = http::request(
         "DELETE",
@@ -938,26 +980,23 @@ fn each_sessions_server_stops_with_its_session_and_all_with_the_proxy() {
     // Which server was the deleted session's is not known here: exactly one stops, with what
     // it started.
     let start = std::time::Instant::now();
-    while all.iter().filter(|&&pid| running(pid)).count() > 4
+    while all.iter().filter(|p| p.running()).count() > 4
         && start.elapsed() < Duration::from_secs(10)
     {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let left: Vec<(u32, u32)> = started
+    let left: Vec<(Proc, Proc)> = started
         .iter()
         .copied()
-        .filter(|&(server, _)| running(server))
+        .filter(|(server, _)| server.running())
         .collect();
     assert_eq!(left.len(), 2, "DELETE did not stop one server: {started:?}");
     let stopped = started.iter().find(|s| !left.contains(s)).unwrap();
-    assert!(stops(stopped.1), "{stopped:?}: its child outlived it");
+    assert!(stopped.1.stops(), "{stopped:?}: its child outlived it");
     assert_eq!(http::post(&proxy.url, &sessions[1], &[], ping).status, 200);
 
     let stderr = proxy.stop();
-    for pid in left.iter().flat_map(|&(a, b)| [a, b]) {
-        assert!(
-            stops(pid),
-            "process {pid} outlived the proxy; stderr:\n{stderr}"
-        );
+    for p in left.iter().flat_map(|&(a, b)| [a, b]) {
+        assert!(p.stops(), "{p:?} outlived the proxy; stderr:\n{stderr}");
     }
 }

@@ -150,6 +150,9 @@ pub struct ServerProcess {
     stderr_tail: StderrTail,
     stderr_task: Option<JoinHandle<()>>,
     status: Option<ExitStatus>,
+    /// Whether nothing of the server's process group is left running (known once it has been
+    /// stopped to the end); until then dropping it kills the group.
+    group_ended: bool,
 }
 
 impl ServerProcess {
@@ -206,6 +209,7 @@ impl ServerProcess {
                 stderr_tail,
                 stderr_task: Some(stderr_task),
                 status: None,
+                group_ended: false,
             },
             stdin,
             stdout,
@@ -255,28 +259,24 @@ impl ServerProcess {
             return Some(status);
         }
         self.signal_group(Signal::SIGKILL);
+        self.group_ended = true;
         let _ = self.child.start_kill();
         self.wait_for_exit(grace).await
     }
 
     /// After the server exited: its group gets `SIGTERM`, and `SIGKILL` when anything of it is
     /// still there after `grace` (a process that ignores `SIGTERM` would outlive the server).
-    async fn end_group(&self, grace: Duration) {
+    async fn end_group(&mut self, grace: Duration) {
         self.signal_group(Signal::SIGTERM);
         let deadline = tokio::time::Instant::now() + grace;
-        while self.group_exists() {
+        while self.pgid.is_some_and(group_runs) {
             if tokio::time::Instant::now() >= deadline {
                 self.signal_group(Signal::SIGKILL);
-                return;
+                break;
             }
             tokio::time::sleep(GROUP_POLL).await;
         }
-    }
-
-    /// Whether any process of the server's group is still there (one exited but not yet reaped
-    /// counts, so at worst this waits out the grace for nothing).
-    fn group_exists(&self) -> bool {
-        self.pgid.is_some_and(|pgid| killpg(pgid, None).is_ok())
+        self.group_ended = true;
     }
 
     /// Signal the server's whole process group; a group already gone is fine.
@@ -287,10 +287,45 @@ impl ServerProcess {
     }
 }
 
+/// Whether a process of group `pgid` is still running. A process that has exited but was not
+/// reaped still belongs to its group; where nothing reaps orphans (toolschema as a container's
+/// first process), such a process would hold a stop for its whole grace, so on Linux the group's
+/// members are looked up and those that have exited do not count.
+fn group_runs(pgid: Pid) -> bool {
+    if killpg(pgid, None).is_err() {
+        return false;
+    }
+    #[cfg(target_os = "linux")]
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        let group = pgid.to_string();
+        return entries.flatten().any(|entry| {
+            let name = entry.file_name();
+            let Some(pid) = name
+                .to_str()
+                .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            else {
+                return false;
+            };
+            // `pid (command) state ppid pgrp ...`; the command may hold spaces and parentheses.
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            let mut fields = stat
+                .rsplit_once(") ")
+                .map_or("", |(_, rest)| rest)
+                .split(' ');
+            let state = fields.next().unwrap_or("Z");
+            let pgrp = fields.nth(1);
+            !matches!(state, "Z" | "X") && pgrp == Some(group.as_str())
+        });
+    }
+    true
+}
+
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         // Whatever happened, leave nothing of the server running.
-        if self.status.is_none() {
+        if self.status.is_none() || !self.group_ended {
             self.signal_group(Signal::SIGKILL);
         }
     }
