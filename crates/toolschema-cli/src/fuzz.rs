@@ -220,8 +220,7 @@ impl Progress for ProgressBar {
 
     fn fewer_cases(&self, fewer: usize) {
         if let Some(bar) = &self.0 {
-            let length = bar.length().unwrap_or(0);
-            bar.set_length(length.saturating_sub(fewer as u64));
+            bar.dec_length(fewer as u64);
         }
     }
 

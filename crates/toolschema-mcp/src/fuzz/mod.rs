@@ -700,7 +700,6 @@ impl Context<'_> {
 
 /// Make one tool's cases, send them in order, and turn what fails into findings.
 async fn fuzz_tool(context: &Context<'_>, tool: Arc<Prepared>) -> ToolOutcome {
-    let lane = context.server.take_lane();
     let options = GenerateOptions {
         seed: context.options.seed,
         cases: context.options.cases,
@@ -709,6 +708,7 @@ async fn fuzz_tool(context: &Context<'_>, tool: Arc<Prepared>) -> ToolOutcome {
     context
         .progress
         .fewer_cases(options.cases.saturating_sub(generated.cases.len()));
+    let lane = context.server.take_lane();
     let outcome = fuzz_tool_on(context, lane, &tool, &generated).await;
     context.server.give_lane(lane);
     outcome

@@ -842,7 +842,7 @@ pub fn parse_with(text: &str, duplicates: DuplicateKeys) -> Result<Value, Syntax
 }
 
 /// Parse a whole JSON text that holds values read elsewhere `wrapping` levels deeper than
-/// where they were read (a lock file keeps a tool three levels deeper than a catalog does): the
+/// where they were read (a lock file keeps a tool up to five levels deeper than a catalog does): the
 /// depth limit is [`MAX_DEPTH`] plus `wrapping`, so that what was read once can be read back.
 pub fn parse_wrapping(text: &str, wrapping: usize) -> Result<Value, SyntaxError> {
     let mut reader = Reader::new(text, 0);
