@@ -14,6 +14,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readLines } from "./stdio-lines.mjs";
 
 const [binary] = process.argv.slice(2);
 if (!binary) {
@@ -41,20 +42,12 @@ function memoryMiB(pid) {
 function session(command, args) {
   const child = spawn(command, args, { stdio: ["pipe", "pipe", "inherit"] });
   const waiting = new Map();
-  let buffer = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffer += chunk;
-    let newline;
-    while ((newline = buffer.indexOf("\n")) !== -1) {
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + 1);
-      const message = JSON.parse(line);
-      const resolve = waiting.get(JSON.stringify(message.id));
-      if (resolve) {
-        waiting.delete(JSON.stringify(message.id));
-        resolve(message);
-      }
+  readLines(child.stdout, (line) => {
+    const message = JSON.parse(line);
+    const resolve = waiting.get(JSON.stringify(message.id));
+    if (resolve) {
+      waiting.delete(JSON.stringify(message.id));
+      resolve(message);
     }
   });
   return {

@@ -1,5 +1,6 @@
 // Newline-delimited JSON-RPC over stdio, for the test servers that speak it by hand (to lie,
-// record or follow a script, which the SDK's transport would not let them do).
+// record or follow a script, which the SDK's transport would not let them do), and for scripts
+// that speak it to a child process.
 
 /** Write one message as a line on stdout. */
 export function send(message) {
@@ -7,13 +8,13 @@ export function send(message) {
 }
 
 /**
- * Call `handle` with each non-blank line read from stdin (without its newline); exit when stdin
- * ends. Decoded as UTF-8 by the stream, so a character split across two reads stays whole.
+ * Call `handle` with each non-blank line read from `stream` (without its newline). Decoded as
+ * UTF-8 by the stream, so a character split across two reads stays whole.
  */
-export function onLines(handle) {
+export function readLines(stream, handle) {
   let buffer = "";
-  process.stdin.setEncoding("utf8");
-  process.stdin.on("data", (chunk) => {
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk) => {
     buffer += chunk;
     let newline;
     while ((newline = buffer.indexOf("\n")) !== -1) {
@@ -22,5 +23,10 @@ export function onLines(handle) {
       if (line.trim() !== "") handle(line);
     }
   });
+}
+
+/** Call `handle` with each non-blank line read from stdin; exit when stdin ends. */
+export function onLines(handle) {
+  readLines(process.stdin, handle);
   process.stdin.on("end", () => process.exit(0));
 }
