@@ -622,27 +622,32 @@ impl Context<'_> {
         hang_repeated: bool,
     ) -> Result<Option<Finding>, Unavailable> {
         let check = first.check;
-        let mut observed = first.clone();
         // A crash costs a restart per call: shrinking goes first, and a smaller case that
         // crashes the server too confirms it; the case itself is sent again only when none does.
         let shrink_first = check == Check::Crash;
-        let confirmed = check == Check::Hang && hang_repeated;
-        if !confirmed && !shrink_first {
+        let mut shrunk = if shrink_first {
+            self.shrink(lane, tool, case.value.as_ref(), check).await
+        } else {
+            None
+        };
+        let confirmed = shrunk.is_some() || (check == Check::Hang && hang_repeated);
+        let mut observed = first.clone();
+        if !confirmed {
             match self.again(lane, tool, case.value.as_ref(), check).await? {
                 Some(again) => observed = again,
                 None => return Ok(None),
             }
         }
-        let mut current = case.value.clone();
-        if let Some((smaller, again)) = self.shrink(lane, tool, case.value.as_ref(), check).await {
-            current = Some(smaller);
-            observed = again;
-        } else if shrink_first {
-            match self.again(lane, tool, case.value.as_ref(), check).await? {
-                Some(again) => observed = again,
-                None => return Ok(None),
-            }
+        if !shrink_first {
+            shrunk = self.shrink(lane, tool, case.value.as_ref(), check).await;
         }
+        let current = match shrunk {
+            Some((smaller, again)) => {
+                observed = again;
+                Some(smaller)
+            }
+            None => case.value.clone(),
+        };
         Ok(Some(Finding {
             tool: Some(tool.name.clone()),
             check,
