@@ -262,6 +262,60 @@ fn the_same_seed_sends_the_same_cases_and_finds_the_same() {
 }
 
 #[test]
+fn a_run_narrowed_with_tool_starts_only_the_servers_its_tools_need() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts.log");
+    // The faulty server behind a shell that notes each start.
+    let server = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        format!(
+            "echo started >> '{}'; exec '{}' '{}'",
+            log.display(),
+            node(),
+            require("interop/faulty-server.mjs").display()
+        ),
+    ];
+    let starts = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        std::fs::remove_file(&log).ok();
+        text.lines().count()
+    };
+    let common = ["--jobs", "2", "--cases", "5", "--timeout", TIMEOUT];
+
+    // One tool needs one lane, so one server, though --jobs allows two.
+    let (code, stdout, stderr) = fuzz(&[&common[..], &["--tool", "add_note"]].concat(), &server);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(starts(), 1, "{stderr}");
+
+    // While lookup's planted hang holds the first lane, add_note takes the second, whose server
+    // starts then. (lookup has seven cases in all, its hang among them, whatever the seed.)
+    let args = [
+        "--jobs",
+        "2",
+        "--cases",
+        "10",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+    ];
+    let narrowed = [&args[..], &["--tool", "lookup", "--tool", "add_note"]].concat();
+    let (_, stdout, stderr) = fuzz(&narrowed, &server);
+    let runs = report(&stdout, &stderr)["summary"]["tools"].clone();
+    assert_eq!(runs, 2, "{stdout}\n{stderr}");
+    assert!(starts() >= 2, "{stderr}");
+
+    // Not narrowed with --tool, every lane starts beside the first, before the tools are known.
+    let skip: Vec<&str> = PLANTED
+        .iter()
+        .flat_map(|(tool, _)| ["--skip", *tool])
+        .collect();
+    let (code, stdout, stderr) = fuzz(&[&common[..], &skip].concat(), &server);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(starts(), 2, "{stderr}");
+}
+#[test]
 fn text_and_junit_reports_group_by_tool() {
     let server = faulty_server();
     let (code, text, stderr) = fuzz(

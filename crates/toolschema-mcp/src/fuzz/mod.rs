@@ -295,7 +295,9 @@ pub async fn run(
         progress,
         lost: std::sync::Mutex::new(Vec::new()),
     };
-    let (listing, order) = context.start_and_list().await?;
+    // A run narrowed with --tool likely needs fewer lanes than --jobs: its other lanes start
+    // when a tool takes them, not beside the first, whose listing they would slow down.
+    let (listing, order) = context.start_and_list(options.tools.is_empty()).await?;
     let selected = |name: &str| {
         (options.tools.is_empty() || options.tools.iter().any(|g| g.matches(name)))
             && !options.skip.iter().any(|g| g.matches(name))
@@ -373,7 +375,7 @@ pub async fn replay(
         progress,
         lost: std::sync::Mutex::new(Vec::new()),
     };
-    let (listing, order) = context.start_and_list().await?;
+    let (listing, order) = context.start_and_list(false).await?;
     let (tools, _) = prepare(listing, |_| true, &known_of(target));
     progress.planned(tools.len(), requests.len());
     let mut findings = Vec::new();
@@ -509,10 +511,14 @@ struct ToolOutcome {
 }
 
 impl Context<'_> {
-    /// Start the server and list its tools: the listing, and the tools' names in its order. A
-    /// server that cannot be started or listed is shut down.
-    async fn start_and_list(&self) -> Result<(Vec<Value>, Vec<String>), Unavailable> {
-        let listing = match self.server.start_and_list().await {
+    /// Start the server (on every lane, or on the first only: [`Server::start_and_list`]) and
+    /// list its tools: the listing, and the tools' names in its order. A server that cannot be
+    /// started or listed is shut down.
+    async fn start_and_list(
+        &self,
+        every_lane: bool,
+    ) -> Result<(Vec<Value>, Vec<String>), Unavailable> {
+        let listing = match self.server.start_and_list(every_lane).await {
             Ok(listing) => listing,
             Err(e) => {
                 self.server.shut_down().await;
