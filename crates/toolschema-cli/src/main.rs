@@ -3,6 +3,8 @@
 mod adapt;
 mod diff;
 mod fuzz;
+#[cfg(target_os = "linux")]
+mod init;
 mod input;
 mod lint;
 mod log;
@@ -99,6 +101,10 @@ impl From<Outcome> for ExitCode {
 }
 
 fn main() -> ExitCode {
+    #[cfg(target_os = "linux")]
+    if let Some(code) = init::run_if_first_process() {
+        return code;
+    }
     let cli = Cli::parse();
     log::init(match &cli.command {
         Command::Proxy(args) if args.listens() => log::Verbosity::Http,

@@ -1000,3 +1000,102 @@ fn each_sessions_server_stops_with_its_session_and_all_with_the_proxy() {
         assert!(p.stops(), "{p:?} outlived the proxy; stderr:\n{stderr}");
     }
 }
+
+/// The processes below `root` in the process tree: (pid, command, state), `root` excluded.
+#[cfg(target_os = "linux")]
+fn descendants(root: u32) -> Vec<(u32, String, char)> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // `pid (command) state ppid ...`: the command may hold spaces and parentheses.
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
+        let (Some(state), Some(Ok(ppid))) = (
+            fields.first().and_then(|s| s.chars().next()),
+            fields.get(1).map(|p| p.parse::<u32>()),
+        ) else {
+            continue;
+        };
+        all.push((pid, ppid, stat[open + 1..close].to_string(), state));
+    }
+    let mut found: Vec<(u32, String, char)> = Vec::new();
+    let mut parents = vec![root];
+    while let Some(parent) = parents.pop() {
+        for (pid, ppid, command, state) in &all {
+            if *ppid == parent {
+                found.push((*pid, command.clone(), *state));
+                parents.push(*pid);
+            }
+        }
+    }
+    found
+}
+
+/// As a container's first process (PID 1 of its PID namespace), the proxy runs as a reaping
+/// init: what a session's server leaves behind when it stops is reaped, not kept as a zombie
+/// for the life of the proxy, and SIGTERM reaches the proxy, whose exit status the init takes.
+#[cfg(target_os = "linux")]
+#[test]
+fn as_a_containers_first_process_it_reaps_what_servers_leave_and_passes_signals_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let server: Vec<String> = recording_server(&dir.path().join("record.jsonl"), &[])
+        .iter()
+        .map(|a| format!("'{}'", a.replace('\'', r"'\''")))
+        .collect();
+    // Each server leaves a process that sleeps on; stopping the session kills it with the
+    // server's process group, and it is handed to PID 1.
+    let script = format!("sleep 120 & exec {}", server.join(" "));
+    // A PID namespace of its own, with a user namespace so that no privilege is needed.
+    let namespace = [
+        "unshare",
+        "--user",
+        "--map-root-user",
+        "--pid",
+        "--fork",
+        "--mount-proc",
+    ];
+    let mut proxy = Listening::start_under(&namespace, &strings(&["--", "sh", "-c", &script]));
+    let unshare = proxy.process.pid();
+    let first = descendants(unshare)
+        .first()
+        .map(|(pid, _, _)| *pid)
+        .expect("unshare runs the proxy");
+    // Ending the namespace's first process ends every process in it.
+    let _cleanup = KillOnDrop(vec![Proc::new(first)]);
+    let sleeping = || {
+        descendants(unshare)
+            .into_iter()
+            .filter(|(_, command, _)| command == "sleep")
+            .collect::<Vec<_>>()
+    };
+
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let sessions: Vec<String> = (0..3).map(|_| http::initialize(&proxy.url, &[])).collect();
+    for session in &sessions {
+        assert_eq!(http::post(&proxy.url, session, &[], ping).status, 200);
+    }
+    assert_eq!(sleeping().len(), 3, "{:?}", descendants(unshare));
+    for session in &sessions {
+        let deleted = http::request("DELETE", &proxy.url, &[("mcp-session-id", session)], "");
+        assert_eq!(deleted.status, 200);
+    }
+    // Killed, they are zombies until PID 1 reaps them.
+    let start = std::time::Instant::now();
+    while !sleeping().is_empty() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(sleeping(), vec![], "left unreaped");
+
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &first.to_string()])
+        .status();
+    let (status, stderr) = proxy.process.wait();
+    assert!(status.success(), "{status}: {stderr}");
+}

@@ -288,9 +288,9 @@ impl ServerProcess {
 }
 
 /// Whether a process of group `pgid` is still running. A process that has exited but was not
-/// reaped still belongs to its group; where nothing reaps orphans (toolschema as a container's
-/// first process), such a process would hold a stop for its whole grace, so on Linux the group's
-/// members are looked up and those that have exited do not count.
+/// reaped still belongs to its group until its new parent reaps it (the toolschema binary reaps
+/// them when it is a container's first process), so it would hold up a stop for a while; on
+/// Linux the group's members are looked up and those that have exited do not count.
 fn group_runs(pgid: Pid) -> bool {
     if killpg(pgid, None).is_err() {
         return false;

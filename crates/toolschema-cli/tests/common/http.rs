@@ -34,6 +34,20 @@ impl Listening {
             Some(dir) => Session::start_in(dir, toolschema(), &all),
             None => Session::start(toolschema(), &all),
         };
+        Listening::once_listening(process)
+    }
+
+    /// Start the proxy as the command that `wrapper` (a program and its first arguments) runs.
+    #[allow(dead_code)] // not every test binary starts one this way
+    pub fn start_under(wrapper: &[&str], args: &[String]) -> Listening {
+        let mut all: Vec<String> = wrapper[1..].iter().map(|a| a.to_string()).collect();
+        all.extend([toolschema(), "proxy", "--listen", "127.0.0.1:0"].map(String::from));
+        all.extend(args.iter().cloned());
+        Listening::once_listening(Session::start(wrapper[0], &all))
+    }
+
+    /// Wait until `process` says where it serves.
+    fn once_listening(process: Session) -> Listening {
         let start = Instant::now();
         loop {
             let stderr = process.stderr();
