@@ -588,6 +588,86 @@ fn bounds() {
 }
 
 #[test]
+fn bounds_compare_exactly_and_show_what_was_written() {
+    let arg = |k: &str, v: Value| input(object(json!({"n": {"type": "integer", k: v}})));
+    // Without the pin checks of `changes`: canonical JSON writes numbers as 64-bit floats, so
+    // these pins share a hash (the lock compares the stored definitions exactly instead).
+    let changes = |old: Value, new: Value| {
+        let d = diff_tools([old.as_object().unwrap()], [new.as_object().unwrap()]);
+        d.changes
+            .iter()
+            .map(|c| {
+                let code = c.code.as_str().to_string();
+                (
+                    code,
+                    c.class.as_str().to_string(),
+                    c.pointer.clone(),
+                    c.message.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    // 2^53 + 1 and 2^53 are one 64-bit float but two bounds.
+    assert_eq!(
+        changes(
+            arg("maximum", json!(9_007_199_254_740_993u64)),
+            arg("maximum", json!(9_007_199_254_740_992u64))
+        ),
+        one(
+            "bound-tightened",
+            "breaking",
+            "/inputSchema/properties/n/maximum",
+            "maximum of argument 'n' tightened from 9007199254740993 to 9007199254740992"
+        )
+    );
+    assert_eq!(
+        changes(
+            arg("minimum", json!(-9_007_199_254_740_993i64)),
+            arg("minimum", json!(-9_007_199_254_740_992.0))
+        ),
+        one(
+            "bound-tightened",
+            "breaking",
+            "/inputSchema/properties/n/minimum",
+            "minimum of argument 'n' tightened from -9007199254740993 to -9007199254740992.0"
+        )
+    );
+    assert_eq!(
+        changes(
+            arg("maximum", json!(u64::MAX - 1)),
+            arg("maximum", json!(u64::MAX))
+        ),
+        one(
+            "bound-loosened",
+            "compatible",
+            "/inputSchema/properties/n/maximum",
+            "maximum of argument 'n' loosened from 18446744073709551614 to 18446744073709551615"
+        )
+    );
+    assert_eq!(
+        changes(
+            arg("exclusiveMinimum", json!(-1)),
+            arg("exclusiveMinimum", json!(-0.5))
+        ),
+        one(
+            "bound-tightened",
+            "breaking",
+            "/inputSchema/properties/n/exclusiveMinimum",
+            "exclusiveMinimum of argument 'n' tightened from -1 to -0.5"
+        )
+    );
+    // The same value written another way is no change.
+    assert_eq!(
+        changes(arg("minimum", json!(0)), arg("minimum", json!(-0.0))),
+        vec![]
+    );
+    assert_eq!(
+        changes(arg("maximum", json!(1)), arg("maximum", json!(1.0))),
+        vec![]
+    );
+}
+
+#[test]
 fn patterns_and_formats() {
     let arg = |extra: Value| {
         let mut p = json!({"type": "string"});

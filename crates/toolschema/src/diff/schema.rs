@@ -5,9 +5,10 @@
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
-use crate::json::{same_value, same_value_opt, MAX_DEPTH};
+use crate::json::{compare_numbers, same_value, same_value_opt, MAX_DEPTH};
 use crate::text::visible;
 use serde_json::{Map, Value};
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
 /// Which way values flow through a schema.
@@ -742,25 +743,43 @@ impl SchemaDiff<'_> {
     }
 
     fn bound(&mut self, key: &str, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str) {
-        let number = |v: Option<&Value>| v.map(Value::as_f64);
+        // A length or count of at least 0 is no bound at all.
+        let counts_from_zero = matches!(key, "minLength" | "minItems" | "minProperties");
+        let no_bound = |v: &Option<Option<&serde_json::Number>>| {
+            counts_from_zero
+                && v.flatten()
+                    .is_some_and(|n| compare_numbers(n, &0.into()) == Some(Ordering::Equal))
+        };
+        let (old_bound, new_bound) = (o.map(Value::as_number), n.map(Value::as_number));
+        let old_bound = if no_bound(&old_bound) {
+            None
+        } else {
+            old_bound
+        };
+        let new_bound = if no_bound(&new_bound) {
+            None
+        } else {
+            new_bound
+        };
         let upper = UPPER_BOUNDS.contains(&key);
-        let effect = match (number(o), number(n)) {
+        let effect = match (old_bound, new_bound) {
             (Some(None), _) | (_, Some(None)) => return self.constraint(key, o, n, at, path),
             (None, Some(_)) => Effect::Narrows,
             (Some(_), None) => Effect::Widens,
-            (Some(Some(a)), Some(Some(b))) => {
-                if (b < a) == upper {
-                    Effect::Narrows
-                } else {
-                    Effect::Widens
-                }
-            }
+            // Compared exactly: 2^53 + 1 and 2^53 are one 64-bit float but two bounds.
+            (Some(Some(a)), Some(Some(b))) => match compare_numbers(a, b) {
+                Some(Ordering::Equal) => return,
+                Some(Ordering::Greater) if upper => Effect::Narrows,
+                Some(Ordering::Less) if !upper => Effect::Narrows,
+                Some(_) => Effect::Widens,
+                None => Effect::Changes,
+            },
             (None, None) => return,
         };
-        let (code, verb) = if effect == Effect::Narrows {
-            (ChangeCode::BoundTightened, "tightened")
-        } else {
-            (ChangeCode::BoundLoosened, "loosened")
+        let (code, verb) = match effect {
+            Effect::Narrows => (ChangeCode::BoundTightened, "tightened"),
+            Effect::Widens => (ChangeCode::BoundLoosened, "loosened"),
+            Effect::Changes => (ChangeCode::ConstraintChanged, "changed"),
         };
         let show = |v: Option<&Value>| v.map_or("none".to_string(), |v| short(Some(v)));
         let message = format!(
@@ -1058,6 +1077,11 @@ pub(crate) fn short(value: Option<&Value>) -> String {
     let Some(value) = value else {
         return "(absent)".into();
     };
+    // A number as written: canonical JSON writes numbers as 64-bit floats, which shows
+    // 9007199254740993 as 9007199254740992.
+    if let Value::Number(number) = value {
+        return number.to_string();
+    }
     // Canonical JSON (keys sorted): a message never depends on the order keys were written in.
     let json = serde_json_canonicalizer::to_string(value).unwrap_or_else(|_| value.to_string());
     crate::text::shorten(&visible(&json), SHORT_LIMIT)
