@@ -884,6 +884,97 @@ fn branches_and_other_constraints() {
 }
 
 #[test]
+fn one_of_branches_that_accept_more_or_less_are_breaking() {
+    let arg = |extra: Value| input(object(json!({"a": extra})));
+    // {"a": "abc"} matches both branches of the new oneOf: refused.
+    assert_eq!(
+        changes(
+            arg(json!({"oneOf": [{"type": "string"}]})),
+            arg(json!({"oneOf": [{"type": "string"}, {"maxLength": 5}]}))
+        ),
+        one(
+            "branch-added",
+            "breaking",
+            "/inputSchema/properties/a/oneOf/1",
+            "oneOf branch {\"maxLength\":5} added to argument 'a' (under oneOf a value may now match more than one branch, or one where it matched two)"
+        )
+    );
+    // A widened branch: {"a": "x"} matches both.
+    assert_eq!(
+        changes(
+            arg(json!({"oneOf": [{"type": "string"}, {"type": "integer"}]})),
+            arg(json!({"oneOf": [{"type": "string"}, {"type": ["integer", "string"]}]}))
+        ),
+        one(
+            "type-widened",
+            "breaking",
+            "/inputSchema/properties/a/oneOf/1/type",
+            "type of argument 'a' widened from integer to integer|string (under oneOf a value may now match more than one branch, or one where it matched two)"
+        )
+    );
+    // Deeper inside a branch, and a oneOf inside an anyOf branch.
+    assert_eq!(
+        changes(
+            arg(json!({"anyOf": [{"type": "null"}, {"oneOf": [
+                {"type": "object", "properties": {"k": {"enum": ["x"]}}},
+                {"type": "object", "properties": {"k": {"enum": ["y"]}}, "required": ["k"]}]}]})),
+            arg(json!({"anyOf": [{"type": "null"}, {"oneOf": [
+                {"type": "object", "properties": {"k": {"enum": ["x", "y"]}}},
+                {"type": "object", "properties": {"k": {"enum": ["y"]}}, "required": ["k"]}]}]}))
+        ),
+        one(
+            "enum-value-added",
+            "breaking",
+            "/inputSchema/properties/a/anyOf/1/oneOf/0/properties/k/enum",
+            "enum value \"y\" added to argument 'a.k' (under oneOf a value may now match more than one branch, or one where it matched two)"
+        )
+    );
+    // A branch that accepts the same values, written otherwise, stays compatible.
+    assert_eq!(
+        changes(
+            arg(json!({"oneOf": [{"enum": ["a", "b"]}, {"type": "integer"}]})),
+            arg(json!({"oneOf": [{"enum": ["b", "a"]}, {"type": "integer"}]}))
+        )[0]
+        .1,
+        "compatible"
+    );
+    // anyOf is unchanged: more branches accept more.
+    assert_eq!(
+        changes(
+            arg(json!({"anyOf": [{"type": "string"}]})),
+            arg(json!({"anyOf": [{"type": "string"}, {"maxLength": 5}]}))
+        )[0]
+        .1,
+        "compatible"
+    );
+    // In results a narrower or removed branch may let through a value that matched two.
+    let output = |schema: Value| {
+        json!({"name": "t", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"r": schema}}})
+    };
+    assert_eq!(
+        changes(
+            output(json!({"oneOf": [{"type": "string"}, {"maxLength": 5}]})),
+            output(json!({"oneOf": [{"type": "string"}]}))
+        ),
+        one(
+            "branch-removed",
+            "breaking",
+            "/outputSchema/properties/r/oneOf/1",
+            "oneOf branch {\"maxLength\":5} removed from field 'r' (under oneOf a value may now match more than one branch, or one where it matched two)"
+        )
+    );
+    assert_eq!(
+        changes(
+            output(json!({"oneOf": [{"type": "string"}, {"maxLength": 5}]})),
+            output(json!({"oneOf": [{"type": "string"}, {"maxLength": 3}]}))
+        )[0]
+        .1,
+        "breaking"
+    );
+}
+
+#[test]
 fn schema_annotations_are_security() {
     let arg = |extra: Value| input(object(json!({"v": extra})));
     assert_eq!(

@@ -72,6 +72,9 @@ const OTHER_CONSTRAINTS: &[&str] = &[
     "$dynamicRef",
     "$recursiveRef",
 ];
+/// Why a change of what a `oneOf` branch accepts is breaking, either way.
+const ONE_OF_COUNTS: &str =
+    " (under oneOf a value may now match more than one branch, or one where it matched two)";
 /// Subschemas that apply to members or items; absent means `{}` (anything).
 const ANYTHING_WHEN_ABSENT: &[&str] = &["additionalItems", "unevaluatedItems", "propertyNames"];
 /// Maps of name (or pattern) to subschema.
@@ -650,22 +653,43 @@ impl SchemaDiff<'_> {
             }
         }
         let new_unmatched: Vec<usize> = (0..new.len()).filter(|&j| !new_matched[j]).collect();
+        // A value is accepted by oneOf when exactly one branch accepts it: a branch that accepts
+        // more, or a new one, may make a value match two branches and be refused; a branch that
+        // accepts less, or one removed, may leave a value that matched two with one, accepted.
+        // Unless the branches are proved disjoint, any change of what a branch accepts is
+        // breaking both ways.
+        let one = key == "oneOf";
         if old_unmatched.len() == new_unmatched.len() {
+            let first = self.changes.len();
             for (&i, &j) in old_unmatched.iter().zip(&new_unmatched) {
                 self.compare(&old[i], &new[j], &format!("{at}/{j}"), path, depth + 1);
             }
+            if one {
+                for change in &mut self.changes[first..] {
+                    let same_values = change.code == ChangeCode::SchemaRewritten;
+                    if change.class == ChangeClass::Compatible && !same_values {
+                        change.class = ChangeClass::Breaking;
+                        change.message.push_str(ONE_OF_COUNTS);
+                    }
+                }
+            }
             return;
         }
-        // More branches of anyOf/oneOf accept more; more branches of allOf accept less.
+        // More branches of anyOf accept more; more branches of allOf accept less.
         let all = key == "allOf";
         let subject = self.subject(path);
         for &j in &new_unmatched {
             let (code, effect) = if all {
                 (ChangeCode::BranchRemoved, Effect::Narrows)
+            } else if one {
+                (ChangeCode::BranchAdded, Effect::Changes)
             } else {
                 (ChangeCode::BranchAdded, Effect::Widens)
             };
-            let message = format!("{key} branch {} added to {subject}", short(Some(&new[j])));
+            let mut message = format!("{key} branch {} added to {subject}", short(Some(&new[j])));
+            if one {
+                message.push_str(ONE_OF_COUNTS);
+            }
             self.push(
                 code,
                 effect,
@@ -678,13 +702,18 @@ impl SchemaDiff<'_> {
         for &i in &old_unmatched {
             let (code, effect) = if all {
                 (ChangeCode::BranchAdded, Effect::Widens)
+            } else if one {
+                (ChangeCode::BranchRemoved, Effect::Changes)
             } else {
                 (ChangeCode::BranchRemoved, Effect::Narrows)
             };
-            let message = format!(
+            let mut message = format!(
                 "{key} branch {} removed from {subject}",
                 short(Some(&old[i]))
             );
+            if one && self.direction == Direction::Output {
+                message.push_str(ONE_OF_COUNTS);
+            }
             self.push(
                 code,
                 effect,
