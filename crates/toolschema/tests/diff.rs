@@ -782,6 +782,131 @@ fn objects_closed_and_opened() {
 }
 
 #[test]
+fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
+    let with = |extra: Value| {
+        let mut schema = json!({"type": "object"});
+        for (k, v) in extra.as_object().unwrap() {
+            schema[k] = v.clone();
+        }
+        input(schema)
+    };
+    // {"n": 5} now meets additionalProperties {"type": "string"}: refused.
+    assert_eq!(
+        changes(
+            with(json!({"properties": {"n": {"type": "integer"}}, "additionalProperties": {"type": "string"}})),
+            with(json!({"additionalProperties": {"type": "string"}}))
+        ),
+        one("property-removed", "breaking", "/inputSchema/properties/n",
+            "argument 'n' removed (its values now meet what the object allows of undeclared members, which may refuse them)")
+    );
+    assert_eq!(
+        changes(
+            with(json!({"properties": {"n": {"type": "integer"}}, "unevaluatedProperties": {"type": "string"}})),
+            with(json!({"unevaluatedProperties": {"type": "string"}}))
+        )[0].1,
+        "breaking"
+    );
+    // A closed object whose patternProperties may match the name.
+    assert_eq!(
+        changes(
+            with(json!({"properties": {"x_n": {}}, "patternProperties": {"^x_": {"type": "string"}}, "additionalProperties": false})),
+            with(json!({"patternProperties": {"^x_": {"type": "string"}}, "additionalProperties": false}))
+        )[0].1,
+        "breaking"
+    );
+    // additionalProperties true, {} or absent: no longer checked.
+    for open in [
+        json!({"additionalProperties": true}),
+        json!({"additionalProperties": {}}),
+        json!({"unevaluatedProperties": {}}),
+    ] {
+        let mut old = open.clone();
+        old["properties"] = json!({"n": {"type": "integer"}});
+        assert_eq!(
+            changes(with(old), with(open)),
+            one(
+                "property-removed",
+                "compatible",
+                "/inputSchema/properties/n",
+                "argument 'n' removed (the object is open: it is no longer checked)"
+            )
+        );
+    }
+
+    // {"x_a": 5} matched the removed entry; the closed object now refuses it.
+    assert_eq!(
+        changes(
+            with(json!({"additionalProperties": false, "patternProperties": {"^x_": {}}})),
+            with(json!({"additionalProperties": false}))
+        ),
+        one("constraint-changed", "breaking", "/inputSchema/patternProperties/^x_",
+            "patternProperties '^x_' removed from the input schema: the members it matched now meet what the object allows of undeclared members (none)")
+    );
+    assert_eq!(
+        changes(
+            with(json!({"additionalProperties": {"type": "string"}, "patternProperties": {"^x_": {}, "^y_": {}}})),
+            with(json!({"additionalProperties": {"type": "string"}, "patternProperties": {"^y_": {}}}))
+        )[0].1,
+        "breaking"
+    );
+    // An open object: what the entry checked is no longer checked.
+    assert_eq!(
+        changes(
+            with(json!({"patternProperties": {"^x_": {"type": "integer"}}})),
+            with(json!({}))
+        ),
+        one(
+            "constraint-removed",
+            "compatible",
+            "/inputSchema/patternProperties/^x_",
+            "patternProperties '^x_' removed from the input schema"
+        )
+    );
+    assert_eq!(
+        changes(
+            with(json!({})),
+            with(json!({"patternProperties": {"^x_": {"type": "integer"}}}))
+        ),
+        one(
+            "constraint-added",
+            "breaking",
+            "/inputSchema/patternProperties/^x_",
+            "patternProperties '^x_' added to the input schema"
+        )
+    );
+    // An entry changed is compared inside.
+    assert_eq!(
+        changes(
+            with(json!({"additionalProperties": false, "patternProperties": {"^x_": {"maxLength": 5}}})),
+            with(json!({"additionalProperties": false, "patternProperties": {"^x_": {"maxLength": 9}}}))
+        )[0].0,
+        "bound-loosened"
+    );
+
+    // In results, a new entry lets members into a closed object: consumers meet new members.
+    let output = |extra: Value| {
+        let mut schema = json!({"type": "object", "additionalProperties": false});
+        for (k, v) in extra.as_object().unwrap() {
+            schema[k] = v.clone();
+        }
+        json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": schema})
+    };
+    assert_eq!(
+        changes(output(json!({})), output(json!({"patternProperties": {"^x_": {}}}))),
+        one("constraint-changed", "breaking", "/outputSchema/patternProperties/^x_",
+            "patternProperties '^x_' added to the output schema: members it matches are now checked by it, not by what the object allows of undeclared members")
+    );
+    assert_eq!(
+        changes(
+            output(json!({"properties": {"x_n": {}}, "patternProperties": {"^x_": {"type": "string"}}})),
+            output(json!({"patternProperties": {"^x_": {"type": "string"}}}))
+        ),
+        one("property-removed", "breaking", "/outputSchema/properties/x_n",
+            "field 'x_n' removed (its values now meet only what the object allows of undeclared members)")
+    );
+}
+
+#[test]
 fn branches_and_other_constraints() {
     let arg = |extra: Value| input(object(json!({"v": extra})));
     assert_eq!(

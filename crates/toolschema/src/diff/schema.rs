@@ -77,8 +77,8 @@ const ONE_OF_COUNTS: &str =
     " (under oneOf a value may now match more than one branch, or one where it matched two)";
 /// Subschemas that apply to members or items; absent means `{}` (anything).
 const ANYTHING_WHEN_ABSENT: &[&str] = &["additionalItems", "unevaluatedItems", "propertyNames"];
-/// Maps of name (or pattern) to subschema.
-const SCHEMA_MAPS: &[&str] = &["patternProperties", "dependentSchemas"];
+/// Maps of name to subschema (`patternProperties` is read apart: removing an entry can refuse).
+const SCHEMA_MAPS: &[&str] = &["dependentSchemas"];
 
 /// Compares two schemas and records what changed.
 pub(crate) struct SchemaDiff<'c> {
@@ -241,6 +241,7 @@ impl SchemaDiff<'_> {
                 );
             }
             "$defs" | "definitions" => self.members(key, o, n, at, path, depth, true),
+            "patternProperties" => self.patterns(o, n, new, at, path, depth),
             _ if SCHEMA_MAPS.contains(&key) => self.members(key, o, n, at, path, depth, false),
             _ if ANYTHING_WHEN_ABSENT.contains(&key) => {
                 let nested = if key == "propertyNames" {
@@ -377,27 +378,39 @@ impl SchemaDiff<'_> {
                 }
                 (None, Some(_)) => {} // a new required argument: reported with `required`
                 (Some(o), None) => {
-                    let closed = is_closed(new);
+                    // Its values now meet what the object says of undeclared members.
+                    let rest = undeclared_members(new);
                     let was_required = old_required.contains(name.as_str());
                     let subject = self.subject(&member_path);
-                    let (class, why) = match (self.direction, closed) {
-                        (Direction::Input, true) => (
+                    let (class, why) = match (self.direction, rest) {
+                        (Direction::Input, Undeclared::Refused) => (
                             ChangeClass::Breaking,
                             "the object is closed: callers that send it are refused",
                         ),
-                        (Direction::Input, false) => (
+                        (Direction::Input, Undeclared::Anything) => (
                             ChangeClass::Compatible,
                             "the object is open: it is no longer checked",
+                        ),
+                        (Direction::Input, Undeclared::Checked) => (
+                            ChangeClass::Breaking,
+                            "its values now meet what the object allows of undeclared members, \
+                             which may refuse them",
                         ),
                         (Direction::Output, _) if was_required => (
                             ChangeClass::Breaking,
                             "it was required: results promised it",
                         ),
-                        (Direction::Output, false) => (
+                        (Direction::Output, Undeclared::Anything) => (
                             ChangeClass::Breaking,
                             "the object is open: its values are no longer promised",
                         ),
-                        (Direction::Output, true) => (ChangeClass::Compatible, "it was optional"),
+                        (Direction::Output, Undeclared::Checked) => (
+                            ChangeClass::Breaking,
+                            "its values now meet only what the object allows of undeclared members",
+                        ),
+                        (Direction::Output, Undeclared::Refused) => {
+                            (ChangeClass::Compatible, "it was optional")
+                        }
                     };
                     self.push_class(
                         ChangeCode::PropertyRemoved,
@@ -872,6 +885,74 @@ impl SchemaDiff<'_> {
         self.push(code, effect, at, message, o.cloned(), n.cloned());
     }
 
+    /// `patternProperties`, entry by entry: a member a removed entry matched now meets what
+    /// the object says of undeclared members, and a new entry may let members into a closed
+    /// object as well as check those it matches.
+    fn patterns(
+        &mut self,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        new_schema: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        let empty = Map::new();
+        let (old, new) = (
+            o.map_or(Some(&empty), Value::as_object),
+            n.map_or(Some(&empty), Value::as_object),
+        );
+        let (Some(old), Some(new)) = (old, new) else {
+            return self.constraint("patternProperties", o, n, at, path);
+        };
+        let rest = undeclared_members(new_schema);
+        let subject = self.object_subject(path);
+        for name in union_keys(old, new) {
+            let member_at = push_segment(at, name);
+            let pattern = visible(name);
+            let (a, b) = (old.get(name.as_str()), new.get(name.as_str()));
+            let (code, effect, message) = match (a, b) {
+                (Some(a), Some(b)) => {
+                    self.compare(a, b, &member_at, path, depth + 1);
+                    continue;
+                }
+                (None, None) => continue,
+                (Some(_), None) if rest == Undeclared::Anything => (
+                    ChangeCode::ConstraintRemoved,
+                    Effect::Widens,
+                    format!("patternProperties '{pattern}' removed from {subject}"),
+                ),
+                (Some(_), None) => (
+                    ChangeCode::ConstraintChanged,
+                    Effect::Changes,
+                    format!(
+                        "patternProperties '{pattern}' removed from {subject}: the members it \
+                         matched now meet what the object allows of undeclared members{}",
+                        if rest == Undeclared::Refused {
+                            " (none)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ),
+                (None, Some(_)) if rest == Undeclared::Anything => (
+                    ChangeCode::ConstraintAdded,
+                    Effect::Narrows,
+                    format!("patternProperties '{pattern}' added to {subject}"),
+                ),
+                (None, Some(_)) => (
+                    ChangeCode::ConstraintChanged,
+                    Effect::Changes,
+                    format!(
+                        "patternProperties '{pattern}' added to {subject}: members it matches \
+                         are now checked by it, not by what the object allows of undeclared members"
+                    ),
+                ),
+            };
+            self.push(code, effect, &member_at, message, a.cloned(), b.cloned());
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn members(
         &mut self,
@@ -1037,11 +1118,66 @@ fn is_false_schema(schema: &Value) -> bool {
     }
 }
 
-/// Whether an object schema refuses undeclared members.
-fn is_closed(schema: &Map<String, Value>) -> bool {
-    ["additionalProperties", "unevaluatedProperties"]
-        .iter()
-        .any(|k| schema.get(*k).is_some_and(is_false_schema))
+/// Whether a schema accepts anything (`true`, `{}`).
+fn is_anything(schema: &Value) -> bool {
+    as_object_schema(schema).is_some_and(|m| m.is_empty())
+}
+
+/// What an object's members that `properties` does not declare must meet, as far as the diff
+/// can tell without matching patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Undeclared {
+    /// Any value (no `additionalProperties`, or `true`, `{}`): whatever a `patternProperties`
+    /// entry that matches asks, it asks no more than a declaration did with it.
+    Anything,
+    /// Nothing: the object is closed and no `patternProperties` entry may let them in.
+    Refused,
+    /// A schema (`additionalProperties`, `patternProperties` entries, or `unevaluatedProperties`
+    /// beside keywords that evaluate members elsewhere): what it accepts is not known here.
+    Checked,
+}
+
+/// Keywords that apply other schemas to the same object, whose members then count as evaluated
+/// for `unevaluatedProperties`.
+const EVALUATE_IN_PLACE: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// What an undeclared member of the object `schema` meets.
+fn undeclared_members(schema: &Map<String, Value>) -> Undeclared {
+    let rest = match schema.get("additionalProperties") {
+        Some(additional) if is_false_schema(additional) => Undeclared::Refused,
+        Some(additional) if !is_anything(additional) => Undeclared::Checked,
+        // `additionalProperties` evaluates every member it sees: none is left unevaluated.
+        Some(_) => Undeclared::Anything,
+        None => match schema.get("unevaluatedProperties") {
+            None => Undeclared::Anything,
+            Some(unevaluated) if is_anything(unevaluated) => Undeclared::Anything,
+            Some(unevaluated)
+                if is_false_schema(unevaluated)
+                    && !EVALUATE_IN_PLACE.iter().any(|k| schema.contains_key(*k)) =>
+            {
+                Undeclared::Refused
+            }
+            Some(_) => Undeclared::Checked,
+        },
+    };
+    let patterns = schema
+        .get("patternProperties")
+        .is_some_and(|p| p.as_object().is_none_or(|m| !m.is_empty()));
+    match rest {
+        Undeclared::Refused if patterns => Undeclared::Checked,
+        rest => rest,
+    }
 }
 
 fn required_names(schema: &Map<String, Value>) -> HashSet<&str> {
