@@ -49,6 +49,12 @@ impl Dialect {
         }
     }
 
+    /// Whether a `$ref` replaces the keywords beside it (draft-07), rather than applying with
+    /// them (2020-12).
+    pub(crate) fn ref_ignores_siblings(self) -> bool {
+        self == Dialect::Draft7
+    }
+
     pub(crate) fn engine_draft(self) -> jsonschema::Draft {
         match self {
             Dialect::Draft202012 => jsonschema::Draft::Draft202012,
