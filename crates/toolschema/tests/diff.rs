@@ -712,6 +712,83 @@ fn bounds_compare_exactly_and_show_what_was_written() {
 }
 
 #[test]
+fn keywords_that_accept_the_same_values_are_rewritten_not_breaking() {
+    let arg = |extra: Value| input(object(json!({"v": extra})));
+    // A length or count of at least 0 is no bound.
+    for key in ["minLength", "minItems", "minProperties"] {
+        assert_eq!(
+            changes(arg(json!({})), arg(json!({key: 0}))),
+            one(
+                "schema-rewritten",
+                "compatible",
+                &format!("/inputSchema/properties/v/{key}"),
+                &format!("{key} of argument 'v' rewritten with the same meaning: (absent) to 0")
+            )
+        );
+        assert_eq!(
+            changes(arg(json!({key: 0.0})), arg(json!({key: 2})))[0].0,
+            "bound-tightened"
+        );
+    }
+    // minimum 0 is a bound.
+    assert_eq!(
+        changes(arg(json!({})), arg(json!({"minimum": 0})))[0].0,
+        "bound-tightened"
+    );
+    assert_eq!(
+        changes(arg(json!({"enum": ["a"]})), arg(json!({"const": "a"}))),
+        one(
+            "schema-rewritten",
+            "compatible",
+            "/inputSchema/properties/v/const",
+            "enum [\"a\"] of argument 'v' rewritten as const \"a\", accepting the same values"
+        )
+    );
+    assert_eq!(
+        changes(arg(json!({"const": 1})), arg(json!({"enum": [1.0, 1]})))[0].1,
+        "compatible"
+    );
+    // Not the same values: the enum's other value is refused.
+    let narrowed = changes(arg(json!({"enum": ["a", "b"]})), arg(json!({"const": "a"})));
+    assert!(narrowed.iter().any(|c| c.1 == "breaking"), "{narrowed:?}");
+    // `if` alone (or `then` alone) constrains nothing.
+    assert_eq!(
+        changes(arg(json!({})), arg(json!({"if": {"type": "string"}}))),
+        one(
+            "schema-rewritten",
+            "compatible",
+            "/inputSchema/properties/v/if",
+            "if of argument 'v' rewritten with the same meaning: (absent) to {\"type\":\"string\"}"
+        )
+    );
+    assert_eq!(
+        changes(arg(json!({})), arg(json!({"then": {"type": "string"}})))[0].0,
+        "schema-rewritten"
+    );
+    // With a `then`, it does.
+    assert_eq!(
+        changes(
+            arg(json!({"if": {"type": "string"}})),
+            arg(json!({"if": {"type": "string"}, "then": {"maxLength": 3}}))
+        ),
+        one(
+            "constraint-added",
+            "breaking",
+            "/inputSchema/properties/v/then",
+            "then {\"maxLength\":3} added to argument 'v'"
+        )
+    );
+    assert_eq!(
+        changes(
+            arg(json!({"if": {"type": "string"}, "then": {"maxLength": 3}})),
+            arg(json!({"then": {"maxLength": 3}}))
+        )[0]
+        .0,
+        "constraint-removed"
+    );
+}
+
+#[test]
 fn patterns_and_formats() {
     let arg = |extra: Value| {
         let mut p = json!({"type": "string"});

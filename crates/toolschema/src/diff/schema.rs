@@ -120,11 +120,15 @@ impl SchemaDiff<'_> {
             return;
         }
         let (old, new) = (old_map.as_ref(), new_map.as_ref());
+        let listed_alike = self.listed_values_alike(old, new, pointer, path);
         let mut members_reported = false;
         let keys = union_keys(old, new);
         for key in keys {
             let (o, n) = (old.get(key.as_str()), new.get(key.as_str()));
             if o.is_some() && n.is_some() && same_value_opt(o, n) {
+                continue;
+            }
+            if listed_alike && matches!(key.as_str(), "enum" | "const") {
                 continue;
             }
             let at = push_segment(pointer, key);
@@ -178,6 +182,48 @@ impl SchemaDiff<'_> {
                 }
             }
         }
+    }
+
+    /// An `enum` on one side and a `const` on the other that accept the same values
+    /// (`enum: ["a"]` and `const: "a"`): reported once as rewritten, and `true`, so that neither
+    /// keyword is reported alone as added or removed.
+    fn listed_values_alike(
+        &mut self,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        pointer: &str,
+        path: &str,
+    ) -> bool {
+        let (Some((old_key, old_values)), Some((new_key, new_values))) =
+            (listed_values(old), listed_values(new))
+        else {
+            return false;
+        };
+        let within =
+            |a: &[&Value], b: &[&Value]| a.iter().all(|v| b.iter().any(|w| same_value(v, w)));
+        if old_key == new_key
+            || !within(&old_values, &new_values)
+            || !within(&new_values, &old_values)
+        {
+            return false;
+        }
+        let (o, n) = (old.get(old_key), new.get(new_key));
+        let message = format!(
+            "{old_key} {} of {} rewritten as {new_key} {}, accepting the same values",
+            short(o),
+            self.subject(path),
+            short(n)
+        );
+        let at = push_segment(pointer, new_key);
+        self.push_class(
+            ChangeCode::SchemaRewritten,
+            ChangeClass::Compatible,
+            &at,
+            message,
+            o,
+            n,
+        );
+        true
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -253,6 +299,16 @@ impl SchemaDiff<'_> {
             }
             _ if UPPER_BOUNDS.contains(&key) || LOWER_BOUNDS.contains(&key) => {
                 self.bound(key, o, n, at, path)
+            }
+            "if" | "then" | "else" => {
+                // `if` without `then` or `else`, or either without `if`, constrains nothing.
+                let applies = |schema: &Map<String, Value>| {
+                    schema.contains_key("if")
+                        && (schema.contains_key("then") || schema.contains_key("else"))
+                };
+                let o = o.filter(|_| applies(old));
+                let n = n.filter(|_| applies(new));
+                self.constraint(key, o, n, at, path)
             }
             _ if OTHER_CONSTRAINTS.contains(&key) => self.constraint(key, o, n, at, path),
             _ => {
@@ -1115,6 +1171,15 @@ fn is_false_schema(schema: &Value) -> bool {
                     .is_some_and(|not| as_object_schema(not).is_some_and(|m| m.is_empty()))
         }
         _ => false,
+    }
+}
+
+/// The values an `enum` alone or a `const` alone lists, with the keyword.
+fn listed_values(schema: &Map<String, Value>) -> Option<(&'static str, Vec<&Value>)> {
+    match (schema.get("enum"), schema.get("const")) {
+        (Some(Value::Array(values)), None) => Some(("enum", values.iter().collect())),
+        (None, Some(value)) => Some(("const", vec![value])),
+        _ => None,
     }
 }
 
