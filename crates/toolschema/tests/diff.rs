@@ -1,10 +1,13 @@
 //! The semantic diff, one change code at a time: exact class, pointer and message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolschema::diff::{
     diff_tools, pin_hash, Change, ChangeClass, ChangeCode, Diff, PinStatus, PinnedServer,
 };
+use toolschema::generate::{values, GenerateOptions};
+use toolschema::SchemaValidator;
 
 /// The diff of two catalogs; checks on the way that pins agree with it: a tool whose diff is
 /// empty keeps its pin, and every change the diff finds is drift, reported with the same changes.
@@ -935,6 +938,15 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
         )[0].1,
         "breaking"
     );
+    // The reverse: {"n": "x"} met additionalProperties; now it meets {"type": "integer"}.
+    assert_eq!(
+        changes(
+            with(json!({"additionalProperties": {"type": "string"}})),
+            with(json!({"properties": {"n": {"type": "integer"}}, "additionalProperties": {"type": "string"}}))
+        ),
+        one("property-added", "breaking", "/inputSchema/properties/n",
+            "new optional argument 'n' (its values met what the object allowed of undeclared members; its own schema may refuse them)")
+    );
     // additionalProperties true, {} or absent: no longer checked.
     for open in [
         json!({"additionalProperties": true}),
@@ -1350,4 +1362,94 @@ fn json_form() {
             "before": 64, "after": 32}],
             "summary": {"breaking": 1, "security": 0, "compatible": 0, "old_tools": 1, "new_tools": 1}})
     );
+}
+
+/// Argument schemas from a small vocabulary, so that two of them often overlap: branches that
+/// may match together, closed objects with `patternProperties`, `additionalProperties` schemas,
+/// `enum` and `const`, bounds beyond 2^53, draft-07 `$ref`s written beside other keywords.
+fn argument_schema() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(json!({"type": "string"})),
+        Just(json!({"type": "integer"})),
+        Just(json!({"type": ["integer", "string"]})),
+        Just(json!({"maxLength": 5})),
+        Just(json!({"type": "string", "maxLength": 3})),
+        Just(json!({"type": "string", "minLength": 0})),
+        Just(json!({"enum": ["a"]})),
+        Just(json!({"const": "a"})),
+        Just(json!({"enum": ["a", 1]})),
+        Just(json!({"type": "integer", "maximum": 9_007_199_254_740_993u64})),
+        Just(json!({"type": "integer", "maximum": 9_007_199_254_740_992u64})),
+        Just(json!({"type": "integer", "minimum": -1, "maximum": 1})),
+        Just(json!({"if": {"type": "string"}})),
+        Just(json!({"$ref": "#/definitions/Any", "type": "string"})),
+        Just(json!(true)),
+    ];
+    leaf.prop_recursive(3, 16, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({"oneOf": b})),
+            prop::collection::vec(inner.clone(), 1..3).prop_map(|b| json!({"anyOf": b})),
+            (
+                prop::option::of(inner.clone()),
+                prop::option::of(inner.clone()),
+                // Objects closed or with an additionalProperties schema: in an open object a
+                // new optional member is compatible by design, though it checks a value that
+                // was not checked before (callers do not send what was never declared).
+                prop_oneof![Just(json!(false)), Just(json!({"type": "string"})),],
+            )
+                .prop_map(|(declared, pattern, rest)| {
+                    let mut o = json!({"type": "object"});
+                    if let Some(d) = declared {
+                        o["properties"] = json!({"x_n": d});
+                    }
+                    if let Some(p) = pattern {
+                        o["patternProperties"] = json!({"^x_": p});
+                    }
+                    o["additionalProperties"] = rest;
+                    o
+                }),
+        ]
+    })
+}
+
+/// A draft-07 input schema with one argument `a`.
+fn draft_07_input(argument: Value) -> Value {
+    json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+        "properties": {"a": argument}, "definitions": {"Any": {}}})
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
+    /// What the diff promises: when an instance the old schema accepted is refused by the new
+    /// one, some change is breaking. Instances are the cases the generator makes for either
+    /// schema, valid and faulty, judged by the validator.
+    #[test]
+    fn a_refused_instance_comes_with_a_breaking_change(
+        old in argument_schema(), new in argument_schema(), seed: u64
+    ) {
+        let (old, new) = (draft_07_input(old), draft_07_input(new));
+        let diff = diff_tools(
+            [input(old.clone()).as_object().unwrap()],
+            [input(new.clone()).as_object().unwrap()],
+        );
+        if diff.count(ChangeClass::Breaking) > 0 {
+            return Ok(());
+        }
+        let old_validator = SchemaValidator::new(&old).unwrap();
+        let new_validator = SchemaValidator::new(&new).unwrap();
+        let options = GenerateOptions { seed, cases: 40 };
+        let candidates = values(&old_validator, &options)
+            .cases
+            .into_iter()
+            .chain(values(&new_validator, &options).cases)
+            .filter_map(|case| case.value);
+        for instance in candidates {
+            prop_assert!(
+                !old_validator.is_valid(&instance) || new_validator.is_valid(&instance),
+                "{instance} was accepted and is now refused, yet no change is breaking\nold: {old}\nnew: {new}\n{:?}",
+                diff.changes
+            );
+        }
+    }
 }

@@ -408,6 +408,24 @@ impl SchemaDiff<'_> {
                         Direction::Input => format!("new optional argument '{member_path}'"),
                         Direction::Output => format!("new optional field '{member_path}'"),
                     };
+                    // Its values met what the object allowed of undeclared members (a schema,
+                    // or patternProperties entries); now they meet its own schema instead. In
+                    // an object that took any undeclared member, or none, a new optional
+                    // member is compatible: callers do not send what was never declared.
+                    if undeclared_members(old) == Undeclared::Checked && !is_anything(n) {
+                        self.push(
+                            ChangeCode::PropertyAdded,
+                            Effect::Changes,
+                            &member_at,
+                            format!(
+                                "{message} (its values met what the object allowed of \
+                                 undeclared members; its own schema may refuse them)"
+                            ),
+                            None,
+                            Some(n.clone()),
+                        );
+                        continue;
+                    }
                     self.push_class(
                         ChangeCode::PropertyAdded,
                         ChangeClass::Compatible,
