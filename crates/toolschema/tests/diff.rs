@@ -149,6 +149,26 @@ fn draft_07_ignores_what_is_beside_a_ref() {
     };
     let new = input(json!({"type": "object", "properties": {"p": {"type": "string"}}}));
     assert_eq!(changes(strip(old), new), vec![]);
+    // In a dialect toolschema does not know, the schema is compared as written; a `$ref`
+    // removed may let the keywords beside it apply.
+    let draft4 = |p: Value| {
+        input(
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+            "properties": {"p": p}, "definitions": {"A": {}}}),
+        )
+    };
+    assert_eq!(
+        changes(
+            draft4(json!({"$ref": "#/definitions/A", "type": "string"})),
+            draft4(json!({"type": "string"}))
+        ),
+        one(
+            "constraint-removed",
+            "breaking",
+            "/inputSchema/properties/p/$ref",
+            "$ref \"#/definitions/A\" removed from argument 'p' (keywords beside it may now apply)"
+        )
+    );
     // A description beside the `$ref` is still what the model reads.
     let described = |text: &str| {
         input(json!({"$schema": draft7, "type": "object",

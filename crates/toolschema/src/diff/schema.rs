@@ -72,6 +72,8 @@ const OTHER_CONSTRAINTS: &[&str] = &[
     "$dynamicRef",
     "$recursiveRef",
 ];
+/// Keywords that refer to another schema.
+const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
 /// Why a change of what a `oneOf` branch accepts is breaking, either way.
 const ONE_OF_COUNTS: &str =
     " (under oneOf a value may now match more than one branch, or one where it matched two)";
@@ -925,6 +927,17 @@ impl SchemaDiff<'_> {
                 ChangeCode::ConstraintAdded,
                 Effect::Narrows,
                 format!("{key} {} added to {subject}", short(n)),
+            ),
+            // A `$ref` left as written (recursive, unresolved, or in a dialect toolschema does
+            // not know) may be what made the keywords beside it ignored (draft-07 and older):
+            // without it they may apply.
+            (Some(_), None) if REFERENCES.contains(&key) => (
+                ChangeCode::ConstraintRemoved,
+                Effect::Changes,
+                format!(
+                    "{key} {} removed from {subject} (keywords beside it may now apply)",
+                    short(o)
+                ),
             ),
             (Some(_), None) => (
                 ChangeCode::ConstraintRemoved,
