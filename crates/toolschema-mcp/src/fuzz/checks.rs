@@ -520,7 +520,11 @@ mod tests {
                 hang_repeated: false,
             };
             let seen = observe(&tool, &sent, &record, Duration::from_secs(2));
-            assert!(seen.is_empty(), "{:?}", seen.iter().map(|o| o.check).collect::<Vec<_>>());
+            assert!(
+                seen.is_empty(),
+                "{:?}",
+                seen.iter().map(|o| o.check).collect::<Vec<_>>()
+            );
         }
     }
 
