@@ -130,15 +130,45 @@ fn draft_07_ignores_what_is_beside_a_ref() {
         "definitions": {"A": {}}}));
     let new = input(json!({"$schema": draft7, "type": "object",
         "properties": {"p": {"type": "string"}}}));
+    // The ignored `type` was text the model read: its going is a change too.
     assert_eq!(
         changes(old.clone(), new),
+        vec![
+            one(
+                "type-narrowed",
+                "breaking",
+                "/inputSchema/properties/p/type",
+                "type of argument 'p' narrowed from any to string"
+            )
+            .remove(0),
+            one(
+                "schema-annotation-changed",
+                "security",
+                "/inputSchema/properties/p/x-ignored-beside-$ref",
+                "x-ignored-beside-$ref of argument 'p' changed from {\"type\":\"string\"} to (absent)"
+            )
+            .remove(0),
+        ]
+    );
+    // What beside the `$ref` is ignored still reaches the model: a change to it is reported,
+    // and moves a pin, though it changes no verdict.
+    let beside = |values: Value| {
+        input(json!({"$schema": draft7, "type": "object",
+            "properties": {"p": {"$ref": "#/definitions/A", "enum": values}},
+            "definitions": {"A": {"type": "string"}}}))
+    };
+    let (safe, rewritten) = (beside(json!(["safe"])), beside(json!(["rm -rf /"])));
+    assert_eq!(
+        changes(safe.clone(), rewritten.clone()),
         one(
-            "type-narrowed",
-            "breaking",
-            "/inputSchema/properties/p/type",
-            "type of argument 'p' narrowed from any to string"
+            "schema-annotation-changed",
+            "security",
+            "/inputSchema/properties/p/x-ignored-beside-$ref",
+            "x-ignored-beside-$ref of argument 'p' changed from {\"enum\":[\"safe\"]} to {\"enum\":[\"rm -rf /\"]}"
         )
     );
+    let hash = |tool: &Value| toolschema::diff::pin_hash(tool.as_object().unwrap()).unwrap();
+    assert_ne!(hash(&safe), hash(&rewritten));
     // Under 2020-12 the same keywords apply together: the same schema.
     let strip = |mut tool: Value| {
         tool["inputSchema"]

@@ -111,6 +111,10 @@ struct Inliner<'a> {
     siblings_apply: bool,
 }
 
+/// The member that holds, in the compared form, what stood beside a `$ref` in a dialect that
+/// ignores it (draft-07): unknown to every dialect, so it constrains nothing.
+const IGNORED_BESIDE_REF: &str = "x-ignored-beside-$ref";
+
 /// Keywords kept beside an inlined `$ref` whose dialect ignores its siblings: they accept and
 /// refuse nothing either way, and the model still reads them (the root's `$schema` and
 /// definitions are needed as well).
@@ -173,9 +177,19 @@ impl<'a> Inliner<'a> {
         self.inlined.insert(pointer);
         siblings.shift_remove("$ref");
         if !self.siblings_apply {
-            // Draft-07: the target alone decides what is accepted; what beside the `$ref` only
-            // describes stays, and what validates is dropped (a validator ignores it).
+            // Draft-07: the target alone decides what is accepted. What beside the `$ref` only
+            // describes stays; the rest, which a validator ignores but the model still reads,
+            // is kept under a member that constrains nothing: it changes no verdict, and a
+            // change to it is still a change (of text the model reads) and still moves a pin.
+            let ignored: Map<String, Value> = siblings
+                .iter()
+                .filter(|(key, _)| !DESCRIBING.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
             siblings.retain(|key, _| DESCRIBING.contains(&key.as_str()));
+            if !ignored.is_empty() {
+                siblings.insert(IGNORED_BESIDE_REF.to_string(), Value::Object(ignored));
+            }
         }
         Some(merge(resolved, siblings))
     }
@@ -346,7 +360,8 @@ mod tests {
         assert_eq!(
             prepare_schema(&schema, true),
             json!({"$schema": draft7, "type": "object",
-                "properties": {"p": {"minimum": 1, "description": "d"}}})
+                "properties": {"p": {"minimum": 1, "description": "d",
+                    "x-ignored-beside-$ref": {"type": "string", "maxLength": 3, "x-note": "n"}}}})
         );
         // The root of a zod schema: `$ref`, `definitions` and `$schema` side by side.
         let root = json!({"$schema": draft7, "$ref": "#/definitions/T",
