@@ -278,3 +278,56 @@ fn lint_target_from_toolschema_toml_and_its_errors() {
         out.stderr
     );
 }
+
+/// A tool whose `$ref` cannot be followed is left out by every profile with the reason, and a
+/// call for it is refused with that reason (exit 2) rather than read against a schema that
+/// does not compile.
+#[test]
+fn a_tool_with_an_unusable_ref_is_refused_and_so_is_a_call_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tools.json"),
+        r#"{"tools": [
+            {"name": "remote", "inputSchema": {"type": "object",
+                "properties": {"p": {"$ref": "https://example.com/s.json"}}}},
+            {"name": "ok", "inputSchema": {"type": "object", "properties": {"p": {"type": "string"}}}}
+        ]}"#,
+    )
+    .unwrap();
+    for profile in toolschema::adapt::PROFILE_NAMES {
+        let out = run_in(dir.path(), &["adapt", "tools.json", "--to", profile], None);
+        assert_eq!(out.code, 1, "{profile}");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: tool 'remote' cannot be adapted to {profile} at \
+                 /inputSchema/properties/p: $ref https://example.com/s.json points outside the \
+                 schema; adapt follows only references inside it\n"
+            )
+        );
+        let document: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(document["tools"].as_array().unwrap().len(), 1, "{profile}");
+    }
+    let out = run_in(
+        dir.path(),
+        &[
+            "adapt",
+            "tools.json",
+            "--to",
+            "openai",
+            "--restore",
+            "remote",
+            "--args",
+            "{}",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "error: tools.json: tool 'remote' cannot be adapted to openai at \
+         /inputSchema/properties/p: $ref https://example.com/s.json points outside the schema; \
+         adapt follows only references inside it\n"
+    );
+}

@@ -439,3 +439,55 @@ proptest! {
         }
     }
 }
+
+/// A `$ref` no provider can follow (to another document, to nothing, or around a cycle that
+/// never reaches a value) is refused by every profile alike, with the reason; none is fetched.
+#[test]
+fn unusable_refs_are_refused_by_every_profile() {
+    let cases = [
+        (
+            json!({"type": "object", "properties": {"p": {"$ref": "https://example.com/s.json"}}}),
+            "/inputSchema/properties/p",
+            "$ref https://example.com/s.json points outside the schema; adapt follows only \
+             references inside it",
+        ),
+        (
+            json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/missing"}}}),
+            "/inputSchema/properties/p",
+            "$ref #/$defs/missing points at no schema",
+        ),
+        (
+            json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/a"}},
+                   "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}),
+            "/inputSchema",
+            "cyclic $ref never reaches a value to check: #/$defs/a -> #/$defs/b -> #/$defs/a; \
+             no provider can follow it (toolschema lint reports it as SCH-008)",
+        ),
+    ];
+    for (schema, pointer, message) in cases {
+        let tool = tool(schema);
+        for profile in PROFILES {
+            let error = adapt_tool(profile, &tool).unwrap_err();
+            assert_eq!(
+                (error.pointer.as_str(), error.message.as_str()),
+                (pointer, message),
+                "{profile}"
+            );
+        }
+    }
+    // A reference through the root's own `$id` stays inside the schema.
+    let tool = tool(json!({
+        "$id": "https://example.com/tool.json",
+        "type": "object",
+        "properties": {"p": {"$ref": "https://example.com/tool.json#/$defs/a"}},
+        "required": ["p"],
+        "$defs": {"a": {"type": "string"}}
+    }));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &tool).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            adapted.restore_arguments(&json!({"p": "x"})).unwrap(),
+            json!({"p": "x"})
+        );
+    }
+}

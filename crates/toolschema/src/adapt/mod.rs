@@ -303,6 +303,10 @@ impl<'t> Adaptation<'t> {
     /// Map a call the model made (provider name, arguments) back to the server's tool.
     pub fn restore(&self, name: &str, arguments: &Value) -> Result<Restored, RestoreError> {
         let Some(tool) = self.tool(name) else {
+            // A tool the provider was never given: say why it was left out.
+            if let Some(failure) = self.failures.iter().find(|f| f.tool == name) {
+                return Err(RestoreError::Adapt(failure.clone()));
+            }
             let names = self.tools.iter().map(|t| t.name.as_str());
             return Err(RestoreError::UnknownTool {
                 name: name.to_string(),

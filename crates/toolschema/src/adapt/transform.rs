@@ -9,7 +9,7 @@ use super::describe;
 use super::loss::{Accepts, LossAction, Topic};
 use super::profile::{EnumValues, OneOf, OutputDialect, Profile, References};
 use crate::json::pointer::{push_segment, resolve};
-use crate::schema::references::percent_decode;
+use crate::schema::references::{check_ref_cycles, percent_decode};
 use crate::schema::{admits_type, compile_pattern, is_object_schema, Dialect};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
@@ -220,8 +220,8 @@ fn first_meta_error(meta: &jsonschema::Validator, schema: &Value) -> Option<(Str
         .map(|e| (e.instance_path().as_str().to_string(), e.to_string()))
 }
 
-/// What every profile refuses alike: a schema that breaks its dialect's meta-schema, or that
-/// holds the engine's own marks.
+/// What every profile refuses alike: a schema that breaks its dialect's meta-schema, holds the
+/// engine's own marks, or has `$ref`s that lead back to themselves without reaching a value.
 pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusal> {
     if contains_mark(schema) {
         return refuse(
@@ -241,6 +241,12 @@ pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusa
                  lint reports it as SCH-007)",
                 dialect.name()
             ),
+        );
+    }
+    if let Err(cycle) = check_ref_cycles(schema) {
+        return refuse(
+            "",
+            format!("{cycle}; no provider can follow it (toolschema lint reports it as SCH-008)"),
         );
     }
     Ok(())
@@ -742,7 +748,14 @@ impl<'a> Engine<'a> {
     /// Where a local reference points: the value and its pointer. Refused for references to
     /// other documents and for references that point at nothing.
     fn target(&self, reference: &str, at: &str) -> Step<(&'a Value, String)> {
-        let Some(fragment) = reference.strip_prefix('#') else {
+        // A reference through the root's own `$id` stays inside the schema.
+        let (document, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let root_id = self.root.get("$id").and_then(Value::as_str);
+        let local = match root_id.map(|id| id.trim_end_matches('#')) {
+            Some(id) if !document.is_empty() && document == id => format!("#{fragment}"),
+            _ => reference.to_string(),
+        };
+        let Some(fragment) = local.strip_prefix('#') else {
             return refuse(
                 at,
                 format!(
@@ -1162,10 +1175,9 @@ impl<'a> Engine<'a> {
             if !self.keeps_reference(reference) {
                 return self.inline(map, at, level);
             }
-            if !matches!(self.profile.references.rule, References::Any) {
-                // The reference stays: its target must be there.
-                self.target(reference, at)?;
-            }
+            // The reference stays: its target must be there, whatever the profile (a provider
+            // that takes any `$ref` still cannot follow one to nothing or to another document).
+            self.target(reference, at)?;
         }
         let mut source = std::borrow::Cow::Borrowed(map);
         if source.contains_key("allOf") && !self.profile.supports("allOf") {
