@@ -49,6 +49,15 @@ impl Dialect {
         }
     }
 
+    /// Whether keywords beside a `$ref` apply: they do in 2020-12 (a `$ref` is one applicator
+    /// among the others); draft-07 ignores every other keyword of a schema that has a `$ref`.
+    pub fn applies_ref_siblings(self) -> bool {
+        match self {
+            Dialect::Draft202012 => true,
+            Dialect::Draft7 => false,
+        }
+    }
+
     pub(crate) fn engine_draft(self) -> jsonschema::Draft {
         match self {
             Dialect::Draft202012 => jsonschema::Draft::Draft202012,
@@ -126,6 +135,22 @@ pub(crate) fn detect_dialect_with<'d>(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn ref_siblings_apply_as_the_engine_applies_them() {
+        let schema = json!({"$ref": "#/definitions/a", "type": "string", "definitions": {"a": {}}});
+        for dialect in [Dialect::Draft7, Dialect::Draft202012] {
+            let engine = jsonschema::options()
+                .with_draft(dialect.engine_draft())
+                .build(&schema)
+                .unwrap();
+            assert_eq!(
+                !engine.is_valid(&json!(5)),
+                dialect.applies_ref_siblings(),
+                "{dialect}"
+            );
+        }
+    }
 
     #[test]
     fn detects_dialects() {
