@@ -491,3 +491,72 @@ fn unusable_refs_are_refused_by_every_profile() {
         );
     }
 }
+
+/// draft-07 ignores the keywords beside a `$ref`; 2020-12 applies them. Wherever adapt writes
+/// the reference out or keeps it in a schema read as 2020-12, a draft-07 sibling is left out
+/// (and reported), so the adapted schema accepts what the original accepts.
+#[test]
+fn draft_07_keywords_beside_a_ref_are_not_applied() {
+    let schema = |dialect: Option<&str>| {
+        let mut s = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/definitions/A", "type": "string", "description": "The p."}},
+            "required": ["p"],
+            "definitions": {"A": {"type": ["string", "integer"]}}
+        });
+        if let Some(uri) = dialect {
+            s["$schema"] = json!(uri);
+        }
+        s
+    };
+    let draft7 = tool(schema(Some("http://json-schema.org/draft-07/schema#")));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &draft7).unwrap_or_else(|e| panic!("{e}"));
+        let request = adapted.to_request();
+        let mut there = provider_rules::schema_of(&request).clone();
+        if profile.is_openapi() {
+            there = provider_rules::openapi_as_json_schema(&there);
+        }
+        // What the adapted schema is read as: 2020-12 unless it says otherwise.
+        let there_validator = jsonschema::validator_for(&there).unwrap();
+        let call = json!({"p": 5});
+        let shaped = adapted.shape_arguments(&call);
+        assert!(there_validator.is_valid(&shaped), "{profile}: {there}");
+        assert_eq!(
+            adapted.restore_arguments(&shaped).unwrap(),
+            call,
+            "{profile}"
+        );
+        let dropped = adapted
+            .losses()
+            .iter()
+            .find(|l| l.keyword == "$ref" && l.pointer == "/inputSchema/properties/p")
+            .unwrap_or_else(|| panic!("{profile}: {:?}", adapted.losses()));
+        assert!(
+            dropped.message.starts_with(
+                "draft-07 ignores the keywords beside a $ref: 'type' constrained nothing"
+            ),
+            "{dropped:?}"
+        );
+        // The description, which a model reads, stays.
+        assert!(there.to_string().contains("The p."), "{profile}: {there}");
+    }
+    // In 2020-12 the sibling applies, and keeps applying (or the tool is refused: a type list
+    // and a type cannot be merged into one OpenAPI type).
+    let current = tool(schema(None));
+    for profile in PROFILES {
+        let adapted = match adapt_tool(profile, &current) {
+            Ok(adapted) => adapted,
+            Err(e) if profile.is_openapi() => {
+                assert!(e.message.contains("type is given both here"), "{e}");
+                continue;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let error = adapted.restore_arguments(&json!({"p": 5})).unwrap_err();
+        assert!(
+            error.to_string().contains("argument 'p'"),
+            "{profile}: {error}"
+        );
+    }
+}

@@ -550,10 +550,11 @@ pub(crate) fn check_all(
             .map(|p| (*p, refused(p, &r.pointer, r.message.clone())))
             .collect();
     }
+    let dialect = normalized.dialect;
     profiles
         .iter()
         .map(|&profile| {
-            let check = match transform::adapt_checked(profile, &normalized.schema) {
+            let check = match transform::adapt_checked(profile, &normalized.schema, dialect) {
                 Ok(outcome) => {
                     let mut losses = name_losses(profile);
                     for l in outcome.losses {

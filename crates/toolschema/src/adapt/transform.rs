@@ -192,6 +192,9 @@ pub(crate) struct Engine<'a> {
     /// The profile as messages name it, made once.
     label: String,
     root: &'a Value,
+    /// The dialect the original is written in (it decides whether keywords beside a `$ref`
+    /// apply).
+    dialect: Dialect,
     /// Translate draft-07 keywords to their 2020-12 names.
     to_2020: bool,
     losses: Vec<SchemaLoss>,
@@ -208,7 +211,7 @@ pub(crate) fn adapt_schema(
     dialect: Dialect,
 ) -> Result<Outcome, Refusal> {
     check_input(schema, dialect)?;
-    adapt_checked(profile, schema)
+    adapt_checked(profile, schema, dialect)
 }
 
 /// The first error of `schema` against a meta-schema: where, and what.
@@ -253,9 +256,14 @@ pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusa
 }
 
 /// [`adapt_schema`] for a schema [`check_input`] passed.
-pub(crate) fn adapt_checked(profile: &'static Profile, schema: &Value) -> Result<Outcome, Refusal> {
+pub(crate) fn adapt_checked(
+    profile: &'static Profile,
+    schema: &Value,
+    dialect: Dialect,
+) -> Result<Outcome, Refusal> {
     let mut engine = Engine {
         profile,
+        dialect,
         label: profile.label(),
         root: schema,
         to_2020: profile.dialect.rule != OutputDialect::AsWritten,
@@ -379,7 +387,7 @@ impl<'a> Engine<'a> {
         let Some(map) = self.root.as_object() else {
             return refuse("", "the inputSchema is not an object");
         };
-        let mut map = map.clone();
+        let mut map = self.ref_siblings_read(map, "").into_owned();
         // A root that is a reference: the provider needs the object itself.
         if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_string) {
             let (target, at) = self.target(&reference, "")?;
@@ -510,7 +518,7 @@ impl<'a> Engine<'a> {
             let at = format!("/{keyword}/{i}");
             let mut form = match branch {
                 Value::Bool(true) => Map::new(),
-                Value::Object(m) => m.clone(),
+                Value::Object(m) => self.ref_siblings_read(m, &at).into_owned(),
                 _ => {
                     return refuse(
                         &at,
@@ -808,6 +816,47 @@ impl<'a> Engine<'a> {
         reference.to_string()
     }
 
+    /// `map` as its dialect reads it: in draft-07 the keywords beside a `$ref` are ignored, so
+    /// they are left out (reported) before the reference is written out or kept in a schema
+    /// read as 2020-12, where they would apply. Annotations a model reads, `$schema`, and the
+    /// definitions the references lead to stay.
+    fn ref_siblings_read<'m>(
+        &mut self,
+        map: &'m Map<String, Value>,
+        at: &str,
+    ) -> std::borrow::Cow<'m, Map<String, Value>> {
+        if self.dialect.applies_ref_siblings() || !map.contains_key("$ref") {
+            return std::borrow::Cow::Borrowed(map);
+        }
+        let stays = |k: &str| {
+            matches!(k, "$ref" | "$schema" | "definitions" | "$defs" | "$comment")
+                || (ANNOTATIONS.contains(&k) && !k.starts_with('$') && k != "format")
+        };
+        let ignored: Vec<&String> = map.keys().filter(|k| !stays(k)).collect();
+        if ignored.is_empty() {
+            return std::borrow::Cow::Borrowed(map);
+        }
+        self.report(
+            at,
+            "$ref",
+            LossAction::Dropped,
+            Accepts::Same,
+            Topic::Rewrite,
+            format!(
+                "draft-07 ignores the keywords beside a $ref: {} constrained nothing and is \
+                 left out (beside the $ref in what {} reads, it would apply)",
+                quoted(&ignored),
+                self.name()
+            ),
+        );
+        let read = map
+            .iter()
+            .filter(|(k, _)| stays(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        std::borrow::Cow::Owned(read)
+    }
+
     /// `map` (which has a `$ref` the profile cannot keep) with its target written in place.
     fn inline(&mut self, map: &Map<String, Value>, at: &str, level: usize) -> Step<Value> {
         let reference = map
@@ -952,7 +1001,7 @@ impl<'a> Engine<'a> {
             let branch_at = format!("{at}/allOf/{i}");
             let mut branch = match branch {
                 Value::Bool(true) => continue,
-                Value::Object(m) => m.clone(),
+                Value::Object(m) => self.ref_siblings_read(m, &branch_at).into_owned(),
                 _ => {
                     return refuse(
                         &branch_at,
@@ -1168,6 +1217,7 @@ impl<'a> Engine<'a> {
         level: usize,
         is_root: bool,
     ) -> Step<Value> {
+        let map = &*self.ref_siblings_read(map, at);
         if let Some(reference) = map.get("$ref") {
             let Some(reference) = reference.as_str() else {
                 return refuse(at, "$ref is not a string");
