@@ -339,8 +339,8 @@ fn merged_annotations_are_joined_or_reported() {
     }
 }
 
-/// An object with some properties, maybe closed (by `false` or a schema), maybe with a
-/// pattern, and an `allOf` of one or two object branches.
+/// An object with some properties, maybe closed (by `false` or a schema, or to what nothing
+/// evaluates), maybe with a pattern, and an `allOf` of one or two object branches.
 fn closed_allof_schema() -> impl Strategy<Value = Value> {
     let property = prop::sample::select(vec![
         json!({"type": "string"}),
@@ -389,11 +389,16 @@ fn closed_allof_schema() -> impl Strategy<Value = Value> {
         ])),
         any::<bool>(),
         prop::collection::vec(branch, 1..3),
+        any::<bool>(),
     )
-        .prop_map(|(properties, additional, pattern, branches)| {
+        .prop_map(|(properties, additional, pattern, branches, unevaluated)| {
             let mut s = json!({"type": "object", "properties": properties, "allOf": branches});
             if let Some(a) = additional {
                 s["additionalProperties"] = a;
+            }
+            if unevaluated {
+                // Sees what the branches evaluate, unlike additionalProperties.
+                s["unevaluatedProperties"] = json!(false);
             }
             if pattern {
                 s["patternProperties"] = json!({"^x": {"type": "integer"}});

@@ -992,6 +992,7 @@ impl<'a> Engine<'a> {
             _ => return Ok(merged),
         };
         let mut widenings: Vec<&'static str> = Vec::new();
+        let mut evaluates_all = false;
         let mut widen = |why: &'static str| {
             if !widenings.contains(&why) {
                 widenings.push(why);
@@ -1030,6 +1031,9 @@ impl<'a> Engine<'a> {
             }
             for (k, mut v) in branch {
                 if k == "additionalProperties" || k == "unevaluatedProperties" {
+                    // Unless it is `false`, it marks every property it sees as evaluated, so
+                    // the parent's `unevaluatedProperties` refuses none (dropped below).
+                    evaluates_all |= v != Value::Bool(false);
                     if says_nothing(&v) {
                         continue;
                     }
@@ -1067,6 +1071,19 @@ impl<'a> Engine<'a> {
                     )
                 })?;
             }
+        }
+        if evaluates_all && merged.shift_remove("unevaluatedProperties").is_some() {
+            self.report(
+                at,
+                "unevaluatedProperties",
+                LossAction::Rewritten,
+                Accepts::Same,
+                Topic::Rewrite,
+                "an allOf branch's additionalProperties (or unevaluatedProperties) marks every \
+                 property as evaluated, so unevaluatedProperties refuses none; merged, it is \
+                 left out"
+                    .into(),
+            );
         }
         let widened = !widenings.is_empty();
         let what = if widened {
