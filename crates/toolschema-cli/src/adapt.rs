@@ -2,6 +2,7 @@
 //! every loss, and map a model's call back to the server's tool.
 
 use crate::input::{display_name, json_argument, read_text, InputError};
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::Outcome;
 use serde_json::json;
 use std::io::Write;
@@ -53,6 +54,8 @@ fn parse_profile(value: &str) -> Result<&'static Profile, String> {
 
 /// Run `toolschema adapt`.
 pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let mut out = TerminalSafe::new(out, Escapes::Json);
+    let out: &mut dyn Write = &mut out;
     let text = read_text(&args.catalog)?;
     let catalog = Catalog::from_json(display_name(&args.catalog), &text)?;
     drop(text);
@@ -72,18 +75,18 @@ pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
             ) => Err(InputError(format!("{}: {e}", catalog.file()))),
             Err(RestoreError::Invalid { errors, tool, .. }) => {
                 for error in errors.iter() {
-                    eprintln!("error: tool '{tool}': {}", error.message);
+                    say!("error: tool '{tool}': {}", error.message);
                 }
                 Ok(Outcome::Invalid)
             }
             Err(other) => {
-                eprintln!("error: {other}");
+                say!("error: {other}");
                 Ok(Outcome::Invalid)
             }
         };
     }
     for failure in adaptation.failures() {
-        eprintln!("error: {failure}");
+        say!("error: {failure}");
     }
     if args.tools_only {
         print_json(out, &adaptation.requests())?;

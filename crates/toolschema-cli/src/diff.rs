@@ -1,6 +1,7 @@
 //! `toolschema diff`: what changed between two catalogs, by meaning, and who it breaks.
 
 use crate::input::{display_name, read_text, InputError};
+use crate::output::{Escapes, TerminalSafe};
 use crate::snapshot::ServerArgs;
 use crate::Outcome;
 use std::io::Write;
@@ -75,6 +76,14 @@ impl FailOn {
 
 /// Run `toolschema diff`.
 pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let mut out = TerminalSafe::new(
+        out,
+        match args.format {
+            Format::Json => Escapes::Json,
+            Format::Text | Format::Markdown => Escapes::Text,
+        },
+    );
+    let out: &mut dyn Write = &mut out;
     let old = read_catalog(&args.old)?;
     let new = match (&args.new, args.server.target()) {
         (Some(path), None) => read_catalog(path)?,

@@ -2,6 +2,7 @@
 //! forbid, and report what it does wrong.
 
 use crate::input::{parse_json, parse_seconds, read_text, InputError};
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::server_args::ServerAddress;
 use crate::Outcome;
 use serde_json::{json, Value};
@@ -77,6 +78,15 @@ enum Format {
 
 /// Run `toolschema fuzz`.
 pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let mut out = TerminalSafe::new(
+        out,
+        match args.format {
+            Format::Text => Escapes::Text,
+            // In JUnit XML, a `\u001b` escape is text like any other.
+            Format::Json | Format::Junit => Escapes::Json,
+        },
+    );
+    let out: &mut dyn Write = &mut out;
     let target = args.server.require_target()?;
     let replaying = match &args.replay {
         Some(path) => Some(read_findings(path)?),
@@ -115,7 +125,7 @@ pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     out.write_all(text.as_bytes())
         .map_err(|e| InputError(format!("cannot write output: {e}")))?;
     if let Some(why) = &report.stopped {
-        eprintln!("error: the run stopped early: {why}");
+        say!("error: the run stopped early: {why}");
     }
     Ok(if report.failed() {
         Outcome::Invalid

@@ -11,6 +11,7 @@
 //! it runs itself again, with the same arguments, as its one child, passes on the signals that
 //! stop or steer a process, reaps every process handed to it, and exits as the child does.
 
+use crate::output::say;
 use nix::sys::signal::{kill, SigSet, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
@@ -42,7 +43,7 @@ pub fn run_if_first_process() -> Option<ExitCode> {
     let child = match child {
         Ok(child) => Pid::from_raw(child.id() as i32),
         Err(e) => {
-            eprintln!(
+            say!(
                 "warning: toolschema runs as PID 1 but cannot start itself as the child of a reaping init ({e}); processes its servers leave behind will not be reaped (run the container with an init, such as `docker run --init`)"
             );
             return None;

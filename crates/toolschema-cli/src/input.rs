@@ -57,9 +57,19 @@ impl From<ReadError> for InputError {
     }
 }
 
-/// Read a whole file (or standard input for `-`) as UTF-8.
+/// Whether standard input has been read: it can be read once.
+static STDIN_READ: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Read a whole file (or standard input for `-`) as UTF-8. Standard input is read once: a
+/// second `-` in the same command is an error, not an empty input.
 pub fn read_text(path: &str) -> Result<String, ReadError> {
     let result = if path == "-" {
+        if STDIN_READ.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return Err(ReadError {
+                file: display_name(path).to_string(),
+                problem: "standard input was read already for another input of this command: give `-` (or `@-`) once".into(),
+            });
+        }
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
     } else {

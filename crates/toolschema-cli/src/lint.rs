@@ -5,6 +5,7 @@ mod printers;
 mod write;
 
 use crate::input::{display_name, read_text, InputError};
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::snapshot::{describe, snapshot_text, write_snapshot, ServerArgs};
 use crate::Outcome;
 use printers::{FileError, Printer, Style, Summary};
@@ -220,13 +221,25 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     // When the fixed catalog or a diff goes to standard output, findings go to standard error
     // as text.
     let to_stderr = matches!(mode, Mode::Print | Mode::Diff);
+    let mut json_report;
     let (format, report_out, terminal): (printers::Format, &mut dyn Write, bool) = if to_stderr {
         (
             printers::Format::Text,
             &mut err_out,
             std::io::stderr().is_terminal(),
         )
+    } else if matches!(
+        args.format,
+        printers::Format::Json | printers::Format::Sarif
+    ) {
+        json_report = TerminalSafe::new(&mut *out, Escapes::Json);
+        (
+            args.format,
+            &mut json_report,
+            std::io::stdout().is_terminal(),
+        )
     } else {
+        // Text and workflow commands escape what they print themselves: text may be coloured.
         (args.format, out, std::io::stdout().is_terminal())
     };
     let color = match args.color {
@@ -250,7 +263,7 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     let mut applied: Vec<String> = Vec::new();
     let note = |message: String| {
         if !args.quiet {
-            eprintln!("note: {message}");
+            say!("note: {message}");
         }
     };
     printer.begin().map_err(write_error)?;
@@ -413,13 +426,13 @@ fn snapshot_input(args: &LintArgs) -> Result<Input, InputError> {
         Some(path) => {
             write_snapshot(path, &text)?;
             if !args.quiet {
-                eprintln!("toolschema: wrote {listed} to {path}");
+                say!("toolschema: wrote {listed} to {path}");
             }
             Ok(Input::File(path.clone()))
         }
         None => {
             if !args.quiet {
-                eprintln!("toolschema: listed {listed}; -o FILE keeps the snapshot the findings point into");
+                say!("toolschema: listed {listed}; -o FILE keeps the snapshot the findings point into");
             }
             Ok(Input::Snapshot(format!("<snapshot of {target}>"), text))
         }

@@ -8,6 +8,7 @@
 //! name, each refusal and why, sessions closed). Events of other crates (rmcp's own logging
 //! among them) are not shown.
 
+use crate::output::{Escapes, TerminalSafe};
 use std::fmt::{self, Write as _};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
@@ -39,7 +40,7 @@ pub fn init(verbosity: Verbosity) {
     }
     let layer = tracing_subscriber::fmt::layer()
         .event_format(Lines)
-        .with_writer(std::io::stderr);
+        .with_writer(|| TerminalSafe::new(std::io::stderr(), Escapes::Text));
     let subscriber = tracing_subscriber::registry().with(layer).with(filter);
     // Fails only when a subscriber is already set, which then keeps its place.
     let _ = tracing::subscriber::set_global_default(subscriber);

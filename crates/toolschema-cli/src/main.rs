@@ -8,6 +8,7 @@ mod init;
 mod input;
 mod lint;
 mod log;
+mod output;
 mod pin;
 mod proxy;
 mod rules;
@@ -15,6 +16,7 @@ mod server_args;
 mod snapshot;
 mod validate;
 
+use crate::output::say;
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
@@ -142,13 +144,13 @@ fn finish(result: Result<Outcome, input::InputError>, flushed: std::io::Result<(
     match result {
         Ok(outcome) => {
             if let Err(e) = flushed {
-                eprintln!("error: cannot write output: {e}");
+                say!("error: cannot write output: {e}");
                 return Outcome::BadInput.into();
             }
             outcome.into()
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             Outcome::BadInput.into()
         }
     }

@@ -3,6 +3,7 @@
 
 use crate::diff::{print, read_catalog, Format};
 use crate::input::{read_text, InputError};
+use crate::output::say;
 use crate::snapshot::ServerArgs;
 use crate::Outcome;
 use std::io::Write;
@@ -135,7 +136,7 @@ pub fn run_pin(args: PinArgs) -> Result<Outcome, InputError> {
         .map_err(|e| InputError(e.to_string()))?;
     std::fs::write(&args.output, lock.to_json())
         .map_err(|e| InputError(format!("{}: cannot write: {e}", args.output)))?;
-    eprintln!(
+    say!(
         "toolschema: pinned {} tool{} of '{key}' in {}",
         catalog.len(),
         if catalog.len() == 1 { "" } else { "s" },
@@ -159,7 +160,7 @@ pub fn run_verify(args: VerifyArgs, out: &mut dyn Write) -> Result<Outcome, Inpu
     let catalog = source.load(&args.server)?;
     let diff = pins.verify(catalog.tools().map(Tool::fields));
     if diff.is_empty() {
-        eprintln!(
+        say!(
             "toolschema: all {} pinned tools of '{key}' match {}",
             pins.tools().len(),
             args.lock

@@ -2,6 +2,7 @@
 //! HTTP on either side.
 
 use crate::input::{parse_header, parse_seconds, parse_size, InputError};
+use crate::output::say;
 use crate::Outcome;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -228,8 +229,8 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
                 &address,
                 guard,
                 |bound, guard| {
-                    eprintln!("toolschema proxy: serving MCP at http://{bound}/mcp");
-                    eprintln!("toolschema proxy: {}", guard.describe());
+                    say!("toolschema proxy: serving MCP at http://{bound}/mcp");
+                    say!("toolschema proxy: {}", guard.describe());
                 },
             ));
             served

@@ -1,6 +1,7 @@
 //! `toolschema snapshot`: the tools of a live MCP server, exactly as it lists them.
 
 use crate::input::{parse_seconds, InputError};
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::server_args::ServerAddress;
 use crate::Outcome;
 use std::io::Write;
@@ -113,13 +114,15 @@ pub fn write_snapshot(path: &str, text: &str) -> Result<(), InputError> {
 
 /// Run `toolschema snapshot`.
 pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let mut out = TerminalSafe::new(out, Escapes::Json);
+    let out: &mut dyn Write = &mut out;
     let target = args.server.require_target()?;
     let snapshot = args.server.snapshot(&target)?;
     let text = snapshot_text(&snapshot)?;
     match &args.output {
         Some(path) => {
             write_snapshot(path, &text)?;
-            eprintln!(
+            say!(
                 "toolschema: wrote {} to {path}",
                 describe(&snapshot, &target)
             );
@@ -127,7 +130,7 @@ pub fn run(args: SnapshotArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
         None => {
             out.write_all(text.as_bytes())
                 .map_err(|e| InputError(format!("cannot write output: {e}")))?;
-            eprintln!("toolschema: listed {}", describe(&snapshot, &target));
+            say!("toolschema: listed {}", describe(&snapshot, &target));
         }
     }
     Ok(Outcome::Valid)

@@ -4,6 +4,7 @@
 use crate::input::{
     display_name, json_argument, parse_json, parse_json_line, read_text, InputError,
 };
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -88,6 +89,14 @@ impl ValidateArgs {
 
 /// Run `toolschema validate`.
 pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
+    let mut out = TerminalSafe::new(
+        out,
+        match args.format {
+            Format::Text => Escapes::Text,
+            Format::Json => Escapes::Json,
+        },
+    );
+    let out: &mut dyn Write = &mut out;
     if let (Some(schema), Some(instances)) = (&args.schema, &args.instances) {
         return validate_instances(&args, schema, instances, out);
     }
@@ -163,14 +172,14 @@ impl ReadCatalog {
         if others.is_empty() {
             return;
         }
-        eprintln!(
+        say!(
             "warning: {}: left out {} tool{} that cannot be read:",
             self.catalog.file(),
             others.len(),
             if others.len() == 1 { "" } else { "s" },
         );
         for error in others {
-            eprintln!("  {error}");
+            say!("  {error}");
         }
     }
 }

@@ -431,3 +431,68 @@ fn a_lock_that_was_edited_is_refused_and_never_overwritten() {
     assert_eq!(code, 2);
     assert_eq!(std::fs::read_to_string(&lock).unwrap(), edited);
 }
+
+/// Pairs of input schemas, written as text (numbers exactly as a person writes them), where some
+/// arguments the old schema accepted are refused by the new one: each is reported breaking and
+/// `diff` exits 1.
+#[test]
+fn changes_that_refuse_what_was_accepted_are_breaking() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = |name: &str, schema: &str| {
+        let path = dir.path().join(name);
+        let text = format!(r#"{{"tools":[{{"name":"t","inputSchema":{schema}}}]}}"#);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string()
+    };
+    let cases = [
+        // {"a": "abc"} matches both branches.
+        (
+            r#"{"type":"object","properties":{"a":{"oneOf":[{"type":"string"}]}}}"#,
+            r#"{"type":"object","properties":{"a":{"oneOf":[{"type":"string"},{"maxLength":5}]}}}"#,
+            "t: breaking branch-added: oneOf branch {\"maxLength\":5} added to argument 'a' (under oneOf a value may now match more than one branch, or one where it matched two)",
+        ),
+        // {"x_a": 5} is refused by the closed object.
+        (
+            r#"{"type":"object","additionalProperties":false,"patternProperties":{"^x_":{}}}"#,
+            r#"{"type":"object","additionalProperties":false}"#,
+            "t: breaking constraint-changed: patternProperties '^x_' removed from the input schema: the members it matched now meet what the object allows of undeclared members (none)",
+        ),
+        // {"n": 5} now meets additionalProperties.
+        (
+            r#"{"type":"object","properties":{"n":{"type":"integer"}},"additionalProperties":{"type":"string"}}"#,
+            r#"{"type":"object","additionalProperties":{"type":"string"}}"#,
+            "t: breaking property-removed: argument 'n' removed (its values now meet what the object allows of undeclared members, which may refuse them)",
+        ),
+        // Draft-07 ignored the type beside the $ref: {"p": 5} was accepted.
+        (
+            r##"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"p":{"$ref":"#/definitions/A","type":"string"}},"definitions":{"A":{}}}"##,
+            r##"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"p":{"type":"string"}}}"##,
+            "t: breaking type-narrowed: type of argument 'p' narrowed from any to string",
+        ),
+        // 2^53 + 1 to 2^53.
+        (
+            r#"{"type":"object","properties":{"n":{"maximum":9007199254740993}}}"#,
+            r#"{"type":"object","properties":{"n":{"maximum":9007199254740992}}}"#,
+            "t: breaking bound-tightened: maximum of argument 'n' tightened from 9007199254740993 to 9007199254740992",
+        ),
+    ];
+    for (i, (old, new, line)) in cases.iter().enumerate() {
+        let old = catalog(&format!("old{i}.json"), old);
+        let new = catalog(&format!("new{i}.json"), new);
+        let (code, stdout, stderr) = ts(&["diff", &old, &new]);
+        assert_eq!(code, 1, "{stdout}{stderr}");
+        assert_eq!(stdout.lines().next(), Some(*line), "{stdout}");
+    }
+    // Written otherwise, the same values: compatible, exit 0.
+    let old = catalog(
+        "same-old.json",
+        r#"{"type":"object","properties":{"v":{"enum":["a"]}}}"#,
+    );
+    let new = catalog(
+        "same-new.json",
+        r#"{"type":"object","properties":{"v":{"const":"a","minLength":0,"if":{"type":"string"}}}}"#,
+    );
+    let (code, stdout, _) = ts(&["diff", &old, &new]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(!stdout.contains("breaking:"), "{stdout}");
+}

@@ -584,3 +584,28 @@ fn every_catalog_shape_through_the_cli() {
         );
     }
 }
+
+/// Standard input is read once: a command given `-` twice says so, rather than reading the
+/// second as empty.
+#[test]
+fn standard_input_named_twice_is_an_error_not_an_empty_input() {
+    let catalog = r#"{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}"#;
+    let runs: [&[&str]; 2] = [
+        &["validate", "-", "--tool", "t", "--args", "@-"],
+        &["diff", "-", "-"],
+    ];
+    for args in runs {
+        let output = Command::cargo_bin("toolschema")
+            .unwrap()
+            .args(args)
+            .write_stdin(catalog)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "error: <stdin>: standard input was read already for another input of this command: give `-` (or `@-`) once\n",
+            "{args:?}"
+        );
+    }
+}

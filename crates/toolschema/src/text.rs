@@ -5,6 +5,7 @@
 //! reorder what is displayed, control characters and ANSI escapes that rewrite a terminal. The diff
 //! shows them in its messages and the `SEC` lint rules flag them; both classify them here.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// Why a character is hidden from a reader.
@@ -173,6 +174,46 @@ pub fn visible(text: &str) -> String {
     out
 }
 
+/// Whether `c` printed to a terminal would steer it or reorder the text around it: the escape
+/// character that starts ANSI sequences, the other C0 and C1 control characters (tab and line
+/// feed aside; carriage return included, which moves the cursor back over the line), and
+/// bidirectional controls. Names and texts from a catalog or a server may hold any of them.
+pub fn steers_terminal(c: char) -> bool {
+    c == '\r'
+        || matches!(
+            hidden_kind(c),
+            Some(HiddenKind::Escape | HiddenKind::Control | HiddenKind::Bidi)
+        )
+}
+
+/// `text` as it can be printed to a terminal: every character that
+/// [steers one](steers_terminal) written `<U+001B>`; borrowed when there is none.
+///
+/// ```
+/// use toolschema::text::terminal_safe;
+/// assert_eq!(terminal_safe("x\u{1B}]0;title\u{7}\n"), "x<U+001B>]0;title<U+0007>\n");
+/// assert_eq!(terminal_safe("plain\ttext"), "plain\ttext");
+/// ```
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    // Printable ASCII, tab and line feed steer nothing: most text is only those.
+    if text
+        .bytes()
+        .all(|b| (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n')
+        || !text.chars().any(steers_terminal)
+    {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if steers_terminal(c) {
+            let _ = write!(out, "<U+{:04X}>", c as u32);
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `text` cut to its first `max` characters, with `…` where it was cut.
 pub fn shorten(text: &str, max: usize) -> String {
     let mut chars = text.char_indices();
@@ -185,6 +226,29 @@ pub fn shorten(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_steers_a_terminal_is_escaped_and_nothing_else() {
+        for c in [
+            '\u{1B}', '\u{0}', '\u{7}', '\r', '\u{7F}', '\u{9B}', '\u{202E}', '\u{2066}',
+            '\u{200F}',
+        ] {
+            assert!(steers_terminal(c), "{c:?}");
+            assert_eq!(
+                terminal_safe(&format!("a{c}b")),
+                format!("a<U+{:04X}>b", c as u32)
+            );
+        }
+        // Shown as they are: tab, line feed, letters of any script, emoji, invisible characters
+        // (which the SEC rules report, and which move no cursor).
+        for text in [
+            "tab\tand\nline",
+            "é 日本 مرحبا 👩\u{200D}💻",
+            "zero\u{200B}width",
+        ] {
+            assert!(matches!(terminal_safe(text), Cow::Borrowed(_)), "{text:?}");
+        }
+    }
 
     #[test]
     fn emoji_sequences_are_not_hidden_text() {

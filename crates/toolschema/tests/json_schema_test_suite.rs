@@ -24,6 +24,14 @@ struct Tally {
     failures: Vec<String>,
 }
 
+/// The tests whose value the validator deliberately does not judge. The float
+/// 9007199254740992.0 (2^53) is also what 9007199254740993.0 reads as, so a validator that only
+/// sees the float cannot tell whether it equals an exact `const`; toolschema says so ("could not
+/// be checked") rather than judge it valid, where the suite takes 64-bit floats at their word.
+const UNJUDGED_ON_PURPOSE: [&str; 1] = [
+    "const.json / float and integers are equal up to 64-bit representation limits / float is valid",
+];
+
 fn run_file(path: &Path, options: &CompileOptions, tally: &mut Tally) {
     let groups: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let file = path.file_name().unwrap().to_string_lossy().to_string();
@@ -47,6 +55,18 @@ fn run_file(path: &Path, options: &CompileOptions, tally: &mut Tally) {
             let data = &test["data"];
             let fast = validator.is_valid(data);
             let full = validator.validate_as(data, Subject::Value);
+            let test_name = format!(
+                "{file} / {description} / {}",
+                test["description"].as_str().unwrap_or_default()
+            );
+            if UNJUDGED_ON_PURPOSE.contains(&test_name.as_str()) {
+                // Refused as "could not be checked", never judged either way.
+                assert!(
+                    !fast && full.as_ref().is_err_and(|e| e.is_unchecked()),
+                    "{test_name}: {full:?}"
+                );
+                continue;
+            }
             if fast != expected || full.is_ok() != expected {
                 tally.failures.push(format!(
                     "{file} / {description} / {}: expected valid={expected}, is_valid={fast}, validate={:?}",

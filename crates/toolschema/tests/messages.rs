@@ -910,3 +910,86 @@ fn undeclared_arguments_of_an_open_schema_can_be_named() {
         assert_eq!(compiled.undeclared_arguments(&json!({"b": 1})), None);
     }
 }
+
+mod numbers_past_two_to_the_53 {
+    //! Numbers read as rounded floats are never judged valid where the schema compares them
+    //! exactly: what the validator calls valid is valid in exact arithmetic.
+    use super::*;
+    use proptest::prelude::*;
+    use toolschema::json::parse;
+
+    /// The verdict on `{"n": INSTANCE}` (both numbers as text, read by the project's reader):
+    /// valid, invalid, or could not be checked.
+    fn verdict(schema: &str, instance: &str) -> &'static str {
+        let schema = parse(&format!(
+            r#"{{"type": "object", "properties": {{"n": {schema}}}}}"#
+        ))
+        .unwrap();
+        let arguments = parse(&format!(r#"{{"n": {instance}}}"#)).unwrap();
+        let tool = Tool::from_value(json!({"name": "t", "inputSchema": schema})).unwrap();
+        match tool.compile().unwrap().validate_input(&arguments) {
+            Ok(()) => "valid",
+            Err(e) if e.is_unchecked() => "unchecked",
+            Err(_) => "invalid",
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn a_valid_verdict_holds_in_exact_arithmetic(
+            bound in (1i128 << 50)..(1i128 << 100),
+            delta in -3i128..=3,
+            fraction in proptest::bool::ANY,
+        ) {
+            let n = bound + delta;
+            let instance = if fraction { format!("{n}.5") } else { n.to_string() };
+            let exact = |holds: bool| if holds { "valid" } else { "invalid" };
+            // Where numbers fit 64 bits and have no fraction, the verdict is exact.
+            let exact_reading = !fraction && i64::try_from(n).is_ok() && i64::try_from(bound).is_ok();
+            let cases = [
+                (format!(r#"{{"maximum": {bound}}}"#), n * 2 + i128::from(fraction) <= bound * 2),
+                (format!(r#"{{"minimum": {bound}}}"#), n * 2 + i128::from(fraction) >= bound * 2),
+                (format!(r#"{{"exclusiveMaximum": {bound}}}"#), n * 2 + i128::from(fraction) < bound * 2),
+                (format!(r#"{{"const": {bound}}}"#), !fraction && n == bound),
+                (format!(r#"{{"enum": [1, {bound}]}}"#), !fraction && n == bound),
+                (r#"{"multipleOf": 2}"#.to_string(), !fraction && n % 2 == 0),
+                (r#"{"type": "integer"}"#.to_string(), !fraction),
+            ];
+            for (schema, holds) in cases {
+                let got = verdict(&schema, &instance);
+                if got == "valid" {
+                    prop_assert!(holds, "{schema} called {instance} valid");
+                }
+                if exact_reading {
+                    prop_assert_eq!(got, exact(holds), "{} with {}", schema, instance);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_the_schema_does_not_compare_exactly_are_still_judged() {
+        assert_eq!(verdict(r#"{"type": "number"}"#, "1e400"), "valid");
+        assert_eq!(
+            verdict(r#"{"maximum": 100}"#, "123456789012345678901234567890"),
+            "invalid"
+        );
+        assert_eq!(
+            verdict(r#"{"minimum": 100}"#, "123456789012345678901234567890"),
+            "valid"
+        );
+        assert_eq!(
+            verdict(r#"{"type": "integer"}"#, "12345678901234567"),
+            "valid"
+        );
+        assert_eq!(
+            messages(
+                parse(r#"{"type": "object", "properties": {"n": {"const": 123456789012345678901234567890}}}"#).unwrap(),
+                parse(r#"{"n": 123456789012345678901234567891}"#).unwrap()
+            ),
+            vec!["arguments could not be checked: the number at 'n' (read as 1.2345678901234568e29) is past 2^53, where it may have been rounded when read, and the schema compares numbers exactly (`const` at /properties/n/const)"]
+        );
+    }
+}

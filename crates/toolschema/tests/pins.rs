@@ -148,6 +148,8 @@ fn schema() -> impl Strategy<Value = Value> {
         Just(json!({"enum": ["a", "b"]})),
         Just(json!({"$ref": "#/$defs/Shared"})),
         Just(json!({"type": "boolean", "description": "A flag.\u{200B}"})),
+        Just(json!({"const": "a"})),
+        Just(json!({"type": "integer", "maximum": 9_007_199_254_740_993u64})),
         Just(json!(true)),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {
@@ -168,7 +170,17 @@ fn schema() -> impl Strategy<Value = Value> {
             inner
                 .clone()
                 .prop_map(|items| json!({"type": "array", "items": items})),
-            prop::collection::vec(inner, 1..3).prop_map(|branches| json!({"anyOf": branches})),
+            prop::collection::vec(inner.clone(), 1..3)
+                .prop_map(|branches| json!({"anyOf": branches})),
+            prop::collection::vec(inner.clone(), 1..3)
+                .prop_map(|branches| json!({"oneOf": branches})),
+            (inner, any::<bool>()).prop_map(|(pattern, closed)| {
+                let mut s = json!({"type": "object", "patternProperties": {"^x_": pattern}});
+                if closed {
+                    s["additionalProperties"] = json!(false);
+                }
+                s
+            }),
         ]
     })
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use toolschema::json::Position;
 use toolschema::lint::{Applicability, Diagnostic, LintSettings, Rule, Severity};
+use toolschema::text::{steers_terminal, terminal_safe};
 
 /// How findings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -513,10 +514,11 @@ fn artifact_uri(file: &str) -> String {
 }
 
 fn message_with_tool(d: &Diagnostic) -> String {
-    match &d.tool {
+    let message = match &d.tool {
         Some(tool) => format!("{} (tool '{tool}')", d.message),
         None => d.message.clone(),
-    }
+    };
+    terminal_safe(&message).into_owned()
 }
 
 /// Escape the message of a workflow command.
@@ -542,7 +544,7 @@ fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic, style: St
     if color {
         out.push_str(BOLD);
     }
-    out.push_str(file);
+    out.push_str(&terminal_safe(file));
     out.push(':');
     push_number(out, d.position.line);
     out.push(':');
@@ -571,10 +573,10 @@ fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic, style: St
         out.push_str(severity);
     }
     out.push_str(": ");
-    out.push_str(&d.message);
+    out.push_str(&terminal_safe(&d.message));
     if let Some(tool) = &d.tool {
         out.push_str(" (tool '");
-        out.push_str(tool);
+        out.push_str(&terminal_safe(tool));
         out.push_str("')");
     }
     match &d.fix {
@@ -686,9 +688,14 @@ impl Snippet<'_> {
         if self.cut_before {
             out.push('…');
         }
-        // Tabs would shift the caret: show them as one space each.
-        if self.shown.contains('\t') {
-            out.extend(self.shown.chars().map(|c| if c == '\t' { ' ' } else { c }));
+        // Tabs would shift the caret: show them as one space each. What would steer the
+        // terminal shows as U+FFFD, one character each, so the caret stays under its column.
+        if self.shown.contains('\t') || self.shown.chars().any(steers_terminal) {
+            out.extend(self.shown.chars().map(|c| match c {
+                '\t' => ' ',
+                c if steers_terminal(c) => '\u{FFFD}',
+                c => c,
+            }));
         } else {
             out.push_str(self.shown);
         }

@@ -269,8 +269,10 @@ pub fn observe(
                 let whose = if is_error { "tool error" } else { "result" };
                 push(Check::Leak, severity, format!("the {whose} shows {}", leak.describe()));
             }
+            // A call the schema could not judge tells nothing by being refused or accepted.
+            let judged = !sent.errors.iter().any(|e| e.is_unchecked());
             if is_error {
-                if sent.kind == Kind::Valid {
+                if judged && sent.kind == Kind::Valid {
                     push(
                         Check::RejectedValid,
                         Severity::Info,
@@ -281,7 +283,7 @@ pub fn observe(
                     );
                 }
             } else {
-                if sent.kind == Kind::Invalid {
+                if judged && sent.kind == Kind::Invalid {
                     let format_only = !sent.errors.is_empty()
                         && sent.errors.iter().all(|e| e.keyword == "format");
                     let reasons: Vec<&str> =
@@ -487,6 +489,43 @@ mod tests {
 
     fn ok(result: Value) -> Answer {
         Answer::Result(result)
+    }
+
+    #[test]
+    fn a_call_the_schema_cannot_judge_is_neither_accepted_invalid_nor_rejected_valid() {
+        let tool = Tool::from_value(json!({"name": "count", "inputSchema": {"type": "object",
+            "properties": {"n": {"type": "integer"}}}}))
+        .unwrap()
+        .compile()
+        .unwrap();
+        // Read as a rounded float: the schema's integer type cannot be judged on it.
+        let arguments = json!({"n": 1e300});
+        let errors = tool.validate_input(&arguments).unwrap_err().into_vec();
+        assert!(errors.iter().all(|e| e.is_unchecked()), "{errors:?}");
+        let known = Known::default();
+        let sent = Sent {
+            kind: Kind::Invalid,
+            errors: &errors,
+            arguments: Some(&arguments),
+            known: &known,
+        };
+        for answer in [
+            json!({"content": [{"type": "text", "text": "counted"}]}),
+            json!({"content": [{"type": "text", "text": "too large"}], "isError": true}),
+        ] {
+            let record = CallRecord {
+                answer: ok(answer),
+                strays: Vec::new(),
+                alone: true,
+                hang_repeated: false,
+            };
+            let seen = observe(&tool, &sent, &record, Duration::from_secs(2));
+            assert!(
+                seen.is_empty(),
+                "{:?}",
+                seen.iter().map(|o| o.check).collect::<Vec<_>>()
+            );
+        }
     }
 
     #[test]

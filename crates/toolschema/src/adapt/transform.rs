@@ -825,7 +825,7 @@ impl<'a> Engine<'a> {
         map: &'m Map<String, Value>,
         at: &str,
     ) -> std::borrow::Cow<'m, Map<String, Value>> {
-        if self.dialect.applies_ref_siblings() || !map.contains_key("$ref") {
+        if !self.dialect.ref_ignores_siblings() || !map.contains_key("$ref") {
             return std::borrow::Cow::Borrowed(map);
         }
         let stays = |k: &str| {

@@ -4,11 +4,11 @@
 
 use crate::json::pointer::{resolve, split_pointer};
 use crate::json::{nesting_depth, MAX_DEPTH};
-use crate::schema::normalize_shape;
 use crate::schema::references::{
     percent_decode, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE, NESTED_LISTS, NESTED_MAPS,
     NESTED_SINGLE,
 };
+use crate::schema::{detect_dialect, normalize_shape};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -48,18 +48,24 @@ pub(crate) fn prepare_schema(schema: &Value, input: bool) -> Value {
     if has_embedded_resource(&standard) {
         return standard;
     }
+    // Whether the keywords beside a `$ref` apply depends on the dialect; under one toolschema
+    // does not know, inlining could give the schema another meaning.
+    let Ok(dialect) = detect_dialect(&standard) else {
+        return standard;
+    };
+    let siblings_apply = !dialect.ref_ignores_siblings();
     // First find the recursive definitions (a `$ref` met again while it is being inlined), then
     // inline every other `$ref` and keep those to recursive definitions as written. Keeping them
     // everywhere, not only where the recursion closes, makes preparing a prepared schema change
     // nothing, so a definition stored in a lock compares and hashes as it did when pinned.
-    let mut finder = Inliner::new(&standard, BTreeSet::new());
+    let mut finder = Inliner::new(&standard, BTreeSet::new(), siblings_apply);
     if finder
         .schema(&standard, &mut vec![String::new()], 0)
         .is_none()
     {
         return standard;
     }
-    let mut inliner = Inliner::new(&standard, finder.kept);
+    let mut inliner = Inliner::new(&standard, finder.kept, siblings_apply);
     let Some(mut inlined) = inliner.schema(&standard, &mut Vec::new(), 0) else {
         return standard;
     };
@@ -100,16 +106,38 @@ struct Inliner<'a> {
     inlined: BTreeSet<String>,
     /// Pointers still referenced by a `$ref` kept as written (a recursive one).
     kept: BTreeSet<String>,
+    /// Whether the keywords beside a `$ref` apply with its target (2020-12) or are ignored
+    /// (draft-07).
+    siblings_apply: bool,
 }
 
+/// Keywords kept beside an inlined `$ref` whose dialect ignores its siblings: they accept and
+/// refuse nothing either way, and the model still reads them (the root's `$schema` and
+/// definitions are needed as well).
+const DESCRIBING: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "$defs",
+    "definitions",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
 impl<'a> Inliner<'a> {
-    fn new(root: &'a Value, recursive: BTreeSet<String>) -> Self {
+    fn new(root: &'a Value, recursive: BTreeSet<String>, siblings_apply: bool) -> Self {
         Inliner {
             root,
             kept: recursive.clone(),
             recursive,
             budget: INLINE_BUDGET,
             inlined: BTreeSet::new(),
+            siblings_apply,
         }
     }
 
@@ -144,6 +172,11 @@ impl<'a> Inliner<'a> {
         let resolved = resolved?;
         self.inlined.insert(pointer);
         siblings.shift_remove("$ref");
+        if !self.siblings_apply {
+            // Draft-07: the target alone decides what is accepted; what beside the `$ref` only
+            // describes stays, and what validates is dropped (a validator ignores it).
+            siblings.retain(|key, _| DESCRIBING.contains(&key.as_str()));
+        }
         Some(merge(resolved, siblings))
     }
 
@@ -301,6 +334,32 @@ mod tests {
             json!({"description": "d", "type": "integer", "allOf": [{"type": "number", "minimum": 0}]})
         );
         assert!(prepared.get("$defs").is_none());
+    }
+
+    #[test]
+    fn draft_07_drops_the_validating_siblings_of_a_ref() {
+        let draft7 = "http://json-schema.org/draft-07/schema#";
+        let schema = json!({"$schema": draft7, "type": "object",
+            "properties": {"p": {"$ref": "#/definitions/A", "type": "string", "maxLength": 3,
+                "description": "d", "x-note": "n"}},
+            "definitions": {"A": {"minimum": 1}}});
+        assert_eq!(
+            prepare_schema(&schema, true),
+            json!({"$schema": draft7, "type": "object",
+                "properties": {"p": {"minimum": 1, "description": "d"}}})
+        );
+        // The root of a zod schema: `$ref`, `definitions` and `$schema` side by side.
+        let root = json!({"$schema": draft7, "$ref": "#/definitions/T",
+            "definitions": {"T": {"type": "object", "properties": {"q": {"type": "string"}}}}});
+        assert_eq!(
+            prepare_schema(&root, true),
+            json!({"type": "object", "properties": {"q": {"type": "string"}}, "$schema": draft7})
+        );
+        // A dialect toolschema does not know is compared as written.
+        let unknown = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+            "properties": {"p": {"$ref": "#/definitions/A", "type": "string"}},
+            "definitions": {"A": {}}});
+        assert_eq!(prepare_schema(&unknown, true), unknown);
     }
 
     #[test]

@@ -5,9 +5,10 @@
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
-use crate::json::{same_value, same_value_opt, MAX_DEPTH};
+use crate::json::{compare_numbers, same_value, same_value_opt, MAX_DEPTH};
 use crate::text::visible;
 use serde_json::{Map, Value};
+use std::cmp::Ordering;
 use std::collections::HashSet;
 
 /// Which way values flow through a schema.
@@ -71,10 +72,15 @@ const OTHER_CONSTRAINTS: &[&str] = &[
     "$dynamicRef",
     "$recursiveRef",
 ];
+/// Keywords that refer to another schema.
+const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
+/// Why a change of what a `oneOf` branch accepts is breaking, either way.
+const ONE_OF_COUNTS: &str =
+    " (under oneOf a value may now match more than one branch, or one where it matched two)";
 /// Subschemas that apply to members or items; absent means `{}` (anything).
 const ANYTHING_WHEN_ABSENT: &[&str] = &["additionalItems", "unevaluatedItems", "propertyNames"];
-/// Maps of name (or pattern) to subschema.
-const SCHEMA_MAPS: &[&str] = &["patternProperties", "dependentSchemas"];
+/// Maps of name to subschema (`patternProperties` is read apart: removing an entry can refuse).
+const SCHEMA_MAPS: &[&str] = &["dependentSchemas"];
 
 /// Compares two schemas and records what changed.
 pub(crate) struct SchemaDiff<'c> {
@@ -116,11 +122,15 @@ impl SchemaDiff<'_> {
             return;
         }
         let (old, new) = (old_map.as_ref(), new_map.as_ref());
+        let listed_alike = self.listed_values_alike(old, new, pointer, path);
         let mut members_reported = false;
         let keys = union_keys(old, new);
         for key in keys {
             let (o, n) = (old.get(key.as_str()), new.get(key.as_str()));
             if o.is_some() && n.is_some() && same_value_opt(o, n) {
+                continue;
+            }
+            if listed_alike && matches!(key.as_str(), "enum" | "const") {
                 continue;
             }
             let at = push_segment(pointer, key);
@@ -174,6 +184,48 @@ impl SchemaDiff<'_> {
                 }
             }
         }
+    }
+
+    /// An `enum` on one side and a `const` on the other that accept the same values
+    /// (`enum: ["a"]` and `const: "a"`): reported once as rewritten, and `true`, so that neither
+    /// keyword is reported alone as added or removed.
+    fn listed_values_alike(
+        &mut self,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        pointer: &str,
+        path: &str,
+    ) -> bool {
+        let (Some((old_key, old_values)), Some((new_key, new_values))) =
+            (listed_values(old), listed_values(new))
+        else {
+            return false;
+        };
+        let within =
+            |a: &[&Value], b: &[&Value]| a.iter().all(|v| b.iter().any(|w| same_value(v, w)));
+        if old_key == new_key
+            || !within(&old_values, &new_values)
+            || !within(&new_values, &old_values)
+        {
+            return false;
+        }
+        let (o, n) = (old.get(old_key), new.get(new_key));
+        let message = format!(
+            "{old_key} {} of {} rewritten as {new_key} {}, accepting the same values",
+            short(o),
+            self.subject(path),
+            short(n)
+        );
+        let at = push_segment(pointer, new_key);
+        self.push_class(
+            ChangeCode::SchemaRewritten,
+            ChangeClass::Compatible,
+            &at,
+            message,
+            o,
+            n,
+        );
+        true
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -237,6 +289,7 @@ impl SchemaDiff<'_> {
                 );
             }
             "$defs" | "definitions" => self.members(key, o, n, at, path, depth, true),
+            "patternProperties" => self.patterns(o, n, new, at, path, depth),
             _ if SCHEMA_MAPS.contains(&key) => self.members(key, o, n, at, path, depth, false),
             _ if ANYTHING_WHEN_ABSENT.contains(&key) => {
                 let nested = if key == "propertyNames" {
@@ -248,6 +301,16 @@ impl SchemaDiff<'_> {
             }
             _ if UPPER_BOUNDS.contains(&key) || LOWER_BOUNDS.contains(&key) => {
                 self.bound(key, o, n, at, path)
+            }
+            "if" | "then" | "else" => {
+                // `if` without `then` or `else`, or either without `if`, constrains nothing.
+                let applies = |schema: &Map<String, Value>| {
+                    schema.contains_key("if")
+                        && (schema.contains_key("then") || schema.contains_key("else"))
+                };
+                let o = o.filter(|_| applies(old));
+                let n = n.filter(|_| applies(new));
+                self.constraint(key, o, n, at, path)
             }
             _ if OTHER_CONSTRAINTS.contains(&key) => self.constraint(key, o, n, at, path),
             _ => {
@@ -347,6 +410,24 @@ impl SchemaDiff<'_> {
                         Direction::Input => format!("new optional argument '{member_path}'"),
                         Direction::Output => format!("new optional field '{member_path}'"),
                     };
+                    // Its values met what the object allowed of undeclared members (a schema,
+                    // or patternProperties entries); now they meet its own schema instead. In
+                    // an object that took any undeclared member, or none, a new optional
+                    // member is compatible: callers do not send what was never declared.
+                    if undeclared_members(old) == Undeclared::Checked && !is_anything(n) {
+                        self.push(
+                            ChangeCode::PropertyAdded,
+                            Effect::Changes,
+                            &member_at,
+                            format!(
+                                "{message} (its values met what the object allowed of \
+                                 undeclared members; its own schema may refuse them)"
+                            ),
+                            None,
+                            Some(n.clone()),
+                        );
+                        continue;
+                    }
                     self.push_class(
                         ChangeCode::PropertyAdded,
                         ChangeClass::Compatible,
@@ -373,27 +454,39 @@ impl SchemaDiff<'_> {
                 }
                 (None, Some(_)) => {} // a new required argument: reported with `required`
                 (Some(o), None) => {
-                    let closed = is_closed(new);
+                    // Its values now meet what the object says of undeclared members.
+                    let rest = undeclared_members(new);
                     let was_required = old_required.contains(name.as_str());
                     let subject = self.subject(&member_path);
-                    let (class, why) = match (self.direction, closed) {
-                        (Direction::Input, true) => (
+                    let (class, why) = match (self.direction, rest) {
+                        (Direction::Input, Undeclared::Refused) => (
                             ChangeClass::Breaking,
                             "the object is closed: callers that send it are refused",
                         ),
-                        (Direction::Input, false) => (
+                        (Direction::Input, Undeclared::Anything) => (
                             ChangeClass::Compatible,
                             "the object is open: it is no longer checked",
+                        ),
+                        (Direction::Input, Undeclared::Checked) => (
+                            ChangeClass::Breaking,
+                            "its values now meet what the object allows of undeclared members, \
+                             which may refuse them",
                         ),
                         (Direction::Output, _) if was_required => (
                             ChangeClass::Breaking,
                             "it was required: results promised it",
                         ),
-                        (Direction::Output, false) => (
+                        (Direction::Output, Undeclared::Anything) => (
                             ChangeClass::Breaking,
                             "the object is open: its values are no longer promised",
                         ),
-                        (Direction::Output, true) => (ChangeClass::Compatible, "it was optional"),
+                        (Direction::Output, Undeclared::Checked) => (
+                            ChangeClass::Breaking,
+                            "its values now meet only what the object allows of undeclared members",
+                        ),
+                        (Direction::Output, Undeclared::Refused) => {
+                            (ChangeClass::Compatible, "it was optional")
+                        }
                     };
                     self.push_class(
                         ChangeCode::PropertyRemoved,
@@ -649,22 +742,43 @@ impl SchemaDiff<'_> {
             }
         }
         let new_unmatched: Vec<usize> = (0..new.len()).filter(|&j| !new_matched[j]).collect();
+        // A value is accepted by oneOf when exactly one branch accepts it: a branch that accepts
+        // more, or a new one, may make a value match two branches and be refused; a branch that
+        // accepts less, or one removed, may leave a value that matched two with one, accepted.
+        // Unless the branches are proved disjoint, any change of what a branch accepts is
+        // breaking both ways.
+        let one = key == "oneOf";
         if old_unmatched.len() == new_unmatched.len() {
+            let first = self.changes.len();
             for (&i, &j) in old_unmatched.iter().zip(&new_unmatched) {
                 self.compare(&old[i], &new[j], &format!("{at}/{j}"), path, depth + 1);
             }
+            if one {
+                for change in &mut self.changes[first..] {
+                    let same_values = change.code == ChangeCode::SchemaRewritten;
+                    if change.class == ChangeClass::Compatible && !same_values {
+                        change.class = ChangeClass::Breaking;
+                        change.message.push_str(ONE_OF_COUNTS);
+                    }
+                }
+            }
             return;
         }
-        // More branches of anyOf/oneOf accept more; more branches of allOf accept less.
+        // More branches of anyOf accept more; more branches of allOf accept less.
         let all = key == "allOf";
         let subject = self.subject(path);
         for &j in &new_unmatched {
             let (code, effect) = if all {
                 (ChangeCode::BranchRemoved, Effect::Narrows)
+            } else if one {
+                (ChangeCode::BranchAdded, Effect::Changes)
             } else {
                 (ChangeCode::BranchAdded, Effect::Widens)
             };
-            let message = format!("{key} branch {} added to {subject}", short(Some(&new[j])));
+            let mut message = format!("{key} branch {} added to {subject}", short(Some(&new[j])));
+            if one {
+                message.push_str(ONE_OF_COUNTS);
+            }
             self.push(
                 code,
                 effect,
@@ -677,13 +791,18 @@ impl SchemaDiff<'_> {
         for &i in &old_unmatched {
             let (code, effect) = if all {
                 (ChangeCode::BranchAdded, Effect::Widens)
+            } else if one {
+                (ChangeCode::BranchRemoved, Effect::Changes)
             } else {
                 (ChangeCode::BranchRemoved, Effect::Narrows)
             };
-            let message = format!(
+            let mut message = format!(
                 "{key} branch {} removed from {subject}",
                 short(Some(&old[i]))
             );
+            if one && self.direction == Direction::Output {
+                message.push_str(ONE_OF_COUNTS);
+            }
             self.push(
                 code,
                 effect,
@@ -742,25 +861,43 @@ impl SchemaDiff<'_> {
     }
 
     fn bound(&mut self, key: &str, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str) {
-        let number = |v: Option<&Value>| v.map(Value::as_f64);
+        // A length or count of at least 0 is no bound at all.
+        let counts_from_zero = matches!(key, "minLength" | "minItems" | "minProperties");
+        let no_bound = |v: &Option<Option<&serde_json::Number>>| {
+            counts_from_zero
+                && v.flatten()
+                    .is_some_and(|n| compare_numbers(n, &0.into()) == Some(Ordering::Equal))
+        };
+        let (old_bound, new_bound) = (o.map(Value::as_number), n.map(Value::as_number));
+        let old_bound = if no_bound(&old_bound) {
+            None
+        } else {
+            old_bound
+        };
+        let new_bound = if no_bound(&new_bound) {
+            None
+        } else {
+            new_bound
+        };
         let upper = UPPER_BOUNDS.contains(&key);
-        let effect = match (number(o), number(n)) {
+        let effect = match (old_bound, new_bound) {
             (Some(None), _) | (_, Some(None)) => return self.constraint(key, o, n, at, path),
             (None, Some(_)) => Effect::Narrows,
             (Some(_), None) => Effect::Widens,
-            (Some(Some(a)), Some(Some(b))) => {
-                if (b < a) == upper {
-                    Effect::Narrows
-                } else {
-                    Effect::Widens
-                }
-            }
+            // Compared exactly: 2^53 + 1 and 2^53 are one 64-bit float but two bounds.
+            (Some(Some(a)), Some(Some(b))) => match compare_numbers(a, b) {
+                Some(Ordering::Equal) => return,
+                Some(Ordering::Greater) if upper => Effect::Narrows,
+                Some(Ordering::Less) if !upper => Effect::Narrows,
+                Some(_) => Effect::Widens,
+                None => Effect::Changes,
+            },
             (None, None) => return,
         };
-        let (code, verb) = if effect == Effect::Narrows {
-            (ChangeCode::BoundTightened, "tightened")
-        } else {
-            (ChangeCode::BoundLoosened, "loosened")
+        let (code, verb) = match effect {
+            Effect::Narrows => (ChangeCode::BoundTightened, "tightened"),
+            Effect::Widens => (ChangeCode::BoundLoosened, "loosened"),
+            Effect::Changes => (ChangeCode::ConstraintChanged, "changed"),
         };
         let show = |v: Option<&Value>| v.map_or("none".to_string(), |v| short(Some(v)));
         let message = format!(
@@ -790,6 +927,17 @@ impl SchemaDiff<'_> {
                 ChangeCode::ConstraintAdded,
                 Effect::Narrows,
                 format!("{key} {} added to {subject}", short(n)),
+            ),
+            // A `$ref` left as written (recursive, unresolved, or in a dialect toolschema does
+            // not know) may be what made the keywords beside it ignored (draft-07 and older):
+            // without it they may apply.
+            (Some(_), None) if REFERENCES.contains(&key) => (
+                ChangeCode::ConstraintRemoved,
+                Effect::Changes,
+                format!(
+                    "{key} {} removed from {subject} (keywords beside it may now apply)",
+                    short(o)
+                ),
             ),
             (Some(_), None) => (
                 ChangeCode::ConstraintRemoved,
@@ -822,6 +970,74 @@ impl SchemaDiff<'_> {
             }
         };
         self.push(code, effect, at, message, o.cloned(), n.cloned());
+    }
+
+    /// `patternProperties`, entry by entry: a member a removed entry matched now meets what
+    /// the object says of undeclared members, and a new entry may let members into a closed
+    /// object as well as check those it matches.
+    fn patterns(
+        &mut self,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        new_schema: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        let empty = Map::new();
+        let (old, new) = (
+            o.map_or(Some(&empty), Value::as_object),
+            n.map_or(Some(&empty), Value::as_object),
+        );
+        let (Some(old), Some(new)) = (old, new) else {
+            return self.constraint("patternProperties", o, n, at, path);
+        };
+        let rest = undeclared_members(new_schema);
+        let subject = self.object_subject(path);
+        for name in union_keys(old, new) {
+            let member_at = push_segment(at, name);
+            let pattern = visible(name);
+            let (a, b) = (old.get(name.as_str()), new.get(name.as_str()));
+            let (code, effect, message) = match (a, b) {
+                (Some(a), Some(b)) => {
+                    self.compare(a, b, &member_at, path, depth + 1);
+                    continue;
+                }
+                (None, None) => continue,
+                (Some(_), None) if rest == Undeclared::Anything => (
+                    ChangeCode::ConstraintRemoved,
+                    Effect::Widens,
+                    format!("patternProperties '{pattern}' removed from {subject}"),
+                ),
+                (Some(_), None) => (
+                    ChangeCode::ConstraintChanged,
+                    Effect::Changes,
+                    format!(
+                        "patternProperties '{pattern}' removed from {subject}: the members it \
+                         matched now meet what the object allows of undeclared members{}",
+                        if rest == Undeclared::Refused {
+                            " (none)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ),
+                (None, Some(_)) if rest == Undeclared::Anything => (
+                    ChangeCode::ConstraintAdded,
+                    Effect::Narrows,
+                    format!("patternProperties '{pattern}' added to {subject}"),
+                ),
+                (None, Some(_)) => (
+                    ChangeCode::ConstraintChanged,
+                    Effect::Changes,
+                    format!(
+                        "patternProperties '{pattern}' added to {subject}: members it matches \
+                         are now checked by it, not by what the object allows of undeclared members"
+                    ),
+                ),
+            };
+            self.push(code, effect, &member_at, message, a.cloned(), b.cloned());
+        }
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -989,11 +1205,75 @@ fn is_false_schema(schema: &Value) -> bool {
     }
 }
 
-/// Whether an object schema refuses undeclared members.
-fn is_closed(schema: &Map<String, Value>) -> bool {
-    ["additionalProperties", "unevaluatedProperties"]
-        .iter()
-        .any(|k| schema.get(*k).is_some_and(is_false_schema))
+/// The values an `enum` alone or a `const` alone lists, with the keyword.
+fn listed_values(schema: &Map<String, Value>) -> Option<(&'static str, Vec<&Value>)> {
+    match (schema.get("enum"), schema.get("const")) {
+        (Some(Value::Array(values)), None) => Some(("enum", values.iter().collect())),
+        (None, Some(value)) => Some(("const", vec![value])),
+        _ => None,
+    }
+}
+
+/// Whether a schema accepts anything (`true`, `{}`).
+fn is_anything(schema: &Value) -> bool {
+    as_object_schema(schema).is_some_and(|m| m.is_empty())
+}
+
+/// What an object's members that `properties` does not declare must meet, as far as the diff
+/// can tell without matching patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Undeclared {
+    /// Any value (no `additionalProperties`, or `true`, `{}`): whatever a `patternProperties`
+    /// entry that matches asks, it asks no more than a declaration did with it.
+    Anything,
+    /// Nothing: the object is closed and no `patternProperties` entry may let them in.
+    Refused,
+    /// A schema (`additionalProperties`, `patternProperties` entries, or `unevaluatedProperties`
+    /// beside keywords that evaluate members elsewhere): what it accepts is not known here.
+    Checked,
+}
+
+/// Keywords that apply other schemas to the same object, whose members then count as evaluated
+/// for `unevaluatedProperties`.
+const EVALUATE_IN_PLACE: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// What an undeclared member of the object `schema` meets.
+fn undeclared_members(schema: &Map<String, Value>) -> Undeclared {
+    let rest = match schema.get("additionalProperties") {
+        Some(additional) if is_false_schema(additional) => Undeclared::Refused,
+        Some(additional) if !is_anything(additional) => Undeclared::Checked,
+        // `additionalProperties` evaluates every member it sees: none is left unevaluated.
+        Some(_) => Undeclared::Anything,
+        None => match schema.get("unevaluatedProperties") {
+            None => Undeclared::Anything,
+            Some(unevaluated) if is_anything(unevaluated) => Undeclared::Anything,
+            Some(unevaluated)
+                if is_false_schema(unevaluated)
+                    && !EVALUATE_IN_PLACE.iter().any(|k| schema.contains_key(*k)) =>
+            {
+                Undeclared::Refused
+            }
+            Some(_) => Undeclared::Checked,
+        },
+    };
+    let patterns = schema
+        .get("patternProperties")
+        .is_some_and(|p| p.as_object().is_none_or(|m| !m.is_empty()));
+    match rest {
+        Undeclared::Refused if patterns => Undeclared::Checked,
+        rest => rest,
+    }
 }
 
 fn required_names(schema: &Map<String, Value>) -> HashSet<&str> {
@@ -1058,6 +1338,11 @@ pub(crate) fn short(value: Option<&Value>) -> String {
     let Some(value) = value else {
         return "(absent)".into();
     };
+    // A number as written: canonical JSON writes numbers as 64-bit floats, which shows
+    // 9007199254740993 as 9007199254740992.
+    if let Value::Number(number) = value {
+        return number.to_string();
+    }
     // Canonical JSON (keys sorted): a message never depends on the order keys were written in.
     let json = serde_json_canonicalizer::to_string(value).unwrap_or_else(|_| value.to_string());
     crate::text::shorten(&visible(&json), SHORT_LIMIT)

@@ -317,7 +317,7 @@ impl<'s> Facts<'s> {
                 None => self.refuse(format!("$ref '{reference}' is not inside the schema")),
             }
             // In draft-07 a `$ref` replaces every keyword beside it.
-            if root.dialect == Dialect::Draft7 {
+            if root.dialect.ref_ignores_siblings() {
                 return;
             }
         }

@@ -288,6 +288,15 @@ impl<'v> Run<'v> {
         value: Option<Value>,
     ) {
         let verdict = self.judge.check(value.as_ref());
+        // A value the schema cannot judge (a number past 2^53 where the schema compares numbers
+        // exactly) is neither valid nor invalid: no case can be made of it.
+        if let Err(errors) = &verdict {
+            if let Some(unchecked) = errors.iter().find(|e| e.is_unchecked()) {
+                let why = unchecked.message.clone();
+                self.skip(label, format!("the schema cannot judge it: {why}"));
+                return;
+            }
+        }
         let (kind, errors) = match (intent, verdict) {
             (Intent::Valid | Intent::Either, Ok(())) => (Kind::Valid, Vec::new()),
             (Intent::Invalid | Intent::Either, Err(errors)) => (Kind::Invalid, errors),

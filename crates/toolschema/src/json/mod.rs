@@ -12,7 +12,8 @@ pub use reader::{
 pub(crate) use spans::LineCursor;
 pub use spans::{position_of, LineIndex, Position, SpanEntry, Spans};
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
+use std::cmp::Ordering;
 
 /// Object members looked up without hashing the key.
 ///
@@ -99,17 +100,7 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
     while let Some((a, b)) = stack.pop() {
         match (a, b) {
             (Value::Number(x), Value::Number(y)) => {
-                let exact = match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
-                    (Some(p), Some(q), _, _) => Some(p == q),
-                    (_, _, Some(p), Some(q)) => Some(p == q),
-                    _ => None,
-                };
-                let equal = match exact {
-                    Some(equal) => equal,
-                    None if (x.is_f64() || y.is_f64()) => x.as_f64() == y.as_f64(),
-                    None => false, // one negative, one beyond i64
-                };
-                if !equal {
+                if compare_numbers(x, y) != Some(Ordering::Equal) {
                     return false;
                 }
             }
@@ -138,6 +129,49 @@ pub(crate) fn same_value(a: &Value, b: &Value) -> bool {
         }
     }
     true
+}
+
+/// The order of two JSON numbers by their exact values. Integers compare as integers and an
+/// integer with a float exactly: `9007199254740993` is above `9007199254740992.0`, though as
+/// 64-bit floats the two are equal; `1` and `1.0` (and `0` and `-0.0`) are equal. `None` only for
+/// a NaN, which no JSON number holds.
+pub(crate) fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
+    match (exact_integer(a), exact_integer(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        (Some(x), None) => compare_integer_with_float(x, b.as_f64()?),
+        (None, Some(y)) => compare_integer_with_float(y, a.as_f64()?).map(Ordering::reverse),
+        (None, None) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+/// A number held as an integer (`u64` or `i64`), widened so both fit.
+fn exact_integer(number: &Number) -> Option<i128> {
+    number
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| number.as_u64().map(i128::from))
+}
+
+/// The order of an integer held as `u64` or `i64` and a float, without rounding the integer.
+fn compare_integer_with_float(integer: i128, float: f64) -> Option<Ordering> {
+    /// 2^64: beyond every integer a `u64` or an `i64` holds, on either side.
+    const BEYOND_INTEGERS: f64 = 18_446_744_073_709_551_616.0;
+    if float.is_nan() {
+        return None;
+    }
+    if float >= BEYOND_INTEGERS {
+        return Some(Ordering::Less);
+    }
+    if float <= -BEYOND_INTEGERS {
+        return Some(Ordering::Greater);
+    }
+    // Below 2^64 in magnitude the whole part of a float is an integer an i128 holds exactly.
+    let whole = float.trunc();
+    match integer.cmp(&(whole as i128)) {
+        // Equal whole parts: the fraction decides (positive: the float is above).
+        Ordering::Equal => 0.0f64.partial_cmp(&(float - whole)),
+        order => Some(order),
+    }
 }
 
 /// [`same_value`] for optional values: both absent is the same.
@@ -178,5 +212,65 @@ mod tests {
         }
         assert_eq!(nesting_depth(&deep, 10), 11);
         drop_deep(deep);
+    }
+
+    #[test]
+    fn numbers_compare_by_exact_value() {
+        let order = |a: Value, b: Value| {
+            compare_numbers(a.as_number().unwrap(), b.as_number().unwrap()).unwrap()
+        };
+        use Ordering::{Equal, Greater, Less};
+        // Equal as 64-bit floats, different as integers.
+        assert_eq!(
+            order(
+                json!(9_007_199_254_740_993u64),
+                json!(9_007_199_254_740_992u64)
+            ),
+            Greater
+        );
+        assert_eq!(
+            order(
+                json!(9_007_199_254_740_993u64),
+                json!(9_007_199_254_740_992.0)
+            ),
+            Greater
+        );
+        assert_eq!(
+            order(
+                json!(9_007_199_254_740_992.0),
+                json!(9_007_199_254_740_993u64)
+            ),
+            Less
+        );
+        assert_eq!(
+            order(
+                json!(-9_007_199_254_740_993i64),
+                json!(-9_007_199_254_740_992.0)
+            ),
+            Less
+        );
+        assert_eq!(
+            order(json!(u64::MAX), json!(18_446_744_073_709_551_616.0)),
+            Less
+        );
+        assert_eq!(
+            order(json!(i64::MIN), json!(-18_446_744_073_709_551_616.0)),
+            Greater
+        );
+        assert_eq!(order(json!(i64::MIN), json!(u64::MAX)), Less);
+        assert_eq!(order(json!(1), json!(1.0)), Equal);
+        assert_eq!(order(json!(0), json!(-0.0)), Equal);
+        assert_eq!(order(json!(1), json!(1.5)), Less);
+        assert_eq!(order(json!(-1), json!(-1.5)), Greater);
+        assert_eq!(order(json!(-1), json!(-0.5)), Less);
+        assert_eq!(order(json!(2.5), json!(2.25)), Greater);
+        assert!(!same_value(
+            &json!(9_007_199_254_740_993u64),
+            &json!(9_007_199_254_740_992.0)
+        ));
+        assert!(same_value(
+            &json!([1, {"a": -0.0}]),
+            &json!([1.0, {"a": 0}])
+        ));
     }
 }

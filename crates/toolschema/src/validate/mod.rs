@@ -54,6 +54,14 @@ pub struct ValidationError {
     pub keyword: String,
 }
 
+impl ValidationError {
+    /// Whether this says the value could not be judged at all (see
+    /// [`ValidationErrors::is_unchecked`]), rather than what is wrong with it.
+    pub fn is_unchecked(&self) -> bool {
+        self.keyword == UNCHECKED_KEYWORD
+    }
+}
+
 impl fmt::Display for ValidationError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -92,14 +100,16 @@ impl ValidationErrors {
     }
 
     /// Whether the value could not be judged at all: its validation reached a `$ref` that is
-    /// never fetched (see [`CompileOptions::defer_external_refs`]). The one error says which.
+    /// never fetched (see [`CompileOptions::defer_external_refs`]), or it holds a number too
+    /// large to be read exactly where the schema compares numbers exactly. The one error says
+    /// which.
     pub fn is_unchecked(&self) -> bool {
-        self.0.iter().any(|e| e.keyword == UNCHECKED_KEYWORD)
+        self.0.iter().any(ValidationError::is_unchecked)
     }
 }
 
 /// The keyword of the error that says a value could not be judged.
-const UNCHECKED_KEYWORD: &str = "$ref";
+const UNCHECKED_KEYWORD: &str = "(unchecked)";
 
 impl fmt::Display for ValidationErrors {
     /// One message per line: what an MCP `isError` result carries.
@@ -290,6 +300,9 @@ pub struct SchemaValidator {
     /// The top-level property names the schema declares, when it leaves the others to no
     /// explicit rule (see [`SchemaValidator::undeclared_properties`]).
     declared: Option<HashSet<String>>,
+    /// The first keyword that compares numbers exactly, where a number read with rounding could
+    /// be judged wrongly (see [`exact_number_keyword`]).
+    exact_numbers: Option<String>,
 }
 
 impl fmt::Debug for SchemaValidator {
@@ -354,6 +367,7 @@ impl SchemaValidator {
             guard_depth: can_recurse(&standard),
             has_unfetched,
             declared: declared_top_level(&standard),
+            exact_numbers: exact_number_keyword(&standard),
             schema: standard.into_owned(),
             shape,
             dialect,
@@ -388,21 +402,36 @@ impl SchemaValidator {
         }
     }
 
-    /// The engine's verdict, and whether it reached a `$ref` that is never fetched.
+    /// The engine's verdict, unless it could not judge: the value reached a `$ref` that is
+    /// never fetched, or the value was found to fit but holds a number read with rounding that
+    /// the schema may compare exactly.
     #[inline]
     fn judge(&self, instance: &Value) -> Judgement {
-        if !self.has_unfetched {
-            return match self.engine.is_valid(instance) {
+        let verdict = if !self.has_unfetched {
+            match self.engine.is_valid(instance) {
                 true => Judgement::Valid,
                 false => Judgement::Invalid,
-            };
-        }
-        UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take());
-        let valid = self.engine.is_valid(instance);
-        match UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take()) {
-            Some(reference) => Judgement::Unchecked(reference),
-            None if valid => Judgement::Valid,
-            None => Judgement::Invalid,
+            }
+        } else {
+            UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take());
+            let valid = self.engine.is_valid(instance);
+            match UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take()) {
+                Some(reference) => Judgement::Unchecked(format!(
+                    "the schema refers to {reference}, which is never fetched"
+                )),
+                None if valid => Judgement::Valid,
+                None => Judgement::Invalid,
+            }
+        };
+        match (&verdict, &self.exact_numbers) {
+            (Judgement::Valid, Some(keyword)) => match rounded_number(instance) {
+                Some((pointer, number)) => Judgement::Unchecked(format!(
+                    "the number at '{}' (read as {number:e}) is past 2^53, where it may have been rounded when read, and the schema compares numbers exactly ({keyword})",
+                    crate::json::pointer::caller_path(instance, &pointer)
+                )),
+                None => verdict,
+            },
+            _ => verdict,
         }
     }
 
@@ -433,7 +462,7 @@ impl SchemaValidator {
         match self.judge(instance) {
             Judgement::Valid => Ok(()),
             Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
-            Judgement::Unchecked(reference) => Err(unchecked(subject, &reference)),
+            Judgement::Unchecked(reason) => Err(unchecked(subject, &reason)),
         }
     }
 
@@ -507,20 +536,118 @@ impl SchemaValidator {
 enum Judgement {
     Valid,
     Invalid,
-    /// It reached this `$ref`, which is never fetched.
+    /// It could not be judged, for this reason.
     Unchecked(String),
 }
 
 #[cold]
-fn unchecked(subject: Subject, reference: &str) -> ValidationErrors {
+fn unchecked(subject: Subject, reason: &str) -> ValidationErrors {
     ValidationErrors(vec![ValidationError {
         path: String::new(),
-        message: format!(
-            "{} could not be checked: the schema refers to {reference}, which is never fetched",
-            subject.root()
-        ),
+        message: format!("{} could not be checked: {reason}", subject.root()),
         keyword: UNCHECKED_KEYWORD.into(),
     }])
+}
+
+/// 2^53: past it, not every integer has a float of its own.
+const EXACT_FLOATS: f64 = 9_007_199_254_740_992.0;
+
+/// Where `schema` compares numbers so exactly that a number read with rounding could be judged
+/// wrongly: `multipleOf`, an `integer` type, or a bound, `const` or `enum` holding a number past
+/// 2^53 (the keyword and its JSON Pointer). Every object of the document is looked at, schema
+/// or not: a false alarm costs only a refusal of a number past 2^53.
+///
+/// Numbers are read as 64-bit integers when they are integers that fit, and otherwise as
+/// floats, rounded (a number past the largest float is read as the largest). The engine
+/// compares those exactly, so only a float past 2^53 in the value can be judged wrongly, and
+/// only by these keywords.
+fn exact_number_keyword(schema: &Value) -> Option<String> {
+    fn holds_large(value: &Value) -> bool {
+        match value {
+            Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS),
+            Value::Array(items) => items.iter().any(holds_large),
+            Value::Object(map) => map.values().any(holds_large),
+            _ => false,
+        }
+    }
+    let mut stack = vec![(schema, String::new())];
+    while let Some((value, pointer)) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, member) in map {
+                    let exact = match key.as_str() {
+                        "multipleOf" => true,
+                        "type" => match member {
+                            Value::String(t) => t == "integer",
+                            Value::Array(types) => types.iter().any(|t| t == "integer"),
+                            _ => false,
+                        },
+                        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
+                        | "const" | "enum" => holds_large(member),
+                        _ => false,
+                    };
+                    let at = crate::json::pointer::push_segment(&pointer, key);
+                    if exact {
+                        return Some(format!(
+                            "`{key}` at {}",
+                            if at.is_empty() { "/" } else { &at }
+                        ));
+                    }
+                    stack.push((member, at));
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    stack.push((item, format!("{pointer}/{i}")));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first number of `instance` read as a float past 2^53 (so perhaps rounded), with its
+/// JSON Pointer. Values are looked at without building pointers; one is built only for a find.
+fn rounded_number(instance: &Value) -> Option<(String, f64)> {
+    let is_rounded = |value: &Value| match value {
+        Value::Number(n) if n.is_f64() => n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS),
+        _ => false,
+    };
+    let mut stack = vec![instance];
+    let mut found = None;
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => stack.extend(map.values()),
+            Value::Array(items) => stack.extend(items),
+            value if is_rounded(value) => {
+                found = Some(value);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let found = found?;
+    let mut stack = vec![(instance, String::new())];
+    while let Some((value, pointer)) = stack.pop() {
+        if std::ptr::eq(value, found) {
+            return Some((pointer, found.as_f64().unwrap_or_default()));
+        }
+        match value {
+            Value::Object(map) => stack.extend(
+                map.iter()
+                    .map(|(k, v)| (v, crate::json::pointer::push_segment(&pointer, k))),
+            ),
+            Value::Array(items) => stack.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (v, format!("{pointer}/{i}"))),
+            ),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The top-level property names a schema declares (its `properties`, and those of the
