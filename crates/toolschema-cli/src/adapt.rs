@@ -68,9 +68,11 @@ pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
                 print_json(out, &call)?;
                 Ok(Outcome::Valid)
             }
-            Err(e @ (RestoreError::UnknownTool { .. } | RestoreError::Compile(_))) => {
-                Err(InputError(format!("{}: {e}", catalog.file())))
-            }
+            Err(
+                e @ (RestoreError::UnknownTool { .. }
+                | RestoreError::Adapt(_)
+                | RestoreError::Compile(_)),
+            ) => Err(InputError(format!("{}: {e}", catalog.file()))),
             Err(RestoreError::Invalid { errors, tool, .. }) => {
                 for error in errors.iter() {
                     say!("error: tool '{tool}': {}", error.message);

@@ -278,3 +278,120 @@ fn lint_target_from_toolschema_toml_and_its_errors() {
         out.stderr
     );
 }
+
+/// A tool whose `$ref` cannot be followed is left out by every profile with the reason, and a
+/// call for it is refused with that reason (exit 2) rather than read against a schema that
+/// does not compile.
+#[test]
+fn a_tool_with_an_unusable_ref_is_refused_and_so_is_a_call_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tools.json"),
+        r#"{"tools": [
+            {"name": "remote", "inputSchema": {"type": "object",
+                "properties": {"p": {"$ref": "https://example.com/s.json"}}}},
+            {"name": "ok", "inputSchema": {"type": "object", "properties": {"p": {"type": "string"}}}}
+        ]}"#,
+    )
+    .unwrap();
+    for profile in toolschema::adapt::PROFILE_NAMES {
+        let out = run_in(dir.path(), &["adapt", "tools.json", "--to", profile], None);
+        assert_eq!(out.code, 1, "{profile}");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: tool 'remote' cannot be adapted to {profile} at \
+                 /inputSchema/properties/p: $ref https://example.com/s.json points outside the \
+                 schema; adapt follows only references inside it\n"
+            )
+        );
+        let document: Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(document["tools"].as_array().unwrap().len(), 1, "{profile}");
+    }
+    let out = run_in(
+        dir.path(),
+        &[
+            "adapt",
+            "tools.json",
+            "--to",
+            "openai",
+            "--restore",
+            "remote",
+            "--args",
+            "{}",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 2);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "error: tools.json: tool 'remote' cannot be adapted to openai at \
+         /inputSchema/properties/p: $ref https://example.com/s.json points outside the schema; \
+         adapt follows only references inside it\n"
+    );
+}
+
+/// A call that gives one parameter both under the name the provider was given and under its
+/// original name is refused, naming both: mapped back, one value would silently replace the
+/// other.
+#[test]
+fn a_call_giving_a_renamed_parameter_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tools.json"),
+        r#"{"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {
+            "x-y": {"type": "string"}, "x_y": {"type": "integer"}, "x.y": {"type": "string"}
+        }}}]}"#,
+    )
+    .unwrap();
+    let out = run_in(
+        dir.path(),
+        &["adapt", "tools.json", "--to", "gemini-openapi"],
+        None,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let document: Value = serde_json::from_str(&out.stdout).unwrap();
+    let sent: Vec<String> = document["tools"][0]["parameters"]["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let (dash, dot) = (&sent[0], &sent[2]);
+    assert!(
+        dash.starts_with("x_y_") && dot.starts_with("x_y_"),
+        "{sent:?}"
+    );
+    let restore = |args: String| {
+        run_in(
+            dir.path(),
+            &[
+                "adapt",
+                "tools.json",
+                "--to",
+                "gemini-openapi",
+                "--restore",
+                "t",
+                "--args",
+                &args,
+            ],
+            None,
+        )
+    };
+    let out = restore(format!(r#"{{"x-y": "w", "{dash}": "v", "x_y": 1}}"#));
+    assert_eq!(out.code, 1);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: the arguments of tool 't' give parameter 'x-y' more than once: as 'x-y' and \
+             '{dash}'; send it once, by the name the provider was given\n"
+        )
+    );
+    // Each parameter once, by either name: restored.
+    let out = restore(format!(r#"{{"{dash}": "v", "x_y": 1, "x.y": "d"}}"#));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let call: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(call["arguments"], json!({"x-y": "v", "x_y": 1, "x.y": "d"}));
+}

@@ -256,3 +256,312 @@ fn a_call_several_forms_fit_is_read_the_way_the_original_accepts() {
     let error = adapted.restore_arguments(&sent).unwrap_err().to_string();
     assert!(error.contains("argument 'p.a'"), "{error}");
 }
+
+/// The parent's `additionalProperties: false` sees only the parent's own `properties`: a
+/// property only an `allOf` branch declares is refused by the original, so the merged schema
+/// must not offer it.
+#[test]
+fn a_closed_parent_keeps_refusing_what_only_an_allof_branch_declares() {
+    let tool = tool(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "additionalProperties": false,
+        "allOf": [{"properties": {"b": {"type": "string"}}}]
+    }));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &tool).unwrap();
+        let schema = provider_rules::schema_of(&adapted.to_request()).clone();
+        assert!(
+            schema["properties"].get("b").is_none(),
+            "{profile} offers 'b': {schema} {:?}",
+            adapted.losses()
+        );
+        let left_out = adapted
+            .losses()
+            .iter()
+            .find(|l| l.pointer == "/inputSchema/allOf/0/properties/b")
+            .unwrap_or_else(|| panic!("{profile}: {:?}", adapted.losses()));
+        assert!(
+            left_out
+                .message
+                .contains("left out, as the original never accepts it"),
+            "{left_out:?}"
+        );
+        // What the model may send comes back valid.
+        let shaped = adapted.shape_arguments(&json!({"a": "x"}));
+        assert_eq!(
+            adapted.restore_arguments(&shaped).unwrap(),
+            json!({"a": "x"})
+        );
+    }
+    // An `additionalProperties` schema applies to the branch's property as well.
+    let tool = self::tool(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "additionalProperties": {"maxLength": 3},
+        "allOf": [{"properties": {"b": {"type": "string"}}}]
+    }));
+    let anthropic = profile("anthropic").unwrap();
+    let adapted = adapt_tool(anthropic, &tool).unwrap();
+    let schema = provider_rules::schema_of(&adapted.to_request()).clone();
+    let there = jsonschema::validator_for(&schema).unwrap();
+    assert!(!there.is_valid(&json!({"b": "long"})), "{schema}");
+    assert!(there.is_valid(&json!({"b": "abc"})), "{schema}");
+}
+
+/// Two descriptions merged from `allOf` branches are both kept; another annotation given
+/// twice keeps its first value and the other is reported.
+#[test]
+fn merged_annotations_are_joined_or_reported() {
+    let tool = tool(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "allOf": [
+            {"description": "first", "title": "One"},
+            {"description": "second", "title": "Two"}
+        ]
+    }));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &tool).unwrap();
+        let schema = provider_rules::schema_of(&adapted.to_request()).clone();
+        let description = schema["description"].as_str().unwrap_or_default();
+        assert!(
+            description.starts_with("first. second"),
+            "{profile}: {schema}"
+        );
+        assert!(
+            adapted.losses().iter().any(|l| l.keyword == "title"
+                && l.pointer == "/inputSchema/allOf/1"
+                && l.message.contains("\"Two\" is left out")),
+            "{profile}: {:?}",
+            adapted.losses()
+        );
+    }
+}
+
+/// An object with some properties, maybe closed (by `false` or a schema, or to what nothing
+/// evaluates), maybe with a pattern, and an `allOf` of one or two object branches.
+fn closed_allof_schema() -> impl Strategy<Value = Value> {
+    let property = prop::sample::select(vec![
+        json!({"type": "string"}),
+        json!({"type": "integer"}),
+        json!({}),
+        json!({"type": "string", "maxLength": 1}),
+    ]);
+    let properties = prop::collection::btree_map(
+        prop::sample::select(vec!["a", "b", "x1", "c"]),
+        property,
+        0..3,
+    )
+    .prop_map(|m| {
+        Value::Object(
+            m.into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect::<Map<String, Value>>(),
+        )
+    });
+    let branch = (
+        properties.clone(),
+        prop::option::of(prop::sample::select(vec![
+            json!(false),
+            json!(true),
+            json!({"type": "integer"}),
+        ])),
+        any::<bool>(),
+    )
+        .prop_map(|(properties, additional, pattern)| {
+            let mut b = json!({"properties": properties});
+            if let Some(a) = additional {
+                b["additionalProperties"] = a;
+            }
+            if pattern {
+                b["patternProperties"] = json!({"^c": {"type": "string"}});
+            }
+            b
+        });
+    (
+        properties,
+        prop::option::of(prop::sample::select(vec![
+            json!(false),
+            json!(true),
+            json!({"type": "integer"}),
+            json!({"type": "string"}),
+        ])),
+        any::<bool>(),
+        prop::collection::vec(branch, 1..3),
+        any::<bool>(),
+    )
+        .prop_map(|(properties, additional, pattern, branches, unevaluated)| {
+            let mut s = json!({"type": "object", "properties": properties, "allOf": branches});
+            if let Some(a) = additional {
+                s["additionalProperties"] = a;
+            }
+            if unevaluated {
+                // Sees what the branches evaluate, unlike additionalProperties.
+                s["unevaluatedProperties"] = json!(false);
+            }
+            if pattern {
+                s["patternProperties"] = json!({"^x": {"type": "integer"}});
+            }
+            s
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Where every loss says the adapted schema accepts the same values, it does: an `allOf`
+    /// merged under a closed parent gives the same verdicts as the original.
+    #[test]
+    fn a_merge_said_to_keep_the_meaning_keeps_it(
+        schema in closed_allof_schema(),
+        instances in prop::collection::vec(
+            prop::collection::btree_map(
+                prop::sample::select(vec!["a", "b", "c", "x1", "z"]),
+                prop::sample::select(vec![json!(1), json!("s"), json!("long"), json!(null)]),
+                0..4,
+            ),
+            8,
+        ),
+    ) {
+        let original = jsonschema::validator_for(&schema).unwrap();
+        let tool = tool(schema.clone());
+        for name in ["anthropic", "openai"] {
+            let Ok(adapted) = adapt_tool(profile(name).unwrap(), &tool) else { continue };
+            if adapted.losses().iter().any(|l| l.accepts != toolschema::adapt::Accepts::Same) {
+                continue;
+            }
+            let adapted_schema = provider_rules::schema_of(&adapted.to_request()).clone();
+            let there = jsonschema::validator_for(&adapted_schema).unwrap();
+            for instance in &instances {
+                let instance = json!(instance);
+                prop_assert_eq!(
+                    original.is_valid(&instance),
+                    there.is_valid(&instance),
+                    "{}: {} on {} vs {}", name, instance, schema, adapted_schema
+                );
+            }
+        }
+    }
+}
+
+/// A `$ref` no provider can follow (to another document, to nothing, or around a cycle that
+/// never reaches a value) is refused by every profile alike, with the reason; none is fetched.
+#[test]
+fn unusable_refs_are_refused_by_every_profile() {
+    let cases = [
+        (
+            json!({"type": "object", "properties": {"p": {"$ref": "https://example.com/s.json"}}}),
+            "/inputSchema/properties/p",
+            "$ref https://example.com/s.json points outside the schema; adapt follows only \
+             references inside it",
+        ),
+        (
+            json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/missing"}}}),
+            "/inputSchema/properties/p",
+            "$ref #/$defs/missing points at no schema",
+        ),
+        (
+            json!({"type": "object", "properties": {"p": {"$ref": "#/$defs/a"}},
+                   "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}}),
+            "/inputSchema",
+            "cyclic $ref never reaches a value to check: #/$defs/a -> #/$defs/b -> #/$defs/a; \
+             no provider can follow it (toolschema lint reports it as SCH-008)",
+        ),
+    ];
+    for (schema, pointer, message) in cases {
+        let tool = tool(schema);
+        for profile in PROFILES {
+            let error = adapt_tool(profile, &tool).unwrap_err();
+            assert_eq!(
+                (error.pointer.as_str(), error.message.as_str()),
+                (pointer, message),
+                "{profile}"
+            );
+        }
+    }
+    // A reference through the root's own `$id` stays inside the schema.
+    let tool = tool(json!({
+        "$id": "https://example.com/tool.json",
+        "type": "object",
+        "properties": {"p": {"$ref": "https://example.com/tool.json#/$defs/a"}},
+        "required": ["p"],
+        "$defs": {"a": {"type": "string"}}
+    }));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &tool).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            adapted.restore_arguments(&json!({"p": "x"})).unwrap(),
+            json!({"p": "x"})
+        );
+    }
+}
+
+/// draft-07 ignores the keywords beside a `$ref`; 2020-12 applies them. Wherever adapt writes
+/// the reference out or keeps it in a schema read as 2020-12, a draft-07 sibling is left out
+/// (and reported), so the adapted schema accepts what the original accepts.
+#[test]
+fn draft_07_keywords_beside_a_ref_are_not_applied() {
+    let schema = |dialect: Option<&str>| {
+        let mut s = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/definitions/A", "type": "string", "description": "The p."}},
+            "required": ["p"],
+            "definitions": {"A": {"type": ["string", "integer"]}}
+        });
+        if let Some(uri) = dialect {
+            s["$schema"] = json!(uri);
+        }
+        s
+    };
+    let draft7 = tool(schema(Some("http://json-schema.org/draft-07/schema#")));
+    for profile in PROFILES {
+        let adapted = adapt_tool(profile, &draft7).unwrap_or_else(|e| panic!("{e}"));
+        let request = adapted.to_request();
+        let mut there = provider_rules::schema_of(&request).clone();
+        if profile.is_openapi() {
+            there = provider_rules::openapi_as_json_schema(&there);
+        }
+        // What the adapted schema is read as: 2020-12 unless it says otherwise.
+        let there_validator = jsonschema::validator_for(&there).unwrap();
+        let call = json!({"p": 5});
+        let shaped = adapted.shape_arguments(&call);
+        assert!(there_validator.is_valid(&shaped), "{profile}: {there}");
+        assert_eq!(
+            adapted.restore_arguments(&shaped).unwrap(),
+            call,
+            "{profile}"
+        );
+        let dropped = adapted
+            .losses()
+            .iter()
+            .find(|l| l.keyword == "$ref" && l.pointer == "/inputSchema/properties/p")
+            .unwrap_or_else(|| panic!("{profile}: {:?}", adapted.losses()));
+        assert!(
+            dropped.message.starts_with(
+                "draft-07 ignores the keywords beside a $ref: 'type' constrained nothing"
+            ),
+            "{dropped:?}"
+        );
+        // The description, which a model reads, stays.
+        assert!(there.to_string().contains("The p."), "{profile}: {there}");
+    }
+    // In 2020-12 the sibling applies, and keeps applying (or the tool is refused: a type list
+    // and a type cannot be merged into one OpenAPI type).
+    let current = tool(schema(None));
+    for profile in PROFILES {
+        let adapted = match adapt_tool(profile, &current) {
+            Ok(adapted) => adapted,
+            Err(e) if profile.is_openapi() => {
+                assert!(e.message.contains("type is given both here"), "{e}");
+                continue;
+            }
+            Err(e) => panic!("{e}"),
+        };
+        let error = adapted.restore_arguments(&json!({"p": 5})).unwrap_err();
+        assert!(
+            error.to_string().contains("argument 'p'"),
+            "{profile}: {error}"
+        );
+    }
+}

@@ -86,6 +86,21 @@ pub enum RestoreError {
     /// The arguments are not a JSON object.
     #[error("the arguments of a tool call must be a JSON object, not {0}")]
     NotAnObject(&'static str),
+    /// Two arguments stand for one parameter of the original tool (its provider name and its
+    /// original name): restoring both would lose one value.
+    #[error(
+        "the arguments of tool '{tool}' give parameter '{original}' more than once: as {}; \
+         send it once, by the name the provider was given",
+        .keys.iter().map(|k| format!("'{k}'")).collect::<Vec<_>>().join(" and ")
+    )]
+    NameCollision {
+        /// The original tool name.
+        tool: String,
+        /// The original parameter name.
+        original: String,
+        /// The keys of the call that stand for it.
+        keys: Vec<String>,
+    },
     /// The tool cannot be adapted to the profile, so no call for it can come back.
     #[error(transparent)]
     Adapt(#[from] AdaptError),
@@ -184,8 +199,15 @@ impl<'t> AdaptedTool<'t> {
     /// `null`s that stand for "not given" removed, parameters renamed back; then validate the
     /// result against the original schema.
     pub fn restore_arguments(&self, arguments: &Value) -> Result<Value, RestoreError> {
-        if !arguments.is_object() {
+        let Some(members) = arguments.as_object() else {
             return Err(RestoreError::NotAnObject(kind_in_words(arguments)));
+        };
+        if let Some((original, keys)) = self.plan.name_collision(members) {
+            return Err(RestoreError::NameCollision {
+                tool: self.original.name().to_string(),
+                original,
+                keys,
+            });
         }
         let walk = |direction, choices: &[usize]| {
             let mut restored = arguments.clone();
@@ -303,6 +325,10 @@ impl<'t> Adaptation<'t> {
     /// Map a call the model made (provider name, arguments) back to the server's tool.
     pub fn restore(&self, name: &str, arguments: &Value) -> Result<Restored, RestoreError> {
         let Some(tool) = self.tool(name) else {
+            // A tool the provider was never given: say why it was left out.
+            if let Some(failure) = self.failures.iter().find(|f| f.tool == name) {
+                return Err(RestoreError::Adapt(failure.clone()));
+            }
             let names = self.tools.iter().map(|t| t.name.as_str());
             return Err(RestoreError::UnknownTool {
                 name: name.to_string(),
@@ -524,10 +550,11 @@ pub(crate) fn check_all(
             .map(|p| (*p, refused(p, &r.pointer, r.message.clone())))
             .collect();
     }
+    let dialect = normalized.dialect;
     profiles
         .iter()
         .map(|&profile| {
-            let check = match transform::adapt_checked(profile, &normalized.schema) {
+            let check = match transform::adapt_checked(profile, &normalized.schema, dialect) {
                 Ok(outcome) => {
                     let mut losses = name_losses(profile);
                     for l in outcome.losses {

@@ -21,6 +21,30 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// The first original parameter name that two keys of `arguments` (an object) both stand
+    /// for: the provider's name for it and the original name itself. Mapping both back would
+    /// keep one value and lose the other, so such a call cannot be restored.
+    pub fn name_collision(&self, arguments: &Map<String, Value>) -> Option<(String, Vec<String>)> {
+        if self.renamed.is_empty() {
+            return None;
+        }
+        let mut seen: Vec<(&str, Vec<String>)> = Vec::new();
+        for key in arguments.keys() {
+            let original = self
+                .renamed
+                .iter()
+                .find(|(provider, _)| provider == key)
+                .map_or(key.as_str(), |(_, original)| original.as_str());
+            match seen.iter_mut().find(|(o, _)| *o == original) {
+                Some((_, keys)) => keys.push(key.clone()),
+                None => seen.push((original, vec![key.clone()])),
+            }
+        }
+        seen.into_iter()
+            .find(|(_, keys)| keys.len() > 1)
+            .map(|(original, keys)| (original.to_string(), keys))
+    }
+
     fn optional_at(&self, pointer: &str) -> &[String] {
         self.optional
             .iter()
@@ -416,6 +440,31 @@ mod tests {
         assert_eq!(next_choices(&[0, 2], &[2, 3]), Some(vec![1]));
         assert_eq!(next_choices(&[1, 2], &[2, 3]), None);
         assert_eq!(next_choices(&[], &[]), None);
+    }
+
+    #[test]
+    fn two_keys_for_one_parameter_are_a_collision() {
+        // `x_y` fits the rule and keeps its name; `x-y` and `x.y` are sent as hashed names.
+        let plan = Plan {
+            optional: vec![],
+            renamed: vec![
+                ("x_y_1".into(), "x-y".into()),
+                ("x_y_2".into(), "x.y".into()),
+            ],
+        };
+        let collision = |arguments: Value| plan.name_collision(arguments.as_object().unwrap());
+        // Each name once, whichever way it is written: no collision.
+        assert_eq!(collision(json!({"x_y": 1, "x_y_1": 2, "x_y_2": 3})), None);
+        assert_eq!(collision(json!({"x-y": 1, "x.y": 2, "x_y": 3})), None);
+        // The provider's name and the original name for one parameter.
+        assert_eq!(
+            collision(json!({"x_y": 0, "x-y": 1, "x_y_1": 2})),
+            Some(("x-y".into(), vec!["x-y".into(), "x_y_1".into()]))
+        );
+        assert_eq!(
+            collision(json!({"x_y_2": 1, "x_y_1": 2, "x.y": 3})),
+            Some(("x.y".into(), vec!["x_y_2".into(), "x.y".into()]))
+        );
     }
 
     #[test]

@@ -9,8 +9,8 @@ use super::describe;
 use super::loss::{Accepts, LossAction, Topic};
 use super::profile::{EnumValues, OneOf, OutputDialect, Profile, References};
 use crate::json::pointer::{push_segment, resolve};
-use crate::schema::references::percent_decode;
-use crate::schema::{admits_type, is_object_schema, Dialect};
+use crate::schema::references::{check_ref_cycles, percent_decode};
+use crate::schema::{admits_type, compile_pattern, is_object_schema, Dialect};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -192,6 +192,9 @@ pub(crate) struct Engine<'a> {
     /// The profile as messages name it, made once.
     label: String,
     root: &'a Value,
+    /// The dialect the original is written in (it decides whether keywords beside a `$ref`
+    /// apply).
+    dialect: Dialect,
     /// Translate draft-07 keywords to their 2020-12 names.
     to_2020: bool,
     losses: Vec<SchemaLoss>,
@@ -208,7 +211,7 @@ pub(crate) fn adapt_schema(
     dialect: Dialect,
 ) -> Result<Outcome, Refusal> {
     check_input(schema, dialect)?;
-    adapt_checked(profile, schema)
+    adapt_checked(profile, schema, dialect)
 }
 
 /// The first error of `schema` against a meta-schema: where, and what.
@@ -220,8 +223,8 @@ fn first_meta_error(meta: &jsonschema::Validator, schema: &Value) -> Option<(Str
         .map(|e| (e.instance_path().as_str().to_string(), e.to_string()))
 }
 
-/// What every profile refuses alike: a schema that breaks its dialect's meta-schema, or that
-/// holds the engine's own marks.
+/// What every profile refuses alike: a schema that breaks its dialect's meta-schema, holds the
+/// engine's own marks, or has `$ref`s that lead back to themselves without reaching a value.
 pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusal> {
     if contains_mark(schema) {
         return refuse(
@@ -243,13 +246,24 @@ pub(crate) fn check_input(schema: &Value, dialect: Dialect) -> Result<(), Refusa
             ),
         );
     }
+    if let Err(cycle) = check_ref_cycles(schema) {
+        return refuse(
+            "",
+            format!("{cycle}; no provider can follow it (toolschema lint reports it as SCH-008)"),
+        );
+    }
     Ok(())
 }
 
 /// [`adapt_schema`] for a schema [`check_input`] passed.
-pub(crate) fn adapt_checked(profile: &'static Profile, schema: &Value) -> Result<Outcome, Refusal> {
+pub(crate) fn adapt_checked(
+    profile: &'static Profile,
+    schema: &Value,
+    dialect: Dialect,
+) -> Result<Outcome, Refusal> {
     let mut engine = Engine {
         profile,
+        dialect,
         label: profile.label(),
         root: schema,
         to_2020: profile.dialect.rule != OutputDialect::AsWritten,
@@ -373,7 +387,7 @@ impl<'a> Engine<'a> {
         let Some(map) = self.root.as_object() else {
             return refuse("", "the inputSchema is not an object");
         };
-        let mut map = map.clone();
+        let mut map = self.ref_siblings_read(map, "").into_owned();
         // A root that is a reference: the provider needs the object itself.
         if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_string) {
             let (target, at) = self.target(&reference, "")?;
@@ -504,7 +518,7 @@ impl<'a> Engine<'a> {
             let at = format!("/{keyword}/{i}");
             let mut form = match branch {
                 Value::Bool(true) => Map::new(),
-                Value::Object(m) => m.clone(),
+                Value::Object(m) => self.ref_siblings_read(m, &at).into_owned(),
                 _ => {
                     return refuse(
                         &at,
@@ -742,7 +756,14 @@ impl<'a> Engine<'a> {
     /// Where a local reference points: the value and its pointer. Refused for references to
     /// other documents and for references that point at nothing.
     fn target(&self, reference: &str, at: &str) -> Step<(&'a Value, String)> {
-        let Some(fragment) = reference.strip_prefix('#') else {
+        // A reference through the root's own `$id` stays inside the schema.
+        let (document, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        let root_id = self.root.get("$id").and_then(Value::as_str);
+        let local = match root_id.map(|id| id.trim_end_matches('#')) {
+            Some(id) if !document.is_empty() && document == id => format!("#{fragment}"),
+            _ => reference.to_string(),
+        };
+        let Some(fragment) = local.strip_prefix('#') else {
             return refuse(
                 at,
                 format!(
@@ -793,6 +814,47 @@ impl<'a> Engine<'a> {
             }
         }
         reference.to_string()
+    }
+
+    /// `map` as its dialect reads it: in draft-07 the keywords beside a `$ref` are ignored, so
+    /// they are left out (reported) before the reference is written out or kept in a schema
+    /// read as 2020-12, where they would apply. Annotations a model reads, `$schema`, and the
+    /// definitions the references lead to stay.
+    fn ref_siblings_read<'m>(
+        &mut self,
+        map: &'m Map<String, Value>,
+        at: &str,
+    ) -> std::borrow::Cow<'m, Map<String, Value>> {
+        if !self.dialect.ref_ignores_siblings() || !map.contains_key("$ref") {
+            return std::borrow::Cow::Borrowed(map);
+        }
+        let stays = |k: &str| {
+            matches!(k, "$ref" | "$schema" | "definitions" | "$defs" | "$comment")
+                || (ANNOTATIONS.contains(&k) && !k.starts_with('$') && k != "format")
+        };
+        let ignored: Vec<&String> = map.keys().filter(|k| !stays(k)).collect();
+        if ignored.is_empty() {
+            return std::borrow::Cow::Borrowed(map);
+        }
+        self.report(
+            at,
+            "$ref",
+            LossAction::Dropped,
+            Accepts::Same,
+            Topic::Rewrite,
+            format!(
+                "draft-07 ignores the keywords beside a $ref: {} constrained nothing and is \
+                 left out (beside the $ref in what {} reads, it would apply)",
+                quoted(&ignored),
+                self.name()
+            ),
+        );
+        let read = map
+            .iter()
+            .filter(|(k, _)| stays(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        std::borrow::Cow::Owned(read)
     }
 
     /// `map` (which has a `$ref` the profile cannot keep) with its target written in place.
@@ -869,31 +931,78 @@ impl<'a> Engine<'a> {
     ) -> Step<Map<String, Value>> {
         let mut out = first;
         for (k, v) in second {
-            merge_member(&mut out, k, v).map_err(|k| Refusal {
-                pointer: at.to_string(),
-                message: format!(
+            self.merge_into(&mut out, k, v, at, |k, name| {
+                format!(
                     "{k} is given both here and in #{first_at} with different values; they \
-                     cannot be merged into one schema for {}",
-                    self.name()
-                ),
+                     cannot be merged into one schema for {name}"
+                )
             })?;
         }
         Ok(out)
     }
 
+    /// [`merge_member`], with an annotation that could not be kept reported, and a conflict
+    /// refused with `conflict(keyword, profile)`.
+    fn merge_into(
+        &mut self,
+        out: &mut Map<String, Value>,
+        key: String,
+        value: Value,
+        at: &str,
+        conflict: impl FnOnce(&str, &str) -> String,
+    ) -> Step<()> {
+        let keyword = key.clone();
+        match merge_member(out, key, value) {
+            Ok(None) => Ok(()),
+            Ok(Some(left_out)) => {
+                let kept = out.get(&keyword).cloned().unwrap_or(Value::Null);
+                self.report(
+                    at,
+                    &keyword,
+                    LossAction::Dropped,
+                    Accepts::Same,
+                    Topic::Rewrite,
+                    format!(
+                        "{keyword} is given twice with different values ({kept} and {left_out}) \
+                         in schemas merged into one, which holds one {keyword}: {left_out} is \
+                         left out"
+                    ),
+                );
+                Ok(())
+            }
+            Err(k) => Err(Refusal {
+                pointer: at.to_string(),
+                message: conflict(&k, self.name()),
+            }),
+        }
+    }
+
     /// An `allOf` written as one schema (for a profile that has no `allOf`).
+    ///
+    /// The parent's `additionalProperties` sees only the parent's own `properties` and
+    /// `patternProperties`, never a branch's: a property only a branch declares is refused by a
+    /// parent closed with `false` (it is left out of the merged schema, where it would be
+    /// offered) and must fit a parent's `additionalProperties` schema as well as the branch's
+    /// (both are kept, under an `allOf` of the property). Whatever the merged schema accepts
+    /// that the original did not is reported as widened.
     fn merge_all_of(&mut self, map: &Map<String, Value>, at: &str) -> Step<Map<String, Value>> {
         let mut merged = map.clone();
         let branches = match merged.shift_remove("allOf") {
             Some(Value::Array(b)) => b,
             _ => return Ok(merged),
         };
-        let mut widened = false;
+        let mut widenings: Vec<&'static str> = Vec::new();
+        let mut evaluates_all = false;
+        let mut widen = |why: &'static str| {
+            if !widenings.contains(&why) {
+                widenings.push(why);
+            }
+        };
         for (i, branch) in branches.iter().enumerate() {
             let branch_at = format!("{at}/allOf/{i}");
             let mut branch = match branch {
                 Value::Bool(true) => continue,
-                Value::Object(m) => m.clone(),
+                Value::Object(m) => self.ref_siblings_read(m, &branch_at).into_owned(),
                 _ => {
                     return refuse(
                         &branch_at,
@@ -920,48 +1029,82 @@ impl<'a> Engine<'a> {
             if branch.contains_key("allOf") {
                 branch = self.merge_all_of(&branch, &branch_at)?;
             }
-            for (k, v) in branch {
-                if (k == "additionalProperties" || k == "unevaluatedProperties")
-                    && v != Value::Bool(true)
-                {
+            for (k, mut v) in branch {
+                if k == "additionalProperties" || k == "unevaluatedProperties" {
+                    // Unless it is `false`, it marks every property it sees as evaluated, so
+                    // the parent's `unevaluatedProperties` refuses none (dropped below).
+                    evaluates_all |= v != Value::Bool(false);
+                    if says_nothing(&v) {
+                        continue;
+                    }
                     // A branch closed to what it declares does not close the merged object.
-                    widened = true;
+                    widen(
+                        "a branch closed to the properties it declares no longer refuses the \
+                         others' properties",
+                    );
                     continue;
                 }
-                merge_member(&mut merged, k, v).map_err(|k| Refusal {
-                    pointer: branch_at.clone(),
-                    message: format!(
-                        "the allOf branches constrain {k} differently; {} has no allOf and they \
-                         cannot be merged into one schema",
-                        self.name()
-                    ),
+                if k == "properties" {
+                    if let Value::Object(properties) = v {
+                        v = Value::Object(
+                            self.branch_properties(map, properties, &branch_at, &mut widen),
+                        );
+                    }
+                } else if k == "patternProperties" && closes_undeclared(map) {
+                    let parent = map.get("patternProperties").and_then(Value::as_object);
+                    let added = v.as_object().is_some_and(|patterns| {
+                        patterns
+                            .keys()
+                            .any(|p| !parent.is_some_and(|q| q.contains_key(p)))
+                    });
+                    if added {
+                        widen(
+                            "the parent's additionalProperties no longer applies to names that \
+                             only a branch's patternProperties match",
+                        );
+                    }
+                }
+                self.merge_into(&mut merged, k, v, &branch_at, |k, name| {
+                    format!(
+                        "the allOf branches constrain {k} differently; {name} has no allOf and \
+                         they cannot be merged into one schema"
+                    )
                 })?;
             }
         }
-        let (action, accepts, what) = if widened {
-            (
-                LossAction::Widened,
-                Accepts::More,
-                "merged into one schema; a branch closed to the properties it declares no longer \
-                 refuses the others' properties",
-            )
-        } else {
-            (
+        if evaluates_all && merged.shift_remove("unevaluatedProperties").is_some() {
+            self.report(
+                at,
+                "unevaluatedProperties",
                 LossAction::Rewritten,
                 Accepts::Same,
-                "merged into one schema with the same meaning",
+                Topic::Rewrite,
+                "an allOf branch's additionalProperties (or unevaluatedProperties) marks every \
+                 property as evaluated, so unevaluatedProperties refuses none; merged, it is \
+                 left out"
+                    .into(),
+            );
+        }
+        let widened = !widenings.is_empty();
+        let what = if widened {
+            format!(
+                "merged into one schema that accepts more: {}",
+                widenings.join("; ")
             )
+        } else {
+            "merged into one schema with the same meaning".to_string()
+        };
+        let (action, accepts, topic) = if widened {
+            (LossAction::Widened, Accepts::More, Topic::Widening)
+        } else {
+            (LossAction::Rewritten, Accepts::Same, Topic::Rewrite)
         };
         self.report(
             at,
             "allOf",
             action,
             accepts,
-            if widened {
-                Topic::Widening
-            } else {
-                Topic::Rewrite
-            },
+            topic,
             format!(
                 "{} {}: its branches were {what}",
                 self.name(),
@@ -975,6 +1118,65 @@ impl<'a> Engine<'a> {
         Ok(merged)
     }
 
+    /// The `properties` of an `allOf` branch as the merged schema takes them: a property the
+    /// parent's `additionalProperties: false` refuses is left out, one its
+    /// `additionalProperties` schema applies to keeps both schemas.
+    fn branch_properties(
+        &mut self,
+        parent: &Map<String, Value>,
+        properties: Map<String, Value>,
+        branch_at: &str,
+        widen: &mut impl FnMut(&'static str),
+    ) -> Map<String, Value> {
+        let mut kept = Map::new();
+        for (name, schema) in properties {
+            let here = push_segment(&push_segment(branch_at, "properties"), &name);
+            match parent_on_branch_property(parent, &name) {
+                ParentSays::Nothing => {
+                    kept.insert(name, schema);
+                }
+                ParentSays::Refuses => {
+                    self.report(
+                        &here,
+                        "properties",
+                        LossAction::Dropped,
+                        Accepts::Same,
+                        Topic::Rewrite,
+                        format!(
+                            "property '{name}' is declared only in an allOf branch, and the \
+                             parent's additionalProperties: false refuses it (it sees only the \
+                             parent's own properties); merged, it is left out, as the original \
+                             never accepts it"
+                        ),
+                    );
+                }
+                ParentSays::AlsoFits(additional) => {
+                    self.report(
+                        &here,
+                        "additionalProperties",
+                        LossAction::Rewritten,
+                        Accepts::Same,
+                        Topic::Rewrite,
+                        format!(
+                            "property '{name}' is declared only in an allOf branch, so the \
+                             parent's additionalProperties applies to it too; merged, the \
+                             property must fit both schemas"
+                        ),
+                    );
+                    kept.insert(name, serde_json::json!({ "allOf": [additional, schema] }));
+                }
+                ParentSays::Unknown => {
+                    widen(
+                        "a property only a branch declares is no longer checked against the \
+                         parent's additionalProperties (whether a parent patternProperties \
+                         pattern matches its name cannot be told)",
+                    );
+                    kept.insert(name, schema);
+                }
+            }
+        }
+        kept
+    }
     // -----------------------------------------------------------------------------------------
     // One subschema.
 
@@ -1032,6 +1234,7 @@ impl<'a> Engine<'a> {
         level: usize,
         is_root: bool,
     ) -> Step<Value> {
+        let map = &*self.ref_siblings_read(map, at);
         if let Some(reference) = map.get("$ref") {
             let Some(reference) = reference.as_str() else {
                 return refuse(at, "$ref is not a string");
@@ -1039,10 +1242,9 @@ impl<'a> Engine<'a> {
             if !self.keeps_reference(reference) {
                 return self.inline(map, at, level);
             }
-            if !matches!(self.profile.references.rule, References::Any) {
-                // The reference stays: its target must be there.
-                self.target(reference, at)?;
-            }
+            // The reference stays: its target must be there, whatever the profile (a provider
+            // that takes any `$ref` still cannot follow one to nothing or to another document).
+            self.target(reference, at)?;
         }
         let mut source = std::borrow::Cow::Borrowed(map);
         if source.contains_key("allOf") && !self.profile.supports("allOf") {
@@ -2233,18 +2435,31 @@ fn quoted<S: AsRef<str>>(names: &[S]) -> String {
 }
 
 /// Add `key: value` to `out`, as when both schemas apply to the same value. `Err(key)` when they
-/// constrain it differently and no single value says both.
-fn merge_member(out: &mut Map<String, Value>, key: String, value: Value) -> Result<(), String> {
+/// constrain it differently and no single value says both; `Ok(Some(value))` for an annotation
+/// given differently whose second value could not be kept (two descriptions are joined).
+fn merge_member(
+    out: &mut Map<String, Value>,
+    key: String,
+    value: Value,
+) -> Result<Option<Value>, String> {
     let Some(existing) = out.get_mut(&key) else {
         out.insert(key, value);
-        return Ok(());
+        return Ok(None);
     };
     if *existing == value {
-        return Ok(());
+        return Ok(None);
     }
     match key.as_str() {
-        // Annotations: the first one stays.
-        k if ANNOTATIONS.contains(&k) && k != "format" => Ok(()),
+        "description" => match (&*existing, &value) {
+            (Value::String(first), Value::String(second)) => {
+                let joined = describe::append(Some(first), std::slice::from_ref(second));
+                *existing = Value::String(joined);
+                Ok(None)
+            }
+            _ => Ok(Some(value)),
+        },
+        // Other annotations: the first one stays.
+        k if ANNOTATIONS.contains(&k) && k != "format" => Ok(Some(value)),
         "properties" | "$defs" | "definitions" | "patternProperties" | "dependentSchemas" => {
             let (Value::Object(mine), Value::Object(theirs)) = (existing, value) else {
                 return Err(key);
@@ -2258,7 +2473,7 @@ fn merge_member(out: &mut Map<String, Value>, key: String, value: Value) -> Resu
                     Some(_) => return Err(format!("{key}/{name}")),
                 }
             }
-            Ok(())
+            Ok(None)
         }
         "required" => {
             let (Value::Array(mine), Value::Array(theirs)) = (existing, value) else {
@@ -2269,15 +2484,72 @@ fn merge_member(out: &mut Map<String, Value>, key: String, value: Value) -> Resu
                     mine.push(name);
                 }
             }
-            Ok(())
+            Ok(None)
         }
         "minimum" | "minLength" | "minItems" | "minProperties" | "exclusiveMinimum" => {
-            tighter(existing, &value, true).ok_or(key)
+            tighter(existing, &value, true).map(|()| None).ok_or(key)
         }
         "maximum" | "maxLength" | "maxItems" | "maxProperties" | "exclusiveMaximum" => {
-            tighter(existing, &value, false).ok_or(key)
+            tighter(existing, &value, false).map(|()| None).ok_or(key)
         }
         _ => Err(key),
+    }
+}
+
+/// An `additionalProperties` (or `unevaluatedProperties`) that constrains nothing.
+fn says_nothing(schema: &Value) -> bool {
+    schema == &Value::Bool(true) || schema.as_object().is_some_and(Map::is_empty)
+}
+
+/// Whether a schema's `additionalProperties` constrains the properties it does not declare.
+fn closes_undeclared(schema: &Map<String, Value>) -> bool {
+    schema
+        .get("additionalProperties")
+        .is_some_and(|a| !says_nothing(a))
+}
+
+/// What a schema's `additionalProperties` says about a property that only one of its `allOf`
+/// branches declares.
+enum ParentSays {
+    /// Nothing: the parent declares the name, a pattern of its matches it, or it is open.
+    Nothing,
+    /// `additionalProperties: false` refuses it.
+    Refuses,
+    /// The property must fit this `additionalProperties` schema too.
+    AlsoFits(Value),
+    /// Whether a `patternProperties` pattern matches the name cannot be told (the pattern does
+    /// not compile).
+    Unknown,
+}
+
+fn parent_on_branch_property(parent: &Map<String, Value>, name: &str) -> ParentSays {
+    let Some(additional) = parent
+        .get("additionalProperties")
+        .filter(|a| !says_nothing(a))
+    else {
+        return ParentSays::Nothing;
+    };
+    let declared = parent
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| p.contains_key(name));
+    if declared {
+        return ParentSays::Nothing;
+    }
+    if let Some(Value::Object(patterns)) = parent.get("patternProperties") {
+        for pattern in patterns.keys() {
+            match compile_pattern(pattern) {
+                Some(p) if p.is_valid(&Value::String(name.to_string())) => {
+                    return ParentSays::Nothing
+                }
+                Some(_) => {}
+                None => return ParentSays::Unknown,
+            }
+        }
+    }
+    match additional {
+        Value::Bool(false) => ParentSays::Refuses,
+        other => ParentSays::AlsoFits(other.clone()),
     }
 }
 

@@ -7,7 +7,7 @@
 
 use super::context::RunCache;
 use crate::json::{same_value, Members};
-use crate::schema::admits_type;
+use crate::schema::{admits_type, compile_pattern};
 use serde_json::{Map, Number, Value};
 
 /// Deepest value the check follows into arrays and objects.
@@ -128,10 +128,9 @@ fn check_string<'s>(
 /// expressions). A pattern the engine refuses counts as matching: SCH-007 reports it.
 fn matches_pattern(s: &str, pattern: &str, cache: &RunCache) -> bool {
     let mut patterns = cache.patterns.borrow_mut();
-    let validator = patterns.entry(pattern.to_string()).or_insert_with(|| {
-        let schema = serde_json::json!({ "pattern": pattern });
-        jsonschema::options().build(&schema).ok()
-    });
+    let validator = patterns
+        .entry(pattern.to_string())
+        .or_insert_with(|| compile_pattern(pattern));
     validator
         .as_ref()
         .is_none_or(|v| v.is_valid(&Value::String(s.to_string())))

@@ -134,6 +134,22 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn refs_ignore_siblings_as_the_engine_does() {
+        let schema = json!({"$ref": "#/definitions/a", "type": "string", "definitions": {"a": {}}});
+        for dialect in [Dialect::Draft7, Dialect::Draft202012] {
+            let engine = jsonschema::options()
+                .with_draft(dialect.engine_draft())
+                .build(&schema)
+                .unwrap();
+            assert_eq!(
+                engine.is_valid(&json!(5)),
+                dialect.ref_ignores_siblings(),
+                "{dialect}"
+            );
+        }
+    }
+
+    #[test]
     fn detects_dialects() {
         assert_eq!(detect_dialect(&json!({})).unwrap(), Dialect::Draft202012);
         for uri in [

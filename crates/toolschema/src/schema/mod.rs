@@ -289,6 +289,14 @@ pub(crate) fn admits_type(map: &Map<String, Value>, name: &str) -> Option<bool> 
     }
 }
 
+/// A `pattern` compiled as the validation engine reads it (ECMA-262 regular expressions), to
+/// test names and strings against; `None` when the engine refuses the pattern.
+pub(crate) fn compile_pattern(pattern: &str) -> Option<jsonschema::Validator> {
+    jsonschema::options()
+        .build(&serde_json::json!({ "pattern": pattern }))
+        .ok()
+}
+
 /// Whether a schema describes objects: `type: "object"`, a type list containing it, or
 /// `properties`.
 pub(crate) fn is_object_schema(map: &Map<String, Value>) -> bool {
