@@ -351,7 +351,7 @@ fn hostile_values_are_handled() {
     assert!(
         quoted
             .to_string()
-            .contains("\"version\" is a string where the number 1 belongs"),
+            .contains("\"version\" is \"1\" where the integer 1 belongs"),
         "{quoted}"
     );
     let missing = Lock::from_json("{\"servers\": {}}").unwrap_err();

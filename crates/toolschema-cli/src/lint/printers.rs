@@ -585,7 +585,7 @@ fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic, style: St
             out.push_str(" [fix (");
             out.push_str(fix.applicability.as_str());
             out.push_str("): ");
-            out.push_str(&fix.title);
+            out.push_str(&terminal_safe(&fix.title));
             out.push_str("]\n");
         }
         _ => out.push_str(match d.fix_applicability() {
