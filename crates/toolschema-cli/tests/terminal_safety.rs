@@ -20,7 +20,9 @@ fn catalog(name: &str, description: &str) -> Value {
             "type": "object",
             "properties": {
                 "k\u{1B}[2K\u{202E}": {"type": "string", "enum": ["a\u{9B}b"]},
-                "n": {"type": "integer"}
+                "n": {"type": "integer"},
+                // A format no dialect defines: its safe fix's title quotes it.
+                "f": {"type": "string", "format": "x\u{1B}]0;fix\u{7}"}
             },
             "required": ["r\u{202E}\u{1B}7"],
             "additionalProperties": false
@@ -74,6 +76,7 @@ fn no_command_prints_what_steers_the_terminal_and_json_keeps_every_string() {
             "--select",
             "ALL",
         ],
+        vec!["lint", "named.json", "--show-fixes", "--select", "ALL"],
         vec!["lint", "dupes.json"],
         vec!["lint", "dupes.json", "--format", "github"],
         vec!["lint", hostile_file, "--format", "github"],
