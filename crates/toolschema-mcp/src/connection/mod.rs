@@ -243,10 +243,9 @@ fn read_page(result: Value) -> Result<(Vec<Value>, Option<String>), SessionFailu
             ))
         }
     };
-    let next = match result.remove("nextCursor") {
-        Some(Value::String(cursor)) => Some(cursor),
-        _ => None,
-    };
+    let next = crate::message::next_cursor(&Value::Object(result))
+        .map_err(SessionFailure::Misbehaved)?
+        .map(str::to_string);
     Ok((tools, next))
 }
 
