@@ -354,11 +354,17 @@ impl Lock {
         let root = value
             .as_object()
             .ok_or_else(|| format("the top level is not an object"))?;
-        match root.get("version").and_then(Value::as_u64) {
-            Some(LOCK_VERSION) => {}
-            Some(other) => {
+        match root.get("version") {
+            Some(version) if version.as_u64() == Some(LOCK_VERSION) => {}
+            Some(Value::Number(other)) => {
                 return Err(LockError::Format(format!(
                     "version {other} is not one this toolschema reads (it reads {LOCK_VERSION})"
+                )))
+            }
+            Some(other) => {
+                return Err(LockError::Format(format!(
+                    "\"version\" is {} where the number {LOCK_VERSION} belongs",
+                    crate::json::kind_in_words(other)
                 )))
             }
             None => return Err(format("\"version\" is missing")),
