@@ -15,7 +15,9 @@
 //                 "ok"): "ok"; "error" (JSON-RPC error -32603); "oversize:BYTES" (the page,
 //                 padded to at least BYTES); "ask_roots" (asks the client for roots/list and
 //                 answers once the client has answered); "hang" (never answers); "delay:MS";
-//                 "exit" (exits with code 4)
+//                 "exit" (exits with code 4); "number_cursor" (the page, its nextCursor sent as
+//                 a number); "cut" and "cut_line" (writes the start of its answer, without or
+//                 with a newline, then exits with code 3)
 //   protocol      the protocolVersion it answers initialize with (default: the client's)
 //   hold_stdout   start a child that keeps stdout open for a minute after the server exits
 //
@@ -90,12 +92,21 @@ async function listTools(id, params) {
     process.stderr.write("scripted-server: exiting on tools/list\n");
     process.exit(4);
   }
+  if (kind === "cut" || kind === "cut_line") {
+    // Dies while writing its answer: the line stops inside the tool array.
+    const start = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"tools":[`;
+    process.stdout.write(kind === "cut_line" ? start + "\n" : start);
+    process.stderr.write("scripted-server: out of memory while listing\n");
+    process.exit(3);
+  }
   if (kind === "delay") await new Promise((resolve) => setTimeout(resolve, Number(amount)));
   if (kind === "ask_roots") await askClient("roots/list");
   const start = params?.cursor ? Number(params.cursor) : 0;
   const size = script.page_size > 0 ? script.page_size : tools.length;
   const result = { tools: tools.slice(start, start + size) };
-  if (start + size < tools.length) result.nextCursor = String(start + size);
+  if (start + size < tools.length) {
+    result.nextCursor = kind === "number_cursor" ? start + size : String(start + size);
+  }
   if (kind === "oversize") result.padding = "p".repeat(Number(amount));
   return { jsonrpc: "2.0", id, result };
 }

@@ -5,7 +5,9 @@
 
 mod common;
 
-use common::{node, recorded, recording_server, require, run, toolschema, HttpServer, WAIT};
+use common::{
+    node, recorded, recording_server, require, run, scripted_server, toolschema, HttpServer, WAIT,
+};
 use serde_json::{json, Value};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -432,4 +434,106 @@ fn a_snapshot_on_standard_output_says_what_it_listed_on_stderr() {
             server.join(" ")
         )
     );
+}
+
+/// The scripted server listing two tools, one per page, each `tools/list` answered as `listing`
+/// says (see interop/scripted-server.mjs).
+fn scripted(dir: &std::path::Path, listing: &str) -> Vec<String> {
+    let object = json!({"type": "object"});
+    let script = json!({
+        "tools": [{"name": "first", "inputSchema": object}, {"name": "second", "inputSchema": object}],
+        "page_size": 1,
+        "listings": [listing],
+    });
+    scripted_server(
+        &dir.join("received.jsonl"),
+        &dir.join("verdicts.jsonl"),
+        &script.to_string(),
+    )
+}
+
+fn command_args(command: &str, before: &[&str], server: &[String]) -> Vec<String> {
+    let mut args: Vec<String> = std::iter::once(command)
+        .chain(before.iter().copied())
+        .map(String::from)
+        .collect();
+    args.push("--".into());
+    args.extend(server.iter().cloned());
+    args
+}
+
+#[test]
+fn a_cursor_that_is_not_a_string_is_refused_not_taken_for_the_last_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = scripted(dir.path(), "number_cursor");
+    let lock = dir.path().join("tools.lock");
+    let lock = lock.display().to_string();
+    // Every command that lists a live server's tools lists them the same way.
+    for args in [
+        command_args("snapshot", &[], &server),
+        command_args("lint", &[], &server),
+        command_args("pin", &["-o", &lock], &server),
+    ] {
+        let (status, stdout, stderr) = run(toolschema(), &args, WAIT);
+        assert_eq!(status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stdout, "", "{args:?}");
+        assert!(
+            stderr.starts_with("error: the MCP server '")
+                && stderr.ends_with(
+                    "' failed while the snapshot waited for the tools/list response: its result's \
+                     \"nextCursor\" is a number (1), not a string: a cursor is an opaque string, \
+                     and absent or null on the last page\n"
+                ),
+            "{args:?}: {stderr}"
+        );
+    }
+    assert!(!dir.path().join("tools.lock").exists());
+}
+
+#[test]
+fn a_server_that_dies_in_the_middle_of_its_answer_is_reported_with_its_exit_and_stderr() {
+    for listing in ["cut", "cut_line"] {
+        let dir = tempfile::tempdir().unwrap();
+        let server = scripted(dir.path(), listing);
+        let (status, stdout, stderr) =
+            run(toolschema(), &command_args("snapshot", &[], &server), WAIT);
+        assert_eq!(status.code(), Some(2), "{listing}: {stderr}");
+        assert_eq!(stdout, "");
+        assert!(
+            stderr.starts_with("error: the MCP server '")
+                && stderr.contains(
+                    "' exited with exit code 3 while the snapshot waited for the tools/list \
+                     response, after the server sent a line that is not JSON ("
+                )
+                && stderr.ends_with(
+                    "): '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":['; the last lines \
+                     of its stderr:\n  | scripted-server: out of memory while listing\n"
+                ),
+            "{listing}: {stderr}"
+        );
+        assert!(!stderr.contains("answered with error"), "{stderr}");
+    }
+}
+
+#[test]
+fn an_answer_over_the_size_limit_says_the_limit_and_how_to_raise_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = scripted(dir.path(), "oversize:100000");
+    let args = command_args("snapshot", &["--max-message-bytes", "64KiB"], &server);
+    let (status, stdout, stderr) = run(toolschema(), &args, WAIT);
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.starts_with("error: cannot read the tools/list response of the MCP server '")
+            && stderr.contains("': the server sent a message of 100")
+            && stderr.ends_with(
+                " bytes, over the limit of 65536 bytes (raise it with --max-message-bytes)\n"
+            ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("answered with error"), "{stderr}");
+    // Raised, the same answer is read.
+    let args = command_args("snapshot", &["--max-message-bytes", "1MiB"], &server);
+    let (status, _, stderr) = run(toolschema(), &args, WAIT);
+    assert_eq!(status.code(), Some(0), "{stderr}");
 }

@@ -302,6 +302,29 @@ pub fn parse(text: &str) -> Result<Value, Malformed> {
     core_json::parse_with(text, DuplicateKeys::KeepLast).map_err(|e| Malformed::syntax(text, e))
 }
 
+/// The `nextCursor` of a `tools/list` (or any paginated) result: `None` when it is absent or
+/// null (the last page). A cursor is an opaque string; any other value is refused with what was
+/// sent, since taking it for "no more pages" would silently lose the pages after it.
+pub fn next_cursor(result: &Value) -> Result<Option<&str>, String> {
+    match result.get("nextCursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(cursor)) => Ok(Some(cursor)),
+        Some(other) => {
+            let kind = match other {
+                Value::Bool(_) => "a boolean",
+                Value::Number(_) => "a number",
+                Value::Array(_) => "an array",
+                _ => "an object",
+            };
+            Err(format!(
+                "its result's \"nextCursor\" is {kind} ({}), not a string: a cursor is an opaque \
+                 string, and absent or null on the last page",
+                toolschema::text::shorten(&other.to_string(), 80)
+            ))
+        }
+    }
+}
+
 /// A JSON-RPC success response to `id`, answered with the id's exact text.
 pub fn result_line(id: &RequestId, result: &Value) -> Vec<u8> {
     format!(
@@ -520,6 +543,28 @@ mod tests {
         match read(text) {
             Ok(Read::One(message)) => message.kind,
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_cursor_is_a_string_or_nothing() {
+        assert_eq!(next_cursor(&json!({"tools": []})), Ok(None));
+        assert_eq!(next_cursor(&json!({"nextCursor": null})), Ok(None));
+        assert_eq!(next_cursor(&json!({"nextCursor": ""})), Ok(Some("")));
+        assert_eq!(next_cursor(&json!({"nextCursor": "p2"})), Ok(Some("p2")));
+        for (cursor, said) in [
+            (json!(2), "a number (2)"),
+            (json!(false), "a boolean (false)"),
+            (json!(["p2"]), "an array ([\"p2\"])"),
+            (json!({"page": 2}), "an object ({\"page\":2})"),
+        ] {
+            let why = next_cursor(&json!({ "nextCursor": cursor })).unwrap_err();
+            assert!(
+                why.starts_with(&format!(
+                    "its result's \"nextCursor\" is {said}, not a string"
+                )),
+                "{why}"
+            );
         }
     }
 

@@ -11,7 +11,7 @@ pub mod raw;
 pub(crate) mod stdio;
 
 use crate::server_process::{ServerCommand, ServerProcess, SpawnError, StderrMode};
-use raw::{RawResults, Watch};
+use raw::{RawResults, Unreadable, Watch};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientRequest, ErrorData, Implementation,
     PaginatedRequestParams, ProtocolVersion, RequestOptionalParam,
@@ -78,11 +78,41 @@ pub(crate) enum SessionFailure {
     Closed(String),
     /// The server answered with a JSON-RPC error.
     Error(ErrorData),
+    /// The server's answer could not be read (not JSON, not JSON-RPC, over the size limit):
+    /// what it sent. A server that breaks the protocol this way may be on its way out.
+    Unreadable(Unreadable),
     /// The server answered, but with something the client cannot use (a result that is not a
     /// tool list, a cursor it already sent): the server is running, so its exit is not awaited.
     Misbehaved(String),
     /// Anything else.
     Other(String),
+}
+
+impl SessionFailure {
+    /// How long to wait for the server (a child process) to exit before saying how the step
+    /// failed: a closed connection is most often a server that exited, and an answer that is
+    /// not JSON-RPC may be the cut-off last words of one that died while writing. `None` for a
+    /// server that answered and so is running.
+    pub(crate) fn exit_wait(&self) -> Option<std::time::Duration> {
+        use std::time::Duration;
+        match self {
+            SessionFailure::Closed(_) | SessionFailure::Other(_) => Some(Duration::from_secs(2)),
+            SessionFailure::Unreadable(unreadable) if unreadable.breaks_protocol => {
+                Some(Duration::from_secs(1))
+            }
+            SessionFailure::Unreadable(_)
+            | SessionFailure::Error(_)
+            | SessionFailure::Misbehaved(_) => None,
+        }
+    }
+
+    /// What the server sent that could not be read, to say beside its exit.
+    pub(crate) fn unreadable_sent(&self) -> Option<&str> {
+        match self {
+            SessionFailure::Unreadable(unreadable) => Some(&unreadable.why),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for SessionFailure {
@@ -94,6 +124,7 @@ impl fmt::Display for SessionFailure {
                 "it answered with error {}: {}",
                 error.code.0, error.message
             ),
+            SessionFailure::Unreadable(unreadable) => f.write_str(&unreadable.why),
             SessionFailure::Other(message) | SessionFailure::Misbehaved(message) => {
                 f.write_str(message)
             }
@@ -158,8 +189,11 @@ pub(crate) fn http_transport(
     Ok(StreamableHttpClientTransport::with_client(client, config))
 }
 
-/// The `initialize` handshake over a transport.
-pub(crate) async fn handshake<T, E, A>(transport: T) -> Result<Session, SessionFailure>
+/// The `initialize` handshake over a transport that reports to `watch`.
+pub(crate) async fn handshake<T, E, A>(
+    transport: T,
+    watch: &Watch,
+) -> Result<Session, SessionFailure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
@@ -167,7 +201,14 @@ where
     PlainClient::new()
         .serve(transport)
         .await
-        .map_err(initialize_failure)
+        .map_err(|error| match initialize_failure(error) {
+            // The only request in flight is `initialize`.
+            SessionFailure::Error(error) => match watch.any_unreadable_answer() {
+                Some(unreadable) => SessionFailure::Unreadable(unreadable),
+                None => SessionFailure::Error(error),
+            },
+            failure => failure,
+        })
 }
 
 /// How many `tools/list` pages a listing may have: a server that hands out a new cursor with every
@@ -179,6 +220,7 @@ const MAX_PAGES: usize = 10_000;
 pub(crate) async fn list_all_tools(
     peer: &rmcp::service::Peer<RoleClient>,
     results: &RawResults,
+    watch: &Watch,
     mut on_page: impl FnMut(usize),
 ) -> Result<(Vec<Value>, usize), SessionFailure> {
     let mut tools = Vec::new();
@@ -200,7 +242,16 @@ pub(crate) async fn list_all_tools(
             .await
             .map_err(service_failure)?;
         let id = handle.id.clone();
-        handle.await_response().await.map_err(service_failure)?;
+        match handle.await_response().await {
+            Ok(_) => {}
+            Err(ServiceError::McpError(error)) => {
+                return Err(match watch.unreadable_answer(&id) {
+                    Some(unreadable) => SessionFailure::Unreadable(unreadable),
+                    None => SessionFailure::Error(error),
+                })
+            }
+            Err(error) => return Err(service_failure(error)),
+        }
         let result = results.take(&id).ok_or_else(|| {
             SessionFailure::Misbehaved("its response carried no result".to_string())
         })?;
@@ -243,10 +294,9 @@ fn read_page(result: Value) -> Result<(Vec<Value>, Option<String>), SessionFailu
             ))
         }
     };
-    let next = match result.remove("nextCursor") {
-        Some(Value::String(cursor)) => Some(cursor),
-        _ => None,
-    };
+    let next = crate::message::next_cursor(&Value::Object(result))
+        .map_err(SessionFailure::Misbehaved)?
+        .map(str::to_string);
     Ok((tools, next))
 }
 

@@ -58,8 +58,8 @@ impl RawResults {
 
 /// The error code of the answer a transport hands rmcp in place of an answer it could not read,
 /// so the request ends at once instead of waiting out its timeout. (Reserved for
-/// implementation-defined server errors by JSON-RPC; no server's own error reaches a caller
-/// with it, since [`Watch::unreadable_answer`] says which answers were replaced.)
+/// implementation-defined server errors by JSON-RPC. No user sees it: a caller asks
+/// [`Watch::unreadable_answer`] which answers were replaced, and says why instead.)
 pub const UNREADABLE_ANSWER: i32 = -32099;
 
 /// Something the server sent that does not belong in the session.
@@ -285,11 +285,10 @@ impl Watch {
             .unwrap_or(false)
     }
 
+    /// End request `id` with a marked error in place of its answer. Not reported even by a
+    /// reporting watch: the request's caller says why its answer could not be read.
     fn replace(&self, id: Value, why: String, breaks_protocol: bool) -> Received {
         if let Ok(mut state) = self.0.lock() {
-            if state.report {
-                tracing::warn!("{why}");
-            }
             let key = IdKey::of(&id);
             state.waiting.remove(&key);
             state.unreadable.insert(
@@ -314,10 +313,22 @@ impl Watch {
         self.0.lock().ok()?.unreadable.remove(&IdKey::of(&id))
     }
 
-    /// Note a message over the size limit; when it is an answer to a waiting request (its id is
-    /// found at either end of it), that request ends with an unreadable answer.
-    pub fn oversized(&self, length: usize, head: &[u8], tail: &[u8]) -> Received {
-        let what = format!("the server sent a message of {length} bytes, over the limit");
+    /// Why an answer could not be read, whichever request it answered: for a step with one
+    /// request in flight whose id the caller does not see (the `initialize` handshake).
+    pub fn any_unreadable_answer(&self) -> Option<Unreadable> {
+        let mut state = self.0.lock().ok()?;
+        let key = state.unreadable.keys().next()?.clone();
+        state.unreadable.remove(&key)
+    }
+
+    /// Note a message over the size limit of `limit` bytes; when it is an answer to a waiting
+    /// request (its id is found at either end of it), that request ends with an unreadable
+    /// answer.
+    pub fn oversized(&self, length: usize, limit: usize, head: &[u8], tail: &[u8]) -> Received {
+        let what = format!(
+            "the server sent a message of {length} bytes, over the limit of {limit} bytes \
+             (raise it with --max-message-bytes)"
+        );
         match message::sniff_id(head, tail).map(|id| id.to_value()) {
             Some(id) if self.is_waiting(&id) => self.replace(id, what, false),
             _ => {
@@ -536,13 +547,15 @@ mod tests {
         let head = br#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"xxxx"#;
         let tail = br#"xxxx"}]},"id":9}"#;
         assert!(matches!(
-            watch.oversized(20_000_000, head, tail),
+            watch.oversized(20_000_000, 16_777_216, head, tail),
             Received::Deliver(_)
         ));
         assert_eq!(
             watch.unreadable_answer(&RequestId::Number(9)),
             Some(Unreadable {
-                why: "the server sent a message of 20000000 bytes, over the limit".into(),
+                why: "the server sent a message of 20000000 bytes, over the limit of 16777216 \
+                      bytes (raise it with --max-message-bytes)"
+                    .into(),
                 breaks_protocol: false
             })
         );

@@ -20,6 +20,7 @@ pub struct RawStdioTransport {
     writer: Arc<Mutex<Option<ChildStdin>>>,
     results: RawResults,
     watch: Watch,
+    max_message_bytes: usize,
 }
 
 impl RawStdioTransport {
@@ -36,6 +37,7 @@ impl RawStdioTransport {
             writer: Arc::new(Mutex::new(Some(stdin))),
             results,
             watch,
+            max_message_bytes,
         }
     }
 }
@@ -70,7 +72,9 @@ impl Transport<RoleClient> for RawStdioTransport {
             let incoming = match self.reader.next().await {
                 Ok(Some(Frame::Line(line))) => self.watch.receive(trim_line(&line), &self.results),
                 Ok(Some(Frame::Oversized(over))) => {
-                    self.watch.oversized(over.length, &over.head, &over.tail)
+                    let limit = self.max_message_bytes;
+                    self.watch
+                        .oversized(over.length, limit, &over.head, &over.tail)
                 }
                 Ok(None) | Err(_) => return None,
             };

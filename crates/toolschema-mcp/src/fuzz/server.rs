@@ -163,7 +163,7 @@ impl Server {
         let live = self.current(0).await?;
         let listing = tokio::time::timeout(
             self.reach.startup,
-            connection::list_all_tools(&live.peer, &live.results, |_| {}),
+            connection::list_all_tools(&live.peer, &live.results, &live.watch, |_| {}),
         )
         .await;
         match listing {
@@ -241,10 +241,19 @@ impl Server {
     }
 
     async fn unavailable(&self, live: &Live, doing: &str, failure: SessionFailure) -> Unavailable {
-        let mut message = format!(
-            "the MCP server {} failed while {doing}: {failure}",
-            self.reach.target
-        );
+        let exited = match (failure.exit_wait(), live.process.lock().await.as_mut()) {
+            (Some(wait), Some(process)) => process.wait_for_exit(wait).await,
+            _ => None,
+        };
+        let target = &self.reach.target;
+        let mut message = match exited {
+            Some(status) => format!(
+                "the MCP server {target} exited with {} while {doing}{}",
+                describe_exit(status),
+                after_sending(&failure)
+            ),
+            None => format!("the MCP server {target} failed while {doing}: {failure}"),
+        };
         if let Some(tail) = &live.stderr {
             push_stderr(&mut message, tail);
         }
@@ -528,7 +537,8 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
             let (process, transport) =
                 connection::spawn_stdio(command, &results, &watch, reach.max_message_bytes)
                     .map_err(|e| Unavailable(e.to_string()))?;
-            let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
+            let session =
+                tokio::time::timeout(startup, connection::handshake(transport, &watch)).await;
             (session, Some(process))
         }
         Target::Url(url) => {
@@ -540,7 +550,8 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
                 reach.max_message_bytes,
             )
             .map_err(Unavailable)?;
-            let session = tokio::time::timeout(startup, connection::handshake(transport)).await;
+            let session =
+                tokio::time::timeout(startup, connection::handshake(transport, &watch)).await;
             (session, None)
         }
     };
@@ -565,8 +576,9 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
             };
             match exited {
                 Some(status) => format!(
-                    "the MCP server {target} exited with {} before it finished the initialize handshake",
-                    describe_exit(status)
+                    "the MCP server {target} exited with {} before it finished the initialize handshake{}",
+                    describe_exit(status),
+                    after_sending(&failure)
                 ),
                 None => format!(
                     "the MCP server {target} failed the initialize handshake: {failure}"
@@ -585,6 +597,14 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
         process.shut_down(STOP_GRACE).await;
     }
     Err(Unavailable(message))
+}
+
+/// `, after the server sent …` when what it sent last could not be read.
+fn after_sending(failure: &SessionFailure) -> String {
+    failure
+        .unreadable_sent()
+        .map(|sent| format!(", after {sent}"))
+        .unwrap_or_default()
 }
 
 fn push_stderr(message: &mut String, tail: &StderrTail) {

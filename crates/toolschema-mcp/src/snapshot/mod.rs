@@ -86,7 +86,7 @@ pub enum SnapshotError {
     #[error(transparent)]
     Spawn(#[from] SpawnError),
     /// The server exited before the snapshot was complete.
-    #[error("the MCP server {target} exited with {status} while the snapshot waited for {phase}{}", crate::server_process::stderr_note(.stderr.as_deref()))]
+    #[error("the MCP server {target} exited with {status} while the snapshot waited for {phase}{}{}", .sent.as_ref().map(|sent| format!(", after {sent}")).unwrap_or_default(), crate::server_process::stderr_note(.stderr.as_deref()))]
     ServerExited {
         /// The server.
         target: String,
@@ -94,6 +94,8 @@ pub enum SnapshotError {
         status: String,
         /// What the snapshot was waiting for.
         phase: Phase,
+        /// What it sent last that could not be read (a line cut short), if anything.
+        sent: Option<String>,
         /// The last lines of its stderr.
         stderr: Option<String>,
     },
@@ -109,7 +111,8 @@ pub enum SnapshotError {
         /// The last lines of its stderr.
         stderr: Option<String>,
     },
-    /// The server answered with an error or with something that is not a tool list.
+    /// The server answered with an error, with something that is not a tool list, or with a
+    /// message that is not JSON-RPC.
     #[error("the MCP server {target} failed while the snapshot waited for {phase}: {message}{}", crate::server_process::stderr_note(.stderr.as_deref()))]
     Protocol {
         /// The server.
@@ -120,6 +123,17 @@ pub enum SnapshotError {
         message: String,
         /// The last lines of its stderr.
         stderr: Option<String>,
+    },
+    /// The server's answer could not be taken (over the size limit, nested too deep); the
+    /// server itself did nothing wrong.
+    #[error("cannot read {phase} of the MCP server {target}: {why}")]
+    Unread {
+        /// The server.
+        target: String,
+        /// What the snapshot was waiting for.
+        phase: Phase,
+        /// Why, with how to change it.
+        why: String,
     },
     /// Interrupted (Ctrl-C) before it was complete.
     #[error("interrupted; the snapshot is incomplete and was not written")]
@@ -151,31 +165,29 @@ async fn take_over_stdio(
     interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
     let results = RawResults::default();
-    let (mut process, transport) = connection::spawn_stdio(
-        command,
-        &results,
-        &Watch::reporting(),
-        options.max_message_bytes,
-    )?;
+    let watch = Watch::reporting();
+    let (mut process, transport) =
+        connection::spawn_stdio(command, &results, &watch, options.max_message_bytes)?;
     let tail = process.stderr_tail();
     let phase = Mutex::new(Phase::Initialize);
-    let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
+    let session = run_session(transport, &results, &watch, &phase);
+    let outcome = within_limits(options, interrupt, session).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     let result = match outcome {
         Outcome::Done(snapshot) => Ok(snapshot),
         Outcome::Failed(failure) => {
-            // A closed connection or a failed write is most often a server that exited: say how.
-            let exited = match failure {
-                SessionFailure::Error(_) | SessionFailure::Misbehaved(_) => None,
-                SessionFailure::Closed(_) | SessionFailure::Other(_) => {
-                    process.wait_for_exit(Duration::from_secs(2)).await
-                }
+            // A closed connection or a failed write is most often a server that exited, and a
+            // broken answer may be its last words: say how it exited.
+            let exited = match failure.exit_wait() {
+                Some(wait) => process.wait_for_exit(wait).await,
+                None => None,
             };
             Err(match exited {
                 Some(status) => SnapshotError::ServerExited {
                     target: target.to_string(),
                     status: describe_exit(status),
                     phase,
+                    sent: failure.unreadable_sent().map(str::to_string),
                     stderr: tail.block(),
                 },
                 None => protocol_error(target, phase, failure, &tail),
@@ -206,16 +218,18 @@ async fn take_over_http(
     interrupt: &mut Signal,
 ) -> Result<Snapshot, SnapshotError> {
     let results = RawResults::default();
+    let watch = Watch::reporting();
     let transport = connection::http_transport(
         url,
         &options.headers,
         &results,
-        &Watch::reporting(),
+        &watch,
         options.max_message_bytes,
     )
     .map_err(SnapshotError::Options)?;
     let phase = Mutex::new(Phase::Initialize);
-    let outcome = within_limits(options, interrupt, run_session(transport, &results, &phase)).await;
+    let session = run_session(transport, &results, &watch, &phase);
+    let outcome = within_limits(options, interrupt, session).await;
     let phase = phase.into_inner().unwrap_or(Phase::Initialize);
     match outcome {
         Outcome::Done(snapshot) => Ok(snapshot),
@@ -265,6 +279,15 @@ fn protocol_error(
     failure: SessionFailure,
     tail: &StderrTail,
 ) -> SnapshotError {
+    if let SessionFailure::Unreadable(unreadable) = &failure {
+        if !unreadable.breaks_protocol {
+            return SnapshotError::Unread {
+                target: target.to_string(),
+                phase,
+                why: unreadable.why.clone(),
+            };
+        }
+    }
     SnapshotError::Protocol {
         target: target.to_string(),
         phase,
@@ -277,14 +300,15 @@ fn protocol_error(
 async fn run_session<T, E, A>(
     transport: T,
     results: &RawResults,
+    watch: &Watch,
     phase: &Mutex<Phase>,
 ) -> Result<Snapshot, SessionFailure>
 where
     T: rmcp::transport::IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let session: Session = connection::handshake(transport).await?;
-    let listed = connection::list_all_tools(session.peer(), results, |page| {
+    let session: Session = connection::handshake(transport, watch).await?;
+    let listed = connection::list_all_tools(session.peer(), results, watch, |page| {
         if let Ok(mut phase) = phase.lock() {
             *phase = Phase::ListTools(page);
         }

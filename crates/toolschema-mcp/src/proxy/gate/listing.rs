@@ -191,10 +191,14 @@ impl Gate {
         let Listing::Running(run) = &self.listing else {
             return;
         };
-        let next = result
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .map(String::from);
+        let next = match message::next_cursor(&result) {
+            Ok(next) => next.map(String::from),
+            Err(why) => {
+                let reason =
+                    format!("the server's answer to the proxy's tools/list is unusable: {why}");
+                return self.listing_failed(reason, now, out);
+            }
+        };
         let page = Page {
             first: run.cursor.is_none(),
             last: next.is_none(),
@@ -354,7 +358,9 @@ impl Gate {
                 tools_of(result),
                 Page {
                     first: page.first,
-                    last: result.get("nextCursor").and_then(Value::as_str).is_none(),
+                    // A cursor that is not a string does not end the listing: the pages
+                    // after it are unknown.
+                    last: matches!(message::next_cursor(result), Ok(None)),
                     changes_at_request: page.changes_at_request,
                 },
             );

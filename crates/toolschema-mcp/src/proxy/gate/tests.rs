@@ -330,6 +330,24 @@ fn an_own_listing_over_the_size_limit_or_looping_fails_closed() {
 }
 
 #[test]
+fn an_own_listing_with_a_cursor_that_is_not_a_string_fails_closed() {
+    let mut session = Session::new(GateConfig::default());
+    // The tool called is on the page after the one the cursor would lead to.
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let own = listing.to_server[0]["id"].clone();
+    let page = session
+        .server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [], "nextCursor": 2}}));
+    assert!(page.to_server.is_empty());
+    let text = page.to_client[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains("the server's answer to the proxy's tools/list is unusable: its result's \"nextCursor\" is a number (2), not a string"),
+        "{text}"
+    );
+}
+
+#[test]
 fn on_unchecked_forward_lets_calls_through_that_cannot_be_checked() {
     let config = GateConfig {
         on_unchecked: OnUnchecked::Forward,
