@@ -426,6 +426,10 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         let close = |key: &'static str| {
             move || Some(edits.insert_member(node.value, node.span, None, key, &Value::Bool(false)))
         };
+        let set_false = || {
+            let span = cx.member_span(node.value, node.span, "additionalProperties")?;
+            Some(edits.replace_value(node.span, span, &Value::Bool(false)))
+        };
         let fix = match why_not_safe(doc, index, map, cx.cache) {
             None if additional.is_none() => doc.fix(
                 report,
@@ -437,10 +441,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 report,
                 Applicability::Unsafe,
                 "set \"additionalProperties\" to false",
-                || {
-                    let span = cx.member_span(node.value, node.span, "additionalProperties")?;
-                    Some(edits.replace_value(node.span, span, &Value::Bool(false)))
-                },
+                set_false,
             ),
             Some(Unsafe::SharesItsValue) if is_branch && additional.is_none() => {
                 message.push_str(
@@ -496,11 +497,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                         report,
                         Applicability::Unsafe,
                         "set \"additionalProperties\" to false",
-                        || {
-                            let span =
-                                cx.member_span(node.value, node.span, "additionalProperties")?;
-                            Some(edits.replace_value(node.span, span, &Value::Bool(false)))
-                        },
+                        set_false,
                     ),
                 }
             }
