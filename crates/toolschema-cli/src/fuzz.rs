@@ -8,6 +8,7 @@ use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
+use toolschema::text::terminal_safe;
 use toolschema::Glob;
 use toolschema_mcp::fuzz::{
     self, Check, Finding, FuzzOptions, Progress, ReplayRequest, Report, Severity,
@@ -244,7 +245,7 @@ impl Progress for ProgressBar {
         if let Some(bar) = &self.0 {
             bar.println(format!(
                 "found: {} {} ({})",
-                finding.tool.as_deref().unwrap_or("(server)"),
+                terminal_safe(finding.tool.as_deref().unwrap_or("(server)")),
                 finding.check,
                 finding.severity.name()
             ));
@@ -424,9 +425,13 @@ fn xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+            '\t' | '\n' => out.push(c),
+            c if (c as u32) < 0x20 && c != '\r' || c == '\u{FFFE}' || c == '\u{FFFF}' => {
                 out.push_str(&format!("\\u{{{:04x}}}", c as u32))
+            }
+            // Legal in XML, but they would steer a terminal showing the report.
+            c if toolschema::text::steers_terminal(c) => {
+                out.push_str(&format!("&#x{:X};", c as u32))
             }
             c => out.push(c),
         }
@@ -539,6 +544,8 @@ mod tests {
             xml("a<b & \"c\"\u{0}"),
             "a&lt;b &amp; &quot;c&quot;\\u{0000}"
         );
+        // Character references for what XML holds but a terminal would obey.
+        assert_eq!(xml("r\re\u{9B}2J\u{202E}"), "r&#xD;e&#x9B;2J&#x202E;");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::output::say;
 use nix::sys::signal::{kill, SigSet, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
+use std::os::unix::process::CommandExt;
 use std::process::ExitCode;
 
 /// The signals passed on to the child.
@@ -35,35 +36,33 @@ pub fn run_if_first_process() -> Option<ExitCode> {
     if std::process::id() != 1 {
         return None;
     }
+    // Blocked before the child exists, the signals are queued even for PID 1 (which the kernel
+    // spares every signal it has no handler for) and taken one at a time below: a `docker stop`
+    // that comes while the child starts is passed on, not lost. The child inherits the mask and
+    // clears it first thing ([`clear_inherited_mask`]).
+    let signals = handled_signals();
+    if signals.thread_block().is_err() {
+        return None;
+    }
+    let mut arguments = std::env::args_os();
     let child = std::env::current_exe().and_then(|exe| {
-        std::process::Command::new(exe)
-            .args(std::env::args_os().skip(1))
-            .spawn()
+        let mut command = std::process::Command::new(exe);
+        // The same name to itself (clap's usage lines), whatever path it was started by.
+        if let Some(name) = arguments.next() {
+            command.arg0(name);
+        }
+        command.args(arguments).spawn()
     });
     let child = match child {
         Ok(child) => Pid::from_raw(child.id() as i32),
         Err(e) => {
+            let _ = signals.thread_unblock();
             say!(
                 "warning: toolschema runs as PID 1 but cannot start itself as the child of a reaping init ({e}); processes its servers leave behind will not be reaped (run the container with an init, such as `docker run --init`)"
             );
             return None;
         }
     };
-    // The signals are blocked only now, so that the child starts with none blocked (a process
-    // inherits its parent's mask). Blocked, they are queued even for PID 1, and taken one at a
-    // time below. Whatever exited before they were blocked is reaped first.
-    let mut signals = SigSet::empty();
-    signals.add(Signal::SIGCHLD);
-    for signal in PASSED_ON {
-        signals.add(signal);
-    }
-    if signals.thread_block().is_err() {
-        // Without the mask, nothing can be waited for: wait for the child alone.
-        return Some(wait_blocking(child));
-    }
-    if let Some(code) = reap(child) {
-        return Some(code);
-    }
     loop {
         match signals.wait() {
             Ok(Signal::SIGCHLD) => {
@@ -74,9 +73,27 @@ pub fn run_if_first_process() -> Option<ExitCode> {
             Ok(signal) => {
                 let _ = kill(child, signal);
             }
-            Err(_) => {}
+            // Nothing can be waited for: wait for the child alone.
+            Err(_) => return Some(wait_blocking(child)),
         }
     }
+}
+
+/// The signals the init takes: a child's exit, and those it passes on.
+fn handled_signals() -> SigSet {
+    let mut signals = SigSet::empty();
+    signals.add(Signal::SIGCHLD);
+    for signal in PASSED_ON {
+        signals.add(signal);
+    }
+    signals
+}
+
+/// Unblock the signals an init blocks: a process inherits its parent's signal mask, and the
+/// child of toolschema's init must get its signals as any process does. Called first thing;
+/// signals queued meanwhile are then delivered.
+pub fn clear_inherited_mask() {
+    let _ = handled_signals().thread_unblock();
 }
 
 /// Wait for the child to exit: the exit code to end with.

@@ -13,6 +13,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use toolschema::catalog::{CatalogError, CatalogErrorKind, CatalogShape};
 use toolschema::lint::{FixError, Fixed, LintConfig, LintSettings, Linter, Severity};
+use toolschema::text::terminal_safe;
 use toolschema::CatalogLayout;
 
 /// Arguments of `toolschema lint`.
@@ -355,7 +356,8 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     printer.end(&summary).map_err(write_error)?;
     drop(printer);
     if !applied.is_empty() {
-        writeln!(err_out, "Fixes applied:\n{}", applied.join("\n")).map_err(write_error)?;
+        let list = applied.join("\n");
+        writeln!(err_out, "Fixes applied:\n{}", terminal_safe(&list)).map_err(write_error)?;
     }
     err_out.flush().map_err(write_error)?;
     if let Some(text) = fixed_output {
@@ -391,7 +393,11 @@ fn unified_diff(name: &str, before: &str, after: &str) -> String {
     similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
+        // The lines are the file's own text; its name is escaped like any name printed.
+        .header(
+            &format!("a/{}", terminal_safe(name)),
+            &format!("b/{}", terminal_safe(name)),
+        )
         .to_string()
 }
 

@@ -104,8 +104,11 @@ impl From<Outcome> for ExitCode {
 
 fn main() -> ExitCode {
     #[cfg(target_os = "linux")]
-    if let Some(code) = init::run_if_first_process() {
-        return code;
+    {
+        init::clear_inherited_mask();
+        if let Some(code) = init::run_if_first_process() {
+            return code;
+        }
     }
     let cli = Cli::parse();
     log::init(match &cli.command {

@@ -21,34 +21,76 @@ pub enum Escapes {
     Json,
 }
 
-/// A writer that escapes what would steer a terminal, as [`Escapes`] says. Each write is
-/// expected to hold whole characters, as every `write!` of a `str` does; bytes that are not
-/// UTF-8 go through unchanged.
-pub struct TerminalSafe<W> {
+/// A writer that escapes what would steer a terminal, as [`Escapes`] says. A character cut
+/// between two writes is kept until the next completes it (or a flush); bytes that are not
+/// UTF-8 at all are written as U+FFFD, so nothing goes out unlooked at.
+pub struct TerminalSafe<W: Write> {
     inner: W,
     escapes: Escapes,
+    /// The start of a character the last write cut (at most three bytes).
+    carry: Vec<u8>,
 }
 
 impl<W: Write> TerminalSafe<W> {
     /// Escape what is written to `inner`.
     pub fn new(inner: W, escapes: Escapes) -> Self {
-        TerminalSafe { inner, escapes }
+        TerminalSafe {
+            inner,
+            escapes,
+            carry: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self, text: &str) -> io::Result<()> {
+        match self.escapes {
+            Escapes::Text => self.inner.write_all(terminal_safe(text).as_bytes()),
+            Escapes::Json => write_json_escaped(&mut self.inner, text),
+        }
     }
 }
 
 impl<W: Write> Write for TerminalSafe<W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let Ok(text) = std::str::from_utf8(buf) else {
-            return self.inner.write(buf);
+        let joined;
+        let mut rest: &[u8] = if self.carry.is_empty() {
+            buf
+        } else {
+            let mut carried = std::mem::take(&mut self.carry);
+            carried.extend_from_slice(buf);
+            joined = carried;
+            &joined
         };
-        match self.escapes {
-            Escapes::Text => self.inner.write_all(terminal_safe(text).as_bytes())?,
-            Escapes::Json => write_json_escaped(&mut self.inner, text)?,
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(text) => {
+                    self.emit(text)?;
+                    return Ok(buf.len());
+                }
+                Err(e) => {
+                    let (valid, after) = rest.split_at(e.valid_up_to());
+                    self.emit(std::str::from_utf8(valid).unwrap_or_default())?;
+                    match e.error_len() {
+                        // A character cut at the end: the next write completes it.
+                        None => {
+                            self.carry = after.to_vec();
+                            return Ok(buf.len());
+                        }
+                        Some(bad) => {
+                            self.emit("\u{FFFD}")?;
+                            rest = &after[bad..];
+                        }
+                    }
+                }
+            }
         }
-        Ok(buf.len())
     }
 
+    /// A character still cut when the output is flushed is shown as U+FFFD: a flush ends what
+    /// was written so far.
     fn flush(&mut self) -> io::Result<()> {
+        if !std::mem::take(&mut self.carry).is_empty() {
+            self.emit("\u{FFFD}")?;
+        }
         self.inner.flush()
     }
 }
@@ -88,6 +130,34 @@ mod tests {
             .write_all(text.as_bytes())
             .unwrap();
         String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn characters_cut_between_writes_and_bytes_that_are_not_utf8_are_escaped_too() {
+        let text = "a\u{9B}2J\u{202E}b";
+        for cut in 0..=text.len() {
+            let mut out = Vec::new();
+            {
+                let mut safe = TerminalSafe::new(&mut out, Escapes::Text);
+                safe.write_all(&text.as_bytes()[..cut]).unwrap();
+                safe.write_all(&text.as_bytes()[cut..]).unwrap();
+            }
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                "a<U+009B>2J<U+202E>b",
+                "cut at {cut}"
+            );
+        }
+        let mut out = Vec::new();
+        {
+            let mut safe = TerminalSafe::new(&mut out, Escapes::Text);
+            safe.write_all(b"x\xff\x1b[2J\xe2\x80").unwrap();
+            safe.flush().unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "x\u{FFFD}<U+001B>[2J\u{FFFD}"
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::diff::{print, read_catalog, Format};
 use crate::input::{read_text, InputError};
-use crate::output::say;
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::snapshot::ServerArgs;
 use crate::Outcome;
 use std::io::Write;
@@ -159,7 +159,18 @@ pub fn run_verify(args: VerifyArgs, out: &mut dyn Write) -> Result<Outcome, Inpu
         .map_err(|e| InputError(format!("{}: {e}", args.lock)))?;
     let catalog = source.load(&args.server)?;
     let diff = pins.verify(catalog.tools().map(Tool::fields));
+    let mut out = TerminalSafe::new(
+        out,
+        match args.format {
+            Format::Json => Escapes::Json,
+            Format::Text | Format::Markdown => Escapes::Text,
+        },
+    );
     if diff.is_empty() {
+        // JSON is for programs: they get the empty list of changes, not nothing.
+        if args.format == Format::Json {
+            print(&diff, args.format, &mut out)?;
+        }
         say!(
             "toolschema: all {} pinned tools of '{key}' match {}",
             pins.tools().len(),
@@ -167,6 +178,6 @@ pub fn run_verify(args: VerifyArgs, out: &mut dyn Write) -> Result<Outcome, Inpu
         );
         return Ok(Outcome::Valid);
     }
-    print(&diff, args.format, out)?;
+    print(&diff, args.format, &mut out)?;
     Ok(Outcome::Invalid)
 }

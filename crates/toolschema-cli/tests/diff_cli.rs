@@ -361,6 +361,12 @@ fn pins_of_a_live_server_verify_and_drift_when_one_tool_changes() {
         stderr,
         format!("toolschema: all 14 pinned tools of '{key}' match {lock}\n")
     );
+    // As JSON, a program gets the empty list of changes.
+    let (code, stdout, stderr) = run(&with(&["verify", &lock, "--format", "json"]), &[]);
+    assert_eq!(code, 0, "{stderr}");
+    let nothing: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(nothing["changes"], json!([]));
+    assert_eq!(nothing["summary"]["breaking"], 0);
 
     // The same command line, one description poisoned: drift, exit 1, the diff printed.
     let poisoned = json!({"tool": "get_file_info", "set": {"description":

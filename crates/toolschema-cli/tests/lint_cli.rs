@@ -370,6 +370,23 @@ fn a_broken_toolschema_toml_is_bad_input_with_its_position() {
     let r = run_in(root.path(), &["lint", "tools.json"], None);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("unknown field `selct`"), "{}", r.stderr);
+    // The proxy's table shares the file: lint leaves it to the proxy, but still refuses a
+    // table nobody reads.
+    std::fs::write(
+        root.path().join("toolschema.toml"),
+        "[lint]\nignore = [\"DESC-003\"]\n\n[proxy.overrides.search]\ndescription = \"Search.\"\n",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "tools.json"], None);
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    std::fs::write(
+        root.path().join("toolschema.toml"),
+        "[lnt]\nselect = [\"SCH\"]\n",
+    )
+    .unwrap();
+    let r = run_in(root.path(), &["lint", "tools.json"], None);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("unknown field `lnt`"), "{}", r.stderr);
     std::fs::write(
         root.path().join("toolschema.toml"),
         "[lint]\nignore = [\"DESK\"]\n",

@@ -1061,6 +1061,14 @@ fn as_a_containers_first_process_it_reaps_what_servers_leave_and_passes_signals_
         "--fork",
         "--mount-proc",
     ];
+    let probe = std::process::Command::new(namespace[0])
+        .args(&namespace[1..])
+        .arg("true")
+        .output();
+    assert!(
+        probe.as_ref().is_ok_and(|o| o.status.success()),
+        "this test needs util-linux `unshare` and user namespaces (a PID namespace of its own): {probe:?}"
+    );
     let mut proxy = Listening::start_under(&namespace, &strings(&["--", "sh", "-c", &script]));
     let unshare = proxy.process.pid();
     let first = descendants(unshare)
@@ -1081,6 +1089,11 @@ fn as_a_containers_first_process_it_reaps_what_servers_leave_and_passes_signals_
     for session in &sessions {
         assert_eq!(http::post(&proxy.url, session, &[], ping).status, 200);
     }
+    // (A forked shell becomes `sleep` once it has run it.)
+    let start = std::time::Instant::now();
+    while sleeping().len() < 3 && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_eq!(sleeping().len(), 3, "{:?}", descendants(unshare));
     for session in &sessions {
         let deleted = http::request("DELETE", &proxy.url, &[("mcp-session-id", session)], "");
@@ -1098,4 +1111,12 @@ fn as_a_containers_first_process_it_reaps_what_servers_leave_and_passes_signals_
         .status();
     let (status, stderr) = proxy.process.wait();
     assert!(status.success(), "{status}: {stderr}");
+
+    // The init ends as its child does: exit 2 for bad input.
+    let bad = std::process::Command::new(namespace[0])
+        .args(&namespace[1..])
+        .args([toolschema(), "lint", "/nonexistent.json"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
 }

@@ -51,6 +51,14 @@ fn no_command_prints_what_steers_the_terminal_and_json_keeps_every_string() {
         )
         .unwrap();
     }
+    // A broken file: its error quotes the duplicate key. And a file whose name is hostile.
+    std::fs::write(
+        dir.path().join("dupes.json"),
+        r#"{"tools": [{"\u001b]0;pwn\u0007": 1, "\u001b]0;pwn\u0007": 2}]}"#,
+    )
+    .unwrap();
+    let hostile_file = "x\u{1B}[2Jname.json";
+    std::fs::copy(dir.path().join("named.json"), dir.path().join(hostile_file)).unwrap();
     let args = r#"{"k\u001b[2K": 1, "n": "2"}"#;
     let runs: Vec<Vec<&str>> = vec![
         vec!["lint", "old.json"],
@@ -58,6 +66,19 @@ fn no_command_prints_what_steers_the_terminal_and_json_keeps_every_string() {
         vec!["lint", "old.json", "--format", "json"],
         vec!["lint", "old.json", "--format", "sarif"],
         vec!["lint", "old.json", "--diff", "--select", "ALL"],
+        vec![
+            "lint",
+            "old.json",
+            "--fix",
+            "--show-fixes",
+            "--select",
+            "ALL",
+        ],
+        vec!["lint", "dupes.json"],
+        vec!["lint", "dupes.json", "--format", "github"],
+        vec!["lint", hostile_file, "--format", "github"],
+        vec!["lint", hostile_file, "--diff", "--select", "ALL"],
+        vec!["lint", "missing\u{1B}[2J.json"],
         vec!["validate", "old.json", "--tool", NAME, "--args", "{}"],
         vec!["validate", "named.json", "--tool", "read", "--args", args],
         vec![
@@ -92,8 +113,21 @@ fn no_command_prints_what_steers_the_terminal_and_json_keeps_every_string() {
         let shown = format!("{}{}", out.stdout, out.stderr);
         // Each run has something to say about the hostile names.
         assert!(!shown.is_empty(), "{run:?} said nothing");
-        // A diff of fixes shows the file's own lines; everything else is escaped.
-        if !run.contains(&"--diff") {
+        // A fixed catalog and a diff of fixes are the file's own text; everything else is
+        // escaped (the file names in a diff's headers too).
+        if run.contains(&"--diff") {
+            let headers: String = out
+                .stdout
+                .lines()
+                .filter(|l| l.starts_with("---") || l.starts_with("+++"))
+                .collect();
+            assert_eq!(
+                steering(&headers),
+                Vec::<char>::new(),
+                "{run:?}:\n{}",
+                out.stdout
+            );
+        } else if !run.contains(&"--fix") {
             assert_eq!(
                 steering(&out.stdout),
                 Vec::<char>::new(),

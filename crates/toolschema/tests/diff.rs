@@ -1503,3 +1503,44 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn another_spelling_of_the_same_dialect_is_a_rewrite() {
+    let with = |dialect: Option<&str>| {
+        let mut schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        if let Some(uri) = dialect {
+            schema["$schema"] = json!(uri);
+        }
+        input(schema)
+    };
+    let codes = |old: Value, new: Value| -> Vec<(String, String)> {
+        changes(old, new)
+            .into_iter()
+            .map(|(code, class, _, _)| (code, class))
+            .collect()
+    };
+    let rewritten = vec![("schema-rewritten".to_string(), "compatible".to_string())];
+    // 2020-12 is what no `$schema` means.
+    assert_eq!(
+        codes(
+            with(None),
+            with(Some("https://json-schema.org/draft/2020-12/schema"))
+        ),
+        rewritten
+    );
+    assert_eq!(
+        codes(
+            with(Some("http://json-schema.org/draft-07/schema#")),
+            with(Some("https://json-schema.org/draft-07/schema"))
+        ),
+        rewritten
+    );
+    // Another dialect is another meaning.
+    assert_eq!(
+        codes(
+            with(None),
+            with(Some("http://json-schema.org/draft-07/schema#"))
+        ),
+        vec![("dialect-changed".to_string(), "breaking".to_string())]
+    );
+}

@@ -346,6 +346,19 @@ fn hostile_values_are_handled() {
     assert!(Lock::from_json("\u{FEFF}{\"version\": 1, \"servers\": {}}").is_ok());
     assert!(Lock::from_json("{\"version\": 1.0, \"servers\": {}}").is_err());
     assert!(Lock::from_json("{\"version\": 1e400, \"servers\": {}}").is_err());
+    // A version of the wrong type is said to be so, not missing.
+    let quoted = Lock::from_json("{\"version\": \"1\", \"servers\": {}}").unwrap_err();
+    assert!(
+        quoted
+            .to_string()
+            .contains("\"version\" is \"1\" where the integer 1 belongs"),
+        "{quoted}"
+    );
+    let missing = Lock::from_json("{\"servers\": {}}").unwrap_err();
+    assert!(
+        missing.to_string().contains("\"version\" is missing"),
+        "{missing}"
+    );
     // A schema nested as deep as a catalog may be, changed at the bottom.
     let deep = |leaf: Value| {
         let mut schema = leaf;

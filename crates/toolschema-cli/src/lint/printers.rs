@@ -210,8 +210,8 @@ impl<'w> Printer<'w> {
                 writeln!(
                     self.out,
                     "{}: {label}: {}",
-                    paint(self.style.color, BOLD, &place),
-                    error.message
+                    paint(self.style.color, BOLD, &terminal_safe(&place)),
+                    terminal_safe(&error.message)
                 )?;
             }
             Format::Github => {
@@ -521,9 +521,10 @@ fn message_with_tool(d: &Diagnostic) -> String {
     terminal_safe(&message).into_owned()
 }
 
-/// Escape the message of a workflow command.
+/// Escape the message of a workflow command (and what would steer a terminal showing the log).
 fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
+    terminal_safe(text)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -584,7 +585,7 @@ fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic, style: St
             out.push_str(" [fix (");
             out.push_str(fix.applicability.as_str());
             out.push_str("): ");
-            out.push_str(&fix.title);
+            out.push_str(&terminal_safe(&fix.title));
             out.push_str("]\n");
         }
         _ => out.push_str(match d.fix_applicability() {

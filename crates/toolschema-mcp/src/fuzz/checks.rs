@@ -301,8 +301,11 @@ pub fn observe(
                         ),
                     );
                 }
-                if let Err(errors) =
-                    tool.validate_output(result.get("structuredContent"), false)
+                // A result the schema cannot judge (a number past 2^52 where the schema compares
+                // exactly) is no finding.
+                if let Err(errors) = tool
+                    .validate_output(result.get("structuredContent"), false)
+                    .or_else(|errors| if errors.is_unchecked() { Ok(()) } else { Err(errors) })
                 {
                     let reasons: Vec<&str> = errors.iter().take(3).map(|e| e.message.as_str()).collect();
                     push(

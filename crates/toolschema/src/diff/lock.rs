@@ -354,11 +354,16 @@ impl Lock {
         let root = value
             .as_object()
             .ok_or_else(|| format("the top level is not an object"))?;
-        match root.get("version").and_then(Value::as_u64) {
-            Some(LOCK_VERSION) => {}
-            Some(other) => {
+        match root.get("version") {
+            Some(version) if version.as_u64() == Some(LOCK_VERSION) => {}
+            Some(Value::Number(other)) if other.is_u64() => {
                 return Err(LockError::Format(format!(
                     "version {other} is not one this toolschema reads (it reads {LOCK_VERSION})"
+                )))
+            }
+            Some(other) => {
+                return Err(LockError::Format(format!(
+                    "\"version\" is {other} where the integer {LOCK_VERSION} belongs",
                 )))
             }
             None => return Err(format("\"version\" is missing")),

@@ -6,6 +6,7 @@ use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::{compare_numbers, same_value, same_value_opt, MAX_DEPTH};
+use crate::schema::Dialect;
 use crate::text::visible;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
@@ -273,6 +274,16 @@ impl SchemaDiff<'_> {
                 );
             }
             "$schema" => {
+                // Another spelling of the same dialect (`https`, a trailing `#`, the 2020-12 URI
+                // where none was written at the root) is a rewrite, reported by the caller.
+                let dialect = |v: Option<&Value>| match v {
+                    None if path.is_empty() => Some(Dialect::Draft202012),
+                    Some(Value::String(uri)) => Dialect::from_uri(uri),
+                    _ => None,
+                };
+                if dialect(o).is_some() && dialect(o) == dialect(n) {
+                    return;
+                }
                 let message = format!(
                     "$schema of {} changed from {} to {}",
                     self.subject(path),

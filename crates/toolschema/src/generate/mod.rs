@@ -288,7 +288,7 @@ impl<'v> Run<'v> {
         value: Option<Value>,
     ) {
         let verdict = self.judge.check(value.as_ref());
-        // A value the schema cannot judge (a number past 2^53 where the schema compares numbers
+        // A value the schema cannot judge (a number past 2^52 where the schema compares numbers
         // exactly) is neither valid nor invalid: no case can be made of it.
         if let Err(errors) = &verdict {
             if let Some(unchecked) = errors.iter().find(|e| e.is_unchecked()) {

@@ -31,6 +31,20 @@ pub struct ConfigFile {
     /// The `[lint]` table.
     #[serde(default)]
     pub lint: LintConfig,
+    /// The `[proxy]` table: the proxy's settings, which lint leaves to the proxy. Any other
+    /// table is refused, so that a misspelt `[lint]` is not silently ignored.
+    #[serde(default)]
+    pub proxy: OtherTable,
+}
+
+/// A table of `toolschema.toml` that another command reads: accepted, and not looked into.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OtherTable;
+
+impl<'de> Deserialize<'de> for OtherTable {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| OtherTable)
+    }
 }
 
 /// One layer of lint settings: the `[lint]` table of a file, or the command line.

@@ -300,9 +300,9 @@ pub struct SchemaValidator {
     /// The top-level property names the schema declares, when it leaves the others to no
     /// explicit rule (see [`SchemaValidator::undeclared_properties`]).
     declared: Option<HashSet<String>>,
-    /// The first keyword that compares numbers exactly, where a number read with rounding could
-    /// be judged wrongly (see [`exact_number_keyword`]).
-    exact_numbers: Option<String>,
+    /// Where the schema compares numbers exactly, so that a number read with rounding could be
+    /// judged wrongly (see [`exact_number_keyword`]).
+    exact_numbers: Option<ExactNumbers>,
 }
 
 impl fmt::Debug for SchemaValidator {
@@ -424,10 +424,11 @@ impl SchemaValidator {
             }
         };
         match (&verdict, &self.exact_numbers) {
-            (Judgement::Valid, Some(keyword)) => match rounded_number(instance) {
+            (Judgement::Valid, Some(exact)) => match rounded_number(instance, exact.integers_too) {
                 Some((pointer, number)) => Judgement::Unchecked(format!(
-                    "the number at '{}' (read as {number:e}) is past 2^53, where it may have been rounded when read, and the schema compares numbers exactly ({keyword})",
-                    crate::json::pointer::caller_path(instance, &pointer)
+                    "the number at '{}' (read as {number:e}) is past 2^52, where a float cannot hold every number, and the schema compares numbers exactly ({})",
+                    crate::json::pointer::caller_path(instance, &pointer),
+                    exact.keyword
                 )),
                 None => verdict,
             },
@@ -549,19 +550,33 @@ fn unchecked(subject: Subject, reason: &str) -> ValidationErrors {
     }])
 }
 
-/// 2^53: past it, not every integer has a float of its own.
-const EXACT_FLOATS: f64 = 9_007_199_254_740_992.0;
+/// 2^52: from there up, a float holds no fraction (`4503599627370499.5` reads as
+/// `4503599627370500`), and from 2^53 up not every integer has a float of its own
+/// (`9007199254740993` as a float reads as `9007199254740992`).
+const EXACT_FLOATS: f64 = 4_503_599_627_370_496.0;
+
+/// Where a schema compares numbers exactly (see [`exact_number_keyword`]).
+#[derive(Debug, Clone)]
+struct ExactNumbers {
+    /// The first such keyword and its JSON Pointer, for messages.
+    keyword: String,
+    /// Whether integers past 2^52 are compared as floats too: a `multipleOf` that is not an
+    /// integer divides them as floats.
+    integers_too: bool,
+}
 
 /// Where `schema` compares numbers so exactly that a number read with rounding could be judged
 /// wrongly: `multipleOf`, an `integer` type, or a bound, `const` or `enum` holding a number past
-/// 2^53 (the keyword and its JSON Pointer). Every object of the document is looked at, schema
-/// or not: a false alarm costs only a refusal of a number past 2^53.
+/// 2^52 (the first such keyword and its JSON Pointer). Every object of the document is looked
+/// at, schema or not: a false alarm costs only a refusal of a number past 2^52.
 ///
 /// Numbers are read as 64-bit integers when they are integers that fit, and otherwise as
 /// floats, rounded (a number past the largest float is read as the largest). The engine
-/// compares those exactly, so only a float past 2^53 in the value can be judged wrongly, and
-/// only by these keywords.
-fn exact_number_keyword(schema: &Value) -> Option<String> {
+/// compares those exactly, so a float past 2^52 (which holds no fraction) can be judged wrongly
+/// by these keywords, and an integer past 2^52 by a `multipleOf` that is not whole. A float
+/// below 2^52 written with more digits than a float holds (`1.00000000000000000001`) is rounded
+/// as every reader of 64-bit floats rounds it, and judged as read.
+fn exact_number_keyword(schema: &Value) -> Option<ExactNumbers> {
     fn holds_large(value: &Value) -> bool {
         match value {
             Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS),
@@ -570,11 +585,16 @@ fn exact_number_keyword(schema: &Value) -> Option<String> {
             _ => false,
         }
     }
+    let mut first: Option<String> = None;
+    let mut integers_too = false;
     let mut stack = vec![(schema, String::new())];
     while let Some((value, pointer)) = stack.pop() {
         match value {
             Value::Object(map) => {
                 for (key, member) in map {
+                    if key == "multipleOf" && member.as_f64().is_some_and(|m| m.fract() != 0.0) {
+                        integers_too = true;
+                    }
                     let exact = match key.as_str() {
                         "multipleOf" => true,
                         "type" => match member {
@@ -587,8 +607,8 @@ fn exact_number_keyword(schema: &Value) -> Option<String> {
                         _ => false,
                     };
                     let at = crate::json::pointer::push_segment(&pointer, key);
-                    if exact {
-                        return Some(format!(
+                    if exact && first.is_none() {
+                        first = Some(format!(
                             "`{key}` at {}",
                             if at.is_empty() { "/" } else { &at }
                         ));
@@ -604,14 +624,20 @@ fn exact_number_keyword(schema: &Value) -> Option<String> {
             _ => {}
         }
     }
-    None
+    first.map(|keyword| ExactNumbers {
+        keyword,
+        integers_too,
+    })
 }
 
-/// The first number of `instance` read as a float past 2^53 (so perhaps rounded), with its
-/// JSON Pointer. Values are looked at without building pointers; one is built only for a find.
-fn rounded_number(instance: &Value) -> Option<(String, f64)> {
+/// The first number of `instance` past 2^52 that may be judged as a rounded float (a float, or
+/// with `integers_too` any number), with its JSON Pointer. Values are looked at without
+/// building pointers; one is built only for a find.
+fn rounded_number(instance: &Value, integers_too: bool) -> Option<(String, f64)> {
     let is_rounded = |value: &Value| match value {
-        Value::Number(n) if n.is_f64() => n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS),
+        Value::Number(n) if integers_too || n.is_f64() => {
+            n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS)
+        }
         _ => false,
     };
     let mut stack = vec![instance];

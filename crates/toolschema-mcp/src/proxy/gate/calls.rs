@@ -500,6 +500,11 @@ impl Gate {
                 OutputSchema::Compiled(compiled) => {
                     match compiled.validate_output(structured, false) {
                         Ok(()) => OutputVerdict::Passed,
+                        // Neither a match nor a mismatch: a number the schema cannot judge.
+                        Err(errors) if errors.is_unchecked() => {
+                            messages = errors.messages().into_iter().map(String::from).collect();
+                            OutputVerdict::Unchecked
+                        }
                         Err(errors) => {
                             messages = errors.messages().into_iter().map(String::from).collect();
                             if mode == OutputCheck::Enforce {
