@@ -49,18 +49,34 @@ impl Rng {
 
 const NAMES: &[&str] = &["a", "b", "kind", "r", "w", "path"];
 
+/// The `$id` some generated schemas carry, and the ways a `$ref` may name that same document.
+const ROOT_ID: &str = "https://example.com/schemas/s.json";
+const SAME_DOCUMENT: &[&str] = &[ROOT_ID, "s.json", "./s.json"];
+
 /// Generates schemas, collecting the definitions they refer to.
 struct SchemaGen<'r> {
     rng: &'r mut Rng,
     defs: Map<String, Value>,
     defs_key: &'static str,
+    /// Whether the root has `"$id": ROOT_ID`, so references may name the document through it.
+    has_id: bool,
 }
 
 impl SchemaGen<'_> {
     fn reference(&mut self, schema: Value) -> Value {
         let name = format!("D{}", self.defs.len());
         self.defs.insert(name.clone(), schema);
-        json!(format!("#/{}/{name}", self.defs_key))
+        let fragment = format!("#/{}/{name}", self.defs_key);
+        json!(self.through_id(fragment))
+    }
+
+    /// A local reference `#...`, written through the root's `$id` now and then when it has one.
+    fn through_id(&mut self, fragment: String) -> String {
+        if self.has_id && self.rng.chance(0.5) {
+            format!("{}{fragment}", self.rng.pick(SAME_DOCUMENT))
+        } else {
+            fragment
+        }
     }
 
     fn names(&mut self, most: usize) -> Vec<&'static str> {
@@ -102,6 +118,12 @@ impl SchemaGen<'_> {
                 "patternProperties".into(),
                 json!({"^x_": {"type": "integer"}}),
             );
+        } else if self.rng.chance(0.08) {
+            // A pattern that names a property the object may declare too: both schemas apply
+            // to that member.
+            let pattern = format!("^{}$", self.rng.pick(NAMES));
+            let schema = self.value(depth + 1);
+            map.insert("patternProperties".into(), json!({ pattern: schema }));
         }
         if self.rng.chance(0.5) {
             let mut required: Vec<Value> = declared
@@ -196,6 +218,12 @@ impl SchemaGen<'_> {
             5 => json!({"type": "object"}),
             6 => json!({}),
             7 | 8 => self.object(depth),
+            9 if self.rng.chance(0.3) => {
+                // `contains` describes some of the items `items` describes.
+                let items = self.value(depth + 1);
+                let contains = self.object(depth + 1);
+                json!({"type": "array", "items": items, "contains": contains})
+            }
             9 => json!({"type": "array", "items": self.value(depth + 1)}),
             10 => {
                 let target = self.object(depth);
@@ -231,10 +259,12 @@ fn input_schema(rng: &mut Rng) -> Value {
         return Value::Object(map);
     }
     let draft7 = rng.chance(0.15);
+    let has_id = rng.chance(0.2);
     let mut gen = SchemaGen {
         rng,
         defs: Map::new(),
         defs_key: if draft7 { "definitions" } else { "$defs" },
+        has_id,
     };
     let mut root = gen.object(0);
     let defs = std::mem::take(&mut gen.defs);
@@ -245,11 +275,64 @@ fn input_schema(rng: &mut Rng) -> Value {
                 json!("http://json-schema.org/draft-07/schema#"),
             );
         }
+        if has_id {
+            map.insert("$id".into(), json!(ROOT_ID));
+        }
         if !defs.is_empty() {
             map.insert(gen.defs_key.into(), Value::Object(defs));
         }
     }
+    if gen.rng.chance(0.25) {
+        refer_to_property_schemas(&mut gen, &mut root);
+    }
     root
+}
+
+/// Replace a property schema or two with a `$ref` to another property's schema (not a
+/// definition), so that schema applies in two places.
+fn refer_to_property_schemas(gen: &mut SchemaGen<'_>, root: &mut Value) {
+    let mut properties = Vec::new();
+    collect_property_schemas(root, String::new(), &mut properties);
+    for _ in 0..1 + gen.rng.below(2) {
+        if properties.len() < 2 {
+            return;
+        }
+        let target = gen.rng.pick(&properties).clone();
+        let user = gen.rng.pick(&properties).clone();
+        // Replacing the target or a schema enclosing it would leave the reference dangling.
+        if target == user || target.starts_with(&format!("{user}/")) {
+            continue;
+        }
+        let reference = gen.through_id(format!("#{target}"));
+        *root.pointer_mut(&user).unwrap() = json!({ "$ref": reference });
+        properties.retain(|p| !p.starts_with(&format!("{user}/")));
+    }
+}
+
+/// The pointers of the object schemas under `properties` in `schema` (at `pointer`), outside
+/// `not`, where the generator puts nothing a reference should reach.
+fn collect_property_schemas(schema: &Value, pointer: String, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                if key == "not" {
+                    continue;
+                }
+                let escaped = key.replace('~', "~0").replace('/', "~1");
+                let child = format!("{pointer}/{escaped}");
+                if pointer.ends_with("/properties") && value.get("properties").is_some() {
+                    out.push(child.clone());
+                }
+                collect_property_schemas(value, child, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                collect_property_schemas(item, format!("{pointer}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Generates instances from a schema as written.
@@ -260,7 +343,11 @@ struct InstanceGen<'a> {
 
 impl<'a> InstanceGen<'a> {
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        let pointer = reference.strip_prefix('#')?;
+        let local = SAME_DOCUMENT
+            .iter()
+            .find_map(|document| reference.strip_prefix(document))
+            .unwrap_or(reference);
+        let pointer = local.strip_prefix('#')?;
         self.root.pointer(pointer)
     }
 
@@ -314,8 +401,15 @@ impl<'a> InstanceGen<'a> {
     }
 
     fn instance(&mut self, schema: &'a Value, depth: usize) -> Value {
+        self.instance_of_all(&[schema], depth)
+    }
+
+    /// A value for a place several schemas describe at once.
+    fn instance_of_all(&mut self, at_once: &[&'a Value], depth: usize) -> Value {
         let mut schemas = Vec::new();
-        self.applicable(schema, &mut schemas, 0);
+        for schema in at_once {
+            self.applicable(schema, &mut schemas, 0);
+        }
         if schemas.is_empty() || depth > 6 {
             return self.scalar();
         }
@@ -355,13 +449,20 @@ impl<'a> InstanceGen<'a> {
         match kind {
             "object" => self.object(&schemas, depth),
             "array" => {
-                let items = schemas.iter().find_map(|m| m.get("items"));
+                // Each item fits every `items` and `contains` schema that applies.
+                let items: Vec<&'a Value> = schemas
+                    .iter()
+                    .flat_map(|m| [m.get("items"), m.get("contains")])
+                    .flatten()
+                    .filter(|s| !s.is_array())
+                    .collect();
                 let n = self.rng.below(3);
                 let mut out = Vec::new();
                 for _ in 0..n {
-                    out.push(match items {
-                        Some(items) => self.instance(items, depth + 1),
-                        None => self.scalar(),
+                    out.push(if items.is_empty() {
+                        self.scalar()
+                    } else {
+                        self.instance_of_all(&items, depth + 1)
                     });
                 }
                 Value::Array(out)
@@ -379,6 +480,7 @@ impl<'a> InstanceGen<'a> {
     fn object(&mut self, schemas: &[&'a Map<String, Value>], depth: usize) -> Value {
         let mut out = Map::new();
         let mut declared: Vec<(&'a str, Option<&'a Value>)> = Vec::new();
+        let mut patterns: Vec<(&'a str, &'a Value)> = Vec::new();
         let mut any_key: Vec<Option<&'a Value>> = Vec::new();
         let mut names_anywhere = false;
         for map in schemas {
@@ -398,10 +500,18 @@ impl<'a> InstanceGen<'a> {
                     declared.push((name, None));
                 }
             }
-            if let Some(patterns) = map.get("patternProperties").and_then(Value::as_object) {
+            if let Some(map) = map.get("patternProperties").and_then(Value::as_object) {
                 names_anywhere = true;
-                for schema in patterns.values() {
-                    declared.push(("x_1", Some(schema)));
+                for (pattern, schema) in map {
+                    patterns.push((pattern, schema));
+                    // A name the pattern matches: the generator's patterns are `^x_` and
+                    // `^NAME$`.
+                    let name = std::iter::once("x_1")
+                        .chain(NAMES.iter().copied())
+                        .find(|name| matches(pattern, name));
+                    if let Some(name) = name {
+                        declared.push((name, Some(schema)));
+                    }
                 }
             }
             match map.get("additionalProperties") {
@@ -414,13 +524,25 @@ impl<'a> InstanceGen<'a> {
             // A free-form map: any key is declared.
             any_key.push(None);
         }
-        for (name, schema) in declared {
+        for &(name, _) in &declared {
             if out.contains_key(name) || !self.rng.chance(0.7) {
                 continue;
             }
-            let value = match schema {
-                Some(schema) => self.instance(schema, depth + 1),
-                None => self.scalar(),
+            // The member fits every schema declared for its name, and every pattern it matches.
+            let mut for_name: Vec<&'a Value> = declared
+                .iter()
+                .filter(|(n, _)| *n == name)
+                .filter_map(|(_, schema)| *schema)
+                .collect();
+            for (pattern, schema) in &patterns {
+                if matches(pattern, name) && !for_name.iter().any(|s| std::ptr::eq(*s, *schema)) {
+                    for_name.push(schema);
+                }
+            }
+            let value = if for_name.is_empty() {
+                self.scalar()
+            } else {
+                self.instance_of_all(&for_name, depth + 1)
             };
             out.insert(name.to_string(), value);
         }
@@ -434,6 +556,11 @@ impl<'a> InstanceGen<'a> {
         }
         Value::Object(out)
     }
+}
+
+/// Whether `name` matches `pattern` as the engine reads it.
+fn matches(pattern: &str, name: &str) -> bool {
+    jsonschema::is_valid(&json!({ "pattern": pattern }), &json!(name))
 }
 
 /// Fix `schema` (as one tool's `inputSchema`) with every safe fix, and return the fixed schema.
@@ -528,6 +655,45 @@ fn the_check_catches_closures_that_are_not_safe() {
             json!({"type": "object", "properties": {"page": {"$ref": "#/$defs/p", "properties": {"x": {}}}},
                    "$defs": {"p": {"type": "object", "properties": {"n": {"type": "integer"}}}}}),
             "/$defs/p",
+        ),
+        // A property a pattern of its own object also describes: {"x": {"a": 1, "b": 2}}.
+        (
+            json!({"type": "object", "properties": {"x": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+                   "patternProperties": {"^x$": {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}},
+                   "additionalProperties": false}),
+            "/properties/x",
+        ),
+        (
+            json!({"type": "object", "properties": {"x": {"type": "object", "properties": {"a": {"type": "integer"}}}},
+                   "patternProperties": {"^x$": {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}},
+                   "additionalProperties": false}),
+            "/patternProperties/^x$",
+        ),
+        // Items that `contains` describes too: {"list": [{"a": 1, "b": 2}]}.
+        (
+            json!({"type": "object", "properties": {"list": {"type": "array",
+                       "items": {"type": "object", "properties": {"a": {"type": "integer"}}},
+                       "contains": {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}}},
+                   "additionalProperties": false}),
+            "/properties/list/items",
+        ),
+        // A property schema another property reaches by `$ref`, where a branch declares more:
+        // {"b": {"x": 1, "y": 2}}.
+        (
+            json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"x": {"type": "integer"}}},
+                                                     "b": {"$ref": "#/properties/a"}},
+                   "allOf": [{"properties": {"b": {"properties": {"y": {"type": "integer"}}}}}],
+                   "additionalProperties": false}),
+            "/properties/a",
+        ),
+        // A definition reached through the root's `$id` beside properties: {"p": {"x": 1, "y": 2}}.
+        (
+            json!({"$id": "https://example.com/schemas/s.json", "type": "object",
+                   "properties": {"p": {"allOf": [{"$ref": "https://example.com/schemas/s.json#/$defs/o"}],
+                                        "properties": {"y": {"type": "integer"}}}},
+                   "additionalProperties": false,
+                   "$defs": {"o": {"type": "object", "properties": {"x": {"type": "integer"}}}}}),
+            "/$defs/o",
         ),
     ];
     for (schema, pointer) in cases {

@@ -11,7 +11,7 @@ use crate::json::pointer::{push_segment, resolve, split_pointer};
 use crate::json::Members;
 use crate::json::{Position, SpanEntry, Spans};
 use crate::schema::is_object_schema;
-use crate::schema::references::percent_decode;
+use crate::schema::references::{local_target, LocalTarget};
 use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -46,6 +46,12 @@ pub(crate) struct SchemaDoc<'a> {
     /// directly or through more references: closing them alone could reject what the other
     /// schemas declare.
     shared: Vec<usize>,
+    /// Each `$ref` that reaches a subschema: (index of the target in `nodes`, index of the node
+    /// holding the `$ref`), sorted by target.
+    references: Vec<(usize, usize)>,
+    /// Whether every reference was followed to a subschema in `nodes` (see
+    /// [`SchemaDoc::references_understood`]).
+    references_understood: bool,
 }
 
 /// Keywords that say something about a schema without constraining its value: a `$ref` beside
@@ -81,17 +87,6 @@ impl<'a> SchemaDoc<'a> {
         } else {
             walk(value, spans, span)
         };
-        let composed = nodes
-            .iter()
-            .filter(|n| {
-                n.role == Role::Branch(Combinator::AllOf)
-                    || n.object().is_some_and(|m| {
-                        m.len() > 1 && n.value.as_object().is_some_and(is_object_schema)
-                    })
-            })
-            .filter_map(|n| n.value.member("$ref")?.as_str()?.strip_prefix('#'))
-            .map(percent_decode)
-            .collect();
         let mut doc = SchemaDoc {
             field,
             value,
@@ -102,11 +97,96 @@ impl<'a> SchemaDoc<'a> {
             pointer,
             shape,
             nodes,
-            composed,
+            composed: Vec::new(),
             shared: Vec::new(),
+            references: Vec::new(),
+            references_understood: true,
         };
+        doc.find_references();
+        doc.composed = doc
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.role == Role::Branch(Combinator::AllOf)
+                    || n.object().is_some_and(|m| {
+                        m.len() > 1 && n.value.as_object().is_some_and(is_object_schema)
+                    })
+            })
+            .filter_map(|n| doc.resolve_ref(n.value.member("$ref")?.as_str()?))
+            .filter_map(|target| doc.nodes.iter().find(|n| std::ptr::eq(n.value, target)))
+            .map(|n| n.local.clone())
+            .collect();
         doc.shared = doc.find_shared();
         doc
+    }
+
+    /// Follow every reference to the subschema it reaches, and note whether each one could be.
+    fn find_references(&mut self) {
+        let holds_reference = |n: &SchemaNode<'_>| {
+            n.object().is_some_and(|m| {
+                ["$ref", "$dynamicRef", "$recursiveRef"]
+                    .iter()
+                    .any(|k| m.contains_key(*k))
+            })
+        };
+        // A nested `$id` starts a resource of its own, against which the references inside it
+        // resolve; these are read as relative to the root only, so the lint gives up on them.
+        let embeds_resources = self.nodes.iter().skip(1).any(|n| {
+            n.value
+                .member("$id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| !id.starts_with('#'))
+        });
+        if !self.nodes.iter().any(holds_reference) && !embeds_resources {
+            return;
+        }
+        let index_of: HashMap<usize, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.value as *const Value as usize, i))
+            .collect();
+        let mut understood = !embeds_resources;
+        let mut references = Vec::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let Some(map) = node.object() else { continue };
+            if map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef") {
+                // Resolved at evaluation time, from where the evaluation came.
+                understood = false;
+            }
+            let Some(reference) = map.member("$ref") else {
+                continue;
+            };
+            let target = reference
+                .as_str()
+                .and_then(|r| self.resolve_ref(r))
+                .and_then(|t| index_of.get(&(t as *const Value as usize)));
+            match target {
+                Some(&target) => references.push((target, i)),
+                None => understood = false,
+            }
+        }
+        references.sort_unstable();
+        self.references = references;
+        self.references_understood = understood;
+    }
+
+    /// The indexes of the nodes whose `$ref` reaches the node at `target` (an index into
+    /// `nodes`): every other place the target's schema applies.
+    pub fn referrers_of(&self, target: usize) -> impl Iterator<Item = usize> + '_ {
+        let start = self.references.partition_point(|(t, _)| *t < target);
+        self.references[start..]
+            .iter()
+            .take_while(move |(t, _)| *t == target)
+            .map(|(_, referrer)| *referrer)
+    }
+
+    /// Whether every reference in the schema was followed to a subschema the rules see: none
+    /// points outside the schema, at nothing, or at a value that is not one of `nodes`; there is
+    /// no `$dynamicRef`/`$recursiveRef` and no embedded resource (a nested `$id`). When not, a
+    /// rule cannot know every place a subschema applies.
+    pub fn references_understood(&self) -> bool {
+        self.references_understood
     }
 
     /// The targets of `$ref`s used where other schemas apply to the same value (see
@@ -193,20 +273,21 @@ impl<'a> SchemaDoc<'a> {
             && !self.composed.contains(&node.local)
     }
 
-    /// The value a local `$ref` (`#`, `#/json/pointer`, `#anchor`) points at, if it resolves.
-    /// `None` for references to other documents.
+    /// The value a `$ref` inside the schema points at (`#`, `#/json/pointer`, `#anchor`, or the
+    /// same through the root's `$id`), if it resolves. `None` for references to other documents.
     pub fn resolve_ref(&self, reference: &str) -> Option<&'a Value> {
-        let fragment = reference.strip_prefix('#')?;
-        if fragment.is_empty() {
-            return Some(self.value);
+        match local_target(self.value, reference)? {
+            LocalTarget::Pointer(pointer) => resolve(self.value, &pointer),
+            LocalTarget::Anchor(name) => self.nodes.iter().map(|n| n.value).find(|v| {
+                ["$anchor", "$dynamicAnchor"]
+                    .iter()
+                    .any(|k| v.member(k).and_then(Value::as_str) == Some(name.as_str()))
+                    || v.member("$id")
+                        .and_then(Value::as_str)
+                        .and_then(|id| id.strip_prefix('#'))
+                        == Some(name.as_str())
+            }),
         }
-        if fragment.starts_with('/') {
-            return resolve(self.value, &percent_decode(fragment));
-        }
-        self.nodes.iter().map(|n| n.value).find(|v| {
-            v.member("$anchor").and_then(Value::as_str) == Some(fragment)
-                || v.member("$id").and_then(Value::as_str) == Some(reference)
-        })
     }
 
     /// Follow `$ref`s from `schema` to a schema that is not only a reference (at most 16 steps).

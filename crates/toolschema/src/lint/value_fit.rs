@@ -126,7 +126,7 @@ fn check_string<'s>(
 
 /// Whether `s` matches `pattern` as the validation engine reads it (ECMA-262 regular
 /// expressions). A pattern the engine refuses counts as matching: SCH-007 reports it.
-fn matches_pattern(s: &str, pattern: &str, cache: &RunCache) -> bool {
+pub(crate) fn matches_pattern(s: &str, pattern: &str, cache: &RunCache) -> bool {
     let mut patterns = cache.patterns.borrow_mut();
     let validator = patterns
         .entry(pattern.to_string())

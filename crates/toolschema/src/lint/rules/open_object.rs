@@ -1,10 +1,11 @@
 //! SCH-002.
 
 use crate::json::Members;
-use crate::lint::context::{Report, SchemaDoc, ToolContext};
+use crate::lint::context::{Report, RunCache, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::{Combinator, Role, SchemaNode};
 use crate::lint::source_edit::SourceEdits;
+use crate::lint::value_fit::matches_pattern;
 use crate::lint::Applicability;
 use crate::schema::Dialect;
 use serde_json::{Map, Value};
@@ -40,12 +41,18 @@ declare_rule! {
     /// ## Fix
     /// The safe fix adds `"additionalProperties": false`, and only where that keeps every
     /// instance the schema accepted that uses the properties declared for it: the object is not a
-    /// branch of `anyOf`/`oneOf`/`allOf`, no `$ref` reaches it from such a place or from beside
-    /// other keywords, it composes nothing that could declare more properties for the same value
-    /// (`$ref` beside its keywords, `if`/`then`/`else`, `dependentSchemas`, or
-    /// `allOf`/`anyOf`/`oneOf` branches declaring properties it does not), and everything it
-    /// requires (`required`, `dependentRequired`, `minProperties`) it declares. A property test
-    /// holds the fix to that promise on generated schemas and on real servers' catalogs.
+    /// branch of `anyOf`/`oneOf`/`allOf`; nothing else describes the values it describes (a
+    /// `patternProperties` entry matching its property name, `contains` beside its `items`, the
+    /// branches and conditions of an enclosing object), at its own place or at any place a
+    /// `$ref` brings it to (a `$ref` to it or to a schema enclosing it, a definition or any
+    /// other subschema, from a plain place of the same kind); it composes nothing that could
+    /// declare more properties for the same value (`$ref` beside its keywords,
+    /// `if`/`then`/`else`, `dependentSchemas`, or `allOf`/`anyOf`/`oneOf` branches declaring
+    /// properties it does not); and everything it requires (`required`, `dependentRequired`,
+    /// `minProperties`) it declares. References are read as the validator reads them, through
+    /// the root's `$id` too; a schema with a reference the lint cannot follow (to another
+    /// document, `$dynamicRef`, an embedded `$id`) gets no safe fix. A property test holds the
+    /// fix to that promise on generated schemas and on real servers' catalogs.
     ///
     /// Unsafe fixes (`--unsafe-fixes`) replace an explicit `true` or `{}` with `false`, and add
     /// `"unevaluatedProperties": false` to a draft 2020-12 object that composes its properties
@@ -96,12 +103,20 @@ enum Unsafe {
     Composes,
     /// It requires a property it does not declare.
     RequiresUndeclared,
+    /// The schema has a reference the lint cannot follow, so where else the object applies is
+    /// not known.
+    UnfollowedReference,
 }
 
 /// What keeps `node` (an open object schema with `properties` or `patternProperties`) from being
 /// closed safely, if anything.
-fn why_not_safe(doc: &SchemaDoc<'_>, node: &SchemaNode<'_>, map: &Map<String, Value>) -> Option<Unsafe> {
-    if !location_is_its_own(doc, node, 0) {
+fn why_not_safe(
+    doc: &SchemaDoc<'_>,
+    index: usize,
+    map: &Map<String, Value>,
+    cache: &RunCache,
+) -> Option<Unsafe> {
+    if !location_is_its_own(doc, index, cache) {
         return Some(Unsafe::SharesItsValue);
     }
     let declared = map.member("properties").and_then(Value::as_object);
@@ -149,60 +164,123 @@ fn why_not_safe(doc: &SchemaDoc<'_>, node: &SchemaNode<'_>, map: &Map<String, Va
     if !(required_declared && dependent_declared && enough_declared) {
         return Some(Unsafe::RequiresUndeclared);
     }
+    if !doc.references_understood() {
+        // Safe as far as the references followed show, but one was not followed.
+        return Some(Unsafe::UnfollowedReference);
+    }
     None
 }
 
 /// Whether no schema but `node` (and what it composes itself) applies to the values it
-/// describes: at each step up to the root, the enclosing object composes nothing that also
-/// describes the member or items `node` sits at, and every `$ref` that reaches a definition is a
-/// plain use from such a place.
-fn location_is_its_own(doc: &SchemaDoc<'_>, node: &SchemaNode<'_>, depth: usize) -> bool {
-    if depth > 16 || doc.shares_its_value(node) {
-        return false;
+/// describes, wherever it applies: at each step up to the root, the enclosing object holds or
+/// composes nothing else that also describes the member or items `node` sits at, and every
+/// `$ref` that reaches it (or a schema enclosing it) is a plain use from such a place. Only the
+/// references the lint follows are seen (see [`SchemaDoc::references_understood`]).
+fn location_is_its_own(doc: &SchemaDoc<'_>, index: usize, cache: &RunCache) -> bool {
+    // Every place the node applies, found by walking up from it through enclosing schemas and
+    // through the `$ref`s that reach them; each is visited once, so recursive schemas end.
+    let mut seen = vec![false; doc.nodes.len()];
+    let mut pending = vec![index];
+    while let Some(i) = pending.pop() {
+        let Some(node) = doc.nodes.get(i) else {
+            return false;
+        };
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        if doc.shares_its_value(node) {
+            return false;
+        }
+        pending.extend(doc.referrers_of(i));
+        match node.role {
+            Role::Root | Role::Definition => {}
+            Role::Branch(_) | Role::Other => return false,
+            Role::Property { .. }
+            | Role::PatternProperty
+            | Role::Items
+            | Role::PrefixItem
+            | Role::AdditionalProperties => {
+                let Some(parent) = node.parent else {
+                    return false;
+                };
+                match doc.nodes.get(parent) {
+                    Some(p) if !others_describe_its_values(doc, p, node, cache) => {
+                        pending.push(parent)
+                    }
+                    _ => return false,
+                }
+            }
+        }
     }
-    let parent = node.parent.and_then(|p| doc.nodes.get(p));
+    true
+}
+
+/// Whether anything in `parent` but `node` (one of its property, pattern, additional or item
+/// schemas) describes some of the values `node` describes: a keyword of `parent` itself that
+/// applies to the same members or items, or anything the schemas `parent` composes declare for
+/// them.
+fn others_describe_its_values(
+    doc: &SchemaDoc<'_>,
+    parent: &SchemaNode<'_>,
+    node: &SchemaNode<'_>,
+    cache: &RunCache,
+) -> bool {
+    let own = parent.value;
+    let patterns = own.member("patternProperties").and_then(Value::as_object);
     match node.role {
-        Role::Root => true,
-        Role::Definition => {
-            // Every use of the definition must be a plain one, at a place of its own.
-            doc.nodes.iter().all(|user| {
-                let reaches_it = user
-                    .value
-                    .member("$ref")
-                    .and_then(Value::as_str)
-                    .and_then(|r| doc.resolve_ref(r))
-                    .is_some_and(|target| std::ptr::eq(target, node.value));
-                !reaches_it || location_is_its_own(doc, user, depth + 1)
-            })
+        Role::Property { name } => {
+            // A pattern the engine refuses counts as matching.
+            patterns.is_some_and(|p| p.keys().any(|pattern| matches_pattern(name, pattern, cache)))
+                || composed_parts_describe(doc, own, &|part| {
+                    part.member("properties").and_then(|p| p.member(name)).is_some()
+                        || part.member("patternProperties").is_some()
+                        || describes_other_members(part)
+                })
         }
-        Role::Property { name } => parent.is_some_and(|parent| {
-            !composed_parts_describe(doc, parent.value, &|part| {
-                part.member("properties").and_then(|p| p.member(name)).is_some()
-                    || part.member("patternProperties").is_some()
-                    || describes_other_members(part)
-            }) && location_is_its_own(doc, parent, depth + 1)
-        }),
-        Role::Items | Role::PrefixItem | Role::AdditionalProperties | Role::PatternProperty => {
-            parent.is_some_and(|parent| {
-                !composed_parts_describe(doc, parent.value, &|part| {
-                    [
-                        "items",
-                        "prefixItems",
-                        "additionalItems",
-                        "unevaluatedItems",
-                        "contains",
-                        "properties",
-                        "patternProperties",
-                        "additionalProperties",
-                        "unevaluatedProperties",
-                    ]
-                    .iter()
-                    .any(|k| part.member(k).is_some())
-                }) && location_is_its_own(doc, parent, depth + 1)
-            })
+        Role::PatternProperty => {
+            let pattern = patterns
+                .and_then(|p| p.iter().find(|(_, v)| std::ptr::eq(*v, node.value)))
+                .map(|(k, _)| k.as_str());
+            let Some(pattern) = pattern else {
+                return true;
+            };
+            // Whether two patterns can match one name is not decided: any other counts.
+            patterns.is_some_and(|p| p.len() > 1)
+                || own
+                    .member("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| p.keys().any(|name| matches_pattern(name, pattern, cache)))
+                || composed_parts_describe(doc, own, &describes_members_or_items)
         }
-        Role::Branch(_) | Role::Other => false,
+        Role::Items | Role::PrefixItem => {
+            // `contains` applies to every item; `items` beside `prefixItems` (draft-07's array
+            // form) may be read as describing the leading items too.
+            own.member("contains").is_some()
+                || (own.member("prefixItems").is_some()
+                    && own.member("items").is_some_and(Value::is_array))
+                || composed_parts_describe(doc, own, &describes_members_or_items)
+        }
+        // `additionalProperties` and `unevaluatedProperties` apply only to members nothing
+        // beside them in `parent` names.
+        _ => composed_parts_describe(doc, own, &describes_members_or_items),
     }
+}
+
+/// Whether a schema says anything about the members or items of the value it applies to.
+fn describes_members_or_items(part: &Value) -> bool {
+    [
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+    ]
+    .iter()
+    .any(|k| part.member(k).is_some())
 }
 
 /// Whether a schema describes members it does not name: `additionalProperties` or
@@ -300,7 +378,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         return;
     };
     let edits = SourceEdits::new(cx.text, cx.spans());
-    for node in &doc.nodes {
+    for (index, node) in doc.nodes.iter().enumerate() {
         let Some(map) = node.object() else { continue };
         if !node.is_object_schema() || !doc.tightenable(node) {
             continue;
@@ -348,7 +426,11 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         let close = |key: &'static str| {
             move || Some(edits.insert_member(node.value, node.span, None, key, &Value::Bool(false)))
         };
-        let fix = match why_not_safe(doc, node, map) {
+        let set_false = || {
+            let span = cx.member_span(node.value, node.span, "additionalProperties")?;
+            Some(edits.replace_value(node.span, span, &Value::Bool(false)))
+        };
+        let fix = match why_not_safe(doc, index, map, cx.cache) {
             None if additional.is_none() => doc.fix(
                 report,
                 Applicability::Safe,
@@ -359,10 +441,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 report,
                 Applicability::Unsafe,
                 "set \"additionalProperties\" to false",
-                || {
-                    let span = cx.member_span(node.value, node.span, "additionalProperties")?;
-                    Some(edits.replace_value(node.span, span, &Value::Bool(false)))
-                },
+                set_false,
             ),
             Some(Unsafe::SharesItsValue) if is_branch && additional.is_none() => {
                 message.push_str(
@@ -378,8 +457,8 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             }
             Some(Unsafe::SharesItsValue) => {
                 message.push_str(
-                    "; other schemas apply to the same value (a union, a condition, or a $ref \
-                     beside other keywords reaches it), so no fix is offered: closing it alone \
+                    "; other schemas apply to the same value (a union, a condition, a pattern, \
+                     contains, or a $ref reaches it), so no fix is offered: closing it alone \
                      could reject what they declare",
                 );
                 None
@@ -399,6 +478,27 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                     )
                 } else {
                     None
+                }
+            }
+            Some(Unsafe::UnfollowedReference) => {
+                message.push_str(
+                    "; the schema has a $ref the lint cannot follow (to another document, a \
+                     $dynamicRef or $recursiveRef, or inside a nested $id), so what else applies \
+                     to the same value is not known and the fix is not safe",
+                );
+                match additional {
+                    None => doc.fix(
+                        report,
+                        Applicability::Unsafe,
+                        "add \"additionalProperties\": false",
+                        close("additionalProperties"),
+                    ),
+                    Some(_) => doc.fix(
+                        report,
+                        Applicability::Unsafe,
+                        "set \"additionalProperties\" to false",
+                        set_false,
+                    ),
                 }
             }
             Some(Unsafe::RequiresUndeclared) => {
