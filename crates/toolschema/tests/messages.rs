@@ -995,7 +995,26 @@ mod numbers_past_two_to_the_53 {
                 parse(r#"{"type": "object", "properties": {"n": {"const": 123456789012345678901234567890}}}"#).unwrap(),
                 parse(r#"{"n": 123456789012345678901234567891}"#).unwrap()
             ),
-            vec!["arguments could not be checked: the number at 'n' (read as 1.2345678901234568e29) is past 2^52, where a float cannot hold every number, and the schema compares numbers exactly (`const` at /properties/n/const)"]
+            vec!["arguments could not be checked: the number at 'n' (read as 1.2345678901234568e29) is past 2^52, where a float cannot hold every number, and the schema compares it exactly (`const`)"]
+        );
+        // Only a keyword that applies where the number is counts: an integer type or a
+        // multipleOf elsewhere does not stop the check, through `$ref`s and items too.
+        let schema = parse(
+            r##"{"type": "object", "properties": {
+                "big": {"$ref": "#/$defs/amount"}, "count": {"type": "integer"},
+                "list": {"type": "array", "items": {"type": "number", "maximum": 1e301}},
+                "tiny": {"multipleOf": 0.5}},
+               "$defs": {"amount": {"type": "number", "minimum": 0}}}"##,
+        )
+        .unwrap();
+        let arguments =
+            parse(r#"{"big": 1e300, "count": 5, "list": [1, 2], "tiny": 1.5}"#).unwrap();
+        assert_eq!(messages(schema.clone(), arguments), Vec::<String>::new());
+        // Where one applies, through the same `$ref` and items, it does.
+        let arguments = parse(r#"{"big": 1e300, "list": [1e301]}"#).unwrap();
+        assert_eq!(
+            messages(schema, arguments),
+            vec!["arguments could not be checked: the number at 'list[0]' (read as 1e301) is past 2^52, where a float cannot hold every number, and the schema compares it exactly (`maximum`)"]
         );
     }
 }

@@ -300,8 +300,8 @@ pub struct SchemaValidator {
     /// The top-level property names the schema declares, when it leaves the others to no
     /// explicit rule (see [`SchemaValidator::undeclared_properties`]).
     declared: Option<HashSet<String>>,
-    /// Where the schema compares numbers exactly, so that a number read with rounding could be
-    /// judged wrongly (see [`exact_number_keyword`]).
+    /// Whether the schema compares numbers exactly somewhere, so that a number read with rounding
+    /// could be judged wrongly (see [`exact_number_keyword`]).
     exact_numbers: Option<ExactNumbers>,
 }
 
@@ -423,17 +423,30 @@ impl SchemaValidator {
                 None => Judgement::Invalid,
             }
         };
-        match (&verdict, &self.exact_numbers) {
-            (Judgement::Valid, Some(exact)) => match rounded_number(instance, exact.integers_too) {
-                Some((pointer, number)) => Judgement::Unchecked(format!(
-                    "the number at '{}' (read as {number:e}) is past 2^52, where a float cannot hold every number, and the schema compares numbers exactly ({})",
+        let Judgement::Valid = verdict else {
+            return verdict;
+        };
+        let Some(exact) = &self.exact_numbers else {
+            return verdict;
+        };
+        for (pointer, number) in rounded_numbers(instance, exact.integers_too) {
+            let path: Vec<String> = crate::json::pointer::split_pointer(&pointer)
+                .map(|step| step.into_owned())
+                .collect();
+            let is_integer = !number.is_f64();
+            let walk = ExactWalk {
+                root: &self.schema,
+                is_integer,
+            };
+            if let Some(keyword) = walk.compares(&self.schema, instance, &path, 0) {
+                return Judgement::Unchecked(format!(
+                    "the number at '{}' (read as {:e}) is past 2^52, where a float cannot hold every number, and the schema compares it exactly (`{keyword}`)",
                     crate::json::pointer::caller_path(instance, &pointer),
-                    exact.keyword
-                )),
-                None => verdict,
-            },
-            _ => verdict,
+                    number.as_f64().unwrap_or_default()
+                ));
+            }
         }
+        verdict
     }
 
     /// Validate any value; messages say `value 'a.b'`.
@@ -558,17 +571,16 @@ const EXACT_FLOATS: f64 = 4_503_599_627_370_496.0;
 /// Where a schema compares numbers exactly (see [`exact_number_keyword`]).
 #[derive(Debug, Clone)]
 struct ExactNumbers {
-    /// The first such keyword and its JSON Pointer, for messages.
-    keyword: String,
     /// Whether integers past 2^52 are compared as floats too: a `multipleOf` that is not an
     /// integer divides them as floats.
     integers_too: bool,
 }
 
-/// Where `schema` compares numbers so exactly that a number read with rounding could be judged
-/// wrongly: `multipleOf`, an `integer` type, or a bound, `const` or `enum` holding a number past
-/// 2^52 (the first such keyword and its JSON Pointer). Every object of the document is looked
-/// at, schema or not: a false alarm costs only a refusal of a number past 2^52.
+/// Whether `schema` anywhere compares numbers so exactly that a number read with rounding
+/// could be judged wrongly: `multipleOf`, an `integer` type, or a bound, `const` or `enum`
+/// holding a number past 2^52. A filter, computed once: most schemas have none, and then no
+/// value is looked at; otherwise [`ExactWalk`] decides for each such number of a value whether
+/// one of these keywords applies to it.
 ///
 /// Numbers are read as 64-bit integers when they are integers that fit, and otherwise as
 /// floats, rounded (a number past the largest float is read as the largest). The engine
@@ -577,18 +589,10 @@ struct ExactNumbers {
 /// below 2^52 written with more digits than a float holds (`1.00000000000000000001`) is rounded
 /// as every reader of 64-bit floats rounds it, and judged as read.
 fn exact_number_keyword(schema: &Value) -> Option<ExactNumbers> {
-    fn holds_large(value: &Value) -> bool {
-        match value {
-            Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS),
-            Value::Array(items) => items.iter().any(holds_large),
-            Value::Object(map) => map.values().any(holds_large),
-            _ => false,
-        }
-    }
-    let mut first: Option<String> = None;
+    let mut any = false;
     let mut integers_too = false;
-    let mut stack = vec![(schema, String::new())];
-    while let Some((value, pointer)) = stack.pop() {
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
         match value {
             Value::Object(map) => {
                 for (key, member) in map {
@@ -603,37 +607,24 @@ fn exact_number_keyword(schema: &Value) -> Option<ExactNumbers> {
                             _ => false,
                         },
                         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
-                        | "const" | "enum" => holds_large(member),
+                        | "const" | "enum" => holds_large_number(member),
                         _ => false,
                     };
-                    let at = crate::json::pointer::push_segment(&pointer, key);
-                    if exact && first.is_none() {
-                        first = Some(format!(
-                            "`{key}` at {}",
-                            if at.is_empty() { "/" } else { &at }
-                        ));
-                    }
-                    stack.push((member, at));
+                    any |= exact;
+                    stack.push(member);
                 }
             }
-            Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    stack.push((item, format!("{pointer}/{i}")));
-                }
-            }
+            Value::Array(items) => stack.extend(items),
             _ => {}
         }
     }
-    first.map(|keyword| ExactNumbers {
-        keyword,
-        integers_too,
-    })
+    any.then_some(ExactNumbers { integers_too })
 }
 
-/// The first number of `instance` past 2^52 that may be judged as a rounded float (a float, or
-/// with `integers_too` any number), with its JSON Pointer. Values are looked at without
-/// building pointers; one is built only for a find.
-fn rounded_number(instance: &Value, integers_too: bool) -> Option<(String, f64)> {
+/// The numbers of `instance` past 2^52 that may be judged as rounded floats (floats, or with
+/// `integers_too` any number), with their JSON Pointers. Values are looked at without building
+/// pointers; pointers are built only when one is found.
+fn rounded_numbers(instance: &Value, integers_too: bool) -> Vec<(String, &serde_json::Number)> {
     let is_rounded = |value: &Value| match value {
         Value::Number(n) if integers_too || n.is_f64() => {
             n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS)
@@ -641,25 +632,26 @@ fn rounded_number(instance: &Value, integers_too: bool) -> Option<(String, f64)>
         _ => false,
     };
     let mut stack = vec![instance];
-    let mut found = None;
+    let mut any = false;
     while let Some(value) = stack.pop() {
         match value {
             Value::Object(map) => stack.extend(map.values()),
             Value::Array(items) => stack.extend(items),
             value if is_rounded(value) => {
-                found = Some(value);
+                any = true;
                 break;
             }
             _ => {}
         }
     }
-    let found = found?;
+    let mut found = Vec::new();
+    if !any {
+        return found;
+    }
     let mut stack = vec![(instance, String::new())];
     while let Some((value, pointer)) = stack.pop() {
-        if std::ptr::eq(value, found) {
-            return Some((pointer, found.as_f64().unwrap_or_default()));
-        }
         match value {
+            Value::Number(n) if is_rounded(value) => found.push((pointer, n)),
             Value::Object(map) => stack.extend(
                 map.iter()
                     .map(|(k, v)| (v, crate::json::pointer::push_segment(&pointer, k))),
@@ -673,7 +665,169 @@ fn rounded_number(instance: &Value, integers_too: bool) -> Option<(String, f64)>
             _ => {}
         }
     }
-    None
+    found
+}
+
+/// How deep [`ExactWalk`] goes (through `$ref`s and nesting) before it stops and assumes the
+/// worst: a keyword that compares exactly may apply.
+const EXACT_WALK_LIMIT: usize = 256;
+
+/// Finds whether a keyword that compares numbers exactly may apply to one number of a value:
+/// walks the schema and the value together along the number's path, into every subschema that
+/// may apply there (in-place applicators, local `$ref`s, the member and item keywords; every
+/// `patternProperties` entry, whatever its pattern). What it cannot follow (another document,
+/// an anchor, a dynamic reference, a walk too deep) counts as applying.
+struct ExactWalk<'s> {
+    root: &'s Value,
+    /// Whether the number was read as an integer, exactly: then only a `multipleOf` that is
+    /// not whole divides it as a float.
+    is_integer: bool,
+}
+
+impl ExactWalk<'_> {
+    /// The keyword that may compare the number at `path` (below `instance`) exactly, if any.
+    fn compares(
+        &self,
+        schema: &Value,
+        instance: &Value,
+        path: &[String],
+        depth: usize,
+    ) -> Option<&'static str> {
+        if depth > EXACT_WALK_LIMIT {
+            return Some("$ref");
+        }
+        let Value::Object(map) = schema else {
+            return None;
+        };
+        if path.is_empty() {
+            if let Some(keyword) = self.compares_here(map) {
+                return Some(keyword);
+            }
+        }
+        // Subschemas of the same value.
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(list)) = map.get(key) {
+                for sub in list {
+                    if let Some(found) = self.compares(sub, instance, path, depth + 1) {
+                        return Some(found);
+                    }
+                }
+            }
+        }
+        let single = ["not", "if", "then", "else"]
+            .into_iter()
+            .filter_map(|k| map.get(k));
+        let dependent = map
+            .get("dependentSchemas")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(|deps| deps.values());
+        for sub in single.chain(dependent) {
+            if let Some(found) = self.compares(sub, instance, path, depth + 1) {
+                return Some(found);
+            }
+        }
+        if map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef") {
+            return Some("$dynamicRef");
+        }
+        if let Some(reference) = map.get("$ref") {
+            let target = reference
+                .as_str()
+                .and_then(|r| crate::schema::references::local_target(self.root, r))
+                .and_then(|target| match target {
+                    crate::schema::references::LocalTarget::Pointer(pointer) => {
+                        crate::json::pointer::resolve(self.root, &pointer)
+                    }
+                    crate::schema::references::LocalTarget::Anchor(_) => None,
+                });
+            match target {
+                Some(target) => {
+                    if let Some(found) = self.compares(target, instance, path, depth + 1) {
+                        return Some(found);
+                    }
+                }
+                None => return Some("$ref"),
+            }
+        }
+        // Subschemas of the member or item the path goes on to.
+        let (step, rest) = path.split_first()?;
+        let mut applied: Vec<&Value> = Vec::new();
+        let child = match instance {
+            Value::Object(members) => {
+                applied.extend(map.get("properties").and_then(|p| p.get(step.as_str())));
+                if let Some(Value::Object(patterns)) = map.get("patternProperties") {
+                    applied.extend(patterns.values());
+                }
+                applied.extend(
+                    ["additionalProperties", "unevaluatedProperties"]
+                        .iter()
+                        .filter_map(|k| map.get(*k)),
+                );
+                members.get(step.as_str())?
+            }
+            Value::Array(items) => {
+                let index: usize = step.parse().ok()?;
+                match map.get("items") {
+                    Some(Value::Array(list)) => applied.extend(list.get(index)),
+                    Some(items) => applied.push(items),
+                    None => {}
+                }
+                if let Some(Value::Array(list)) = map.get("prefixItems") {
+                    applied.extend(list.get(index));
+                }
+                applied.extend(
+                    ["additionalItems", "contains", "unevaluatedItems"]
+                        .iter()
+                        .filter_map(|k| map.get(*k)),
+                );
+                items.get(index)?
+            }
+            _ => return None,
+        };
+        applied
+            .into_iter()
+            .find_map(|sub| self.compares(sub, child, rest, depth + 1))
+    }
+
+    /// The keyword of this schema object that compares the number exactly, if any.
+    fn compares_here(&self, map: &serde_json::Map<String, Value>) -> Option<&'static str> {
+        if let Some(multiple) = map.get("multipleOf").and_then(Value::as_f64) {
+            if !self.is_integer || multiple.fract() != 0.0 {
+                return Some("multipleOf");
+            }
+        }
+        if self.is_integer {
+            return None;
+        }
+        let names_integer = match map.get("type") {
+            Some(Value::String(t)) => t == "integer",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+            _ => false,
+        };
+        if names_integer {
+            return Some("type");
+        }
+        [
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "const",
+            "enum",
+        ]
+        .into_iter()
+        .find(|key| map.get(*key).is_some_and(holds_large_number))
+    }
+}
+
+/// Whether `value` holds a number past 2^52.
+fn holds_large_number(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS),
+        Value::Array(items) => items.iter().any(holds_large_number),
+        Value::Object(map) => map.values().any(holds_large_number),
+        _ => false,
+    }
 }
 
 /// The top-level property names a schema declares (its `properties`, and those of the
