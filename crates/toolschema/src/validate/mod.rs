@@ -31,7 +31,10 @@ mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
-use crate::schema::references::{check_ref_cycles, stub_external_refs, UNFETCHED_REF};
+use crate::schema::references::{
+    check_ref_cycles, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
+    UNFETCHED_REF,
+};
 use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
 use crate::tool::Tool;
 use jsonschema::error::ValidationErrorKind;
@@ -705,24 +708,16 @@ impl ExactWalk<'_> {
             }
         }
         // Subschemas of the same value.
-        for key in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(list)) = map.get(key) {
-                for sub in list {
-                    if let Some(found) = self.compares(sub, instance, path, depth + 1) {
-                        return Some(found);
-                    }
-                }
-            }
-        }
-        let single = ["not", "if", "then", "else"]
-            .into_iter()
-            .filter_map(|k| map.get(k));
-        let dependent = map
-            .get("dependentSchemas")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flat_map(|deps| deps.values());
-        for sub in single.chain(dependent) {
+        let lists = IN_PLACE_LISTS
+            .iter()
+            .filter_map(|k| map.get(*k).and_then(Value::as_array))
+            .flatten();
+        let single = IN_PLACE_SINGLE.iter().filter_map(|k| map.get(*k));
+        let maps = IN_PLACE_MAPS
+            .iter()
+            .filter_map(|k| map.get(*k).and_then(Value::as_object))
+            .flat_map(|entries| entries.values());
+        for sub in lists.chain(single).chain(maps) {
             if let Some(found) = self.compares(sub, instance, path, depth + 1) {
                 return Some(found);
             }
