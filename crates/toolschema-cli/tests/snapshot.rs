@@ -537,3 +537,22 @@ fn an_answer_over_the_size_limit_says_the_limit_and_how_to_raise_it() {
     let (status, _, stderr) = run(toolschema(), &args, WAIT);
     assert_eq!(status.code(), Some(0), "{stderr}");
 }
+
+/// Over Streamable HTTP, an answer that goes over `--max-message-bytes` on its event stream
+/// ends its request at once with the limit named, not after the whole `--timeout`.
+#[test]
+fn an_answer_over_the_limit_on_an_event_stream_says_the_limit() {
+    let server = everything_over_http();
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (code, stdout, stderr) = snapshot(&[
+        "--url".into(),
+        url.clone(),
+        "--max-message-bytes".into(),
+        "4KiB".into(),
+    ]);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!("error: cannot read the tools/list response of the MCP server {url}: the server sent more than the limit of 4096 bytes for one answer (raise it with --max-message-bytes)\n")
+    );
+}

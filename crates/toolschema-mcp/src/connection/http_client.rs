@@ -25,6 +25,7 @@ use rmcp::transport::streamable_http_client::{
 use sse_stream::{Sse, SseStream};
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 pub use toolschema_http::client::HttpError;
 
@@ -72,16 +73,21 @@ impl HttpClient {
     ) -> BoxStream<'static, Result<Sse, SseError>> {
         let limit = self.max_body_bytes;
         let mut seen = 0usize;
+        let over_limit = Arc::new(AtomicBool::new(false));
+        let went_over = over_limit.clone();
         let bytes = body.into_data_stream().map(move |chunk| {
             let chunk = chunk.map_err(std::io::Error::other)?;
             seen += chunk.len();
             if seen > limit {
+                went_over.store(true, Ordering::SeqCst);
                 return Err(std::io::Error::other(HttpError::TooLarge(limit)));
             }
             Ok(chunk)
         });
         let results = self.results.clone();
         let watch = self.watch.clone();
+        let ending_watch = self.watch.clone();
+        let ending_request = request.clone();
         SseStream::from_bytes_stream(bytes)
             .filter_map(move |event| {
                 let mut event = event;
@@ -114,6 +120,20 @@ impl HttpClient {
                     }
                 }
                 futures::future::ready(Some(event))
+            })
+            // A stream that went over the limit ends its request with an answer that says so;
+            // without one, the request would wait out its whole timeout.
+            .map(move |event| match (event, &ending_request) {
+                (Err(e), Some(id)) if over_limit.load(Ordering::SeqCst) => {
+                    match ending_watch.answer_over_limit(id.clone(), limit) {
+                        Received::Deliver(answer) => Ok(Sse {
+                            data: Some(serde_json::to_string(&answer).unwrap_or_default()),
+                            ..Sse::default()
+                        }),
+                        _ => Err(e),
+                    }
+                }
+                (event, _) => event,
             })
             .boxed()
     }

@@ -321,6 +321,16 @@ impl Watch {
         state.unreadable.remove(&key)
     }
 
+    /// End request `id`, whose answer came on a stream that went over the size limit of `limit`
+    /// bytes before the answer was whole, with an unreadable answer that says so.
+    pub fn answer_over_limit(&self, id: Value, limit: usize) -> Received {
+        let what = format!(
+            "the server sent more than the limit of {limit} bytes for one answer \
+             (raise it with --max-message-bytes)"
+        );
+        self.replace(id, what, false)
+    }
+
     /// Note a message over the size limit of `limit` bytes; when it is an answer to a waiting
     /// request (its id is found at either end of it), that request ends with an unreadable
     /// answer.
