@@ -53,6 +53,16 @@ pub enum Format {
     Markdown,
 }
 
+impl Format {
+    /// How what would steer a terminal is written in this format.
+    pub fn escapes(self) -> Escapes {
+        match self {
+            Format::Json => Escapes::Json,
+            Format::Text | Format::Markdown => Escapes::Text,
+        }
+    }
+}
+
 /// Which changes make the command fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FailOn {
@@ -76,13 +86,7 @@ impl FailOn {
 
 /// Run `toolschema diff`.
 pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let mut out = TerminalSafe::new(
-        out,
-        match args.format {
-            Format::Json => Escapes::Json,
-            Format::Text | Format::Markdown => Escapes::Text,
-        },
-    );
+    let mut out = TerminalSafe::new(out, args.format.escapes());
     let out: &mut dyn Write = &mut out;
     let old = read_catalog(&args.old)?;
     let new = match (&args.new, args.server.target()) {

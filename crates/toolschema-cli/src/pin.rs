@@ -3,7 +3,7 @@
 
 use crate::diff::{print, read_catalog, Format};
 use crate::input::{read_text, InputError};
-use crate::output::{say, Escapes, TerminalSafe};
+use crate::output::{say, TerminalSafe};
 use crate::snapshot::ServerArgs;
 use crate::Outcome;
 use std::io::Write;
@@ -159,13 +159,7 @@ pub fn run_verify(args: VerifyArgs, out: &mut dyn Write) -> Result<Outcome, Inpu
         .map_err(|e| InputError(format!("{}: {e}", args.lock)))?;
     let catalog = source.load(&args.server)?;
     let diff = pins.verify(catalog.tools().map(Tool::fields));
-    let mut out = TerminalSafe::new(
-        out,
-        match args.format {
-            Format::Json => Escapes::Json,
-            Format::Text | Format::Markdown => Escapes::Text,
-        },
-    );
+    let mut out = TerminalSafe::new(out, args.format.escapes());
     if diff.is_empty() {
         // JSON is for programs: they get the empty list of changes, not nothing.
         if args.format == Format::Json {
