@@ -31,6 +31,34 @@ pub(crate) const NESTED_MAPS: &[&str] = &[
     "dependencies",
 ];
 
+/// The keywords that refer to another schema location.
+const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// Whether any object in `value` has a reference keyword with a string value. A cheap scan
+/// (no pointers, nothing allocated but a stack) that lets the checks below skip the common
+/// schema without any reference; a property *named* `$ref` only makes them look closer.
+fn holds_references(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if REFERENCE_KEYWORDS
+                    .iter()
+                    .any(|k| map.get(*k).is_some_and(Value::is_string))
+                {
+                    return true;
+                }
+                stack.extend(map.values().filter(|v| v.is_object() || v.is_array()));
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(|v| v.is_object() || v.is_array()));
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Every subschema location (JSON Pointer) in `schema`, found without recursion, with the
 /// pointer of the schema resource (`$id`) it belongs to.
 fn subschemas(schema: &Value) -> Vec<(String, String)> {
@@ -87,7 +115,7 @@ fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<Edge> {
     let Some(Value::Object(map)) = resolve(schema, pointer) else {
         return out;
     };
-    for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
+    for keyword in REFERENCE_KEYWORDS {
         if let Some(reference) = map.get(keyword).and_then(Value::as_str) {
             if let Some(fragment) = reference.strip_prefix('#') {
                 // Only JSON Pointer fragments are followed; anchors are left to the engine.
@@ -125,6 +153,9 @@ pub(crate) const UNFETCHED_REF: &str = "x-toolschema-unfetched-ref";
 /// one of its `$id`s, nor `known`, is replaced by [`UNFETCHED_REF`] with the reference as its
 /// value (the other keywords of that subschema stay). `None` when there is no such `$ref`.
 pub(crate) fn stub_external_refs(schema: &Value, known: impl Fn(&str) -> bool) -> Option<Value> {
+    if !holds_references(schema) {
+        return None;
+    }
     let locations = subschemas(schema);
     let ids: Vec<&str> = locations
         .iter()
@@ -241,6 +272,9 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
     enum State {
         OnPath,
         Done,
+    }
+    if !holds_references(schema) {
+        return Ok(());
     }
     let locations = subschemas(schema);
     let resources: HashMap<&str, &str> = locations
