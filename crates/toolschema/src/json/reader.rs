@@ -534,6 +534,13 @@ impl<'a> Reader<'a> {
     }
 
     fn read_string(&mut self) -> Result<String, SyntaxError> {
+        // Most strings have no escape: copied in one allocation of the right size, not grown.
+        let start = self.pos + 1;
+        let end = end_of_plain_run(self.bytes, start);
+        if self.bytes.get(end) == Some(&b'"') {
+            self.pos = end + 1;
+            return Ok(self.text[start..end].to_string());
+        }
         let mut out = String::new();
         self.scan_string(Some(&mut out))?;
         Ok(out)
