@@ -5,11 +5,12 @@
 // request it gets (method, the headers the tests look at, the JSON-RPC message) and every
 // stream its client closed before the end, one JSON line each.
 //
-//   PORT=N node http-upstream.mjs --record FILE
+//   PORT=N node http-upstream.mjs --record FILE [--pad-listing BYTES]
 //
 // Tools: `echo` (message: string, required), `resume` (its stream ends after one event with
 // id `r-1`; resumed with `Last-Event-ID: r-1`, the answer comes), `big` (one event of 200,000
-// bytes), `slow` (never answers). A GET stream with `Last-Event-ID: g-5` replays one
+// bytes), `slow` (never answers); with --pad-listing, `echo` has a description of BYTES
+// characters, for a tools/list answer (a plain JSON body) as large as a test needs. A GET stream with `Last-Event-ID: g-5` replays one
 // notification with id `g-6`.
 
 import { appendFileSync } from "node:fs";
@@ -21,6 +22,8 @@ if (recordAt === -1 || !process.argv[recordAt + 1]) {
   process.exit(64);
 }
 const recordFile = process.argv[recordAt + 1];
+const padAt = process.argv.indexOf("--pad-listing");
+const pad = padAt === -1 ? 0 : Number(process.argv[padAt + 1]);
 const SESSION = "upstream-session-1";
 const SEEN_HEADERS = ["authorization", "x-team", "last-event-id", "mcp-session-id", "mcp-protocol-version"];
 
@@ -31,6 +34,7 @@ function record(entry) {
 const tools = [
   {
     name: "echo",
+    ...(pad > 0 ? { description: "x".repeat(pad) } : {}),
     inputSchema: {
       type: "object",
       properties: { message: { type: "string" } },

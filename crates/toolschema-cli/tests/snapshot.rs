@@ -556,3 +556,34 @@ fn an_answer_over_the_limit_on_an_event_stream_says_the_limit() {
         format!("error: cannot read the tools/list response of the MCP server {url}: the server sent more than the limit of 4096 bytes for one answer (raise it with --max-message-bytes)\n")
     );
 }
+
+/// Over Streamable HTTP, an answer sent as a plain JSON body (not an event stream) that goes over
+/// `--max-message-bytes` is reported the same way: the limit and the flag that raises it.
+#[test]
+fn an_answer_over_the_limit_in_a_json_body_says_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl").display().to_string();
+    // Its initialize answer is about 200 bytes, its tools/list answer about 2,500.
+    let server = common::http::HttpServer::start(
+        &node(),
+        &[
+            require("interop/http-upstream.mjs").display().to_string(),
+            "--record".into(),
+            record,
+            "--pad-listing".into(),
+            "2000".into(),
+        ],
+        common::http::free_port(),
+    );
+    let (code, stdout, stderr) = snapshot(&[
+        "--url".into(),
+        server.url.clone(),
+        "--max-message-bytes".into(),
+        "1KiB".into(),
+    ]);
+    assert_eq!((code, stdout.as_str()), (Some(2), ""), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!("error: cannot read the tools/list response of the MCP server {}: the server sent more than the limit of 1024 bytes for one answer (raise it with --max-message-bytes)\n", server.url)
+    );
+}

@@ -244,9 +244,22 @@ impl StreamableHttpClient for HttpClient {
                 ))
             }
             Some(ct) if ct.starts_with(JSON_MIME_TYPE) => {
-                let body = self
+                let body = match self
                     .read_body(response.into_body(), self.max_body_bytes)
-                    .await?;
+                    .await
+                {
+                    // As on an event stream: the request ends with an answer naming the limit.
+                    Err(StreamableHttpError::Client(HttpError::TooLarge(limit))) => {
+                        let answer = request_id.map(|id| self.watch.answer_over_limit(id, limit));
+                        return match answer {
+                            Some(Received::Deliver(typed)) => {
+                                Ok(StreamableHttpPostResponse::Json(*typed, new_session_id))
+                            }
+                            _ => Err(StreamableHttpError::Client(HttpError::TooLarge(limit))),
+                        };
+                    }
+                    body => body?,
+                };
                 if body.is_empty() && !is_request {
                     return Ok(StreamableHttpPostResponse::Accepted);
                 }
