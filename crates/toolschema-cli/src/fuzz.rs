@@ -400,9 +400,22 @@ fn json_report(report: &Report) -> String {
             })
         })
         .collect();
+    let tools: Vec<Value> = report
+        .tools
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "cases": t.cases,
+                "seconds": (t.seconds * 1000.0).round() / 1000.0,
+                "note": t.note,
+            })
+        })
+        .collect();
     let document = json!({
         "seed": report.seed,
         "findings": findings,
+        "tools": tools,
         "summary": {
             "tools": report.tools.len(),
             "cases": report.cases,

@@ -750,3 +750,40 @@ fn a_slow_answer_in_time_is_no_hang_and_the_copy_sent_beside_it_leaves_nothing_b
     assert_eq!(report["summary"]["cases"], 8, "{stdout}");
     assert_eq!(code, Some(0), "{stderr}");
 }
+
+/// An answer over `--max-message-bytes` says nothing about the server and is not checked; the
+/// tool's note says how many there were and why, in every format.
+#[test]
+fn answers_too_large_to_read_are_counted_in_the_tools_note() {
+    let dir = tempfile::tempdir().unwrap();
+    // Its tool `big` answers with one event of 200,000 bytes.
+    let server = common::http::HttpServer::scripted(&dir.path().join("record.jsonl"));
+    let args = [
+        "--url",
+        &server.url,
+        "--tool",
+        "big",
+        "--cases",
+        "5",
+        "--seed",
+        "3",
+        "--max-message-bytes",
+        "64KiB",
+    ];
+    let (code, stdout, stderr) = fuzz(&[&args[..], &["--format", "json"]].concat(), &[]);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let report = report(&stdout, &stderr);
+    assert_eq!(report["findings"], serde_json::json!([]), "{stdout}");
+    let tools = report["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1, "{stdout}");
+    assert_eq!(tools[0]["name"], "big");
+    let sent = tools[0]["cases"].as_u64().unwrap();
+    assert!(sent > 0, "{stdout}");
+    let note = format!(
+        "{sent} answers could not be read here, so nothing was checked of them: the server sent more than the limit of 65536 bytes for one answer (raise it with --max-message-bytes)"
+    );
+    assert_eq!(tools[0]["note"], note.as_str(), "{stdout}");
+    let (code, stdout, stderr) = fuzz(&args, &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains(&format!("  note: {note}\n")), "{stdout}");
+}

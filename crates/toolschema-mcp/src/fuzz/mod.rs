@@ -752,6 +752,9 @@ async fn fuzz_tool_on(
     let mut attempts: BTreeMap<Check, usize> = BTreeMap::new();
     let (mut sent, mut hangs, mut crashes) = (0, 0, 0);
     let mut note = None;
+    // Answers this side could not read (over the size limit, nested too deep): nothing was
+    // checked of them, which the tool's note says.
+    let mut unread: Option<(usize, String)> = None;
     let mut stopped = None;
     for (i, case) in generated.cases.iter().enumerate() {
         if found.contains_key(&Check::Hang) {
@@ -787,6 +790,9 @@ async fn fuzz_tool_on(
         };
         sent += 1;
         context.progress.case_done(&tool.name);
+        if let Answer::Unread(why) = &record.answer {
+            unread.get_or_insert_with(|| (0, why.clone())).0 += 1;
+        }
         for observation in observations {
             *counts.entry(observation.check).or_default() += 1;
             match observation.check {
@@ -825,6 +831,17 @@ async fn fuzz_tool_on(
         if stopped.is_some() {
             break;
         }
+    }
+    if let Some((count, why)) = unread {
+        let unread_note = format!(
+            "{count} {} could not be read here, so nothing was checked of {}: {why}",
+            if count == 1 { "answer" } else { "answers" },
+            if count == 1 { "it" } else { "them" },
+        );
+        note = Some(match note {
+            Some(note) => format!("{note}; {unread_note}"),
+            None => unread_note,
+        });
     }
     let findings = found
         .into_values()
