@@ -8,7 +8,9 @@
 //   node scripted-server.mjs --record FILE --verdicts FILE --script JSON
 //
 // The script (JSON; `@FILE` reads it from a file):
-//   tools         the tools it lists (any JSON: odd names, lone surrogates, external $refs)
+//   tools         the tools it lists (any JSON: odd names, lone surrogates, external $refs);
+//                 a tool's `x-result` is what its calls get, and with `x-second-result` each
+//                 call is answered a second time, with that
 //   next_tools    the tools after a call to `change_tools` (which also sends list_changed)
 //   page_size     tools per tools/list page (0 or absent: one page)
 //   listings      what each tools/list request gets, in order (the last one repeats; default
@@ -138,6 +140,10 @@ async function callTool(id, params) {
   }
   append(options.verdicts, JSON.stringify({ id, tool: tool.name, valid: judge(tool, args) }));
   const result = tool["x-result"] ?? text(`called ${tool.name}`);
+  if (tool["x-second-result"] !== undefined) {
+    // A server that answers one call twice.
+    setTimeout(() => send({ jsonrpc: "2.0", id, result: tool["x-second-result"] }), 20);
+  }
   return { jsonrpc: "2.0", id, result };
 }
 

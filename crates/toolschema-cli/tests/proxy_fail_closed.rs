@@ -610,3 +610,182 @@ fn a_byte_order_mark_before_the_client_stream_is_not_passed_on() {
     assert_eq!(proxy.recv_reply()["id"], 0);
     assert_eq!(recorded_lines(&setup.record)[0], initialize);
 }
+
+/// The next reply whose id is `id`, with every reply before it.
+fn replies_until(session: &mut Session, id: Value) -> Vec<Value> {
+    let mut replies = Vec::new();
+    loop {
+        let message = reply(session);
+        let done = message["id"] == id;
+        replies.push(message);
+        if done {
+            return replies;
+        }
+    }
+}
+
+#[test]
+fn a_call_without_an_id_or_a_tool_name_is_never_forwarded() {
+    let setup = setup();
+    let script = json!({"tools": [tool("delete_rows", 10)]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    let params = json!({"name": "delete_rows", "arguments": {"n": 100_000}});
+    // A call sent as a notification, one with a null id, a name that is not a string (a
+    // JavaScript server reads ["delete_rows"] as "delete_rows"), params that are an array.
+    proxy.send(&json!({"jsonrpc": "2.0", "method": "tools/call", "params": params}).to_string());
+    proxy.send(
+        &json!({"jsonrpc": "2.0", "id": null, "method": "tools/call", "params": params})
+            .to_string(),
+    );
+    proxy.send(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": ["delete_rows"], "arguments": {"n": 100_000}}}).to_string());
+    proxy.send(
+        &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": [params]}).to_string(),
+    );
+    proxy.send(&call(9, "delete_rows", json!({"n": 3})));
+    let replies = replies_until(&mut proxy, json!(9));
+    let codes: Vec<(Value, Value)> = replies
+        .iter()
+        .map(|r| (r["id"].clone(), r["error"]["code"].clone()))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            (Value::Null, json!(-32600)),
+            (json!(7), json!(-32602)),
+            (json!(8), json!(-32602)),
+            (json!(9), Value::Null)
+        ],
+        "{replies:?}"
+    );
+    assert_eq!(
+        setup.called(),
+        [json!(9)],
+        "only the call with an id and a name reaches the server"
+    );
+    setup.assert_no_invalid_call_arrived();
+}
+
+#[test]
+fn a_listing_of_the_clients_beside_the_proxys_own_leaves_no_listed_tool_unchecked() {
+    let setup = setup();
+    // One tool per page; the proxy's own listing asks three pages and the third is slow, so the
+    // client's listing starts while it runs.
+    let script = json!({
+        "page_size": 1,
+        "listings": ["ok", "ok", "delay:1500", "ok"],
+        "tools": [tool("alpha", 1), tool("delete_rows", 10), tool("gamma", 1)],
+    })
+    .to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(&call(3, "delete_rows", json!({"n": 100_000})));
+    std::thread::sleep(Duration::from_millis(400));
+    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    let replies = replies_until(&mut proxy, json!(3));
+    let answer = replies.last().unwrap();
+    assert_eq!(
+        *answer,
+        tool_error(3, "argument 'n' value must be <= 10 (got 100000)"),
+        "{replies:?}"
+    );
+    setup.assert_no_invalid_call_arrived();
+}
+
+#[test]
+fn a_tool_listed_twice_with_different_schemas_is_refused_not_guessed() {
+    let setup = setup();
+    let loose = json!({"name": "delete_rows", "inputSchema": {"type": "object"}});
+    let script = json!({"tools": [tool("delete_rows", 10), loose]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    for (id, n) in [(2, 100_000), (3, 5)] {
+        proxy.send(&call(id, "delete_rows", json!({"n": n})));
+        let answer = reply(&mut proxy);
+        assert_eq!(
+            answer,
+            tool_error(
+                id,
+                "the proxy could not learn this tool's schema: the server lists it twice, with different definitions, in one listing"
+            )
+        );
+    }
+    assert!(setup.called().is_empty(), "{:?}", setup.verdicts());
+}
+
+#[test]
+fn ids_a_javascript_server_reads_alike_are_not_in_flight_together() {
+    let setup = setup();
+    let script = json!({"tools": [tool("delete_rows", 10)]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    // Both read as 18446744073709552000 in JavaScript: the server's answers to them would carry
+    // the same id, and the call's result could be taken for the listing.
+    proxy.send(r#"{"jsonrpc":"2.0","id":18446744073709552000,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#);
+    proxy.send(r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/list"}"#);
+    let refused = proxy.recv_line();
+    assert!(
+        refused.starts_with(r#"{"jsonrpc":"2.0","id":18446744073709551617,"error":{"code":-32600,"message":"request id 18446744073709551617 reads as the same 64-bit number as the id of a request in flight (18446744073709552000)"#),
+        "{refused}"
+    );
+    let slow = proxy.recv_line();
+    assert!(
+        slow.starts_with(r#"{"jsonrpc":"2.0","id":18446744073709552000,"result":"#),
+        "{slow}"
+    );
+    // The listing stayed as it was: an invalid call is still refused.
+    proxy.send(&call(4, "delete_rows", json!({"n": 100_000})));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(4, "argument 'n' value must be <= 10 (got 100000)")
+    );
+    setup.assert_no_invalid_call_arrived();
+}
+
+#[test]
+fn a_second_answer_to_a_call_never_reaches_the_client() {
+    let setup = setup();
+    let script = json!({"tools": [{
+        "name": "weather",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"temp": {"type": "number"}}, "required": ["temp"]},
+        "x-result": {"content": [{"type": "text", "text": "21"}], "structuredContent": {"temp": 21}},
+        "x-second-result": {"content": [{"type": "text", "text": "hot"}], "structuredContent": {"temp": "hot"}},
+    }]})
+    .to_string();
+    let mut proxy = start(&setup, &["--output-check", "enforce"], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    proxy.send(&call(2, "weather", json!({})));
+    assert_eq!(
+        reply(&mut proxy)["result"]["structuredContent"],
+        json!({"temp": 21})
+    );
+    // The server's second answer comes 20 ms after the first; a ping sent after it is the next
+    // thing the client hears.
+    std::thread::sleep(Duration::from_millis(300));
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(
+        reply(&mut proxy),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}})
+    );
+}
+
+#[test]
+fn keys_that_differ_only_in_lone_surrogates_are_refused_not_merged() {
+    let setup = setup();
+    let script = json!({"tools": [{"name": "keys", "inputSchema": {"type": "object", "maxProperties": 1, "additionalProperties": {"type": "integer"}}}]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    // Read here as one key "k\uFFFD" (the last value, 1, fits); JavaScript sees two keys.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"keys","arguments":{"k\ud800":"not an integer","k\udc00":1}}}"#);
+    let answer = reply(&mut proxy);
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("written with a lone surrogate"),
+        "{message}"
+    );
+    assert!(setup.called().is_empty(), "{:?}", setup.verdicts());
+}

@@ -4,6 +4,9 @@
 //! registry. A tool's validators are compiled once, on its first call, and kept until the server
 //! lists a different definition under the same name. The registry knows whether it is current: a
 //! full listing (every page) must have been seen since the last `notifications/tools/list_changed`.
+//! Listings may run side by side (the client's and the proxy's own, or two clients'): each page
+//! belongs to the listing whose last page gave the cursor it was asked with, so a listing is
+//! complete only with every page of its own.
 //!
 //! Only the schemas matter here: a name or a field that breaks an MCP rule is lint's business,
 //! and such a tool is checked like any other.
@@ -33,21 +36,38 @@ enum State {
     Unusable(String),
 }
 
-/// A listing in progress: the names seen on its pages so far.
+/// A listing in progress: the names seen on its pages so far, and the cursor its next page will
+/// be asked with.
 struct Listing {
     changes_at_request: u64,
     names: HashSet<String>,
+    next: String,
 }
+
+/// Listings in progress kept at most (a client may start listings it never finishes).
+const MAX_LISTINGS: usize = 16;
 
 /// Where a page of `tools/list` results sits in its listing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Page {
-    /// Asked for without a cursor: starts a listing.
-    pub first: bool,
-    /// Has no `nextCursor`: ends the listing.
-    pub last: bool,
+pub struct Page<'a> {
+    /// The cursor it was asked with; `None` for a first page, which starts a listing.
+    pub cursor: Option<&'a str>,
+    /// What comes after it: [`Next::Last`] ends the listing.
+    pub next: Next<'a>,
     /// The registry's change count when the page was asked for.
     pub changes_at_request: u64,
+}
+
+/// What a page's `nextCursor` says comes after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next<'a> {
+    /// Nothing: the page is its listing's last.
+    Last,
+    /// The page asked with this cursor.
+    Cursor(&'a str),
+    /// A `nextCursor` that is not a string: the pages after it are unknown, and the listing
+    /// never completes.
+    Unknown,
 }
 
 /// What the registry says about a tool about to be called.
@@ -78,7 +98,8 @@ pub enum OutputSchema<'a> {
 /// The learned tools.
 pub struct ToolRegistry {
     tools: HashMap<String, Entry>,
-    listing: Option<Listing>,
+    /// Listings in progress, oldest first.
+    listings: Vec<Listing>,
     /// How many `list_changed` notifications have arrived.
     changes: u64,
     /// The change count when the last complete listing was asked for.
@@ -90,7 +111,7 @@ impl Default for ToolRegistry {
     fn default() -> Self {
         ToolRegistry {
             tools: HashMap::new(),
-            listing: None,
+            listings: Vec::new(),
             changes: 0,
             current_as_of: None,
             // A `$ref` the proxy will not fetch stops only the calls that reach it.
@@ -127,14 +148,22 @@ impl ToolRegistry {
 
     /// Learn one page of tools. Returns warnings about tools that cannot be called, and whether
     /// the page completed a listing.
-    pub fn learn_page(&mut self, tools: &[Value], page: Page) -> (Vec<String>, bool) {
+    pub fn learn_page(&mut self, tools: &[Value], page: Page<'_>) -> (Vec<String>, bool) {
         let mut warnings = Vec::new();
-        if page.first {
-            self.listing = Some(Listing {
+        // The listing this page belongs to: a new one, or the one whose last page gave its
+        // cursor (none when that page was not seen: its tools are learned, and complete nothing).
+        let mut listing = match page.cursor {
+            None => Some(Listing {
                 changes_at_request: page.changes_at_request,
                 names: HashSet::new(),
-            });
-        }
+                next: String::new(),
+            }),
+            Some(cursor) => self
+                .listings
+                .iter()
+                .position(|l| l.next == cursor)
+                .map(|at| self.listings.remove(at)),
+        };
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 warnings.push(format!(
@@ -143,10 +172,29 @@ impl ToolRegistry {
                 ));
                 continue;
             };
-            if let Some(listing) = &mut self.listing {
-                listing.names.insert(name.to_string());
-            }
             let raw = tool.to_string();
+            if let Some(listing) = &mut listing {
+                let again = !listing.names.insert(name.to_string());
+                let earlier = self.tools.get(name).map(|entry| entry.raw.as_str());
+                if again && earlier.is_some_and(|earlier| earlier != raw) {
+                    // Which of the two the server goes by is unknown: neither is checked
+                    // against, until a listing gives one. (A conflict found already has an
+                    // empty definition.)
+                    if earlier.is_some_and(|earlier| !earlier.is_empty()) {
+                        let why =
+                            "the server lists it twice, with different definitions, in one listing";
+                        warnings.push(format!("tool '{name}': {why}; its calls cannot be checked"));
+                        self.tools.insert(
+                            name.to_string(),
+                            Entry {
+                                raw: String::new(),
+                                state: State::Unusable(why.into()),
+                            },
+                        );
+                    }
+                    continue;
+                }
+            }
             if self.tools.get(name).is_some_and(|entry| entry.raw == raw) {
                 continue;
             }
@@ -159,11 +207,21 @@ impl ToolRegistry {
             );
         }
         let mut completed = false;
-        if page.last {
-            if let Some(listing) = self.listing.take() {
-                self.tools.retain(|name, _| listing.names.contains(name));
-                self.current_as_of = Some(listing.changes_at_request);
-                completed = true;
+        if let Some(mut listing) = listing {
+            match page.next {
+                Next::Last => {
+                    self.tools.retain(|name, _| listing.names.contains(name));
+                    self.current_as_of = Some(listing.changes_at_request);
+                    completed = true;
+                }
+                Next::Cursor(next) => {
+                    listing.next = next.to_string();
+                    if self.listings.len() == MAX_LISTINGS {
+                        self.listings.remove(0);
+                    }
+                    self.listings.push(listing);
+                }
+                Next::Unknown => {}
             }
         }
         (warnings, completed)
@@ -253,10 +311,12 @@ mod tests {
         json!({"name": name, "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": max}}}})
     }
 
-    fn page(first: bool, last: bool, changes_at_request: u64) -> Page {
+    /// A page of a listing whose pages are asked with cursors "1", "2", ...: `first` asked
+    /// without one, `last` with no cursor after it.
+    fn page(first: bool, last: bool, changes_at_request: u64) -> Page<'static> {
         Page {
-            first,
-            last,
+            cursor: (!first).then_some("1"),
+            next: if last { Next::Last } else { Next::Cursor("1") },
             changes_at_request,
         }
     }
@@ -301,6 +361,53 @@ mod tests {
         registry.learn_page(&[tool("a", 20)], page(true, true, registry.changes()));
         assert!(registry.is_current());
         assert_eq!(check(&mut registry, "a", 15), Some(true));
+    }
+
+    #[test]
+    fn listings_side_by_side_each_complete_with_their_own_pages() {
+        let mut registry = ToolRegistry::default();
+        let page = |cursor, next| Page {
+            cursor,
+            next,
+            changes_at_request: 0,
+        };
+        // One listing's first two pages; another starts before the first one's last page.
+        registry.learn_page(&[tool("alpha", 1)], page(None, Next::Cursor("b2")));
+        registry.learn_page(&[tool("rows", 10)], page(Some("b2"), Next::Cursor("b3")));
+        registry.learn_page(&[tool("alpha", 1)], page(None, Next::Cursor("a2")));
+        let (_, completed) = registry.learn_page(&[tool("gamma", 1)], page(Some("b3"), Next::Last));
+        assert!(completed && registry.is_current());
+        // A tool listed on an earlier page of the completed listing stays.
+        assert_eq!(check(&mut registry, "rows", 11), Some(false));
+        // The other listing goes on from its own cursor.
+        registry.learn_page(&[tool("rows", 10)], page(Some("a2"), Next::Cursor("a3")));
+        registry.learn_page(&[tool("gamma", 1)], page(Some("a3"), Next::Last));
+        let mut names: Vec<&str> = registry.names().collect();
+        names.sort();
+        assert_eq!(names, ["alpha", "gamma", "rows"]);
+        // A page asked with a cursor no page gave completes nothing and removes nothing.
+        let (_, completed) = registry.learn_page(&[tool("delta", 1)], page(Some("zz"), Next::Last));
+        assert!(!completed);
+        assert_eq!(registry.len(), 4);
+    }
+
+    #[test]
+    fn a_tool_listed_twice_differently_cannot_be_checked_until_listed_once() {
+        let mut registry = ToolRegistry::default();
+        let (warnings, _) = registry.learn_page(&[tool("a", 10)], page(true, false, 0));
+        assert!(warnings.is_empty());
+        let (warnings, _) =
+            registry.learn_page(&[tool("a", 1000), tool("a", 10)], page(false, true, 0));
+        assert_eq!(
+            warnings,
+            ["tool 'a': the server lists it twice, with different definitions, in one listing; its calls cannot be checked"]
+        );
+        assert!(matches!(registry.lookup("a"), Lookup::Unusable { .. }));
+        // The same definition twice is no conflict; the next listing with one settles it.
+        let (warnings, _) =
+            registry.learn_page(&[tool("a", 10), tool("a", 10)], page(true, true, 0));
+        assert!(warnings.is_empty());
+        assert_eq!(check(&mut registry, "a", 11), Some(false));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! the call reaches that the proxy never fetches) gets a tool error that says why, unless
 //! `--on-unchecked forward` or `--input-check warn` let it through with a warning.
 
-use super::{input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
+use super::{excerpt, input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
 use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
 use crate::proxy::registry::{Lookup, OutputSchema};
@@ -112,12 +112,16 @@ impl Gate {
         };
         let id = id.clone();
         let read = message::tool_call(&text, &message);
-        // Without a name there is nothing to check against: the server answers.
+        // Without a name there is nothing to check against, and a server may still make one
+        // of what it got (JavaScript reads `["delete"]` as "delete"): refused, not forwarded.
         let Some(tool) = read.name else {
-            if self.track(id, PendingKind::Other, route, now, out) {
-                self.send_on(route, text.into_bytes(), out);
-            }
-            return;
+            let why = "a tools/call request needs params, an object with the tool's name as a string in 'name'; it was not forwarded";
+            report(&format!(
+                "refused a tools/call without a tool name: {}",
+                excerpt(&text)
+            ));
+            let reply = error_line(Some(&id), ErrorCode::INVALID_PARAMS, why, None);
+            return self.reply(route, reply, out);
         };
         let mut call = AdmittedCall {
             id,

@@ -11,7 +11,7 @@
 use super::calls::Waiting;
 use super::{report, Action, Gate};
 use crate::message::{self, result_line, IdKey, Message, Read, RequestId};
-use crate::proxy::registry::Page;
+use crate::proxy::registry::{Next, Page};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -28,7 +28,8 @@ const UNLEARNED_BYTES: usize = 16 * 1024 * 1024;
 /// tools (the page goes to the client without waiting to be learned).
 pub(super) struct UnlearnedPage {
     text: String,
-    first: bool,
+    /// The cursor it was asked with (`None`: a first page).
+    cursor: Option<String>,
     changes_at_request: u64,
 }
 
@@ -199,10 +200,11 @@ impl Gate {
                 return self.listing_failed(reason, now, out);
             }
         };
+        let (cursor, changes_at_request) = (run.cursor.clone(), run.changes_at_request);
         let page = Page {
-            first: run.cursor.is_none(),
-            last: next.is_none(),
-            changes_at_request: run.changes_at_request,
+            cursor: cursor.as_deref(),
+            next: next.as_deref().map_or(Next::Last, Next::Cursor),
+            changes_at_request,
         };
         let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
         self.check_pins(tools_of(&result), Some(&own), out);
@@ -278,12 +280,13 @@ impl Gate {
         &mut self,
         text: String,
         id: &RequestId,
-        first: bool,
+        cursor: Option<String>,
         changes_at_request: u64,
         out: &mut Vec<Action>,
     ) -> Vec<u8> {
-        if first {
-            // A new listing: the pages of an earlier one are superseded, not kept.
+        if cursor.is_none() {
+            // A new listing: the pages of earlier ones not learned yet are superseded, not kept
+            // (each listing completes only with its own pages).
             self.unlearned.clear();
         }
         let (learned, sent) = match self.client_view(&text, id, out) {
@@ -293,7 +296,7 @@ impl Gate {
         // Queued before the client sees the page, so its next call is checked against it.
         self.unlearned.push(UnlearnedPage {
             text: learned,
-            first,
+            cursor,
             changes_at_request,
         });
         let waiting: usize = self.unlearned.iter().map(|p| p.text.len()).sum();
@@ -357,10 +360,14 @@ impl Gate {
             let (warnings, completed) = self.registry.learn_page(
                 tools_of(result),
                 Page {
-                    first: page.first,
+                    cursor: page.cursor.as_deref(),
                     // A cursor that is not a string does not end the listing: the pages
                     // after it are unknown.
-                    last: matches!(message::next_cursor(result), Ok(None)),
+                    next: match message::next_cursor(result) {
+                        Ok(None) => Next::Last,
+                        Ok(Some(next)) => Next::Cursor(next),
+                        Err(_) => Next::Unknown,
+                    },
                     changes_at_request: page.changes_at_request,
                 },
             );

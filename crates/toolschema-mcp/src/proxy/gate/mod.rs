@@ -150,8 +150,8 @@ enum PendingKind {
     Initialize,
     /// `tools/list`: the response is learned (and filtered by the policy).
     ListTools {
-        /// Asked without a cursor.
-        first: bool,
+        /// The cursor it was asked with (`None`: the first page).
+        cursor: Option<String>,
         /// The registry's change count when asked.
         changes_at_request: u64,
     },
@@ -303,7 +303,7 @@ impl Gate {
                 let kind = match method.as_str() {
                     "initialize" => PendingKind::Initialize,
                     "tools/list" => PendingKind::ListTools {
-                        first: !param_is_set(&text, &message, "cursor"),
+                        cursor: cursor_param(&text, &message),
                         changes_at_request: self.registry.changes(),
                     },
                     _ => PendingKind::Other,
@@ -311,6 +311,9 @@ impl Gate {
                 if self.track(id.clone(), kind, route, now, out) {
                     self.send_on(route, text.into_bytes(), out);
                 }
+            }
+            Kind::Notification { method } if method == "tools/call" => {
+                self.call_without_id(&text, route, out)
             }
             Kind::Notification { method }
                 if method == "notifications/cancelled"
@@ -381,6 +384,23 @@ impl Gate {
             self.reply(route, reply, out);
             return false;
         }
+        // Two ids a JavaScript server reads as the same number: their answers could not be
+        // told apart, and one request's answer taken for the other's (a call's result learned
+        // as a listing).
+        let rounded = id_as_float(&pending.id);
+        if let Some(other) = rounded.and_then(|rounded| {
+            self.pending
+                .values()
+                .find(|p| id_as_float(&p.id) == Some(rounded))
+        }) {
+            let text = format!(
+                "request id {} reads as the same 64-bit number as the id of a request in flight ({}), so their answers could not be told apart; use another id",
+                pending.id, other.id
+            );
+            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
+            self.reply(route, reply, out);
+            return false;
+        }
         if let Route::Batch(batch) = route {
             if let Some(batch) = self.batches.get_mut(&batch) {
                 batch.outstanding += 1;
@@ -402,6 +422,32 @@ impl Gate {
     }
 
     /// Send the client an answer, alone or with its batch.
+    /// A `tools/call` without an id, or with `"id": null`: never forwarded, since no answer
+    /// could carry its verdict, and a server that runs it anyway would run it unchecked. An id of
+    /// `null` is answered with Invalid Request (MCP: a request id is a string or an integer);
+    /// a call sent as a notification cannot be answered, and is only reported.
+    fn call_without_id(&mut self, text: &str, route: Route, out: &mut Vec<Action>) {
+        let has_null_id = toolschema::json::object_members(text, 0..text.len())
+            .ok()
+            .flatten()
+            .is_some_and(|members| message::member(&members, "id").is_some());
+        if has_null_id {
+            report("refused a tools/call with \"id\": null (not forwarded)");
+            let reply = error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "a tools/call request needs an id that is a string or an integer, not null; it was not forwarded",
+                None,
+            );
+            self.reply(route, reply, out);
+        } else {
+            report(&format!(
+                "dropped a tools/call sent as a notification (no id), which nothing could answer; it was not forwarded: {}",
+                excerpt(text)
+            ));
+        }
+    }
+
     fn reply(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
         match route {
             Route::Direct => out.push(Action::ToClient(line)),
@@ -605,7 +651,12 @@ impl Gate {
             return;
         }
         let Some(pending) = self.pending.remove(key).or_else(|| self.take_rounded(id)) else {
-            return out.push(Action::ToClient(text.into_bytes()));
+            // A second answer to a request, or an answer to one never sent: passed on, it would
+            // reach the client unchecked (and a request would get two answers).
+            return report(&format!(
+                "dropped an answer from the server with id {id}: no request with that id is waiting for one (an answer sent twice, or to an id never asked): {}",
+                excerpt(&text)
+            ));
         };
         // The client gets its own id back exactly as it sent it (`3.0`, not the server's `3`).
         let (text, message) = if id.raw() == pending.id.raw() {
@@ -639,10 +690,10 @@ impl Gate {
                 self.answered(route, text.into_bytes(), out);
             }
             PendingKind::ListTools {
-                first,
+                cursor,
                 changes_at_request,
             } => {
-                let line = self.tools_list_result(text, &id, first, changes_at_request, out);
+                let line = self.tools_list_result(text, &id, cursor, changes_at_request, out);
                 self.answered(route, line, out);
             }
             PendingKind::CallTool(record) => {
@@ -657,16 +708,11 @@ impl Gate {
     /// floats: a JavaScript server reads `18446744073709551617` as 18446744073709552000 and
     /// answers with that. `None` when no request, or more than one, matches so.
     fn take_rounded(&mut self, id: &RequestId) -> Option<Pending> {
-        let as_float = |raw: &str| {
-            raw.starts_with(|c: char| c == '-' || c.is_ascii_digit())
-                .then(|| raw.parse::<f64>().ok())
-                .flatten()
-        };
-        let value = as_float(id.raw())?;
+        let value = id_as_float(id)?;
         let mut matching = self
             .pending
             .iter()
-            .filter(|(_, p)| as_float(p.id.raw()) == Some(value))
+            .filter(|(_, p)| id_as_float(&p.id) == Some(value))
             .map(|(key, _)| key.clone());
         let key = matching.next()?;
         if matching.next().is_some() {
@@ -854,15 +900,25 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
 }
 
 /// Whether `params.NAME` is present and not null.
-fn param_is_set(text: &str, message: &Message, name: &str) -> bool {
-    let Some(params) = &message.params else {
-        return false;
-    };
-    toolschema::json::object_members(text, params.clone())
-        .ok()
+/// A numeric request id read as a 64-bit float, as a JavaScript server reads it.
+fn id_as_float(id: &RequestId) -> Option<f64> {
+    let raw = id.raw();
+    raw.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+        .then(|| raw.parse::<f64>().ok())
         .flatten()
-        .and_then(|members| message::member(&members, name))
-        .is_some_and(|at| &text[at] != "null")
+}
+
+/// The `cursor` a `tools/list` request asks with: `None` when absent or null (a first page); a
+/// cursor that is not a string is kept as written, and matches no page's `nextCursor`.
+fn cursor_param(text: &str, message: &Message) -> Option<String> {
+    let params = message.params.as_ref()?;
+    let members = toolschema::json::object_members(text, params.clone()).ok()??;
+    let at = message::member(&members, "cursor")?;
+    match message::parse_at(text, at.clone()) {
+        Ok(Value::Null) => None,
+        Ok(Value::String(cursor)) => Some(cursor),
+        _ => Some(text[at].to_string()),
+    }
 }
 
 /// The start of a message, for a report.
