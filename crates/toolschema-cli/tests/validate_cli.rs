@@ -609,3 +609,43 @@ fn standard_input_named_twice_is_an_error_not_an_empty_input() {
         );
     }
 }
+
+/// `pattern` is an ECMA-262 regular expression: `.` matches no line terminator, `\b` is an
+/// ASCII word boundary, and the message quotes the pattern as written.
+#[test]
+fn patterns_are_read_as_ecma_262_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"line": {"type": "string", "pattern": "^.+$"}, "word": {"type": "string", "pattern": "^a\\b"}}}"#,
+    )
+    .unwrap();
+    let instances = dir.path().join("values.jsonl");
+    std::fs::write(
+        &instances,
+        concat!(
+            "{\"line\": \"ok\\rSet-Cookie: x=1\"}\n",
+            "{\"line\": \"ok\\u2028x\"}\n",
+            "{\"line\": \"ok é\", \"word\": \"aé\"}\n",
+            "{\"word\": \"ab\"}\n",
+        ),
+    )
+    .unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances.to_str().unwrap(),
+    ]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        concat!(
+            "{\"line\":1,\"valid\":false,\"errors\":[{\"path\":\"/line\",\"message\":\"value 'line' must match the pattern ^.+$\"}]}\n",
+            "{\"line\":2,\"valid\":false,\"errors\":[{\"path\":\"/line\",\"message\":\"value 'line' must match the pattern ^.+$\"}]}\n",
+            "{\"line\":3,\"valid\":true,\"errors\":[]}\n",
+            "{\"line\":4,\"valid\":false,\"errors\":[{\"path\":\"/word\",\"message\":\"value 'word' must match the pattern ^a\\\\b\"}]}\n",
+        )
+    );
+}

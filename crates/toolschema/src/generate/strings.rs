@@ -39,7 +39,14 @@ impl Patterns {
 /// string, so a string that is a whole match of the unanchored pattern matches the anchored one.
 fn compile(pattern: &str) -> Result<rand_regex::Regex, String> {
     let unusable = |why: &str| format!("pattern '{pattern}' {why}");
-    let translated = jsonschema_regex::to_rust_regex(pattern)
+    // A dot as ECMA-262 reads it; word boundaries (look-arounds once rewritten) cannot be
+    // sampled either way, and say so as written.
+    let ecma = if crate::schema::patterns::has_word_boundary(pattern) {
+        None
+    } else {
+        crate::schema::patterns::ecma_pattern(pattern)
+    };
+    let translated = jsonschema_regex::to_rust_regex(ecma.as_deref().unwrap_or(pattern))
         .map_err(|()| unusable("is not a regular expression the generator can read"))?;
     let hir = regex_syntax::ParserBuilder::new()
         .build()

@@ -31,6 +31,7 @@ pub mod dialect;
 #[cfg(feature = "schemars")]
 mod from_rust;
 pub mod lightweight;
+pub(crate) mod patterns;
 pub(crate) mod references;
 
 #[cfg(feature = "schemars")]
@@ -292,8 +293,9 @@ pub(crate) fn admits_type(map: &Map<String, Value>, name: &str) -> Option<bool> 
 /// A `pattern` compiled as the validation engine reads it (ECMA-262 regular expressions), to
 /// test names and strings against; `None` when the engine refuses the pattern.
 pub(crate) fn compile_pattern(pattern: &str) -> Option<jsonschema::Validator> {
+    let engine = patterns::ecma_pattern(pattern);
     jsonschema::options()
-        .build(&serde_json::json!({ "pattern": pattern }))
+        .build(&serde_json::json!({ "pattern": engine.as_deref().unwrap_or(pattern) }))
         .ok()
 }
 

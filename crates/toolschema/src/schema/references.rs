@@ -61,7 +61,7 @@ fn holds_references(value: &Value) -> bool {
 
 /// Every subschema location (JSON Pointer) in `schema`, found without recursion, with the
 /// pointer of the schema resource (`$id`) it belongs to.
-fn subschemas(schema: &Value) -> Vec<(String, String)> {
+pub(crate) fn subschemas(schema: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut stack = vec![(String::new(), String::new())];
     while let Some((pointer, resource)) = stack.pop() {

@@ -23,6 +23,8 @@ const MAX_SUGGESTIONS: usize = 20;
 pub(super) struct Renderer<'a> {
     pub(super) instance: &'a Value,
     pub(super) schema: &'a Value,
+    /// Patterns as the engine read them, each with the pattern as written.
+    pub(super) patterns: &'a std::collections::HashMap<String, String>,
     pub(super) subject: Subject,
     /// Suggestions computed so far.
     pub(super) suggestions: std::cell::Cell<usize>,
@@ -207,7 +209,8 @@ impl Renderer<'_> {
                 format!("{subject} must be exactly {}", quote(expected_value))
             }
             K::Pattern { pattern } => {
-                format!("{subject} must match the pattern {}", shorten(pattern, MAX_QUOTE))
+                let written = self.patterns.get(pattern).unwrap_or(pattern);
+                format!("{subject} must match the pattern {}", shorten(written, MAX_QUOTE))
             }
             K::Format { format } => {
                 format!("{subject} must be {} (format '{format}')", describe_format(format))

@@ -31,6 +31,7 @@ mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
+use crate::schema::patterns::with_ecma_patterns;
 use crate::schema::references::{
     check_ref_cycles, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
     UNFETCHED_REF,
@@ -306,6 +307,9 @@ pub struct SchemaValidator {
     /// Whether the schema compares numbers exactly somewhere, so that a number read with rounding
     /// could be judged wrongly (see [`exact_number_keyword`]).
     exact_numbers: Option<ExactNumbers>,
+    /// The patterns the engine was given in ECMA-262's meaning, each with the pattern as written
+    /// (see [`crate::schema::patterns`]), for messages.
+    patterns: HashMap<String, String>,
 }
 
 impl fmt::Debug for SchemaValidator {
@@ -355,6 +359,14 @@ impl SchemaValidator {
             Some(stubbed) => std::borrow::Cow::Owned(stubbed),
             None => standard,
         };
+        // What the engine reads: patterns rewritten to mean what ECMA-262 means.
+        let (for_engine, patterns) = match with_ecma_patterns(&standard) {
+            Some((rewritten, patterns)) => (std::borrow::Cow::Owned(rewritten), patterns),
+            None => (
+                std::borrow::Cow::Borrowed(standard.as_ref()),
+                HashMap::new(),
+            ),
+        };
         let engine = jsonschema::options()
             .with_draft(dialect.engine_draft())
             .should_validate_formats(options.assert_format)
@@ -363,14 +375,16 @@ impl SchemaValidator {
                 let reference = value.as_str().unwrap_or_default().to_string();
                 Ok(Box::new(UnfetchedRef(reference)))
             })
-            .build(&standard)
+            .build(&for_engine)
             .map_err(compile_error)?;
+        drop(for_engine);
         Ok(SchemaValidator {
             engine,
             guard_depth: can_recurse(&standard),
             has_unfetched,
             declared: declared_top_level(&standard),
             exact_numbers: exact_number_keyword(&standard),
+            patterns,
             schema: standard.into_owned(),
             shape,
             dialect,
@@ -501,6 +515,7 @@ impl SchemaValidator {
         let renderer = messages::Renderer {
             instance,
             schema: &self.schema,
+            patterns: &self.patterns,
             subject,
             suggestions: std::cell::Cell::new(0),
         };
@@ -523,6 +538,7 @@ impl SchemaValidator {
         let renderer = messages::Renderer {
             instance,
             schema: &self.schema,
+            patterns: &self.patterns,
             subject,
             suggestions: std::cell::Cell::new(0),
         };

@@ -1,0 +1,268 @@
+//! JSON Schema's `pattern` is an ECMA-262 regular expression; the validation engine reads Rust's
+//! syntax, and translates only some of what differs (`\d` is ASCII there, as in ECMA-262). What
+//! it leaves reads the same text another way, and a call the proxy passed would be refused by a
+//! server that validates the ECMA-262 way (Ajv): `.` matched `\r`, U+2028 and U+2029, and `\b`
+//! was a Unicode word boundary (`^a\b` refused `"aé"`). The patterns are rewritten here, before
+//! the engine sees them, into Rust syntax that means what ECMA-262 means.
+
+use super::references::subschemas;
+use crate::json::pointer::resolve;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// ECMA-262's `.`: any character but a line terminator.
+const DOT: &str = "[^\n\r\u{2028}\u{2029}]";
+/// ECMA-262's word characters (for `\b`, `\w`).
+const WORD: &str = "0-9A-Za-z_";
+/// ECMA-262's white space and line terminators (for `\s`).
+const SPACE: &str =
+    "\t-\r \u{a0}\u{1680}\u{2000}-\u{200a}\u{2028}\u{2029}\u{202f}\u{205f}\u{3000}\u{feff}";
+
+/// `pattern` rewritten so that the engine reads it as ECMA-262 does, or `None` when it needs no
+/// rewriting. Outside character classes, `.` becomes [`DOT`]; `\b` and `\B` become look-arounds
+/// over ASCII word characters. A pattern with look-arounds (its own or these) is not translated
+/// by the engine at all, so there `\d`, `\w`, `\s` and their negations are spelt out here too
+/// (inside a class, only the positive ones can be).
+pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
+    let has_boundary = has_word_boundary(pattern);
+    let has_look_around = has_boundary
+        || ["(?=", "(?!", "(?<=", "(?<!"]
+            .iter()
+            .any(|look| pattern.contains(look));
+    let has_dot = scan(pattern, |token| matches!(token, Token::Dot));
+    if !has_dot && !has_boundary && !has_look_around {
+        return None;
+    }
+    let mut out = String::with_capacity(pattern.len() + 16);
+    let mut changed = false;
+    for_each_token(pattern, |token, text| {
+        let replacement = match token {
+            Token::Dot => Some(DOT.to_string()),
+            Token::Escape('b', false) => Some(format!(
+                "(?:(?<=[{WORD}])(?![{WORD}])|(?<![{WORD}])(?=[{WORD}]))"
+            )),
+            Token::Escape('B', false) => Some(format!(
+                "(?:(?<=[{WORD}])(?=[{WORD}])|(?<![{WORD}])(?![{WORD}]))"
+            )),
+            Token::Escape(class, in_class) if has_look_around => perl_class(class, in_class),
+            _ => None,
+        };
+        match replacement {
+            Some(replacement) => {
+                changed = true;
+                out.push_str(&replacement);
+            }
+            None => out.push_str(text),
+        }
+    });
+    changed.then_some(out)
+}
+
+/// Whether `pattern` has a word boundary (`\b` or `\B` outside a class), which
+/// [`ecma_pattern`] writes as look-arounds.
+pub(crate) fn has_word_boundary(pattern: &str) -> bool {
+    scan(pattern, |token| {
+        matches!(token, Token::Escape('b' | 'B', false))
+    })
+}
+
+/// `\d`, `\w`, `\s` (and, outside a class, their negations) spelt out the ECMA-262 way.
+fn perl_class(class: char, in_class: bool) -> Option<String> {
+    let set = match class.to_ascii_lowercase() {
+        'd' => "0-9",
+        'w' => WORD,
+        's' => SPACE,
+        _ => return None,
+    };
+    match (class.is_ascii_uppercase(), in_class) {
+        (false, true) => Some(set.to_string()),
+        (false, false) => Some(format!("[{set}]")),
+        (true, false) => Some(format!("[^{set}]")),
+        // A negated class inside a class has no spelling that both engines read: left as is.
+        (true, true) => None,
+    }
+}
+
+/// A piece of a pattern that may need rewriting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Token {
+    /// `.` outside a class.
+    Dot,
+    /// A backslash and the character after it, and whether it stands inside a class.
+    Escape(char, bool),
+    /// Anything else, copied as it is.
+    Other,
+}
+
+fn scan(pattern: &str, wanted: impl Fn(Token) -> bool) -> bool {
+    let mut found = false;
+    for_each_token(pattern, |token, _| found |= wanted(token));
+    found
+}
+
+/// Walk an ECMA-262 pattern: escapes, classes (`[...]`, where `.` is itself and `]` ends the
+/// class, even first), and the rest.
+fn for_each_token(pattern: &str, mut each: impl FnMut(Token, &str)) {
+    let mut in_class = false;
+    let mut chars = pattern.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some((next_at, next)) => {
+                    let end = next_at + next.len_utf8();
+                    each(Token::Escape(next, in_class), &pattern[at..end]);
+                }
+                None => each(Token::Other, &pattern[at..]),
+            },
+            '[' if !in_class => {
+                in_class = true;
+                each(Token::Other, &pattern[at..at + 1]);
+            }
+            ']' if in_class => {
+                in_class = false;
+                each(Token::Other, &pattern[at..at + 1]);
+            }
+            '.' if !in_class => each(Token::Dot, &pattern[at..at + 1]),
+            _ => each(Token::Other, &pattern[at..at + c.len_utf8()]),
+        }
+    }
+}
+
+/// A copy of `schema` with every `pattern` and `patternProperties` key rewritten by
+/// [`ecma_pattern`], and the original of each rewritten pattern (for messages); `None` when
+/// nothing needs rewriting.
+pub(crate) fn with_ecma_patterns(schema: &Value) -> Option<(Value, HashMap<String, String>)> {
+    let mut rewrites: Vec<(String, Rewrite)> = Vec::new();
+    for (pointer, _) in subschemas(schema) {
+        let Some(Value::Object(map)) = resolve(schema, &pointer) else {
+            continue;
+        };
+        if let Some(engine) = map
+            .get("pattern")
+            .and_then(Value::as_str)
+            .and_then(ecma_pattern)
+        {
+            rewrites.push((pointer.clone(), Rewrite::Pattern(engine)));
+        }
+        if let Some(Value::Object(patterns)) = map.get("patternProperties") {
+            if patterns.keys().any(|key| ecma_pattern(key).is_some()) {
+                rewrites.push((pointer, Rewrite::PatternKeys));
+            }
+        }
+    }
+    if rewrites.is_empty() {
+        return None;
+    }
+    let mut originals = HashMap::new();
+    let mut rewritten = schema.clone();
+    // Deepest first: rewriting a `patternProperties` key moves the pointers under it.
+    for (pointer, rewrite) in rewrites.into_iter().rev() {
+        let Some(Value::Object(map)) = rewritten.pointer_mut(&pointer) else {
+            continue;
+        };
+        match rewrite {
+            Rewrite::Pattern(engine) => {
+                if let Some(Value::String(original)) =
+                    map.insert("pattern".into(), Value::String(engine.clone()))
+                {
+                    originals.insert(engine, original);
+                }
+            }
+            Rewrite::PatternKeys => {
+                if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
+                    let mut keyed = Map::new();
+                    for (key, value) in std::mem::take(patterns) {
+                        match ecma_pattern(&key) {
+                            Some(engine) => {
+                                originals.insert(engine.clone(), key);
+                                keyed.insert(engine, value);
+                            }
+                            None => {
+                                keyed.insert(key, value);
+                            }
+                        }
+                    }
+                    *patterns = keyed;
+                }
+            }
+        }
+    }
+    Some((rewritten, originals))
+}
+
+enum Rewrite {
+    Pattern(String),
+    PatternKeys,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn matches(pattern: &str, text: &str) -> bool {
+        let validator = jsonschema::options()
+            .build(&json!({"pattern": ecma_pattern(pattern).unwrap_or(pattern.to_string())}))
+            .unwrap();
+        validator.is_valid(&json!(text))
+    }
+
+    #[test]
+    fn dot_leaves_out_line_terminators_as_ecma_262_does() {
+        for text in ["ok\rSet-Cookie: x=1", "ok\u{2028}x", "ok\u{2029}x", "a\nb"] {
+            assert!(!matches("^.+$", text), "{text:?}");
+        }
+        assert!(matches("^.+$", "ok é 😀"));
+        // Escaped, or in a class, a dot is a dot.
+        assert!(!matches(r"^a\.b$", "axb"));
+        assert!(matches(r"^[.]$", "."));
+        assert!(!matches(r"^[.]$", "x"));
+        assert!(matches(r"^\\.$", "\\x"));
+        assert_eq!(ecma_pattern(r"^a\.b[.]$"), None);
+    }
+
+    #[test]
+    fn word_boundaries_are_ascii_as_in_ecma_262() {
+        assert!(matches(r"^a\b", "aé"));
+        assert!(!matches(r"^a\b", "ab"));
+        assert!(matches(r"^a\B", "ab"));
+        assert!(!matches(r"é\b", "é"));
+        assert!(matches(r"\bcat\b", "a cat."));
+        // In a class, \b is a backspace, not a boundary.
+        assert_eq!(ecma_pattern(r"^[\b]$"), None);
+    }
+
+    #[test]
+    fn perl_classes_stay_ascii_beside_look_arounds() {
+        // Arabic-Indic three is a digit to Unicode, not to ECMA-262.
+        assert!(!matches(r"^(?=.*\d)\d+$", "\u{663}"));
+        assert!(matches(r"^(?=.*\d)\d+$", "42"));
+        assert!(!matches(r"^\w+\b$", "é"));
+        assert!(matches(r"^[\w-]+\b$", "a-b"));
+        assert!(matches(r"^(?!\s)\S+$", "x"));
+        assert!(!matches(r"^(?!\s)\S+$", "\u{3000}x"));
+    }
+
+    #[test]
+    fn schemas_keep_their_originals_for_messages() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"s": {"type": "string", "pattern": "^.+$"}, "plain": {"pattern": "^[a-z]+$"}},
+            "patternProperties": {"^x-.*$": {"patternProperties": {"^y.$": {"pattern": "a.b"}}}},
+            "enum": [{"pattern": "not.a.schema"}]
+        });
+        let (rewritten, originals) = with_ecma_patterns(&schema).unwrap();
+        assert_eq!(rewritten["properties"]["s"]["pattern"], format!("^{DOT}+$"));
+        assert_eq!(rewritten["properties"]["plain"]["pattern"], "^[a-z]+$");
+        let outer = format!("^x-{DOT}*$");
+        let inner = format!("^y{DOT}$");
+        assert_eq!(
+            rewritten["patternProperties"][&outer]["patternProperties"][&inner]["pattern"],
+            format!("a{DOT}b")
+        );
+        assert_eq!(rewritten["enum"], schema["enum"], "values are not schemas");
+        assert_eq!(originals[&outer], "^x-.*$");
+        assert_eq!(originals[&format!("^{DOT}+$")], "^.+$");
+        assert_eq!(with_ecma_patterns(&json!({"pattern": "^[a-z]+$"})), None);
+    }
+}
