@@ -118,6 +118,7 @@ const tools = [
         due: { type: "string", format: "date" },
         pinned: { type: "boolean" },
         reminder: object({ minutes: { type: "integer", minimum: 0, maximum: 10080 } }, ["minutes"]),
+        data: object({ source: { type: "string", maxLength: 200 } }, ["source"]),
       },
       ["title"],
     ),
@@ -213,8 +214,14 @@ function callTool(name, args) {
       return text(`no notes match ${JSON.stringify(args.query)}`);
     }
     case "add_note": {
+      // Its errors name each argument by its JSON Pointer, as many servers do
+      // ("/data/source must be string"): a pointer into what the caller sent, not a path of this
+      // machine, though it may read like one.
       const why = invalid(name, args);
-      if (why) return toolError(`invalid arguments: ${why}`);
+      if (why) {
+        const pointers = why.split(", ").map((error) => error.replace(/^data(?=\/| )/, ""));
+        return toolError(`invalid arguments: ${pointers.join(", ")}`);
+      }
       const note = { id: nextNote++, title: args.title, tags: args.tags ?? [] };
       return { ...text(JSON.stringify(note)), structuredContent: note };
     }

@@ -3,8 +3,9 @@
 //!
 //! Whatever the caller sent, or already knows, is not a leak: a server that echoes its
 //! arguments, or names the directory it was started with, shows nothing new. So a match that
-//! appears in the known text (the arguments, the command line, the tool's listing), or a path
-//! under a path the caller gave, is passed over.
+//! appears in the known text (the arguments, the command line, the tool's listing), a path
+//! under a path the caller gave, or a JSON Pointer into the arguments (`/app/name`, as a
+//! validator names the argument it refuses) is passed over.
 
 use regex::Regex;
 use std::sync::OnceLock;
@@ -115,6 +116,8 @@ fn patterns() -> &'static Patterns {
 pub struct Known {
     text: Vec<String>,
     paths: Vec<String>,
+    /// Values sent: a path that is a JSON Pointer into one names what was sent.
+    values: Vec<serde_json::Value>,
 }
 
 impl Known {
@@ -131,8 +134,11 @@ impl Known {
         self.text.push(text.to_string());
     }
 
-    /// Add every string (and key) inside a JSON value.
+    /// Add every string (and key) inside a JSON value, and the value itself.
     pub fn add_json(&mut self, value: &serde_json::Value) {
+        if value.is_object() || value.is_array() {
+            self.values.push(value.clone());
+        }
         let mut stack = vec![value];
         while let Some(v) = stack.pop() {
             match v {
@@ -155,6 +161,10 @@ impl Known {
 
     fn knows_path(&self, path: &str) -> bool {
         self.knows(path)
+            || self
+                .values
+                .iter()
+                .any(|value| value.pointer(path).is_some())
             || self
                 .paths
                 .iter()
@@ -286,5 +296,19 @@ mod tests {
         );
         assert_eq!(find("echo: sk-abcdefghijklmnopqrstuvwxyz", &known), None);
         assert!(find("config read from /home/bob/.env", &known).is_some());
+    }
+
+    #[test]
+    fn a_pointer_into_the_arguments_is_not_a_leak() {
+        let mut known = Known::default();
+        known.add_json(&serde_json::json!({"app": {"name": 0}, "root": {"children": [{"x": 1}]}}));
+        for answer in [
+            "invalid arguments: /app/name must be string",
+            "invalid arguments: /root/children/0 must have required property 'id'",
+        ] {
+            assert_eq!(find(answer, &known), None, "{answer}");
+        }
+        // A path of the machine that only starts like one is still found.
+        assert!(find("cannot open /app/config/secrets.toml", &known).is_some());
     }
 }
