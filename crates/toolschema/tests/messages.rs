@@ -937,8 +937,10 @@ mod numbers_past_two_to_the_53 {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
 
+        /// Both verdicts: what is called valid is valid, and what is called invalid is invalid,
+        /// in exact arithmetic (anything else could not be checked).
         #[test]
-        fn a_valid_verdict_holds_in_exact_arithmetic(
+        fn a_verdict_holds_in_exact_arithmetic(
             // Every power of two from 2^50 to 2^100 as likely: 64-bit integers and beyond.
             bound in (50u32..100).prop_flat_map(|e| (1i128 << e)..(1i128 << (e + 1))),
             delta in -3i128..=3,
@@ -960,11 +962,30 @@ mod numbers_past_two_to_the_53 {
                 (r#"{"multipleOf": 2.5}"#.to_string(), (2 * n + i128::from(fraction)) % 5 == 0),
                 (r#"{"multipleOf": 0.5}"#.to_string(), true),
                 (r#"{"type": "integer"}"#.to_string(), !fraction),
+                (r#"{"not": {"type": "integer"}}"#.to_string(), fraction),
+                (r#"{"oneOf": [{"type": "integer"}, {"minimum": 0}]}"#.to_string(), fraction || n < 0),
             ];
-            for (schema, holds) in cases {
+            // Two items, compared whole: distinct unless the number is the bound exactly.
+            let pair = format!("[{instance}, {bound}]");
+            let distinct = fraction || n != bound;
+            let pairs = [
+                (r#"{"uniqueItems": true}"#.to_string(), distinct),
+                (r#"{"not": {"uniqueItems": true}}"#.to_string(), !distinct),
+            ];
+            let judged = cases
+                .into_iter()
+                .map(|(schema, holds)| (schema, instance.clone(), holds))
+                .chain(pairs.into_iter().map(|(schema, holds)| (schema, pair.clone(), holds)));
+            for (schema, instance, holds) in judged {
                 let got = verdict(&schema, &instance);
                 if got == "valid" {
                     prop_assert!(holds, "{schema} called {instance} valid");
+                }
+                if got == "invalid" {
+                    prop_assert!(!holds, "{schema} called {instance} invalid");
+                }
+                if instance.starts_with('[') {
+                    continue;
                 }
                 // A multipleOf that is not whole divides even exact integers as floats.
                 let divides_as_floats = schema.contains('.') && n.abs() >= 1 << 52;
@@ -1010,6 +1031,12 @@ mod numbers_past_two_to_the_53 {
         let arguments =
             parse(r#"{"big": 1e300, "count": 5, "list": [1, 2], "tiny": 1.5}"#).unwrap();
         assert_eq!(messages(schema.clone(), arguments), Vec::<String>::new());
+        // An error elsewhere stands beside a number that could not be checked.
+        let both = parse(r#"{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}"#).unwrap();
+        assert_eq!(
+            messages(both, parse(r#"{"a": 4503599627370496.5, "b": 5}"#).unwrap()),
+            vec!["argument 'b' must be a string (got an integer)"]
+        );
         // Where one applies, through the same `$ref` and items, it does.
         let arguments = parse(r#"{"big": 1e300, "list": [1e301]}"#).unwrap();
         assert_eq!(

@@ -440,12 +440,13 @@ impl SchemaValidator {
                 None => Judgement::Invalid,
             }
         };
-        let Judgement::Valid = verdict else {
+        if matches!(verdict, Judgement::Unchecked(_)) {
             return verdict;
-        };
+        }
         let Some(exact) = &self.exact_numbers else {
             return verdict;
         };
+        let mut compared = Vec::new();
         for (pointer, number) in rounded_numbers(instance, exact.integers_too) {
             let path: Vec<String> = crate::json::pointer::split_pointer(&pointer)
                 .map(|step| step.into_owned())
@@ -456,12 +457,36 @@ impl SchemaValidator {
                 is_integer,
             };
             if let Some(keyword) = walk.compares(&self.schema, instance, &path, 0) {
-                return Judgement::Unchecked(format!(
+                let reason = format!(
                     "the number at '{}' (read as {:e}) is past 2^52, where a float cannot hold every number, and the schema compares it exactly (`{keyword}`)",
                     crate::json::pointer::caller_path(instance, &pointer),
                     number.as_f64().unwrap_or_default()
-                ));
+                );
+                if let Judgement::Valid = verdict {
+                    return Judgement::Unchecked(reason);
+                }
+                compared.push((pointer, reason));
             }
+        }
+        // Refused: for want of exactness only when every error is at such a number, or around
+        // it from a keyword that judges what is inside (`not`, `oneOf`, `enum`, `uniqueItems`,
+        // ...); any other error stands.
+        let Some((_, reason)) = compared.first() else {
+            return verdict;
+        };
+        let around_a_rounded_number = |error: &jsonschema::ValidationError<'_>| {
+            let at = error.instance_path().to_string();
+            let judges_inside = ROUNDING_SENSITIVE_AROUND.contains(&error.kind().keyword());
+            compared.iter().any(|(pointer, _)| {
+                pointer == &at || (judges_inside && pointer.starts_with(&format!("{at}/")))
+            })
+        };
+        if self
+            .engine
+            .iter_errors(instance)
+            .all(|e| around_a_rounded_number(&e))
+        {
+            return Judgement::Unchecked(reason.clone());
         }
         verdict
     }
@@ -582,6 +607,28 @@ fn unchecked(subject: Subject, reason: &str) -> ValidationErrors {
     }])
 }
 
+/// Keywords whose verdict on a value depends on the numbers inside it: an error of theirs around
+/// a number read with rounding may be the rounding's.
+const ROUNDING_SENSITIVE_AROUND: &[&str] = &[
+    "not",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "if",
+    "then",
+    "else",
+    "const",
+    "enum",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "dependentSchemas",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "$ref",
+];
+
 /// 2^52: from there up, a float holds no fraction (`4503599627370499.5` reads as
 /// `4503599627370500`), and from 2^53 up not every integer has a float of its own
 /// (`9007199254740993` as a float reads as `9007199254740992`).
@@ -596,8 +643,8 @@ struct ExactNumbers {
 }
 
 /// Whether `schema` anywhere compares numbers so exactly that a number read with rounding
-/// could be judged wrongly: `multipleOf`, an `integer` type, or a bound, `const` or `enum`
-/// holding a number past 2^52. A filter, computed once: most schemas have none, and then no
+/// could be judged wrongly: `multipleOf`, an `integer` type, `uniqueItems`, or a bound, `const`
+/// or `enum` holding a number past 2^52. A filter, computed once: most schemas have none, and then no
 /// value is looked at; otherwise [`ExactWalk`] decides for each such number of a value whether
 /// one of these keywords applies to it.
 ///
@@ -627,6 +674,7 @@ fn exact_number_keyword(schema: &Value) -> Option<ExactNumbers> {
                         },
                         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
                         | "const" | "enum" => holds_large_number(member),
+                        "uniqueItems" => member == &Value::Bool(true),
                         _ => false,
                     };
                     any |= exact;
@@ -721,6 +769,18 @@ impl ExactWalk<'_> {
         if path.is_empty() {
             if let Some(keyword) = self.compares_here(map) {
                 return Some(keyword);
+            }
+        } else {
+            // The number is inside this value, which is compared whole: to a `const` or an
+            // `enum` with numbers past 2^52, or item against item.
+            if let Some(keyword) = ["const", "enum"]
+                .into_iter()
+                .find(|key| map.get(*key).is_some_and(holds_large_number))
+            {
+                return Some(keyword);
+            }
+            if instance.is_array() && map.get("uniqueItems") == Some(&Value::Bool(true)) {
+                return Some("uniqueItems");
             }
         }
         // Subschemas of the same value.
