@@ -6,8 +6,9 @@
 use crate::exec::{self, Limits};
 use crate::tools::{CallError, ToolSet};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as WireTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool as WireTool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -210,6 +211,136 @@ impl ServerHandler for ToolServer {
             .await
             .map(CallToolResponse::from)
     }
+
+    /// Requests rmcp could not read as what their method says: a request the stdio reader set
+    /// aside ([`UNREADABLE`]), or a `tools/call` whose params are not MCP's (arguments sent as a
+    /// JSON string, say), answered as invalid params rather than as an unknown method.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let why = match request.method.as_str() {
+            UNREADABLE => request
+                .params
+                .as_ref()
+                .and_then(|p| p.get("why"))
+                .and_then(Value::as_str)
+                .unwrap_or("the request cannot be read")
+                .to_string(),
+            "tools/call" => "tools/call needs params with the tool's name (a string) and its arguments (a JSON object)".to_string(),
+            method => {
+                return Err(ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("method not found: {method}"),
+                    None,
+                ))
+            }
+        };
+        Err(ErrorData::invalid_params(why, None))
+    }
+}
+
+/// The method a request the stdio reader cannot pass on exactly is renamed to, so that rmcp
+/// answers it (with the reason in its params) instead of dropping it unanswered.
+const UNREADABLE: &str = "toolschema/unreadable-request";
+
+/// What rmcp should read in place of a line from the client, when not the line itself: valid
+/// JSON that serde_json refuses (a number past the float range, a lone surrogate) or would read
+/// rounded (an integer past 64 bits, which the command would then get changed), in a request,
+/// becomes a request of [`UNREADABLE`] with the same id and the reason. Anything else (a
+/// notification, malformed JSON) is left to rmcp.
+fn in_place_of(line: &str) -> Option<String> {
+    let text = line.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let why = match serde_json::from_str::<Value>(text) {
+        Ok(_) => {
+            let integer = integer_past_64_bits(text)?;
+            format!(
+                "the request holds the integer {integer}, past 64 bits, which this server reads as a 64-bit float and would pass on rounded; send it as a string"
+            )
+        }
+        Err(e) => format!(
+            "the request is valid JSON that this server cannot read exactly ({e}): a number past the 64-bit float range or a lone surrogate (\\uD800-\\uDFFF)"
+        ),
+    };
+    let request =
+        toolschema::json::parse_with(text, toolschema::json::DuplicateKeys::KeepLast).ok()?;
+    request.get("method")?;
+    let id = request.get("id").filter(|id| !id.is_null())?;
+    Some(
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": UNREADABLE, "params": {"why": why}})
+            .to_string(),
+    )
+}
+
+/// The first integer literal of a JSON text (outside strings) that fits neither `i64` nor `u64`.
+fn integer_past_64_bits(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len()
+                    && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                let integer = !literal.contains(['.', 'e', 'E']);
+                if integer && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                    return Some(literal);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Standard input as rmcp reads it: line by line through [`in_place_of`].
+fn filtered_stdin() -> tokio::io::DuplexStream {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (mut to_rmcp, from_stdin) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match stdin.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let replaced = std::str::from_utf8(&line).ok().and_then(in_place_of);
+            let written = match replaced {
+                Some(replacement) => {
+                    tracing::warn!(
+                        "a request cannot be read exactly; it is answered with an error"
+                    );
+                    to_rmcp
+                        .write_all(format!("{replacement}\n").as_bytes())
+                        .await
+                }
+                None => to_rmcp.write_all(&line).await,
+            };
+            if written.is_err() {
+                break;
+            }
+        }
+        // Dropping the writer ends rmcp's input: the session ends as it would at the end of stdin.
+    });
+    from_stdin
 }
 
 /// Serve MCP over standard input and output until the client closes it, or until SIGINT or
@@ -217,7 +348,7 @@ impl ServerHandler for ToolServer {
 pub(crate) async fn serve_stdio(server: ToolServer) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
     let running = server
-        .serve(rmcp::transport::stdio())
+        .serve((filtered_stdin(), tokio::io::stdout()))
         .await
         .map_err(|e| ServeError::Session(e.to_string()))?;
     tokio::select! {

@@ -361,3 +361,84 @@ fn closing_the_connection_kills_running_commands() {
     );
     assert_ran_and_was_killed(call);
 }
+
+/// Requests that are valid JSON but that the server cannot read exactly (a number past the
+/// float range, a lone surrogate, an integer past 64 bits, which the command would get rounded)
+/// or whose params are not MCP's are each answered with an error, not dropped unanswered.
+#[test]
+fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Command::new(common::demo())
+        .args(["mcp", "start"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"clap-demo_greet","arguments":{"name":"\ud800"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"clap-demo_files_list","arguments":{"limit":1e400}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"clap-demo_config_set","arguments":{"key":"k","value":123456789012345678901234567890,"dry_run":true}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"clap-demo_greet","arguments":"{\"name\":\"x\"}"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+    ];
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let (lines, read) = std::sync::mpsc::channel();
+    let stdout = server.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 6 {
+        let line = read
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("answered only {answers:?}"));
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        let id = answer["id"].as_i64().unwrap();
+        assert!(
+            answers.insert(id, answer).is_none(),
+            "id {id} answered twice"
+        );
+    }
+    drop(stdin);
+    let _ = server.wait();
+    let error = |id: i64| {
+        let answer = &answers[&id];
+        (
+            answer["error"]["code"].clone(),
+            answer["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        )
+    };
+    for id in [1, 2] {
+        let (code, message) = error(id);
+        assert_eq!(code, -32602);
+        assert!(
+            message.starts_with("the request is valid JSON that this server cannot read exactly"),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        error(3),
+        (json!(-32602), "the request holds the integer 123456789012345678901234567890, past 64 bits, which this server reads as a 64-bit float and would pass on rounded; send it as a string".to_string())
+    );
+    assert_eq!(
+        error(4),
+        (json!(-32602), "tools/call needs params with the tool's name (a string) and its arguments (a JSON object)".to_string())
+    );
+    assert_eq!(answers[&5]["result"], json!({}));
+}
