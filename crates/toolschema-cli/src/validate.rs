@@ -53,7 +53,7 @@ pub struct ValidateArgs {
     instances: Option<String>,
 
     /// Validate as this dialect whatever `$schema` says: 2020-12 or draft-07.
-    #[arg(long, value_name = "DIALECT", value_parser = parse_dialect)]
+    #[arg(long, value_name = "DIALECT", value_parser = DialectParser)]
     dialect: Option<Dialect>,
 
     /// Treat `format` as an assertion (by default it only annotates).
@@ -75,6 +75,34 @@ fn parse_dialect(value: &str) -> Result<Dialect, String> {
     value
         .parse()
         .map_err(|_| format!("unsupported dialect '{value}': use 2020-12 or draft-07"))
+}
+
+/// `--dialect`: read by [`parse_dialect`], with the two dialects named for shell completion.
+#[derive(Clone)]
+struct DialectParser;
+
+impl clap::builder::TypedValueParser for DialectParser {
+    type Value = Dialect;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Dialect, clap::Error> {
+        let parse: fn(&str) -> Result<Dialect, String> = parse_dialect;
+        parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            ["2020-12", "draft-07"]
+                .into_iter()
+                .map(clap::builder::PossibleValue::new),
+        ))
+    }
 }
 
 impl ValidateArgs {

@@ -454,6 +454,12 @@ fn completions_for_each_shell() {
         assert!(r.stdout.contains(marker), "{shell}");
         assert!(r.stdout.contains("show-fixes"), "{shell}");
     }
+    // Options with a fixed set of values complete to them.
+    let bash = run_in(dir.path(), &["completions", "bash"]).stdout;
+    assert!(
+        bash.contains(r#"compgen -W "2020-12 draft-07""#),
+        "--dialect"
+    );
     let r = run_in(dir.path(), &["completions", "tcsh"]);
     assert_eq!(r.code, 2);
 }
