@@ -90,7 +90,18 @@ pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     let out: &mut dyn Write = &mut out;
     let target = args.server.require_target()?;
     let replaying = match &args.replay {
-        Some(path) => Some(read_findings(path)?),
+        Some(path) => {
+            let (seed, requests, outside) = read_findings(path)?;
+            if outside > 0 {
+                say!(
+                    "note: {outside} finding{} of {path} happened outside any call (output while no call waited, a crash nothing could tie to a call): nothing can send {} again; a run without --replay looks for {} anew",
+                    if outside == 1 { "" } else { "s" },
+                    if outside == 1 { "it" } else { "them" },
+                    if outside == 1 { "it" } else { "them" },
+                );
+            }
+            Some((seed, requests))
+        }
         None => None,
     };
     let seed = args
@@ -147,8 +158,9 @@ fn seed_from_clock() -> u64 {
     u64::from((nanos ^ (nanos >> 32)) as u32)
 }
 
-/// The findings of an earlier run (`--format json`), and its seed.
-fn read_findings(path: &str) -> Result<(Option<u64>, Vec<ReplayRequest>), InputError> {
+/// The findings of an earlier run (`--format json`) to send again, its seed, and how many of its
+/// findings happened outside any call (nothing to send again).
+fn read_findings(path: &str) -> Result<(Option<u64>, Vec<ReplayRequest>, usize), InputError> {
     let text = read_text(path)?;
     let document = parse_json(path, &text)?;
     let (seed, findings) = match &document {
@@ -165,11 +177,15 @@ fn read_findings(path: &str) -> Result<(Option<u64>, Vec<ReplayRequest>), InputE
         ))
     })?;
     let mut requests = Vec::new();
+    let mut outside = 0;
     for (i, finding) in findings.iter().enumerate() {
         let tool = match finding.get("tool") {
             Some(Value::String(tool)) => tool.clone(),
             // A finding outside any call has nothing to send again.
-            Some(Value::Null) | None => continue,
+            Some(Value::Null) | None => {
+                outside += 1;
+                continue;
+            }
             Some(_) => {
                 return Err(InputError(format!(
                     "{path}: findings[{i}].tool is not a string"
@@ -194,7 +210,7 @@ fn read_findings(path: &str) -> Result<(Option<u64>, Vec<ReplayRequest>), InputE
             arguments,
         });
     }
-    Ok((seed, requests))
+    Ok((seed, requests, outside))
 }
 
 /// A progress bar on stderr, only when stderr is a terminal.

@@ -545,6 +545,25 @@ fn a_server_that_cannot_be_started_or_reached_exits_2() {
             file.display()
         )
     );
+    // A finding outside any call cannot be sent again: the replay says so, and replays the rest.
+    std::fs::write(
+        &file,
+        r#"{"findings": [{"tool": null, "check": "protocol-violation"}, {"tool": "set_volume", "check": "accepted-invalid", "arguments": {}}]}"#,
+    )
+    .unwrap();
+    let (code, stdout, stderr) = fuzz(
+        &["--replay", file.to_str().unwrap(), "--format", "json"],
+        &faulty_server(),
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("note: 1 finding of {} happened outside any call (output while no call waited, a crash nothing could tie to a call): nothing can send it again; a run without --replay looks for it anew\n", file.display())),
+        "{stderr}"
+    );
+    assert_eq!(
+        found(&report(&stdout, &stderr)),
+        BTreeSet::from([("set_volume".to_string(), "accepted-invalid".to_string())])
+    );
 }
 
 /// A real server, fuzzed to the end: every tool listed is reported, none stops the run, and the
