@@ -511,6 +511,22 @@ fn a_server_that_cannot_be_started_or_reached_exits_2() {
         "error: the MCP server 'sh -c echo 'config missing' >&2; exit 3' exited with exit code 3 before it finished the initialize handshake; the last lines of its stderr:\n  | config missing\n"
     );
 
+    // A server that answers initialize with an error was running: what it said is the reason.
+    let refusing = [
+        node(),
+        "-e".to_string(),
+        r#"process.stdin.on("data", (d) => { const m = JSON.parse(String(d).split("\n")[0]); process.stdout.write(JSON.stringify({jsonrpc: "2.0", id: m.id, error: {code: -32603, message: "boom"}}) + "\n"); });"#.to_string(),
+    ];
+    let (code, _, stderr) = fuzz(&[], &refusing);
+    assert_eq!(code, Some(2));
+    assert!(
+        stderr.ends_with(
+            "failed the initialize handshake: it answered with error -32603: boom
+"
+        ),
+        "{stderr}"
+    );
+
     let port = common::http::free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (code, _, stderr) = fuzz(&["--url", &url], &[]);

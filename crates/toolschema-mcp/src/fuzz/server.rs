@@ -570,9 +570,11 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
             })
         }
         Ok(Err(failure)) => {
-            let exited = match &mut process {
-                Some(process) => process.wait_for_exit(Duration::from_secs(2)).await,
-                None => None,
+            // Only a closed connection (or a broken answer, maybe cut short) is said to be an
+            // exit: a server that answered with an error was running, whatever it did after.
+            let exited = match (&mut process, failure.exit_wait()) {
+                (Some(process), Some(wait)) => process.wait_for_exit(wait).await,
+                _ => None,
             };
             match exited {
                 Some(status) => format!(
@@ -585,10 +587,18 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
                 ),
             }
         }
-        Err(_) => format!(
-            "the MCP server {target} did not finish the initialize handshake within {}s",
-            startup.as_secs_f64()
-        ),
+        Err(_) => {
+            let wrote = watch
+                .unclaimed_strays()
+                .into_iter()
+                .next()
+                .map(|stray| format!("; meanwhile {}", stray.what))
+                .unwrap_or_default();
+            format!(
+                "the MCP server {target} did not finish the initialize handshake within {}s{wrote}",
+                startup.as_secs_f64()
+            )
+        }
     };
     if let Some(stderr) = &stderr {
         push_stderr(&mut message, stderr);
