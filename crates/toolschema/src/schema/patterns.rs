@@ -132,6 +132,9 @@ fn for_each_token(pattern: &str, mut each: impl FnMut(Token, &str)) {
 /// [`ecma_pattern`], and the original of each rewritten pattern (for messages); `None` when
 /// nothing needs rewriting.
 pub(crate) fn with_ecma_patterns(schema: &Value) -> Option<(Value, HashMap<String, String>)> {
+    if !any_pattern_to_rewrite(schema) {
+        return None;
+    }
     let mut rewrites: Vec<(String, Rewrite)> = Vec::new();
     for (pointer, _) in subschemas(schema) {
         let Some(Value::Object(map)) = resolve(schema, &pointer) else {
@@ -188,6 +191,34 @@ pub(crate) fn with_ecma_patterns(schema: &Value) -> Option<(Value, HashMap<Strin
         }
     }
     Some((rewritten, originals))
+}
+
+/// Whether any object in `schema` has a `pattern` or a `patternProperties` key that
+/// [`ecma_pattern`] rewrites: a cheap scan that lets the common schema skip the walk over its
+/// subschemas (values that are not schemas may answer yes; the walk then finds nothing).
+fn any_pattern_to_rewrite(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                let pattern = map.get("pattern").and_then(Value::as_str);
+                if pattern.is_some_and(|p| ecma_pattern(p).is_some()) {
+                    return true;
+                }
+                if let Some(Value::Object(patterns)) = map.get("patternProperties") {
+                    if patterns.keys().any(|key| ecma_pattern(key).is_some()) {
+                        return true;
+                    }
+                }
+                stack.extend(map.values().filter(|v| v.is_object() || v.is_array()));
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(|v| v.is_object() || v.is_array()));
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 enum Rewrite {
