@@ -784,8 +784,38 @@ fn keys_that_differ_only_in_lone_surrogates_are_refused_not_merged() {
     assert_eq!(answer["error"]["code"], -32602, "{answer}");
     let message = answer["error"]["message"].as_str().unwrap();
     assert!(
-        message.contains("written with a lone surrogate"),
+        message.contains("which a lone surrogate (\\uD800-\\uDFFF) also reads as here"),
         "{message}"
     );
+    // In the other order too: a key written as U+FFFD first, the lone surrogate after.
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"keys","arguments":{"k\ufffd":1,"k\ud800":"not an integer"}}}"#);
+    assert_eq!(reply(&mut proxy)["error"]["code"], -32602);
     assert!(setup.called().is_empty(), "{:?}", setup.verdicts());
+}
+
+#[test]
+fn requests_whose_answers_could_not_be_matched_are_answered_here() {
+    let setup = setup();
+    let script = json!({"tools": [tool("delete_rows", 10)]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    // A JavaScript server answers an id past the float range with id null, and a request whose
+    // method is not a string with an error the proxy could not tie to it.
+    proxy.send(r#"{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}"#);
+    let refused = proxy.recv_line();
+    assert!(
+        refused.starts_with(r#"{"jsonrpc":"2.0","id":1e400,"error":{"code":-32600,"message":"request id 1e400 is past the range of a 64-bit float"#),
+        "{refused}"
+    );
+    proxy.send(r#"{"jsonrpc":"2.0","id":9,"method":5}"#);
+    assert_eq!(
+        reply(&mut proxy),
+        json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32600, "message": "a request's method must be a string"}})
+    );
+    proxy.send(&call(10, "delete_rows", json!({"n": 3})));
+    assert_eq!(reply(&mut proxy)["id"], 10);
+    let received = std::fs::read_to_string(&setup.record).unwrap_or_default();
+    assert!(
+        !received.contains("1e400") && !received.contains(r#""method":5"#),
+        "{received}"
+    );
 }

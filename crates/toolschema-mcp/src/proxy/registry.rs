@@ -173,6 +173,12 @@ impl ToolRegistry {
                 continue;
             };
             let raw = tool.to_string();
+            // A page of no listing in progress (asked with a cursor seen before, say) does not
+            // settle a tool listed twice differently: only a listing that gives one does.
+            let conflicted = self.tools.get(name).is_some_and(|e| e.raw.is_empty());
+            if listing.is_none() && conflicted {
+                continue;
+            }
             if let Some(listing) = &mut listing {
                 let again = !listing.names.insert(name.to_string());
                 let earlier = self.tools.get(name).map(|entry| entry.raw.as_str());
@@ -401,6 +407,17 @@ mod tests {
         assert_eq!(
             warnings,
             ["tool 'a': the server lists it twice, with different definitions, in one listing; its calls cannot be checked"]
+        );
+        assert!(matches!(registry.lookup("a"), Lookup::Unusable { .. }));
+        // A page of no listing in progress (asked again with a cursor already used) does not
+        // settle it.
+        registry.learn_page(
+            &[tool("a", 1000)],
+            Page {
+                cursor: Some("1"),
+                next: Next::Last,
+                changes_at_request: 0,
+            },
         );
         assert!(matches!(registry.lookup("a"), Lookup::Unusable { .. }));
         // The same definition twice is no conflict; the next listing with one settles it.

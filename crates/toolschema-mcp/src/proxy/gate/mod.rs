@@ -318,6 +318,20 @@ impl Gate {
             Kind::Notification { method }
                 if method == "notifications/cancelled"
                     && self.cancel_waiting(&text, &message, now, out) => {}
+            Kind::Other => match request_with_bad_method(&text) {
+                // Its answer could not be told apart from what no request waits for: answered
+                // here, not forwarded.
+                Some(id) => {
+                    let reply = error_line(
+                        Some(&id),
+                        ErrorCode::INVALID_REQUEST,
+                        "a request's method must be a string",
+                        None,
+                    );
+                    self.reply(route, reply, out);
+                }
+                None => self.send_on(route, text.into_bytes(), out),
+            },
             _ => self.send_on(route, text.into_bytes(), out),
         }
     }
@@ -388,6 +402,15 @@ impl Gate {
         // told apart, and one request's answer taken for the other's (a call's result learned
         // as a listing).
         let rounded = id_as_float(&pending.id);
+        if rounded.is_some_and(f64::is_infinite) {
+            let text = format!(
+                "request id {} is past the range of a 64-bit float, which a JavaScript server answers with id null; use another id",
+                pending.id
+            );
+            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
+            self.reply(route, reply, out);
+            return false;
+        }
         if let Some(other) = rounded.and_then(|rounded| {
             self.pending
                 .values()
@@ -629,6 +652,12 @@ impl Gate {
                 }
                 out.push(Action::ToClient(text.into_bytes()));
             }
+            // A result that names no request (an id of null, or none) answers nothing the
+            // client asked: passed on, it would be unchecked.
+            Kind::Other if message.result.is_some() => report(&format!(
+                "dropped a result from the server without a request id: {}",
+                excerpt(&text)
+            )),
             _ => out.push(Action::ToClient(text.into_bytes())),
         }
     }
@@ -900,6 +929,14 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
 }
 
 /// Whether `params.NAME` is present and not null.
+/// The id of a message from the client that has an id and a `method` that is not a string.
+fn request_with_bad_method(text: &str) -> Option<RequestId> {
+    let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
+    message::member(&members, "method")?;
+    let id = message::member(&members, "id").filter(|at| &text[at.clone()] != "null")?;
+    Some(RequestId::from_text(&text[id]))
+}
+
 /// A numeric request id read as a 64-bit float, as a JavaScript server reads it.
 fn id_as_float(id: &RequestId) -> Option<f64> {
     let raw = id.raw();
