@@ -1031,6 +1031,36 @@ mod numbers_past_two_to_the_53 {
         let arguments =
             parse(r#"{"big": 1e300, "count": 5, "list": [1, 2], "tiny": 1.5}"#).unwrap();
         assert_eq!(messages(schema.clone(), arguments), Vec::<String>::new());
+        // An error rounding cannot decide stands: a small bound, or an error elsewhere.
+        let small =
+            parse(r#"{"type": "object", "properties": {"x": {"type": "integer", "maximum": 3}}}"#)
+                .unwrap();
+        assert_eq!(
+            messages(small, parse(r#"{"x": 4503599627370497.5}"#).unwrap()),
+            vec!["argument 'x' value must be <= 3 (got 4503599627370498)"]
+        );
+        // Where exactness is not followed (draft-07 `dependencies`, a `$ref` inside a resource
+        // of its own, a `multipleOf` past 2^53), a rounded number could not be checked.
+        for (schema, instance) in [
+            (
+                r#"{"$schema": "http://json-schema.org/draft-07/schema#", "dependencies": {"mode": {"properties": {"n": {"maximum": 18446744073709551616}}}}}"#,
+                r#"{"mode": "x", "n": 18446744073709551617}"#,
+            ),
+            (
+                r##"{"$defs": {"n": {"type": "number"}}, "properties": {"inner": {"$id": "https://example.com/inner", "$defs": {"n": {"maximum": 18446744073709551616}}, "properties": {"n": {"$ref": "#/$defs/n"}}}}}"##,
+                r#"{"inner": {"n": 18446744073709551617}}"#,
+            ),
+            (
+                r#"{"properties": {"n": {"multipleOf": 10000000000000000}}}"#,
+                r#"{"n": 20000000000000001}"#,
+            ),
+        ] {
+            let got = messages(parse(schema).unwrap(), parse(instance).unwrap());
+            assert!(
+                got.len() == 1 && got[0].contains("could not be checked"),
+                "{schema}: {got:?}"
+            );
+        }
         // An error elsewhere stands beside a number that could not be checked.
         let both = parse(r#"{"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}"#).unwrap();
         assert_eq!(

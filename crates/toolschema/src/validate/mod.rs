@@ -456,7 +456,7 @@ impl SchemaValidator {
                 root: &self.schema,
                 is_integer,
             };
-            if let Some(keyword) = walk.compares(&self.schema, instance, &path, 0) {
+            if let Some(keyword) = walk.compares(&self.schema, instance, &path, 0, false) {
                 let reason = format!(
                     "the number at '{}' (read as {:e}) is past 2^52, where a float cannot hold every number, and the schema compares it exactly (`{keyword}`)",
                     crate::json::pointer::caller_path(instance, &pointer),
@@ -476,9 +476,12 @@ impl SchemaValidator {
         };
         let around_a_rounded_number = |error: &jsonschema::ValidationError<'_>| {
             let at = error.instance_path().to_string();
-            let judges_inside = ROUNDING_SENSITIVE_AROUND.contains(&error.kind().keyword());
+            let Some(place) = rounding_may_decide(error.kind()) else {
+                return false;
+            };
             compared.iter().any(|(pointer, _)| {
-                pointer == &at || (judges_inside && pointer.starts_with(&format!("{at}/")))
+                pointer == &at
+                    || (place == Place::AtOrAround && pointer.starts_with(&format!("{at}/")))
             })
         };
         if self
@@ -607,32 +610,51 @@ fn unchecked(subject: Subject, reason: &str) -> ValidationErrors {
     }])
 }
 
-/// Keywords whose verdict on a value depends on the numbers inside it: an error of theirs around
-/// a number read with rounding may be the rounding's.
-const ROUNDING_SENSITIVE_AROUND: &[&str] = &[
-    "not",
-    "oneOf",
-    "anyOf",
-    "allOf",
-    "if",
-    "then",
-    "else",
-    "const",
-    "enum",
-    "uniqueItems",
-    "contains",
-    "minContains",
-    "maxContains",
-    "dependentSchemas",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "$ref",
-];
+/// Where an error may have been decided by a number read with rounding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// At the number itself.
+    At,
+    /// At the number, or at a value holding it (a keyword that judges what is inside).
+    AtOrAround,
+}
+
+/// Whether an error of this kind may be the rounding's, and where: a `multipleOf`, or a bound
+/// past 2^52, at the number; a combinator whose branches may compare it (`not`, `oneOf`,
+/// `anyOf`), a `uniqueItems` or `contains`, or a `const` or `enum` holding a number past 2^52, at
+/// it or around it. Any other error (a type, a small bound, a required property) is decided the
+/// same whatever the rounding: a float past 2^52 is a whole number, and rounding never carries
+/// it across a bound below 2^52.
+fn rounding_may_decide(kind: &ValidationErrorKind) -> Option<Place> {
+    use ValidationErrorKind as K;
+    match kind {
+        K::MultipleOf { .. } => Some(Place::At),
+        K::Maximum { limit }
+        | K::Minimum { limit }
+        | K::ExclusiveMaximum { limit }
+        | K::ExclusiveMinimum { limit } => holds_large_number(limit).then_some(Place::At),
+        K::Constant { expected_value } => {
+            holds_large_number(expected_value).then_some(Place::AtOrAround)
+        }
+        K::Enum { options } => holds_large_number(options).then_some(Place::AtOrAround),
+        K::Not { .. }
+        | K::OneOfNotValid { .. }
+        | K::OneOfMultipleValid { .. }
+        | K::AnyOf { .. }
+        | K::UniqueItems
+        | K::Contains => Some(Place::AtOrAround),
+        _ => None,
+    }
+}
 
 /// 2^52: from there up, a float holds no fraction (`4503599627370499.5` reads as
 /// `4503599627370500`), and from 2^53 up not every integer has a float of its own
 /// (`9007199254740993` as a float reads as `9007199254740992`).
 const EXACT_FLOATS: f64 = 4_503_599_627_370_496.0;
+
+/// 2^53: the engine divides integers exactly only by a `multipleOf` up to this; past it, as
+/// floats.
+const EXACT_DIVISOR: f64 = 9_007_199_254_740_992.0;
 
 /// Where a schema compares numbers exactly (see [`exact_number_keyword`]).
 #[derive(Debug, Clone)]
@@ -662,7 +684,11 @@ fn exact_number_keyword(schema: &Value) -> Option<ExactNumbers> {
         match value {
             Value::Object(map) => {
                 for (key, member) in map {
-                    if key == "multipleOf" && member.as_f64().is_some_and(|m| m.fract() != 0.0) {
+                    if key == "multipleOf"
+                        && member
+                            .as_f64()
+                            .is_some_and(|m| m.fract() != 0.0 || m.abs() > EXACT_DIVISOR)
+                    {
                         integers_too = true;
                     }
                     let exact = match key.as_str() {
@@ -759,6 +785,7 @@ impl ExactWalk<'_> {
         instance: &Value,
         path: &[String],
         depth: usize,
+        nested: bool,
     ) -> Option<&'static str> {
         if depth > EXACT_WALK_LIMIT {
             return Some("$ref");
@@ -766,6 +793,14 @@ impl ExactWalk<'_> {
         let Value::Object(map) = schema else {
             return None;
         };
+        // Inside a resource of its own (a nested `$id`, here or around), a `$ref` resolves
+        // against that `$id`, which this walk does not follow: it counts as applying.
+        let nested = nested
+            || (!std::ptr::eq(schema, self.root)
+                && map
+                    .get("$id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| !id.starts_with('#')));
         if path.is_empty() {
             if let Some(keyword) = self.compares_here(map) {
                 return Some(keyword);
@@ -789,17 +824,23 @@ impl ExactWalk<'_> {
             .filter_map(|k| map.get(*k).and_then(Value::as_array))
             .flatten();
         let single = IN_PLACE_SINGLE.iter().filter_map(|k| map.get(*k));
+        // Draft-07's `dependencies` holds schemas (applied in place) beside name lists.
         let maps = IN_PLACE_MAPS
             .iter()
+            .chain(["dependencies"].iter())
             .filter_map(|k| map.get(*k).and_then(Value::as_object))
-            .flat_map(|entries| entries.values());
+            .flat_map(|entries| entries.values())
+            .filter(|entry| entry.is_object());
         for sub in lists.chain(single).chain(maps) {
-            if let Some(found) = self.compares(sub, instance, path, depth + 1) {
+            if let Some(found) = self.compares(sub, instance, path, depth + 1, nested) {
                 return Some(found);
             }
         }
         if map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef") {
             return Some("$dynamicRef");
+        }
+        if nested && map.contains_key("$ref") {
+            return Some("$ref");
         }
         if let Some(reference) = map.get("$ref") {
             let target = reference
@@ -813,7 +854,7 @@ impl ExactWalk<'_> {
                 });
             match target {
                 Some(target) => {
-                    if let Some(found) = self.compares(target, instance, path, depth + 1) {
+                    if let Some(found) = self.compares(target, instance, path, depth + 1, nested) {
                         return Some(found);
                     }
                 }
@@ -857,13 +898,13 @@ impl ExactWalk<'_> {
         };
         applied
             .into_iter()
-            .find_map(|sub| self.compares(sub, child, rest, depth + 1))
+            .find_map(|sub| self.compares(sub, child, rest, depth + 1, nested))
     }
 
     /// The keyword of this schema object that compares the number exactly, if any.
     fn compares_here(&self, map: &serde_json::Map<String, Value>) -> Option<&'static str> {
         if let Some(multiple) = map.get("multipleOf").and_then(Value::as_f64) {
-            if !self.is_integer || multiple.fract() != 0.0 {
+            if !self.is_integer || multiple.fract() != 0.0 || multiple.abs() > EXACT_DIVISOR {
                 return Some("multipleOf");
             }
         }
