@@ -5,8 +5,6 @@
 //! was a Unicode word boundary (`^a\b` refused `"aé"`). The patterns are rewritten here, before
 //! the engine sees them, into Rust syntax that means what ECMA-262 means.
 
-use super::references::subschemas;
-use crate::json::pointer::resolve;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -24,7 +22,17 @@ const SPACE: &str =
 /// by the engine at all, so there `\d`, `\w`, `\s` and their negations are spelt out here too
 /// (inside a class, only the positive ones can be).
 pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
-    let has_boundary = has_word_boundary(pattern);
+    // Word boundaries become look-arounds only where everything else of the pattern can then
+    // be spelt out here: not a `\c` control escape, nor a negated class escape inside a class
+    // (`[^\W]`), which only the engine's own translation (skipped beside look-arounds) reads
+    // right. Such a pattern keeps its `\b` for the engine (a Unicode word boundary).
+    let has_boundary = has_word_boundary(pattern)
+        && !scan(pattern, |token| {
+            matches!(
+                token,
+                Token::Escape('c', _) | Token::Escape('W' | 'D' | 'S', true)
+            )
+        });
     let has_look_around = has_boundary
         || ["(?=", "(?!", "(?<=", "(?<!"]
             .iter()
@@ -38,10 +46,10 @@ pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
     for_each_token(pattern, |token, text| {
         let replacement = match token {
             Token::Dot => Some(DOT.to_string()),
-            Token::Escape('b', false) => Some(format!(
+            Token::Escape('b', false) if has_boundary => Some(format!(
                 "(?:(?<=[{WORD}])(?![{WORD}])|(?<![{WORD}])(?=[{WORD}]))"
             )),
-            Token::Escape('B', false) => Some(format!(
+            Token::Escape('B', false) if has_boundary => Some(format!(
                 "(?:(?<=[{WORD}])(?=[{WORD}])|(?<![{WORD}])(?![{WORD}]))"
             )),
             Token::Escape(class, in_class) if has_look_around => perl_class(class, in_class),
@@ -128,69 +136,102 @@ fn for_each_token(pattern: &str, mut each: impl FnMut(Token, &str)) {
     }
 }
 
+/// Keywords whose values are instances, not schemas: nothing in them is rewritten.
+const VALUE_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
+
 /// A copy of `schema` with every `pattern` and `patternProperties` key rewritten by
 /// [`ecma_pattern`], and the original of each rewritten pattern (for messages); `None` when
-/// nothing needs rewriting.
+/// nothing needs rewriting. Every object is looked at but the values of [`VALUE_KEYWORDS`]: a
+/// `$ref` may reach a schema under any keyword. Two `patternProperties` keys that become one
+/// keep both schemas (`allOf`); the keys of a `patternProperties` that a `$ref` points into
+/// are left as written (the pointer would break), and so read the engine's way.
 pub(crate) fn with_ecma_patterns(schema: &Value) -> Option<(Value, HashMap<String, String>)> {
     if !any_pattern_to_rewrite(schema) {
         return None;
     }
-    let mut rewrites: Vec<(String, Rewrite)> = Vec::new();
-    for (pointer, _) in subschemas(schema) {
-        let Some(Value::Object(map)) = resolve(schema, &pointer) else {
-            continue;
-        };
-        if let Some(engine) = map
-            .get("pattern")
-            .and_then(Value::as_str)
-            .and_then(ecma_pattern)
-        {
-            rewrites.push((pointer.clone(), Rewrite::Pattern(engine)));
-        }
-        if let Some(Value::Object(patterns)) = map.get("patternProperties") {
-            if patterns.keys().any(|key| ecma_pattern(key).is_some()) {
-                rewrites.push((pointer, Rewrite::PatternKeys));
-            }
-        }
-    }
-    if rewrites.is_empty() {
-        return None;
-    }
+    let referenced_pattern_keys = references_into_pattern_properties(schema);
     let mut originals = HashMap::new();
     let mut rewritten = schema.clone();
-    // Deepest first: rewriting a `patternProperties` key moves the pointers under it.
-    for (pointer, rewrite) in rewrites.into_iter().rev() {
-        let Some(Value::Object(map)) = rewritten.pointer_mut(&pointer) else {
-            continue;
-        };
-        match rewrite {
-            Rewrite::Pattern(engine) => {
-                if let Some(Value::String(original)) =
-                    map.insert("pattern".into(), Value::String(engine.clone()))
-                {
-                    originals.insert(engine, original);
-                }
-            }
-            Rewrite::PatternKeys => {
-                if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
-                    let mut keyed = Map::new();
-                    for (key, value) in std::mem::take(patterns) {
-                        match ecma_pattern(&key) {
-                            Some(engine) => {
-                                originals.insert(engine.clone(), key);
-                                keyed.insert(engine, value);
-                            }
-                            None => {
-                                keyed.insert(key, value);
-                            }
-                        }
+    let mut stack = vec![&mut rewritten];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                let engine = map
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .and_then(ecma_pattern);
+                if let Some(engine) = engine {
+                    if let Some(Value::String(original)) =
+                        map.insert("pattern".into(), Value::String(engine.clone()))
+                    {
+                        originals.insert(engine, original);
                     }
-                    *patterns = keyed;
                 }
+                if !referenced_pattern_keys {
+                    if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
+                        rewrite_keys(patterns, &mut originals);
+                    }
+                }
+                stack.extend(
+                    map.iter_mut()
+                        .filter(|(key, _)| !VALUE_KEYWORDS.contains(&key.as_str()))
+                        .map(|(_, child)| child),
+                );
             }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
         }
     }
     Some((rewritten, originals))
+}
+
+/// Rewrite the keys of one `patternProperties`, keeping their order; two that become one keep
+/// both schemas.
+fn rewrite_keys(patterns: &mut Map<String, Value>, originals: &mut HashMap<String, String>) {
+    if !patterns.keys().any(|key| ecma_pattern(key).is_some()) {
+        return;
+    }
+    let mut keyed = Map::new();
+    for (key, value) in std::mem::take(patterns) {
+        let engine = match ecma_pattern(&key) {
+            Some(engine) => {
+                originals.insert(engine.clone(), key);
+                engine
+            }
+            None => key,
+        };
+        match keyed.remove(&engine) {
+            Some(earlier) => {
+                keyed.insert(engine, serde_json::json!({"allOf": [earlier, value]}));
+            }
+            None => {
+                keyed.insert(engine, value);
+            }
+        }
+    }
+    *patterns = keyed;
+}
+
+/// Whether any `$ref` in `schema` points into a `patternProperties`.
+fn references_into_pattern_properties(schema: &Value) -> bool {
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .is_some_and(|r| r.contains("/patternProperties/"))
+                {
+                    return true;
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether any object in `schema` has a `pattern` or a `patternProperties` key that
@@ -219,11 +260,6 @@ fn any_pattern_to_rewrite(schema: &Value) -> bool {
         }
     }
     false
-}
-
-enum Rewrite {
-    Pattern(String),
-    PatternKeys,
 }
 
 #[cfg(test)]
@@ -272,6 +308,44 @@ mod tests {
         assert!(matches(r"^[\w-]+\b$", "a-b"));
         assert!(matches(r"^(?!\s)\S+$", "x"));
         assert!(!matches(r"^(?!\s)\S+$", "\u{3000}x"));
+    }
+
+    /// The verdict of the validator on `instance` against `schema`.
+    fn valid(schema: Value, instance: Value) -> bool {
+        crate::validate::SchemaValidator::new(&schema)
+            .unwrap()
+            .is_valid(&instance)
+    }
+
+    #[test]
+    fn what_cannot_be_spelt_out_keeps_the_engines_reading() {
+        // A negated class escape inside a class, or a control escape, beside `\b`: the
+        // boundary stays the engine's, and the rest is read as before.
+        assert!(!matches(r"^[^\W]$|\bzz", "é"));
+        assert!(matches(r"^[^\W]$|\bzz", "a"));
+        assert!(matches(r"^\bx\cJ$", "x\n"));
+    }
+
+    #[test]
+    fn every_pattern_a_ref_can_reach_is_rewritten() {
+        let under_unknown_keyword =
+            json!({"$ref": "#/x-defs/a", "x-defs": {"a": {"pattern": "^.+$"}}});
+        assert!(!valid(
+            under_unknown_keyword.clone(),
+            json!("ok\rSet-Cookie: x")
+        ));
+        assert!(valid(under_unknown_keyword, json!("ok")));
+        // Values are not schemas: an enum of objects keeps its patterns as written.
+        let values = json!({"enum": [{"pattern": "a.b"}]});
+        assert!(valid(values, json!({"pattern": "a.b"})));
+        // Two keys that become one keep both schemas.
+        let both = json!({"patternProperties": {"^a.$": {"type": "string"}, "^a[^\n\r\u{2028}\u{2029}]$": {"type": "integer"}}});
+        assert!(!valid(both.clone(), json!({"ab": 5})));
+        assert!(!valid(both, json!({"ab": "x"})));
+        // A $ref into patternProperties still resolves.
+        let pointed = json!({"patternProperties": {"x.": {"type": "integer"}}, "properties": {"p": {"$ref": "#/patternProperties/x."}}});
+        assert!(valid(pointed.clone(), json!({"p": 1})));
+        assert!(!valid(pointed, json!({"p": "s"})));
     }
 
     #[test]
