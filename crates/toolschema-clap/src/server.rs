@@ -257,9 +257,9 @@ fn in_place_of(line: &str) -> Option<String> {
     }
     let why = match serde_json::from_str::<Value>(text) {
         Ok(_) => {
-            let integer = integer_past_64_bits(text)?;
+            let (number, read) = number_read_otherwise(text)?;
             format!(
-                "the request holds the integer {integer}, past 64 bits, which this server reads as a 64-bit float and would pass on rounded; send it as a string"
+                "the request holds the number {number}, which this server reads as a 64-bit float and would pass on as {read}; send it as a string"
             )
         }
         Err(e) => format!(
@@ -276,8 +276,11 @@ fn in_place_of(line: &str) -> Option<String> {
     )
 }
 
-/// The first integer literal of a JSON text (outside strings) that fits neither `i64` nor `u64`.
-fn integer_past_64_bits(text: &str) -> Option<&str> {
+/// The first number literal of a JSON text (outside strings) that would reach the command as
+/// another number, with what it would become: integers past 64 bits, and numbers with more
+/// digits than a 64-bit float holds (`12345678901234567890123.0`). Integers that fit 64 bits are
+/// read exactly; `0.1` stays `0.1`.
+fn number_read_otherwise(text: &str) -> Option<(&str, String)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -298,15 +301,45 @@ fn integer_past_64_bits(text: &str) -> Option<&str> {
                     i += 1;
                 }
                 let literal = &text[start..i];
-                let integer = !literal.contains(['.', 'e', 'E']);
-                if integer && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
-                    return Some(literal);
+                if literal.parse::<i64>().is_ok() || literal.parse::<u64>().is_ok() {
+                    continue;
+                }
+                let Ok(float) = literal.parse::<f64>() else {
+                    continue;
+                };
+                let read = serde_json::Number::from_f64(float).map(|n| n.to_string())?;
+                if decimal(literal) != decimal(&format!("{float:e}")) {
+                    return Some((literal, read));
                 }
             }
             _ => i += 1,
         }
     }
     None
+}
+
+/// A decimal number as sign, significant digits and the exponent of its last digit, so that
+/// `1.50`, `15e-1` and `0.15e1` compare equal.
+fn decimal(literal: &str) -> (bool, String, i64) {
+    let negative = literal.starts_with('-');
+    let unsigned = literal.trim_start_matches(['-', '+']);
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (
+            &unsigned[..at],
+            unsigned[at + 1..].parse::<i64>().unwrap_or(0),
+        ),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    let mut exponent = exponent - fraction.len() as i64;
+    let trimmed = digits.trim_start_matches('0');
+    let significant = trimmed.trim_end_matches('0');
+    exponent += (trimmed.len() - significant.len()) as i64;
+    if significant.is_empty() {
+        return (false, String::new(), 0);
+    }
+    (negative, significant.to_string(), exponent)
 }
 
 /// Standard input as rmcp reads it: line by line through [`in_place_of`].
@@ -321,6 +354,10 @@ fn filtered_stdin() -> tokio::io::DuplexStream {
             match stdin.read_until(b'\n', &mut line).await {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
+            }
+            // A byte order mark is no part of a message (rmcp's reader refuses it).
+            if line.starts_with(b"\xEF\xBB\xBF") {
+                line.drain(..3);
             }
             let replaced = std::str::from_utf8(&line).ok().and_then(in_place_of);
             let written = match replaced {
@@ -390,5 +427,30 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
         async {
             let _ = tokio::signal::ctrl_c().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_numbers_the_command_would_get_changed_are_caught() {
+        for same in [
+            r#"{"a": 0.1, "b": 1.50, "c": -0, "d": 9007199254740993, "e": 1e300, "f": "123456789012345678901234567890"}"#,
+            r#"{"a": 18446744073709551615, "b": -9223372036854775808, "c": 2.5e-3}"#,
+        ] {
+            assert_eq!(number_read_otherwise(same), None, "{same}");
+        }
+        for changed in [
+            r#"{"a": 123456789012345678901234567890}"#,
+            r#"{"a": 1.00000000000000000001}"#,
+            r#"{"a": 18446744073709551616}"#,
+        ] {
+            assert!(number_read_otherwise(changed).is_some(), "{changed}");
+        }
+        assert_eq!(decimal("1.50"), decimal("15e-1"));
+        assert_eq!(decimal("0.15e1"), decimal("1.5"));
+        assert_eq!(decimal("-0.0"), decimal("0"));
     }
 }

@@ -386,6 +386,8 @@ fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"clap-demo_config_set","arguments":{"key":"k","value":123456789012345678901234567890,"dry_run":true}}}"#,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"clap-demo_greet","arguments":"{\"name\":\"x\"}"}}"#,
         r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"clap-demo_config_set","arguments":{"key":"k","value":12345678901234567890123.0,"dry_run":true}}}"#,
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
     ];
     for request in requests {
         writeln!(stdin, "{request}").unwrap();
@@ -401,7 +403,7 @@ fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
         }
     });
     let mut answers = std::collections::BTreeMap::new();
-    while answers.len() < 6 {
+    while answers.len() < 8 {
         let line = read
             .recv_timeout(Duration::from_secs(20))
             .unwrap_or_else(|_| panic!("answered only {answers:?}"));
@@ -434,7 +436,16 @@ fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
     }
     assert_eq!(
         error(3),
-        (json!(-32602), "the request holds the integer 123456789012345678901234567890, past 64 bits, which this server reads as a 64-bit float and would pass on rounded; send it as a string".to_string())
+        (json!(-32602), "the request holds the number 123456789012345678901234567890, which this server reads as a 64-bit float and would pass on as 1.2345678901234568e+29; send it as a string".to_string())
+    );
+    assert_eq!(
+        error(6),
+        (json!(-32602), "the request holds the number 12345678901234567890123.0, which this server reads as a 64-bit float and would pass on as 1.2345678901234568e+22; send it as a string".to_string())
+    );
+    assert_eq!(
+        answers[&7]["result"],
+        json!({}),
+        "a byte order mark before a message"
     );
     assert_eq!(
         error(4),
