@@ -1054,6 +1054,16 @@ mod numbers_past_two_to_the_53 {
                 r#"{"properties": {"n": {"multipleOf": 10000000000000000}}}"#,
                 r#"{"n": 20000000000000001}"#,
             ),
+            // A `$ref` into the inside of a resource of its own, and a `$ref` from there.
+            (
+                r##"{"properties": {"n": {"$ref": "#/$defs/a/properties/n"}}, "$defs": {"b": {}, "a": {"$id": "https://example.com/a", "$defs": {"b": {"maximum": 9007199254740992}}, "properties": {"n": {"$ref": "#/$defs/b"}}}}}"##,
+                r#"{"n": 9007199254740993.0}"#,
+            ),
+            // An `if` that compares the number decides which errors apply.
+            (
+                r#"{"if": {"properties": {"amount": {"minimum": 1e16}}}, "then": {"required": ["approval"]}}"#,
+                r#"{"amount": 9999999999999999.5}"#,
+            ),
         ] {
             let got = messages(parse(schema).unwrap(), parse(instance).unwrap());
             assert!(

@@ -139,23 +139,39 @@ fn for_each_token(pattern: &str, mut each: impl FnMut(Token, &str)) {
 /// Keywords whose values are instances, not schemas: nothing in them is rewritten.
 const VALUE_KEYWORDS: [&str; 4] = ["const", "enum", "default", "examples"];
 
+/// Keywords whose values map names to schemas: a member there is a schema whatever its name
+/// (a property may be called `default`).
+const NAME_MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
+
 /// A copy of `schema` with every `pattern` and `patternProperties` key rewritten by
 /// [`ecma_pattern`], and the original of each rewritten pattern (for messages); `None` when
-/// nothing needs rewriting. Every object is looked at but the values of [`VALUE_KEYWORDS`]: a
-/// `$ref` may reach a schema under any keyword. Two `patternProperties` keys that become one
-/// keep both schemas (`allOf`); the keys of a `patternProperties` that a `$ref` points into
-/// are left as written (the pointer would break), and so read the engine's way.
+/// nothing needs rewriting. Every schema object is looked at but the values of
+/// [`VALUE_KEYWORDS`]: a `$ref` may reach a schema under any other keyword. Two
+/// `patternProperties` keys that become one keep both schemas (`allOf`); a key that a `$ref`
+/// points into is left as written (the pointer would break), and so reads the engine's way.
 pub(crate) fn with_ecma_patterns(schema: &Value) -> Option<(Value, HashMap<String, String>)> {
     if !any_pattern_to_rewrite(schema) {
         return None;
     }
-    let referenced_pattern_keys = references_into_pattern_properties(schema);
+    let pointed_into = references_into_pattern_properties(schema);
     let mut originals = HashMap::new();
     let mut rewritten = schema.clone();
-    let mut stack = vec![&mut rewritten];
-    while let Some(value) = stack.pop() {
+    // Each value with whether it is a map of names to schemas.
+    let mut stack = vec![(&mut rewritten, false)];
+    while let Some((value, names)) = stack.pop() {
         match value {
             Value::Object(map) => {
+                if names {
+                    stack.extend(map.values_mut().map(|v| (v, false)));
+                    continue;
+                }
                 let engine = map
                     .get("pattern")
                     .and_then(Value::as_str)
@@ -167,33 +183,45 @@ pub(crate) fn with_ecma_patterns(schema: &Value) -> Option<(Value, HashMap<Strin
                         originals.insert(engine, original);
                     }
                 }
-                if !referenced_pattern_keys {
-                    if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
-                        rewrite_keys(patterns, &mut originals);
-                    }
+                if let Some(Value::Object(patterns)) = map.get_mut("patternProperties") {
+                    rewrite_keys(patterns, &pointed_into, &mut originals);
                 }
                 stack.extend(
                     map.iter_mut()
                         .filter(|(key, _)| !VALUE_KEYWORDS.contains(&key.as_str()))
-                        .map(|(_, child)| child),
+                        .map(|(key, child)| {
+                            let names = NAME_MAPS.contains(&key.as_str());
+                            (child, names)
+                        }),
                 );
             }
-            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Array(items) => stack.extend(items.iter_mut().map(|v| (v, false))),
             _ => {}
         }
     }
     Some((rewritten, originals))
 }
 
-/// Rewrite the keys of one `patternProperties`, keeping their order; two that become one keep
-/// both schemas.
-fn rewrite_keys(patterns: &mut Map<String, Value>, originals: &mut HashMap<String, String>) {
-    if !patterns.keys().any(|key| ecma_pattern(key).is_some()) {
+/// Rewrite the keys of one `patternProperties`, keeping their order, but those a reference in
+/// `pointed_into` names; two that become one keep both schemas.
+fn rewrite_keys(
+    patterns: &mut Map<String, Value>,
+    pointed_into: &[String],
+    originals: &mut HashMap<String, String>,
+) {
+    let rewrites = |key: &str| {
+        let step = format!(
+            "/patternProperties/{}",
+            key.replace('~', "~0").replace('/', "~1")
+        );
+        ecma_pattern(key).filter(|_| !pointed_into.iter().any(|r| r.contains(&step)))
+    };
+    if !patterns.keys().any(|key| rewrites(key).is_some()) {
         return;
     }
     let mut keyed = Map::new();
     for (key, value) in std::mem::take(patterns) {
-        let engine = match ecma_pattern(&key) {
+        let engine = match rewrites(&key) {
             Some(engine) => {
                 originals.insert(engine.clone(), key);
                 engine
@@ -212,18 +240,21 @@ fn rewrite_keys(patterns: &mut Map<String, Value>, originals: &mut HashMap<Strin
     *patterns = keyed;
 }
 
-/// Whether any `$ref` in `schema` points into a `patternProperties`.
-fn references_into_pattern_properties(schema: &Value) -> bool {
+/// The references of `schema` (`$ref`, `$dynamicRef`, percent-decoded) that point into a
+/// `patternProperties`.
+fn references_into_pattern_properties(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
     let mut stack = vec![schema];
     while let Some(value) = stack.pop() {
         match value {
             Value::Object(map) => {
-                if map
-                    .get("$ref")
-                    .and_then(Value::as_str)
-                    .is_some_and(|r| r.contains("/patternProperties/"))
-                {
-                    return true;
+                for keyword in ["$ref", "$dynamicRef"] {
+                    if let Some(reference) = map.get(keyword).and_then(Value::as_str) {
+                        let decoded = super::references::percent_decode(reference);
+                        if decoded.contains("/patternProperties/") {
+                            found.push(decoded);
+                        }
+                    }
                 }
                 stack.extend(map.values());
             }
@@ -231,7 +262,7 @@ fn references_into_pattern_properties(schema: &Value) -> bool {
             _ => {}
         }
     }
-    false
+    found
 }
 
 /// Whether any object in `schema` has a `pattern` or a `patternProperties` key that
@@ -346,6 +377,31 @@ mod tests {
         let pointed = json!({"patternProperties": {"x.": {"type": "integer"}}, "properties": {"p": {"$ref": "#/patternProperties/x."}}});
         assert!(valid(pointed.clone(), json!({"p": 1})));
         assert!(!valid(pointed, json!({"p": "s"})));
+        // ... and only that key is left as written.
+        let elsewhere = json!({
+            "properties": {
+                "h": {"patternProperties": {"^.+$": {}}, "additionalProperties": false},
+                "q": {"$ref": "#/$defs/m/patternProperties/x"}
+            },
+            "$defs": {"m": {"patternProperties": {"x": {}}}}
+        });
+        assert!(!valid(elsewhere, json!({"h": {"a\rSet-Cookie": "b"}})));
+        // A property, a definition, named like a value keyword is a schema all the same.
+        for schema in [
+            json!({"properties": {"default": {"type": "string", "pattern": "^.+$"}}}),
+            json!({"properties": {"p": {"$ref": "#/$defs/const"}}, "$defs": {"const": {"pattern": "^.+$"}}}),
+        ] {
+            let key = if schema["properties"].get("default").is_some() {
+                "default"
+            } else {
+                "p"
+            };
+            assert!(
+                !valid(schema.clone(), json!({key: "ok\rSet-Cookie: x"})),
+                "{schema}"
+            );
+            assert!(valid(schema, json!({key: "ok"})));
+        }
     }
 
     #[test]

@@ -476,8 +476,22 @@ impl SchemaValidator {
         };
         let around_a_rounded_number = |error: &jsonschema::ValidationError<'_>| {
             let at = error.instance_path().to_string();
-            let Some(place) = rounding_may_decide(error.kind()) else {
-                return false;
+            // An `if` that compares the number decides whether `then` or `else` apply, and
+            // with them what was evaluated: any error of theirs, or of `unevaluated*`, may be
+            // the rounding's.
+            let schema_path = error.schema_path().to_string();
+            let conditional = ["/then/", "/else/"]
+                .iter()
+                .any(|step| schema_path.contains(step))
+                || matches!(
+                    error.kind(),
+                    ValidationErrorKind::UnevaluatedProperties { .. }
+                        | ValidationErrorKind::UnevaluatedItems { .. }
+                );
+            let place = match rounding_may_decide(error.kind()) {
+                Some(place) => place,
+                None if conditional => Place::AtOrAround,
+                None => return false,
             };
             compared.iter().any(|(pointer, _)| {
                 pointer == &at
@@ -849,12 +863,15 @@ impl ExactWalk<'_> {
                 .and_then(|target| match target {
                     crate::schema::references::LocalTarget::Pointer(pointer) => {
                         crate::json::pointer::resolve(self.root, &pointer)
+                            .map(|target| (target, inside_a_resource(self.root, &pointer)))
                     }
                     crate::schema::references::LocalTarget::Anchor(_) => None,
                 });
             match target {
-                Some(target) => {
-                    if let Some(found) = self.compares(target, instance, path, depth + 1, nested) {
+                Some((target, inside)) => {
+                    if let Some(found) =
+                        self.compares(target, instance, path, depth + 1, nested || inside)
+                    {
                         return Some(found);
                     }
                 }
@@ -930,6 +947,31 @@ impl ExactWalk<'_> {
         .into_iter()
         .find(|key| map.get(*key).is_some_and(holds_large_number))
     }
+}
+
+/// Whether the way from `root` to `pointer` passes a schema with an `$id` of its own (the
+/// target's included): `$ref`s there resolve against that `$id`.
+fn inside_a_resource(root: &Value, pointer: &str) -> bool {
+    let mut current = root;
+    for step in crate::json::pointer::split_pointer(pointer) {
+        let next = match current {
+            Value::Object(map) => map.get(step.as_ref()),
+            Value::Array(items) => step.parse::<usize>().ok().and_then(|i| items.get(i)),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return false;
+        };
+        if next
+            .get("$id")
+            .and_then(Value::as_str)
+            .is_some_and(|id| !id.starts_with('#'))
+        {
+            return true;
+        }
+        current = next;
+    }
+    false
 }
 
 /// Whether `value` holds a number past 2^52.
