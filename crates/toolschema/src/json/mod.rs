@@ -55,6 +55,30 @@ pub fn kind_in_words(value: &Value) -> &'static str {
     }
 }
 
+/// Whether any object in `value` (itself included) satisfies `test`: a scan without
+/// recursion that allocates nothing but its stack.
+pub(crate) fn any_object(
+    value: &Value,
+    test: impl Fn(&serde_json::Map<String, Value>) -> bool,
+) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                if test(map) {
+                    return true;
+                }
+                stack.extend(map.values().filter(|v| v.is_object() || v.is_array()));
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().filter(|v| v.is_object() || v.is_array()));
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// How deep `value` nests arrays and objects (a scalar is 0), counted without recursion.
 ///
 /// Stops counting at `limit + 1`, so it is cheap on values that are far too deep.

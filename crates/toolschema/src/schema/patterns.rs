@@ -269,28 +269,14 @@ fn references_into_pattern_properties(schema: &Value) -> Vec<String> {
 /// [`ecma_pattern`] rewrites: a cheap scan that lets the common schema skip the walk over its
 /// subschemas (values that are not schemas may answer yes; the walk then finds nothing).
 fn any_pattern_to_rewrite(schema: &Value) -> bool {
-    let mut stack = vec![schema];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                let pattern = map.get("pattern").and_then(Value::as_str);
-                if pattern.is_some_and(|p| ecma_pattern(p).is_some()) {
-                    return true;
-                }
-                if let Some(Value::Object(patterns)) = map.get("patternProperties") {
-                    if patterns.keys().any(|key| ecma_pattern(key).is_some()) {
-                        return true;
-                    }
-                }
-                stack.extend(map.values().filter(|v| v.is_object() || v.is_array()));
-            }
-            Value::Array(items) => {
-                stack.extend(items.iter().filter(|v| v.is_object() || v.is_array()));
-            }
-            _ => {}
-        }
-    }
-    false
+    crate::json::any_object(schema, |map| {
+        let pattern = map.get("pattern").and_then(Value::as_str);
+        pattern.is_some_and(|p| ecma_pattern(p).is_some())
+            || map
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .is_some_and(|patterns| patterns.keys().any(|key| ecma_pattern(key).is_some()))
+    })
 }
 
 #[cfg(test)]

@@ -38,25 +38,11 @@ const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 /// (no pointers, nothing allocated but a stack) that lets the checks below skip the common
 /// schema without any reference; a property *named* `$ref` only makes them look closer.
 fn holds_references(value: &Value) -> bool {
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if REFERENCE_KEYWORDS
-                    .iter()
-                    .any(|k| map.get(*k).is_some_and(Value::is_string))
-                {
-                    return true;
-                }
-                stack.extend(map.values().filter(|v| v.is_object() || v.is_array()));
-            }
-            Value::Array(items) => {
-                stack.extend(items.iter().filter(|v| v.is_object() || v.is_array()));
-            }
-            _ => {}
-        }
-    }
-    false
+    crate::json::any_object(value, |map| {
+        REFERENCE_KEYWORDS
+            .iter()
+            .any(|k| map.get(*k).is_some_and(Value::is_string))
+    })
 }
 
 /// Every subschema location (JSON Pointer) in `schema`, found without recursion, with the
