@@ -418,6 +418,14 @@ proptest! {
                     .into_keys()
                     .filter(|k| !after.contains_key(k))
                     .collect()
+            } else if adapted
+                .losses()
+                .iter()
+                .any(|l| l.keyword == "anyOf" || l.keyword == "oneOf")
+            {
+                // A union's forms merged into one object: a property they declare alike is
+                // one schema now.
+                provider_rules::keywords_lost_merging(&schema, &adapted_schema)
             } else {
                 provider_rules::keywords_lost(&schema, &adapted_schema)
             };

@@ -457,6 +457,22 @@ pub fn keyword_counts(schema: &Value) -> std::collections::BTreeMap<String, usiz
     counts
 }
 
+/// How many distinct subschemas use each keyword: where merged forms collapse identical
+/// schemas into one (a property two forms of a union declare alike), nothing is lost.
+pub fn distinct_keyword_counts(schema: &Value) -> std::collections::BTreeMap<String, usize> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut counts = std::collections::BTreeMap::new();
+    for (_, map) in schemas(schema) {
+        if !seen.insert(Value::Object(map.clone()).to_string()) {
+            continue;
+        }
+        for key in map.keys() {
+            *counts.entry(key.clone()).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
 /// Keywords that give an object its shape: merging schemas (an `allOf`, a root union) makes one
 /// of several, so for these only a keyword gone altogether counts as lost.
 const SHAPE_KEYWORDS: &[&str] = &[
@@ -472,8 +488,21 @@ const SHAPE_KEYWORDS: &[&str] = &[
 /// Keywords the adapted schema uses fewer times than the original (gone altogether, for the
 /// shape keywords); each one must be in the loss report.
 pub fn keywords_lost(original: &Value, adapted: &Value) -> Vec<String> {
-    let after = keyword_counts(adapted);
-    keyword_counts(original)
+    keywords_lost_by(original, adapted, keyword_counts)
+}
+
+/// [`keywords_lost`] where forms were merged: counted over distinct subschemas.
+pub fn keywords_lost_merging(original: &Value, adapted: &Value) -> Vec<String> {
+    keywords_lost_by(original, adapted, distinct_keyword_counts)
+}
+
+fn keywords_lost_by(
+    original: &Value,
+    adapted: &Value,
+    counts: impl Fn(&Value) -> std::collections::BTreeMap<String, usize>,
+) -> Vec<String> {
+    let after = counts(adapted);
+    counts(original)
         .into_iter()
         .filter(|(k, n)| {
             let left = after.get(k).copied().unwrap_or(0);
