@@ -220,7 +220,7 @@ pub fn observe(
             data,
         } => {
             let texts = error_texts(message, data.as_ref());
-            if let Some(leak) = first_leak(&texts, sent.known) {
+            if let Some(leak) = first_leak(&texts, sent) {
                 let severity = if leak.is_secret() {
                     Severity::Error
                 } else {
@@ -260,7 +260,7 @@ pub fn observe(
             let is_error = result.get("isError") == Some(&Value::Bool(true));
             let mut texts = Vec::new();
             collect_strings(result, &mut texts);
-            if let Some(leak) = first_leak(&texts, sent.known) {
+            if let Some(leak) = first_leak(&texts, sent) {
                 let severity = if leak.is_secret() {
                     Severity::Error
                 } else {
@@ -355,8 +355,10 @@ fn collect_strings<'a>(value: &'a Value, out: &mut Vec<&'a str>) {
     }
 }
 
-fn first_leak(texts: &[&str], known: &Known) -> Option<leaks::Leak> {
-    texts.iter().find_map(|text| leaks::find(text, known))
+fn first_leak(texts: &[&str], sent: &Sent<'_>) -> Option<leaks::Leak> {
+    texts
+        .iter()
+        .find_map(|text| leaks::find(text, sent.known, sent.arguments))
 }
 
 /// The first text content of a result.

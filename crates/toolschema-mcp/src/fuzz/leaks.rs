@@ -116,8 +116,6 @@ fn patterns() -> &'static Patterns {
 pub struct Known {
     text: Vec<String>,
     paths: Vec<String>,
-    /// Values sent: a path that is a JSON Pointer into one names what was sent.
-    values: Vec<serde_json::Value>,
 }
 
 impl Known {
@@ -134,11 +132,8 @@ impl Known {
         self.text.push(text.to_string());
     }
 
-    /// Add every string (and key) inside a JSON value, and the value itself.
+    /// Add every string (and key) inside a JSON value.
     pub fn add_json(&mut self, value: &serde_json::Value) {
-        if value.is_object() || value.is_array() {
-            self.values.push(value.clone());
-        }
         let mut stack = vec![value];
         while let Some(v) = stack.pop() {
             match v {
@@ -159,12 +154,10 @@ impl Known {
         self.text.iter().any(|t| t.contains(found))
     }
 
-    fn knows_path(&self, path: &str) -> bool {
+    /// Whether `path` is known, or a JSON Pointer into `sent`.
+    fn knows_path(&self, path: &str, sent: Option<&serde_json::Value>) -> bool {
         self.knows(path)
-            || self
-                .values
-                .iter()
-                .any(|value| value.pointer(path).is_some())
+            || sent.is_some_and(|sent| sent.pointer(path).is_some())
             || self
                 .paths
                 .iter()
@@ -179,8 +172,9 @@ fn shorten(text: &str) -> String {
     toolschema::text::shorten(text.trim(), EXCERPT)
 }
 
-/// The first leak in `text` that the caller does not already know of.
-pub fn find(text: &str, known: &Known) -> Option<Leak> {
+/// The first leak in `text` that the caller does not already know of, `sent` being the
+/// arguments of the call (a path that is a JSON Pointer into them names what was sent).
+pub fn find(text: &str, known: &Known, sent: Option<&serde_json::Value>) -> Option<Leak> {
     let patterns = patterns();
     for (language, pattern) in &patterns.traces {
         for found in pattern.find_iter(text) {
@@ -209,7 +203,7 @@ pub fn find(text: &str, known: &Known) -> Option<Leak> {
                 continue;
             };
             let path = path.as_str().trim_end_matches(['.', '/']);
-            if !known.knows_path(path) {
+            if !known.knows_path(path, sent) {
                 return Some(Leak {
                     kind: LeakKind::Path,
                     excerpt: shorten(path),
@@ -225,7 +219,7 @@ mod tests {
     use super::*;
 
     fn leak(text: &str) -> Option<String> {
-        find(text, &Known::default()).map(|l| l.describe())
+        find(text, &Known::default(), None).map(|l| l.describe())
     }
 
     #[test]
@@ -286,29 +280,37 @@ mod tests {
         known.add_json(
             &serde_json::json!({"path": "/etc/passwd", "token": "sk-abcdefghijklmnopqrstuvwxyz"}),
         );
-        assert_eq!(find("listing /home/ada/projects/src/main.rs", &known), None);
+        assert_eq!(
+            find("listing /home/ada/projects/src/main.rs", &known, None),
+            None
+        );
         assert_eq!(
             find(
                 "Access denied: /etc/passwd is outside the allowed directories",
-                &known
+                &known,
+                None
             ),
             None
         );
-        assert_eq!(find("echo: sk-abcdefghijklmnopqrstuvwxyz", &known), None);
-        assert!(find("config read from /home/bob/.env", &known).is_some());
+        assert_eq!(
+            find("echo: sk-abcdefghijklmnopqrstuvwxyz", &known, None),
+            None
+        );
+        assert!(find("config read from /home/bob/.env", &known, None).is_some());
     }
 
     #[test]
     fn a_pointer_into_the_arguments_is_not_a_leak() {
         let mut known = Known::default();
-        known.add_json(&serde_json::json!({"app": {"name": 0}, "root": {"children": [{"x": 1}]}}));
+        let sent = serde_json::json!({"app": {"name": 0}, "root": {"children": [{"x": 1}]}});
+        known.add_json(&sent);
         for answer in [
             "invalid arguments: /app/name must be string",
             "invalid arguments: /root/children/0 must have required property 'id'",
         ] {
-            assert_eq!(find(answer, &known), None, "{answer}");
+            assert_eq!(find(answer, &known, Some(&sent)), None, "{answer}");
         }
         // A path of the machine that only starts like one is still found.
-        assert!(find("cannot open /app/config/secrets.toml", &known).is_some());
+        assert!(find("cannot open /app/config/secrets.toml", &known, Some(&sent)).is_some());
     }
 }

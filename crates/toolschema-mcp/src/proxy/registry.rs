@@ -34,6 +34,9 @@ enum State {
     },
     /// Its input schema cannot be learned: why.
     Unusable(String),
+    /// Listed twice with different definitions in one listing: which one the server goes by is
+    /// unknown, until a listing gives one.
+    ListedTwice,
 }
 
 /// A listing in progress: the names seen on its pages so far, and the cursor its next page will
@@ -43,6 +46,9 @@ struct Listing {
     names: HashSet<String>,
     next: String,
 }
+
+/// Why a tool listed twice with different definitions cannot be checked.
+const LISTED_TWICE: &str = "the server lists it twice, with different definitions, in one listing";
 
 /// Listings in progress kept at most (a client may start listings it never finishes).
 const MAX_LISTINGS: usize = 16;
@@ -173,35 +179,36 @@ impl ToolRegistry {
                 continue;
             };
             let raw = tool.to_string();
+            let entry = self.tools.get(name);
+            let listed_twice = entry.is_some_and(|e| matches!(e.state, State::ListedTwice));
             // A page of no listing in progress (asked with a cursor seen before, say) does not
             // settle a tool listed twice differently: only a listing that gives one does.
-            let conflicted = self.tools.get(name).is_some_and(|e| e.raw.is_empty());
-            if listing.is_none() && conflicted {
+            if listing.is_none() && listed_twice {
                 continue;
             }
             if let Some(listing) = &mut listing {
                 let again = !listing.names.insert(name.to_string());
-                let earlier = self.tools.get(name).map(|entry| entry.raw.as_str());
-                if again && earlier.is_some_and(|earlier| earlier != raw) {
-                    // Which of the two the server goes by is unknown: neither is checked
-                    // against, until a listing gives one. (A conflict found already has an
-                    // empty definition.)
-                    if earlier.is_some_and(|earlier| !earlier.is_empty()) {
-                        let why =
-                            "the server lists it twice, with different definitions, in one listing";
-                        warnings.push(format!("tool '{name}': {why}; its calls cannot be checked"));
+                if again && (listed_twice || entry.is_some_and(|e| e.raw != raw)) {
+                    if !listed_twice {
+                        warnings.push(format!(
+                            "tool '{name}': {LISTED_TWICE}; its calls cannot be checked"
+                        ));
                         self.tools.insert(
                             name.to_string(),
                             Entry {
-                                raw: String::new(),
-                                state: State::Unusable(why.into()),
+                                raw,
+                                state: State::ListedTwice,
                             },
                         );
                     }
                     continue;
                 }
             }
-            if self.tools.get(name).is_some_and(|entry| entry.raw == raw) {
+            let unchanged = self
+                .tools
+                .get(name)
+                .is_some_and(|e| e.raw == raw && !matches!(e.state, State::ListedTwice));
+            if unchanged {
                 continue;
             }
             self.tools.insert(
@@ -245,6 +252,10 @@ impl ToolRegistry {
         match &entry.state {
             State::Compiled { tool, .. } => Lookup::Compiled(tool),
             State::Unusable(reason) => Lookup::Unusable { reason, first_time },
+            State::ListedTwice => Lookup::Unusable {
+                reason: LISTED_TWICE,
+                first_time,
+            },
             State::Listed => Lookup::Unknown,
         }
     }
@@ -402,8 +413,10 @@ mod tests {
         let mut registry = ToolRegistry::default();
         let (warnings, _) = registry.learn_page(&[tool("a", 10)], page(true, false, 0));
         assert!(warnings.is_empty());
-        let (warnings, _) =
-            registry.learn_page(&[tool("a", 1000), tool("a", 10)], page(false, true, 0));
+        let (warnings, _) = registry.learn_page(
+            &[tool("a", 1000), tool("a", 10), tool("a", 10)],
+            page(false, true, 0),
+        );
         assert_eq!(
             warnings,
             ["tool 'a': the server lists it twice, with different definitions, in one listing; its calls cannot be checked"]

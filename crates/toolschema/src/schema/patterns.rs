@@ -26,19 +26,19 @@ pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
     // be spelt out here: not a `\c` control escape, nor a negated class escape inside a class
     // (`[^\W]`), which only the engine's own translation (skipped beside look-arounds) reads
     // right. Such a pattern keeps its `\b` for the engine (a Unicode word boundary).
-    let has_boundary = has_word_boundary(pattern)
-        && !scan(pattern, |token| {
-            matches!(
-                token,
-                Token::Escape('c', _) | Token::Escape('W' | 'D' | 'S', true)
-            )
-        });
+    let (mut boundary, mut unspellable, mut has_dot) = (false, false, false);
+    for_each_token(pattern, |token, _| match token {
+        Token::Escape('b' | 'B', false) => boundary = true,
+        Token::Escape('c', _) | Token::Escape('W' | 'D' | 'S', true) => unspellable = true,
+        Token::Dot => has_dot = true,
+        _ => {}
+    });
+    let has_boundary = boundary && !unspellable;
     let has_look_around = has_boundary
         || ["(?=", "(?!", "(?<=", "(?<!"]
             .iter()
             .any(|look| pattern.contains(look));
-    let has_dot = scan(pattern, |token| matches!(token, Token::Dot));
-    if !has_dot && !has_boundary && !has_look_around {
+    if !has_dot && !has_look_around {
         return None;
     }
     let mut out = String::with_capacity(pattern.len() + 16);

@@ -389,38 +389,8 @@ impl Gate {
             return false;
         }
         let key = pending.id.key().clone();
-        if self.pending.contains_key(&key) || self.is_own_id(&key) {
-            let text = format!(
-                "request id {} is already used by a request in flight",
-                pending.id
-            );
-            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
-            self.reply(route, reply, out);
-            return false;
-        }
-        // Two ids a JavaScript server reads as the same number: their answers could not be
-        // told apart, and one request's answer taken for the other's (a call's result learned
-        // as a listing).
-        let rounded = id_as_float(&pending.id);
-        if rounded.is_some_and(f64::is_infinite) {
-            let text = format!(
-                "request id {} is past the range of a 64-bit float, which a JavaScript server answers with id null; use another id",
-                pending.id
-            );
-            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
-            self.reply(route, reply, out);
-            return false;
-        }
-        if let Some(other) = rounded.and_then(|rounded| {
-            self.pending
-                .values()
-                .find(|p| id_as_float(&p.id) == Some(rounded))
-        }) {
-            let text = format!(
-                "request id {} reads as the same 64-bit number as the id of a request in flight ({}), so their answers could not be told apart; use another id",
-                pending.id, other.id
-            );
-            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &text, None);
+        if let Some(why) = self.unusable_id(&pending.id) {
+            let reply = error_line(Some(&pending.id), ErrorCode::INVALID_REQUEST, &why, None);
             self.reply(route, reply, out);
             return false;
         }
@@ -469,6 +439,32 @@ impl Gate {
                 excerpt(text)
             ));
         }
+    }
+
+    /// Why a new request's id cannot be used, if it cannot: one in flight has it, or a
+    /// JavaScript server would read it as the same number as one in flight (their answers
+    /// could not be told apart, and one request's answer would be taken for the other's), or
+    /// as no number at all (past the float range, answered with id null).
+    fn unusable_id(&self, id: &RequestId) -> Option<String> {
+        if self.pending.contains_key(id.key()) || self.is_own_id(id.key()) {
+            return Some(format!(
+                "request id {id} is already used by a request in flight"
+            ));
+        }
+        let rounded = id_as_float(id)?;
+        if rounded.is_infinite() {
+            return Some(format!(
+                "request id {id} is past the range of a 64-bit float, which a JavaScript server answers with id null; use another id"
+            ));
+        }
+        let other = self
+            .pending
+            .values()
+            .find(|p| id_as_float(&p.id) == Some(rounded))?;
+        Some(format!(
+            "request id {id} reads as the same 64-bit number as the id of a request in flight ({}), so their answers could not be told apart; use another id",
+            other.id
+        ))
     }
 
     fn reply(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
