@@ -7,7 +7,7 @@
 //! extensions, so that `tools/list` shows only the tools it may call. The protected resource
 //! metadata is served beside the endpoint when OAuth is on.
 
-use crate::server::{shutdown_signal, ServeError, ToolServer};
+use crate::server::{in_place_of, shutdown_signal, ServeError, ToolServer};
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
@@ -135,7 +135,7 @@ async fn guarded(
     {
         guard.check_session(id, &principal)?;
     }
-    let body = guard.read_body(&principal, &parts.headers, body).await?;
+    let body = without_bom(guard.read_body(&principal, &parts.headers, body).await?);
     let mut permit = None;
     if parts.method == Method::POST {
         guard.check_calls(&parts, &principal, &body)?;
@@ -144,6 +144,7 @@ async fn guarded(
         }
     }
     parts.extensions.insert(principal.clone());
+    let body = exact_body(body);
     let request = Request::from_parts(parts, Full::new(body));
     let response = match tower_service::Service::call(&mut service, request).await {
         Ok(response) => response,
@@ -161,6 +162,27 @@ async fn guarded(
         }
     }
     Ok(response)
+}
+
+/// A body without its byte order mark, which is no part of a message (rmcp refuses it).
+fn without_bom(body: Bytes) -> Bytes {
+    match body.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => body.slice(body.len() - rest.len()..),
+        None => body,
+    }
+}
+
+/// The body rmcp reads: a request it cannot read exactly is replaced as over stdio
+/// ([`in_place_of`]), so that it is answered with the reason instead of reaching the command
+/// with a number changed.
+fn exact_body(body: Bytes) -> Bytes {
+    match std::str::from_utf8(&body).ok().and_then(in_place_of) {
+        Some(replacement) => {
+            tracing::warn!("a request cannot be read exactly; it is answered with an error");
+            Bytes::from(replacement)
+        }
+        None => body,
+    }
 }
 
 fn metadata(request: Request<Incoming>, guard: &Guard) -> Answer {

@@ -245,12 +245,12 @@ impl ServerHandler for ToolServer {
 /// answers it (with the reason in its params) instead of dropping it unanswered.
 const UNREADABLE: &str = "toolschema/unreadable-request";
 
-/// What rmcp should read in place of a line from the client, when not the line itself: valid
-/// JSON that serde_json refuses (a number past the float range, a lone surrogate) or would read
-/// rounded (an integer past 64 bits, which the command would then get changed), in a request,
-/// becomes a request of [`UNREADABLE`] with the same id and the reason. Anything else (a
-/// notification, malformed JSON) is left to rmcp.
-fn in_place_of(line: &str) -> Option<String> {
+/// What rmcp should read in place of a message from the client (a stdio line or an HTTP body),
+/// when not the message itself: valid JSON that serde_json refuses (a number past the float
+/// range, a lone surrogate) or would read rounded (an integer past 64 bits, which the command
+/// would then get changed), in a request, becomes a request of [`UNREADABLE`] with the same id
+/// and the reason. Anything else (a notification, malformed JSON) is left to rmcp.
+pub(crate) fn in_place_of(line: &str) -> Option<String> {
     let text = line.trim();
     if text.is_empty() {
         return None;

@@ -338,3 +338,110 @@ fn typescript_client_with_bearer_tokens_and_jwts() {
     assert!(calls.contains(&json!(["user-ec", "clap-demo_config_set"])));
     assert!(!calls.contains(&json!(["bob", "clap-demo_files_list"])));
 }
+
+/// One HTTP/1.1 POST of `body` to `url` (`http://HOST:PORT/mcp`), the connection closed after
+/// it: the status, the session id header if any, and the JSON-RPC messages of the answer
+/// (a JSON body, or the `data:` lines of an event stream).
+fn post(url: &str, session: Option<&str>, body: &[u8]) -> (u16, Option<String>, Vec<Value>) {
+    use std::io::{Read, Write};
+    let address = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap();
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(session) = session {
+        head.push_str(&format!(
+            "Mcp-Session-Id: {session}\r\nMcp-Protocol-Version: 2025-06-18\r\n"
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut answer = Vec::new();
+    // An event stream may stay open after its answer: what came before the timeout is enough.
+    let _ = stream.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let session = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_string())
+    });
+    let messages = body
+        .lines()
+        .filter_map(|line| {
+            let json = line.strip_prefix("data:").unwrap_or(line).trim();
+            serde_json::from_str::<Value>(json).ok()
+        })
+        .filter(|message| message.get("jsonrpc").is_some())
+        .collect();
+    (status, session, messages)
+}
+
+/// Over HTTP as over stdio: a request that is valid JSON but that the server cannot read
+/// exactly (a lone surrogate, a number past the float range, an integer past 64 bits) is
+/// answered with -32602 saying why, and never reaches the command with a value changed; a body
+/// that starts with a byte order mark is read without it.
+#[test]
+fn requests_the_server_cannot_read_exactly_are_answered_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::StreamServer::start(dir.path(), &["--port", "0"]);
+    let (status, session, answers) = post(
+        &server.url,
+        None,
+        br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    assert_eq!(status, 200, "{answers:?}");
+    let session = session.expect("a session id");
+    assert_eq!(answers[0]["result"]["protocolVersion"], "2025-06-18");
+    let (status, _, _) = post(
+        &server.url,
+        Some(&session),
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(status, 202);
+    let error = |body: &[u8]| {
+        let (status, _, answers) = post(&server.url, Some(&session), body);
+        assert_eq!(status, 200, "{answers:?}");
+        let error = &answers[0]["error"];
+        (
+            error["code"].as_i64().unwrap_or_default(),
+            error["message"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"clap-demo_greet","arguments":{"name":"\ud800"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"clap-demo_files_list","arguments":{"limit":1e400}}}"#,
+    ] {
+        let (code, message) = error(body.as_bytes());
+        assert_eq!(code, -32602);
+        assert!(
+            message.starts_with("the request is valid JSON that this server cannot read exactly"),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        error(br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"clap-demo_config_set","arguments":{"key":"k","value":123456789012345678901234567890,"dry_run":true}}}"#),
+        (-32602, "the request holds the number 123456789012345678901234567890, which this server reads as a 64-bit float and would pass on as 1.2345678901234568e+29; send it as a string".to_string())
+    );
+    let (status, _, answers) = post(
+        &server.url,
+        Some(&session),
+        b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}",
+    );
+    assert_eq!((status, &answers[0]["result"]), (200, &json!({})));
+    server.stop();
+}

@@ -585,20 +585,23 @@ impl Gate {
             None => "JSON-RPC batches are not allowed before the session is initialized with MCP 2025-03-26; send each message on its own".to_string(),
         };
         report(&format!("refused a JSON-RPC batch from the client: {why}"));
+        // Every element a batch that is allowed would answer is answered: requests, requests
+        // whose method is not a string, and what is not a message at all (with a null id).
+        // Notifications and responses get no answer.
         let answers: Vec<Vec<u8>> = elements
             .iter()
             .filter_map(|range| match read_object(text, range.clone()) {
                 Ok(Message {
                     kind: Kind::Request { id, .. },
                     ..
-                }) => Some(error_line(
-                    Some(&id),
-                    ErrorCode::INVALID_REQUEST,
-                    &why,
-                    None,
-                )),
-                _ => None,
+                }) => Some(Some(id)),
+                Ok(Message {
+                    kind: Kind::Other, ..
+                }) => request_with_bad_method(&text[range.clone()]).map(Some),
+                Ok(_) => None,
+                Err(_) => Some(None),
             })
+            .map(|id| error_line(id.as_ref(), ErrorCode::INVALID_REQUEST, &why, None))
             .collect();
         if answers.is_empty() {
             out.push(Action::ToClient(error_line(
@@ -924,7 +927,6 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
     }
 }
 
-/// Whether `params.NAME` is present and not null.
 /// The id of a message from the client that has an id and a `method` that is not a string.
 fn request_with_bad_method(text: &str) -> Option<RequestId> {
     let members = toolschema::json::object_members(text, 0..text.len()).ok()??;

@@ -543,12 +543,19 @@ fn batches_are_refused_with_an_answer_where_the_protocol_does_not_allow_them() {
         {"jsonrpc": "2.0", "id": 1, "method": "ping"},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": "b", "method": "ping"},
+        {"jsonrpc": "2.0", "id": 7, "method": ["tools/call"]},
+        {"jsonrpc": "2.0", "id": 8, "result": {}},
+        5,
     ]));
     assert!(refused.to_server.is_empty());
     let answers = refused.to_client[0].as_array().unwrap();
-    assert_eq!(answers.len(), 2);
+    assert_eq!(answers.len(), 4, "{answers:?}");
     assert_eq!(answers[0]["id"], 1);
     assert_eq!(answers[1]["id"], "b");
+    // A request whose method is not a string, and what is not a message, are answered too.
+    assert_eq!(answers[2]["id"], 7);
+    assert_eq!(answers[3]["id"], Value::Null);
+    assert!(answers.iter().all(|a| a["error"]["code"] == -32600));
     assert_eq!(answers[0]["error"]["code"], -32600);
     assert!(answers[0]["error"]["message"]
         .as_str()
