@@ -31,7 +31,9 @@
 //! [`lock`] holds pins: a SHA-256 of each tool's canonical JSON (RFC 8785) in the same prepared
 //! form, so a pin drifts exactly when the diff finds a change.
 
+mod location;
 pub mod lock;
+mod new_text;
 mod prepare;
 mod schema;
 mod tool;

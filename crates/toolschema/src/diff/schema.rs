@@ -7,10 +7,12 @@ use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::{compare_numbers, same_value, same_value_opt, MAX_DEPTH};
 use crate::schema::Dialect;
+use super::location::{names_at_location, Location, Unevaluated};
 use crate::text::visible;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
 use std::collections::HashSet;
+use std::rc::Rc;
 
 /// Which way values flow through a schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,20 +85,130 @@ const ANYTHING_WHEN_ABSENT: &[&str] = &["additionalItems", "unevaluatedItems", "
 /// Maps of name to subschema (`patternProperties` is read apart: removing an entry can refuse).
 const SCHEMA_MAPS: &[&str] = &["dependentSchemas"];
 
+/// Keywords read for what they accept by their own arm of [`SchemaDiff::keyword`], beside those
+/// of the lists above; every other keyword is an annotation (text the model reads).
+const READ_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "pattern",
+    "format",
+    "description",
+    "title",
+    "$schema",
+    "$defs",
+    "definitions",
+    "patternProperties",
+];
+/// Keywords reported as one constraint when they appear, though they hold subschemas (whose text
+/// is then reported apart).
+const WHOLE_SUBSCHEMAS: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "dependentSchemas",
+    "dependencies",
+];
+
+/// Whether `key` is an annotation: a keyword that accepts and refuses nothing (`default`,
+/// `examples`, `$comment`, `deprecated`, unknown keywords), only text the model reads.
+pub(super) fn is_annotation(key: &str) -> bool {
+    ![
+        READ_KEYWORDS,
+        SCHEMA_MAPS,
+        ANYTHING_WHEN_ABSENT,
+        UPPER_BOUNDS,
+        LOWER_BOUNDS,
+        OTHER_CONSTRAINTS,
+    ]
+    .iter()
+    .any(|list| list.contains(&key))
+}
+
 /// Compares two schemas and records what changed.
 pub(crate) struct SchemaDiff<'c> {
     pub tool: &'c str,
     pub direction: Direction,
     pub changes: &'c mut Vec<Change>,
+    /// The instance location of the schemas being compared.
+    pub(super) location: Location,
+    /// Set just before comparing subschemas applied in place: they describe the same location.
+    in_place: bool,
+}
+
+impl<'c> SchemaDiff<'c> {
+    /// A comparison of `tool`'s schemas in `direction`, recording into `changes`.
+    pub fn new(tool: &'c str, direction: Direction, changes: &'c mut Vec<Change>) -> Self {
+        SchemaDiff {
+            tool,
+            direction,
+            changes,
+            location: Location::default(),
+            in_place: false,
+        }
+    }
 }
 
 impl SchemaDiff<'_> {
     /// Compare `old` and `new`, schemas at `pointer` (into the tool) describing the argument (or
     /// output field) at `path` (`options.depth`, `items[]`; empty for the root).
     pub fn compare(&mut self, old: &Value, new: &Value, pointer: &str, path: &str, depth: usize) {
+        let in_place = std::mem::take(&mut self.in_place);
         if same_value(old, new) {
             return;
         }
+        let own = match (old, new) {
+            (Value::Object(old), Value::Object(new)) => Unevaluated::of(old).or(Unevaluated::of(new)),
+            (Value::Object(one), _) | (_, Value::Object(one)) => Unevaluated::of(one),
+            _ => Unevaluated::default(),
+        };
+        let location = if in_place {
+            Location {
+                around: self.location.here,
+                here: self.location.here.or(own),
+                known_names: self.location.known_names.clone(),
+            }
+        } else {
+            Location {
+                around: Unevaluated::default(),
+                here: own,
+                known_names: Rc::new(names_at_location(old)),
+            }
+        };
+        let outer = std::mem::replace(&mut self.location, location);
+        self.compare_here(old, new, pointer, path, depth);
+        self.location = outer;
+    }
+
+    /// Compare `old` and `new`, subschemas applied in place to the instance the schemas being
+    /// compared describe (branches of `allOf`, `anyOf`, `oneOf`, `dependentSchemas` entries).
+    fn compare_in_place(
+        &mut self,
+        old: &Value,
+        new: &Value,
+        pointer: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        self.in_place = true;
+        self.compare(old, new, pointer, path, depth);
+    }
+
+    /// [`SchemaDiff::compare`] once the location is set.
+    fn compare_here(&mut self, old: &Value, new: &Value, pointer: &str, path: &str, depth: usize) {
         let (Some(old_map), Some(new_map)) = (as_object_schema(old), as_object_schema(new)) else {
             self.push(
                 ChangeCode::ConstraintChanged,
@@ -241,6 +353,33 @@ impl SchemaDiff<'_> {
         path: &str,
         depth: usize,
     ) {
+        if !self.evaluation_lost(key, o, n, at, path) {
+            self.keyword_meaning(key, o, n, old, new, at, path, depth);
+        }
+        // A keyword that appeared with subschemas is reported above as one constraint; the text
+        // in those subschemas is new text the model reads.
+        if let (None, Some(n)) = (o, n) {
+            if WHOLE_SUBSCHEMAS.contains(&key) {
+                self.new_keyword_text(key, n, at, path, depth + 1);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn keyword_meaning(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
+        if is_annotation(key) {
+            return self.annotation_changed(key, o, n, at, path);
+        }
         match key {
             "type" => self.types(o, n, at, path),
             "properties" => self.properties(old, new, at, path, depth),
@@ -248,31 +387,15 @@ impl SchemaDiff<'_> {
             "additionalProperties" | "unevaluatedProperties" => {
                 self.openness(key, o, n, at, &join(path, "*"), depth)
             }
-            "items" => self.items(o, n, at, path, depth),
-            "prefixItems" => self.tuple(o, n, at, path, depth),
+            "items" => self.items(o, n, old, new, at, path, depth),
+            "prefixItems" => {
+                let rest = [old.get("items"), new.get("items")];
+                self.tuple(key, o, n, rest, at, path, depth)
+            }
             "enum" => self.enumeration(o, n, at, path),
             "anyOf" | "oneOf" | "allOf" => self.branches(key, o, n, at, path, depth),
             "pattern" | "format" => self.pattern_or_format(key, o, n, at, path),
-            "description" | "title" => {
-                let text = |v: Option<&Value>| match v {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
-                };
-                let message = format!(
-                    "{key} of {} changed: {}",
-                    self.subject(path),
-                    word_diff(&text(o), &text(n))
-                );
-                self.push_class(
-                    ChangeCode::SchemaDescriptionChanged,
-                    ChangeClass::Security,
-                    at,
-                    message,
-                    o,
-                    n,
-                );
-            }
+            "description" | "title" => self.text_changed(key, o, n, at, path),
             "$schema" => {
                 // Another spelling of the same dialect (`https`, a trailing `#`, the 2020-12 URI
                 // where none was written at the root) is a rewrite, reported by the caller.
@@ -324,21 +447,131 @@ impl SchemaDiff<'_> {
                 self.constraint(key, o, n, at, path)
             }
             _ if OTHER_CONSTRAINTS.contains(&key) => self.constraint(key, o, n, at, path),
+            _ => self.annotation_changed(key, o, n, at, path),
+        }
+    }
+
+    /// A `description` or `title` changed, shown as a word diff (security).
+    pub(super) fn text_changed(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+    ) {
+        let text = |v: Option<&Value>| match v {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let message = format!(
+            "{key} of {} changed: {}",
+            self.subject(path),
+            word_diff(&text(o), &text(n))
+        );
+        self.push_class(
+            ChangeCode::SchemaDescriptionChanged,
+            ChangeClass::Security,
+            at,
+            message,
+            o,
+            n,
+        );
+    }
+
+    /// Another annotation changed: `default`, `examples`, `$comment`, an unknown keyword
+    /// (security).
+    pub(super) fn annotation_changed(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+    ) {
+        let message = format!(
+            "{key} of {} changed from {} to {}",
+            self.subject(path),
+            short(o),
+            short(n)
+        );
+        self.push_class(
+            ChangeCode::SchemaAnnotationChanged,
+            ChangeClass::Security,
+            at,
+            message,
+            o,
+            n,
+        );
+    }
+
+    /// Where an `unevaluatedProperties` or `unevaluatedItems` applies, a keyword that evaluates
+    /// members (items) is more than a declaration: the members it evaluated and no other keyword
+    /// does are left to the `unevaluated*` keyword, which may refuse them. Reports, as breaking, a
+    /// change that may take evaluation away, and says whether it did.
+    fn evaluation_lost(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+    ) -> bool {
+        let Location { around, here, .. } = self.location.clone();
+        // Gone, and it evaluated something (`false` refused what it saw instead).
+        let removed = o.is_some_and(|v| !is_false_schema(v)) && n.is_none();
+        let (properties, items) = match key {
+            "additionalProperties" => (here.properties && removed, false),
+            "unevaluatedProperties" => (around.properties && removed, false),
+            "items" | "additionalItems" | "contains" => (false, here.items && removed),
+            "unevaluatedItems" => (false, around.items && removed),
+            "allOf" | "anyOf" | "oneOf" | "dependentSchemas" | "$ref" | "$dynamicRef"
+            | "$recursiveRef" => (here.properties && removed, here.items && removed),
+            // `if` evaluates whatever it sees when it holds, even without `then` or `else`; which
+            // members it (and so `then` or `else`) evaluates may differ after any change.
+            "if" | "then" | "else" => (here.properties, here.items),
+            _ => (false, false),
+        };
+        if !properties && !items {
+            return false;
+        }
+        let subject = self.subject(path);
+        let (code, message) = match (o, n) {
+            (Some(_), None) => (
+                ChangeCode::ConstraintRemoved,
+                format!("{key} {} removed from {subject}", short(o)),
+            ),
+            (None, _) => (
+                ChangeCode::ConstraintAdded,
+                format!("{key} {} added to {subject}", short(n)),
+            ),
+            (Some(_), Some(_)) => (
+                ChangeCode::ConstraintChanged,
+                format!("{key} of {subject} changed from {} to {}", short(o), short(n)),
+            ),
+        };
+        let message = format!("{message}: {}", self.left_unevaluated(properties, items));
+        self.push(code, Effect::Changes, at, message, o.cloned(), n.cloned());
+        true
+    }
+
+    /// Why a change that may take evaluation away is breaking, for messages.
+    fn left_unevaluated(&self, properties: bool, items: bool) -> &'static str {
+        let Unevaluated {
+            properties: p,
+            items: i,
+        } = self.location.here;
+        match (properties && p, items && i) {
+            (true, false) => {
+                "members it evaluated may now be left to unevaluatedProperties, which may refuse them"
+            }
+            (false, true) => {
+                "items it evaluated may now be left to unevaluatedItems, which may refuse them"
+            }
             _ => {
-                let message = format!(
-                    "{key} of {} changed from {} to {}",
-                    self.subject(path),
-                    short(o),
-                    short(n)
-                );
-                self.push_class(
-                    ChangeCode::SchemaAnnotationChanged,
-                    ChangeClass::Security,
-                    at,
-                    message,
-                    o,
-                    n,
-                );
+                "members and items it evaluated may now be left to unevaluatedProperties and \
+                 unevaluatedItems, which may refuse them"
             }
         }
     }
@@ -416,57 +649,13 @@ impl SchemaDiff<'_> {
             let member_path = join(path, name);
             match (old_props.get(name.as_str()), new_props.get(name.as_str())) {
                 (Some(o), Some(n)) => self.compare(o, n, &member_at, &member_path, depth + 1),
-                (None, Some(n)) if !new_required.contains(name.as_str()) => {
-                    let message = match self.direction {
-                        Direction::Input => format!("new optional argument '{member_path}'"),
-                        Direction::Output => format!("new optional field '{member_path}'"),
-                    };
-                    // Its values met what the object allowed of undeclared members (a schema,
-                    // or patternProperties entries); now they meet its own schema instead. In
-                    // an object that took any undeclared member, or none, a new optional
-                    // member is compatible: callers do not send what was never declared.
-                    if undeclared_members(old) == Undeclared::Checked && !is_anything(n) {
-                        self.push(
-                            ChangeCode::PropertyAdded,
-                            Effect::Changes,
-                            &member_at,
-                            format!(
-                                "{message} (its values met what the object allowed of \
-                                 undeclared members; its own schema may refuse them)"
-                            ),
-                            None,
-                            Some(n.clone()),
-                        );
-                        continue;
-                    }
-                    self.push_class(
-                        ChangeCode::PropertyAdded,
-                        ChangeClass::Compatible,
-                        &member_at,
-                        message,
-                        None,
-                        Some(n),
-                    );
+                (None, Some(n)) => {
+                    self.property_added(name, n, old, &new_required, &member_at, &member_path);
+                    self.new_text(n, &member_at, &member_path, depth + 1);
                 }
-                (None, Some(n)) if old_required.contains(name.as_str()) => {
-                    // Required before without a declaration (any value): now it is checked.
-                    let message = format!(
-                        "{} declared with a schema (it was required, unchecked)",
-                        self.subject(&member_path)
-                    );
-                    self.push(
-                        ChangeCode::PropertyAdded,
-                        Effect::Narrows,
-                        &member_at,
-                        message,
-                        None,
-                        Some(n.clone()),
-                    );
-                }
-                (None, Some(_)) => {} // a new required argument: reported with `required`
                 (Some(o), None) => {
                     // Its values now meet what the object says of undeclared members.
-                    let rest = undeclared_members(new);
+                    let rest = self.undeclared(new);
                     let was_required = old_required.contains(name.as_str());
                     let subject = self.subject(&member_path);
                     let (class, why) = match (self.direction, rest) {
@@ -483,6 +672,11 @@ impl SchemaDiff<'_> {
                             "its values now meet what the object allows of undeclared members, \
                              which may refuse them",
                         ),
+                        (Direction::Input, Undeclared::Unevaluated) => (
+                            ChangeClass::Breaking,
+                            "its values now meet unevaluatedProperties unless another keyword \
+                             evaluates it, which may refuse them",
+                        ),
                         (Direction::Output, _) if was_required => (
                             ChangeClass::Breaking,
                             "it was required: results promised it",
@@ -494,6 +688,10 @@ impl SchemaDiff<'_> {
                         (Direction::Output, Undeclared::Checked) => (
                             ChangeClass::Breaking,
                             "its values now meet only what the object allows of undeclared members",
+                        ),
+                        (Direction::Output, Undeclared::Unevaluated) => (
+                            ChangeClass::Breaking,
+                            "its values now meet only what unevaluatedProperties allows",
                         ),
                         (Direction::Output, Undeclared::Refused) => {
                             (ChangeClass::Compatible, "it was optional")
@@ -510,6 +708,92 @@ impl SchemaDiff<'_> {
                 }
                 (None, None) => {}
             }
+        }
+    }
+
+    /// A member `name` that `properties` of the new schema declares and of the old does not.
+    fn property_added(
+        &mut self,
+        name: &str,
+        n: &Value,
+        old: &Map<String, Value>,
+        new_required: &HashSet<&str>,
+        at: &str,
+        path: &str,
+    ) {
+        let subject = self.subject(path);
+        if new_required.contains(name) {
+            if required_names(old).contains(name) {
+                // Required before without a declaration (any value): now it is checked.
+                let message = format!("{subject} declared with a schema (it was required, unchecked)");
+                self.push(ChangeCode::PropertyAdded, Effect::Narrows, at, message, None, Some(n.clone()));
+            }
+            // Otherwise a new required argument: reported with `required`.
+            return;
+        }
+        if !is_anything(n) && self.location.known_names.contains(name) {
+            // Declared, required or named elsewhere at this location (beside a branch, in
+            // another branch): callers may send it, and its values must now meet this schema.
+            let message = format!(
+                "{subject} declared with a schema here (callers could already send it: its \
+                 values must now meet this schema too)"
+            );
+            self.push(ChangeCode::PropertyAdded, Effect::Narrows, at, message, None, Some(n.clone()));
+            return;
+        }
+        let message = match self.direction {
+            Direction::Input => format!("new optional argument '{path}'"),
+            Direction::Output => format!("new optional field '{path}'"),
+        };
+        // Its values met what the object allowed of undeclared members (a schema, patternProperties
+        // entries, unevaluatedProperties); now they meet its own schema instead. In an object that
+        // took any undeclared member, or none, a new optional member is compatible: callers do not
+        // send what was never declared.
+        let why = match self.undeclared(old) {
+            _ if is_anything(n) => None,
+            Undeclared::Checked => Some(
+                "its values met what the object allowed of undeclared members; its own schema may \
+                 refuse them",
+            ),
+            Undeclared::Unevaluated => Some(
+                "unevaluatedProperties applies here: its values met what it allowed, or another \
+                 keyword evaluated it; its own schema may refuse them",
+            ),
+            Undeclared::Anything | Undeclared::Refused => None,
+        };
+        match why {
+            Some(why) => self.push(
+                ChangeCode::PropertyAdded,
+                Effect::Changes,
+                at,
+                format!("{message} ({why})"),
+                None,
+                Some(n.clone()),
+            ),
+            None => self.push_class(
+                ChangeCode::PropertyAdded,
+                ChangeClass::Compatible,
+                at,
+                message,
+                None,
+                Some(n),
+            ),
+        }
+    }
+
+    /// What an undeclared member of the object `schema` meets, counting an
+    /// `unevaluatedProperties` of a schema that applies this one in place.
+    fn undeclared(&self, schema: &Map<String, Value>) -> Undeclared {
+        let rest = undeclared_members(schema);
+        // `additionalProperties` or `unevaluatedProperties` that take anything evaluate every
+        // member: none is left to the one around.
+        let evaluates_all = ["additionalProperties", "unevaluatedProperties"]
+            .iter()
+            .any(|key| schema.get(*key).is_some_and(is_anything));
+        if rest == Undeclared::Anything && self.location.around.properties && !evaluates_all {
+            Undeclared::Unevaluated
+        } else {
+            rest
         }
     }
 
@@ -640,9 +924,22 @@ impl SchemaDiff<'_> {
         }
     }
 
-    fn items(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str, depth: usize) {
+    #[allow(clippy::too_many_arguments)]
+    fn items(
+        &mut self,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        old: &Map<String, Value>,
+        new: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
         match (o, n) {
-            (Some(Value::Array(_)), Some(Value::Array(_))) => self.tuple(o, n, at, path, depth),
+            (Some(Value::Array(_)), Some(Value::Array(_))) => {
+                let rest = [old.get("additionalItems"), new.get("additionalItems")];
+                self.tuple("items", o, n, rest, at, path, depth)
+            }
             (Some(Value::Array(_)), _) | (_, Some(Value::Array(_))) => {
                 self.constraint("items", o, n, at, path)
             }
@@ -656,21 +953,57 @@ impl SchemaDiff<'_> {
         }
     }
 
-    fn tuple(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str, path: &str, depth: usize) {
+    /// `prefixItems` (or `items` as a list), item by item. `rest` is what the old and the new
+    /// schema say of the items after the list (`items`, or `additionalItems`), which an item
+    /// meets once the list no longer reaches it.
+    #[allow(clippy::too_many_arguments)]
+    fn tuple(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        rest: [Option<&Value>; 2],
+        at: &str,
+        path: &str,
+        depth: usize,
+    ) {
         let empty = Vec::new();
         let old = o.and_then(Value::as_array).unwrap_or(&empty);
         let new = n.and_then(Value::as_array).unwrap_or(&empty);
         if (o.is_some() && !o.is_some_and(Value::is_array))
             || (n.is_some() && !n.is_some_and(Value::is_array))
         {
-            return self.constraint("prefixItems", o, n, at, path);
+            return self.constraint(key, o, n, at, path);
         }
+        let [old_rest, new_rest] = rest.map(|r| r.filter(|r| !r.is_array()));
         for i in 0..old.len().max(new.len()) {
             let item_path = format!("{path}[{i}]");
+            let item_at = format!("{at}/{i}");
+            let (a, b) = (old.get(i), new.get(i));
+            if let (Some(a), None, None) = (a, b, new_rest) {
+                if self.location.here.items {
+                    // Nothing evaluates the item any more.
+                    let message = format!(
+                        "{key} entry {} removed from {}: {}",
+                        short(Some(a)),
+                        self.subject(&item_path),
+                        self.left_unevaluated(false, true)
+                    );
+                    self.push(
+                        ChangeCode::ConstraintRemoved,
+                        Effect::Changes,
+                        &item_at,
+                        message,
+                        Some(a.clone()),
+                        None,
+                    );
+                    continue;
+                }
+            }
             self.compare(
-                old.get(i).unwrap_or(&ANYTHING),
-                new.get(i).unwrap_or(&ANYTHING),
-                &format!("{at}/{i}"),
+                a.or(old_rest).unwrap_or(&ANYTHING),
+                b.or(new_rest).unwrap_or(&ANYTHING),
+                &item_at,
                 &item_path,
                 depth + 1,
             );
@@ -694,26 +1027,26 @@ impl SchemaDiff<'_> {
                     );
                 }
                 for value in new.iter().filter(|v| !old.iter().any(|w| same_value(v, w))) {
-                    let message = format!("enum value {} added to {subject}", short(Some(value)));
-                    self.push(
+                    let message = format!("enum value {} added to {subject}", shown(value));
+                    self.push_values(
                         ChangeCode::EnumValueAdded,
                         Effect::Widens,
                         at,
                         message,
                         None,
-                        Some(value.clone()),
+                        Some(value),
                     );
                 }
             }
             (None, Some(_)) if o.is_none() => {
                 let message = format!("{subject} is now limited to the enum values {}", short(n));
-                self.push(
+                self.push_values(
                     ChangeCode::EnumValueRemoved,
                     Effect::Narrows,
                     at,
                     message,
                     None,
-                    n.cloned(),
+                    n,
                 );
             }
             (Some(_), None) if n.is_none() => {
@@ -762,7 +1095,7 @@ impl SchemaDiff<'_> {
         if old_unmatched.len() == new_unmatched.len() {
             let first = self.changes.len();
             for (&i, &j) in old_unmatched.iter().zip(&new_unmatched) {
-                self.compare(&old[i], &new[j], &format!("{at}/{j}"), path, depth + 1);
+                self.compare_in_place(&old[i], &new[j], &format!("{at}/{j}"), path, depth + 1);
             }
             if one {
                 for change in &mut self.changes[first..] {
@@ -790,17 +1123,17 @@ impl SchemaDiff<'_> {
             if one {
                 message.push_str(ONE_OF_COUNTS);
             }
-            self.push(
-                code,
-                effect,
-                &format!("{at}/{j}"),
-                message,
-                None,
-                Some(new[j].clone()),
-            );
+            let branch_at = format!("{at}/{j}");
+            self.push(code, effect, &branch_at, message, None, Some(new[j].clone()));
+            self.new_text(&new[j], &branch_at, path, depth + 1);
         }
         for &i in &old_unmatched {
-            let (code, effect) = if all {
+            // Under unevaluated*, an allOf branch that goes may take with it the evaluation of
+            // members that are then refused.
+            let unevaluated = all && self.location.here.any();
+            let (code, effect) = if unevaluated {
+                (ChangeCode::BranchAdded, Effect::Changes)
+            } else if all {
                 (ChangeCode::BranchAdded, Effect::Widens)
             } else if one {
                 (ChangeCode::BranchRemoved, Effect::Changes)
@@ -813,6 +1146,9 @@ impl SchemaDiff<'_> {
             );
             if one && self.direction == Direction::Output {
                 message.push_str(ONE_OF_COUNTS);
+            }
+            if unevaluated {
+                message = format!("{message}: {}", self.left_unevaluated(true, true));
             }
             self.push(
                 code,
@@ -934,6 +1270,17 @@ impl SchemaDiff<'_> {
         let n = n.filter(|v| !(key == "uniqueItems" && **v == Value::Bool(false)));
         let (code, effect, message) = match (o, n) {
             (None, None) => return,
+            (None, Some(value)) if key == "const" => {
+                let message = format!("{key} {} added to {subject}", shown(value));
+                return self.push_values(
+                    ChangeCode::ConstraintAdded,
+                    Effect::Narrows,
+                    at,
+                    message,
+                    None,
+                    Some(value),
+                );
+            }
             (None, Some(_)) => (
                 ChangeCode::ConstraintAdded,
                 Effect::Narrows,
@@ -1003,7 +1350,7 @@ impl SchemaDiff<'_> {
         let (Some(old), Some(new)) = (old, new) else {
             return self.constraint("patternProperties", o, n, at, path);
         };
-        let rest = undeclared_members(new_schema);
+        let rest = self.undeclared(new_schema);
         let subject = self.object_subject(path);
         for name in union_keys(old, new) {
             let member_at = push_segment(at, name);
@@ -1026,10 +1373,10 @@ impl SchemaDiff<'_> {
                     format!(
                         "patternProperties '{pattern}' removed from {subject}: the members it \
                          matched now meet what the object allows of undeclared members{}",
-                        if rest == Undeclared::Refused {
-                            " (none)"
-                        } else {
-                            ""
+                        match rest {
+                            Undeclared::Refused => " (none)",
+                            Undeclared::Unevaluated => " (unevaluatedProperties)",
+                            Undeclared::Anything | Undeclared::Checked => "",
                         }
                     ),
                 ),
@@ -1048,6 +1395,9 @@ impl SchemaDiff<'_> {
                 ),
             };
             self.push(code, effect, &member_at, message, a.cloned(), b.cloned());
+            if let (None, Some(b)) = (a, b) {
+                self.new_text(b, &member_at, path, depth + 1);
+            }
         }
     }
 
@@ -1086,7 +1436,10 @@ impl SchemaDiff<'_> {
         for name in names {
             let member_at = push_segment(at, name);
             match (old.get(name.as_str()), new.get(name.as_str())) {
-                (Some(a), Some(b)) => self.compare(a, b, &member_at, path, depth + 1),
+                (Some(a), Some(b)) if definitions => {
+                    self.compare(a, b, &member_at, path, depth + 1)
+                }
+                (Some(a), Some(b)) => self.compare_in_place(a, b, &member_at, path, depth + 1),
                 (a, b) if definitions => {
                     // A definition no `$ref` uses only adds text the model may read.
                     let message = format!(
@@ -1103,20 +1456,45 @@ impl SchemaDiff<'_> {
                         a,
                         b,
                     );
+                    if let (None, Some(b)) = (a, b) {
+                        self.new_text(b, &member_at, path, depth + 1);
+                    }
                 }
-                (a, b) => self.constraint(
-                    &format!("{key} '{}'", visible(name)),
-                    a,
-                    b,
-                    &member_at,
-                    path,
-                ),
+                (Some(a), None) if self.location.here.any() => {
+                    let message = format!(
+                        "{key} '{}' {} removed from {}: {}",
+                        visible(name),
+                        short(Some(a)),
+                        self.subject(path),
+                        self.left_unevaluated(true, true)
+                    );
+                    self.push(
+                        ChangeCode::ConstraintRemoved,
+                        Effect::Changes,
+                        &member_at,
+                        message,
+                        Some(a.clone()),
+                        None,
+                    );
+                }
+                (a, b) => {
+                    self.constraint(
+                        &format!("{key} '{}'", visible(name)),
+                        a,
+                        b,
+                        &member_at,
+                        path,
+                    );
+                    if let (None, Some(b)) = (a, b) {
+                        self.new_text(b, &member_at, path, depth + 1);
+                    }
+                }
             }
         }
     }
 
     /// How the argument or output field at `path` is named in messages.
-    fn subject(&self, path: &str) -> String {
+    pub(super) fn subject(&self, path: &str) -> String {
         match (path.is_empty(), self.direction) {
             (true, Direction::Input) => "the input schema".into(),
             (true, Direction::Output) => "the output schema".into(),
@@ -1154,7 +1532,25 @@ impl SchemaDiff<'_> {
         });
     }
 
-    fn push_class(
+    /// A change that brings values the model reads (`enum`, `const`): where it would be
+    /// compatible, it is a security change when a value holds text, shown in full.
+    fn push_values(
+        &mut self,
+        code: ChangeCode,
+        effect: Effect,
+        pointer: &str,
+        message: String,
+        before: Option<&Value>,
+        after: Option<&Value>,
+    ) {
+        let mut class = class_of(effect, self.direction);
+        if class == ChangeClass::Compatible && after.is_some_and(holds_text) {
+            class = ChangeClass::Security;
+        }
+        self.push_class(code, class, pointer, message, before, after);
+    }
+
+    pub(super) fn push_class(
         &mut self,
         code: ChangeCode,
         class: ChangeClass,
@@ -1239,9 +1635,13 @@ enum Undeclared {
     Anything,
     /// Nothing: the object is closed and no `patternProperties` entry may let them in.
     Refused,
-    /// A schema (`additionalProperties`, `patternProperties` entries, or `unevaluatedProperties`
-    /// beside keywords that evaluate members elsewhere): what it accepts is not known here.
+    /// A schema (`additionalProperties`, `patternProperties` entries): what it accepts is not
+    /// known here.
     Checked,
+    /// An `unevaluatedProperties` (here, beside keywords that evaluate members elsewhere, or in a
+    /// schema that applies this one in place): what it accepts, and which members other
+    /// keywords evaluate, is not known here.
+    Unevaluated,
 }
 
 /// Keywords that apply other schemas to the same object, whose members then count as evaluated
@@ -1275,7 +1675,7 @@ fn undeclared_members(schema: &Map<String, Value>) -> Undeclared {
             {
                 Undeclared::Refused
             }
-            Some(_) => Undeclared::Checked,
+            Some(_) => Undeclared::Unevaluated,
         },
     };
     let patterns = schema
@@ -1332,12 +1732,37 @@ fn show_types(types: &Option<Vec<String>>) -> String {
 }
 
 /// A path one level down: `options` + `depth` is `options.depth`.
-fn join(path: &str, name: &str) -> String {
+pub(super) fn join(path: &str, name: &str) -> String {
     match (path.is_empty(), name) {
         (_, "[]") => format!("{path}[]"),
         (true, _) => name.to_string(),
         (false, _) => format!("{path}.{name}"),
     }
+}
+
+/// Whether a value holds text the model reads: a string, or an array or object with one (or
+/// with a member name).
+pub(super) fn holds_text(value: &Value) -> bool {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::String(_) => return true,
+            Value::Object(map) if !map.is_empty() => return true,
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// A value as canonical JSON for a message, hidden characters written out: in full when it holds
+/// text the model reads (a change that brings it is there to show it), else as [`short`].
+pub(super) fn shown(value: &Value) -> String {
+    if !holds_text(value) {
+        return short(Some(value));
+    }
+    let json = serde_json_canonicalizer::to_string(value).unwrap_or_else(|_| value.to_string());
+    visible(&json)
 }
 
 /// Longest value shown in a message before it is cut.

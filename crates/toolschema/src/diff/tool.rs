@@ -125,25 +125,24 @@ impl ToolDiff<'_> {
         let (Some(o), Some(n)) = (o, n) else {
             return self.field(ChangeCode::FieldChanged, "inputSchema", o, n, at);
         };
-        let mut diff = SchemaDiff {
-            tool: self.tool,
-            direction,
-            changes: self.changes,
-        };
-        diff.compare(o, n, at, "", 0);
+        SchemaDiff::new(self.tool, direction, self.changes).compare(o, n, at, "", 0);
     }
 
     fn output_schema(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str) {
         match (o, n) {
             (Some(_), Some(_)) => self.schema(o, n, at, Direction::Output),
-            (None, Some(_)) => self.push(
-                ChangeCode::OutputSchemaAdded,
-                ChangeClass::Compatible,
-                at,
-                "outputSchema added: results now promise a shape".into(),
-                None,
-                n,
-            ),
+            (None, Some(schema)) => {
+                self.push(
+                    ChangeCode::OutputSchemaAdded,
+                    ChangeClass::Compatible,
+                    at,
+                    "outputSchema added: results now promise a shape".into(),
+                    None,
+                    n,
+                );
+                SchemaDiff::new(self.tool, Direction::Output, self.changes)
+                    .new_text(schema, at, "", 0);
+            }
             _ => self.push(
                 ChangeCode::OutputSchemaRemoved,
                 ChangeClass::Breaking,
