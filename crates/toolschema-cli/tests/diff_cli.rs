@@ -243,6 +243,19 @@ fn two_real_releases_of_the_filesystem_server() {
             "constraint-added",
             "/outputSchema/properties/content/items/anyOf",
         ),
+        // The text of the new branches the model reads: the kinds of content it may now get.
+        (
+            "read_media_file",
+            "security",
+            "enum-value-added",
+            "/outputSchema/properties/content/items/anyOf/0/properties/type/enum",
+        ),
+        (
+            "read_media_file",
+            "security",
+            "enum-value-added",
+            "/outputSchema/properties/content/items/anyOf/1/properties/type/const",
+        ),
         (
             "read_media_file",
             "breaking",
@@ -310,6 +323,10 @@ fn two_real_releases_of_the_filesystem_server() {
             .to_string()
     };
     assert_eq!(
+        message("enum-value-added"),
+        "enum [\"image\",\"audio\"] added to field 'content[].type'"
+    );
+    assert_eq!(
         message("annotation-less-safe"),
         "annotations.destructiveHint changed from false to true (less safe)"
     );
@@ -319,7 +336,7 @@ fn two_real_releases_of_the_filesystem_server() {
     );
     assert_eq!(
         diff["summary"],
-        json!({"breaking": 5, "security": 16, "compatible": 1, "old_tools": 14, "new_tools": 14})
+        json!({"breaking": 5, "security": 18, "compatible": 1, "old_tools": 14, "new_tools": 14})
     );
 }
 

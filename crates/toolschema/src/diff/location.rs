@@ -84,11 +84,21 @@ pub(crate) fn names_at_location(schema: &Value) -> BTreeSet<String> {
         {
             names.extend(strings(Some(listed)));
         }
-        for value in map.get("enum").and_then(Value::as_array).into_iter().flatten() {
+        for value in map
+            .get("enum")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             names.extend(keys_of(Some(value)));
         }
         for key in IN_PLACE_LISTS {
-            stack.extend(map.get(*key).and_then(Value::as_array).into_iter().flatten());
+            stack.extend(
+                map.get(*key)
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten(),
+            );
         }
         for key in IN_PLACE_SINGLE {
             stack.extend(map.get(*key));

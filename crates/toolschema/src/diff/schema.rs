@@ -2,12 +2,12 @@
 //! (widens) or something else (changes), and classed by the direction values flow: a caller's
 //! arguments into `inputSchema`, the server's results out of `outputSchema`.
 
+use super::location::{names_at_location, Location, Unevaluated};
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::{compare_numbers, same_value, same_value_opt, MAX_DEPTH};
 use crate::schema::Dialect;
-use super::location::{names_at_location, Location, Unevaluated};
 use crate::text::visible;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
@@ -147,6 +147,9 @@ pub(crate) struct SchemaDiff<'c> {
     pub(super) location: Location,
     /// Set just before comparing subschemas applied in place: they describe the same location.
     in_place: bool,
+    /// The changes (indices into `changes`) that bring text the model reads: security where they
+    /// are not breaking.
+    bring_text: Vec<usize>,
 }
 
 impl<'c> SchemaDiff<'c> {
@@ -158,6 +161,20 @@ impl<'c> SchemaDiff<'c> {
             changes,
             location: Location::default(),
             in_place: false,
+            bring_text: Vec::new(),
+        }
+    }
+
+    /// Compare two schemas of the tool, `old` and `new`, at `pointer` (see
+    /// [`SchemaDiff::compare`]), and record what changed.
+    pub fn compare_schemas(mut self, old: &Value, new: &Value, pointer: &str) {
+        self.compare(old, new, pointer, "", 0);
+        for &i in &self.bring_text {
+            if let Some(change) = self.changes.get_mut(i) {
+                if change.class == ChangeClass::Compatible {
+                    change.class = ChangeClass::Security;
+                }
+            }
         }
     }
 }
@@ -165,13 +182,15 @@ impl<'c> SchemaDiff<'c> {
 impl SchemaDiff<'_> {
     /// Compare `old` and `new`, schemas at `pointer` (into the tool) describing the argument (or
     /// output field) at `path` (`options.depth`, `items[]`; empty for the root).
-    pub fn compare(&mut self, old: &Value, new: &Value, pointer: &str, path: &str, depth: usize) {
+    fn compare(&mut self, old: &Value, new: &Value, pointer: &str, path: &str, depth: usize) {
         let in_place = std::mem::take(&mut self.in_place);
         if same_value(old, new) {
             return;
         }
         let own = match (old, new) {
-            (Value::Object(old), Value::Object(new)) => Unevaluated::of(old).or(Unevaluated::of(new)),
+            (Value::Object(old), Value::Object(new)) => {
+                Unevaluated::of(old).or(Unevaluated::of(new))
+            }
             (Value::Object(one), _) | (_, Value::Object(one)) => Unevaluated::of(one),
             _ => Unevaluated::default(),
         };
@@ -548,7 +567,11 @@ impl SchemaDiff<'_> {
             ),
             (Some(_), Some(_)) => (
                 ChangeCode::ConstraintChanged,
-                format!("{key} of {subject} changed from {} to {}", short(o), short(n)),
+                format!(
+                    "{key} of {subject} changed from {} to {}",
+                    short(o),
+                    short(n)
+                ),
             ),
         };
         let message = format!("{message}: {}", self.left_unevaluated(properties, items));
@@ -725,8 +748,16 @@ impl SchemaDiff<'_> {
         if new_required.contains(name) {
             if required_names(old).contains(name) {
                 // Required before without a declaration (any value): now it is checked.
-                let message = format!("{subject} declared with a schema (it was required, unchecked)");
-                self.push(ChangeCode::PropertyAdded, Effect::Narrows, at, message, None, Some(n.clone()));
+                let message =
+                    format!("{subject} declared with a schema (it was required, unchecked)");
+                self.push(
+                    ChangeCode::PropertyAdded,
+                    Effect::Narrows,
+                    at,
+                    message,
+                    None,
+                    Some(n.clone()),
+                );
             }
             // Otherwise a new required argument: reported with `required`.
             return;
@@ -738,7 +769,14 @@ impl SchemaDiff<'_> {
                 "{subject} declared with a schema here (callers could already send it: its \
                  values must now meet this schema too)"
             );
-            self.push(ChangeCode::PropertyAdded, Effect::Narrows, at, message, None, Some(n.clone()));
+            self.push(
+                ChangeCode::PropertyAdded,
+                Effect::Narrows,
+                at,
+                message,
+                None,
+                Some(n.clone()),
+            );
             return;
         }
         let message = match self.direction {
@@ -749,8 +787,16 @@ impl SchemaDiff<'_> {
         // entries, unevaluatedProperties); now they meet its own schema instead. In an object that
         // took any undeclared member, or none, a new optional member is compatible: callers do not
         // send what was never declared.
+        // A patternProperties entry may have matched the name and let any value of it in.
+        let patterns = old
+            .get("patternProperties")
+            .is_some_and(|p| p.as_object().is_none_or(|m| !m.is_empty()));
         let why = match self.undeclared(old) {
             _ if is_anything(n) => None,
+            Undeclared::Anything if patterns => Some(
+                "its values met what the object allowed of undeclared members; its own schema may \
+                 refuse them",
+            ),
             Undeclared::Checked => Some(
                 "its values met what the object allowed of undeclared members; its own schema may \
                  refuse them",
@@ -1124,7 +1170,14 @@ impl SchemaDiff<'_> {
                 message.push_str(ONE_OF_COUNTS);
             }
             let branch_at = format!("{at}/{j}");
-            self.push(code, effect, &branch_at, message, None, Some(new[j].clone()));
+            self.push(
+                code,
+                effect,
+                &branch_at,
+                message,
+                None,
+                Some(new[j].clone()),
+            );
             self.new_text(&new[j], &branch_at, path, depth + 1);
         }
         for &i in &old_unmatched {
@@ -1532,8 +1585,9 @@ impl SchemaDiff<'_> {
         });
     }
 
-    /// A change that brings values the model reads (`enum`, `const`): where it would be
-    /// compatible, it is a security change when a value holds text, shown in full.
+    /// A change that brings values the model reads (`enum`, `const`): when a value holds text,
+    /// it is a security change unless it is breaking (decided once the whole schema is read:
+    /// under `oneOf` a compatible change becomes breaking).
     fn push_values(
         &mut self,
         code: ChangeCode,
@@ -1543,11 +1597,17 @@ impl SchemaDiff<'_> {
         before: Option<&Value>,
         after: Option<&Value>,
     ) {
-        let mut class = class_of(effect, self.direction);
-        if class == ChangeClass::Compatible && after.is_some_and(holds_text) {
-            class = ChangeClass::Security;
+        if after.is_some_and(holds_text) {
+            self.bring_text.push(self.changes.len());
         }
-        self.push_class(code, class, pointer, message, before, after);
+        self.push(
+            code,
+            effect,
+            pointer,
+            message,
+            before.cloned(),
+            after.cloned(),
+        );
     }
 
     pub(super) fn push_class(

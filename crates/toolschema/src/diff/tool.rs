@@ -125,7 +125,7 @@ impl ToolDiff<'_> {
         let (Some(o), Some(n)) = (o, n) else {
             return self.field(ChangeCode::FieldChanged, "inputSchema", o, n, at);
         };
-        SchemaDiff::new(self.tool, direction, self.changes).compare(o, n, at, "", 0);
+        SchemaDiff::new(self.tool, direction, self.changes).compare_schemas(o, n, at);
     }
 
     fn output_schema(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str) {
