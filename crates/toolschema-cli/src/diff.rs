@@ -18,7 +18,7 @@ Examples:
   toolschema diff old.json new.json --format json --fail-on security
 
 Classes: breaking (callers that worked may now fail; for outputSchema, consumers of results),
-security (what the model or the user is told changed), compatible (everything that worked still
+security (what the model or the user is told changed or newly told), compatible (everything that worked still
 works). Exit status: 0 when no change at or above --fail-on, 1 when there is one, 2 for bad input.")]
 pub struct DiffArgs {
     /// The old catalog file (`-` for standard input).

@@ -9,7 +9,8 @@
 //! - **breaking**: callers that worked may now fail (for `outputSchema`, the reverse direction:
 //!   a client that relied on what the server promised may now fail);
 //! - **security**: what the model or the user is told changed (descriptions, titles,
-//!   annotations, `_meta`, other fields, a new tool);
+//!   annotations, `_meta`, other fields, a new tool), or arrived with something new (the text of
+//!   an added argument, branch or output field, a new `enum` value holding text);
 //! - **compatible**: everything that worked still works.
 //!
 //! ```
@@ -141,7 +142,7 @@ change_codes! {
     TypeChanged = "type-changed",
     /// An `enum` value is no longer accepted (or an `enum` appeared).
     EnumValueRemoved = "enum-value-removed",
-    /// An `enum` value is newly accepted (or the `enum` is gone).
+    /// An `enum` value is newly accepted (or the `enum` is gone); security when it holds text the model reads.
     EnumValueAdded = "enum-value-added",
     /// A bound tightened or appeared (`maxLength` 64 to 32, `minimum` raised).
     BoundTightened = "bound-tightened",
@@ -177,9 +178,9 @@ change_codes! {
     SchemaRewritten = "schema-rewritten",
     /// `$schema` changed: the same keywords may mean something else.
     DialectChanged = "dialect-changed",
-    /// A `description` or `title` inside a schema changed (security), shown as a word diff.
+    /// A `description` or `title` inside a schema changed, or arrived with a new subschema (security), shown as a word diff.
     SchemaDescriptionChanged = "schema-description-changed",
-    /// Another annotation inside a schema changed: `default`, `examples`, `deprecated`, unknown keywords (security).
+    /// Another annotation inside a schema changed, or arrived with a new subschema: `default`, `examples`, `deprecated`, unknown keywords (security).
     SchemaAnnotationChanged = "schema-annotation-changed",
     /// The tool now declares an `outputSchema` (compatible: results are promised a shape).
     OutputSchemaAdded = "output-schema-added",
