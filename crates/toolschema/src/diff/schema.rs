@@ -537,7 +537,7 @@ impl SchemaDiff<'_> {
         at: &str,
         path: &str,
     ) -> bool {
-        let Location { around, here, .. } = self.location.clone();
+        let (around, here) = (self.location.around, self.location.here);
         // Gone, and it evaluated something (`false` refused what it saw instead).
         let removed = o.is_some_and(|v| !is_false_schema(v)) && n.is_none();
         let (properties, items) = match key {
