@@ -733,3 +733,53 @@ fn a_catalog_with_a_byte_order_mark_and_a_lone_surrogate_is_linted() {
     assert!(report.is_array() || report.is_object(), "{report}");
     assert!(!r.stderr.contains("error"), "{}", r.stderr);
 }
+
+/// `--fix` leaves an object open where closing it would refuse an instance the schema accepted:
+/// a float `minProperties` beyond the declared properties, an object `const`/`enum` with
+/// undeclared members, a `not` of a `not` that declares a member, a `not` that requires one.
+#[test]
+fn safe_fixes_leave_open_what_closing_would_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = |schema: &str| {
+        format!(
+            "{{\"tools\": [{{\"name\": \"t\", \"description\": \"Finds pages.\", \"inputSchema\": {schema}}}]}}\n"
+        )
+    };
+    let x = r#""properties": {"x": {"type": "string"}}"#;
+    for (i, schema) in [
+        format!(r#"{{"type": "object", {x}, "minProperties": 2.0}}"#),
+        format!(r#"{{"type": "object", {x}, "const": {{"x": "1", "b": "2"}}}}"#),
+        format!(r#"{{"type": "object", {x}, "enum": [{{"x": "1", "b": "2"}}, {{"x": "3"}}]}}"#),
+        format!(r#"{{"type": "object", {x}, "not": {{"not": {{"required": ["b"]}}}}}}"#),
+        format!(r#"{{"type": "object", {x}, "not": {{"properties": {{"b": false}}}}}}"#),
+        format!(
+            r#"{{"type": "object", "properties": {{"v": {{"type": "object", {x}}}}}, "not": {{"not": {{"properties": {{"v": {{"properties": {{"b": {{}}}}}}}}}}}}, "additionalProperties": false}}"#
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = catalog(schema);
+        let name = format!("case{i}.json");
+        std::fs::write(dir.path().join(&name), &text).unwrap();
+        let r = run_in(dir.path(), &["lint", &name, "--fix"], None);
+        assert_eq!(r.stdout, text, "{schema}: {}", r.stderr);
+        let r = run_in(dir.path(), &["lint", &name, "--select", "SCH-002"], None);
+        assert!(
+            r.stdout.contains("SCH-002") && !r.stdout.contains("[fix: safe]"),
+            "{schema}: {}",
+            r.stdout
+        );
+    }
+    // Where the declared properties are enough, `2.0` counts as 2 and the object is closed.
+    let text =
+        catalog(r#"{"type": "object", "properties": {"x": {}, "y": {}}, "minProperties": 2.0}"#);
+    std::fs::write(dir.path().join("enough.json"), &text).unwrap();
+    let r = run_in(dir.path(), &["lint", "enough.json", "--fix"], None);
+    assert_eq!(
+        r.stdout,
+        text.replace("2.0}", "2.0, \"additionalProperties\": false}"),
+        "{}",
+        r.stderr
+    );
+}
