@@ -783,3 +783,42 @@ fn safe_fixes_leave_open_what_closing_would_break() {
         r.stderr
     );
 }
+
+/// Persian and Hindi spell words with zero-width (non-)joiners: SEC-001 leaves those alone, and
+/// still flags one between ASCII letters, or two in a row.
+#[test]
+fn joiners_inside_persian_and_hindi_words_are_not_hidden_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = |description: &str| {
+        format!(
+            "{{\"tools\": [{{\"name\": \"search_docs\", \"description\": \"{description}\", \"inputSchema\": {{\"type\": \"object\", \"additionalProperties\": false}}}}]}}\n"
+        )
+    };
+    // "Search in the documents" (Persian, U+200C), "field name" (Hindi, U+200D).
+    for (name, description) in [
+        ("persian.json", "\\u062c\\u0633\\u062a\\u200c\\u0648\\u062c\\u0648 \\u062f\\u0631 \\u0645\\u0633\\u062a\\u0646\\u062f\\u0627\\u062a"),
+        ("hindi.json", "\u{0915}\u{094D}\u{200D}\u{0937}\u{0947}\u{0924}\u{094D}\u{0930} \u{0915}\u{093E} \u{0928}\u{093E}\u{092E}"),
+    ] {
+        std::fs::write(dir.path().join(name), catalog(description)).unwrap();
+        let r = run_in(dir.path(), &["lint", name], None);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (0, "No problems in 1 tool in 1 file.\n"),
+            "{name}"
+        );
+    }
+    for description in [
+        "Reads a pass\u{200C}word file.",
+        "\u{0645}\u{06CC}\u{200C}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}",
+        "\u{0645}\u{06CC}\u{200C}a",
+    ] {
+        std::fs::write(dir.path().join("smuggled.json"), catalog(description)).unwrap();
+        let r = run_in(dir.path(), &["lint", "smuggled.json"], None);
+        assert_eq!(r.code, 1, "{description:?}: {}", r.stdout);
+        assert!(
+            r.stdout.contains("SEC-001 critical") && r.stdout.contains("U+200C"),
+            "{}",
+            r.stdout
+        );
+    }
+}

@@ -91,9 +91,59 @@ pub fn is_pictograph(c: char) -> bool {
         | '\u{3297}' | '\u{3299}' | '\u{1F000}'..='\u{1FAFF}')
 }
 
-/// The hidden characters of `text` that are not part of an emoji sequence: each with its byte
-/// offset and kind. A zero-width joiner between two pictographs, a variation selector after one
-/// and the tag characters of a flag sequence (after U+1F3F4) are left out.
+/// The scripts in whose spelling the zero-width non-joiner (U+200C) and joiner (U+200D) take
+/// part: Persian, Kurdish and the other languages written in Arabic script break a word's joining
+/// with U+200C (`می‌خواهم`), and the Indic scripts choose a conjunct's form with either
+/// (Devanagari `क्‍ष`, Malayalam's chillu letters, Sinhala's yansaya). Each is a list of code point
+/// ranges; Latin, Greek, Cyrillic, Hebrew or CJK have no spelling use for either, so none of
+/// them is here.
+const JOINING_SCRIPTS: &[&[(char, char)]] = &[
+    // Arabic, Arabic Supplement, Extended-B and -A, Presentation Forms-A and -B (up to U+FEFC:
+    // U+FEFF is the byte order mark).
+    &[
+        ('\u{0600}', '\u{06FF}'),
+        ('\u{0750}', '\u{077F}'),
+        ('\u{0870}', '\u{08FF}'),
+        ('\u{FB50}', '\u{FDFF}'),
+        ('\u{FE70}', '\u{FEFC}'),
+    ],
+    &[('\u{0700}', '\u{074F}')],                           // Syriac
+    &[('\u{0900}', '\u{097F}'), ('\u{A8E0}', '\u{A8FF}')], // Devanagari
+    &[('\u{0980}', '\u{09FF}')],                           // Bengali
+    &[('\u{0A00}', '\u{0A7F}')],                           // Gurmukhi
+    &[('\u{0A80}', '\u{0AFF}')],                           // Gujarati
+    &[('\u{0B00}', '\u{0B7F}')],                           // Oriya
+    &[('\u{0B80}', '\u{0BFF}')],                           // Tamil
+    &[('\u{0C00}', '\u{0C7F}')],                           // Telugu
+    &[('\u{0C80}', '\u{0CFF}')],                           // Kannada
+    &[('\u{0D00}', '\u{0D7F}')],                           // Malayalam
+    &[('\u{0D80}', '\u{0DFF}')],                           // Sinhala
+];
+
+/// Which of [`JOINING_SCRIPTS`] `c` is a letter (or a vowel sign, virama or other mark) of, if
+/// any. Digits and punctuation count as none: a joiner has no spelling use beside them.
+fn joining_script(c: char) -> Option<usize> {
+    if c.is_ascii()
+        || c.is_numeric()
+        || matches!(
+            c,
+            '\u{060C}' | '\u{061B}' | '\u{061F}' | '\u{066A}'
+                ..='\u{066D}' | '\u{06D4}' | '\u{0964}' | '\u{0965}'
+        )
+    {
+        return None;
+    }
+    JOINING_SCRIPTS
+        .iter()
+        .position(|ranges| ranges.iter().any(|&(low, high)| (low..=high).contains(&c)))
+}
+
+/// The hidden characters of `text` that are not part of an emoji sequence or of a word's
+/// spelling: each with its byte offset and kind. A zero-width joiner between two pictographs, a
+/// variation selector after one, the tag characters of a flag sequence (after U+1F3F4), and a
+/// single zero-width non-joiner or joiner between two letters of one script that spells with it
+/// (Arabic, Syriac, the Indic scripts: see [`JOINING_SCRIPTS`]) are left out. A run of them, or
+/// one beside a letter of any other script (ASCII above all), is hidden text.
 pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
     let mut found = Vec::new();
     // Most text is printable ASCII: nothing to look at character by character.
@@ -110,19 +160,26 @@ pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
         let next = chars.peek().map(|&(_, n)| n);
         if let Some(kind) = hidden_kind(c) {
             let after_pictograph = previous.is_some_and(is_pictograph);
-            let in_emoji = match c {
-                '\u{200D}' => after_pictograph && next.is_some_and(is_pictograph),
+            let in_word = || {
+                let script = previous.and_then(joining_script);
+                script.is_some() && next.and_then(joining_script) == script
+            };
+            // Part of an emoji sequence or of a word's spelling.
+            let spelled = match c {
+                '\u{200D}' if after_pictograph => next.is_some_and(is_pictograph),
+                '\u{200C}' | '\u{200D}' => in_word(),
                 '\u{FE0E}' | '\u{FE0F}' => after_pictograph,
                 '\u{E0020}'..='\u{E007F}' => in_flag,
                 _ => false,
             };
-            if !in_emoji {
+            if !spelled {
                 found.push((at, c, kind));
             }
             // A tag sequence stays a flag until its cancel tag.
             in_flag = in_flag && c != '\u{E007F}' && kind == HiddenKind::Tag;
-            // Joiners and selectors keep the pictograph before them as the one to join.
-            if !in_emoji {
+            // Joiners and selectors keep the pictograph (or letter) before them as the one to
+            // join.
+            if !spelled {
                 previous = Some(c);
             }
         } else {
@@ -266,6 +323,74 @@ mod tests {
                 (5, '\u{E0041}', HiddenKind::Tag)
             ]
         );
+    }
+
+    #[test]
+    fn joiners_in_words_of_scripts_that_spell_with_them_are_not_hidden_text() {
+        for text in [
+            // Persian "search", "I want": U+200C inside the word.
+            "\u{062C}\u{0633}\u{062A}\u{200C}\u{0648}\u{062C}\u{0648} \u{062F}\u{0631} \u{0645}\u{0633}\u{062A}\u{0646}\u{062F}\u{0627}\u{062A}",
+            "\u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}",
+            // Kurdish (Sorani), Arabic script.
+            "\u{0628}\u{06D5}\u{200C}\u{0643}\u{0648}\u{0631}\u{062F}\u{06CC}",
+            // Hindi: ka, virama, ZWJ, ssa (a half form), and ZWNJ after a virama.
+            "\u{0915}\u{094D}\u{200D}\u{0937}",
+            "\u{0915}\u{094D}\u{200C}\u{0937}",
+            // Conjunct forms in Malayalam, Bengali and Sinhala.
+            "\u{0D28}\u{0D4D}\u{200D}\u{0D28}",
+            "\u{09B0}\u{09CD}\u{200D}\u{09AF}",
+            "\u{0DC1}\u{0DCA}\u{200D}\u{0DBB}\u{0DD3}",
+        ] {
+            let found = hidden_chars(text);
+            assert!(found.is_empty(), "{}: {found:?}", visible(text));
+        }
+    }
+
+    #[test]
+    fn joiners_that_smuggle_are_still_hidden_text() {
+        let joiners = |text: &str| {
+            hidden_chars(text)
+                .iter()
+                .map(|(_, c, _)| *c)
+                .collect::<Vec<_>>()
+        };
+        let persian = "\u{0645}\u{06CC}";
+        for (text, expected) in [
+            // Between ASCII letters, Latin, Cyrillic, Greek, CJK letters.
+            ("pass\u{200C}word".to_string(), vec!['\u{200C}']),
+            ("r\u{200D}m".to_string(), vec!['\u{200D}']),
+            ("caf\u{00E9}\u{200C}\u{00E9}".to_string(), vec!['\u{200C}']),
+            ("\u{0434}\u{200C}\u{0430}".to_string(), vec!['\u{200C}']),
+            ("\u{03B1}\u{200D}\u{03B2}".to_string(), vec!['\u{200D}']),
+            ("\u{65E5}\u{200C}\u{672C}".to_string(), vec!['\u{200C}']),
+            // Between letters of two scripts, or of one and a digit or punctuation.
+            (format!("{persian}\u{200C}a"), vec!['\u{200C}']),
+            ("\u{0915}\u{200D}\u{0645}".to_string(), vec!['\u{200D}']),
+            (format!("{persian}\u{200C}\u{06F1}"), vec!['\u{200C}']),
+            (format!("{persian}\u{200C}\u{060C}"), vec!['\u{200C}']),
+            // Runs, even between Persian letters, and other invisible characters there.
+            (
+                format!("{persian}\u{200C}\u{200C}{persian}"),
+                vec!['\u{200C}', '\u{200C}'],
+            ),
+            (
+                format!("{persian}\u{200C}\u{200D}{persian}"),
+                vec!['\u{200C}', '\u{200D}'],
+            ),
+            (format!("{persian}\u{200B}{persian}"), vec!['\u{200B}']),
+            (
+                format!("{persian}\u{200C}\u{E0041}{persian}"),
+                vec!['\u{200C}', '\u{E0041}'],
+            ),
+            // At the start or end of the text (a word-final chillu written with U+200D too), or
+            // beside a space.
+            ("\u{0D28}\u{0D4D}\u{200D}".to_string(), vec!['\u{200D}']),
+            (format!("\u{200C}{persian}"), vec!['\u{200C}']),
+            (format!("{persian}\u{200C}"), vec!['\u{200C}']),
+            (format!("{persian} \u{200C}{persian}"), vec!['\u{200C}']),
+        ] {
+            assert_eq!(joiners(&text), expected, "{}", visible(&text));
+        }
     }
 
     #[test]
