@@ -165,7 +165,7 @@ pub fn visible(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if hidden_kind(c).is_some() => {
+            c if hidden_kind(c).is_some() || steers_terminal(c) => {
                 let _ = write!(out, "<U+{:04X}>", c as u32);
             }
             c => out.push(c),
@@ -176,18 +176,43 @@ pub fn visible(text: &str) -> String {
 
 /// Whether `c` printed to a terminal would steer it or reorder the text around it: the escape
 /// character that starts ANSI sequences, the other C0 and C1 control characters (tab and line
-/// feed aside; carriage return included, which moves the cursor back over the line), and
-/// bidirectional controls. Names and texts from a catalog or a server may hold any of them.
+/// feed aside; carriage return included, which moves the cursor back over the line),
+/// bidirectional controls, and the line and paragraph separators (U+2028, U+2029), which
+/// editors and log viewers break lines at, so that a name could fake a line of the report.
+/// Names and texts from a catalog or a server may hold any of them.
 pub fn steers_terminal(c: char) -> bool {
-    c == '\r'
+    matches!(c, '\r' | '\u{2028}' | '\u{2029}')
         || matches!(
             hidden_kind(c),
             Some(HiddenKind::Escape | HiddenKind::Control | HiddenKind::Bidi)
         )
 }
 
-/// `text` as it can be printed to a terminal: every character that
-/// [steers one](steers_terminal) written `<U+001B>`; borrowed when there is none.
+/// Whether `c` belongs to a script that spells words with zero-width joiners and non-joiners:
+/// Arabic (Persian, Urdu, Kurdish), Syriac, Thaana and N'Ko, the Indic scripts from Devanagari
+/// to Sinhala, Myanmar, Khmer, and the Arabic presentation forms.
+fn spells_with_joiners(c: char) -> bool {
+    matches!(c,
+        '\u{0600}'..='\u{08FF}' | '\u{0900}'..='\u{0DFF}' | '\u{1000}'..='\u{109F}'
+        | '\u{1780}'..='\u{17FF}' | '\u{FB50}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFC}')
+}
+
+/// Whether the joiner at byte `at` of `text` (U+200C ZERO WIDTH NON-JOINER or U+200D ZERO
+/// WIDTH JOINER) stands between two characters of a script that [spells with
+/// it](spells_with_joiners), where it is part of a word rather than something hidden in it.
+fn joins_letters(text: &str, at: usize) -> bool {
+    let spelling = |c: Option<char>| c.is_some_and(spells_with_joiners);
+    let joiner = text[at..].chars().next();
+    matches!(joiner, Some('\u{200C}' | '\u{200D}'))
+        && spelling(text[..at].chars().next_back())
+        && spelling(text[at..].chars().nth(1))
+}
+
+/// `text` as it can be printed to a terminal and read: every character that
+/// [steers one](steers_terminal), and every [hidden one](hidden_chars) (a zero-width space, a
+/// tag character: a name could end in a suffix no reviewer sees), written `<U+001B>`; borrowed
+/// when there is none. Emoji sequences and a joiner between letters of a script that spells
+/// with it are shown as they are.
 ///
 /// ```
 /// use toolschema::text::terminal_safe;
@@ -199,13 +224,20 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     if text
         .bytes()
         .all(|b| (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n')
-        || !text.chars().any(steers_terminal)
     {
         return Cow::Borrowed(text);
     }
+    let hidden: Vec<usize> = hidden_chars(text)
+        .into_iter()
+        .map(|(at, _, _)| at)
+        .filter(|&at| !joins_letters(text, at))
+        .collect();
+    if hidden.is_empty() && !text.chars().any(steers_terminal) {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if steers_terminal(c) {
+    for (at, c) in text.char_indices() {
+        if steers_terminal(c) || hidden.binary_search(&at).is_ok() {
             let _ = write!(out, "<U+{:04X}>", c as u32);
         } else {
             out.push(c);
@@ -231,7 +263,7 @@ mod tests {
     fn what_steers_a_terminal_is_escaped_and_nothing_else() {
         for c in [
             '\u{1B}', '\u{0}', '\u{7}', '\r', '\u{7F}', '\u{9B}', '\u{202E}', '\u{2066}',
-            '\u{200F}',
+            '\u{200F}', '\u{2028}', '\u{2029}',
         ] {
             assert!(steers_terminal(c), "{c:?}");
             assert_eq!(
@@ -239,15 +271,32 @@ mod tests {
                 format!("a<U+{:04X}>b", c as u32)
             );
         }
-        // Shown as they are: tab, line feed, letters of any script, emoji, invisible characters
-        // (which the SEC rules report, and which move no cursor).
+        // Shown as they are: tab, line feed, letters of any script, emoji, a joiner inside a
+        // Persian or Hindi word.
         for text in [
             "tab\tand\nline",
             "é 日本 مرحبا 👩\u{200D}💻",
-            "zero\u{200B}width",
+            "جست\u{200C}وجو",
+            "क्\u{200D}ष",
         ] {
             assert!(matches!(terminal_safe(text), Cow::Borrowed(_)), "{text:?}");
         }
+    }
+
+    #[test]
+    fn what_a_reader_cannot_see_is_written_out() {
+        for (text, shown) in [
+            ("new\u{200B}", "new<U+200B>"),
+            ("path\u{FEFF}", "path<U+FEFF>"),
+            ("a\u{E0041}\u{E0042}", "a<U+E0041><U+E0042>"),
+            // A joiner between ASCII letters, or at an end, spells nothing.
+            ("ab\u{200C}cd", "ab<U+200C>cd"),
+            ("مرحبا\u{200D}", "مرحبا<U+200D>"),
+            ("日\u{200C}本", "日<U+200C>本"),
+        ] {
+            assert_eq!(terminal_safe(text), shown, "{text:?}");
+        }
+        assert_eq!(visible("a\u{2028}b"), "a<U+2028>b");
     }
 
     #[test]
