@@ -40,6 +40,14 @@ impl IdKey {
     }
 }
 
+impl IdKey {
+    /// The key of a client's JSON-RPC batch, the `n`-th of its session: no request id has it,
+    /// so a batch's stream is never taken for a request's.
+    pub fn of_batch(n: u64) -> IdKey {
+        IdKey(format!("batch:{n}"))
+    }
+}
+
 impl fmt::Display for IdKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
