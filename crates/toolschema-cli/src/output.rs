@@ -11,7 +11,7 @@
 //! own text and go out as they are.
 
 use std::io::{self, Write};
-use toolschema::text::{hidden_kind, steers_terminal, terminal_safe};
+use toolschema::text::{json_safe, terminal_safe};
 
 /// How the characters that steer a terminal are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ impl<W: Write> TerminalSafe<W> {
     fn emit(&mut self, text: &str) -> io::Result<()> {
         match self.escapes {
             Escapes::Text => self.inner.write_all(terminal_safe(text).as_bytes()),
-            Escapes::Json => write_json_escaped(&mut self.inner, text),
+            Escapes::Json => self.inner.write_all(json_safe(text).as_bytes()),
         }
     }
 }
@@ -96,27 +96,6 @@ impl<W: Write> Write for TerminalSafe<W> {
     }
 }
 
-/// Write JSON `text` with each character that steers a terminal or that a reader cannot see
-/// (a zero-width space, a tag character) as a `\uXXXX` escape: the same string to a JSON reader,
-/// and nothing hidden from one reading the output. Line feeds, tabs and carriage returns outside
-/// strings are JSON's whitespace, and inside strings a JSON writer has escaped them already:
-/// they go through.
-fn write_json_escaped(out: &mut impl Write, text: &str) -> io::Result<()> {
-    let mut start = 0;
-    for (at, c) in text.char_indices() {
-        if matches!(c, '\n' | '\t' | '\r') || !(steers_terminal(c) || hidden_kind(c).is_some()) {
-            continue;
-        }
-        out.write_all(&text.as_bytes()[start..at])?;
-        // A character past the Basic Multilingual Plane (a tag character) is a surrogate pair.
-        for unit in c.encode_utf16(&mut [0; 2]) {
-            write!(out, "\\u{unit:04x}")?;
-        }
-        start = at + c.len_utf8();
-    }
-    out.write_all(&text.as_bytes()[start..])
-}
-
 /// Print a line to standard error, escaped as text (what `eprintln!` does, made safe).
 macro_rules! say {
     ($($arg:tt)*) => {
@@ -128,6 +107,7 @@ pub(crate) use say;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolschema::text::steers_terminal;
 
     fn through(escapes: Escapes, text: &str) -> String {
         let mut out = Vec::new();

@@ -246,6 +246,36 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON `text` with each character that [steers a terminal](steers_terminal) or that a reader
+/// cannot see (any [hidden](hidden_kind) one) written as a `\uXXXX` escape (a tag character as
+/// a surrogate pair): the same document to a JSON reader, and nothing in it steers or hides
+/// from one reading it. Line feeds, tabs and carriage returns go through: outside strings they
+/// are JSON's whitespace, and inside strings a JSON writer has escaped them already.
+///
+/// ```
+/// use toolschema::text::json_safe;
+/// assert_eq!(json_safe("{\"a\":\"x\u{1B}[2J\u{200B}\"}"), r#"{"a":"x\u001b[2J\u200b"}"#);
+/// ```
+pub fn json_safe(text: &str) -> Cow<'_, str> {
+    let escaped = |c: char| {
+        !matches!(c, '\n' | '\t' | '\r') && (steers_terminal(c) || hidden_kind(c).is_some())
+    };
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `text` cut to its first `max` characters, with `…` where it was cut.
 pub fn shorten(text: &str, max: usize) -> String {
     let mut chars = text.char_indices();
