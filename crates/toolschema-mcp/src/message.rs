@@ -46,6 +46,12 @@ impl IdKey {
     pub fn of_batch(n: u64) -> IdKey {
         IdKey(format!("batch:{n}"))
     }
+
+    /// A key no request id and no stream has: for an answer given at once on a stream that is
+    /// no one else's.
+    pub fn unrouted() -> IdKey {
+        IdKey("unrouted".into())
+    }
 }
 
 impl fmt::Display for IdKey {

@@ -631,7 +631,7 @@ fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, mpsc::Receiver<Outgoing
         data: error_line(Some(id), ErrorCode::INVALID_REQUEST, &reason, None),
         last: true,
     });
-    (IdKey::of_batch(0), id.clone(), receiver)
+    (IdKey::unrouted(), id.clone(), receiver)
 }
 
 /// Report what the session cannot do, once per session and reason.
