@@ -276,6 +276,38 @@ pub fn json_safe(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// Whether `a` and `b` are the same key to a reader that matches keys without regard to case
+/// (Go's `encoding/json`, which folds as `strings.EqualFold` does: `ſ` is `s`, the Kelvin sign
+/// is `k`), though they differ.
+///
+/// ```
+/// use toolschema::text::folds_alike;
+/// assert!(folds_alike("Name", "name"));
+/// assert!(folds_alike("argumentſ", "arguments"));
+/// assert!(!folds_alike("name", "name"));
+/// assert!(!folds_alike("names", "name"));
+/// ```
+pub fn folds_alike(a: &str, b: &str) -> bool {
+    a != b
+        && a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
+}
+
+/// One character as case folding reads it (single characters only, as simple folding does):
+/// two names [fold alike](folds_alike) when their characters fold to the same ones.
+pub fn fold(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    let upper = match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    };
+    let mut lower = upper.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => upper,
+    }
+}
+
 /// `text` cut to its first `max` characters, with `…` where it was cut.
 pub fn shorten(text: &str, max: usize) -> String {
     let mut chars = text.char_indices();
