@@ -40,7 +40,7 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Where the client is.
 pub(crate) enum ClientSide {
     /// An HTTP client: its streams.
-    Http(Routes),
+    Http(Box<Routes>),
     /// A client on this process's standard output: one line per message, to its writer.
     Stdio(std::sync::mpsc::Sender<Vec<u8>>),
 }
