@@ -716,6 +716,20 @@ fn an_http_upstream_gets_headers_event_ids_and_departures() {
     let session = http::initialize(&url, &[token]);
     assert_eq!(session, "upstream-session-1", "the upstream's session id");
 
+    // This upstream gives every session the same id: a second client would share the first
+    // one's session. It is refused, and the first session is left as it was.
+    let second = http::request(
+        "POST",
+        &url,
+        &[token],
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}"#,
+    );
+    assert_eq!(second.status, 502, "{second:?}");
+    assert_eq!(
+        second.json()["error"]["message"],
+        "the upstream gave the new session the id of a session already open, so two clients would share one; the new session was closed"
+    );
+
     let echo = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#;
     let answer = http::post(&url, &session, &[token], echo).messages();
     assert_eq!(answer[0]["result"]["content"][0]["text"], "echo: hi");
