@@ -222,7 +222,7 @@ pub fn visible(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if hidden_kind(c).is_some() => {
+            c if hidden_kind(c).is_some() || steers_terminal(c) => {
                 let _ = write!(out, "<U+{:04X}>", c as u32);
             }
             c => out.push(c),
@@ -233,18 +233,43 @@ pub fn visible(text: &str) -> String {
 
 /// Whether `c` printed to a terminal would steer it or reorder the text around it: the escape
 /// character that starts ANSI sequences, the other C0 and C1 control characters (tab and line
-/// feed aside; carriage return included, which moves the cursor back over the line), and
-/// bidirectional controls. Names and texts from a catalog or a server may hold any of them.
+/// feed aside; carriage return included, which moves the cursor back over the line),
+/// bidirectional controls, and the line and paragraph separators (U+2028, U+2029), which
+/// editors and log viewers break lines at, so that a name could fake a line of the report.
+/// Names and texts from a catalog or a server may hold any of them.
 pub fn steers_terminal(c: char) -> bool {
-    c == '\r'
+    matches!(c, '\r' | '\u{2028}' | '\u{2029}')
         || matches!(
             hidden_kind(c),
             Some(HiddenKind::Escape | HiddenKind::Control | HiddenKind::Bidi)
         )
 }
 
-/// `text` as it can be printed to a terminal: every character that
-/// [steers one](steers_terminal) written `<U+001B>`; borrowed when there is none.
+/// Whether `c` belongs to a script that spells words with zero-width joiners and non-joiners:
+/// Arabic (Persian, Urdu, Kurdish), Syriac, Thaana and N'Ko, the Indic scripts from Devanagari
+/// to Sinhala, Myanmar, Khmer, and the Arabic presentation forms.
+fn spells_with_joiners(c: char) -> bool {
+    matches!(c,
+        '\u{0600}'..='\u{08FF}' | '\u{0900}'..='\u{0DFF}' | '\u{1000}'..='\u{109F}'
+        | '\u{1780}'..='\u{17FF}' | '\u{FB50}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFC}')
+}
+
+/// Whether the joiner at byte `at` of `text` (U+200C ZERO WIDTH NON-JOINER or U+200D ZERO
+/// WIDTH JOINER) stands between two characters of a script that [spells with
+/// it](spells_with_joiners), where it is part of a word rather than something hidden in it.
+fn joins_letters(text: &str, at: usize) -> bool {
+    let spelling = |c: Option<char>| c.is_some_and(spells_with_joiners);
+    let joiner = text[at..].chars().next();
+    matches!(joiner, Some('\u{200C}' | '\u{200D}'))
+        && spelling(text[..at].chars().next_back())
+        && spelling(text[at..].chars().nth(1))
+}
+
+/// `text` as it can be printed to a terminal and read: every character that
+/// [steers one](steers_terminal), and every [hidden one](hidden_chars) (a zero-width space, a
+/// tag character: a name could end in a suffix no reviewer sees), written `<U+001B>`; borrowed
+/// when there is none. Emoji sequences and a joiner between letters of a script that spells
+/// with it are shown as they are.
 ///
 /// ```
 /// use toolschema::text::terminal_safe;
@@ -256,19 +281,88 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     if text
         .bytes()
         .all(|b| (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n')
-        || !text.chars().any(steers_terminal)
     {
         return Cow::Borrowed(text);
     }
+    let hidden: Vec<usize> = hidden_chars(text)
+        .into_iter()
+        .map(|(at, _, _)| at)
+        .filter(|&at| !joins_letters(text, at))
+        .collect();
+    if hidden.is_empty() && !text.chars().any(steers_terminal) {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if steers_terminal(c) {
+    for (at, c) in text.char_indices() {
+        if steers_terminal(c) || hidden.binary_search(&at).is_ok() {
             let _ = write!(out, "<U+{:04X}>", c as u32);
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// JSON `text` with each character that [steers a terminal](steers_terminal) or that a reader
+/// cannot see (any [hidden](hidden_kind) one) written as a `\uXXXX` escape (a tag character as
+/// a surrogate pair): the same document to a JSON reader, and nothing in it steers or hides
+/// from one reading it. Line feeds, tabs and carriage returns go through: outside strings they
+/// are JSON's whitespace, and inside strings a JSON writer has escaped them already.
+///
+/// ```
+/// use toolschema::text::json_safe;
+/// assert_eq!(json_safe("{\"a\":\"x\u{1B}[2J\u{200B}\"}"), r#"{"a":"x\u001b[2J\u200b"}"#);
+/// ```
+pub fn json_safe(text: &str) -> Cow<'_, str> {
+    let escaped = |c: char| {
+        !matches!(c, '\n' | '\t' | '\r') && (steers_terminal(c) || hidden_kind(c).is_some())
+    };
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `a` and `b` are the same key to a reader that matches keys without regard to case
+/// (Go's `encoding/json`, which folds as `strings.EqualFold` does: `ſ` is `s`, the Kelvin sign
+/// is `k`), though they differ.
+///
+/// ```
+/// use toolschema::text::folds_alike;
+/// assert!(folds_alike("Name", "name"));
+/// assert!(folds_alike("argumentſ", "arguments"));
+/// assert!(!folds_alike("name", "name"));
+/// assert!(!folds_alike("names", "name"));
+/// ```
+pub fn folds_alike(a: &str, b: &str) -> bool {
+    a != b
+        && a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
+}
+
+/// One character as case folding reads it (single characters only, as simple folding does):
+/// two names [fold alike](folds_alike) when their characters fold to the same ones.
+pub fn fold(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    let upper = match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    };
+    let mut lower = upper.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => upper,
+    }
 }
 
 /// `text` cut to its first `max` characters, with `…` where it was cut.
@@ -288,7 +382,7 @@ mod tests {
     fn what_steers_a_terminal_is_escaped_and_nothing_else() {
         for c in [
             '\u{1B}', '\u{0}', '\u{7}', '\r', '\u{7F}', '\u{9B}', '\u{202E}', '\u{2066}',
-            '\u{200F}',
+            '\u{200F}', '\u{2028}', '\u{2029}',
         ] {
             assert!(steers_terminal(c), "{c:?}");
             assert_eq!(
@@ -296,15 +390,32 @@ mod tests {
                 format!("a<U+{:04X}>b", c as u32)
             );
         }
-        // Shown as they are: tab, line feed, letters of any script, emoji, invisible characters
-        // (which the SEC rules report, and which move no cursor).
+        // Shown as they are: tab, line feed, letters of any script, emoji, a joiner inside a
+        // Persian or Hindi word.
         for text in [
             "tab\tand\nline",
             "é 日本 مرحبا 👩\u{200D}💻",
-            "zero\u{200B}width",
+            "جست\u{200C}وجو",
+            "क्\u{200D}ष",
         ] {
             assert!(matches!(terminal_safe(text), Cow::Borrowed(_)), "{text:?}");
         }
+    }
+
+    #[test]
+    fn what_a_reader_cannot_see_is_written_out() {
+        for (text, shown) in [
+            ("new\u{200B}", "new<U+200B>"),
+            ("path\u{FEFF}", "path<U+FEFF>"),
+            ("a\u{E0041}\u{E0042}", "a<U+E0041><U+E0042>"),
+            // A joiner between ASCII letters, or at an end, spells nothing.
+            ("ab\u{200C}cd", "ab<U+200C>cd"),
+            ("مرحبا\u{200D}", "مرحبا<U+200D>"),
+            ("日\u{200C}本", "日<U+200C>本"),
+        ] {
+            assert_eq!(terminal_safe(text), shown, "{text:?}");
+        }
+        assert_eq!(visible("a\u{2028}b"), "a<U+2028>b");
     }
 
     #[test]
