@@ -94,9 +94,9 @@ pub fn is_pictograph(c: char) -> bool {
 /// The scripts in whose spelling the zero-width non-joiner (U+200C) and joiner (U+200D) take
 /// part: Persian, Kurdish and the other languages written in Arabic script break a word's joining
 /// with U+200C (`می‌خواهم`), and the Indic scripts choose a conjunct's form with either
-/// (Devanagari `क्‍ष`, Malayalam's chillu letters, Sinhala's yansaya). Each is a list of code point
-/// ranges; Latin, Greek, Cyrillic, Hebrew or CJK have no spelling use for either, so none of
-/// them is here.
+/// (Devanagari `क्‍ष`, Malayalam's chillu letters, Sinhala's yansaya); so do Syriac, Thaana, N'Ko,
+/// Myanmar and Khmer. Each is a list of code point ranges; Latin, Greek, Cyrillic, Hebrew or CJK
+/// have no spelling use for either, so none of them is here.
 const JOINING_SCRIPTS: &[&[(char, char)]] = &[
     // Arabic, Arabic Supplement, Extended-B and -A, Presentation Forms-A and -B (up to U+FEFC:
     // U+FEFF is the byte order mark).
@@ -108,6 +108,8 @@ const JOINING_SCRIPTS: &[&[(char, char)]] = &[
         ('\u{FE70}', '\u{FEFC}'),
     ],
     &[('\u{0700}', '\u{074F}')],                           // Syriac
+    &[('\u{0780}', '\u{07BF}')],                           // Thaana
+    &[('\u{07C0}', '\u{07FF}')],                           // N'Ko
     &[('\u{0900}', '\u{097F}'), ('\u{A8E0}', '\u{A8FF}')], // Devanagari
     &[('\u{0980}', '\u{09FF}')],                           // Bengali
     &[('\u{0A00}', '\u{0A7F}')],                           // Gurmukhi
@@ -118,6 +120,8 @@ const JOINING_SCRIPTS: &[&[(char, char)]] = &[
     &[('\u{0C80}', '\u{0CFF}')],                           // Kannada
     &[('\u{0D00}', '\u{0D7F}')],                           // Malayalam
     &[('\u{0D80}', '\u{0DFF}')],                           // Sinhala
+    &[('\u{1000}', '\u{109F}')],                           // Myanmar
+    &[('\u{1780}', '\u{17FF}')],                           // Khmer
 ];
 
 /// Which of [`JOINING_SCRIPTS`] `c` is a letter (or a vowel sign, virama or other mark) of, if
@@ -142,7 +146,7 @@ fn joining_script(c: char) -> Option<usize> {
 /// spelling: each with its byte offset and kind. A zero-width joiner between two pictographs, a
 /// variation selector after one, the tag characters of a flag sequence (after U+1F3F4), and a
 /// single zero-width non-joiner or joiner between two letters of one script that spells with it
-/// (Arabic, Syriac, the Indic scripts: see [`JOINING_SCRIPTS`]) are left out. A run of them, or
+/// (Arabic, the Indic scripts and others: see [`JOINING_SCRIPTS`]) are left out. A run of them, or
 /// one beside a letter of any other script (ASCII above all), is hidden text.
 pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
     let mut found = Vec::new();
@@ -245,26 +249,6 @@ pub fn steers_terminal(c: char) -> bool {
         )
 }
 
-/// Whether `c` belongs to a script that spells words with zero-width joiners and non-joiners:
-/// Arabic (Persian, Urdu, Kurdish), Syriac, Thaana and N'Ko, the Indic scripts from Devanagari
-/// to Sinhala, Myanmar, Khmer, and the Arabic presentation forms.
-fn spells_with_joiners(c: char) -> bool {
-    matches!(c,
-        '\u{0600}'..='\u{08FF}' | '\u{0900}'..='\u{0DFF}' | '\u{1000}'..='\u{109F}'
-        | '\u{1780}'..='\u{17FF}' | '\u{FB50}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFC}')
-}
-
-/// Whether the joiner at byte `at` of `text` (U+200C ZERO WIDTH NON-JOINER or U+200D ZERO
-/// WIDTH JOINER) stands between two characters of a script that [spells with
-/// it](spells_with_joiners), where it is part of a word rather than something hidden in it.
-fn joins_letters(text: &str, at: usize) -> bool {
-    let spelling = |c: Option<char>| c.is_some_and(spells_with_joiners);
-    let joiner = text[at..].chars().next();
-    matches!(joiner, Some('\u{200C}' | '\u{200D}'))
-        && spelling(text[..at].chars().next_back())
-        && spelling(text[at..].chars().nth(1))
-}
-
 /// `text` as it can be printed to a terminal and read: every character that
 /// [steers one](steers_terminal), and every [hidden one](hidden_chars) (a zero-width space, a
 /// tag character: a name could end in a suffix no reviewer sees), written `<U+001B>`; borrowed
@@ -287,7 +271,6 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     let hidden: Vec<usize> = hidden_chars(text)
         .into_iter()
         .map(|(at, _, _)| at)
-        .filter(|&at| !joins_letters(text, at))
         .collect();
     if hidden.is_empty() && !text.chars().any(steers_terminal) {
         return Cow::Borrowed(text);

@@ -14,9 +14,10 @@ declare_rule! {
     /// controls, the escape character that starts an ANSI terminal sequence, and other control
     /// characters (tab, line feed and carriage return are fine). Left alone: joiners and
     /// variation selectors inside emoji sequences, and a single zero-width non-joiner (U+200C)
-    /// or joiner (U+200D) between two letters of a script that spells with it: Arabic script
-    /// (Persian, Kurdish, Urdu...), Syriac, and the Indic scripts (Devanagari, Bengali,
-    /// Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala). Between Latin,
+    /// or joiner (U+200D) between two letters of one script that spells with it: Arabic script
+    /// (Persian, Kurdish, Urdu...), Syriac, Thaana, N'Ko, the Indic scripts (Devanagari,
+    /// Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala), Myanmar
+    /// and Khmer. Between Latin,
     /// Greek, Cyrillic or CJK letters, beside a digit, a space or a letter of another script, or
     /// two in a row, they are still flagged: that is how hidden text is smuggled.
     ///
