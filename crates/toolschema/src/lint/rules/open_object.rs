@@ -562,11 +562,18 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 None
             }
             Some(Unsafe::Composes) => {
-                message.push_str(
+                let draft_2020_12 = doc.dialect == Ok(Dialect::Draft202012);
+                message.push_str(if draft_2020_12 {
                     "; it composes properties from other schemas, so close it with \
-                     \"unevaluatedProperties\": false (draft 2020-12)",
-                );
-                let offer = doc.dialect == Ok(Dialect::Draft202012) && additional.is_none();
+                     \"unevaluatedProperties\": false"
+                } else {
+                    // Older dialects have no unevaluatedProperties: it would be ignored.
+                    "; it composes properties from other schemas, which only draft 2020-12 \
+                     can close (\"unevaluatedProperties\": false; this dialect ignores it): \
+                     declare them all in its own properties to close it with \
+                     additionalProperties"
+                });
+                let offer = draft_2020_12 && additional.is_none();
                 if offer {
                     doc.fix(
                         report,
