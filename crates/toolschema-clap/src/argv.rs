@@ -42,9 +42,10 @@ fn render(item: Item, value: &Value, id: &str) -> Result<String, String> {
             } else if let Some(u) = n.as_u64() {
                 Ok(u.to_string())
             } else {
-                // JSON Schema counts 3.0 as an integer; clap's parsers want "3".
+                // JSON Schema counts 3.0 as an integer; clap's parsers want "3". Negative zero
+                // (JSON's -0, read as a float) is 0: no unsigned parser takes "-0".
                 match n.as_f64() {
-                    Some(f) if f.fract() == 0.0 && f.abs() < 1e19 => Ok(format!("{f:.0}")),
+                    Some(f) if f.fract() == 0.0 && f.abs() < 1e19 => Ok(format!("{:.0}", f + 0.0)),
                     _ => Err(mismatch()),
                 }
             }
@@ -484,6 +485,11 @@ mod tests {
         assert_eq!(
             line(args(), json!({"n": 3.0, "ratio": 0.25})).unwrap(),
             ["run", "--n=3", "--ratio=0.25"]
+        );
+        let negative_zero: Value = serde_json::from_str(r#"{"n": -0, "ratio": -0.0}"#).unwrap();
+        assert_eq!(
+            line(args(), negative_zero).unwrap(),
+            ["run", "--n=0", "--ratio=-0.0"]
         );
         assert_eq!(
             line(args(), json!({"n": u64::MAX})).unwrap(),

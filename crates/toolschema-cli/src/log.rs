@@ -83,6 +83,9 @@ impl Visit for Message<'_> {
         if field.name() == "message" {
             self.0.push_str(value);
         } else {
+            // A value is a client's or a server's (a tool name, a client's name): a line feed
+            // in it would start a line of its own making.
+            let value = value.replace('\n', "<U+000A>");
             let _ = write!(self.0, " {}={value}", field.name());
         }
     }

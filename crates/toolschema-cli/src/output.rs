@@ -3,14 +3,15 @@
 //! Tool names, descriptions, argument names and server messages come from catalogs and servers
 //! the user may not trust, and reach reports and errors. A name holding `ESC ]0;...` would
 //! retitle the user's terminal, one holding U+202E would print reversed. Every report and
-//! message passes through here on its way out: in text, such characters are written
-//! `<U+001B>` ([`toolschema::text::terminal_safe`]); in JSON, as `\u001b` escapes, the same
-//! string to a JSON reader. Lint's text and workflow-command reports escape their parts
+//! message passes through here on its way out: in text, such characters, and those a reader
+//! cannot see (a name ending in a zero-width space), are written `<U+001B>`
+//! ([`toolschema::text::terminal_safe`]); in JSON, as `\u001b` escapes, the same string to a
+//! JSON reader. Lint's text and workflow-command reports escape their parts
 //! themselves, since text may be coloured; a fixed catalog and a diff of fixes are the file's
 //! own text and go out as they are.
 
 use std::io::{self, Write};
-use toolschema::text::{steers_terminal, terminal_safe};
+use toolschema::text::{json_safe, terminal_safe};
 
 /// How the characters that steer a terminal are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +45,7 @@ impl<W: Write> TerminalSafe<W> {
     fn emit(&mut self, text: &str) -> io::Result<()> {
         match self.escapes {
             Escapes::Text => self.inner.write_all(terminal_safe(text).as_bytes()),
-            Escapes::Json => write_json_escaped(&mut self.inner, text),
+            Escapes::Json => self.inner.write_all(json_safe(text).as_bytes()),
         }
     }
 }
@@ -95,23 +96,6 @@ impl<W: Write> Write for TerminalSafe<W> {
     }
 }
 
-/// Write JSON `text` with each character that steers a terminal as a `\uXXXX` escape. Line
-/// feeds, tabs and carriage returns outside strings are JSON's whitespace, and inside strings a
-/// JSON writer has escaped them already: they go through.
-fn write_json_escaped(out: &mut impl Write, text: &str) -> io::Result<()> {
-    let mut start = 0;
-    for (at, c) in text.char_indices() {
-        if matches!(c, '\n' | '\t' | '\r') || !steers_terminal(c) {
-            continue;
-        }
-        out.write_all(&text.as_bytes()[start..at])?;
-        // Every such character is in the Basic Multilingual Plane: one escape each.
-        write!(out, "\\u{:04x}", c as u32)?;
-        start = at + c.len_utf8();
-    }
-    out.write_all(&text.as_bytes()[start..])
-}
-
 /// Print a line to standard error, escaped as text (what `eprintln!` does, made safe).
 macro_rules! say {
     ($($arg:tt)*) => {
@@ -123,6 +107,7 @@ pub(crate) use say;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use toolschema::text::steers_terminal;
 
     fn through(escapes: Escapes, text: &str) -> String {
         let mut out = Vec::new();
@@ -176,5 +161,12 @@ mod tests {
         // The same document to a JSON reader.
         let read: serde_json::Value = serde_json::from_str(&escaped).unwrap();
         assert_eq!(read["tool"], name);
+        // What a reader cannot see is escaped too, tag characters as surrogate pairs.
+        let hidden = "new\u{200B}\u{E0041}\u{2028}";
+        let json = serde_json::to_string(&serde_json::json!({ "name": hidden })).unwrap();
+        let escaped = through(Escapes::Json, &json);
+        assert_eq!(escaped, r#"{"name":"new\u200b\udb40\udc41\u2028"}"#);
+        let read: serde_json::Value = serde_json::from_str(&escaped).unwrap();
+        assert_eq!(read["name"], hidden);
     }
 }

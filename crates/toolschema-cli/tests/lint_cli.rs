@@ -733,3 +733,92 @@ fn a_catalog_with_a_byte_order_mark_and_a_lone_surrogate_is_linted() {
     assert!(report.is_array() || report.is_object(), "{report}");
     assert!(!r.stderr.contains("error"), "{}", r.stderr);
 }
+
+/// `--fix` leaves an object open where closing it would refuse an instance the schema accepted:
+/// a float `minProperties` beyond the declared properties, an object `const`/`enum` with
+/// undeclared members, a `not` of a `not` that declares a member, a `not` that requires one.
+#[test]
+fn safe_fixes_leave_open_what_closing_would_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = |schema: &str| {
+        format!(
+            "{{\"tools\": [{{\"name\": \"t\", \"description\": \"Finds pages.\", \"inputSchema\": {schema}}}]}}\n"
+        )
+    };
+    let x = r#""properties": {"x": {"type": "string"}}"#;
+    for (i, schema) in [
+        format!(r#"{{"type": "object", {x}, "minProperties": 2.0}}"#),
+        format!(r#"{{"type": "object", {x}, "const": {{"x": "1", "b": "2"}}}}"#),
+        format!(r#"{{"type": "object", {x}, "enum": [{{"x": "1", "b": "2"}}, {{"x": "3"}}]}}"#),
+        format!(r#"{{"type": "object", {x}, "not": {{"not": {{"required": ["b"]}}}}}}"#),
+        format!(r#"{{"type": "object", {x}, "not": {{"properties": {{"b": false}}}}}}"#),
+        format!(
+            r#"{{"type": "object", "properties": {{"v": {{"type": "object", {x}}}}}, "not": {{"not": {{"properties": {{"v": {{"properties": {{"b": {{}}}}}}}}}}}}, "additionalProperties": false}}"#
+        ),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = catalog(schema);
+        let name = format!("case{i}.json");
+        std::fs::write(dir.path().join(&name), &text).unwrap();
+        let r = run_in(dir.path(), &["lint", &name, "--fix"], None);
+        assert_eq!(r.stdout, text, "{schema}: {}", r.stderr);
+        let r = run_in(dir.path(), &["lint", &name, "--select", "SCH-002"], None);
+        assert!(
+            r.stdout.contains("SCH-002") && !r.stdout.contains("[fix: safe]"),
+            "{schema}: {}",
+            r.stdout
+        );
+    }
+    // Where the declared properties are enough, `2.0` counts as 2 and the object is closed.
+    let text =
+        catalog(r#"{"type": "object", "properties": {"x": {}, "y": {}}, "minProperties": 2.0}"#);
+    std::fs::write(dir.path().join("enough.json"), &text).unwrap();
+    let r = run_in(dir.path(), &["lint", "enough.json", "--fix"], None);
+    assert_eq!(
+        r.stdout,
+        text.replace("2.0}", "2.0, \"additionalProperties\": false}"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Persian and Hindi spell words with zero-width (non-)joiners: SEC-001 leaves those alone, and
+/// still flags one between ASCII letters, or two in a row.
+#[test]
+fn joiners_inside_persian_and_hindi_words_are_not_hidden_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = |description: &str| {
+        format!(
+            "{{\"tools\": [{{\"name\": \"search_docs\", \"description\": \"{description}\", \"inputSchema\": {{\"type\": \"object\", \"additionalProperties\": false}}}}]}}\n"
+        )
+    };
+    // "Search in the documents" (Persian, U+200C), "field name" (Hindi, U+200D).
+    for (name, description) in [
+        ("persian.json", "\\u062c\\u0633\\u062a\\u200c\\u0648\\u062c\\u0648 \\u062f\\u0631 \\u0645\\u0633\\u062a\\u0646\\u062f\\u0627\\u062a"),
+        ("hindi.json", "\u{0915}\u{094D}\u{200D}\u{0937}\u{0947}\u{0924}\u{094D}\u{0930} \u{0915}\u{093E} \u{0928}\u{093E}\u{092E}"),
+    ] {
+        std::fs::write(dir.path().join(name), catalog(description)).unwrap();
+        let r = run_in(dir.path(), &["lint", name], None);
+        assert_eq!(
+            (r.code, r.stdout.as_str()),
+            (0, "No problems in 1 tool in 1 file.\n"),
+            "{name}"
+        );
+    }
+    for description in [
+        "Reads a pass\u{200C}word file.",
+        "\u{0645}\u{06CC}\u{200C}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}",
+        "\u{0645}\u{06CC}\u{200C}a",
+    ] {
+        std::fs::write(dir.path().join("smuggled.json"), catalog(description)).unwrap();
+        let r = run_in(dir.path(), &["lint", "smuggled.json"], None);
+        assert_eq!(r.code, 1, "{description:?}: {}", r.stdout);
+        assert!(
+            r.stdout.contains("SEC-001 critical") && r.stdout.contains("U+200C"),
+            "{}",
+            r.stdout
+        );
+    }
+}

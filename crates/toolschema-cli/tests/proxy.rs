@@ -681,12 +681,11 @@ fn malformed_messages_are_reported_and_skipped() {
     let setup = setup();
     let mut proxy = start(&setup, &[], &[]);
     proxy.send("this is not JSON");
-    // A batch is answered, never dropped: this session's protocol does not allow them.
+    // A batch is answered, never dropped: this session's protocol does not allow them. As
+    // JSON-RPC 2.0 answers `[1, 2]`: an error for each element, as a batch.
     proxy.send("[1, 2]");
-    assert_eq!(
-        proxy.recv_line(),
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are not allowed in MCP 2025-11-25 (only in 2025-03-26); send each message on its own"}}"#
-    );
+    let refusal = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"JSON-RPC batches are not allowed in MCP 2025-11-25 (only in 2025-03-26); send each message on its own"}}"#;
+    assert_eq!(proxy.recv_line(), format!("[{refusal},{refusal}]"));
     proxy.send("{\"jsonrpc\": \"2.0\", \"id\": 3,");
     proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
     assert_eq!(proxy.recv_line(), r#"{"jsonrpc":"2.0","id":4,"result":{}}"#);

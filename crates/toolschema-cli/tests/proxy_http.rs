@@ -716,6 +716,20 @@ fn an_http_upstream_gets_headers_event_ids_and_departures() {
     let session = http::initialize(&url, &[token]);
     assert_eq!(session, "upstream-session-1", "the upstream's session id");
 
+    // This upstream gives every session the same id: a second client would share the first
+    // one's session. It is refused, and the first session is left as it was.
+    let second = http::request(
+        "POST",
+        &url,
+        &[token],
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"second","version":"1"}}}"#,
+    );
+    assert_eq!(second.status, 502, "{second:?}");
+    assert_eq!(
+        second.json()["error"]["message"],
+        "the upstream gave the new session the id of a session already open, so two clients would share one; the new session was closed"
+    );
+
     let echo = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}"#;
     let answer = http::post(&url, &session, &[token], echo).messages();
     assert_eq!(answer[0]["result"]["content"][0]["text"], "echo: hi");
@@ -1119,4 +1133,187 @@ fn as_a_containers_first_process_it_reaps_what_servers_leave_and_passes_signals_
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+}
+
+/// Every answer goes on the stream of the request it answers, and nowhere else: a request that
+/// reuses the id of one in flight is refused on its own stream while the first still gets its
+/// own answer; two clients of one 2026-07-28 lane that both use id 1 each get their own
+/// answer; a 2025-03-26 batch whose first answer is the proxy's refusal of an invalid call is
+/// answered, as a batch, on the batch's stream, when its other call runs out of time (the
+/// recording server answers no batch).
+#[test]
+fn answers_never_cross_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let mut args = strings(&["--request-timeout", "4", "--"]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start(&args);
+    let url = proxy.url.clone();
+    let slow = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":1500}}}}}}"#
+        )
+    };
+
+    // The same id twice in a session: the second is refused, the first answered as it was.
+    let session = http::initialize(&url, &[]);
+    let mut first = http::open(
+        "POST",
+        &url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        &slow("5"),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let again = http::post(
+        &url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+    );
+    assert_eq!(
+        again.messages(),
+        [
+            json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "request id 5 is already used by a request in flight"}})
+        ],
+        "{again:?}"
+    );
+    let answered = http::read_reply(&mut first);
+    assert_eq!(
+        answered.messages(),
+        [
+            json!({"jsonrpc": "2.0", "id": 5, "result": {"content": [{"type": "text", "text": "slow done"}]}})
+        ],
+        "{answered:?}"
+    );
+
+    // Two clients of the anonymous lane, both with id 1.
+    let modern = |name: &str, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        )
+    };
+    let headers = |name: &'static str| {
+        [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", name),
+        ]
+    };
+    let mut a = http::open(
+        "POST",
+        &url,
+        &headers("slow"),
+        &modern("slow", r#"{"ms":1500}"#),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let b = http::request(
+        "POST",
+        &url,
+        &headers("echo"),
+        &modern("echo", r#"{"message":"for b"}"#),
+    );
+    assert_eq!(
+        b.messages().last().unwrap()["result"]["content"][0]["text"],
+        "echo: for b",
+        "{b:?}"
+    );
+    assert_eq!(b.messages().last().unwrap()["id"], 1);
+    let a = http::read_reply(&mut a);
+    assert_eq!(
+        a.messages().last().unwrap()["result"]["content"][0]["text"],
+        "slow done",
+        "{a:?}"
+    );
+    assert_eq!(a.messages().last().unwrap()["id"], 1);
+
+    // A 2025-03-26 batch: a valid call and an invalid one.
+    let reply = http::request(
+        "POST",
+        &url,
+        &[],
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#,
+    );
+    let old = reply.header("mcp-session-id").unwrap().to_string();
+    let in_old = [("mcp-session-id", old.as_str())];
+    let ack = http::request(
+        "POST",
+        &url,
+        &in_old,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(ack.status, 202, "{ack:?}");
+    let batch = http::request(
+        "POST",
+        &url,
+        &in_old,
+        r#"[{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"search","arguments":{"query":"xyz"}}},{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}}]"#,
+    );
+    let answers = batch.messages();
+    let answers = match answers.as_slice() {
+        [Value::Array(answers)] => answers.clone(),
+        other => panic!("not one batch: {other:?} {batch:?}"),
+    };
+    let answer = |id: &str| answers.iter().find(|a| a["id"] == id).cloned();
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert_eq!(
+        answer("d").unwrap()["result"]["content"][0]["text"],
+        "argument 'query' string length must be >= 3 (got 1)"
+    );
+    assert_eq!(
+        answer("c").unwrap()["error"]["message"],
+        "the request was not answered within 4 s (--request-timeout) and was cancelled"
+    );
+    proxy.stop();
+}
+
+/// What a client names reaches the proxy's logs escaped: a line feed in a tool name cannot
+/// start a forged line on standard error, and bidirectional and C1 controls are `\u` escapes in
+/// the access log and the audit log, which read back as the same names.
+#[test]
+fn client_text_in_the_logs_steers_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let access = dir.path().join("access.jsonl");
+    let audit = dir.path().join("audit.jsonl");
+    let mut args = strings(&["--access-log"]);
+    args.push(access.display().to_string());
+    args.push("--audit".into());
+    args.push(audit.display().to_string());
+    args.push("--".into());
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start(&args);
+    let session = http::initialize(&proxy.url, &[]);
+    let forged = "echo\ntoolschema: tools/call client=admin auth=token tool=delete_everything";
+    let hostile = "x\u{202E}gnp.exe\u{9B}31m\u{200B}";
+    for (id, name) in [(1, forged), (2, hostile)] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": {}}});
+        http::post(&proxy.url, &session, &[], &body.to_string());
+    }
+    let stderr = proxy.stop();
+    assert!(
+        !stderr
+            .lines()
+            .any(|l| l.starts_with("toolschema: tools/call client=admin")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tool=echo<U+000A>toolschema: tools/call client=admin"),
+        "{stderr}"
+    );
+    for log in [&access, &audit] {
+        let text = std::fs::read_to_string(log).unwrap();
+        assert!(
+            !text.contains(['\u{202E}', '\u{9B}', '\u{200B}']),
+            "{}: {text}",
+            log.display()
+        );
+        let names: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["tool"].clone())
+            .collect();
+        assert!(names.contains(&json!(hostile)), "{}: {text}", log.display());
+    }
 }

@@ -1,16 +1,18 @@
-//! Names and texts from an untrusted catalog never steer the terminal the reports are printed to:
-//! every command, in every format, on stdout and stderr, writes escape, control and
-//! bidirectional characters as escapes, and JSON output still reads back as the same strings.
+//! Names and texts from an untrusted catalog never steer the terminal the reports are printed to
+//! nor hide from the person reading them: every command, in every format, on stdout and stderr,
+//! writes escape, control, bidirectional and invisible characters as escapes, and JSON output
+//! still reads back as the same strings.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::toolschema_in;
 use serde_json::{json, Value};
-use toolschema::text::steers_terminal;
+use toolschema::text::{hidden_kind, steers_terminal};
 
-/// A tool name that would retitle the terminal, turn it red, and print reversed.
-const NAME: &str = "x\u{1B}]0;pwned\u{7}\u{1B}[31m\u{9B}2J\u{202E}eman";
+/// A tool name that would retitle the terminal, turn it red, print reversed, fake a line break
+/// where viewers break lines, and end in characters no reader sees.
+const NAME: &str = "x\u{1B}]0;pwned\u{7}\u{1B}[31m\u{9B}2J\u{202E}eman\u{2028}\u{200B}\u{E0041}";
 
 fn catalog(name: &str, description: &str) -> Value {
     json!({"tools": [{
@@ -20,6 +22,7 @@ fn catalog(name: &str, description: &str) -> Value {
             "type": "object",
             "properties": {
                 "k\u{1B}[2K\u{202E}": {"type": "string", "enum": ["a\u{9B}b"]},
+                "hidden\u{FEFF}": {"type": "string", "description": "a\u{200B}b\u{E0042}"},
                 "n": {"type": "integer"},
                 // A format no dialect defines: its safe fix's title quotes it.
                 "f": {"type": "string", "format": "x\u{1B}]0;fix\u{7}"}
@@ -30,10 +33,10 @@ fn catalog(name: &str, description: &str) -> Value {
     }]})
 }
 
-/// What steers a terminal in `text` (line feeds and tabs aside).
+/// What steers a terminal or cannot be seen in `text` (line feeds and tabs aside).
 fn steering(text: &str) -> Vec<char> {
     text.chars()
-        .filter(|&c| steers_terminal(c) && c != '\n' && c != '\t')
+        .filter(|&c| (steers_terminal(c) || hidden_kind(c).is_some()) && c != '\n' && c != '\t')
         .collect()
 }
 

@@ -43,7 +43,9 @@ impl AccessLog {
 
     /// Append one line. A failing write is logged, never fatal.
     pub fn record(&self, principal: Option<&Principal>, event: AccessEvent<'_>) {
-        let mut line = to_json(principal, event).to_string();
+        // Names and ids come from clients: nothing in the line steers a terminal showing it.
+        let mut line =
+            toolschema::text::json_safe(&to_json(principal, event).to_string()).into_owned();
         line.push('\n');
         let mut file = self
             .file

@@ -40,6 +40,20 @@ impl IdKey {
     }
 }
 
+impl IdKey {
+    /// The key of a client's JSON-RPC batch, the `n`-th of its session: no request id has it,
+    /// so a batch's stream is never taken for a request's.
+    pub fn of_batch(n: u64) -> IdKey {
+        IdKey(format!("batch:{n}"))
+    }
+
+    /// A key no request id and no stream has: for an answer given at once on a stream that is
+    /// no one else's.
+    pub fn unrouted() -> IdKey {
+        IdKey("unrouted".into())
+    }
+}
+
 impl fmt::Display for IdKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -264,6 +278,10 @@ pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> 
 /// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
 #[derive(Debug, Default, PartialEq)]
 pub struct ToolCall {
+    /// A member of `params` that a server matching names without regard to case (Go's
+    /// `encoding/json`) would read as `name` or `arguments` in place of the one checked
+    /// (`"Name"`, `"argumentſ"`), with the member it stands for.
+    pub case_variant: Option<(String, &'static str)>,
     /// `params.name`, when it is a string.
     pub name: Option<String>,
     /// `params.arguments`, as sent (`None` when absent), or why it could not be read.
@@ -287,7 +305,17 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
         }
     });
     let arguments = find("arguments").map(|at| parse_at(text, at));
-    ToolCall { name, arguments }
+    let case_variant = members.iter().find_map(|m| {
+        ["name", "arguments"]
+            .into_iter()
+            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
+            .map(|wanted| (m.key.clone(), wanted))
+    });
+    ToolCall {
+        case_variant,
+        name,
+        arguments,
+    }
 }
 
 /// Build the value at `range` of `text` (keys given twice: the last counts).

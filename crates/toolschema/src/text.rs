@@ -91,9 +91,63 @@ pub fn is_pictograph(c: char) -> bool {
         | '\u{3297}' | '\u{3299}' | '\u{1F000}'..='\u{1FAFF}')
 }
 
-/// The hidden characters of `text` that are not part of an emoji sequence: each with its byte
-/// offset and kind. A zero-width joiner between two pictographs, a variation selector after one
-/// and the tag characters of a flag sequence (after U+1F3F4) are left out.
+/// The scripts in whose spelling the zero-width non-joiner (U+200C) and joiner (U+200D) take
+/// part: Persian, Kurdish and the other languages written in Arabic script break a word's joining
+/// with U+200C (`می‌خواهم`), and the Indic scripts choose a conjunct's form with either
+/// (Devanagari `क्‍ष`, Malayalam's chillu letters, Sinhala's yansaya); so do Syriac, Thaana, N'Ko,
+/// Myanmar and Khmer. Each is a list of code point ranges; Latin, Greek, Cyrillic, Hebrew or CJK
+/// have no spelling use for either, so none of them is here.
+const JOINING_SCRIPTS: &[&[(char, char)]] = &[
+    // Arabic, Arabic Supplement, Extended-B and -A, Presentation Forms-A and -B (up to U+FEFC:
+    // U+FEFF is the byte order mark).
+    &[
+        ('\u{0600}', '\u{06FF}'),
+        ('\u{0750}', '\u{077F}'),
+        ('\u{0870}', '\u{08FF}'),
+        ('\u{FB50}', '\u{FDFF}'),
+        ('\u{FE70}', '\u{FEFC}'),
+    ],
+    &[('\u{0700}', '\u{074F}')],                           // Syriac
+    &[('\u{0780}', '\u{07BF}')],                           // Thaana
+    &[('\u{07C0}', '\u{07FF}')],                           // N'Ko
+    &[('\u{0900}', '\u{097F}'), ('\u{A8E0}', '\u{A8FF}')], // Devanagari
+    &[('\u{0980}', '\u{09FF}')],                           // Bengali
+    &[('\u{0A00}', '\u{0A7F}')],                           // Gurmukhi
+    &[('\u{0A80}', '\u{0AFF}')],                           // Gujarati
+    &[('\u{0B00}', '\u{0B7F}')],                           // Oriya
+    &[('\u{0B80}', '\u{0BFF}')],                           // Tamil
+    &[('\u{0C00}', '\u{0C7F}')],                           // Telugu
+    &[('\u{0C80}', '\u{0CFF}')],                           // Kannada
+    &[('\u{0D00}', '\u{0D7F}')],                           // Malayalam
+    &[('\u{0D80}', '\u{0DFF}')],                           // Sinhala
+    &[('\u{1000}', '\u{109F}')],                           // Myanmar
+    &[('\u{1780}', '\u{17FF}')],                           // Khmer
+];
+
+/// Which of [`JOINING_SCRIPTS`] `c` is a letter (or a vowel sign, virama or other mark) of, if
+/// any. Digits and punctuation count as none: a joiner has no spelling use beside them.
+fn joining_script(c: char) -> Option<usize> {
+    if c.is_ascii()
+        || c.is_numeric()
+        || matches!(
+            c,
+            '\u{060C}' | '\u{061B}' | '\u{061F}' | '\u{066A}'
+                ..='\u{066D}' | '\u{06D4}' | '\u{0964}' | '\u{0965}'
+        )
+    {
+        return None;
+    }
+    JOINING_SCRIPTS
+        .iter()
+        .position(|ranges| ranges.iter().any(|&(low, high)| (low..=high).contains(&c)))
+}
+
+/// The hidden characters of `text` that are not part of an emoji sequence or of a word's
+/// spelling: each with its byte offset and kind. A zero-width joiner between two pictographs, a
+/// variation selector after one, the tag characters of a flag sequence (after U+1F3F4), and a
+/// single zero-width non-joiner or joiner between two letters of one script that spells with it
+/// (Arabic, the Indic scripts and others: see [`JOINING_SCRIPTS`]) are left out. A run of them, or
+/// one beside a letter of any other script (ASCII above all), is hidden text.
 pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
     let mut found = Vec::new();
     // Most text is printable ASCII: nothing to look at character by character.
@@ -110,19 +164,26 @@ pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
         let next = chars.peek().map(|&(_, n)| n);
         if let Some(kind) = hidden_kind(c) {
             let after_pictograph = previous.is_some_and(is_pictograph);
-            let in_emoji = match c {
-                '\u{200D}' => after_pictograph && next.is_some_and(is_pictograph),
+            let in_word = || {
+                let script = previous.and_then(joining_script);
+                script.is_some() && next.and_then(joining_script) == script
+            };
+            // Part of an emoji sequence or of a word's spelling.
+            let spelled = match c {
+                '\u{200D}' if after_pictograph => next.is_some_and(is_pictograph),
+                '\u{200C}' | '\u{200D}' => in_word(),
                 '\u{FE0E}' | '\u{FE0F}' => after_pictograph,
                 '\u{E0020}'..='\u{E007F}' => in_flag,
                 _ => false,
             };
-            if !in_emoji {
+            if !spelled {
                 found.push((at, c, kind));
             }
             // A tag sequence stays a flag until its cancel tag.
             in_flag = in_flag && c != '\u{E007F}' && kind == HiddenKind::Tag;
-            // Joiners and selectors keep the pictograph before them as the one to join.
-            if !in_emoji {
+            // Joiners and selectors keep the pictograph (or letter) before them as the one to
+            // join.
+            if !spelled {
                 previous = Some(c);
             }
         } else {
@@ -165,7 +226,7 @@ pub fn visible(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if hidden_kind(c).is_some() => {
+            c if hidden_kind(c).is_some() || steers_terminal(c) => {
                 let _ = write!(out, "<U+{:04X}>", c as u32);
             }
             c => out.push(c),
@@ -176,18 +237,23 @@ pub fn visible(text: &str) -> String {
 
 /// Whether `c` printed to a terminal would steer it or reorder the text around it: the escape
 /// character that starts ANSI sequences, the other C0 and C1 control characters (tab and line
-/// feed aside; carriage return included, which moves the cursor back over the line), and
-/// bidirectional controls. Names and texts from a catalog or a server may hold any of them.
+/// feed aside; carriage return included, which moves the cursor back over the line),
+/// bidirectional controls, and the line and paragraph separators (U+2028, U+2029), which
+/// editors and log viewers break lines at, so that a name could fake a line of the report.
+/// Names and texts from a catalog or a server may hold any of them.
 pub fn steers_terminal(c: char) -> bool {
-    c == '\r'
+    matches!(c, '\r' | '\u{2028}' | '\u{2029}')
         || matches!(
             hidden_kind(c),
             Some(HiddenKind::Escape | HiddenKind::Control | HiddenKind::Bidi)
         )
 }
 
-/// `text` as it can be printed to a terminal: every character that
-/// [steers one](steers_terminal) written `<U+001B>`; borrowed when there is none.
+/// `text` as it can be printed to a terminal and read: every character that
+/// [steers one](steers_terminal), and every [hidden one](hidden_chars) (a zero-width space, a
+/// tag character: a name could end in a suffix no reviewer sees), written `<U+001B>`; borrowed
+/// when there is none. Emoji sequences and a joiner between letters of a script that spells
+/// with it are shown as they are.
 ///
 /// ```
 /// use toolschema::text::terminal_safe;
@@ -199,19 +265,87 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
     if text
         .bytes()
         .all(|b| (0x20..0x7F).contains(&b) || b == b'\t' || b == b'\n')
-        || !text.chars().any(steers_terminal)
     {
         return Cow::Borrowed(text);
     }
+    let hidden: Vec<usize> = hidden_chars(text)
+        .into_iter()
+        .map(|(at, _, _)| at)
+        .collect();
+    if hidden.is_empty() && !text.chars().any(steers_terminal) {
+        return Cow::Borrowed(text);
+    }
     let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if steers_terminal(c) {
+    for (at, c) in text.char_indices() {
+        if steers_terminal(c) || hidden.binary_search(&at).is_ok() {
             let _ = write!(out, "<U+{:04X}>", c as u32);
         } else {
             out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// JSON `text` with each character that [steers a terminal](steers_terminal) or that a reader
+/// cannot see (any [hidden](hidden_kind) one) written as a `\uXXXX` escape (a tag character as
+/// a surrogate pair): the same document to a JSON reader, and nothing in it steers or hides
+/// from one reading it. Line feeds, tabs and carriage returns go through: outside strings they
+/// are JSON's whitespace, and inside strings a JSON writer has escaped them already.
+///
+/// ```
+/// use toolschema::text::json_safe;
+/// assert_eq!(json_safe("{\"a\":\"x\u{1B}[2J\u{200B}\"}"), r#"{"a":"x\u001b[2J\u200b"}"#);
+/// ```
+pub fn json_safe(text: &str) -> Cow<'_, str> {
+    let escaped = |c: char| {
+        !matches!(c, '\n' | '\t' | '\r') && (steers_terminal(c) || hidden_kind(c).is_some())
+    };
+    if !text.chars().any(escaped) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether `a` and `b` are the same key to a reader that matches keys without regard to case
+/// (Go's `encoding/json`, which folds as `strings.EqualFold` does: `ſ` is `s`, the Kelvin sign
+/// is `k`), though they differ.
+///
+/// ```
+/// use toolschema::text::folds_alike;
+/// assert!(folds_alike("Name", "name"));
+/// assert!(folds_alike("argumentſ", "arguments"));
+/// assert!(!folds_alike("name", "name"));
+/// assert!(!folds_alike("names", "name"));
+/// ```
+pub fn folds_alike(a: &str, b: &str) -> bool {
+    a != b
+        && a.chars().count() == b.chars().count()
+        && a.chars().zip(b.chars()).all(|(x, y)| fold(x) == fold(y))
+}
+
+/// One character as case folding reads it (single characters only, as simple folding does):
+/// two names [fold alike](folds_alike) when their characters fold to the same ones.
+pub fn fold(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    let upper = match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    };
+    let mut lower = upper.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => upper,
+    }
 }
 
 /// `text` cut to its first `max` characters, with `…` where it was cut.
@@ -231,7 +365,7 @@ mod tests {
     fn what_steers_a_terminal_is_escaped_and_nothing_else() {
         for c in [
             '\u{1B}', '\u{0}', '\u{7}', '\r', '\u{7F}', '\u{9B}', '\u{202E}', '\u{2066}',
-            '\u{200F}',
+            '\u{200F}', '\u{2028}', '\u{2029}',
         ] {
             assert!(steers_terminal(c), "{c:?}");
             assert_eq!(
@@ -239,15 +373,32 @@ mod tests {
                 format!("a<U+{:04X}>b", c as u32)
             );
         }
-        // Shown as they are: tab, line feed, letters of any script, emoji, invisible characters
-        // (which the SEC rules report, and which move no cursor).
+        // Shown as they are: tab, line feed, letters of any script, emoji, a joiner inside a
+        // Persian or Hindi word.
         for text in [
             "tab\tand\nline",
             "é 日本 مرحبا 👩\u{200D}💻",
-            "zero\u{200B}width",
+            "جست\u{200C}وجو",
+            "क्\u{200D}ष",
         ] {
             assert!(matches!(terminal_safe(text), Cow::Borrowed(_)), "{text:?}");
         }
+    }
+
+    #[test]
+    fn what_a_reader_cannot_see_is_written_out() {
+        for (text, shown) in [
+            ("new\u{200B}", "new<U+200B>"),
+            ("path\u{FEFF}", "path<U+FEFF>"),
+            ("a\u{E0041}\u{E0042}", "a<U+E0041><U+E0042>"),
+            // A joiner between ASCII letters, or at an end, spells nothing.
+            ("ab\u{200C}cd", "ab<U+200C>cd"),
+            ("مرحبا\u{200D}", "مرحبا<U+200D>"),
+            ("日\u{200C}本", "日<U+200C>本"),
+        ] {
+            assert_eq!(terminal_safe(text), shown, "{text:?}");
+        }
+        assert_eq!(visible("a\u{2028}b"), "a<U+2028>b");
     }
 
     #[test]
@@ -266,6 +417,74 @@ mod tests {
                 (5, '\u{E0041}', HiddenKind::Tag)
             ]
         );
+    }
+
+    #[test]
+    fn joiners_in_words_of_scripts_that_spell_with_them_are_not_hidden_text() {
+        for text in [
+            // Persian "search", "I want": U+200C inside the word.
+            "\u{062C}\u{0633}\u{062A}\u{200C}\u{0648}\u{062C}\u{0648} \u{062F}\u{0631} \u{0645}\u{0633}\u{062A}\u{0646}\u{062F}\u{0627}\u{062A}",
+            "\u{0645}\u{06CC}\u{200C}\u{062E}\u{0648}\u{0627}\u{0647}\u{0645}",
+            // Kurdish (Sorani), Arabic script.
+            "\u{0628}\u{06D5}\u{200C}\u{0643}\u{0648}\u{0631}\u{062F}\u{06CC}",
+            // Hindi: ka, virama, ZWJ, ssa (a half form), and ZWNJ after a virama.
+            "\u{0915}\u{094D}\u{200D}\u{0937}",
+            "\u{0915}\u{094D}\u{200C}\u{0937}",
+            // Conjunct forms in Malayalam, Bengali and Sinhala.
+            "\u{0D28}\u{0D4D}\u{200D}\u{0D28}",
+            "\u{09B0}\u{09CD}\u{200D}\u{09AF}",
+            "\u{0DC1}\u{0DCA}\u{200D}\u{0DBB}\u{0DD3}",
+        ] {
+            let found = hidden_chars(text);
+            assert!(found.is_empty(), "{}: {found:?}", visible(text));
+        }
+    }
+
+    #[test]
+    fn joiners_that_smuggle_are_still_hidden_text() {
+        let joiners = |text: &str| {
+            hidden_chars(text)
+                .iter()
+                .map(|(_, c, _)| *c)
+                .collect::<Vec<_>>()
+        };
+        let persian = "\u{0645}\u{06CC}";
+        for (text, expected) in [
+            // Between ASCII letters, Latin, Cyrillic, Greek, CJK letters.
+            ("pass\u{200C}word".to_string(), vec!['\u{200C}']),
+            ("r\u{200D}m".to_string(), vec!['\u{200D}']),
+            ("caf\u{00E9}\u{200C}\u{00E9}".to_string(), vec!['\u{200C}']),
+            ("\u{0434}\u{200C}\u{0430}".to_string(), vec!['\u{200C}']),
+            ("\u{03B1}\u{200D}\u{03B2}".to_string(), vec!['\u{200D}']),
+            ("\u{65E5}\u{200C}\u{672C}".to_string(), vec!['\u{200C}']),
+            // Between letters of two scripts, or of one and a digit or punctuation.
+            (format!("{persian}\u{200C}a"), vec!['\u{200C}']),
+            ("\u{0915}\u{200D}\u{0645}".to_string(), vec!['\u{200D}']),
+            (format!("{persian}\u{200C}\u{06F1}"), vec!['\u{200C}']),
+            (format!("{persian}\u{200C}\u{060C}"), vec!['\u{200C}']),
+            // Runs, even between Persian letters, and other invisible characters there.
+            (
+                format!("{persian}\u{200C}\u{200C}{persian}"),
+                vec!['\u{200C}', '\u{200C}'],
+            ),
+            (
+                format!("{persian}\u{200C}\u{200D}{persian}"),
+                vec!['\u{200C}', '\u{200D}'],
+            ),
+            (format!("{persian}\u{200B}{persian}"), vec!['\u{200B}']),
+            (
+                format!("{persian}\u{200C}\u{E0041}{persian}"),
+                vec!['\u{200C}', '\u{E0041}'],
+            ),
+            // At the start or end of the text (a word-final chillu written with U+200D too), or
+            // beside a space.
+            ("\u{0D28}\u{0D4D}\u{200D}".to_string(), vec!['\u{200D}']),
+            (format!("\u{200C}{persian}"), vec!['\u{200C}']),
+            (format!("{persian}\u{200C}"), vec!['\u{200C}']),
+            (format!("{persian} \u{200C}{persian}"), vec!['\u{200C}']),
+        ] {
+            assert_eq!(joiners(&text), expected, "{}", visible(&text));
+        }
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! fix, using the properties the schema declares for it, is still accepted after.
 //!
 //! Schemas are generated (objects with properties, free-form and typed maps, `anyOf`/`oneOf`/
-//! `allOf` branches, `if`/`then`/`else`, `dependentSchemas`, `$ref`s plain and beside other
-//! keywords, lightweight shapes, non-standard formats), fixed with every safe fix of every rule,
-//! and instances are generated from the schema as written: at each object, the properties every
-//! schema that applies to it there declares (its branches, conditions, references), and any key
-//! where a map accepts any key. Those valid before must be valid after. The real servers'
-//! catalogs go through the same check.
+//! `allOf` branches, `if`/`then`/`else`, `dependentSchemas`, `not` and `not` of `not`, object
+//! `const`s and `enum`s, `minProperties` written as integers or floats, `$ref`s plain and beside
+//! other keywords, lightweight shapes, non-standard formats), fixed with every safe fix of every
+//! rule, and instances are generated from the schema as written: at each object, the properties
+//! every schema that applies to it there declares (its branches, conditions, references, what a
+//! `not` of a `not` holds) or names (a `not`, a `required`), members enough for `minProperties`,
+//! and any key where a map accepts any key. Those valid before must be valid after. The real
+//! servers' catalogs go through the same check.
 //!
 //! Values come from proptest's seeds and a small deterministic generator here (proptest alone
 //! cannot generate values from a schema).
@@ -151,8 +153,38 @@ impl SchemaGen<'_> {
                 map.insert("additionalProperties".into(), json!(false));
             }
         }
-        if self.rng.chance(0.05) {
-            map.insert("minProperties".into(), json!(self.rng.below(3)));
+        if self.rng.chance(0.1) {
+            // The validator reads `2.0` as 2.
+            let least = self.rng.below(4);
+            let least = if self.rng.chance(0.5) {
+                json!(least)
+            } else {
+                json!(least as f64)
+            };
+            map.insert("minProperties".into(), least);
+        }
+        if self.rng.chance(0.08) {
+            // Objects fixed by value, with the declared members and now and then another.
+            let as_const = self.rng.chance(0.5);
+            let mut fixed = || {
+                let mut value = Map::new();
+                for name in &declared {
+                    if self.rng.chance(0.7) {
+                        value.insert(name.clone(), json!("circle"));
+                    }
+                }
+                if self.rng.chance(0.5) {
+                    value.insert(self.rng.pick(NAMES).to_string(), json!("circle"));
+                }
+                Value::Object(value)
+            };
+            if as_const {
+                let value = fixed();
+                map.insert("const".into(), value);
+            } else {
+                let values = [fixed(), fixed()];
+                map.insert("enum".into(), json!(values));
+            }
         }
         if depth < 2 {
             let branch = |gen: &mut Self| {
@@ -191,8 +223,20 @@ impl SchemaGen<'_> {
                 let name = *self.rng.pick(NAMES);
                 map.insert("dependentSchemas".into(), json!({name: branch(self)}));
             }
-            if self.rng.chance(0.05) {
-                map.insert("not".into(), branch(self));
+            match self.rng.below(40) {
+                0 | 1 => {
+                    map.insert("not".into(), branch(self));
+                }
+                // A `not` of a `not` declares and requires what its inner schema does.
+                2 | 3 => {
+                    map.insert("not".into(), json!({"not": branch(self)}));
+                }
+                // Requires the member it names.
+                4 => {
+                    let name = *self.rng.pick(NAMES);
+                    map.insert("not".into(), json!({"properties": {name: false}}));
+                }
+                _ => {}
             }
             if self.rng.chance(0.08) {
                 let target = self.object(depth + 1);
@@ -352,7 +396,8 @@ impl<'a> InstanceGen<'a> {
     }
 
     /// `schema` and every schema that applies to the same value with it (branches, conditions,
-    /// dependent schemas, references), but not what is under `not`.
+    /// dependent schemas, references, what a `not` of a `not` holds), but not what is under a
+    /// single `not`.
     fn applicable(&self, schema: &'a Value, out: &mut Vec<&'a Map<String, Value>>, depth: usize) {
         let Some(map) = schema.as_object() else {
             return;
@@ -385,6 +430,9 @@ impl<'a> InstanceGen<'a> {
             .and_then(|r| self.resolve(r))
         {
             self.applicable(target, out, depth + 1);
+        }
+        if let Some(inner) = map.get("not").and_then(|n| n.get("not")) {
+            self.applicable(inner, out, depth + 1);
         }
     }
 
@@ -490,15 +538,24 @@ impl<'a> InstanceGen<'a> {
                     declared.push((name, Some(schema)));
                 }
             }
-            for name in map
-                .get("required")
-                .and_then(Value::as_array)
+            // Names a `required` or a `not` mentions: `{"not": {"properties": {"b": false}}}`
+            // needs `b`.
+            let negated = map.get("not");
+            let named = [map.get("required"), negated.and_then(|n| n.get("required"))]
                 .into_iter()
                 .flatten()
-            {
-                if let Some(name) = name.as_str() {
-                    declared.push((name, None));
-                }
+                .filter_map(Value::as_array)
+                .flatten()
+                .filter_map(Value::as_str)
+                .chain(
+                    negated
+                        .and_then(|n| n.get("properties"))
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flat_map(|p| p.keys().map(String::as_str)),
+                );
+            for name in named {
+                declared.push((name, None));
             }
             if let Some(map) = map.get("patternProperties").and_then(Value::as_object) {
                 names_anywhere = true;
@@ -554,8 +611,38 @@ impl<'a> InstanceGen<'a> {
             };
             out.insert(self.rng.pick(&["zz", "anything", "x_2"]).to_string(), value);
         }
+        // Members enough for `minProperties` (read by value: `2.0` is 2): declared ones first,
+        // then others, as a `required` name the object does not declare is added above.
+        let least = schemas
+            .iter()
+            .filter_map(|m| m.get("minProperties").and_then(count))
+            .max()
+            .unwrap_or(0);
+        let matched = |name: &&str| patterns.iter().any(|(pattern, _)| matches(pattern, name));
+        let mut spare = declared
+            .iter()
+            .map(|&(name, _)| name)
+            .chain(["x_2", "x_3"].into_iter().filter(matched))
+            .chain(["zz", "anything", "x_2", "x_3"]);
+        while (out.len() as u64) < least {
+            let Some(name) = spare.next() else { break };
+            if !out.contains_key(name) {
+                let value = self.scalar();
+                out.insert(name.to_string(), value);
+            }
+        }
         Value::Object(out)
     }
+}
+
+/// A count keyword's value as the validator reads it: `2.0` is 2.
+fn count(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+            .map(|f| f as u64)
+    })
 }
 
 /// Whether `name` matches `pattern` as the engine reads it.
@@ -695,20 +782,62 @@ fn the_check_catches_closures_that_are_not_safe() {
                    "$defs": {"o": {"type": "object", "properties": {"x": {"type": "integer"}}}}}),
             "/$defs/o",
         ),
+        // `minProperties` written as a float: {"x": "a", "zz": 1}.
+        (
+            json!({"type": "object", "properties": {"x": {"type": "string"}}, "minProperties": 2.0}),
+            "",
+        ),
+        // An object `const` or `enum` with a member the object does not declare.
+        (
+            json!({"type": "object", "properties": {"x": {"type": "string"}}, "const": {"x": "1", "b": "2"}}),
+            "",
+        ),
+        (
+            json!({"type": "object", "properties": {"x": {"type": "string"}},
+                   "enum": [{"x": "1", "b": "2"}, {"x": "3", "c": "4"}]}),
+            "",
+        ),
+        // The enclosing object's `enum` fixes the property's value: {"v": {"x": "1", "b": "2"}}.
+        (
+            json!({"type": "object", "properties": {"v": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                   "additionalProperties": false, "enum": [{"v": {"x": "1", "b": "2"}}]}),
+            "/properties/v",
+        ),
+        // A `not` of a `not` around the object declares `b` for it: {"v": {"x": "1", "b": "2"}}.
+        (
+            json!({"type": "object", "properties": {"v": {"type": "object", "properties": {"x": {"type": "string"}}}},
+                   "not": {"not": {"properties": {"v": {"properties": {"b": {"type": "string"}}}}}},
+                   "additionalProperties": false}),
+            "/properties/v",
+        ),
+        // A `not` of a `not` beside it requires `b`, and so does `not` of `b: false`.
+        (
+            json!({"type": "object", "properties": {"x": {"type": "string"}}, "not": {"not": {"required": ["b"]}}}),
+            "",
+        ),
+        (
+            json!({"type": "object", "properties": {"x": {"type": "string"}}, "not": {"properties": {"b": false}}}),
+            "",
+        ),
     ];
+    let mut unnoticed = Vec::new();
+    let mut broken_by_the_linter = Vec::new();
     for (schema, pointer) in cases {
         let wrong = closed(schema.clone(), pointer);
-        assert!(
-            !broken_instances(&schema, &wrong, 7, 400).is_empty(),
-            "closing {pointer} of {schema} went unnoticed"
-        );
+        if broken_instances(&schema, &wrong, 7, 400).is_empty() {
+            unnoticed.push(format!("closing {pointer} of {schema}"));
+        }
         // And the linter's safe fixes leave those objects open.
         let fixed = safely_fixed(&schema, true);
-        assert!(
-            broken_instances(&schema, &fixed, 7, 400).is_empty(),
-            "{fixed}"
-        );
+        if !broken_instances(&schema, &fixed, 7, 400).is_empty() {
+            broken_by_the_linter.push(fixed.to_string());
+        }
     }
+    assert!(unnoticed.is_empty(), "went unnoticed: {unnoticed:#?}");
+    assert!(
+        broken_by_the_linter.is_empty(),
+        "safe fixes broke: {broken_by_the_linter:#?}"
+    );
 }
 
 /// The same promise on the real servers' catalogs: every tool fixed with every safe fix keeps
@@ -737,15 +866,18 @@ fn safe_fixes_on_the_real_catalogs() {
     }
 }
 
-/// The generated cases are not vacuous: most schemas get safe fixes of every kind, and most
-/// instances are valid before, so the property above is tested where it matters.
+/// The generated cases are not vacuous: most schemas get safe fixes of every kind, the shapes
+/// that once got a wrong fix come up, and most instances are valid before, so the property above
+/// is tested where it matters.
 #[test]
 fn the_generated_cases_exercise_the_fixes() {
     let (mut fixed_schemas, mut checked, mut generated) = (0, 0, 0);
     let mut rules = std::collections::BTreeSet::new();
+    let mut shapes = std::collections::BTreeSet::new();
     for seed in 0..300u64 {
         let mut rng = Rng(seed);
         let schema = input_schema(&mut rng);
+        shapes.extend(shapes_in(&schema));
         let catalog = json!({"tools": [{"name": "t", "inputSchema": schema}]}).to_string();
         let fixed = Linter::new(RuleSelection::all())
             .fix("t.json", &catalog, false)
@@ -777,4 +909,55 @@ fn the_generated_cases_exercise_the_fixes() {
         checked * 3 > generated,
         "{checked} of {generated} instances valid"
     );
+    assert_eq!(
+        shapes.into_iter().collect::<Vec<_>>(),
+        [
+            "minProperties written as a float",
+            "not of not",
+            "not requiring a member",
+            "object const",
+            "object enum"
+        ]
+    );
+}
+
+/// Which of the shapes that once got a wrong safe fix `schema` holds, at any depth.
+fn shapes_in(schema: &Value) -> Vec<&'static str> {
+    let mut found = Vec::new();
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.get("minProperties").is_some_and(Value::is_f64) {
+                    found.push("minProperties written as a float");
+                }
+                if map.get("const").is_some_and(Value::is_object) {
+                    found.push("object const");
+                }
+                if map
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|values| values.iter().any(Value::is_object))
+                {
+                    found.push("object enum");
+                }
+                match map.get("not") {
+                    Some(not) if not.get("not").is_some() => found.push("not of not"),
+                    Some(not)
+                        if not.pointer("/properties").is_some_and(|p| {
+                            p.as_object()
+                                .is_some_and(|p| p.values().any(|v| v == &json!(false)))
+                        }) =>
+                    {
+                        found.push("not requiring a member")
+                    }
+                    _ => {}
+                }
+                pending.extend(map.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    found
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 use toolschema::json::Position;
 use toolschema::lint::{Applicability, Diagnostic, LintSettings, Rule, Severity};
-use toolschema::text::{steers_terminal, terminal_safe};
+use toolschema::text::{hidden_kind, steers_terminal, terminal_safe};
 
 /// How findings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -690,11 +690,13 @@ impl Snippet<'_> {
             out.push('…');
         }
         // Tabs would shift the caret: show them as one space each. What would steer the
-        // terminal shows as U+FFFD, one character each, so the caret stays under its column.
-        if self.shown.contains('\t') || self.shown.chars().any(steers_terminal) {
+        // terminal, or cannot be seen, shows as U+FFFD, one character each, so the caret stays
+        // under its column.
+        let replaced = |c: char| steers_terminal(c) || hidden_kind(c).is_some();
+        if self.shown.contains('\t') || self.shown.chars().any(replaced) {
             out.extend(self.shown.chars().map(|c| match c {
                 '\t' => ' ',
-                c if steers_terminal(c) => '\u{FFFD}',
+                c if replaced(c) => '\u{FFFD}',
                 c => c,
             }));
         } else {

@@ -167,7 +167,9 @@ impl AuditLog {
     /// Append one record with the name of the client that made the call (a token's name, never
     /// the token).
     pub fn write_for(&self, record: &AuditRecord, client: Option<&str>) {
-        let mut line = self.line(record, client);
+        // Names, ids and arguments come from clients and servers: nothing in the line steers a
+        // terminal showing it.
+        let mut line = toolschema::text::json_safe(&self.line(record, client)).into_owned();
         line.push('\n');
         let result = match self.file.lock() {
             Ok(mut file) => file.write_all(line.as_bytes()),

@@ -16,7 +16,7 @@ fn shown_list(values: &[Value]) -> String {
 }
 
 fn count(value: &Value, one: &str, many: &str) -> Option<String> {
-    let n = value.as_u64()?;
+    let n = crate::json::as_count(value)?;
     Some(if n == 1 {
         format!("1 {one}")
     } else {
@@ -98,8 +98,8 @@ pub(crate) fn sentence(keyword: &str, value: &Value) -> Option<String> {
             parts.join(" ")
         }
         "additionalProperties" => format!("Other properties take {value}."),
-        "minContains" => format!("At least {} matching items.", value.as_u64()?),
-        "maxContains" => format!("At most {} matching items.", value.as_u64()?),
+        "minContains" => format!("At least {} matching items.", crate::json::as_count(value)?),
+        "maxContains" => format!("At most {} matching items.", crate::json::as_count(value)?),
         _ => return None,
     };
     Some(text)
@@ -127,6 +127,15 @@ mod tests {
             "At most 64 characters."
         );
         assert_eq!(sentence("minItems", &json!(1)).unwrap(), "At least 1 item.");
+        // A count written as a float is the same count.
+        assert_eq!(
+            sentence("maxLength", &json!(3.0)).unwrap(),
+            "At most 3 characters."
+        );
+        assert_eq!(
+            sentence("minContains", &json!(2.0)).unwrap(),
+            "At least 2 matching items."
+        );
         assert_eq!(
             sentence("enum", &json!(["a", 1, null])).unwrap(),
             "One of: \"a\", 1, null."

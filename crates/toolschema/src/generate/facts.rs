@@ -8,7 +8,7 @@
 
 use super::rng::SplitMix64;
 use crate::json::pointer::resolve;
-use crate::json::Members;
+use crate::json::{as_count, Members};
 use crate::schema::references::percent_decode;
 use crate::schema::Dialect;
 use serde_json::Value;
@@ -254,13 +254,7 @@ fn tighter_max_count(slot: &mut Option<u64>, value: Option<u64>) {
 
 /// A non-negative count keyword (`maxLength`, ...); `5.0` counts as 5.
 fn count(value: Option<&Value>) -> Option<u64> {
-    let value = value?;
-    value.as_u64().or_else(|| {
-        value
-            .as_f64()
-            .filter(|f| *f >= 0.0 && f.fract() == 0.0)
-            .map(|f| f as u64)
-    })
+    value.and_then(as_count)
 }
 
 impl<'s> Facts<'s> {

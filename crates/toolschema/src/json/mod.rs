@@ -79,6 +79,18 @@ pub(crate) fn any_object(
     false
 }
 
+/// A count keyword's value (`minProperties`, `maxLength`, ...) read by its value, as the
+/// validator reads it: `2.0` counts as 2. `None` for anything that is not a non-negative whole
+/// number.
+pub(crate) fn as_count(value: &Value) -> Option<u64> {
+    value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+            .map(|f| f as u64)
+    })
+}
+
 /// How deep `value` nests arrays and objects (a scalar is 0), counted without recursion.
 ///
 /// Stops counting at `limit + 1`, so it is cheap on values that are far too deep.
@@ -211,6 +223,17 @@ pub(crate) fn same_value_opt(a: Option<&Value>, b: Option<&Value>) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn counts_are_read_by_value() {
+        assert_eq!(as_count(&json!(2)), Some(2));
+        assert_eq!(as_count(&json!(2.0)), Some(2));
+        assert_eq!(as_count(&json!(0.0)), Some(0));
+        assert_eq!(as_count(&json!(-0.0)), Some(0));
+        for not_a_count in [json!(2.5), json!(-1), json!(-1.0), json!("2"), json!(null)] {
+            assert_eq!(as_count(&not_a_count), None, "{not_a_count}");
+        }
+    }
 
     #[test]
     fn members_are_found_like_get_finds_them() {

@@ -6,7 +6,7 @@
 //! are taken as satisfied, so a finding is always real.
 
 use super::context::RunCache;
-use crate::json::{same_value, Members};
+use crate::json::{as_count, same_value, Members};
 use crate::schema::{admits_type, compile_pattern};
 use serde_json::{Map, Number, Value};
 
@@ -106,12 +106,12 @@ fn check_string<'s>(
     cache: &RunCache,
 ) -> Option<String> {
     let length = || s.chars().count() as u64;
-    if let Some(min) = get("minLength").and_then(Value::as_u64) {
+    if let Some(min) = get("minLength").and_then(as_count) {
         if length() < min {
             return Some(format!("is shorter than minLength {min}"));
         }
     }
-    if let Some(max) = get("maxLength").and_then(Value::as_u64) {
+    if let Some(max) = get("maxLength").and_then(as_count) {
         if length() > max {
             return Some(format!("is longer than maxLength {max}"));
         }
@@ -143,16 +143,10 @@ fn check_array<'s>(
     depth: usize,
 ) -> Option<String> {
     let count = items.len() as u64;
-    if let Some(min) = get("minItems")
-        .and_then(Value::as_u64)
-        .filter(|m| count < *m)
-    {
+    if let Some(min) = get("minItems").and_then(as_count).filter(|m| count < *m) {
         return Some(format!("has fewer items than minItems {min}"));
     }
-    if let Some(max) = get("maxItems")
-        .and_then(Value::as_u64)
-        .filter(|m| count > *m)
-    {
+    if let Some(max) = get("maxItems").and_then(as_count).filter(|m| count > *m) {
         return Some(format!("has more items than maxItems {max}"));
     }
     if get("uniqueItems") == Some(&Value::Bool(true)) {
@@ -197,13 +191,13 @@ fn check_object<'s>(
     }
     let count = map.len() as u64;
     if let Some(min) = get("minProperties")
-        .and_then(Value::as_u64)
+        .and_then(as_count)
         .filter(|m| count < *m)
     {
         return Some(format!("has fewer properties than minProperties {min}"));
     }
     if let Some(max) = get("maxProperties")
-        .and_then(Value::as_u64)
+        .and_then(as_count)
         .filter(|m| count > *m)
     {
         return Some(format!("has more properties than maxProperties {max}"));
@@ -338,6 +332,23 @@ mod tests {
                 json!({"$ref": "#/x", "allOf": [{"type": "string"}]})
             ),
             None
+        );
+    }
+
+    #[test]
+    fn counts_are_read_by_value() {
+        // The validator reads `3.0` as 3.
+        assert_eq!(
+            why(json!("abcd"), json!({"maxLength": 3.0})).unwrap(),
+            "is longer than maxLength 3"
+        );
+        assert_eq!(
+            why(json!({"a": 1}), json!({"minProperties": 2.0})).unwrap(),
+            "has fewer properties than minProperties 2"
+        );
+        assert_eq!(
+            why(json!([1, 2]), json!({"maxItems": 1.0})).unwrap(),
+            "has more items than maxItems 1"
         );
     }
 

@@ -356,7 +356,7 @@ impl Renderer<'_> {
         let count = |key: &str| {
             parent_schema
                 .and_then(|s| s.get(key))
-                .and_then(Value::as_u64)
+                .and_then(crate::json::as_count)
         };
         let (n, bound) = match last {
             "maxContains" => (count("maxContains").unwrap_or(0), "at most"),

@@ -1185,6 +1185,70 @@ impl CompiledTool {
             .validate_first(arguments, Subject::Arguments, limit)
     }
 
+    /// Arguments that a server matching names without regard to case (Go's `encoding/json`)
+    /// would read as others: two names of one object that [fold alike](crate::text::folds_alike)
+    /// (`path` beside `PATH`: which one it takes is not the one checked), and a top-level name the
+    /// input schema does not declare that folds like one it does (`PATH` alone, read as the
+    /// declared `path` without having been checked as it). One message each.
+    pub fn case_variant_arguments(&self, arguments: &Value) -> Vec<String> {
+        let mut found = Vec::new();
+        let declared: Vec<&String> = self
+            .input
+            .schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|properties| properties.keys().collect())
+            .unwrap_or_default();
+        if let Some(object) = arguments.as_object() {
+            for name in object.keys().filter(|name| !declared.contains(name)) {
+                // Beside the declared name itself, the two are reported as a pair below.
+                let like = declared
+                    .iter()
+                    .find(|d| crate::text::folds_alike(name, d) && !object.contains_key(**d));
+                if let Some(like) = like {
+                    found.push(format!(
+                        "argument '{name}' is not declared, and a server that reads names without regard to case would take it for '{like}'"
+                    ));
+                }
+            }
+        }
+        // Objects side by side, by their place: names folded alike in one of them.
+        let mut objects: Vec<(String, &Value)> = vec![(String::new(), arguments)];
+        while let Some((place, value)) = objects.pop() {
+            match value {
+                Value::Object(object) => {
+                    let mut seen: HashMap<String, &str> = HashMap::new();
+                    for (name, inner) in object {
+                        let folded: String = name.chars().map(crate::text::fold).collect();
+                        if let Some(first) = seen.insert(folded, name) {
+                            let within = if place.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" (in '{place}')")
+                            };
+                            found.push(format!(
+                                "arguments '{first}' and '{name}'{within} differ only in case: a server that reads names without regard to case would take one for the other"
+                            ));
+                        }
+                        let place = if place.is_empty() {
+                            name.clone()
+                        } else {
+                            format!("{place}.{name}")
+                        };
+                        objects.push((place, inner));
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        objects.push((format!("{place}[{i}]"), item));
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
     /// The top-level arguments the input schema does not declare, as `unexpected argument`
     /// errors (see [`SchemaValidator::undeclared_properties`]); `None` when there are none.
     pub fn undeclared_arguments(&self, arguments: &Value) -> Option<ValidationErrors> {

@@ -112,6 +112,14 @@ impl Gate {
         };
         let id = id.clone();
         let read = message::tool_call(&text, &message);
+        if let Some((variant, meant)) = &read.case_variant {
+            let why = format!(
+                "params holds '{variant}', which a server that reads names without regard to case would take for '{meant}' in place of the one checked; it was not forwarded"
+            );
+            report(&format!("refused a tools/call: {why}"));
+            let reply = error_line(Some(&id), ErrorCode::INVALID_PARAMS, &why, None);
+            return self.reply(route, reply, out);
+        }
         // Without a name there is nothing to check against, and a server may still make one
         // of what it got (JavaScript reads `["delete"]` as "delete"): refused, not forwarded.
         let Some(tool) = read.name else {
@@ -255,8 +263,17 @@ impl Gate {
                 verdict => Decision::Checked {
                     errors: verdict
                         .err()
-                        .map(|errors| errors.messages().into_iter().map(String::from).collect())
-                        .unwrap_or_default(),
+                        .map(|errors| {
+                            errors
+                                .messages()
+                                .into_iter()
+                                .map(String::from)
+                                .collect::<Vec<_>>()
+                        })
+                        .unwrap_or_default()
+                        .into_iter()
+                        .chain(compiled.case_variant_arguments(&call.arguments))
+                        .collect(),
                     undeclared: look_for_undeclared
                         .then(|| compiled.undeclared_arguments(&call.arguments))
                         .flatten()

@@ -467,6 +467,11 @@ impl Gate {
         ))
     }
 
+    /// Whether the request with this key was sent on and waits for the server's answer.
+    pub fn awaits_answer(&self, key: &IdKey) -> bool {
+        self.pending.contains_key(key)
+    }
+
     fn reply(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
         match route {
             Route::Direct => out.push(Action::ToClient(line)),

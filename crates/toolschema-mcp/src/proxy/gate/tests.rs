@@ -774,3 +774,54 @@ fn output_check_enforce_withholds_a_result_that_breaks_the_output_schema() {
     assert_eq!(result.audit[0].output_check, Some(OutputVerdict::Enforced));
     assert_eq!(result.audit[0].verdict, Verdict::Forwarded);
 }
+
+#[test]
+fn names_a_server_could_read_without_regard_to_case_are_refused() {
+    let mut session = Session::new(GateConfig::default());
+    let open_search = json!({
+        "name": "search",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string", "pattern": "^/srv/"}, "opts": {"type": "object"}}}
+    });
+    session.listed(json!([open_search]));
+    // In params: 'Name' beside 'name', 'argumentſ' beside 'arguments' (ſ folds to s).
+    for (params, variant, meant) in [
+        (
+            json!({"name": "search", "Name": "delete", "arguments": {}}),
+            "Name",
+            "name",
+        ),
+        (
+            json!({"name": "search", "arguments": {}, "argumentſ": {"path": "/etc"}}),
+            "argumentſ",
+            "arguments",
+        ),
+    ] {
+        let sent = session
+            .client(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}));
+        assert!(sent.to_server.is_empty());
+        assert_eq!(sent.to_client[0]["error"]["code"], -32602);
+        assert_eq!(
+            sent.to_client[0]["error"]["message"],
+            format!("params holds '{variant}', which a server that reads names without regard to case would take for '{meant}' in place of the one checked; it was not forwarded")
+        );
+    }
+    // In the arguments: an undeclared name folding like a declared one, and two names of one
+    // object folding alike, at any depth.
+    let cases = [
+        (json!({"PATH": "/etc/passwd"}), "argument 'PATH' is not declared, and a server that reads names without regard to case would take it for 'path'"),
+        (json!({"path": "/srv/a", "Path": "/etc"}), "arguments 'path' and 'Path' differ only in case: a server that reads names without regard to case would take one for the other"),
+        (json!({"opts": {"mode": "r", "MODE": "w"}}), "arguments 'mode' and 'MODE' (in 'opts') differ only in case: a server that reads names without regard to case would take one for the other"),
+    ];
+    for (arguments, message) in cases {
+        let sent = session.client(call(json!(2), "search", arguments));
+        assert!(sent.to_server.is_empty(), "{message}");
+        assert_eq!(sent.to_client[0], tool_error(json!(2), message));
+    }
+    // Names that differ otherwise pass.
+    let sent = session.client(call(
+        json!(3),
+        "search",
+        json!({"path": "/srv/a", "paths": 1}),
+    ));
+    assert_eq!(sent.to_server.len(), 1);
+}

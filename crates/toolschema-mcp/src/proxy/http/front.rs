@@ -291,7 +291,9 @@ impl Front {
             .respond(&session, key, id, receiver, initialize, streams)
             .await;
         if initialize {
-            self.opened(&session, principal, &answer);
+            if let Some(refused) = self.opened(&session, principal, &answer) {
+                return Err(refused);
+            }
         }
         Ok(answer)
     }
@@ -386,7 +388,14 @@ impl Front {
     }
 
     /// A session was opened by `initialize`: registered under its id, counted for its client.
-    fn opened(&self, session: &Arc<Session>, principal: &Principal, answer: &Answer) {
+    /// An upstream that gives it the id of a session already open would have two clients share
+    /// one: the new session is closed and its client refused instead.
+    fn opened(
+        &self,
+        session: &Arc<Session>,
+        principal: &Principal,
+        answer: &Answer,
+    ) -> Option<Refused> {
         let mut opening = lock(&self.opening);
         *opening = opening.saturating_sub(1);
         drop(opening);
@@ -399,8 +408,19 @@ impl Front {
             // No session came of it: nothing to keep.
             let session = session.clone();
             tokio::spawn(async move { session.close().await });
-            return;
+            return None;
         };
+        if lock(&self.sessions).contains_key(&id) {
+            let message = "the upstream gave the new session the id of a session already open, so two clients would share one; the new session was closed".to_string();
+            report(&format!("refused a new session: {message}"));
+            // Closed here only: ending it at the upstream would end the other client's too.
+            if let Backend::Upstream(link) = session.backend() {
+                link.forget_session_id();
+            }
+            let session = session.clone();
+            tokio::spawn(async move { session.close().await });
+            return Some(Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, message));
+        }
         match self.guard.open_session(principal) {
             Ok(permit) => {
                 self.guard.sessions().created(&id);
@@ -412,6 +432,7 @@ impl Front {
             }
         }
         lock(&self.sessions).insert(id, session.clone());
+        None
     }
 
     async fn get(

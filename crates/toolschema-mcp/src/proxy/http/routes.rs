@@ -5,7 +5,8 @@
 //! it opened with GET for everything else. The gate says what goes to the client; this table
 //! says on which stream:
 //!
-//! - a response, on the stream of the request it answers (which it ends);
+//! - a response, on the stream of the request it answers (which it ends); a batch of responses,
+//!   on the stream of the batch they answer;
 //! - a progress notification, on the stream of the request that asked for progress with its
 //!   token; a notification of a `subscriptions/listen` stream, on that stream;
 //! - anything else the server sends on a request's stream (an upstream over HTTP says which),
@@ -15,7 +16,7 @@
 //!   stream; with no stream at all, it waits (a bounded number of messages) for the GET stream.
 
 use super::wire;
-use crate::message::{read, IdKey, Kind, Read};
+use crate::message::{read, IdKey, Kind, Read, RequestId};
 use http::{HeaderMap, StatusCode};
 use std::collections::{HashMap, VecDeque};
 use tokio::sync::mpsc;
@@ -72,6 +73,11 @@ struct RequestStream {
 #[derive(Default)]
 pub struct Routes {
     requests: HashMap<IdKey, RequestStream>,
+    /// The requests of each open batch stream, by the batch's key.
+    batches: HashMap<IdKey, Vec<RequestId>>,
+    /// The batch key of each request in an open batch.
+    in_batch: HashMap<IdKey, IdKey>,
+    batches_opened: u64,
     /// HTTP failures of the upstream for requests whose answer has not been taken yet.
     failures: HashMap<IdKey, HttpFailure>,
     tokens: HashMap<IdKey, IdKey>,
@@ -79,6 +85,16 @@ pub struct Routes {
     backlog: VecDeque<Outgoing>,
     opened: u64,
     dropped: u64,
+}
+
+/// Where a message for the client goes.
+enum Route {
+    /// It answers the request (or batch) with this key: on its stream, which it ends.
+    Answer(IdKey),
+    /// It is about the request with this key (progress, a subscription): on its stream.
+    Related(IdKey),
+    /// Neither: where it came from says where it goes.
+    Unrelated,
 }
 
 /// What became of a message.
@@ -112,6 +128,23 @@ impl Routes {
         receiver
     }
 
+    /// A stream for the answer to a batch holding `requests`, under a key of its own (its
+    /// answer is a batch, routed by the requests it answers).
+    pub fn open_batch(&mut self, requests: Vec<RequestId>) -> (IdKey, mpsc::Receiver<Outgoing>) {
+        self.batches_opened += 1;
+        let key = IdKey::of_batch(self.batches_opened);
+        for request in &requests {
+            self.in_batch.insert(request.key().clone(), key.clone());
+        }
+        self.batches.insert(key.clone(), requests);
+        (key.clone(), self.open_request(key, None))
+    }
+
+    /// The requests of the batch whose stream is `key` (none when `key` is not a batch's).
+    pub fn batch_requests(&self, key: &IdKey) -> Vec<RequestId> {
+        self.batches.get(key).cloned().unwrap_or_default()
+    }
+
     /// The GET stream; what waited for it comes first. Replaces an earlier one.
     pub fn open_standalone(&mut self) -> mpsc::Receiver<Outgoing> {
         let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
@@ -139,6 +172,15 @@ impl Routes {
         if let Some(stream) = self.requests.remove(id) {
             self.forget_token(stream.token.as_ref());
         }
+        self.forget_batch(id);
+    }
+
+    fn forget_batch(&mut self, key: &IdKey) {
+        for request in self.batches.remove(key).unwrap_or_default() {
+            if self.in_batch.get(request.key()) == Some(key) {
+                self.in_batch.remove(request.key());
+            }
+        }
     }
 
     /// Remember that the upstream answered the request `id` with an HTTP failure, to be passed
@@ -157,6 +199,8 @@ impl Routes {
     /// Close every stream: the session ended.
     pub fn close_all(&mut self) {
         self.requests.clear();
+        self.batches.clear();
+        self.in_batch.clear();
         self.failures.clear();
         self.tokens.clear();
         self.standalone = None;
@@ -176,60 +220,78 @@ impl Routes {
     }
 
     /// Put a message for the client on its stream.
+    #[cfg(test)]
     pub fn deliver(
         &mut self,
         data: Vec<u8>,
         event_id: Option<String>,
         origin: &Origin,
     ) -> Delivery {
-        let Some(text) = std::str::from_utf8(&data).ok() else {
-            return self.unrelated(data, event_id, origin);
-        };
-        let message = match read(text) {
-            Ok(Read::One(message)) => message,
-            // A batch of answers goes where the first of them goes.
-            Ok(Read::Batch(elements)) => {
-                let first = elements
-                    .iter()
-                    .find_map(|range| crate::message::read_object(text, range.clone()).ok());
-                match first {
-                    Some(message) => message,
-                    None => return self.unrelated(data, event_id, origin),
-                }
-            }
-            Err(_) => return self.unrelated(data, event_id, origin),
-        };
-        match &message.kind {
-            Kind::Response { id, .. } => {
-                let key = id.key().clone();
-                match self.requests.remove(&key) {
-                    Some(stream) => {
-                        self.forget_token(stream.token.as_ref());
-                        let outgoing = Outgoing {
-                            event_id,
-                            data,
-                            last: true,
-                        };
-                        match stream.sender.try_send(outgoing) {
-                            Ok(()) => Delivery::Sent,
-                            Err(_) => self.drop_one(),
-                        }
+        self.deliver_shown(data, event_id, origin, |data| data)
+    }
+
+    /// Put a message for the client on its stream, routed by the ids it holds as `data` has
+    /// them, and sent as `shown` makes it (a lane gives the client's own ids back only once the
+    /// stream is chosen: another client of the lane may use the same ids).
+    pub fn deliver_shown(
+        &mut self,
+        data: Vec<u8>,
+        event_id: Option<String>,
+        origin: &Origin,
+        shown: impl FnOnce(Vec<u8>) -> Vec<u8>,
+    ) -> Delivery {
+        match self.route(&data) {
+            Route::Answer(key) => match self.requests.remove(&key) {
+                Some(stream) => {
+                    self.forget_token(stream.token.as_ref());
+                    self.forget_batch(&key);
+                    let outgoing = Outgoing {
+                        event_id,
+                        data: shown(data),
+                        last: true,
+                    };
+                    match stream.sender.try_send(outgoing) {
+                        Ok(()) => Delivery::Sent,
+                        Err(_) => self.drop_one(),
                     }
-                    // Replayed on a resumed GET stream: it goes there.
-                    None if *origin == Origin::Standalone => self.onto_standalone(data, event_id),
-                    None => self.drop_one(),
                 }
-            }
-            _ => {
-                let related = wire::progress_token(text, &message)
+                // Replayed on a resumed GET stream: it goes there.
+                None if *origin == Origin::Standalone => {
+                    self.onto_standalone(shown(data), event_id)
+                }
+                None => self.drop_one(),
+            },
+            Route::Related(id) => self.onto_request(&id, shown(data), event_id),
+            Route::Unrelated => self.unrelated(shown(data), event_id, origin),
+        }
+    }
+
+    /// Where a message for the client goes, by what it holds.
+    fn route(&self, data: &[u8]) -> Route {
+        let Some(text) = std::str::from_utf8(data).ok() else {
+            return Route::Unrelated;
+        };
+        match read(text) {
+            Ok(Read::One(message)) => match &message.kind {
+                Kind::Response { id, .. } => Route::Answer(id.key().clone()),
+                _ => wire::progress_token(text, &message)
                     .and_then(|token| self.tokens.get(&token).cloned())
                     .or_else(|| wire::subscription(text, &message))
-                    .filter(|id| self.is_open(id));
-                match related {
-                    Some(id) => self.onto_request(&id, data, event_id),
-                    None => self.unrelated(data, event_id, origin),
-                }
-            }
+                    .filter(|id| self.is_open(id))
+                    .map_or(Route::Unrelated, Route::Related),
+            },
+            // A batch of answers answers a client's batch: it goes on that batch's stream,
+            // found by any request it answers (the first may be one the proxy refused, whose id
+            // another request in flight can have).
+            Ok(Read::Batch(elements)) => elements
+                .iter()
+                .filter_map(|range| crate::message::read_object(text, range.clone()).ok())
+                .find_map(|message| match message.kind {
+                    Kind::Response { id, .. } => self.in_batch.get(id.key()).cloned(),
+                    _ => None,
+                })
+                .map_or(Route::Unrelated, Route::Answer),
+            Err(_) => Route::Unrelated,
         }
     }
 
@@ -421,6 +483,33 @@ mod tests {
         );
         assert!(!routes.is_open(&key("4")));
         assert_eq!(routes.dropped(), 2);
+    }
+
+    #[test]
+    fn a_batch_answer_goes_to_its_batch_whichever_answer_comes_first() {
+        let mut routes = Routes::default();
+        let mut single = routes.open_request(key("1"), None);
+        let (batch_key, mut batch) = routes.open_batch(vec![
+            RequestId::from_text("\"c\""),
+            RequestId::from_text("1"),
+        ]);
+        assert_eq!(
+            routes.batch_requests(&batch_key),
+            [RequestId::from_text("\"c\""), RequestId::from_text("1")]
+        );
+        // The proxy's refusal of the batch's request 1 (an id in flight elsewhere) comes first.
+        let answers = serde_json::json!([
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "in flight"}},
+            {"jsonrpc": "2.0", "id": "c", "result": {}},
+        ]);
+        assert_eq!(
+            routes.deliver(data(answers.clone()), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut batch), vec![answers]);
+        assert!(drain(&mut single).is_empty());
+        assert!(routes.is_open(&key("1")));
+        assert!(routes.batch_requests(&batch_key).is_empty());
     }
 
     #[test]

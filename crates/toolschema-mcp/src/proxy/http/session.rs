@@ -40,7 +40,7 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// Where the client is.
 pub(crate) enum ClientSide {
     /// An HTTP client: its streams.
-    Http(Routes),
+    Http(Box<Routes>),
     /// A client on this process's standard output: one line per message, to its writer.
     Stdio(std::sync::mpsc::Sender<Vec<u8>>),
 }
@@ -268,45 +268,54 @@ impl Session {
     ) -> Result<(IdKey, RequestId, mpsc::Receiver<Outgoing>), Malformed> {
         self.touch();
         let text = message::text_of(body).map_err(|(_, malformed)| malformed)?;
-        let mut core = lock(&self.core);
-        let (text, id, key) = match read(&text)? {
-            Read::One(message) => match &message.kind {
-                Kind::Request { id, .. } => {
-                    let (text, key) = core.lane_id(text, &message, id);
-                    (text, id.clone(), key)
-                }
-                _ => return Err(Malformed::NotAnObject),
-            },
-            // The answer to a batch is a batch; it goes on the stream of its first request.
-            Read::Batch(elements) => {
-                let first = elements.iter().find_map(|range| {
-                    match crate::message::read_object(&text, range.clone()) {
-                        Ok(crate::message::Message {
-                            kind: Kind::Request { id, .. },
-                            ..
-                        }) => Some(id),
-                        _ => None,
-                    }
-                });
-                let Some(id) = first else {
+        let mut guard = lock(&self.core);
+        let core = &mut *guard;
+        let ClientSide::Http(routes) = &mut core.client else {
+            return Err(Malformed::NotAnObject);
+        };
+        let (text, id, key, receiver) = match read(&text)? {
+            Read::One(message) => {
+                let Kind::Request { id, .. } = &message.kind else {
                     return Err(Malformed::NotAnObject);
                 };
-                let key = id.key().clone();
-                (text, id, key)
+                if core.lane.is_none() && routes.is_open(id.key()) {
+                    // Its answer could not be told from the one in flight's, whose stream
+                    // stays as it is: refused here, on a stream of its own.
+                    return Ok(refused_at_once(id));
+                }
+                let token = wire::progress_token(&text, &message);
+                let (text, key) = match &mut core.lane {
+                    Some(lane) => lane.admit(text, &message, id),
+                    None => (text, id.key().clone()),
+                };
+                let receiver = routes.open_request(key.clone(), token);
+                (text, id.clone(), key, receiver)
             }
-        };
-        let token = match read(&text) {
-            Ok(Read::One(message)) => wire::progress_token(&text, &message),
-            _ => None,
-        };
-        let receiver = match &mut core.client {
-            ClientSide::Http(routes) => routes.open_request(key.clone(), token),
-            ClientSide::Stdio(_) => return Err(Malformed::NotAnObject),
+            // The answer to a batch is a batch, on a stream of the batch's own.
+            Read::Batch(elements) => {
+                let requests: Vec<RequestId> = elements
+                    .iter()
+                    .filter_map(
+                        |range| match crate::message::read_object(&text, range.clone()) {
+                            Ok(crate::message::Message {
+                                kind: Kind::Request { id, .. },
+                                ..
+                            }) => Some(id),
+                            _ => None,
+                        },
+                    )
+                    .collect();
+                let Some(id) = requests.first().cloned() else {
+                    return Err(Malformed::NotAnObject);
+                };
+                let (key, receiver) = routes.open_batch(requests);
+                (text, id, key, receiver)
+            }
         };
         if let Some(forwarding) = &mut core.forwarding {
             forwarding.remember(Some(&key), headers);
         }
-        self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
+        self.decide_locked(core, None, &Origin::Client, |gate, out| {
             gate.client_message(text.into_bytes(), Instant::now(), out)
         });
         Ok((key, id, receiver))
@@ -371,14 +380,32 @@ impl Session {
 
     /// The client went away from request `key` (or it ran out of time, `answer` then says
     /// with what the client is answered): the server is told to stop, and the gate closes the
-    /// request.
+    /// request; for a batch's stream, every request of the batch.
     pub fn cancel(&self, key: &IdKey, id: &RequestId, reason: &str, answer: bool) {
         let mut core = lock(&self.core);
+        let batch = match &mut core.client {
+            ClientSide::Http(routes) => routes.batch_requests(key),
+            ClientSide::Stdio(_) => Vec::new(),
+        };
         if !answer {
             if let ClientSide::Http(routes) = &mut core.client {
                 routes.close_request(key);
             }
         }
+        if batch.is_empty() {
+            return self.cancel_one(&mut core, key, id, reason);
+        }
+        // What the server answered already is in the batch's answer, waiting for the rest.
+        let waiting: Vec<&RequestId> = batch
+            .iter()
+            .filter(|r| core.gate.awaits_answer(r.key()))
+            .collect();
+        for request in waiting {
+            self.cancel_one(&mut core, request.key(), request, reason);
+        }
+    }
+
+    fn cancel_one(&self, core: &mut Core, key: &IdKey, id: &RequestId, reason: &str) {
         let lane_id = core.lane_request_id(key).unwrap_or_else(|| id.clone());
         let modern = matches!(&self.backend, Backend::Upstream(link) if link.is_stateless());
         match &self.backend {
@@ -392,7 +419,7 @@ impl Session {
                 });
                 let line = message::to_line(&cancelled);
                 let line = line.strip_suffix(b"\n").unwrap_or(&line).to_vec();
-                self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
+                self.decide_locked(core, None, &Origin::Client, |gate, out| {
                     gate.client_message(line, Instant::now(), out)
                 });
                 if let Backend::Upstream(link) = &self.backend {
@@ -403,12 +430,9 @@ impl Session {
         // The gate closes the request (and audits it); a late answer from the server finds no
         // stream and is dropped.
         let line = error_line(Some(&lane_id), ErrorCode(-32000), reason, None);
-        self.decide_locked(
-            &mut core,
-            None,
-            &Origin::Request(key.clone()),
-            |gate, out| gate.server_message(line, Instant::now(), out),
-        );
+        self.decide_locked(core, None, &Origin::Request(key.clone()), |gate, out| {
+            gate.server_message(line, Instant::now(), out)
+        });
     }
 
     /// The server is gone: every request in flight is answered with this error.
@@ -499,34 +523,22 @@ impl Core {
                 }
             }
         }
-        let line = match &mut self.lane {
+        // A lane's answer is routed by its id in the lane (clients of the lane may use the same
+        // ids), and carries the client's own id once its stream is chosen.
+        let mut restore = |line: Vec<u8>| match &mut self.lane {
             Some(lane) => lane.restore(line),
             None => line,
         };
         match &mut self.client {
             ClientSide::Http(routes) => {
-                if routes.deliver(line, event_id, origin) == Delivery::Dropped {
+                if routes.deliver_shown(line, event_id, origin, restore) == Delivery::Dropped {
                     tracing::debug!("a message for a client stream that is gone was dropped");
                 }
             }
             ClientSide::Stdio(writer) => {
                 // A closed writer: the client is gone, and its end of input ends the proxy.
-                let _ = writer.send(line);
+                let _ = writer.send(restore(line));
             }
-        }
-    }
-
-    /// The request as the lane's gate sees it: its id made unique in the lane if another
-    /// request in flight has it. Returns the text and the id's key in the lane.
-    fn lane_id(
-        &mut self,
-        text: String,
-        message: &message::Message,
-        id: &RequestId,
-    ) -> (String, IdKey) {
-        match &mut self.lane {
-            Some(lane) => lane.admit(text, message, id),
-            None => (text, id.key().clone()),
         }
     }
 
@@ -607,6 +619,19 @@ impl Forwarding {
             .and_then(|key| self.by_request.remove(key))
             .unwrap_or_else(|| self.latest.clone())
     }
+}
+
+/// The answer to a request whose id one in flight in the session has, on a stream of its own:
+/// an Invalid Request error, as the gate words it.
+fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, mpsc::Receiver<Outgoing>) {
+    let (sender, receiver) = mpsc::channel(1);
+    let reason = format!("request id {id} is already used by a request in flight");
+    let _ = sender.try_send(Outgoing {
+        event_id: None,
+        data: error_line(Some(id), ErrorCode::INVALID_REQUEST, &reason, None),
+        last: true,
+    });
+    (IdKey::unrouted(), id.clone(), receiver)
 }
 
 /// Report what the session cannot do, once per session and reason.

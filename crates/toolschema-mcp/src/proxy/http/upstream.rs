@@ -174,6 +174,12 @@ impl UpstreamLink {
         open_standalone(self.state.clone(), Arc::downgrade(session), headers).await
     }
 
+    /// Forget the upstream's session id, so that closing the link does not end a session that
+    /// is another's too.
+    pub fn forget_session_id(&self) {
+        lock(&self.state.session_id).take();
+    }
+
     /// End the upstream's session (DELETE), returning its answer; nothing to end: `None`.
     pub async fn delete(&self, headers: &HeaderMap) -> Option<Result<StatusCode, String>> {
         let id = lock(&self.state.session_id).take()?;

@@ -9,7 +9,9 @@ declare_rule! {
     ///
     /// ## What it flags
     /// Any schema in `inputSchema` whose type admits arrays (`"type": "array"`, or a type list
-    /// with `"array"`) and that has no `items`.
+    /// with `"array"`) and that has no `items`. Where the elements are described another way
+    /// (`prefixItems`, or `items` under `allOf` or a `$ref`), the message says so: only OpenAI's
+    /// refusal stands.
     ///
     /// ## Why it matters
     /// OpenAI rejects function parameters with an array that has no `items`, so the tool cannot
@@ -32,6 +34,18 @@ declare_rule! {
     };
 }
 
+/// Keywords beside which the elements may be described after all, though not by `items`.
+const DESCRIBE_ELEMENTS: [&str; 8] = [
+    "prefixItems",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+    "$dynamicRef",
+    "if",
+    "unevaluatedItems",
+];
+
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(doc) = cx.standard_input() else {
         return;
@@ -39,12 +53,23 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for node in &doc.nodes {
         let Some(map) = node.object() else { continue };
         if admits_type(map, "array") == Some(true) && !map.contains_key("items") && !node.inert {
-            report.add(
-                doc.pointer_of(node),
-                node.span,
+            // Elements described by other keywords are not "anything"; OpenAI still wants
+            // `items` on the array itself.
+            let elsewhere: Vec<&str> = DESCRIBE_ELEMENTS
+                .iter()
+                .copied()
+                .filter(|k| map.contains_key(*k))
+                .collect();
+            let message = if elsewhere.is_empty() {
                 "array schema has no items: OpenAI rejects it, and the elements can be anything"
-                    .into(),
-            );
+                    .to_string()
+            } else {
+                format!(
+                    "array schema has no items of its own: OpenAI rejects it (it does not read the elements from {})",
+                    elsewhere.join(", ")
+                )
+            };
+            report.add(doc.pointer_of(node), node.span, message);
         }
     }
 }

@@ -12,8 +12,14 @@ declare_rule! {
     /// enum values, every other string and member name) that holds a character a reviewer does not
     /// see: zero-width characters and other invisible ones, Unicode tag characters, bidirectional
     /// controls, the escape character that starts an ANSI terminal sequence, and other control
-    /// characters (tab, line feed and carriage return are fine). Joiners and variation selectors
-    /// inside emoji sequences are left alone.
+    /// characters (tab, line feed and carriage return are fine). Left alone: joiners and
+    /// variation selectors inside emoji sequences, and a single zero-width non-joiner (U+200C)
+    /// or joiner (U+200D) between two letters of one script that spells with it: Arabic script
+    /// (Persian, Kurdish, Urdu...), Syriac, Thaana, N'Ko, the Indic scripts (Devanagari,
+    /// Bengali, Gurmukhi, Gujarati, Oriya, Tamil, Telugu, Kannada, Malayalam, Sinhala), Myanmar
+    /// and Khmer. Between Latin,
+    /// Greek, Cyrillic or CJK letters, beside a digit, a space or a letter of another script, or
+    /// two in a row, they are still flagged: that is how hidden text is smuggled.
     ///
     /// ## Why it matters
     /// The model reads every character; the person who approves the tool sees none of these.
@@ -23,7 +29,9 @@ declare_rule! {
     ///
     /// False positives: rare. A description pasted from a word processor may carry a soft
     /// hyphen or a zero-width space by accident; text in right-to-left scripts may use the
-    /// directional marks U+200E/U+200F legitimately.
+    /// directional marks U+200E/U+200F legitimately; a word-final Malayalam chillu written the
+    /// old way (consonant, virama, U+200D, then a space) is flagged. False negatives: a message
+    /// encoded in whether single joiners sit between letters of those scripts goes unseen.
     ///
     /// ## Example
     /// ```json

@@ -1,6 +1,6 @@
 //! SCH-002.
 
-use crate::json::Members;
+use crate::json::{any_object, as_count, Members};
 use crate::lint::context::{Report, RunCache, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::schema_walk::{Combinator, Role, SchemaNode};
@@ -43,13 +43,17 @@ declare_rule! {
     /// instance the schema accepted that uses the properties declared for it: the object is not a
     /// branch of `anyOf`/`oneOf`/`allOf`; nothing else describes the values it describes (a
     /// `patternProperties` entry matching its property name, `contains` beside its `items`, the
-    /// branches and conditions of an enclosing object), at its own place or at any place a
-    /// `$ref` brings it to (a `$ref` to it or to a schema enclosing it, a definition or any
-    /// other subschema, from a plain place of the same kind); it composes nothing that could
-    /// declare more properties for the same value (`$ref` beside its keywords,
-    /// `if`/`then`/`else`, `dependentSchemas`, or `allOf`/`anyOf`/`oneOf` branches declaring
-    /// properties it does not); and everything it requires (`required`, `dependentRequired`,
-    /// `minProperties`) it declares. References are read as the validator reads them, through
+    /// branches, conditions and `not` of an enclosing object, and its `const` or `enum` holding
+    /// objects), at its own place or at any place a `$ref` brings it to (a `$ref` to it or to a
+    /// schema enclosing it, a definition or any other subschema, from a plain place of the same
+    /// kind); it composes nothing that could declare more properties for the same value (`$ref`
+    /// beside its keywords, `if`/`then`/`else`, `dependentSchemas`, or `allOf`/`anyOf`/`oneOf`
+    /// branches declaring properties it does not); no `not` beside it speaks of members (a `not`
+    /// of a `not` declares and requires what its inner schema does; `{"not": {"properties":
+    /// {"b": false}}}` requires `b`); and everything it requires it declares by name:
+    /// `required`, `dependentRequired`, `minProperties` (read by value: `2.0` is 2; a pattern
+    /// may match a single name, so patterns do not count), and the members of an object
+    /// `const` or `enum`. References are read as the validator reads them, through
     /// the root's `$id` too; a schema with a reference the lint cannot follow (to another
     /// document, `$dynamicRef`, an embedded `$id`) gets no safe fix. A property test holds the
     /// fix to that promise on generated schemas and on real servers' catalogs.
@@ -101,11 +105,61 @@ enum Unsafe {
     SharesItsValue,
     /// It composes other schemas that may declare properties for the same value.
     Composes,
-    /// It requires a property it does not declare.
+    /// It requires a property it does not declare (or its `const`/`enum` holds one).
     RequiresUndeclared,
+    /// A `not` beside it speaks of its members: a `not` of a `not` declares and requires what
+    /// its inner schema does, and a `not` alone can require a member (`{"not": {"properties":
+    /// {"b": false}}}` needs `b`).
+    Negates,
     /// The schema has a reference the lint cannot follow, so where else the object applies is
     /// not known.
     UnfollowedReference,
+}
+
+/// The properties an object schema declares by name (in `properties`).
+#[derive(Clone, Copy)]
+struct Declared<'a>(Option<&'a Map<String, Value>>);
+
+impl Declared<'_> {
+    fn has(self, name: &str) -> bool {
+        self.0.is_some_and(|d| d.contains_key(name))
+    }
+
+    /// Whether every name in `names` (a `required` array) is declared.
+    fn has_all(self, names: &Value) -> bool {
+        names
+            .as_array()
+            .is_some_and(|names| names.iter().all(|n| n.as_str().is_some_and(|n| self.has(n))))
+    }
+
+    /// Whether `least` members (a `minProperties` value, read by value: `2.0` is 2) can all be
+    /// declared ones. A value the validator would not read as a count requires nothing.
+    fn can_count(self, least: &Value) -> bool {
+        as_count(least).is_none_or(|least| least <= self.0.map_or(0, Map::len) as u64)
+    }
+
+    /// Whether `value` (of a `const`, or a member of an `enum`) has only declared members: an
+    /// object const with an undeclared member is an instance closing would reject.
+    fn holds(self, value: &Value) -> bool {
+        value.as_object().is_none_or(|m| m.keys().all(|k| self.has(k)))
+    }
+
+    /// Whether what `schema` (the object itself or a schema composed into it) requires of the
+    /// object's members is met by declared members alone: `required`, `dependentRequired`,
+    /// `minProperties`, and the members of an object `const` or `enum`.
+    fn meet_requirements_of(self, schema: &Map<String, Value>) -> bool {
+        schema.iter().all(|(key, value)| match key.as_str() {
+            "required" => self.has_all(value),
+            // A member only requires others when present, and only a declared one may be.
+            "dependentRequired" => value
+                .as_object()
+                .is_some_and(|deps| deps.iter().all(|(name, names)| self.has(name) && self.has_all(names))),
+            "minProperties" => self.can_count(value),
+            "const" => self.holds(value),
+            "enum" => value.as_array().is_some_and(|values| values.iter().all(|v| self.holds(v))),
+            _ => true,
+        })
+    }
 }
 
 /// What keeps `node` (an open object schema with `properties` or `patternProperties`) from being
@@ -119,49 +173,31 @@ fn why_not_safe(
     if !location_is_its_own(doc, index, cache) {
         return Some(Unsafe::SharesItsValue);
     }
-    let declared = map.member("properties").and_then(Value::as_object);
+    let declared = Declared(map.member("properties").and_then(Value::as_object));
     let has_patterns = map.member("patternProperties").is_some();
-    if declared.is_none() && !has_patterns {
+    if declared.0.is_none() && !has_patterns {
         // Its properties all come from the schemas it composes.
         return Some(Unsafe::Composes);
     }
-    let is_declared = |name: &Value| {
-        name.as_str()
-            .is_some_and(|n| declared.is_some_and(|d| d.contains_key(n)))
-    };
+    if map.member("not").is_some_and(speaks_of_members) {
+        return Some(Unsafe::Negates);
+    }
     for key in IN_PLACE {
         let Some(value) = map.member(key) else { continue };
         let harmless = match *key {
             "allOf" | "anyOf" | "oneOf" => value
                 .as_array()
-                .is_some_and(|branches| branches.iter().all(|b| declares_nothing_more(b, &is_declared, 0))),
-            "if" | "then" | "else" => declares_nothing_more(value, &is_declared, 0),
+                .is_some_and(|branches| branches.iter().all(|b| declares_nothing_more(b, declared, 0))),
+            "if" | "then" | "else" => declares_nothing_more(value, declared, 0),
             _ => false,
         };
         if !harmless {
             return Some(Unsafe::Composes);
         }
     }
-    let required_declared = map
-        .member("required")
-        .and_then(Value::as_array)
-        .is_none_or(|names| names.iter().all(is_declared));
-    let dependent_declared = map
-        .member("dependentRequired")
-        .and_then(Value::as_object)
-        .is_none_or(|deps| {
-            deps.iter().all(|(name, names)| {
-                is_declared(&Value::String(name.clone()))
-                    && names.as_array().is_some_and(|n| n.iter().all(is_declared))
-            })
-        });
-    let declared_count = declared.map_or(0, Map::len);
-    let enough_declared = has_patterns
-        || map
-            .member("minProperties")
-            .and_then(Value::as_u64)
-            .is_none_or(|least| least <= declared_count as u64);
-    if !(required_declared && dependent_declared && enough_declared) {
+    // A pattern may match no name but one (`^a$`), so only named properties count towards
+    // `minProperties`.
+    if !declared.meet_requirements_of(map) {
         return Some(Unsafe::RequiresUndeclared);
     }
     if !doc.references_understood() {
@@ -169,6 +205,52 @@ fn why_not_safe(
         return Some(Unsafe::UnfollowedReference);
     }
     None
+}
+
+/// Keywords that speak of an object's members, or may (a reference).
+const MEMBER_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "required",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+];
+
+/// Whether `schema` (under a `not`) says anything, at any depth, about the members of an
+/// object: a member keyword, or a `const`/`enum` holding an object. What a negation requires is
+/// not worked out; any of these counts.
+fn speaks_of_members(schema: &Value) -> bool {
+    any_object(schema, |m| {
+        m.iter().any(|(key, value)| {
+            MEMBER_KEYWORDS.contains(&key.as_str())
+                || (matches!(key.as_str(), "const" | "enum") && any_object(value, |_| true))
+        })
+    })
+}
+
+/// Whether a `const` or `enum` of `schema` fixes a value with an object inside it (a member
+/// that is an object, an item that is one): that value is an instance of the schemas below,
+/// which closing one of them could reject.
+fn fixes_nested_objects(schema: &Value) -> bool {
+    let nests_objects = |value: &Value| match value {
+        Value::Object(m) => m.values().any(|v| any_object(v, |_| true)),
+        Value::Array(items) => items.iter().any(|v| any_object(v, |_| true)),
+        _ => false,
+    };
+    schema.member("const").is_some_and(nests_objects)
+        || schema
+            .member("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|values| values.iter().any(nests_objects))
 }
 
 /// Whether no schema but `node` (and what it composes itself) applies to the values it
@@ -217,8 +299,8 @@ fn location_is_its_own(doc: &SchemaDoc<'_>, index: usize, cache: &RunCache) -> b
 
 /// Whether anything in `parent` but `node` (one of its property, pattern, additional or item
 /// schemas) describes some of the values `node` describes: a keyword of `parent` itself that
-/// applies to the same members or items, or anything the schemas `parent` composes declare for
-/// them.
+/// applies to the same members or items, a `const`/`enum` fixing values with objects inside,
+/// or anything the schemas `parent` composes (or negates) declare for them.
 fn others_describe_its_values(
     doc: &SchemaDoc<'_>,
     parent: &SchemaNode<'_>,
@@ -226,16 +308,24 @@ fn others_describe_its_values(
     cache: &RunCache,
 ) -> bool {
     let own = parent.value;
+    if fixes_nested_objects(own) || composed_parts_describe(doc, own, &fixes_nested_objects, true) {
+        return true;
+    }
     let patterns = own.member("patternProperties").and_then(Value::as_object);
     match node.role {
         Role::Property { name } => {
             // A pattern the engine refuses counts as matching.
             patterns.is_some_and(|p| p.keys().any(|pattern| matches_pattern(name, pattern, cache)))
-                || composed_parts_describe(doc, own, &|part| {
-                    part.member("properties").and_then(|p| p.member(name)).is_some()
-                        || part.member("patternProperties").is_some()
-                        || describes_other_members(part)
-                })
+                || composed_parts_describe(
+                    doc,
+                    own,
+                    &|part| {
+                        part.member("properties").and_then(|p| p.member(name)).is_some()
+                            || part.member("patternProperties").is_some()
+                            || describes_other_members(part)
+                    },
+                    true,
+                )
         }
         Role::PatternProperty => {
             let pattern = patterns
@@ -250,7 +340,7 @@ fn others_describe_its_values(
                     .member("properties")
                     .and_then(Value::as_object)
                     .is_some_and(|p| p.keys().any(|name| matches_pattern(name, pattern, cache)))
-                || composed_parts_describe(doc, own, &describes_members_or_items)
+                || composed_parts_describe(doc, own, &describes_members_or_items, true)
         }
         Role::Items | Role::PrefixItem => {
             // `contains` applies to every item; `items` beside `prefixItems` (draft-07's array
@@ -258,11 +348,11 @@ fn others_describe_its_values(
             own.member("contains").is_some()
                 || (own.member("prefixItems").is_some()
                     && own.member("items").is_some_and(Value::is_array))
-                || composed_parts_describe(doc, own, &describes_members_or_items)
+                || composed_parts_describe(doc, own, &describes_members_or_items, true)
         }
         // `additionalProperties` and `unevaluatedProperties` apply only to members nothing
         // beside them in `parent` names.
-        _ => composed_parts_describe(doc, own, &describes_members_or_items),
+        _ => composed_parts_describe(doc, own, &describes_members_or_items, true),
     }
 }
 
@@ -293,11 +383,14 @@ fn describes_other_members(schema: &Value) -> bool {
 
 /// Whether any schema composed in place into `schema` (its `allOf`/`anyOf`/`oneOf` branches,
 /// `if`/`then`/`else`, dependent schemas and `$ref` targets, and theirs in turn) satisfies
-/// `describes`. A reference that cannot be followed counts as describing everything.
+/// `describes`. A reference that cannot be followed counts as describing everything. With
+/// `negations`, what is under `not` counts as composed too: a `not` of a `not` declares what its
+/// inner schema declares, and a `not` alone can require a member it names.
 fn composed_parts_describe(
     doc: &SchemaDoc<'_>,
     schema: &Value,
     describes: &dyn Fn(&Value) -> bool,
+    negations: bool,
 ) -> bool {
     let mut pending: Vec<(&Value, usize)> = vec![(schema, 0)];
     let mut first = true;
@@ -320,6 +413,7 @@ fn composed_parts_describe(
                     }
                 }
                 "if" | "then" | "else" => pending.push((value, depth + 1)),
+                "not" if negations => pending.push((value, depth + 1)),
                 "dependentSchemas" | "dependencies" => {
                     for part in value.as_object().into_iter().flat_map(|m| m.values()) {
                         pending.push((part, depth + 1));
@@ -338,9 +432,10 @@ fn composed_parts_describe(
 }
 
 /// Whether `schema`, applied to the same value as an object, declares no property the object
-/// does not (`is_declared`) and requires none it does not: nothing that could make a property
-/// acceptable that closing the object would reject. `not` declares nothing (it only refuses).
-fn declares_nothing_more(schema: &Value, is_declared: &dyn Fn(&Value) -> bool, depth: usize) -> bool {
+/// does not (`declared`) and requires none it does not: nothing that could make a property
+/// acceptable that closing the object would reject. A `not` counts only when it says nothing of
+/// members (a `not` of a `not` declares what its inner schema declares).
+fn declares_nothing_more(schema: &Value, declared: Declared<'_>, depth: usize) -> bool {
     let Some(map) = schema.as_object() else {
         // `true` declares nothing; `false` accepts nothing.
         return true;
@@ -348,20 +443,23 @@ fn declares_nothing_more(schema: &Value, is_declared: &dyn Fn(&Value) -> bool, d
     if depth > 8 {
         return false;
     }
+    if !declared.meet_requirements_of(map) {
+        return false;
+    }
     map.iter().all(|(key, value)| match key.as_str() {
         "properties" => value
             .as_object()
-            .is_some_and(|p| p.keys().all(|name| is_declared(&Value::String(name.clone())))),
-        "required" => value.as_array().is_some_and(|names| names.iter().all(is_declared)),
+            .is_some_and(|p| p.keys().all(|name| declared.has(name))),
+        "not" => !speaks_of_members(value),
         "additionalProperties" | "unevaluatedProperties" => value == &Value::Bool(false),
         "patternProperties" | "$ref" | "$dynamicRef" | "$recursiveRef" | "dependentSchemas"
-        | "dependencies" | "dependentRequired" => false,
+        | "dependencies" => false,
         "allOf" | "anyOf" | "oneOf" => value.as_array().is_some_and(|branches| {
             branches
                 .iter()
-                .all(|b| declares_nothing_more(b, is_declared, depth + 1))
+                .all(|b| declares_nothing_more(b, declared, depth + 1))
         }),
-        "if" | "then" | "else" => declares_nothing_more(value, is_declared, depth + 1),
+        "if" | "then" | "else" => declares_nothing_more(value, declared, depth + 1),
         _ => true,
     })
 }
@@ -370,7 +468,7 @@ fn declares_nothing_more(schema: &Value, is_declared: &dyn Fn(&Value) -> bool, d
 /// declares a property (`properties`, `patternProperties`), so it accepts any member on purpose.
 fn is_free_form(doc: &SchemaDoc<'_>, schema: &Value) -> bool {
     let declares = |s: &Value| s.member("properties").is_some() || s.member("patternProperties").is_some();
-    !declares(schema) && !composed_parts_describe(doc, schema, &declares)
+    !declares(schema) && !composed_parts_describe(doc, schema, &declares, false)
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
@@ -457,18 +555,25 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             }
             Some(Unsafe::SharesItsValue) => {
                 message.push_str(
-                    "; other schemas apply to the same value (a union, a condition, a pattern, \
-                     contains, or a $ref reaches it), so no fix is offered: closing it alone \
-                     could reject what they declare",
+                    "; other schemas apply to the same value (a union, a condition, a not, a \
+                     pattern, contains, an enclosing const or enum, or a $ref reaches it), so no \
+                     fix is offered: closing it alone could reject what they declare",
                 );
                 None
             }
             Some(Unsafe::Composes) => {
-                message.push_str(
+                let draft_2020_12 = doc.dialect == Ok(Dialect::Draft202012);
+                message.push_str(if draft_2020_12 {
                     "; it composes properties from other schemas, so close it with \
-                     \"unevaluatedProperties\": false (draft 2020-12)",
-                );
-                let offer = doc.dialect == Ok(Dialect::Draft202012) && additional.is_none();
+                     \"unevaluatedProperties\": false"
+                } else {
+                    // Older dialects have no unevaluatedProperties: it would be ignored.
+                    "; it composes properties from other schemas, which only draft 2020-12 \
+                     can close (\"unevaluatedProperties\": false; this dialect ignores it): \
+                     declare them all in its own properties to close it with \
+                     additionalProperties"
+                });
+                let offer = draft_2020_12 && additional.is_none();
                 if offer {
                     doc.fix(
                         report,
@@ -503,8 +608,16 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             }
             Some(Unsafe::RequiresUndeclared) => {
                 message.push_str(
-                    "; it requires properties it does not declare, so declare them before \
-                     closing it",
+                    "; it requires properties it does not declare (or its const or enum holds \
+                     them), so declare them before closing it",
+                );
+                None
+            }
+            Some(Unsafe::Negates) => {
+                message.push_str(
+                    "; a \"not\" beside it speaks of its members (a not of a not declares \
+                     them, a not alone can require one), so no fix is offered: closing it could \
+                     reject members the not lets through or needs",
                 );
                 None
             }
