@@ -458,8 +458,11 @@ fn xml(text: &str) -> String {
             c if (c as u32) < 0x20 && c != '\r' || c == '\u{FFFE}' || c == '\u{FFFF}' => {
                 out.push_str(&format!("\\u{{{:04x}}}", c as u32))
             }
-            // Legal in XML, but they would steer a terminal showing the report.
-            c if toolschema::text::steers_terminal(c) => {
+            // Legal in XML, but they would steer a terminal showing the report, or hide from
+            // its reader: character references, which read back as the same characters.
+            c if toolschema::text::steers_terminal(c)
+                || toolschema::text::hidden_kind(c).is_some() =>
+            {
                 out.push_str(&format!("&#x{:X};", c as u32))
             }
             c => out.push(c),
@@ -575,6 +578,8 @@ mod tests {
         );
         // Character references for what XML holds but a terminal would obey.
         assert_eq!(xml("r\re\u{9B}2J\u{202E}"), "r&#xD;e&#x9B;2J&#x202E;");
+        // And for what a reader could not see, which a JSON escape would have changed.
+        assert_eq!(xml("جست\u{200C}وجو"), "جست&#x200C;وجو");
     }
 
     #[test]

@@ -75,16 +75,33 @@ where
     }
 }
 
+/// A message as one line: messages quote clients and servers (a tool name, an argument's name),
+/// and a line feed in what they quote would start a line of its own making. Only the lines of a
+/// quoted block (a server's stderr, each line led by `  | `) stay lines.
+fn one_line(message: &str) -> String {
+    // A message that ends its last line: that line feed is the event's own.
+    let message = message.strip_suffix('\n').unwrap_or(message);
+    let mut out = String::with_capacity(message.len());
+    let mut lines = message.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        match lines.peek() {
+            Some(next) if next.starts_with("  | ") => out.push('\n'),
+            Some(_) => out.push_str("<U+000A>"),
+            None => {}
+        }
+    }
+    out
+}
+
 /// Writes an event's message, then its other fields as `name=value`.
 struct Message<'a>(&'a mut String);
 
 impl Visit for Message<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
         if field.name() == "message" {
-            self.0.push_str(value);
+            self.0.push_str(&one_line(value));
         } else {
-            // A value is a client's or a server's (a tool name, a client's name): a line feed
-            // in it would start a line of its own making.
             let value = value.replace('\n', "<U+000A>");
             let _ = write!(self.0, " {}={value}", field.name());
         }
@@ -92,9 +109,27 @@ impl Visit for Message<'_> {
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         if field.name() == "message" {
-            let _ = write!(self.0, "{value:?}");
+            // A formatted message (`tracing::warn!("{x}")`) arrives here.
+            self.0.push_str(&one_line(&format!("{value:?}")));
         } else {
             let _ = write!(self.0, " {}={value:?}", field.name());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn a_message_is_one_line_but_for_a_quoted_block() {
+        assert_eq!(
+            one_line("refused 'a\ntoolschema: forged' here\n"),
+            "refused 'a<U+000A>toolschema: forged' here"
+        );
+        assert_eq!(
+            one_line("exited; the last lines of its stderr:\n  | one\n  | two"),
+            "exited; the last lines of its stderr:\n  | one\n  | two"
+        );
     }
 }

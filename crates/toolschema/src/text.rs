@@ -158,7 +158,11 @@ pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
         return found;
     }
     let mut previous: Option<char> = None;
-    let mut in_flag = false;
+    // Tag characters still to come of a well-formed flag sequence (U+1F3F4, one to seven tag
+    // letters or digits, the cancel tag), and whether the pictograph before has had its one
+    // variation selector: anything longer is text hidden after an emoji.
+    let mut flag_left: usize = 0;
+    let mut selector_used = false;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let next = chars.peek().map(|&(_, n)| n);
@@ -172,26 +176,50 @@ pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
             let spelled = match c {
                 '\u{200D}' if after_pictograph => next.is_some_and(is_pictograph),
                 '\u{200C}' | '\u{200D}' => in_word(),
-                '\u{FE0E}' | '\u{FE0F}' => after_pictograph,
-                '\u{E0020}'..='\u{E007F}' => in_flag,
+                '\u{FE0E}' | '\u{FE0F}' => after_pictograph && !selector_used,
+                '\u{E0020}'..='\u{E007F}' => flag_left > 0,
                 _ => false,
             };
             if !spelled {
                 found.push((at, c, kind));
             }
-            // A tag sequence stays a flag until its cancel tag.
-            in_flag = in_flag && c != '\u{E007F}' && kind == HiddenKind::Tag;
+            flag_left = if kind == HiddenKind::Tag {
+                flag_left.saturating_sub(1)
+            } else {
+                0
+            };
+            selector_used |= matches!(c, '\u{FE0E}' | '\u{FE0F}');
             // Joiners and selectors keep the pictograph (or letter) before them as the one to
             // join.
             if !spelled {
                 previous = Some(c);
             }
         } else {
-            in_flag = c == '\u{1F3F4}';
+            flag_left = if c == '\u{1F3F4}' {
+                flag_tags(&text[at + c.len_utf8()..])
+            } else {
+                0
+            };
+            selector_used = false;
             previous = Some(c);
         }
     }
     found
+}
+
+/// How many characters at the start of `rest` are the tags of a well-formed emoji flag (one to
+/// seven tag letters `a`-`z` or digits, then the cancel tag U+E007F), or 0.
+fn flag_tags(rest: &str) -> usize {
+    let spec = rest
+        .chars()
+        .take_while(|c| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}'))
+        .count();
+    let ends = rest.chars().nth(spec) == Some('\u{E007F}');
+    if (1..=7).contains(&spec) && ends {
+        spec + 1
+    } else {
+        0
+    }
 }
 
 /// The ASCII text that Unicode tag characters in `text` spell (each tag character U+E0020..U+E007E
@@ -326,6 +354,7 @@ pub fn json_safe(text: &str) -> Cow<'_, str> {
 /// assert!(folds_alike("argumentſ", "arguments"));
 /// assert!(!folds_alike("name", "name"));
 /// assert!(!folds_alike("names", "name"));
+/// assert!(!folds_alike("ıd", "id"));
 /// ```
 pub fn folds_alike(a: &str, b: &str) -> bool {
     a != b
@@ -336,6 +365,11 @@ pub fn folds_alike(a: &str, b: &str) -> bool {
 /// One character as case folding reads it (single characters only, as simple folding does):
 /// two names [fold alike](folds_alike) when their characters fold to the same ones.
 pub fn fold(c: char) -> char {
+    // The dotless and dotted i are Turkic case mappings, outside simple folding: Go folds
+    // neither to i.
+    if matches!(c, '\u{0130}' | '\u{0131}') {
+        return c;
+    }
     let mut upper = c.to_uppercase();
     let upper = match (upper.next(), upper.next()) {
         (Some(u), None) => u,
@@ -409,6 +443,11 @@ mod tests {
             hidden_chars("\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}")
                 .is_empty()
         );
+        // Tags after a black flag that spell no flag, and a second variation selector, are
+        // hidden text.
+        let smuggled = format!("ok \u{1F3F4}{}\u{E007F}", "\u{E0049}\u{E0047}\u{E004E}");
+        assert_eq!(hidden_chars(&smuggled).len(), 4);
+        assert_eq!(hidden_chars("❤\u{FE0F}\u{FE0F}\u{FE0E}").len(), 2);
         let found = hidden_chars("a\u{200D}b\u{E0041}");
         assert_eq!(
             found,

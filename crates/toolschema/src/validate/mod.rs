@@ -1192,13 +1192,19 @@ impl CompiledTool {
     /// declared `path` without having been checked as it). One message each.
     pub fn case_variant_arguments(&self, arguments: &Value) -> Vec<String> {
         let mut found = Vec::new();
-        let declared: Vec<&String> = self
-            .input
-            .schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|properties| properties.keys().collect())
-            .unwrap_or_default();
+        // The names declared at the top: in `properties`, and in those of the branches that
+        // apply to the whole arguments object.
+        let schema = &self.input.schema;
+        let branches = ["allOf", "anyOf", "oneOf"]
+            .iter()
+            .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+            .flatten()
+            .chain(["then", "else"].iter().filter_map(|k| schema.get(*k)));
+        let declared: HashSet<&String> = std::iter::once(schema)
+            .chain(branches)
+            .filter_map(|s| s.get("properties").and_then(Value::as_object))
+            .flat_map(|properties| properties.keys())
+            .collect();
         if let Some(object) = arguments.as_object() {
             for name in object.keys().filter(|name| !declared.contains(name)) {
                 // Beside the declared name itself, the two are reported as a pair below.
@@ -1212,37 +1218,51 @@ impl CompiledTool {
                 }
             }
         }
-        // Objects side by side, by their place: names folded alike in one of them.
-        let mut objects: Vec<(String, &Value)> = vec![(String::new(), arguments)];
-        while let Some((place, value)) = objects.pop() {
+        // Every object of the arguments, each with the place it is at (kept as a link to its
+        // parent's, so that memory stays in proportion to the arguments): names folded alike in
+        // one of them.
+        let mut places: Vec<(usize, Option<&str>)> = vec![(0, None)];
+        let mut pending: Vec<(usize, &Value)> = vec![(0, arguments)];
+        let place_of = |places: &[(usize, Option<&str>)], mut at: usize| {
+            let mut names = Vec::new();
+            while at != 0 {
+                let (parent, name) = places[at];
+                names.extend(name);
+                at = parent;
+            }
+            names.reverse();
+            names.join(".")
+        };
+        while let Some((place, value)) = pending.pop() {
             match value {
                 Value::Object(object) => {
                     let mut seen: HashMap<String, &str> = HashMap::new();
                     for (name, inner) in object {
                         let folded: String = name.chars().map(crate::text::fold).collect();
+                        let both_declared = place == 0
+                            && seen
+                                .get(&folded)
+                                .is_some_and(|first| declared.contains(&first.to_string()))
+                            && declared.contains(name);
                         if let Some(first) = seen.insert(folded, name) {
-                            let within = if place.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" (in '{place}')")
-                            };
-                            found.push(format!(
-                                "arguments '{first}' and '{name}'{within} differ only in case: a server that reads names without regard to case would take one for the other"
-                            ));
+                            if !both_declared {
+                                let at = place_of(&places, place);
+                                let within = if at.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" (in '{at}')")
+                                };
+                                found.push(format!(
+                                    "arguments '{first}' and '{name}'{within} differ only in case: a server that reads names without regard to case would take one for the other"
+                                ));
+                            }
                         }
-                        let place = if place.is_empty() {
-                            name.clone()
-                        } else {
-                            format!("{place}.{name}")
-                        };
-                        objects.push((place, inner));
+                        places.push((place, Some(name)));
+                        pending.push((places.len() - 1, inner));
                     }
                 }
-                Value::Array(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        objects.push((format!("{place}[{i}]"), item));
-                    }
-                }
+                // Items share their array's place (a message names the object, not the index).
+                Value::Array(items) => pending.extend(items.iter().map(|item| (place, item))),
                 _ => {}
             }
         }

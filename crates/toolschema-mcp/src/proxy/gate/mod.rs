@@ -292,6 +292,25 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) {
+        if let Some((variant, meant)) = envelope_case_variant(&text) {
+            // A server that reads names without regard to case (Go's encoding/json) would
+            // take it for the member checked here: not forwarded.
+            let why = format!(
+                "the message holds '{variant}', which a server that reads names without regard to case would take for '{meant}'; it was not forwarded"
+            );
+            report(&format!("refused a message from the client: {why}"));
+            let id = match &message.kind {
+                Kind::Request { id, .. } => Some(id.clone()),
+                // An answer to the server's request gets none in return.
+                Kind::Response { .. } => None,
+                _ => id_member(&text),
+            };
+            if let Some(id) = id {
+                let reply = error_line(Some(&id), ErrorCode::INVALID_REQUEST, &why, None);
+                self.reply(route, reply, out);
+            }
+            return;
+        }
         if matches!(message.kind, Kind::Request { .. }) {
             self.note_revision(&text, &message);
         }
@@ -467,9 +486,12 @@ impl Gate {
         ))
     }
 
-    /// Whether the request with this key was sent on and waits for the server's answer.
-    pub fn awaits_answer(&self, key: &IdKey) -> bool {
-        self.pending.contains_key(key)
+    /// Whether the request with this key, sent in a batch, waits for the server's answer (not
+    /// one of the same id sent alone).
+    pub fn awaits_answer_in_batch(&self, key: &IdKey) -> bool {
+        self.pending
+            .get(key)
+            .is_some_and(|pending| matches!(pending.route, Route::Batch(_)))
     }
 
     fn reply(&mut self, route: Route, line: Vec<u8>, out: &mut Vec<Action>) {
@@ -932,12 +954,31 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
     }
 }
 
+/// A member of a message that a server matching names without regard to case would read as
+/// one of JSON-RPC's own (`"Method"` beside or instead of `"method"`), with the member it stands
+/// for.
+fn envelope_case_variant(text: &str) -> Option<(String, &'static str)> {
+    let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
+    members.iter().find_map(|m| {
+        ["jsonrpc", "id", "method", "params"]
+            .into_iter()
+            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
+            .map(|wanted| (m.key.clone(), wanted))
+    })
+}
+
+/// The `id` of a message, when it has one that is not null.
+fn id_member(text: &str) -> Option<RequestId> {
+    let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
+    let id = message::member(&members, "id").filter(|at| &text[at.clone()] != "null")?;
+    Some(RequestId::from_text(&text[id]))
+}
+
 /// The id of a message from the client that has an id and a `method` that is not a string.
 fn request_with_bad_method(text: &str) -> Option<RequestId> {
     let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
     message::member(&members, "method")?;
-    let id = message::member(&members, "id").filter(|at| &text[at.clone()] != "null")?;
-    Some(RequestId::from_text(&text[id]))
+    id_member(text)
 }
 
 /// A numeric request id read as a 64-bit float, as a JavaScript server reads it.

@@ -817,11 +817,53 @@ fn names_a_server_could_read_without_regard_to_case_are_refused() {
         assert!(sent.to_server.is_empty(), "{message}");
         assert_eq!(sent.to_client[0], tool_error(json!(2), message));
     }
-    // Names that differ otherwise pass.
+    // Names that differ otherwise pass, and so does ı beside i, which Go does not fold.
     let sent = session.client(call(
         json!(3),
         "search",
         json!({"path": "/srv/a", "paths": 1}),
     ));
     assert_eq!(sent.to_server.len(), 1);
+    let sent = session.client(call(
+        json!(4),
+        "search",
+        json!({"opts": {"ıd": 1, "id": 2}}),
+    ));
+    assert_eq!(sent.to_server.len(), 1);
+    // JSON-RPC's own members too: 'Method' beside 'method', 'Params' beside 'params'.
+    for text in [
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","Method":"tools/call","params":{"name":"search","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search","arguments":{}},"Params":{"name":"search","arguments":{"path":"/etc"}}}"#,
+    ] {
+        let sent = session.client_text(text);
+        assert!(sent.to_server.is_empty(), "{text}");
+        assert_eq!(sent.to_client[0]["id"], 5);
+        assert_eq!(sent.to_client[0]["error"]["code"], -32600);
+    }
+}
+
+#[test]
+fn names_a_schema_declares_in_both_cases_are_not_refused() {
+    let mut session = Session::new(GateConfig::default());
+    let both = json!({
+        "name": "plot",
+        "inputSchema": {"type": "object", "properties": {"x": {"type": "number"}, "X": {"type": "number"}},
+                        "allOf": [{"properties": {"mode": {"type": "string"}}}]}
+    });
+    session.listed(json!([both]));
+    let sent = session.client(call(json!(1), "plot", json!({"x": 1, "X": 2})));
+    assert_eq!(sent.to_server.len(), 1);
+    // A name declared in a branch is declared: its case variant alone is refused.
+    let sent = session.client(call(json!(2), "plot", json!({"MODE": "w"})));
+    assert!(sent.to_server.is_empty());
+    // Objects in arrays are looked at, and named by the array's place.
+    let sent = session.client(call(
+        json!(3),
+        "plot",
+        json!({"rows": [{"a": 1}, {"b": 1, "B": 2}]}),
+    ));
+    assert_eq!(
+        sent.to_client[0],
+        tool_error(json!(3), "arguments 'b' and 'B' (in 'rows') differ only in case: a server that reads names without regard to case would take one for the other")
+    );
 }

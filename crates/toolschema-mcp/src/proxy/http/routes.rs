@@ -75,8 +75,6 @@ pub struct Routes {
     requests: HashMap<IdKey, RequestStream>,
     /// The requests of each open batch stream, by the batch's key.
     batches: HashMap<IdKey, Vec<RequestId>>,
-    /// The batch key of each request in an open batch.
-    in_batch: HashMap<IdKey, IdKey>,
     batches_opened: u64,
     /// HTTP failures of the upstream for requests whose answer has not been taken yet.
     failures: HashMap<IdKey, HttpFailure>,
@@ -133,9 +131,6 @@ impl Routes {
     pub fn open_batch(&mut self, requests: Vec<RequestId>) -> (IdKey, mpsc::Receiver<Outgoing>) {
         self.batches_opened += 1;
         let key = IdKey::of_batch(self.batches_opened);
-        for request in &requests {
-            self.in_batch.insert(request.key().clone(), key.clone());
-        }
         self.batches.insert(key.clone(), requests);
         (key.clone(), self.open_request(key, None))
     }
@@ -176,11 +171,7 @@ impl Routes {
     }
 
     fn forget_batch(&mut self, key: &IdKey) {
-        for request in self.batches.remove(key).unwrap_or_default() {
-            if self.in_batch.get(request.key()) == Some(key) {
-                self.in_batch.remove(request.key());
-            }
-        }
+        self.batches.remove(key);
     }
 
     /// Remember that the upstream answered the request `id` with an HTTP failure, to be passed
@@ -200,7 +191,6 @@ impl Routes {
     pub fn close_all(&mut self) {
         self.requests.clear();
         self.batches.clear();
-        self.in_batch.clear();
         self.failures.clear();
         self.tokens.clear();
         self.standalone = None;
@@ -280,17 +270,28 @@ impl Routes {
                     .filter(|id| self.is_open(id))
                     .map_or(Route::Unrelated, Route::Related),
             },
-            // A batch of answers answers a client's batch: it goes on that batch's stream,
-            // found by any request it answers (the first may be one the proxy refused, whose id
-            // another request in flight can have).
-            Ok(Read::Batch(elements)) => elements
-                .iter()
-                .filter_map(|range| crate::message::read_object(text, range.clone()).ok())
-                .find_map(|message| match message.kind {
-                    Kind::Response { id, .. } => self.in_batch.get(id.key()).cloned(),
-                    _ => None,
-                })
-                .map_or(Route::Unrelated, Route::Answer),
+            // A batch of answers answers a client's batch: it goes on the stream of the batch
+            // that holds every request it answers (one of its ids may be another request's too,
+            // in flight elsewhere, whose duplicate the proxy refused).
+            Ok(Read::Batch(elements)) => {
+                let answered: Vec<IdKey> = elements
+                    .iter()
+                    .filter_map(|range| crate::message::read_object(text, range.clone()).ok())
+                    .filter_map(|message| match message.kind {
+                        Kind::Response { id, .. } => Some(id.key().clone()),
+                        _ => None,
+                    })
+                    .collect();
+                self.batches
+                    .iter()
+                    .find(|(_, requests)| {
+                        !answered.is_empty()
+                            && answered
+                                .iter()
+                                .all(|key| requests.iter().any(|r| r.key() == key))
+                    })
+                    .map_or(Route::Unrelated, |(batch, _)| Route::Answer(batch.clone()))
+            }
             Err(_) => Route::Unrelated,
         }
     }
@@ -510,6 +511,29 @@ mod tests {
         assert!(drain(&mut single).is_empty());
         assert!(routes.is_open(&key("1")));
         assert!(routes.batch_requests(&batch_key).is_empty());
+    }
+
+    #[test]
+    fn two_batches_sharing_an_id_each_get_their_own_answer() {
+        let mut routes = Routes::default();
+        let (_, mut first) = routes.open_batch(vec![
+            RequestId::from_text("1"),
+            RequestId::from_text("\"slow\""),
+        ]);
+        let (_, mut second) =
+            routes.open_batch(vec![RequestId::from_text("1"), RequestId::from_text("2")]);
+        let refused = serde_json::json!([
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "in flight"}},
+            {"jsonrpc": "2.0", "id": 2, "result": {}},
+        ]);
+        routes.deliver(data(refused.clone()), None, &Origin::Stdio);
+        assert_eq!(drain(&mut second), vec![refused]);
+        let answered = serde_json::json!([
+            {"jsonrpc": "2.0", "id": "slow", "result": {}},
+            {"jsonrpc": "2.0", "id": 1, "result": {}},
+        ]);
+        routes.deliver(data(answered.clone()), None, &Origin::Stdio);
+        assert_eq!(drain(&mut first), vec![answered]);
     }
 
     #[test]

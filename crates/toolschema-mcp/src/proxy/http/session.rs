@@ -398,7 +398,7 @@ impl Session {
         // What the server answered already is in the batch's answer, waiting for the rest.
         let waiting: Vec<&RequestId> = batch
             .iter()
-            .filter(|r| core.gate.awaits_answer(r.key()))
+            .filter(|r| core.gate.awaits_answer_in_batch(r.key()))
             .collect();
         for request in waiting {
             self.cancel_one(&mut core, request.key(), request, reason);
