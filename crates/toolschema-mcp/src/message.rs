@@ -275,6 +275,20 @@ pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> 
         .map(|m| m.value.clone())
 }
 
+/// A member that a server matching names without regard to case (Go's `encoding/json`) would
+/// read as one of `names` though it is not (`"Name"` for `name`), with the name it stands for.
+pub fn case_variant(
+    members: &[core_json::Member],
+    names: &[&'static str],
+) -> Option<(String, &'static str)> {
+    members.iter().find_map(|m| {
+        names
+            .iter()
+            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
+            .map(|wanted| (m.key.clone(), *wanted))
+    })
+}
+
 /// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
 #[derive(Debug, Default, PartialEq)]
 pub struct ToolCall {
@@ -305,12 +319,7 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
         }
     });
     let arguments = find("arguments").map(|at| parse_at(text, at));
-    let case_variant = members.iter().find_map(|m| {
-        ["name", "arguments"]
-            .into_iter()
-            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
-            .map(|wanted| (m.key.clone(), wanted))
-    });
+    let case_variant = case_variant(&members, &["name", "arguments"]);
     ToolCall {
         case_variant,
         name,

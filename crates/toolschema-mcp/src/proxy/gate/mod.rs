@@ -466,9 +466,7 @@ impl Gate {
     /// as no number at all (past the float range, answered with id null).
     fn unusable_id(&self, id: &RequestId) -> Option<String> {
         if self.pending.contains_key(id.key()) || self.is_own_id(id.key()) {
-            return Some(format!(
-                "request id {id} is already used by a request in flight"
-            ));
+            return Some(in_flight_already(id));
         }
         let rounded = id_as_float(id)?;
         if rounded.is_infinite() {
@@ -959,12 +957,12 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
 /// for.
 fn envelope_case_variant(text: &str) -> Option<(String, &'static str)> {
     let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
-    members.iter().find_map(|m| {
-        ["jsonrpc", "id", "method", "params"]
-            .into_iter()
-            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
-            .map(|wanted| (m.key.clone(), wanted))
-    })
+    message::case_variant(&members, &["jsonrpc", "id", "method", "params"])
+}
+
+/// Why a request whose id one in flight has is refused.
+pub fn in_flight_already(id: &RequestId) -> String {
+    format!("request id {id} is already used by a request in flight")
 }
 
 /// The `id` of a message, when it has one that is not null.

@@ -625,7 +625,7 @@ impl Forwarding {
 /// an Invalid Request error, as the gate words it.
 fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, mpsc::Receiver<Outgoing>) {
     let (sender, receiver) = mpsc::channel(1);
-    let reason = format!("request id {id} is already used by a request in flight");
+    let reason = crate::proxy::gate::in_flight_already(id);
     let _ = sender.try_send(Outgoing {
         event_id: None,
         data: error_line(Some(id), ErrorCode::INVALID_REQUEST, &reason, None),
