@@ -8,6 +8,8 @@ use crate::lint::source_edit::SourceEdits;
 use crate::lint::value_fit::matches_pattern;
 use crate::lint::Applicability;
 use crate::schema::Dialect;
+use crate::generate::{self, GenerateOptions, Kind};
+use crate::validate::{CompileOptions, SchemaValidator};
 use serde_json::{Map, Value};
 
 declare_rule! {
@@ -53,7 +55,11 @@ declare_rule! {
     /// {"b": false}}}` requires `b`); and everything it requires it declares by name:
     /// `required`, `dependentRequired`, `minProperties` (read by value: `2.0` is 2; a pattern
     /// may match a single name, so patterns do not count), and the members of an object
-    /// `const` or `enum`. References are read as the validator reads them, through
+    /// `const` or `enum`. Towards `minProperties` only declared properties that can be present
+    /// count: not one whose schema accepts no value (`false`, `{"not": {}}`: the validator is
+    /// shown a value it accepts, or the property does not count), nor one whose name a
+    /// `propertyNames` refuses, nor one `dependentRequired` ties to such a one; and none where
+    /// `oneOf`, a condition or a branch's `maxProperties` ties members together. References are read as the validator reads them, through
     /// the root's `$id` too; a schema with a reference the lint cannot follow (to another
     /// document, `$dynamicRef`, an embedded `$id`) gets no safe fix. A property test holds the
     /// fix to that promise on generated schemas and on real servers' catalogs.
@@ -107,6 +113,11 @@ enum Unsafe {
     Composes,
     /// It requires a property it does not declare (or its `const`/`enum` holds one).
     RequiresUndeclared,
+    /// Its `minProperties` asks for more members than the declared properties that can be
+    /// shown to be present together: one whose schema accepts no value (`false`, `{"not":
+    /// {}}`), or whose name `propertyNames` refuses, never is, so only undeclared members may
+    /// make up the count.
+    CountsAbsentMembers,
     /// A `not` beside it speaks of its members: a `not` of a `not` declares and requires what
     /// its inner schema does, and a `not` alone can require a member (`{"not": {"properties":
     /// {"b": false}}}` needs `b`).
@@ -200,11 +211,244 @@ fn why_not_safe(
     if !declared.meet_requirements_of(map) {
         return Some(Unsafe::RequiresUndeclared);
     }
+    let least = least_members(map);
+    if least > 0 && count_present(doc, map, declared, cache) < least {
+        return Some(Unsafe::CountsAbsentMembers);
+    }
     if !doc.references_understood() {
         // Safe as far as the references followed show, but one was not followed.
         return Some(Unsafe::UnfollowedReference);
     }
     None
+}
+
+/// The schemas that apply in place to the same value as an object schema `map` (itself, its
+/// `allOf`/`anyOf`/`oneOf` branches and `if`/`then`/`else`, and theirs in turn), as far as the
+/// safe fix looks at them; `None` when they nest too deep to read.
+fn in_place_parts(map: &Map<String, Value>) -> Option<Vec<&Map<String, Value>>> {
+    let mut parts = Vec::new();
+    let mut pending = vec![(map, 0)];
+    while let Some((part, depth)) = pending.pop() {
+        if depth > 8 {
+            return None;
+        }
+        parts.push(part);
+        for (key, value) in part {
+            let branches: Vec<&Value> = match key.as_str() {
+                "allOf" | "anyOf" | "oneOf" => value.as_array().into_iter().flatten().collect(),
+                "if" | "then" | "else" => vec![value],
+                _ => continue,
+            };
+            pending.extend(branches.into_iter().filter_map(Value::as_object).map(|b| (b, depth + 1)));
+        }
+    }
+    Some(parts)
+}
+
+/// The most members any of the schemas applying in place to the object `map` asks for
+/// (`minProperties`, read by value).
+fn least_members(map: &Map<String, Value>) -> u64 {
+    match in_place_parts(map) {
+        Some(parts) => parts
+            .iter()
+            .filter_map(|p| p.member("minProperties").and_then(as_count))
+            .max()
+            .unwrap_or(0),
+        // Too deep to read: as if it asked for more than anything declared.
+        None => u64::MAX,
+    }
+}
+
+/// How many of the properties the object `map` declares can be shown to be present together in
+/// an instance it accepts: each must have a schema that accepts some value, wherever a schema
+/// applying in place names it, matches it with a pattern or leaves it to `additionalProperties`;
+/// a name every `propertyNames` accepts; and the properties `dependentRequired` makes it bring
+/// along must be present too. Where presence can be tied to other members (`oneOf`, a
+/// condition, `maxProperties` in a branch) or a schema cannot be judged here (a `$ref` inside it,
+/// a dialect not known), none is counted: withholding the fix is safe, a wrong one is not.
+fn count_present(
+    doc: &SchemaDoc<'_>,
+    map: &Map<String, Value>,
+    declared: Declared<'_>,
+    cache: &RunCache,
+) -> u64 {
+    let Some(names) = declared.0 else { return 0 };
+    let Some(parts) = in_place_parts(map) else {
+        return 0;
+    };
+    let Ok(dialect) = doc.dialect else { return 0 };
+    let ties_members = parts.iter().enumerate().any(|(i, part)| {
+        ["oneOf", "if", "then", "else"].iter().any(|k| part.contains_key(*k))
+            || (i > 0 && part.contains_key("maxProperties"))
+    });
+    if ties_members {
+        return 0;
+    }
+    let judge = Judge { doc, dialect };
+    let mut present: Vec<&str> = names
+        .keys()
+        .map(String::as_str)
+        .filter(|name| parts.iter().all(|part| judge.may_hold(part, name, cache)))
+        .collect();
+    // A member that requires another that is never present is never present either.
+    loop {
+        let before = present.len();
+        let snapshot = present.clone();
+        present.retain(|name| {
+            parts.iter().all(|part| {
+                let brings = part
+                    .member("dependentRequired")
+                    .and_then(|d| d.member(name))
+                    .and_then(Value::as_array);
+                brings.into_iter().flatten().all(|other| {
+                    other.as_str().is_some_and(|other| snapshot.contains(&other))
+                })
+            })
+        });
+        if present.len() == before {
+            break;
+        }
+    }
+    present.len() as u64
+}
+
+/// Judges whether a schema of a document accepts some value, with the validator itself.
+struct Judge<'d, 'a> {
+    doc: &'d SchemaDoc<'a>,
+    dialect: Dialect,
+}
+
+impl<'a> Judge<'_, 'a> {
+    /// Whether `part` (a schema applying to the object) lets a member named `name` be present.
+    fn may_hold(&self, part: &Map<String, Value>, name: &str, cache: &RunCache) -> bool {
+        if let Some(names) = part.member("propertyNames") {
+            if !self.accepts_one_of(names, &[Value::String(name.to_string())]) {
+                return false;
+            }
+        }
+        let mut named = false;
+        if let Some(schema) = part.member("properties").and_then(|p| p.member(name)) {
+            named = true;
+            if !self.accepts_some_value(schema) {
+                return false;
+            }
+        }
+        // A pattern the engine refuses counts as matching.
+        for (pattern, schema) in part.member("patternProperties").and_then(Value::as_object).into_iter().flatten() {
+            if matches_pattern(name, pattern, cache) {
+                named = true;
+                if !self.accepts_some_value(schema) {
+                    return false;
+                }
+            }
+        }
+        if !named {
+            if let Some(schema) = part.member("additionalProperties") {
+                if !self.accepts_some_value(schema) {
+                    return false;
+                }
+            }
+        }
+        // What `unevaluatedProperties` sees depends on what evaluated the member elsewhere: a
+        // schema of its own counts only when it accepts anything.
+        part.member("unevaluatedProperties").is_none_or(is_trivially_true)
+    }
+
+    /// Whether `schema` accepts some value, shown by one it accepts: its own `const`, `enum`,
+    /// `default` or `examples`, a value of each type, or one the generator makes for it.
+    fn accepts_some_value(&self, schema: &Value) -> bool {
+        let validator = match self.validator(schema) {
+            Ok(validator) => validator,
+            Err(decided) => return decided,
+        };
+        let schema = validator.schema();
+        let mut candidates: Vec<Value> = Vec::new();
+        candidates.extend(schema.member("const").cloned());
+        for key in ["enum", "examples"] {
+            candidates.extend(schema.member(key).and_then(Value::as_array).into_iter().flatten().cloned());
+        }
+        candidates.extend(schema.member("default").cloned());
+        candidates.extend([
+            Value::Null,
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::from(0),
+            Value::from(1),
+            Value::from(-1),
+            Value::from(0.5),
+            Value::from(""),
+            Value::from("a"),
+            Value::Array(Vec::new()),
+            Value::Object(Map::new()),
+        ]);
+        if candidates.iter().any(|v| validator.is_valid(v)) {
+            return true;
+        }
+        // Strings for a pattern or a format: the first few cases are the typical ones.
+        let options = GenerateOptions { seed: 0, cases: 4 };
+        generate::values(&validator, &options)
+            .cases
+            .iter()
+            .any(|case| case.kind == Kind::Valid && case.value.as_ref().is_some_and(|v| validator.is_valid(v)))
+    }
+
+    /// Whether `schema` accepts one of `values`.
+    fn accepts_one_of(&self, schema: &Value, values: &[Value]) -> bool {
+        match self.validator(schema) {
+            Ok(validator) => values.iter().any(|v| validator.is_valid(v)),
+            Err(decided) => decided,
+        }
+    }
+
+    /// `schema` compiled as the validator reads it (formats asserted, so a value it accepts
+    /// counts whichever way a reader takes them), or whether it accepts anything when that is
+    /// decided without it: `true` and `{}` accept everything, `false` nothing. A schema with a
+    /// reference inside (but for a bare `$ref`, followed here), or one the validator refuses,
+    /// is not judged: taken as accepting nothing.
+    fn validator(&self, schema: &Value) -> Result<SchemaValidator, bool> {
+        if is_trivially_true(schema) {
+            return Err(true);
+        }
+        let schema = self.follow(schema).ok_or(false)?;
+        if let Value::Bool(accepts) = schema {
+            return Err(*accepts);
+        }
+        let refers = any_object(schema, |m| {
+            ["$ref", "$dynamicRef", "$recursiveRef"].iter().any(|k| m.contains_key(*k))
+        });
+        if refers {
+            return Err(false);
+        }
+        let options = CompileOptions::new().dialect(self.dialect).assert_format(true);
+        SchemaValidator::with_options(schema, &options).map_err(|_| false)
+    }
+
+    /// `schema`, through the bare `$ref`s it is (a reference with nothing beside it); `None`
+    /// when one does not resolve.
+    fn follow<'v>(&self, mut schema: &'v Value) -> Option<&'v Value>
+    where
+        'a: 'v,
+    {
+        for _ in 0..16 {
+            match schema.as_object() {
+                Some(m) if m.len() == 1 => match m.member("$ref").and_then(Value::as_str) {
+                    Some(reference) => schema = self.doc.resolve_ref(reference)?,
+                    None => return Some(schema),
+                },
+                _ => return Some(schema),
+            }
+        }
+        None
+    }
+}
+
+/// Whether a schema accepts everything by its very form: `true` or `{}`.
+fn is_trivially_true(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(b) => *b,
+        Value::Object(m) => m.is_empty(),
+        _ => false,
+    }
 }
 
 /// Keywords that speak of an object's members, or may (a reference).
@@ -610,6 +854,15 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 message.push_str(
                     "; it requires properties it does not declare (or its const or enum holds \
                      them), so declare them before closing it",
+                );
+                None
+            }
+            Some(Unsafe::CountsAbsentMembers) => {
+                message.push_str(
+                    "; its minProperties asks for more members than the declared properties \
+                     that can be present (one whose schema accepts no value, or whose name \
+                     propertyNames refuses, never is), so undeclared members make up the count: \
+                     declare them before closing it",
                 );
                 None
             }
