@@ -736,7 +736,9 @@ fn a_catalog_with_a_byte_order_mark_and_a_lone_surrogate_is_linted() {
 
 /// `--fix` leaves an object open where closing it would refuse an instance the schema accepted:
 /// a float `minProperties` beyond the declared properties, an object `const`/`enum` with
-/// undeclared members, a `not` of a `not` that declares a member, a `not` that requires one.
+/// undeclared members, a `not` of a `not` that declares a member, a `not` that requires one, a
+/// `minProperties` the declared properties cannot meet because one accepts no value or
+/// `propertyNames` refuses its name.
 #[test]
 fn safe_fixes_leave_open_what_closing_would_break() {
     let dir = tempfile::tempdir().unwrap();
@@ -746,6 +748,7 @@ fn safe_fixes_leave_open_what_closing_would_break() {
         )
     };
     let x = r#""properties": {"x": {"type": "string"}}"#;
+    const D2020: &str = "https://json-schema.org/draft/2020-12/schema";
     for (i, schema) in [
         format!(r#"{{"type": "object", {x}, "minProperties": 2.0}}"#),
         format!(r#"{{"type": "object", {x}, "const": {{"x": "1", "b": "2"}}}}"#),
@@ -754,6 +757,17 @@ fn safe_fixes_leave_open_what_closing_would_break() {
         format!(r#"{{"type": "object", {x}, "not": {{"properties": {{"b": false}}}}}}"#),
         format!(
             r#"{{"type": "object", "properties": {{"v": {{"type": "object", {x}}}}}, "not": {{"not": {{"properties": {{"v": {{"properties": {{"b": {{}}}}}}}}}}}}, "additionalProperties": false}}"#
+        ),
+        // `minProperties` only undeclared members can meet: closing would accept nothing.
+        format!(r#"{{"$schema": "{D2020}", "type": "object", "properties": {{"a": false}}, "minProperties": 1}}"#),
+        format!(
+            r#"{{"$schema": "{D2020}", "type": "object", "properties": {{"a": {{}}}}, "minProperties": 1, "propertyNames": {{"pattern": "^b"}}}}"#
+        ),
+        format!(
+            r#"{{"$schema": "{D2020}", "type": "object", "properties": {{"a": {{"not": {{}}}}}}, "minProperties": 1}}"#
+        ),
+        format!(
+            r#"{{"$schema": "{D2020}", "type": "object", "properties": {{"a": {{"type": "string"}}}}, "minProperties": 1, "propertyNames": {{"maxLength": 0}}}}"#
         ),
     ]
     .iter()
