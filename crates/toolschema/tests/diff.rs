@@ -63,6 +63,17 @@ fn changes(old: Value, new: Value) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
+/// The change reporting the name `name` of the new argument (or field) `subject`, at `pointer`:
+/// text the model reads.
+fn name_text(pointer: &str, subject: &str, name: &str) -> (String, String, String, String) {
+    (
+        "schema-text-changed".into(),
+        "security".into(),
+        pointer.into(),
+        format!("name of {subject} changed: {{+{name}+}}"),
+    )
+}
+
 fn one(
     code: &str,
     class: &str,
@@ -449,12 +460,20 @@ fn required_and_properties() {
             input(json!({"type": "object",
             "properties": {"path": {"type": "string"}, "mode": {"type": "string"}}, "required": ["mode"]}))
         ),
-        one(
-            "required-added",
-            "breaking",
-            "/inputSchema/required",
-            "new required argument 'mode'"
-        )
+        [
+            one(
+                "required-added",
+                "breaking",
+                "/inputSchema/required",
+                "new required argument 'mode'"
+            ),
+            vec![name_text(
+                "/inputSchema/properties/mode",
+                "argument 'mode'",
+                "mode"
+            )]
+        ]
+        .concat()
     );
     assert_eq!(
         changes(
@@ -496,6 +515,13 @@ fn required_and_properties() {
             "/inputSchema/properties/depth",
             "new optional argument 'depth'"
         )
+        .into_iter()
+        .chain([name_text(
+            "/inputSchema/properties/depth",
+            "argument 'depth'",
+            "depth"
+        )])
+        .collect::<Vec<_>>()
     );
     assert_eq!(
         changes(
@@ -543,6 +569,13 @@ fn required_and_properties() {
             "/inputSchema/properties/edits/items/required",
             "new required argument 'edits[].new'"
         )
+        .into_iter()
+        .chain([name_text(
+            "/inputSchema/properties/edits/items/properties/new",
+            "argument 'edits[].new'",
+            "new"
+        )])
+        .collect::<Vec<_>>()
     );
 }
 
@@ -911,15 +944,19 @@ fn patterns_and_formats() {
         } else {
             "format"
         };
-        assert_eq!(
-            changes(arg(old), arg(new)),
-            one(
-                code,
-                class,
-                &format!("/inputSchema/properties/q/{key}"),
-                message
-            )
-        );
+        let at = format!("/inputSchema/properties/q/{key}");
+        let mut expected = one(code, class, &at, message);
+        // A new or changed pattern or format is also new text the model reads.
+        if let Some(Value::String(text)) = new.get(key) {
+            let was = old.get(key).and_then(Value::as_str);
+            let shown = match was {
+                Some(was) => format!("[-{was}-]{{+{text}+}}"),
+                None => format!("{{+{text}+}}"),
+            };
+            let message = format!("{key} of argument 'q' changed: {shown}");
+            expected.push(("schema-text-changed".into(), "security".into(), at, message));
+        }
+        assert_eq!(changes(arg(old), arg(new)), expected);
     }
 }
 
@@ -1005,8 +1042,12 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
             with(json!({"additionalProperties": {"type": "string"}})),
             with(json!({"properties": {"n": {"type": "integer"}}, "additionalProperties": {"type": "string"}}))
         ),
-        one("property-added", "breaking", "/inputSchema/properties/n",
-            "new optional argument 'n' (its values met what the object allowed of undeclared members; its own schema may refuse them)")
+        [
+            one("property-added", "breaking", "/inputSchema/properties/n",
+                "new optional argument 'n' (its values met what the object allowed of undeclared members; its own schema may refuse them)"),
+            vec![name_text("/inputSchema/properties/n", "argument 'n'", "n")]
+        ]
+        .concat()
     );
     // additionalProperties true, {} or absent: no longer checked.
     for open in [
@@ -1067,6 +1108,14 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
             "/inputSchema/patternProperties/^x_",
             "patternProperties '^x_' added to the input schema"
         )
+        .into_iter()
+        .chain([(
+            "schema-text-changed".into(),
+            "security".into(),
+            "/inputSchema/patternProperties/^x_".into(),
+            "patternProperties of the input schema changed: {+^x_+}".into()
+        )])
+        .collect::<Vec<_>>()
     );
     // An entry changed is compared inside.
     assert_eq!(
@@ -1089,6 +1138,14 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
         changes(output(json!({})), output(json!({"patternProperties": {"^x_": {}}}))),
         one("constraint-changed", "breaking", "/outputSchema/patternProperties/^x_",
             "patternProperties '^x_' added to the output schema: members it matches are now checked by it, not by what the object allows of undeclared members")
+        .into_iter()
+        .chain([(
+            "schema-text-changed".into(),
+            "security".into(),
+            "/outputSchema/patternProperties/^x_".into(),
+            "patternProperties of the output schema changed: {+^x_+}".into()
+        )])
+        .collect::<Vec<_>>()
     );
     assert_eq!(
         changes(
@@ -1373,12 +1430,20 @@ fn output_schemas_in_the_reverse_direction() {
             json!({"name": "t", "inputSchema": {"type": "object"}}),
             out(promised.clone())
         ),
-        one(
-            "output-schema-added",
-            "compatible",
-            "/outputSchema",
-            "outputSchema added: results now promise a shape"
-        )
+        [
+            one(
+                "output-schema-added",
+                "compatible",
+                "/outputSchema",
+                "outputSchema added: results now promise a shape"
+            ),
+            vec![name_text(
+                "/outputSchema/properties/total",
+                "field 'total'",
+                "total"
+            )]
+        ]
+        .concat()
     );
     assert_eq!(
         changes(
@@ -1950,6 +2015,13 @@ fn under_unevaluated_properties_what_evaluates_members_is_meaningful() {
             "new optional argument 'a' (unevaluatedProperties applies here: its values met what \
              it allowed, or another keyword evaluated it; its own schema may refuse them)"
         )
+        .into_iter()
+        .chain([name_text(
+            "/inputSchema/allOf/0/properties/a",
+            "argument 'a'",
+            "a"
+        )])
+        .collect::<Vec<_>>()
     );
     // What only adds evaluation and accepts more stays compatible: a new optional member that
     // takes anything, an anyOf branch.
@@ -1965,6 +2037,13 @@ fn under_unevaluated_properties_what_evaluates_members_is_meaningful() {
             "/inputSchema/anyOf/0/properties/a",
             "new optional argument 'a'"
         )
+        .into_iter()
+        .chain([name_text(
+            "/inputSchema/anyOf/0/properties/a",
+            "argument 'a'",
+            "a"
+        )])
+        .collect::<Vec<_>>()
     );
 }
 
@@ -2040,6 +2119,13 @@ fn a_branch_declaring_a_known_argument_constrains_it() {
             "/inputSchema/allOf/0/properties/offset",
             "new optional argument 'offset'"
         )
+        .into_iter()
+        .chain([name_text(
+            "/inputSchema/allOf/0/properties/offset",
+            "argument 'offset'",
+            "offset"
+        )])
+        .collect::<Vec<_>>()
     );
 }
 
@@ -2067,6 +2153,7 @@ fn text_arriving_with_something_new_is_security() {
                 "/inputSchema/properties/notes/description".into(),
                 format!("description of argument 'notes' changed: {{+{shown}+}}")
             ),
+            name_text("/inputSchema/properties/notes", "argument 'notes'", "notes"),
         ]
     );
     // A new enum value, shown whole.
@@ -2117,6 +2204,7 @@ fn text_arriving_with_something_new_is_security() {
                 "/inputSchema/properties/kind/title".into(),
                 "title of argument 'kind' changed: {+Kind+}".into()
             ),
+            name_text("/inputSchema/properties/kind", "argument 'kind'", "kind"),
         ]
     );
     // A new output field, and a whole new outputSchema.
@@ -2147,6 +2235,7 @@ fn text_arriving_with_something_new_is_security() {
                 "/outputSchema".into(),
                 "outputSchema added: results now promise a shape".into()
             ),
+            name_text("/outputSchema/properties/x", "field 'x'", "x"),
             (
                 "schema-annotation-changed".into(),
                 "security".into(),
