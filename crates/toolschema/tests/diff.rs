@@ -2545,3 +2545,99 @@ fn a_retargeted_ref_is_reported_as_retargeted() {
         )
     );
 }
+
+/// Objects from a small vocabulary of text that also validates: member names (one with a hidden
+/// character, two differing only in case), `pattern`, `format`, `required`,
+/// `dependentRequired`, `propertyNames` patterns, in nested objects and `anyOf` branches.
+fn texted_schema() -> impl Strategy<Value = Value> {
+    let name = prop::sample::select(vec!["a", "b", "B", "note\u{200B}"]);
+    let string = (
+        prop::option::of(prop::sample::select(vec!["^a", "^b", "x{1,2}"])),
+        prop::option::of(prop::sample::select(vec!["date", "uri"])),
+    )
+        .prop_map(|(pattern, format)| {
+            let mut s = json!({"type": "string"});
+            if let Some(p) = pattern {
+                s["pattern"] = json!(p);
+            }
+            if let Some(f) = format {
+                s["format"] = json!(f);
+            }
+            s
+        });
+    string.prop_recursive(2, 12, 3, move |inner| {
+        let object = (
+            prop::collection::btree_map(name.clone(), inner.clone(), 0..3),
+            prop::collection::btree_set(name.clone(), 0..2),
+            prop::option::of((name.clone(), name.clone())),
+            prop::option::of(prop::sample::select(vec!["^[a-z]", "^n"])),
+        )
+            .prop_map(|(properties, required, dependent, names)| {
+                let mut o = json!({"type": "object", "properties": properties,
+                    "required": required.into_iter().collect::<Vec<_>>()});
+                if let Some((key, listed)) = dependent {
+                    o["dependentRequired"] = json!({key: [listed]});
+                }
+                if let Some(p) = names {
+                    o["propertyNames"] = json!({"pattern": p});
+                }
+                o
+            });
+        prop_oneof![
+            object,
+            prop::collection::vec(inner, 1..3).prop_map(|b| json!({"anyOf": b})),
+        ]
+    })
+}
+
+/// Every string of `value`, member names included.
+fn strings_in(value: &Value, out: &mut std::collections::BTreeSet<String>) {
+    match value {
+        Value::String(s) => {
+            out.insert(s.clone());
+        }
+        Value::Array(items) => items.iter().for_each(|v| strings_in(v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                out.insert(k.clone());
+                strings_in(v, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// A name, pattern or format the old schema did not hold anywhere is new text the model
+    /// reads: some change is a security change.
+    #[test]
+    fn new_names_patterns_and_formats_come_with_a_security_change(
+        old in texted_schema(), new in texted_schema()
+    ) {
+        let (old, new) = (json!({"type": "object", "properties": {"p": old}}),
+            json!({"type": "object", "properties": {"p": new}}));
+        let diff = diff_tools(
+            [input(old.clone()).as_object().unwrap()],
+            [input(new.clone()).as_object().unwrap()],
+        );
+        let (mut before, mut after) = Default::default();
+        strings_in(&old, &mut before);
+        strings_in(&new, &mut after);
+        // The vocabulary of keywords and types is not text the schema author chose.
+        let keywords = ["type", "string", "object", "properties", "required", "anyOf",
+            "dependentRequired", "propertyNames", "pattern", "format"];
+        let arrived: Vec<&String> = after
+            .difference(&before)
+            .filter(|s| !keywords.contains(&s.as_str()))
+            .collect();
+        if !arrived.is_empty() {
+            prop_assert!(
+                diff.count(ChangeClass::Security) > 0,
+                "{arrived:?} arrived, yet no change is security\nold: {old}\nnew: {new}\n{:?}",
+                diff.changes
+            );
+        }
+    }
+}

@@ -309,8 +309,8 @@ pub fn diff_tools<'a>(
     old: impl IntoIterator<Item = &'a Map<String, Value>>,
     new: impl IntoIterator<Item = &'a Map<String, Value>>,
 ) -> Diff {
-    let (old_written, new_written): (Vec<&Map<String, Value>>, Vec<&Map<String, Value>>) =
-        (old.into_iter().collect(), new.into_iter().collect());
+    let old_written: Vec<&Map<String, Value>> = old.into_iter().collect();
+    let new_written: Vec<&Map<String, Value>> = new.into_iter().collect();
     let old: Vec<Map<String, Value>> = old_written
         .iter()
         .map(|t| prepare::prepare_tool(t))
