@@ -10,7 +10,8 @@
 //!   a client that relied on what the server promised may now fail);
 //! - **security**: what the model or the user is told changed (descriptions, titles,
 //!   annotations, `_meta`, other fields, a new tool), or arrived with something new (the text of
-//!   an added argument, branch or output field, a new `enum` value holding text);
+//!   an added argument, branch or output field, a new `enum` value holding text, a new member
+//!   name, a new or changed `pattern` or `format`);
 //! - **compatible**: everything that worked still works.
 //!
 //! ```
@@ -36,6 +37,7 @@ mod location;
 pub mod lock;
 mod new_text;
 mod prepare;
+mod retarget;
 mod schema;
 mod tool;
 mod words;
@@ -182,6 +184,8 @@ change_codes! {
     SchemaDescriptionChanged = "schema-description-changed",
     /// Another annotation inside a schema changed, or arrived with a new subschema: `default`, `examples`, `deprecated`, unknown keywords (security).
     SchemaAnnotationChanged = "schema-annotation-changed",
+    /// Text the model reads in a keyword that also validates changed or arrived: a member's name (`properties`, `patternProperties`, `required`, `dependentRequired` ...), a `pattern`, a `format` (security), shown as a word diff.
+    SchemaTextChanged = "schema-text-changed",
     /// The tool now declares an `outputSchema` (compatible: results are promised a shape).
     OutputSchemaAdded = "output-schema-added",
     /// The tool no longer declares an `outputSchema` (breaking: nothing is promised any more).
@@ -305,8 +309,16 @@ pub fn diff_tools<'a>(
     old: impl IntoIterator<Item = &'a Map<String, Value>>,
     new: impl IntoIterator<Item = &'a Map<String, Value>>,
 ) -> Diff {
-    let old: Vec<Map<String, Value>> = old.into_iter().map(prepare::prepare_tool).collect();
-    let new: Vec<Map<String, Value>> = new.into_iter().map(prepare::prepare_tool).collect();
+    let old_written: Vec<&Map<String, Value>> = old.into_iter().collect();
+    let new_written: Vec<&Map<String, Value>> = new.into_iter().collect();
+    let old: Vec<Map<String, Value>> = old_written
+        .iter()
+        .map(|t| prepare::prepare_tool(t))
+        .collect();
+    let new: Vec<Map<String, Value>> = new_written
+        .iter()
+        .map(|t| prepare::prepare_tool(t))
+        .collect();
     let name = |tool: &Map<String, Value>| {
         tool.get("name")
             .and_then(Value::as_str)
@@ -327,7 +339,8 @@ pub fn diff_tools<'a>(
         match by_name.get_mut(&old_name).and_then(VecDeque::pop_front) {
             Some(i) => {
                 new_matched[i] = true;
-                tool::compare(&old_name, old_tool, &new[i], &mut changes);
+                let written = [old_written[old_index], new_written[i]];
+                tool::compare(&old_name, old_tool, &new[i], written, &mut changes);
             }
             None => removed.push(old_index),
         }
@@ -360,7 +373,8 @@ pub fn diff_tools<'a>(
         match renamed.iter().find(|(o, _)| *o == old_index) {
             Some(&(_, new_index)) => {
                 changes.push(rename_change(&old_name, &name(&new[new_index])));
-                tool::compare(&old_name, old_tool, &new[new_index], &mut changes);
+                let written = [old_written[old_index], new_written[new_index]];
+                tool::compare(&old_name, old_tool, &new[new_index], written, &mut changes);
             }
             None => changes.push(Change {
                 tool: old_name.clone(),
@@ -409,6 +423,7 @@ fn rename_change(old_name: &str, new_name: &str) -> Change {
 
 /// Compare one tool's old and new definitions (already matched, by name or otherwise).
 pub fn diff_tool(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Change> {
+    let written = [old, new];
     let old = prepare::prepare_tool(old);
     let new = prepare::prepare_tool(new);
     let name = old
@@ -421,6 +436,6 @@ pub fn diff_tool(old: &Map<String, Value>, new: &Map<String, Value>) -> Vec<Chan
         let new_name = new.get("name").and_then(Value::as_str).unwrap_or_default();
         changes.push(rename_change(&name, new_name));
     }
-    tool::compare(&name, &old, &new, &mut changes);
+    tool::compare(&name, &old, &new, written, &mut changes);
     changes
 }

@@ -1,32 +1,52 @@
 //! Text the model reads that arrives with something new: an argument, a branch, a
 //! `patternProperties` entry, an output field, a whole `outputSchema`. The change that brings the
-//! subschema says what it accepts; its text (descriptions, titles, other annotations, `enum` and
-//! `const` values) is reported apart, as security changes, the way a change of that text on an
-//! existing schema is: a new argument is a place to hide instructions for the model as much as a
-//! changed description is.
+//! subschema says what it accepts; its text is reported apart, as security changes, the way a
+//! change of that text on an existing schema is: a new argument is a place to hide instructions
+//! for the model as much as a changed description is. Text is every string the model reads:
+//! descriptions, titles, other annotations, `enum` and `const` values, and the strings of
+//! keywords that also validate: member names (`properties`, `patternProperties`,
+//! `dependentSchemas` keys, names in `required`, `dependentRequired`, `dependencies`),
+//! `pattern` and `format`. A name the old schema already mentioned at the same place is not new
+//! text.
 
 use super::schema::{holds_text, is_annotation, join, shown, SchemaDiff};
+use super::words::word_diff;
 use super::{ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::MAX_DEPTH;
 use crate::schema::references::{
     IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE, NESTED_LISTS, NESTED_MAPS, NESTED_SINGLE,
 };
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::collections::BTreeSet;
+
+/// Keywords whose member names are names of members of the instance.
+const NAMING_MAPS: &[&str] = &["properties", "dependentSchemas", "dependencies"];
 
 impl SchemaDiff<'_> {
     /// Report the text in `schema`, a new subschema at `at` describing the argument (or output
-    /// field) at `path`, and in every subschema below it.
-    pub(super) fn new_text(&mut self, schema: &Value, at: &str, path: &str, depth: usize) {
+    /// field) at `path`, and in every subschema below it. `known` holds the member names the old
+    /// schema mentioned at `path`'s instance location (empty for a new location): they are no
+    /// new text.
+    pub(super) fn new_text(
+        &mut self,
+        schema: &Value,
+        at: &str,
+        path: &str,
+        depth: usize,
+        known: &BTreeSet<String>,
+    ) {
         let Value::Object(map) = schema else {
             return;
         };
+        self.names_arrived(map, at, path, known, &mut BTreeSet::new());
         for (key, value) in map {
-            self.new_keyword_text(key, value, &push_segment(at, key), path, depth);
+            self.new_keyword_text(key, value, &push_segment(at, key), path, depth, known);
         }
     }
 
-    /// Report the text in the keyword `key` of a new subschema, its value `value` at `at`.
+    /// Report the text in the keyword `key` of a new subschema, its value `value` at `at`
+    /// (member names apart: see [`SchemaDiff::names_arrived`]).
     pub(super) fn new_keyword_text(
         &mut self,
         key: &str,
@@ -34,6 +54,7 @@ impl SchemaDiff<'_> {
         at: &str,
         path: &str,
         depth: usize,
+        known: &BTreeSet<String>,
     ) {
         if depth > MAX_DEPTH {
             // Not read below here: said, never dropped in silence.
@@ -51,6 +72,8 @@ impl SchemaDiff<'_> {
             );
         }
         let depth = depth + 1;
+        // Subschemas at another instance location: what the old schema named here is no help.
+        let elsewhere = BTreeSet::new();
         match key {
             "description" | "title" => self.text_changed(key, None, Some(value), at, path),
             _ if is_annotation(key) => self.annotation_changed(key, None, Some(value), at, path),
@@ -65,38 +88,167 @@ impl SchemaDiff<'_> {
                     Some(value),
                 );
             }
+            "pattern" | "format" => self.constraint_text_changed(key, None, Some(value), at, path),
             _ if NESTED_MAPS.contains(&key) || IN_PLACE_MAPS.contains(&key) => {
+                let in_place = IN_PLACE_MAPS.contains(&key);
                 for (name, schema) in value.as_object().into_iter().flatten() {
                     let member_path = if key == "properties" {
                         join(path, name)
                     } else {
                         path.to_string()
                     };
-                    self.new_text(schema, &push_segment(at, name), &member_path, depth);
+                    let known = if in_place { known } else { &elsewhere };
+                    self.new_text(schema, &push_segment(at, name), &member_path, depth, known);
                 }
             }
             _ if value.is_array()
                 && (IN_PLACE_LISTS.contains(&key) || NESTED_LISTS.contains(&key)) =>
             {
+                let in_place = IN_PLACE_LISTS.contains(&key);
                 for (i, schema) in value.as_array().into_iter().flatten().enumerate() {
-                    let item_path = if IN_PLACE_LISTS.contains(&key) {
+                    let item_path = if in_place {
                         path.to_string()
                     } else {
                         format!("{path}[{i}]")
                     };
-                    self.new_text(schema, &format!("{at}/{i}"), &item_path, depth);
+                    let known = if in_place { known } else { &elsewhere };
+                    self.new_text(schema, &format!("{at}/{i}"), &item_path, depth, known);
                 }
             }
-            _ if IN_PLACE_SINGLE.contains(&key) => self.new_text(value, at, path, depth),
+            _ if IN_PLACE_SINGLE.contains(&key) => self.new_text(value, at, path, depth, known),
             _ if NESTED_SINGLE.contains(&key) => {
                 let nested = match key {
                     "additionalProperties" | "unevaluatedProperties" => join(path, "*"),
                     "propertyNames" | "contentSchema" => path.to_string(),
                     _ => join(path, "[]"),
                 };
-                self.new_text(value, at, &nested, depth);
+                // `propertyNames` describes the names of the members here, not a member: its
+                // `enum`, `const` and `pattern` are reported as its text above.
+                self.new_text(value, at, &nested, depth, &elsewhere);
             }
             _ => {}
         }
     }
+
+    /// Report the member names `new`, an object schema at `at` describing `path`, brings that
+    /// neither `known` nor `reported` holds: the keys of `properties`, `patternProperties`,
+    /// `dependentSchemas` and `dependencies`, and the names in `required` and
+    /// `dependentRequired` (and draft-07 `dependencies` lists). Each name is reported once, at
+    /// the first keyword naming it, and added to `reported`.
+    pub(super) fn names_arrived(
+        &mut self,
+        new: &Map<String, Value>,
+        at: &str,
+        path: &str,
+        known: &BTreeSet<String>,
+        reported: &mut BTreeSet<String>,
+    ) {
+        for (keyword, name, name_at) in mentioned_names(new, at) {
+            if known.contains(name) || !reported.insert(name.to_string()) {
+                continue;
+            }
+            let subject_path = if keyword == "properties" {
+                join(path, name)
+            } else {
+                path.to_string()
+            };
+            let label = if keyword == "properties" {
+                "name"
+            } else {
+                keyword
+            };
+            let text = Value::String(name.to_string());
+            let message = format!(
+                "{label} of {} changed: {}",
+                self.subject(&subject_path),
+                word_diff("", name)
+            );
+            self.push_class(
+                ChangeCode::SchemaTextChanged,
+                ChangeClass::Security,
+                &name_at,
+                message,
+                None,
+                Some(&text),
+            );
+        }
+    }
+
+    /// A string of a keyword that also validates (`pattern`, `format`) changed or arrived,
+    /// shown as a word diff (security). Nothing when the new value is not a string, or is gone:
+    /// no new text.
+    pub(super) fn constraint_text_changed(
+        &mut self,
+        key: &str,
+        o: Option<&Value>,
+        n: Option<&Value>,
+        at: &str,
+        path: &str,
+    ) {
+        let Some(Value::String(new)) = n else {
+            return;
+        };
+        let old = o.and_then(Value::as_str).unwrap_or_default();
+        let message = format!(
+            "{key} of {} changed: {}",
+            self.subject(path),
+            word_diff(old, new)
+        );
+        self.push_class(
+            ChangeCode::SchemaTextChanged,
+            ChangeClass::Security,
+            at,
+            message,
+            o,
+            n,
+        );
+    }
+}
+
+/// The member names `schema` mentions at its own level, each with the keyword naming it and a
+/// pointer to where it is written: keys of `properties`, `patternProperties`,
+/// `dependentSchemas`, `dependencies`, then the names of `required`, `dependentRequired` and
+/// `dependencies` lists.
+pub(super) fn mentioned_names<'a>(
+    schema: &'a Map<String, Value>,
+    at: &str,
+) -> Vec<(&'static str, &'a str, String)> {
+    let mut names = Vec::new();
+    for keyword in NAMING_MAPS.iter().copied().chain(["patternProperties"]) {
+        let keyword_at = push_segment(at, keyword);
+        for name in schema
+            .get(keyword)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flat_map(Map::keys)
+        {
+            names.push((keyword, name.as_str(), push_segment(&keyword_at, name)));
+        }
+    }
+    let strings = |list: &'a Value| {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+    };
+    if let Some(required) = schema.get("required") {
+        let keyword_at = push_segment(at, "required");
+        names.extend(strings(required).map(|name| ("required", name, keyword_at.clone())));
+    }
+    for keyword in ["dependentRequired", "dependencies"] {
+        let keyword_at = push_segment(at, keyword);
+        for (key, listed) in schema
+            .get(keyword)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let listed_at = push_segment(&keyword_at, key);
+            if keyword == "dependentRequired" {
+                names.push((keyword, key.as_str(), listed_at.clone()));
+            }
+            names.extend(strings(listed).map(|name| (keyword, name, listed_at.clone())));
+        }
+    }
+    names
 }

@@ -230,7 +230,7 @@ impl<'a> Inliner<'a> {
 }
 
 /// The JSON Pointer a local `$ref` (`#`, `#/...`) names; `None` for anything else.
-fn local_pointer(reference: Option<&Value>) -> Option<String> {
+pub(super) fn local_pointer(reference: Option<&Value>) -> Option<String> {
     let fragment = reference?.as_str()?.strip_prefix('#')?;
     (fragment.is_empty() || fragment.starts_with('/')).then(|| percent_decode(fragment))
 }

@@ -3,6 +3,7 @@
 //! arguments into `inputSchema`, the server's results out of `outputSchema`.
 
 use super::location::{names_at_location, Location, Unevaluated};
+use super::new_text::mentioned_names;
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
@@ -11,7 +12,7 @@ use crate::schema::Dialect;
 use crate::text::visible;
 use serde_json::{Map, Value};
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::rc::Rc;
 
 /// Which way values flow through a schema.
@@ -294,6 +295,14 @@ impl SchemaDiff<'_> {
                 );
             }
         }
+        // Member names the new schema brings: text the model reads, whichever keyword names them.
+        let mut reported: BTreeSet<String> = mentioned_names(old, pointer)
+            .into_iter()
+            .map(|(_, name, _)| name.to_string())
+            .chain(listed_names(old).map(str::to_string))
+            .collect();
+        let known = Rc::clone(&self.location.known_names);
+        self.names_arrived(new, pointer, path, &known, &mut reported);
         if !members_reported {
             for key in ["properties", "required"] {
                 let (o, n) = (old.get(key), new.get(key));
@@ -379,7 +388,8 @@ impl SchemaDiff<'_> {
         // in those subschemas is new text the model reads.
         if let (None, Some(n)) = (o, n) {
             if WHOLE_SUBSCHEMAS.contains(&key) {
-                self.new_keyword_text(key, n, at, path, depth + 1);
+                let known = Rc::clone(&self.location.known_names);
+                self.new_keyword_text(key, n, at, path, depth + 1, &known);
             }
         }
     }
@@ -413,7 +423,10 @@ impl SchemaDiff<'_> {
             }
             "enum" => self.enumeration(o, n, at, path),
             "anyOf" | "oneOf" | "allOf" => self.branches(key, o, n, at, path, depth),
-            "pattern" | "format" => self.pattern_or_format(key, o, n, at, path),
+            "pattern" | "format" => {
+                self.pattern_or_format(key, o, n, at, path);
+                self.constraint_text_changed(key, o, n, at, path);
+            }
             "description" | "title" => self.text_changed(key, o, n, at, path),
             "$schema" => {
                 // Another spelling of the same dialect (`https`, a trailing `#`, the 2020-12 URI
@@ -509,11 +522,15 @@ impl SchemaDiff<'_> {
         at: &str,
         path: &str,
     ) {
+        // New text is shown whole, as a description is: cut, it could hide what follows.
+        let after = match n {
+            Some(value) => shown(value),
+            None => short(n),
+        };
         let message = format!(
-            "{key} of {} changed from {} to {}",
+            "{key} of {} changed from {} to {after}",
             self.subject(path),
             short(o),
-            short(n)
         );
         self.push_class(
             ChangeCode::SchemaAnnotationChanged,
@@ -674,7 +691,7 @@ impl SchemaDiff<'_> {
                 (Some(o), Some(n)) => self.compare(o, n, &member_at, &member_path, depth + 1),
                 (None, Some(n)) => {
                     self.property_added(name, n, old, &new_required, &member_at, &member_path);
-                    self.new_text(n, &member_at, &member_path, depth + 1);
+                    self.new_text(n, &member_at, &member_path, depth + 1, &BTreeSet::new());
                 }
                 (Some(o), None) => {
                     // Its values now meet what the object says of undeclared members.
@@ -762,9 +779,14 @@ impl SchemaDiff<'_> {
             // Otherwise a new required argument: reported with `required`.
             return;
         }
-        if !is_anything(n) && self.location.known_names.contains(name) {
+        // A name `propertyNames` listed, in an object that let undeclared members in, was
+        // accepted with any value.
+        let listed = self.undeclared(old) != Undeclared::Refused
+            && listed_names(old).any(|listed| listed == name);
+        if !is_anything(n) && (self.location.known_names.contains(name) || listed) {
             // Declared, required or named elsewhere at this location (beside a branch, in
-            // another branch): callers may send it, and its values must now meet this schema.
+            // another branch, by `propertyNames`): callers may send it, and its values must now
+            // meet this schema.
             let message = format!(
                 "{subject} declared with a schema here (callers could already send it: its \
                  values must now meet this schema too)"
@@ -1178,7 +1200,8 @@ impl SchemaDiff<'_> {
                 None,
                 Some(new[j].clone()),
             );
-            self.new_text(&new[j], &branch_at, path, depth + 1);
+            let known = Rc::clone(&self.location.known_names);
+            self.new_text(&new[j], &branch_at, path, depth + 1, &known);
         }
         for &i in &old_unmatched {
             // Under unevaluated*, an allOf branch that goes may take with it the evaluation of
@@ -1449,7 +1472,7 @@ impl SchemaDiff<'_> {
             };
             self.push(code, effect, &member_at, message, a.cloned(), b.cloned());
             if let (None, Some(b)) = (a, b) {
-                self.new_text(b, &member_at, path, depth + 1);
+                self.new_text(b, &member_at, path, depth + 1, &BTreeSet::new());
             }
         }
     }
@@ -1510,7 +1533,7 @@ impl SchemaDiff<'_> {
                         b,
                     );
                     if let (None, Some(b)) = (a, b) {
-                        self.new_text(b, &member_at, path, depth + 1);
+                        self.new_text(b, &member_at, path, depth + 1, &BTreeSet::new());
                     }
                 }
                 (Some(a), None) if self.location.here.any() => {
@@ -1539,7 +1562,9 @@ impl SchemaDiff<'_> {
                         path,
                     );
                     if let (None, Some(b)) = (a, b) {
-                        self.new_text(b, &member_at, path, depth + 1);
+                        // A `dependentSchemas` entry applies in place: names known here stay so.
+                        let known = Rc::clone(&self.location.known_names);
+                        self.new_text(b, &member_at, path, depth + 1, &known);
                     }
                 }
             }
@@ -1745,6 +1770,19 @@ fn undeclared_members(schema: &Map<String, Value>) -> Undeclared {
         Undeclared::Refused if patterns => Undeclared::Checked,
         rest => rest,
     }
+}
+
+/// The names a `propertyNames` of `enum` or `const` strings lists: the only member names the
+/// object takes.
+fn listed_names(schema: &Map<String, Value>) -> impl Iterator<Item = &str> {
+    let names = schema.get("propertyNames").and_then(Value::as_object);
+    let listed = names.and_then(|n| n.get("enum")).and_then(Value::as_array);
+    let single = names.and_then(|n| n.get("const"));
+    listed
+        .into_iter()
+        .flatten()
+        .chain(single)
+        .filter_map(Value::as_str)
 }
 
 fn required_names(schema: &Map<String, Value>) -> HashSet<&str> {

@@ -1,6 +1,7 @@
 //! Comparison of one tool's fields: what the model is told (descriptions, titles, annotations,
 //! `_meta`, other fields) and its schemas.
 
+use super::retarget::report_retargets;
 use super::schema::{short, union_keys, Direction, SchemaDiff};
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
@@ -18,16 +19,19 @@ const SAFETY_HINTS: &[(&str, bool, bool)] = &[
 ];
 
 /// Compare two prepared definitions of the tool `name`, field by field, in the old tool's order
-/// then the new one's. `name` itself is compared by the caller.
+/// then the new one's; `written` holds the two definitions as written, before they were
+/// prepared. `name` itself is compared by the caller.
 pub(crate) fn compare(
     name: &str,
     old: &Map<String, Value>,
     new: &Map<String, Value>,
+    written: [&Map<String, Value>; 2],
     changes: &mut Vec<Change>,
 ) {
     let keys = union_keys(old, new);
     let mut out = ToolDiff {
         tool: name,
+        written,
         changes,
     };
     for key in keys {
@@ -77,6 +81,8 @@ pub(crate) fn compare(
 
 struct ToolDiff<'c> {
     tool: &'c str,
+    /// The old and the new definitions as written.
+    written: [&'c Map<String, Value>; 2],
     changes: &'c mut Vec<Change>,
 }
 
@@ -125,7 +131,15 @@ impl ToolDiff<'_> {
         let (Some(o), Some(n)) = (o, n) else {
             return self.field(ChangeCode::FieldChanged, "inputSchema", o, n, at);
         };
+        let first = self.changes.len();
         SchemaDiff::new(self.tool, direction, self.changes).compare_schemas(o, n, at);
+        let key = match direction {
+            Direction::Input => "inputSchema",
+            Direction::Output => "outputSchema",
+        };
+        if let [Some(old), Some(new)] = self.written.map(|tool| tool.get(key)) {
+            report_retargets(self.tool, old, new, at, first, self.changes);
+        }
     }
 
     fn output_schema(&mut self, o: Option<&Value>, n: Option<&Value>, at: &str) {
@@ -140,8 +154,13 @@ impl ToolDiff<'_> {
                     None,
                     n,
                 );
-                SchemaDiff::new(self.tool, Direction::Output, self.changes)
-                    .new_text(schema, at, "", 0);
+                SchemaDiff::new(self.tool, Direction::Output, self.changes).new_text(
+                    schema,
+                    at,
+                    "",
+                    0,
+                    &Default::default(),
+                );
             }
             _ => self.push(
                 ChangeCode::OutputSchemaRemoved,
