@@ -585,7 +585,11 @@ fn nested_names_a_case_insensitive_server_would_misread_never_reach_it() {
     let mut proxy = start(&setup, &[], &script);
     // A Go server would read each of these as the declared 'path', never checked as it.
     let refused = [
-        (json!({"opts": {"Path": "/etc/passwd"}}), "opts.Path", "opts.path"),
+        (
+            json!({"opts": {"Path": "/etc/passwd"}}),
+            "opts.Path",
+            "opts.path",
+        ),
         (
             json!({"batch": [{"path": "/safe/a"}, {"PATH": "/etc/shadow"}]}),
             "batch[1].PATH",

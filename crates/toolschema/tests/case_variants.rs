@@ -196,22 +196,18 @@ impl Seed {
         self.0
     }
     fn chance(&mut self) -> bool {
-        self.next() % 2 == 0
+        self.next().is_multiple_of(2)
     }
 }
 
 /// An instance of `node` in which every name is declared for its object exactly or folds to
 /// no name declared there, and no two names of one object fold alike unless both are declared.
-fn instance_of(node: &Node, seed: &mut Seed, depth: usize) -> Value {
+fn instance_of(node: &Node, seed: &mut Seed) -> Value {
     match node {
         Node::Leaf => json!(seed.next() % 100),
         Node::Array(items) => {
             let count = (seed.next() % 3) as usize;
-            Value::Array(
-                (0..count)
-                    .map(|_| instance_of(items, seed, depth + 1))
-                    .collect(),
-            )
+            Value::Array((0..count).map(|_| instance_of(items, seed)).collect())
         }
         Node::Object {
             properties,
@@ -221,7 +217,7 @@ fn instance_of(node: &Node, seed: &mut Seed, depth: usize) -> Value {
             let mut object = Map::new();
             for (name, inner) in properties {
                 if seed.chance() {
-                    object.insert(name.clone(), instance_of(inner, seed, depth + 1));
+                    object.insert(name.clone(), instance_of(inner, seed));
                 }
             }
             let declared: HashSet<String> = properties.iter().map(|(n, _)| folded(n)).collect();
@@ -234,7 +230,7 @@ fn instance_of(node: &Node, seed: &mut Seed, depth: usize) -> Value {
                     continue;
                 }
                 let value = match additional {
-                    Some(inner) => instance_of(inner, seed, depth + 1),
+                    Some(inner) => instance_of(inner, seed),
                     None => json!(seed.next() % 100),
                 };
                 object.insert(name.to_string(), value);
@@ -262,7 +258,7 @@ proptest! {
         let mut schema = schema_of(&root, &mut defs);
         schema["$defs"] = Value::Object(defs);
         let tool = compiled(schema.clone());
-        let arguments = instance_of(&root, &mut Seed(seed), 0);
+        let arguments = instance_of(&root, &mut Seed(seed));
         prop_assert_eq!(
             tool.case_variant_arguments(&arguments),
             Vec::<String>::new(),
