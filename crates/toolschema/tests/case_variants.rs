@@ -133,7 +133,11 @@ fn node() -> impl Strategy<Value = Node> {
                             .filter(|(name, _)| seen.insert(*name))
                             .map(|(name, node)| (name.to_string(), node))
                             .collect(),
-                        additional: additional.map(Box::new),
+                        // Split between branches, the properties leave no place for an
+                        // `additionalProperties` that applies to undeclared names alone.
+                        additional: additional
+                            .filter(|_| matches!(written, Written::Plain | Written::Referenced))
+                            .map(Box::new),
                         written,
                     }
                 }),
@@ -156,16 +160,22 @@ fn schema_of(node: &Node, defs: &mut Map<String, Value>) -> Value {
                 .map(|(name, node)| (name.clone(), schema_of(node, defs)))
                 .collect();
             let mut schema = json!({"type": "object"});
-            if let Some(additional) = additional {
-                schema["additionalProperties"] = schema_of(additional, defs);
-            }
+            // `additionalProperties` applies to the names its own schema object does not list,
+            // those of branches beside it included: only beside all the properties does it
+            // apply to the undeclared names alone.
+            let additional = additional.as_ref().map(|a| schema_of(a, defs));
             let half = rendered.split_off(rendered.len() / 2);
             let first: Map<String, Value> = rendered.into_iter().collect();
             let second: Map<String, Value> = half.into_iter().collect();
             let mut all = first.clone();
             all.extend(second.clone());
             match written {
-                Written::Plain => schema["properties"] = Value::Object(all),
+                Written::Plain => {
+                    schema["properties"] = Value::Object(all);
+                    if let Some(additional) = additional {
+                        schema["additionalProperties"] = additional;
+                    }
+                }
                 Written::AllOf | Written::AnyOf => {
                     let key = if matches!(written, Written::AllOf) {
                         "allOf"
@@ -176,7 +186,11 @@ fn schema_of(node: &Node, defs: &mut Map<String, Value>) -> Value {
                 }
                 Written::Referenced => {
                     let name = format!("d{}", defs.len());
-                    defs.insert(name.clone(), json!({"properties": all}));
+                    let mut def = json!({"properties": all});
+                    if let Some(additional) = additional {
+                        def["additionalProperties"] = additional;
+                    }
+                    defs.insert(name.clone(), def);
                     schema["$ref"] = json!(format!("#/$defs/{name}"));
                 }
             }
