@@ -567,6 +567,60 @@ fn arguments_the_model_invented_can_be_refused_with_a_did_you_mean() {
 }
 
 #[test]
+fn nested_names_a_case_insensitive_server_would_misread_never_reach_it() {
+    let setup = setup();
+    let safe_path = json!({"type": "string", "pattern": "^/safe"});
+    let script = json!({"tools": [{
+        "name": "read_files",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "opts": {"type": "object", "properties": {"path": safe_path}},
+                "batch": {"type": "array", "items": {"$ref": "#/$defs/file"}}
+            },
+            "$defs": {"file": {"type": "object", "properties": {"path": safe_path}}}
+        }
+    }]})
+    .to_string();
+    let mut proxy = start(&setup, &[], &script);
+    // A Go server would read each of these as the declared 'path', never checked as it.
+    let refused = [
+        (
+            json!({"opts": {"Path": "/etc/passwd"}}),
+            "opts.Path",
+            "opts.path",
+        ),
+        (
+            json!({"batch": [{"path": "/safe/a"}, {"PATH": "/etc/shadow"}]}),
+            "batch[1].PATH",
+            "batch[1].path",
+        ),
+        (json!({"opts": {"pAtH": "/etc"}}), "opts.pAtH", "opts.path"),
+    ];
+    for (id, (arguments, variant, meant)) in refused.into_iter().enumerate() {
+        proxy.send(&call(id, "read_files", arguments));
+        assert_eq!(
+            reply(&mut proxy),
+            tool_error(
+                id,
+                &format!("argument '{variant}' is not declared, and a server that reads names without regard to case would take it for '{meant}'")
+            )
+        );
+    }
+    // Exact names and names folding to nothing declared reach it.
+    proxy.send(&call(
+        10,
+        "read_files",
+        json!({"opts": {"path": "/safe/x", "mode": "r"}, "batch": [{"path": "/safe/y", "ıd": 1}]}),
+    ));
+    assert_eq!(text_of(&reply(&mut proxy)), "called read_files");
+    proxy.close_stdin();
+    proxy.wait();
+    assert_eq!(setup.called(), [json!(10)]);
+    setup.assert_no_invalid_call_arrived();
+}
+
+#[test]
 fn input_check_warn_reports_and_forwards() {
     let setup = setup();
     let script = json!({"tools": [tool("count", 3)]}).to_string();

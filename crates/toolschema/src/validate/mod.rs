@@ -27,6 +27,7 @@
 //! ]);
 //! ```
 
+mod case_variants;
 mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
@@ -1186,87 +1187,14 @@ impl CompiledTool {
     }
 
     /// Arguments that a server matching names without regard to case (Go's `encoding/json`)
-    /// would read as others: two names of one object that [fold alike](crate::text::folds_alike)
-    /// (`path` beside `PATH`: which one it takes is not the one checked), and a top-level name the
-    /// input schema does not declare that folds like one it does (`PATH` alone, read as the
-    /// declared `path` without having been checked as it). One message each.
+    /// would read as others, at any depth: two names of one object that [fold
+    /// alike](crate::text::folds_alike) (`path` beside `PATH`: which one it takes is not the one
+    /// checked) unless the schema declares both there, and a name the schema does not declare
+    /// for its object that folds like one it does (`PATH` alone, read as the declared `path`
+    /// without having been checked as it). One message each, naming the place as a caller
+    /// writes it (`opts.Path`, `rows[3].Path`).
     pub fn case_variant_arguments(&self, arguments: &Value) -> Vec<String> {
-        let mut found = Vec::new();
-        // The names declared at the top: in `properties`, and in those of the branches that
-        // apply to the whole arguments object.
-        let schema = &self.input.schema;
-        let branches = ["allOf", "anyOf", "oneOf"]
-            .iter()
-            .filter_map(|k| schema.get(*k).and_then(Value::as_array))
-            .flatten()
-            .chain(["then", "else"].iter().filter_map(|k| schema.get(*k)));
-        let declared: HashSet<&String> = std::iter::once(schema)
-            .chain(branches)
-            .filter_map(|s| s.get("properties").and_then(Value::as_object))
-            .flat_map(|properties| properties.keys())
-            .collect();
-        if let Some(object) = arguments.as_object() {
-            for name in object.keys().filter(|name| !declared.contains(name)) {
-                // Beside the declared name itself, the two are reported as a pair below.
-                let like = declared
-                    .iter()
-                    .find(|d| crate::text::folds_alike(name, d) && !object.contains_key(**d));
-                if let Some(like) = like {
-                    found.push(format!(
-                        "argument '{name}' is not declared, and a server that reads names without regard to case would take it for '{like}'"
-                    ));
-                }
-            }
-        }
-        // Every object of the arguments, each with the place it is at (kept as a link to its
-        // parent's, so that memory stays in proportion to the arguments): names folded alike in
-        // one of them.
-        let mut places: Vec<(usize, Option<&str>)> = vec![(0, None)];
-        let mut pending: Vec<(usize, &Value)> = vec![(0, arguments)];
-        let place_of = |places: &[(usize, Option<&str>)], mut at: usize| {
-            let mut names = Vec::new();
-            while at != 0 {
-                let (parent, name) = places[at];
-                names.extend(name);
-                at = parent;
-            }
-            names.reverse();
-            names.join(".")
-        };
-        while let Some((place, value)) = pending.pop() {
-            match value {
-                Value::Object(object) => {
-                    let mut seen: HashMap<String, &str> = HashMap::new();
-                    for (name, inner) in object {
-                        let folded: String = name.chars().map(crate::text::fold).collect();
-                        let both_declared = place == 0
-                            && seen
-                                .get(&folded)
-                                .is_some_and(|first| declared.contains(&first.to_string()))
-                            && declared.contains(name);
-                        if let Some(first) = seen.insert(folded, name) {
-                            if !both_declared {
-                                let at = place_of(&places, place);
-                                let within = if at.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(" (in '{at}')")
-                                };
-                                found.push(format!(
-                                    "arguments '{first}' and '{name}'{within} differ only in case: a server that reads names without regard to case would take one for the other"
-                                ));
-                            }
-                        }
-                        places.push((place, Some(name)));
-                        pending.push((places.len() - 1, inner));
-                    }
-                }
-                // Items share their array's place (a message names the object, not the index).
-                Value::Array(items) => pending.extend(items.iter().map(|item| (place, item))),
-                _ => {}
-            }
-        }
-        found
+        case_variants::case_variants(&self.input.schema, arguments)
     }
 
     /// The top-level arguments the input schema does not declare, as `unexpected argument`

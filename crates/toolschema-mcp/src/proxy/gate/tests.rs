@@ -856,7 +856,7 @@ fn names_a_schema_declares_in_both_cases_are_not_refused() {
     // A name declared in a branch is declared: its case variant alone is refused.
     let sent = session.client(call(json!(2), "plot", json!({"MODE": "w"})));
     assert!(sent.to_server.is_empty());
-    // Objects in arrays are looked at, and named by the array's place.
+    // Objects in arrays are looked at, and named by their place in the array.
     let sent = session.client(call(
         json!(3),
         "plot",
@@ -864,6 +864,125 @@ fn names_a_schema_declares_in_both_cases_are_not_refused() {
     ));
     assert_eq!(
         sent.to_client[0],
-        tool_error(json!(3), "arguments 'b' and 'B' (in 'rows') differ only in case: a server that reads names without regard to case would take one for the other")
+        tool_error(json!(3), "arguments 'b' and 'B' (in 'rows[1]') differ only in case: a server that reads names without regard to case would take one for the other")
     );
+    // Names a nested object's schema declares in both cases pass there too.
+    let nested = json!({
+        "name": "draw",
+        "inputSchema": {"type": "object", "properties": {"at": {"type": "object", "properties": {"x": {"type": "number"}, "X": {"type": "number"}}}}}
+    });
+    session.listed(json!([nested]));
+    let sent = session.client(call(json!(4), "draw", json!({"at": {"x": 1, "X": 2}})));
+    assert_eq!(sent.to_server.len(), 1);
+}
+
+/// The message for an undeclared `variant` a case-insensitive reader takes for `meant`.
+fn undeclared_variant(variant: &str, meant: &str) -> String {
+    format!("argument '{variant}' is not declared, and a server that reads names without regard to case would take it for '{meant}'")
+}
+
+#[test]
+fn undeclared_case_variants_of_nested_declared_names_are_refused() {
+    let mut session = Session::new(GateConfig::default());
+    let safe_path = json!({"type": "string", "pattern": "^/safe"});
+    let tools = json!([
+        {"name": "nested", "inputSchema": {"type": "object", "properties": {
+            "opts": {"type": "object", "properties": {"path": safe_path}}}}},
+        {"name": "rows", "inputSchema": {"type": "object", "properties": {
+            "rows": {"type": "array", "items": {"type": "object", "properties": {"path": safe_path}}},
+            "pair": {"type": "array", "prefixItems": [{"type": "object"}, {"type": "object", "properties": {"path": safe_path}}]}}}},
+        {"name": "referenced", "inputSchema": {"type": "object",
+            "properties": {"target": {"$ref": "#/$defs/target"}},
+            "$defs": {"target": {"type": "object", "properties": {"path": safe_path, "next": {"$ref": "#/$defs/target"}}}}}},
+        {"name": "branches", "inputSchema": {"type": "object", "properties": {
+            "source": {"anyOf": [
+                {"type": "object", "properties": {"path": safe_path}},
+                {"type": "object", "properties": {"url": {"type": "string"}, "Path": {"type": "string"}}}]}}}},
+        {"name": "map", "inputSchema": {"type": "object", "properties": {
+            "mounts": {"type": "object", "additionalProperties": {"type": "object", "properties": {"path": safe_path}}}}}},
+        {"name": "folds", "inputSchema": {"type": "object", "properties": {
+            "opts": {"type": "object", "properties": {"mask": {"type": "string"}, "kind": {"type": "string"}, "id": {"type": "integer"}}}}}}
+    ]);
+    session.listed(tools);
+    let refused = [
+        (
+            "nested",
+            json!({"opts": {"Path": "/etc/passwd"}}),
+            "opts.Path",
+            "opts.path",
+        ),
+        (
+            "rows",
+            json!({"rows": [{"path": "/safe/a"}, {"PATH": "/etc"}]}),
+            "rows[1].PATH",
+            "rows[1].path",
+        ),
+        (
+            "rows",
+            json!({"pair": [{}, {"pAth": "/etc"}]}),
+            "pair[1].pAth",
+            "pair[1].path",
+        ),
+        (
+            "referenced",
+            json!({"target": {"path": "/safe", "next": {"next": {"Path": "/etc"}}}}),
+            "target.next.next.Path",
+            "target.next.next.path",
+        ),
+        (
+            "branches",
+            json!({"source": {"PATH": "/etc"}}),
+            "source.PATH",
+            "source.path",
+        ),
+        (
+            "map",
+            json!({"mounts": {"home": {"Path": "/etc"}}}),
+            "mounts.home.Path",
+            "mounts.home.path",
+        ),
+        // ſ (U+017F) folds to s, the Kelvin sign (U+212A) to k.
+        (
+            "folds",
+            json!({"opts": {"maſk": "x"}}),
+            "opts.maſk",
+            "opts.mask",
+        ),
+        (
+            "folds",
+            json!({"opts": {"\u{212A}ind": "x"}}),
+            "opts.\u{212A}ind",
+            "opts.kind",
+        ),
+    ];
+    for (id, (tool, arguments, variant, meant)) in refused.into_iter().enumerate() {
+        let sent = session.client(call(json!(id), tool, arguments));
+        assert!(sent.to_server.is_empty(), "{variant} reached the server");
+        assert_eq!(
+            sent.to_client[0],
+            tool_error(json!(id), &undeclared_variant(variant, meant))
+        );
+    }
+    // Exact names, names folding to nothing declared there, a spelling one anyOf branch
+    // declares ('Path' beside 'path'), and ı (dotless i, which Go does not fold to i) pass.
+    let passed = [
+        ("nested", json!({"opts": {"path": "/safe/a", "paths": 1}})),
+        ("nested", json!({"options": {"Path": 1}})),
+        (
+            "rows",
+            json!({"rows": [{"path": "/safe"}, {"route": "/etc"}]}),
+        ),
+        ("branches", json!({"source": {"Path": "/x", "url": "u"}})),
+        ("map", json!({"mounts": {"Path": {"path": "/safe"}}})),
+        ("folds", json!({"opts": {"ıd": 1}})),
+    ];
+    for (id, (tool, arguments)) in passed.into_iter().enumerate() {
+        let sent = session.client(call(json!(100 + id), tool, arguments.clone()));
+        assert_eq!(
+            sent.to_server.len(),
+            1,
+            "{tool} {arguments} was refused: {:?}",
+            sent.to_client
+        );
+    }
 }
