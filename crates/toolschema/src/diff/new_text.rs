@@ -189,18 +189,13 @@ impl SchemaDiff<'_> {
             return;
         };
         let old = o.and_then(Value::as_str).unwrap_or_default();
-        let message = format!(
-            "{key} of {} changed: {}",
-            self.subject(path),
-            word_diff(old, new)
-        );
-        self.push_class(
+        self.push_word_diff(
             ChangeCode::SchemaTextChanged,
-            ChangeClass::Security,
+            key,
+            (old, new),
+            (o, n),
             at,
-            message,
-            o,
-            n,
+            path,
         );
     }
 }

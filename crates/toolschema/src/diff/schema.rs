@@ -497,19 +497,33 @@ impl SchemaDiff<'_> {
             Some(other) => other.to_string(),
             None => String::new(),
         };
+        let (old, new) = (text(o), text(n));
+        self.push_word_diff(
+            ChangeCode::SchemaDescriptionChanged,
+            key,
+            (&old, &new),
+            (o, n),
+            at,
+            path,
+        );
+    }
+
+    /// A change of model-visible text at `at`, shown as a word diff of `texts` (security).
+    pub(super) fn push_word_diff(
+        &mut self,
+        code: ChangeCode,
+        key: &str,
+        (old, new): (&str, &str),
+        (o, n): (Option<&Value>, Option<&Value>),
+        at: &str,
+        path: &str,
+    ) {
         let message = format!(
             "{key} of {} changed: {}",
             self.subject(path),
-            word_diff(&text(o), &text(n))
+            word_diff(old, new)
         );
-        self.push_class(
-            ChangeCode::SchemaDescriptionChanged,
-            ChangeClass::Security,
-            at,
-            message,
-            o,
-            n,
-        );
+        self.push_class(code, ChangeClass::Security, at, message, o, n);
     }
 
     /// Another annotation changed: `default`, `examples`, `$comment`, an unknown keyword
