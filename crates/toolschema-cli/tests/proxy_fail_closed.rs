@@ -873,3 +873,30 @@ fn requests_whose_answers_could_not_be_matched_are_answered_here() {
         "{received}"
     );
 }
+
+#[test]
+fn a_pattern_javascript_cannot_read_refuses_calls_instead_of_reading_it_as_rust_would() {
+    let setup = setup();
+    // Rust's regex syntax reads `(?i)` as "any case", so `ADMIN` would pass; JavaScript (with
+    // the u flag, as Ajv compiles patterns) refuses the pattern.
+    let login = json!({"name": "login", "inputSchema": {"type": "object", "properties": {"user": {"type": "string", "pattern": "(?i)^admin$"}}, "required": ["user"]}});
+    let script = json!({"tools": [login, tool("count", 10)]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    for (id, user) in [(2, "ADMIN"), (3, "admin")] {
+        proxy.send(&call(id, "login", json!({"user": user})));
+        let answer = reply(&mut proxy);
+        assert_eq!(
+            answer,
+            tool_error(
+                id,
+                "the proxy could not learn this tool's schema: inputSchema: invalid schema at '/properties/user/pattern': the pattern '(?i)^admin$' is not an ECMA-262 regular expression as JavaScript reads it with the u flag (invalid group modifier); write it in JavaScript's syntax"
+            )
+        );
+    }
+    // The other tool is still checked and called.
+    proxy.send(&call(4, "count", json!({"n": 3})));
+    assert!(reply(&mut proxy).get("result").is_some());
+    assert_eq!(setup.called(), [json!(4)], "{:?}", setup.verdicts());
+}

@@ -649,3 +649,75 @@ fn patterns_are_read_as_ecma_262_reads_them() {
         )
     );
 }
+
+/// A `pattern` JavaScript refuses (with the u flag, as Ajv compiles it) is not read with the
+/// meaning Rust's regex syntax gives it: the schema is refused, exit 2, naming the pattern and
+/// where it is. `(?i)^admin$` would otherwise pass `ADMIN`, `\pL` any letter.
+#[test]
+fn patterns_javascript_cannot_read_are_refused_not_read_as_rust_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let instances = dir.path().join("values.jsonl");
+    std::fs::write(&instances, "{\"user\": \"R2D2\"}\n{\"user\": \"Émile\"}\n").unwrap();
+    let instances = instances.to_str().unwrap();
+    for (pattern, at, why) in [
+        (
+            r"(?i)^admin$",
+            "/properties/user/pattern",
+            "invalid group modifier",
+        ),
+        (
+            r"^\\pL+$",
+            "/properties/user/pattern",
+            "invalid character at property escape start",
+        ),
+        (
+            r"^a\\z",
+            "/properties/user/pattern",
+            "invalid character escape",
+        ),
+    ] {
+        let schema = dir.path().join("schema.json");
+        std::fs::write(
+            &schema,
+            format!(r#"{{"type": "object", "properties": {{"user": {{"type": "string", "pattern": "{pattern}"}}}}}}"#),
+        )
+        .unwrap();
+        let r = validate(&[
+            "--schema",
+            schema.to_str().unwrap(),
+            "--instances",
+            instances,
+        ]);
+        assert_eq!(r.code, 2, "{pattern}: {}", r.stdout);
+        assert!(r.stdout.is_empty(), "{pattern}: {}", r.stdout);
+        let written = pattern.replace(r"\\", r"\");
+        assert!(
+            r.stderr.contains(&format!(
+                "invalid schema at '{at}': the pattern '{written}' is not an ECMA-262 regular expression as JavaScript reads it with the u flag ({why}); write it in JavaScript's syntax"
+            )),
+            "{pattern}: {}",
+            r.stderr
+        );
+    }
+    // ECMA-262's own syntax is read as before: `\p{L}` with the u flag, named groups.
+    let schema = dir.path().join("schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"type": "object", "properties": {"user": {"type": "string", "pattern": "^(?<first>\\p{L})\\p{L}*$"}}}"#,
+    )
+    .unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        instances,
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.stdout,
+        concat!(
+            "{\"line\":1,\"valid\":false,\"errors\":[{\"path\":\"/user\",\"message\":\"value 'user' must match the pattern ^(?<first>\\\\p{L})\\\\p{L}*$\"}]}\n",
+            "{\"line\":2,\"valid\":true,\"errors\":[]}\n",
+        )
+    );
+}

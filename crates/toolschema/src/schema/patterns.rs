@@ -265,6 +265,144 @@ fn references_into_pattern_properties(schema: &Value) -> Vec<String> {
     found
 }
 
+/// Why `pattern` is not an ECMA-262 regular expression as JavaScript reads it with the `u` flag
+/// (the way Ajv compiles a `pattern`), or `None` when it is one.
+///
+/// The engine reads Rust's syntax, which takes much that JavaScript refuses and gives it a
+/// meaning of its own: `(?i)^admin$` would match `ADMIN`, `\pL` a letter, `\z` the end. A call
+/// the validator passed by such a meaning is one a JavaScript server refuses, or worse, one the
+/// schema's author never meant to allow; so a pattern that is not ECMA-262 is refused here,
+/// before the engine reads it.
+pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<String> {
+    regress::Regex::with_flags(pattern, "u").err().map(|error| {
+        // The reader's messages start with a capital ("Invalid character escape").
+        let why = error.to_string();
+        let mut chars = why.chars();
+        match chars.next() {
+            Some(first) => first.to_lowercase().chain(chars).collect(),
+            None => why,
+        }
+    })
+}
+
+/// A `pattern` (or `patternProperties` key) that is not an ECMA-262 regular expression.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotEcmaPattern {
+    /// Where, as a JSON Pointer into the schema: the `pattern` value, or the
+    /// `patternProperties` member whose key it is.
+    pub(crate) pointer: String,
+    /// The pattern as written.
+    pub(crate) pattern: String,
+    /// What the ECMA-262 reader says of it.
+    pub(crate) why: String,
+}
+
+impl std::fmt::Display for NotEcmaPattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the pattern '{}' is not an ECMA-262 regular expression as JavaScript reads it with the u flag ({}); write it in JavaScript's syntax",
+            self.pattern, self.why
+        )
+    }
+}
+
+/// One step of a JSON Pointer, borrowed from the schema.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Every `pattern` value and `patternProperties` key of `schema` that is not an ECMA-262
+/// regular expression ([`ecma_syntax_error`]): each object's own before those of the schemas
+/// below it, and these in the order they are written. Schema objects are walked as
+/// [`with_ecma_patterns`] walks them: not into the values of [`VALUE_KEYWORDS`], and a member
+/// of a [`NAME_MAPS`] keyword is a schema whatever its name.
+pub(crate) fn non_ecma_patterns(schema: &Value) -> Vec<NotEcmaPattern> {
+    let mut found = Vec::new();
+    if !crate::json::any_object(schema, |map| {
+        map.contains_key("pattern") || map.contains_key("patternProperties")
+    }) {
+        return found;
+    }
+    // Each value with its depth, the step that reached it, and whether it is a map of names to
+    // schemas; `path` holds the steps down to the value being looked at.
+    let mut stack: Vec<(&Value, usize, Option<Step<'_>>, bool)> = vec![(schema, 0, None, false)];
+    let mut path: Vec<Step<'_>> = Vec::new();
+    let pointer_of = |path: &[Step<'_>], last: &[&str]| {
+        let mut pointer = String::new();
+        let keys = path.iter().map(|step| match step {
+            Step::Key(key) => std::borrow::Cow::Borrowed(*key),
+            Step::Index(i) => std::borrow::Cow::Owned(i.to_string()),
+        });
+        for key in keys.chain(last.iter().map(|k| std::borrow::Cow::Borrowed(*k))) {
+            pointer.push('/');
+            pointer.push_str(&crate::json::pointer::escape_segment(&key));
+        }
+        pointer
+    };
+    while let Some((value, depth, step, names)) = stack.pop() {
+        path.truncate(depth.saturating_sub(1));
+        if let Some(step) = step {
+            path.push(step);
+        }
+        match value {
+            Value::Object(map) => {
+                if names {
+                    stack.extend(
+                        map.iter()
+                            .rev()
+                            .map(|(key, child)| (child, depth + 1, Some(Step::Key(key)), false)),
+                    );
+                    continue;
+                }
+                if let Some(Value::String(pattern)) = map.get("pattern") {
+                    if let Some(why) = ecma_syntax_error(pattern) {
+                        found.push(NotEcmaPattern {
+                            pointer: pointer_of(&path, &["pattern"]),
+                            pattern: pattern.clone(),
+                            why,
+                        });
+                    }
+                }
+                if let Some(Value::Object(patterns)) = map.get("patternProperties") {
+                    for key in patterns.keys() {
+                        if let Some(why) = ecma_syntax_error(key) {
+                            found.push(NotEcmaPattern {
+                                pointer: pointer_of(&path, &["patternProperties", key]),
+                                pattern: key.clone(),
+                                why,
+                            });
+                        }
+                    }
+                }
+                stack.extend(
+                    map.iter()
+                        .rev()
+                        .filter(|(key, child)| {
+                            !VALUE_KEYWORDS.contains(&key.as_str())
+                                && (child.is_object() || child.is_array())
+                        })
+                        .map(|(key, child)| {
+                            let names = NAME_MAPS.contains(&key.as_str());
+                            (child, depth + 1, Some(Step::Key(key)), names)
+                        }),
+                );
+            }
+            Value::Array(items) => stack.extend(
+                items
+                    .iter()
+                    .enumerate()
+                    .rev()
+                    .filter(|(_, child)| child.is_object() || child.is_array())
+                    .map(|(i, child)| (child, depth + 1, Some(Step::Index(i)), false)),
+            ),
+            _ => {}
+        }
+    }
+    found
+}
+
 /// Whether any object in `schema` has a `pattern` or a `patternProperties` key that
 /// [`ecma_pattern`] rewrites: a cheap scan that lets the common schema skip the walk over its
 /// subschemas (values that are not schemas may answer yes; the walk then finds nothing).
@@ -411,5 +549,74 @@ mod tests {
         assert_eq!(originals[&outer], "^x-.*$");
         assert_eq!(originals[&format!("^{DOT}+$")], "^.+$");
         assert_eq!(with_ecma_patterns(&json!({"pattern": "^[a-z]+$"})), None);
+    }
+
+    #[test]
+    fn patterns_outside_ecma_262_are_found_where_they_are() {
+        let schema = json!({
+            "properties": {
+                "user": {"pattern": "(?i)^admin$"},
+                "pattern": {"pattern": "^ok$"},
+                "default": {"const": {"pattern": "(?i)an instance, not a schema"}},
+                "list": {"items": [{"pattern": "\\pL"}], "examples": [{"pattern": "\\z"}]}
+            },
+            "patternProperties": {"^a/b~\\z": {}, "^fine-\\p{L}$": {}},
+            "allOf": [{"not": {"pattern": "a++"}}],
+            "$defs": {"pattern": {"pattern": "[[:alpha:]]"}}
+        });
+        let found: Vec<(String, String)> = non_ecma_patterns(&schema)
+            .into_iter()
+            .map(|bad| (bad.pointer, bad.pattern))
+            .collect();
+        let expected = [
+            ("/patternProperties/^a~1b~0\\z", "^a/b~\\z"),
+            ("/properties/user/pattern", "(?i)^admin$"),
+            ("/properties/list/items/0/pattern", "\\pL"),
+            ("/allOf/0/not/pattern", "a++"),
+            ("/$defs/pattern/pattern", "[[:alpha:]]"),
+        ];
+        assert_eq!(
+            found,
+            expected.map(|(pointer, pattern)| (pointer.to_string(), pattern.to_string()))
+        );
+    }
+
+    #[test]
+    fn ecma_262_patterns_are_left_alone() {
+        for pattern in [
+            "^[a-z0-9_./-]+$",
+            "^\\p{L}[\\p{L}\\p{N}]*$",
+            "^(?<year>\\d{4})-\\k<year>$",
+            "(?<=a)b(?!c)",
+            "[^]",
+            "^\\/srv\\/",
+            "[\\-a]",
+            "\\u{1F600}|\\uD83D",
+            "\\cJ",
+            "^\\p{Script=Greek}+$",
+        ] {
+            assert_eq!(ecma_syntax_error(pattern), None, "{pattern}");
+        }
+        assert_eq!(
+            ecma_syntax_error("(?i)^admin$").as_deref(),
+            Some("invalid group modifier")
+        );
+    }
+
+    #[test]
+    fn deep_schemas_are_walked_without_recursion() {
+        let mut schema = json!({"pattern": "\\z"});
+        for _ in 0..20_000 {
+            let mut map = Map::new();
+            map.insert("items".into(), schema);
+            schema = Value::Object(map);
+        }
+        let found = non_ecma_patterns(&schema);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[0].pointer.len(),
+            "/items".len() * 20_000 + "/pattern".len()
+        );
+        crate::json::drop_deep(schema);
     }
 }

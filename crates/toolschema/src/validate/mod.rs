@@ -32,7 +32,7 @@ mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
-use crate::schema::patterns::with_ecma_patterns;
+use crate::schema::patterns::{non_ecma_patterns, with_ecma_patterns};
 use crate::schema::references::{
     check_ref_cycles, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
     UNFETCHED_REF,
@@ -360,6 +360,24 @@ impl SchemaValidator {
             Some(stubbed) => std::borrow::Cow::Owned(stubbed),
             None => standard,
         };
+        // A pattern the engine would read with a meaning of Rust's own is refused (fails
+        // closed), in the schema and in every document it may reach.
+        if let Some(bad) = non_ecma_patterns(&standard).into_iter().next() {
+            return Err(SchemaError::Invalid {
+                pointer: bad.pointer.clone(),
+                message: bad.to_string(),
+            });
+        }
+        let mut documents: Vec<_> = options.documents.iter().collect();
+        documents.sort_by_key(|(uri, _)| *uri);
+        for (uri, document) in documents {
+            if let Some(bad) = non_ecma_patterns(document).into_iter().next() {
+                return Err(SchemaError::Invalid {
+                    pointer: format!("{uri}#{}", bad.pointer),
+                    message: bad.to_string(),
+                });
+            }
+        }
         // What the engine reads: patterns rewritten to mean what ECMA-262 means.
         let (for_engine, patterns) = match with_ecma_patterns(&standard) {
             Some((rewritten, patterns)) => (std::borrow::Cow::Owned(rewritten), patterns),

@@ -2,6 +2,7 @@
 
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
+use crate::schema::patterns::non_ecma_patterns;
 use crate::schema::Dialect;
 
 declare_rule! {
@@ -10,12 +11,17 @@ declare_rule! {
     /// ## What it flags
     /// An `inputSchema` or `outputSchema` that is not a valid schema of its dialect (draft-07 or
     /// draft 2020-12, from `$schema`): a misspelled type (`"type": "strng"`), a `required`
-    /// that is not a list of names, a negative `maxLength`, `properties` that is not an object.
-    /// Each finding points at the offending value.
+    /// that is not a list of names, a negative `maxLength`, `properties` that is not an object;
+    /// and a `pattern` (or `patternProperties` key) that is not an ECMA-262 regular expression as
+    /// JavaScript reads it with the `u` flag, the way Ajv compiles it (`(?i)^admin$`, `\pL`,
+    /// `^a\z`, `a++`). Each finding points at the offending value.
     ///
     /// ## Why it matters
     /// Clients compile the schema before they validate against it. A schema that does not
-    /// compile makes the tool fail on every call, or drops it from the list.
+    /// compile makes the tool fail on every call, or drops it from the list. A pattern in
+    /// another regex dialect is refused by a JavaScript client, and where a reader of that
+    /// dialect takes it, it means something else there (`(?i)` makes a pattern match any case):
+    /// toolschema's validator and proxy refuse such a schema rather than guess.
     ///
     /// ## Example
     /// ```json
@@ -41,6 +47,14 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             Dialect::Draft7 => jsonschema::draft7::meta::validator(),
             Dialect::Draft202012 => jsonschema::draft202012::meta::validator(),
         };
+        for bad in non_ecma_patterns(doc.value) {
+            let span = doc.span_of(cx.spans(), &bad.pointer).unwrap_or(doc.span);
+            report.add(
+                format!("{}{}", doc.pointer, bad.pointer),
+                span,
+                format!("{} breaks the {} meta-schema: {bad}", doc.field, dialect.name()),
+            );
+        }
         if validator.is_valid(doc.value) {
             continue;
         }
