@@ -273,19 +273,74 @@ fn references_into_pattern_properties(schema: &Value) -> Vec<String> {
 /// the validator passed by such a meaning is one a JavaScript server refuses, or worse, one the
 /// schema's author never meant to allow; so a pattern that is not ECMA-262 is refused here,
 /// before the engine reads it.
-pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<String> {
-    regress::Regex::with_flags(pattern, "u").err().map(|error| {
-        // The reader's messages start with a capital ("Invalid character escape").
-        let why = error.to_string();
-        let mut chars = why.chars();
-        match chars.next() {
-            Some(first) => first.to_lowercase().chain(chars).collect(),
-            None => why,
+///
+/// The reader (regress) recurses once per alternative and takes time that grows with the square
+/// of their number: a pattern with more than [`MAX_ALTERNATIVES`] `|`, or longer than
+/// [`MAX_PATTERN_BYTES`], is not read at all but refused as too large to check; one with more
+/// than [`ALTERNATIVES_ON_THE_STACK`] is read on a thread of its own with a large stack.
+pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<PatternProblem> {
+    let alternatives = memchr::memchr_iter(b'|', pattern.as_bytes()).count();
+    if alternatives > MAX_ALTERNATIVES || pattern.len() > MAX_PATTERN_BYTES {
+        return Some(PatternProblem::TooLarge);
+    }
+    let read = |pattern: &str| {
+        regress::Regex::with_flags(pattern, "u")
+            .err()
+            .map(|error| error.to_string())
+    };
+    let why = if alternatives <= ALTERNATIVES_ON_THE_STACK {
+        read(pattern)?
+    } else {
+        let owned = pattern.to_string();
+        let reading = std::thread::Builder::new()
+            .name("pattern-check".into())
+            .stack_size(LARGE_STACK)
+            .spawn(move || read(&owned));
+        match reading.map(std::thread::JoinHandle::join) {
+            Ok(Ok(why)) => why?,
+            // No thread to be had, or the reader failed: nothing says the pattern is sound.
+            _ => return Some(PatternProblem::TooLarge),
         }
-    })
+    };
+    if why.contains("too deeply nested") {
+        return Some(PatternProblem::TooDeep);
+    }
+    // The reader's messages start with a capital ("Invalid character escape").
+    let mut chars = why.chars();
+    Some(PatternProblem::NotEcma(match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => why,
+    }))
 }
 
-/// A `pattern` (or `patternProperties` key) that is not an ECMA-262 regular expression.
+/// The most `|` a pattern may hold to be checked ([`ecma_syntax_error`]): 16,384 alternatives
+/// take the reader about 0.3 s.
+pub(crate) const MAX_ALTERNATIVES: usize = 16_384;
+/// The longest pattern checked.
+pub(crate) const MAX_PATTERN_BYTES: usize = 256 * 1024;
+/// The most `|` read on the calling thread: a debug build's reader needs about 2 KiB of stack
+/// per alternative, and threads may have 2 MiB.
+const ALTERNATIVES_ON_THE_STACK: usize = 512;
+/// The stack of the thread that reads a pattern with more alternatives (reserved, not used
+/// unless needed).
+const LARGE_STACK: usize = 256 * 1024 * 1024;
+
+/// What is wrong with a pattern, for [`ecma_syntax_error`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PatternProblem {
+    /// It is not ECMA-262 with the `u` flag: what the reader says.
+    NotEcma(String),
+    /// It nests groups deeper than the reader goes (about 250 levels).
+    TooDeep,
+    /// It is too long, or has too many alternatives, to be checked.
+    TooLarge,
+}
+
+/// How much of a pattern a message quotes.
+const QUOTED_CHARS: usize = 120;
+
+/// A `pattern` (or `patternProperties` key) that is not an ECMA-262 regular expression, or
+/// cannot be checked to be one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NotEcmaPattern {
     /// Where, as a JSON Pointer into the schema: the `pattern` value, or the
@@ -293,17 +348,28 @@ pub(crate) struct NotEcmaPattern {
     pub(crate) pointer: String,
     /// The pattern as written.
     pub(crate) pattern: String,
-    /// What the ECMA-262 reader says of it.
-    pub(crate) why: String,
+    /// What is wrong with it.
+    pub(crate) problem: PatternProblem,
 }
 
 impl std::fmt::Display for NotEcmaPattern {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the pattern '{}' is not an ECMA-262 regular expression as JavaScript reads it with the u flag ({}); write it in JavaScript's syntax",
-            self.pattern, self.why
-        )
+        let pattern = crate::text::shorten(&self.pattern, QUOTED_CHARS);
+        match &self.problem {
+            PatternProblem::NotEcma(why) => write!(
+                f,
+                "the pattern '{pattern}' is not an ECMA-262 regular expression as JavaScript reads it with the u flag ({why}); write it in JavaScript's syntax"
+            ),
+            PatternProblem::TooDeep => write!(
+                f,
+                "the pattern '{pattern}' nests its groups too deeply to be checked as an ECMA-262 regular expression here"
+            ),
+            PatternProblem::TooLarge => write!(
+                f,
+                "the pattern '{pattern}' is too large to be checked as an ECMA-262 regular expression here (over {MAX_ALTERNATIVES} alternatives or {} KiB)",
+                MAX_PATTERN_BYTES / 1024
+            ),
+        }
     }
 }
 
@@ -357,21 +423,21 @@ pub(crate) fn non_ecma_patterns(schema: &Value) -> Vec<NotEcmaPattern> {
                     continue;
                 }
                 if let Some(Value::String(pattern)) = map.get("pattern") {
-                    if let Some(why) = ecma_syntax_error(pattern) {
+                    if let Some(problem) = ecma_syntax_error(pattern) {
                         found.push(NotEcmaPattern {
                             pointer: pointer_of(&path, &["pattern"]),
                             pattern: pattern.clone(),
-                            why,
+                            problem,
                         });
                     }
                 }
                 if let Some(Value::Object(patterns)) = map.get("patternProperties") {
                     for key in patterns.keys() {
-                        if let Some(why) = ecma_syntax_error(key) {
+                        if let Some(problem) = ecma_syntax_error(key) {
                             found.push(NotEcmaPattern {
                                 pointer: pointer_of(&path, &["patternProperties", key]),
                                 pattern: key.clone(),
-                                why,
+                                problem,
                             });
                         }
                     }
@@ -598,9 +664,37 @@ mod tests {
             assert_eq!(ecma_syntax_error(pattern), None, "{pattern}");
         }
         assert_eq!(
-            ecma_syntax_error("(?i)^admin$").as_deref(),
-            Some("invalid group modifier")
+            ecma_syntax_error("(?i)^admin$"),
+            Some(PatternProblem::NotEcma("invalid group modifier".into()))
         );
+    }
+
+    #[test]
+    fn large_and_deep_patterns_are_checked_within_bounds_or_refused() {
+        // Many alternatives are read on a thread with a large stack (this one has 2 MiB).
+        let many = vec!["ab"; 4_000].join("|");
+        assert_eq!(ecma_syntax_error(&many), None);
+        let many_bad = format!("{many}|\\z");
+        assert!(matches!(
+            ecma_syntax_error(&many_bad),
+            Some(PatternProblem::NotEcma(_))
+        ));
+        let too_many = vec!["ab"; MAX_ALTERNATIVES + 2].join("|");
+        assert_eq!(ecma_syntax_error(&too_many), Some(PatternProblem::TooLarge));
+        assert_eq!(
+            ecma_syntax_error(&"a".repeat(MAX_PATTERN_BYTES + 1)),
+            Some(PatternProblem::TooLarge)
+        );
+        let deep = format!("{}a{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert_eq!(ecma_syntax_error(&deep), Some(PatternProblem::TooDeep));
+        let bad = NotEcmaPattern {
+            pointer: "/pattern".into(),
+            pattern: deep,
+            problem: PatternProblem::TooDeep,
+        };
+        let message = bad.to_string();
+        assert!(message.len() < 300, "{message}");
+        assert!(message.starts_with(&format!("the pattern '{}…' nests", "(".repeat(120))));
     }
 
     #[test]
