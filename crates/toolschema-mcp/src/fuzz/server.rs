@@ -3,8 +3,7 @@
 //!
 //! Tools are called side by side on lanes, one lane per job. For a command, each lane is a
 //! process of its own, so a crash, a line of stray output or a stuck event loop belongs to the
-//! one case in flight on it (a slow call of a case may have a copy beside it: `repeat_after`).
-//! Over HTTP the lanes are sessions with one server; there a call that
+//! one case in flight on it (a slow call of a case may have a copy beside it: `repeat_after`). Over HTTP the lanes are sessions with one server; there a call that
 //! must be told apart from every other one runs alone: the gate lets it in only when nothing else
 //! is in flight, and holds the others back until it is done.
 
@@ -25,28 +24,13 @@ const PING_LIMIT: Duration = Duration::from_secs(5);
 /// How many times the timeout a call that keeps sending progress notifications may take in all.
 pub(crate) const PROGRESS_CEILING: u32 = 10;
 /// How long a case's call over a process of its own may go unanswered before the same call is
-/// sent again beside it: when the first hangs, the second is already under way to confirm it,
-/// so a confirmed hang costs one timeout and this delay, not two timeouts. The delay is
-/// [`COPY_AFTER_USUAL`] times the slowest recent answer of that process (`usual`, `None` before
-/// its first), within [`COPY_AFTER_MIN`] and a twentieth of the timeout (itself within 50 ms
-/// and 1 s): a call that takes many times what this server's calls take is slow, and the sooner
-/// its copy leaves, the sooner a hang is confirmed. Only while nothing else is unanswered on
-/// that process: a call that timed out stays unanswered, so a process that has had one sends no
-/// more copies.
-fn repeat_after(timeout: Duration, usual: Option<Duration>) -> Duration {
-    let ceiling = (timeout / 20).clamp(Duration::from_millis(50), Duration::from_secs(1));
-    match usual {
-        Some(usual) => usual
-            .saturating_mul(COPY_AFTER_USUAL)
-            .clamp(COPY_AFTER_MIN.min(ceiling), ceiling),
-        None => ceiling,
-    }
+/// sent again beside it (a twentieth of the timeout, within bounds): when the first hangs, the
+/// second is already under way to confirm it, so a confirmed hang costs about one timeout, not
+/// two. Only while nothing else is unanswered on that process: a call that timed out stays
+/// unanswered, so a process that has had one sends no more copies.
+fn repeat_after(timeout: Duration) -> Duration {
+    (timeout / 20).clamp(Duration::from_millis(50), Duration::from_secs(1))
 }
-/// How many times the slowest recent answer a call may take before its copy is sent.
-const COPY_AFTER_USUAL: u32 = 8;
-/// The shortest wait before a copy is sent, however fast the server's answers: below it, the
-/// scheduling of two processes on a busy machine is as slow as a call.
-const COPY_AFTER_MIN: Duration = Duration::from_millis(15);
 /// The largest call sent again beside itself (its `params` as JSON).
 const MAX_REPEATED_BYTES: usize = 16 * 1024;
 /// How long a stopped server gets to exit before it is killed.
@@ -82,30 +66,6 @@ struct Live {
     stopped: AtomicBool,
     /// It is gone; the next call starts another.
     dead: AtomicBool,
-    /// How long its calls take: the slowest recent answer, in microseconds, fading by an
-    /// eighth with every answer after it (`u64::MAX` before the first answer).
-    usual_micros: AtomicU64,
-}
-
-impl Live {
-    /// How long this server's calls usually take ([`Live::usual_micros`]), once one was answered.
-    fn usual(&self) -> Option<Duration> {
-        match self.usual_micros.load(Ordering::Relaxed) {
-            u64::MAX => None,
-            micros => Some(Duration::from_micros(micros)),
-        }
-    }
-
-    /// Count an answer that took `took`.
-    fn answered_in(&self, took: Duration) {
-        let took = u64::try_from(took.as_micros()).unwrap_or(u64::MAX - 1);
-        let faded = match self.usual_micros.load(Ordering::Relaxed) {
-            u64::MAX => 0,
-            usual => usual - usual / 8,
-        };
-        self.usual_micros
-            .store(took.max(faded).min(u64::MAX - 1), Ordering::Relaxed);
-    }
 }
 
 impl Live {
@@ -366,15 +326,13 @@ impl Server {
         };
         let id = handle.id.clone();
         let mut ids = vec![id.clone()];
-        let sent_at = tokio::time::Instant::now();
-        let copy_after = repeat_after(timeout, live.usual());
         let first = handle.await_response();
         tokio::pin!(first);
         let mut repeat = None;
         let mut copy_outlived_ping = false;
         let response = tokio::select! {
             response = &mut first => response,
-            () = tokio::time::sleep(copy_after), if may_repeat => {
+            () = tokio::time::sleep(repeat_after(timeout)), if may_repeat => {
                 // Slow so far: the same call again beside it, so that a hang is seen twice in
                 // about one timeout. Only on a process that has nothing else unanswered, which
                 // could hold the second call back and make it look like a hang of its own, and
@@ -393,9 +351,6 @@ impl Server {
                 first.await
             }
         };
-        if matches!(response, Ok(_) | Err(ServiceError::McpError(_))) {
-            live.answered_in(sent_at.elapsed());
-        }
         let answer = match response {
             Ok(_) => match live.results.take(&id) {
                 Some(result) => Answer::Result(result),
@@ -612,7 +567,6 @@ async fn connect(reach: Reach) -> Result<Live, Unavailable> {
                 stderr,
                 stopped: AtomicBool::new(false),
                 dead: AtomicBool::new(false),
-                usual_micros: AtomicU64::new(u64::MAX),
             })
         }
         Ok(Err(failure)) => {
@@ -665,24 +619,4 @@ fn after_sending(failure: &SessionFailure) -> String {
 
 fn push_stderr(message: &mut String, tail: &StderrTail) {
     message.push_str(&crate::server_process::stderr_note(tail.block().as_deref()));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_copy_leaves_after_many_times_the_usual_answer_within_bounds() {
-        let ms = Duration::from_millis;
-        // Before any answer: a twentieth of the timeout, within 50 ms and 1 s.
-        assert_eq!(repeat_after(Duration::from_secs(2), None), ms(100));
-        assert_eq!(repeat_after(Duration::from_secs(10), None), ms(500));
-        assert_eq!(repeat_after(Duration::from_secs(60), None), ms(1000));
-        assert_eq!(repeat_after(ms(200), None), ms(50));
-        // After answers: eight times the slowest recent one, within 15 ms and that ceiling.
-        assert_eq!(repeat_after(Duration::from_secs(2), Some(ms(1))), ms(15));
-        assert_eq!(repeat_after(Duration::from_secs(2), Some(ms(5))), ms(40));
-        assert_eq!(repeat_after(Duration::from_secs(2), Some(ms(300))), ms(100));
-        assert_eq!(repeat_after(ms(200), Some(ms(1))), ms(15));
-    }
 }
