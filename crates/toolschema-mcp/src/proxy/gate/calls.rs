@@ -416,16 +416,9 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) -> bool {
-        let Some(params) = &message.params else {
+        let Some(cancelled) = cancelled_request(text, message) else {
             return false;
         };
-        let Ok(Some(members)) = toolschema::json::object_members(text, params.clone()) else {
-            return false;
-        };
-        let Some(request) = message::member(&members, "requestId") else {
-            return false;
-        };
-        let cancelled = RequestId::from_text(&text[request]);
         let Some(at) = self.waiting.iter().position(|w| w.has_id(cancelled.key())) else {
             return false;
         };
@@ -445,6 +438,23 @@ impl Gate {
             arguments: self.config.audit_arguments.then_some(call.arguments),
         };
         self.audit(record, out);
+        true
+    }
+
+    /// A `notifications/cancelled` from the client naming a request the proxy sent itself (its
+    /// own `tools/list`): the client never sent that request and may not cancel it (a server
+    /// that honours the cancellation would leave the proxy without the listing it checks
+    /// calls against). Dropped and reported; `false` when it names no such request.
+    pub(super) fn drop_cancel_of_own(&mut self, text: &str, message: &Message) -> bool {
+        let Some(cancelled) = cancelled_request(text, message) else {
+            return false;
+        };
+        if !self.is_own_id(cancelled.key()) {
+            return false;
+        }
+        report(&format!(
+            "dropped the client's notifications/cancelled for {cancelled}, a request of the proxy's own"
+        ));
         true
     }
 
@@ -592,4 +602,12 @@ impl Gate {
             None => text.into_bytes(),
         }
     }
+}
+
+/// The `requestId` a `notifications/cancelled` names, if it names one.
+fn cancelled_request(text: &str, message: &Message) -> Option<RequestId> {
+    let params = message.params.as_ref()?;
+    let members = toolschema::json::object_members(text, params.clone()).ok()??;
+    let request = message::member(&members, "requestId")?;
+    Some(RequestId::from_text(&text[request]))
 }

@@ -336,7 +336,8 @@ impl Gate {
             }
             Kind::Notification { method }
                 if method == "notifications/cancelled"
-                    && self.cancel_waiting(&text, &message, now, out) => {}
+                    && (self.cancel_waiting(&text, &message, now, out)
+                        || self.drop_cancel_of_own(&text, &message)) => {}
             Kind::Other => match request_with_bad_method(&text) {
                 // Its answer could not be told apart from what no request waits for: answered
                 // here, not forwarded.

@@ -233,6 +233,27 @@ fn everything_but_the_waiting_calls_flows_during_the_own_listing() {
 }
 
 #[test]
+fn the_client_cannot_cancel_the_proxys_own_listing() {
+    let mut session = Session::new(audited());
+    let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    let own = listing.to_server[0]["id"].clone();
+    // The proxy's ids are easy to guess; a server that honours this would never answer the
+    // listing, and every call would wait for it.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": own, "reason": "gone"}});
+    let dropped = session.client(cancel);
+    assert!(dropped.nothing(), "{:?}", dropped.to_server);
+    // The listing goes on and the waiting call is decided with it.
+    let done =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(done.to_server.len(), 1);
+    assert_eq!(done.to_server[0]["id"], 1);
+    // Once the listing is answered the id is no longer the proxy's: a cancellation naming it
+    // is the client's business and goes on.
+    let later = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": own}});
+    assert_eq!(session.client(later.clone()).to_server, [later]);
+}
+
+#[test]
 fn a_failed_own_listing_fails_closed_and_is_tried_again_after_a_pause() {
     let mut session = Session::new(audited());
     let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));
