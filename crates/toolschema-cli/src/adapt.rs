@@ -1,7 +1,7 @@
 //! `toolschema adapt`: write a catalog's tools in a model provider's request format, report
 //! every loss, and map a model's call back to the server's tool.
 
-use crate::input::{display_name, json_argument, read_text, InputError};
+use crate::input::{display_name, json_argument_text, parse_json, read_text, InputError};
 use crate::output::{say, Escapes, TerminalSafe};
 use crate::Outcome;
 use serde_json::json;
@@ -61,7 +61,16 @@ pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
     drop(text);
     let adaptation = adapt(args.to, catalog.tools());
     if let (Some(name), Some(raw)) = (&args.restore, &args.args) {
-        let arguments = json_argument("--args", raw)?;
+        let (name_of_args, text) = json_argument_text("--args", raw)?;
+        let arguments = parse_json(&name_of_args, &text)?;
+        // What is printed must be what the model sent: a value reading would change is refused.
+        if let Some(lossy) = toolschema::json::first_lossy_value(&text) {
+            let at = toolschema::json::position_of(&text, lossy.offset);
+            return Err(InputError(format!(
+                "{name_of_args}:{}:{}: {}; the restored arguments would not be what the model sent",
+                at.line, at.column, lossy.why
+            )));
+        }
         return match adaptation.restore(name, &arguments) {
             Ok(restored) => {
                 let call = json!({"name": restored.name, "arguments": restored.arguments});

@@ -116,12 +116,16 @@ pub fn parse_json_line(
 
 /// A JSON argument given inline or as `@file` (`@-` for standard input).
 pub fn json_argument(flag: &str, value: &str) -> Result<serde_json::Value, InputError> {
+    let (name, text) = json_argument_text(flag, value)?;
+    parse_json(&name, &text)
+}
+
+/// The text of a JSON argument given inline or as `@file` (`@-` for standard input), with the
+/// name its positions are reported under (the file, or the flag).
+pub fn json_argument_text(flag: &str, value: &str) -> Result<(String, String), InputError> {
     match value.strip_prefix('@') {
-        Some(path) => {
-            let text = read_text(path)?;
-            parse_json(display_name(path), &text)
-        }
-        None => parse_json(flag, value),
+        Some(path) => Ok((display_name(path).to_string(), read_text(path)?)),
+        None => Ok((flag.to_string(), value.to_string())),
     }
 }
 

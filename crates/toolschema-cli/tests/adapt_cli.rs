@@ -107,6 +107,49 @@ fn a_call_comes_back_to_the_server_s_tool() {
     );
 }
 
+/// What `--restore` prints is what the model sent: a value reading would change (an integer a
+/// float cannot hold, a number past the float range, a lone surrogate) is refused, exit 2, with
+/// where it is, instead of being printed changed.
+#[test]
+fn a_call_whose_values_reading_would_change_is_refused_not_changed() {
+    let restore = |args: &str| {
+        run(&[
+            "adapt",
+            "tools.json",
+            "--to",
+            "openai-strict",
+            "--restore",
+            "files_read",
+            "--args",
+            args,
+        ])
+    };
+    for (args, expected) in [
+        (
+            r#"{"path": "notes.txt", "tail": 123456789012345678901234567890, "encoding": null}"#,
+            "error: --args:1:31: the integer 123456789012345678901234567890 is past what a 64-bit float holds exactly, and is read as 1.2345678901234568e29; the restored arguments would not be what the model sent\n",
+        ),
+        (
+            r#"{"path": "notes.txt", "tail": 1e400, "encoding": null}"#,
+            "error: --args:1:31: the number 1e400 is past the range of a 64-bit float, and is read as the largest one; the restored arguments would not be what the model sent\n",
+        ),
+        (
+            r#"{"path": "n\ud800.txt", "tail": null, "encoding": null}"#,
+            "error: --args:1:12: the string holds a lone surrogate, \\ud800, which is read as U+FFFD; the restored arguments would not be what the model sent\n",
+        ),
+    ] {
+        let out = restore(args);
+        assert_eq!(out.code, 2, "{args}: {}", out.stdout);
+        assert_eq!(out.stdout, "", "{args}");
+        assert_eq!(out.stderr, expected, "{args}");
+    }
+    // The same value written another way is the same value: restored.
+    let out = restore(r#"{"path": "notes.txt", "tail": 1E1, "encoding": null}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let call: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(call["arguments"]["tail"], json!(10.0));
+}
+
 #[test]
 fn a_call_the_original_refuses_exits_1_with_the_reasons() {
     let out = run(&[

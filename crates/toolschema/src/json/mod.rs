@@ -79,6 +79,120 @@ pub(crate) fn any_object(
     false
 }
 
+/// A value that reading a JSON text changes, not just rewrites: found by [`first_lossy_value`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LossyValue {
+    /// Byte offset of the value (a number, or the escape inside a string or key).
+    pub offset: usize,
+    /// What it is and what reading does to it.
+    pub why: String,
+}
+
+/// The first value of `text` (valid JSON) that reading it as a [`Value`] changes: an integer
+/// past what a 64-bit float holds exactly and outside the 64-bit integers (read as the nearest
+/// float), a number past the float range (read as the largest float) or too small for it (read
+/// as 0), a string or key holding a lone surrogate escape (read as U+FFFD). Numbers written
+/// another way than they are printed (`1E2`, `-0`, `0.10`) keep their value and are not
+/// reported, nor is the rounding of a decimal fraction every float reader does.
+///
+/// For what must come out as it went in (`adapt --restore` prints the model's arguments back):
+/// such a value is refused rather than passed on changed.
+pub fn first_lossy_value(text: &str) -> Option<LossyValue> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                let (end, lone) = scan_string_for_lone_surrogate(bytes, at + 1);
+                if let Some(escape) = lone {
+                    return Some(LossyValue {
+                        offset: escape,
+                        why: format!(
+                            "the string holds a lone surrogate, {}, which is read as U+FFFD",
+                            &text[escape..escape + 6]
+                        ),
+                    });
+                }
+                at = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = bytes[at..]
+                    .iter()
+                    .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                    .map_or(bytes.len(), |n| at + n);
+                if let Some(why) = lossy_number(&text[at..end]) {
+                    return Some(LossyValue { offset: at, why });
+                }
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    None
+}
+
+/// Past the string whose contents start at `at` (after its quote): the offset after its
+/// closing quote, and the offset of its first lone surrogate escape, if any.
+fn scan_string_for_lone_surrogate(bytes: &[u8], mut at: usize) -> (usize, Option<usize>) {
+    let hex = |from: usize| -> Option<u16> {
+        let digits = std::str::from_utf8(bytes.get(from..from + 4)?).ok()?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let mut lone = None;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => return (at + 1, lone),
+            b'\\' if bytes.get(at + 1) == Some(&b'u') => {
+                let unit = hex(at + 2).unwrap_or(0);
+                if (0xD800..0xDC00).contains(&unit) {
+                    let low = (bytes.get(at + 6) == Some(&b'\\')
+                        && bytes.get(at + 7) == Some(&b'u'))
+                    .then(|| hex(at + 8))
+                    .flatten();
+                    if low.is_some_and(|low| (0xDC00..0xE000).contains(&low)) {
+                        at += 12;
+                        continue;
+                    }
+                    lone = lone.or(Some(at));
+                } else if (0xDC00..0xE000).contains(&unit) {
+                    lone = lone.or(Some(at));
+                }
+                at += 6;
+            }
+            b'\\' => at += 2,
+            _ => at += 1,
+        }
+    }
+    (at, lone)
+}
+
+/// What reading the number `lexeme` as a JSON value loses, if anything.
+fn lossy_number(lexeme: &str) -> Option<String> {
+    let shown = crate::text::shorten(lexeme, 40);
+    let integer = !lexeme.contains(['.', 'e', 'E']);
+    if integer && (lexeme.parse::<i64>().is_ok() || lexeme.parse::<u64>().is_ok()) {
+        return None;
+    }
+    let float: f64 = lexeme.parse().ok()?;
+    if float.is_infinite() {
+        return Some(format!(
+            "the number {shown} is past the range of a 64-bit float, and is read as the largest one"
+        ));
+    }
+    let digits = lexeme.split(['e', 'E']).next().unwrap_or(lexeme);
+    if float == 0.0 && digits.bytes().any(|b| matches!(b, b'1'..=b'9')) {
+        return Some(format!(
+            "the number {shown} is too small for a 64-bit float, and is read as 0"
+        ));
+    }
+    if integer && format!("{:.0}", float.abs()) != lexeme.trim_start_matches('-') {
+        return Some(format!(
+            "the integer {shown} is past what a 64-bit float holds exactly, and is read as {float:e}"
+        ));
+    }
+    None
+}
+
 /// A count keyword's value (`minProperties`, `maxLength`, ...) read by its value, as the
 /// validator reads it: `2.0` counts as 2. `None` for anything that is not a non-negative whole
 /// number.
@@ -319,5 +433,45 @@ mod tests {
             &json!([1, {"a": -0.0}]),
             &json!([1.0, {"a": 0}])
         ));
+    }
+
+    #[test]
+    fn values_reading_changes_are_found_and_rewritings_are_not() {
+        for same in [
+            r#"{"n": 1E2, "z": -0, "f": 0.10, "big": 18446744073709551615, "neg": -9223372036854775808}"#,
+            r#"{"exact": 100000000000000000000, "tiny": 5e-324, "pi": 3.14159265358979323846264}"#,
+            r#"{"pair": "\ud83d\ude00", "plain": "\\ud800 is text here", "key\u00e9": [1, 2.5e3]}"#,
+        ] {
+            assert_eq!(first_lossy_value(same), None, "{same}");
+        }
+        let found = |text: &str| first_lossy_value(text).map(|lossy| (lossy.offset, lossy.why));
+        assert_eq!(
+            found(r#"{"id": 123456789012345678901234567890}"#),
+            Some((7, "the integer 123456789012345678901234567890 is past what a 64-bit float holds exactly, and is read as 1.2345678901234568e29".into()))
+        );
+        assert_eq!(
+            found(r#"[1, -1e400]"#),
+            Some((4, "the number -1e400 is past the range of a 64-bit float, and is read as the largest one".into()))
+        );
+        assert_eq!(
+            found(r#"[1.5e-324]"#),
+            Some((
+                1,
+                "the number 1.5e-324 is too small for a 64-bit float, and is read as 0".into()
+            ))
+        );
+        assert_eq!(
+            found(r#"{"s": "ok \ud800x"}"#),
+            Some((
+                10,
+                r"the string holds a lone surrogate, \ud800, which is read as U+FFFD".into()
+            ))
+        );
+        assert_eq!(
+            found(r#"{"\udc00": 1}"#).map(|(at, _)| at),
+            Some(2),
+            "a key's lone surrogate counts too"
+        );
+        assert_eq!(found(r#"["\ude00\ud83d"]"#).map(|(at, _)| at), Some(2));
     }
 }
