@@ -659,6 +659,21 @@ fn patterns_javascript_cannot_read_are_refused_not_read_as_rust_reads_them() {
     let instances = dir.path().join("values.jsonl");
     std::fs::write(&instances, "{\"user\": \"R2D2\"}\n{\"user\": \"Émile\"}\n").unwrap();
     let instances = instances.to_str().unwrap();
+    // The pattern as it stands in the JSON text (backslashes doubled).
+    let validate_with = |pattern: &str| {
+        let schema = dir.path().join("schema.json");
+        std::fs::write(
+            &schema,
+            format!(r#"{{"type": "object", "properties": {{"user": {{"type": "string", "pattern": "{pattern}"}}}}}}"#),
+        )
+        .unwrap();
+        validate(&[
+            "--schema",
+            schema.to_str().unwrap(),
+            "--instances",
+            instances,
+        ])
+    };
     for (pattern, at, why) in [
         (
             r"(?i)^admin$",
@@ -676,18 +691,7 @@ fn patterns_javascript_cannot_read_are_refused_not_read_as_rust_reads_them() {
             "invalid character escape",
         ),
     ] {
-        let schema = dir.path().join("schema.json");
-        std::fs::write(
-            &schema,
-            format!(r#"{{"type": "object", "properties": {{"user": {{"type": "string", "pattern": "{pattern}"}}}}}}"#),
-        )
-        .unwrap();
-        let r = validate(&[
-            "--schema",
-            schema.to_str().unwrap(),
-            "--instances",
-            instances,
-        ]);
+        let r = validate_with(pattern);
         assert_eq!(r.code, 2, "{pattern}: {}", r.stdout);
         assert!(r.stdout.is_empty(), "{pattern}: {}", r.stdout);
         let written = pattern.replace(r"\\", r"\");
@@ -700,18 +704,7 @@ fn patterns_javascript_cannot_read_are_refused_not_read_as_rust_reads_them() {
         );
     }
     // ECMA-262's own syntax is read as before: `\p{L}` with the u flag, named groups.
-    let schema = dir.path().join("schema.json");
-    std::fs::write(
-        &schema,
-        r#"{"type": "object", "properties": {"user": {"type": "string", "pattern": "^(?<first>\\p{L})\\p{L}*$"}}}"#,
-    )
-    .unwrap();
-    let r = validate(&[
-        "--schema",
-        schema.to_str().unwrap(),
-        "--instances",
-        instances,
-    ]);
+    let r = validate_with(r"^(?<first>\\p{L})\\p{L}*$");
     assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
     assert_eq!(
         r.stdout,
