@@ -96,14 +96,56 @@ pub fn snapshot_text(snapshot: &Snapshot) -> Result<String, InputError> {
 }
 
 /// What a snapshot holds and where it came from, in one line: `10 tools (3 tools/list pages)
-/// from 'CMD'`.
+/// from 'CMD'`. Entries that are not tools (not an object, or without a string `name`) and names
+/// listed more than once are said after it: the snapshot keeps them as sent, and a client would
+/// not see as many tools as entries.
 pub fn describe(snapshot: &Snapshot, target: &Target) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let pages = plural(snapshot.pages, "tools/list page", "tools/list pages");
+    let (mut not_objects, mut unnamed) = (0, 0);
+    let mut seen = std::collections::HashSet::new();
+    let mut twice: Vec<&str> = Vec::new();
+    for entry in &snapshot.tools {
+        match entry.as_object().map(|tool| tool.get("name")) {
+            None => not_objects += 1,
+            Some(Some(serde_json::Value::String(name))) => {
+                if !seen.insert(name.as_str()) && !twice.contains(&name.as_str()) {
+                    twice.push(name);
+                }
+            }
+            Some(_) => unnamed += 1,
+        }
+    }
+    let entries = snapshot.tools.len();
+    if not_objects == 0 && unnamed == 0 && twice.is_empty() {
+        return format!(
+            "{} ({pages}) from {target}",
+            plural(entries, "tool", "tools")
+        );
+    }
+    let mut parts = vec![plural(
+        entries - not_objects - unnamed,
+        "named tool",
+        "named tools",
+    )];
+    if not_objects > 0 {
+        parts.push(format!("{not_objects} not an object"));
+    }
+    if unnamed > 0 {
+        parts.push(format!("{unnamed} without a name"));
+    }
+    if !twice.is_empty() {
+        let names: Vec<String> = twice
+            .iter()
+            .map(|name| format!("'{}'", toolschema::text::shorten(name, 60)))
+            .collect();
+        parts.push(format!("listed more than once: {}", names.join(", ")));
+    }
     format!(
-        "{} tool{} ({} tools/list page{}) from {target}",
-        snapshot.tools.len(),
-        if snapshot.tools.len() == 1 { "" } else { "s" },
-        snapshot.pages,
-        if snapshot.pages == 1 { "" } else { "s" }
+        "{} ({pages}) from {target}: {}",
+        plural(entries, "entry", "entries"),
+        parts.join("; ")
     )
 }
 

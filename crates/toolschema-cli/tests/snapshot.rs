@@ -587,3 +587,39 @@ fn an_answer_over_the_limit_in_a_json_body_says_the_limit() {
         format!("error: cannot read the tools/list response of the MCP server {}: the server sent more than the limit of 1024 bytes for one answer (raise it with --max-message-bytes)\n", server.url)
     );
 }
+
+/// The one-line summary counts tools, not entries: entries that are not tools and names listed
+/// more than once are said, while the snapshot keeps every entry as sent.
+#[test]
+fn the_summary_says_which_entries_are_not_tools_and_which_names_repeat() {
+    let dir = tempfile::tempdir().unwrap();
+    let object = json!({"type": "object"});
+    let script = json!({
+        "tools": [
+            {"name": "search", "inputSchema": object},
+            7,
+            {"description": "no name", "inputSchema": object},
+            {"name": "search", "inputSchema": object},
+            {"name": "fetch", "inputSchema": object},
+        ],
+        "page_size": 2,
+    });
+    let server = scripted_server(
+        &dir.path().join("received.jsonl"),
+        &dir.path().join("verdicts.jsonl"),
+        &script.to_string(),
+    );
+    let mut args = vec!["--".to_string()];
+    args.extend(server.iter().cloned());
+    let (code, stdout, stderr) = snapshot(&args);
+    assert_eq!(code, Some(0), "{stderr}");
+    let listed: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(listed["tools"], script["tools"], "kept as sent");
+    assert_eq!(
+        stderr,
+        format!(
+            "toolschema: listed 5 entries (3 tools/list pages) from '{}': 3 named tools; 1 not an object; 1 without a name; listed more than once: 'search'\n",
+            server.join(" ")
+        )
+    );
+}
