@@ -56,7 +56,8 @@ pub struct ValidateArgs {
     #[arg(long, value_name = "DIALECT", value_parser = DialectParser)]
     dialect: Option<Dialect>,
 
-    /// Treat `format` as an assertion (by default it only annotates).
+    /// Treat `format` as an assertion (by default it only annotates); a `format` toolschema does
+    /// not know is then refused, not passed unchecked.
     #[arg(long)]
     assert_format: bool,
 
@@ -107,7 +108,9 @@ impl clap::builder::TypedValueParser for DialectParser {
 
 impl ValidateArgs {
     fn compile_options(&self) -> CompileOptions {
-        let mut options = CompileOptions::new().assert_format(self.assert_format);
+        let mut options = CompileOptions::new()
+            .assert_format(self.assert_format)
+            .refuse_unknown_formats(self.assert_format);
         if let Some(dialect) = self.dialect {
             options = options.dialect(dialect);
         }

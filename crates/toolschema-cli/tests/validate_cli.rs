@@ -714,3 +714,46 @@ fn patterns_javascript_cannot_read_are_refused_not_read_as_rust_reads_them() {
         )
     );
 }
+
+/// `--assert-format` asserts every `format` or refuses the schema: a format toolschema does not
+/// know is not passed unchecked. Without it, formats only annotate and an unknown one is fine.
+/// A `$ref` to an anchor the document lacks names the anchor.
+#[test]
+fn asserted_formats_are_all_checked_or_the_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("tools.json");
+    std::fs::write(
+        &catalog,
+        r##"{"tools": [
+            {"name": "mail", "inputSchema": {"type": "object", "properties": {"to": {"type": "string", "format": "emial"}}}},
+            {"name": "anchor", "inputSchema": {"type": "object", "properties": {"r": {"$ref": "#nowhere"}}}}
+        ]}"##,
+    )
+    .unwrap();
+    let catalog = catalog.to_str().unwrap();
+    let r = validate(&[
+        catalog,
+        "--tool",
+        "mail",
+        "--args",
+        r#"{"to": "x"}"#,
+        "--assert-format",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("tool 'mail': inputSchema: invalid schema at '/properties/to/format': format 'emial' is not one toolschema knows, so it cannot be asserted"),
+        "{}",
+        r.stderr
+    );
+    let r = validate(&[catalog, "--tool", "mail", "--args", r#"{"to": "x"}"#]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"), "{}", r.stderr);
+    let r = validate(&[catalog, "--tool", "anchor", "--args", r#"{"r": 1}"#]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains(
+            "tool 'anchor': inputSchema: $ref '#nowhere' does not resolve inside the document"
+        ),
+        "{}",
+        r.stderr
+    );
+}

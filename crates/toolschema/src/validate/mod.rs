@@ -175,6 +175,7 @@ impl Subject {
 pub struct CompileOptions {
     dialect: Option<Dialect>,
     assert_format: bool,
+    refuse_unknown_formats: bool,
     documents: HashMap<String, Value>,
     defer_external_refs: bool,
 }
@@ -184,6 +185,7 @@ impl fmt::Debug for CompileOptions {
         f.debug_struct("CompileOptions")
             .field("dialect", &self.dialect)
             .field("assert_format", &self.assert_format)
+            .field("refuse_unknown_formats", &self.refuse_unknown_formats)
             .field("documents", &self.documents.keys().collect::<Vec<_>>())
             .field("defer_external_refs", &self.defer_external_refs)
             .finish()
@@ -207,6 +209,14 @@ impl CompileOptions {
     /// Make `format` an assertion (by default it only annotates, as JSON Schema says).
     pub fn assert_format(mut self, yes: bool) -> Self {
         self.assert_format = yes;
+        self
+    }
+
+    /// Refuse to compile a schema with a `format` the validator does not know (by default such a
+    /// format is an annotation even when formats are asserted): for a caller who asked for
+    /// formats to be asserted and must not have one pass unchecked (`validate --assert-format`).
+    pub fn refuse_unknown_formats(mut self, yes: bool) -> Self {
+        self.refuse_unknown_formats = yes;
         self
     }
 
@@ -389,6 +399,7 @@ impl SchemaValidator {
         let engine = jsonschema::options()
             .with_draft(dialect.engine_draft())
             .should_validate_formats(options.assert_format)
+            .should_ignore_unknown_formats(!options.refuse_unknown_formats)
             .with_retriever(RegisteredDocuments(Arc::new(options.documents.clone())))
             .with_keyword(UNFETCHED_REF, |_, value, _| {
                 let reference = value.as_str().unwrap_or_default().to_string();
@@ -1084,10 +1095,25 @@ fn can_recurse(schema: &Value) -> bool {
 }
 
 fn compile_error(error: jsonschema::ValidationError<'static>) -> SchemaError {
+    let pointer = error.instance_path().as_str().to_string();
     match error.kind() {
         ValidationErrorKind::Referencing(reference) => referencing_error(reference),
+        // Only with CompileOptions::refuse_unknown_formats; the engine's own words tell a
+        // programmer how to configure it.
+        ValidationErrorKind::Custom { message, .. } if message.starts_with("Unknown format: '") => {
+            let name = message["Unknown format: '".len()..]
+                .split('\'')
+                .next()
+                .unwrap_or_default();
+            SchemaError::Invalid {
+                pointer,
+                message: format!(
+                    "format '{name}' is not one toolschema knows, so it cannot be asserted; the formats it asserts are JSON Schema's (date-time, date, time, duration, email, hostname, ipv4, ipv6, uri, uri-reference, iri, uuid, regex, json-pointer, ...)"
+                ),
+            }
+        }
         _ => SchemaError::Invalid {
-            pointer: error.instance_path().as_str().to_string(),
+            pointer,
             message: error.masked_with("the value").to_string(),
         },
     }
@@ -1100,8 +1126,12 @@ fn referencing_error(error: &jsonschema::ReferencingError) -> SchemaError {
         E::PointerToNowhere { pointer } => SchemaError::UnresolvedRef {
             reference: format!("#{pointer}"),
         },
-        other => SchemaError::UnresolvedRef {
-            reference: other.to_string(),
+        E::NoSuchAnchor { anchor } | E::InvalidAnchor { anchor } => SchemaError::UnresolvedRef {
+            reference: format!("#{anchor}"),
+        },
+        other => SchemaError::Invalid {
+            pointer: String::new(),
+            message: format!("a $ref cannot be followed: {other}"),
         },
     }
 }
