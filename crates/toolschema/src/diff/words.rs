@@ -1,4 +1,5 @@
-//! A word diff of two texts, one line, hidden characters written out: `Reads [-a-]{+the+} file`.
+//! A word diff of two texts, one line, hidden characters written out: `Reads [-a-]{+the+} file`;
+//! a change between texts that print alike is spelled out code point by code point.
 
 use crate::text::visible;
 use similar::{capture_diff_slices, Algorithm, DiffTag};
@@ -121,17 +122,44 @@ fn render(pieces: &[Piece]) -> String {
         match piece {
             Piece::Same(text) => out.push_str(&visible(&shorten(text, index == 0, index == last))),
             Piece::Changed { removed, added } => {
+                // Two texts that print alike (the same letters in other code points, NFC and
+                // NFD, or confusable letters) would show a change no reader can see.
+                let show = if looks_alike(removed, added) {
+                    spelled_out
+                } else {
+                    visible
+                };
                 if !removed.is_empty() {
                     out.push_str("[-");
-                    out.push_str(&visible(removed));
+                    out.push_str(&show(removed));
                     out.push_str("-]");
                 }
                 if !added.is_empty() {
                     out.push_str("{+");
-                    out.push_str(&visible(added));
+                    out.push_str(&show(added));
                     out.push_str("+}");
                 }
             }
+        }
+    }
+    out
+}
+
+/// Whether two different texts look the same: their Unicode confusable skeletons (UTS #39, which
+/// decomposes first) are equal.
+fn looks_alike(a: &str, b: &str) -> bool {
+    !a.is_empty() && a != b && unicode_security::skeleton(a).eq(unicode_security::skeleton(b))
+}
+
+/// `text` with every character but printable ASCII written as its code point, `<U+00E9>`.
+fn spelled_out(text: &str) -> String {
+    use std::fmt::Write;
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_graphic() || c == ' ' {
+            out.push(c);
+        } else {
+            let _ = write!(out, "<U+{:04X}>", c as u32);
         }
     }
     out
@@ -185,6 +213,25 @@ mod tests {
             "[-Reads-]{+Reads<U+200B>+} files"
         );
         assert_eq!(word_diff("a", "a\nb"), "a{+\\nb+}");
+    }
+
+    #[test]
+    fn changes_that_print_alike_are_spelled_out() {
+        // NFC and NFD: the same letters, other code points.
+        assert_eq!(
+            word_diff("Reads the caf\u{e9} menu", "Reads the cafe\u{301} menu"),
+            "Reads the [-caf<U+00E9>-]{+cafe<U+0301>+} menu"
+        );
+        // A Cyrillic letter for a Latin one.
+        assert_eq!(
+            word_diff("Reads data", "Reads d\u{430}ta"),
+            "Reads [-data-]{+d<U+0430>ta+}"
+        );
+        // Other changes print as they are, non-ASCII letters included.
+        assert_eq!(
+            word_diff("Lit un fichier", "Lit un r\u{e9}pertoire"),
+            "Lit un [-fichier-]{+r\u{e9}pertoire+}"
+        );
     }
 
     #[test]
