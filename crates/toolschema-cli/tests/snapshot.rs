@@ -623,3 +623,29 @@ fn the_summary_says_which_entries_are_not_tools_and_which_names_repeat() {
         )
     );
 }
+
+/// `--timeout` is for the whole listing: a timeout while waiting for a later page says so, and
+/// how many pages had come.
+#[test]
+fn a_timeout_on_a_later_page_says_the_time_was_for_the_whole_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let object = json!({"type": "object"});
+    let script = json!({
+        "tools": [{"name": "a", "inputSchema": object}, {"name": "b", "inputSchema": object}, {"name": "c", "inputSchema": object}],
+        "page_size": 1,
+        "listings": ["ok", "ok", "hang"],
+    });
+    let server = scripted_server(
+        &dir.path().join("received.jsonl"),
+        &dir.path().join("verdicts.jsonl"),
+        &script.to_string(),
+    );
+    let mut args = vec!["--timeout".to_string(), "2".into(), "--".into()];
+    args.extend(server.iter().cloned());
+    let (code, stdout, stderr) = snapshot(&args);
+    assert_eq!(code, Some(2), "{stdout}");
+    assert!(
+        stderr.contains("did not send tools/list page 3 within 2s (--timeout), the time allowed for the whole listing, of which it had sent 2 pages"),
+        "{stderr}"
+    );
+}

@@ -69,6 +69,21 @@ pub enum Phase {
     ListTools(usize),
 }
 
+impl Phase {
+    /// For a timeout while waiting for a later page: that `--timeout` is for the whole listing,
+    /// and how many pages came before (a server may page slowly, or forever).
+    fn pages_before(&self) -> String {
+        match self {
+            Phase::ListTools(page) if *page > 1 => format!(
+                ", the time allowed for the whole listing, of which it had sent {} page{}",
+                page - 1,
+                if *page == 2 { "" } else { "s" }
+            ),
+            _ => String::new(),
+        }
+    }
+}
+
 impl fmt::Display for Phase {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -100,7 +115,7 @@ pub enum SnapshotError {
         stderr: Option<String>,
     },
     /// The server did not answer in time.
-    #[error("the MCP server {target} did not send {phase} within {}s (--timeout){}", .after.as_secs_f64(), crate::server_process::stderr_note(.stderr.as_deref()))]
+    #[error("the MCP server {target} did not send {phase} within {}s (--timeout){}{}", .after.as_secs_f64(), .phase.pages_before(), crate::server_process::stderr_note(.stderr.as_deref()))]
     Timeout {
         /// The server.
         target: String,
