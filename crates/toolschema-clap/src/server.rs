@@ -15,6 +15,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::Arc;
+use toolschema::json::Loss;
 use toolschema_http::{AuthMethod, Guard, Principal};
 
 /// Why the server cannot start.
@@ -256,12 +257,13 @@ pub(crate) fn in_place_of(line: &str) -> Option<String> {
         return None;
     }
     let why = match serde_json::from_str::<Value>(text) {
-        Ok(_) => {
-            let (number, read) = number_read_otherwise(text)?;
-            format!(
-                "the request holds the number {number}, which this server reads as a 64-bit float and would pass on as {read}; send it as a string"
-            )
-        }
+        Ok(_) => match toolschema::json::first_lossy_value(text)?.loss {
+            Loss::Rounded { literal, read } => format!(
+                "the request holds the number {literal}, which this server reads as a 64-bit float and would pass on as {read}; send it as a string"
+            ),
+            // What serde_json reads at all it reads in range and without lone surrogates.
+            Loss::PastFloatRange { .. } | Loss::LoneSurrogate { .. } => return None,
+        },
         Err(e) => format!(
             "the request is valid JSON that this server cannot read exactly ({e}): a number past the 64-bit float range or a lone surrogate (\\uD800-\\uDFFF)"
         ),
@@ -274,72 +276,6 @@ pub(crate) fn in_place_of(line: &str) -> Option<String> {
         serde_json::json!({"jsonrpc": "2.0", "id": id, "method": UNREADABLE, "params": {"why": why}})
             .to_string(),
     )
-}
-
-/// The first number literal of a JSON text (outside strings) that would reach the command as
-/// another number, with what it would become: integers past 64 bits, and numbers with more
-/// digits than a 64-bit float holds (`12345678901234567890123.0`). Integers that fit 64 bits are
-/// read exactly; `0.1` stays `0.1`.
-fn number_read_otherwise(text: &str) -> Option<(&str, String)> {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                i += 1;
-                while i < bytes.len()
-                    && matches!(bytes[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
-                {
-                    i += 1;
-                }
-                let literal = &text[start..i];
-                if literal.parse::<i64>().is_ok() || literal.parse::<u64>().is_ok() {
-                    continue;
-                }
-                let Ok(float) = literal.parse::<f64>() else {
-                    continue;
-                };
-                let read = serde_json::Number::from_f64(float).map(|n| n.to_string())?;
-                if decimal(literal) != decimal(&format!("{float:e}")) {
-                    return Some((literal, read));
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// A decimal number as sign, significant digits and the exponent of its last digit, so that
-/// `1.50`, `15e-1` and `0.15e1` compare equal.
-fn decimal(literal: &str) -> (bool, String, i64) {
-    let negative = literal.starts_with('-');
-    let unsigned = literal.trim_start_matches(['-', '+']);
-    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
-        Some(at) => (
-            &unsigned[..at],
-            unsigned[at + 1..].parse::<i64>().unwrap_or(0),
-        ),
-        None => (unsigned, 0),
-    };
-    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{whole}{fraction}");
-    let mut exponent = exponent - fraction.len() as i64;
-    let trimmed = digits.trim_start_matches('0');
-    let significant = trimmed.trim_end_matches('0');
-    exponent += (trimmed.len() - significant.len()) as i64;
-    if significant.is_empty() {
-        return (false, String::new(), 0);
-    }
-    (negative, significant.to_string(), exponent)
 }
 
 /// Standard input as rmcp reads it: line by line through [`in_place_of`].
@@ -427,30 +363,5 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
         async {
             let _ = tokio::signal::ctrl_c().await;
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_numbers_the_command_would_get_changed_are_caught() {
-        for same in [
-            r#"{"a": 0.1, "b": 1.50, "c": -0, "d": 9007199254740993, "e": 1e300, "f": "123456789012345678901234567890"}"#,
-            r#"{"a": 18446744073709551615, "b": -9223372036854775808, "c": 2.5e-3}"#,
-        ] {
-            assert_eq!(number_read_otherwise(same), None, "{same}");
-        }
-        for changed in [
-            r#"{"a": 123456789012345678901234567890}"#,
-            r#"{"a": 1.00000000000000000001}"#,
-            r#"{"a": 18446744073709551616}"#,
-        ] {
-            assert!(number_read_otherwise(changed).is_some(), "{changed}");
-        }
-        assert_eq!(decimal("1.50"), decimal("15e-1"));
-        assert_eq!(decimal("0.15e1"), decimal("1.5"));
-        assert_eq!(decimal("-0.0"), decimal("0"));
     }
 }

@@ -68,7 +68,7 @@ pub fn run(args: AdaptArgs, out: &mut dyn Write) -> Result<Outcome, InputError> 
             let at = toolschema::json::position_of(&text, lossy.offset);
             return Err(InputError(format!(
                 "{name_of_args}:{}:{}: {}; the restored arguments would not be what the model sent",
-                at.line, at.column, lossy.why
+                at.line, at.column, lossy.loss
             )));
         }
         return match adaptation.restore(name, &arguments) {

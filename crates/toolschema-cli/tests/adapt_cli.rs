@@ -107,9 +107,9 @@ fn a_call_comes_back_to_the_server_s_tool() {
     );
 }
 
-/// What `--restore` prints is what the model sent: a value reading would change (an integer a
-/// float cannot hold, a number past the float range, a lone surrogate) is refused, exit 2, with
-/// where it is, instead of being printed changed.
+/// What `--restore` prints is what the model sent: a value reading would change (a number a
+/// float cannot hold, past the float range, a lone surrogate) is refused, exit 2, with where it
+/// is, instead of being printed changed.
 #[test]
 fn a_call_whose_values_reading_would_change_is_refused_not_changed() {
     let restore = |args: &str| {
@@ -127,7 +127,11 @@ fn a_call_whose_values_reading_would_change_is_refused_not_changed() {
     for (args, expected) in [
         (
             r#"{"path": "notes.txt", "tail": 123456789012345678901234567890, "encoding": null}"#,
-            "error: --args:1:31: the integer 123456789012345678901234567890 is past what a 64-bit float holds exactly, and is read as 1.2345678901234568e29; the restored arguments would not be what the model sent\n",
+            "error: --args:1:31: the number 123456789012345678901234567890 is read as the 64-bit float 1.2345678901234568e+29; the restored arguments would not be what the model sent\n",
+        ),
+        (
+            r#"{"path": "notes.txt", "tail": 3.14159265358979323846, "encoding": null}"#,
+            "error: --args:1:31: the number 3.14159265358979323846 is read as the 64-bit float 3.141592653589793; the restored arguments would not be what the model sent\n",
         ),
         (
             r#"{"path": "notes.txt", "tail": 1e400, "encoding": null}"#,

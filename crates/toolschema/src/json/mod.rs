@@ -84,19 +84,63 @@ pub(crate) fn any_object(
 pub struct LossyValue {
     /// Byte offset of the value (a number, or the escape inside a string or key).
     pub offset: usize,
-    /// What it is and what reading does to it.
-    pub why: String,
+    /// What reading does to it.
+    pub loss: Loss,
 }
 
-/// The first value of `text` (valid JSON) that reading it as a [`Value`] changes: an integer
-/// past what a 64-bit float holds exactly and outside the 64-bit integers (read as the nearest
-/// float), a number past the float range (read as the largest float) or too small for it (read
-/// as 0), a string or key holding a lone surrogate escape (read as U+FFFD). Numbers written
-/// another way than they are printed (`1E2`, `-0`, `0.10`) keep their value and are not
-/// reported, nor is the rounding of a decimal fraction every float reader does.
+/// How reading a JSON value changes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Loss {
+    /// A number read as a 64-bit float that is another number: an integer past the 64-bit
+    /// integers that a float does not hold exactly, more digits than a float holds, a value too
+    /// small for a float (read as 0).
+    Rounded {
+        /// The number as written.
+        literal: String,
+        /// The number as it is read, and written back.
+        read: String,
+    },
+    /// A number past the float range, read as the largest float.
+    PastFloatRange {
+        /// The number as written.
+        literal: String,
+    },
+    /// A lone surrogate escape in a string or key, read as U+FFFD.
+    LoneSurrogate {
+        /// The escape as written (`\ud800`).
+        escape: String,
+    },
+}
+
+impl std::fmt::Display for Loss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Loss::Rounded { literal, read } => write!(
+                f,
+                "the number {} is read as the 64-bit float {read}",
+                crate::text::shorten(literal, 40)
+            ),
+            Loss::PastFloatRange { literal } => write!(
+                f,
+                "the number {} is past the range of a 64-bit float, and is read as the largest one",
+                crate::text::shorten(literal, 40)
+            ),
+            Loss::LoneSurrogate { escape } => write!(
+                f,
+                "the string holds a lone surrogate, {escape}, which is read as U+FFFD"
+            ),
+        }
+    }
+}
+
+/// The first value of `text` (valid JSON) that reading it as a [`Value`] changes ([`Loss`]):
+/// a number written back otherwise than as the same decimal value (integers that fit 64 bits
+/// are read exactly; `0.1`, `1.50`, `1E2` and `-0` come back as the same values), or a lone
+/// surrogate escape.
 ///
-/// For what must come out as it went in (`adapt --restore` prints the model's arguments back):
-/// such a value is refused rather than passed on changed.
+/// For what must come out as it went in: `adapt --restore` prints the model's arguments back,
+/// and a CLI served by toolschema-clap hands them to a command as text; such a value is refused
+/// rather than passed on changed.
 pub fn first_lossy_value(text: &str) -> Option<LossyValue> {
     let bytes = text.as_bytes();
     let mut at = 0;
@@ -104,13 +148,13 @@ pub fn first_lossy_value(text: &str) -> Option<LossyValue> {
         match bytes[at] {
             b'"' => {
                 let (end, lone) = scan_string_for_lone_surrogate(bytes, at + 1);
-                if let Some(escape) = lone {
+                if let Some(escape_at) = lone {
+                    let escape = text.get(escape_at..escape_at + 6).unwrap_or_default();
                     return Some(LossyValue {
-                        offset: escape,
-                        why: format!(
-                            "the string holds a lone surrogate, {}, which is read as U+FFFD",
-                            &text[escape..escape + 6]
-                        ),
+                        offset: escape_at,
+                        loss: Loss::LoneSurrogate {
+                            escape: escape.to_string(),
+                        },
                     });
                 }
                 at = end;
@@ -120,8 +164,8 @@ pub fn first_lossy_value(text: &str) -> Option<LossyValue> {
                     .iter()
                     .position(|b| !matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
                     .map_or(bytes.len(), |n| at + n);
-                if let Some(why) = lossy_number(&text[at..end]) {
-                    return Some(LossyValue { offset: at, why });
+                if let Some(loss) = lossy_number(&text[at..end]) {
+                    return Some(LossyValue { offset: at, loss });
                 }
                 at = end;
             }
@@ -166,31 +210,45 @@ fn scan_string_for_lone_surrogate(bytes: &[u8], mut at: usize) -> (usize, Option
     (at, lone)
 }
 
-/// What reading the number `lexeme` as a JSON value loses, if anything.
-fn lossy_number(lexeme: &str) -> Option<String> {
-    let shown = crate::text::shorten(lexeme, 40);
-    let integer = !lexeme.contains(['.', 'e', 'E']);
-    if integer && (lexeme.parse::<i64>().is_ok() || lexeme.parse::<u64>().is_ok()) {
+/// What reading the number `literal` as a JSON value does to it, if it changes it.
+fn lossy_number(literal: &str) -> Option<Loss> {
+    if literal.parse::<i64>().is_ok() || literal.parse::<u64>().is_ok() {
         return None;
     }
-    let float: f64 = lexeme.parse().ok()?;
-    if float.is_infinite() {
-        return Some(format!(
-            "the number {shown} is past the range of a 64-bit float, and is read as the largest one"
-        ));
+    let float: f64 = literal.parse().ok()?;
+    let Some(read) = serde_json::Number::from_f64(float) else {
+        return Some(Loss::PastFloatRange {
+            literal: literal.to_string(),
+        });
+    };
+    (decimal(literal) != decimal(&format!("{float:e}"))).then(|| Loss::Rounded {
+        literal: literal.to_string(),
+        read: read.to_string(),
+    })
+}
+
+/// A decimal number as sign, significant digits and the exponent of its last digit, so that
+/// `1.50`, `15e-1` and `0.15e1` compare equal (and every zero is the same).
+fn decimal(literal: &str) -> (bool, String, i64) {
+    let negative = literal.starts_with('-');
+    let unsigned = literal.trim_start_matches(['-', '+']);
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => (
+            &unsigned[..at],
+            unsigned[at + 1..].parse::<i64>().unwrap_or(0),
+        ),
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    let mut exponent = exponent.saturating_sub(fraction.len() as i64);
+    let trimmed = digits.trim_start_matches('0');
+    let significant = trimmed.trim_end_matches('0');
+    exponent = exponent.saturating_add((trimmed.len() - significant.len()) as i64);
+    if significant.is_empty() {
+        return (false, String::new(), 0);
     }
-    let digits = lexeme.split(['e', 'E']).next().unwrap_or(lexeme);
-    if float == 0.0 && digits.bytes().any(|b| matches!(b, b'1'..=b'9')) {
-        return Some(format!(
-            "the number {shown} is too small for a 64-bit float, and is read as 0"
-        ));
-    }
-    if integer && format!("{:.0}", float.abs()) != lexeme.trim_start_matches('-') {
-        return Some(format!(
-            "the integer {shown} is past what a 64-bit float holds exactly, and is read as {float:e}"
-        ));
-    }
-    None
+    (negative, significant.to_string(), exponent)
 }
 
 /// A count keyword's value (`minProperties`, `maxLength`, ...) read by its value, as the
@@ -438,16 +496,29 @@ mod tests {
     #[test]
     fn values_reading_changes_are_found_and_rewritings_are_not() {
         for same in [
-            r#"{"n": 1E2, "z": -0, "f": 0.10, "big": 18446744073709551615, "neg": -9223372036854775808}"#,
-            r#"{"exact": 100000000000000000000, "tiny": 5e-324, "pi": 3.14159265358979323846264}"#,
-            r#"{"pair": "\ud83d\ude00", "plain": "\\ud800 is text here", "key\u00e9": [1, 2.5e3]}"#,
+            r#"{"n": 1E2, "z": -0, "f": 0.10, "b": 1.50, "big": 18446744073709551615, "neg": -9223372036854775808}"#,
+            r#"{"exact": 100000000000000000000, "tiny": 5e-324, "e": 1e300, "d": 9007199254740993, "c": 2.5e-3}"#,
+            r#"{"pair": "\ud83d\ude00", "plain": "\\ud800 is text here", "key\u00e9": [1, 2.5e3], "s": "123456789012345678901234567890"}"#,
         ] {
             assert_eq!(first_lossy_value(same), None, "{same}");
         }
-        let found = |text: &str| first_lossy_value(text).map(|lossy| (lossy.offset, lossy.why));
+        let found = |text: &str| {
+            first_lossy_value(text).map(|lossy| (lossy.offset, lossy.loss.to_string()))
+        };
         assert_eq!(
             found(r#"{"id": 123456789012345678901234567890}"#),
-            Some((7, "the integer 123456789012345678901234567890 is past what a 64-bit float holds exactly, and is read as 1.2345678901234568e29".into()))
+            Some((7, "the number 123456789012345678901234567890 is read as the 64-bit float 1.2345678901234568e+29".into()))
+        );
+        assert_eq!(
+            found(r#"[18446744073709551616, 1.00000000000000000001]"#).map(|(at, _)| at),
+            Some(1)
+        );
+        assert_eq!(
+            found(r#"[1.00000000000000000001]"#),
+            Some((
+                1,
+                "the number 1.00000000000000000001 is read as the 64-bit float 1.0".into()
+            ))
         );
         assert_eq!(
             found(r#"[1, -1e400]"#),
@@ -457,7 +528,7 @@ mod tests {
             found(r#"[1.5e-324]"#),
             Some((
                 1,
-                "the number 1.5e-324 is too small for a 64-bit float, and is read as 0".into()
+                "the number 1.5e-324 is read as the 64-bit float 0.0".into()
             ))
         );
         assert_eq!(
@@ -473,5 +544,8 @@ mod tests {
             "a key's lone surrogate counts too"
         );
         assert_eq!(found(r#"["\ude00\ud83d"]"#).map(|(at, _)| at), Some(2));
+        assert_eq!(decimal("1.50"), decimal("15e-1"));
+        assert_eq!(decimal("0.15e1"), decimal("1.5"));
+        assert_eq!(decimal("-0.0"), decimal("0"));
     }
 }
