@@ -19,6 +19,20 @@ fn run(args: &[&str]) -> Run {
     run_in(&fixtures(), args, None)
 }
 
+/// `adapt tools.json --to PROFILE --restore TOOL --args ARGS` on the fixture.
+fn restore(profile: &str, tool: &str, args: &str) -> Run {
+    run(&[
+        "adapt",
+        "tools.json",
+        "--to",
+        profile,
+        "--restore",
+        tool,
+        "--args",
+        args,
+    ])
+}
+
 fn snapshot(name: &str, text: &str) {
     insta::with_settings!({
         snapshot_path => "snapshots",
@@ -63,16 +77,11 @@ fn tools_only_prints_the_list() {
 #[test]
 fn a_call_comes_back_to_the_server_s_tool() {
     // Strict mode: the model names the provider's tool and sends every property.
-    let out = run(&[
-        "adapt",
-        "tools.json",
-        "--to",
+    let out = restore(
         "openai-strict",
-        "--restore",
         "files_read",
-        "--args",
         r#"{"path": "notes.txt", "tail": null, "encoding": null}"#,
-    ]);
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let call: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(
@@ -112,18 +121,7 @@ fn a_call_comes_back_to_the_server_s_tool() {
 /// is, instead of being printed changed.
 #[test]
 fn a_call_whose_values_reading_would_change_is_refused_not_changed() {
-    let restore = |args: &str| {
-        run(&[
-            "adapt",
-            "tools.json",
-            "--to",
-            "openai-strict",
-            "--restore",
-            "files_read",
-            "--args",
-            args,
-        ])
-    };
+    let restore = |args: &str| restore("openai-strict", "files_read", args);
     for (args, expected) in [
         (
             r#"{"path": "notes.txt", "tail": 123456789012345678901234567890, "encoding": null}"#,
@@ -156,16 +154,11 @@ fn a_call_whose_values_reading_would_change_is_refused_not_changed() {
 
 #[test]
 fn a_call_the_original_refuses_exits_1_with_the_reasons() {
-    let out = run(&[
-        "adapt",
-        "tools.json",
-        "--to",
+    let out = restore(
         "openai-strict",
-        "--restore",
         "files_read",
-        "--args",
         r#"{"path": "", "tail": 0, "encoding": null}"#,
-    ]);
+    );
     assert_eq!(out.code, 1);
     assert_eq!(out.stdout, "");
     assert_eq!(
@@ -173,16 +166,7 @@ fn a_call_the_original_refuses_exits_1_with_the_reasons() {
         "error: tool 'files.read': argument 'path' string length must be >= 1 (got 0)\n\
          error: tool 'files.read': argument 'tail' value must be >= 1 (got 0)\n"
     );
-    let out = run(&[
-        "adapt",
-        "tools.json",
-        "--to",
-        "openai",
-        "--restore",
-        "find",
-        "--args",
-        "[1]",
-    ]);
+    let out = restore("openai", "find", "[1]");
     assert_eq!(out.code, 1);
     assert_eq!(
         out.stderr,
@@ -202,16 +186,7 @@ fn bad_input_exits_2() {
         "{}",
         out.stderr
     );
-    let out = run(&[
-        "adapt",
-        "tools.json",
-        "--to",
-        "openai",
-        "--restore",
-        "file_read",
-        "--args",
-        "{}",
-    ]);
+    let out = restore("openai", "file_read", "{}");
     assert_eq!(out.code, 2);
     assert_eq!(
         out.stderr,
