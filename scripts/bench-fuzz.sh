@@ -107,5 +107,11 @@ for (name, fuzzer), rows in results.items():
             what += "; also reported: " + ", ".join(f"{t} {c}" for t, c in extra)
     else:
         what = f"{len(always)} findings: " + ", ".join(f"{t} {c}" for t, c in sorted(always, key=str))
-    print(f"{name:<11} {fuzzer:<11} {wall:>8.1f} {cases:>6.0f} {rate:>8.1f}  {what}")
+    print(f"{name:<11} {fuzzer:<11} {wall:>8.2f} {cases:>6.0f} {rate:>8.1f}  {what}")
+
+for name in servers:
+    ours = [r[0] for r in results[(name, "toolschema")]]
+    theirs = [r[0] for r in results[(name, "mcptest")]]
+    print(f"{name}: toolschema / mcptest wall {statistics.median(ours) / statistics.median(theirs):.2f}x"
+          f" (runs: toolschema {min(ours):.2f}..{max(ours):.2f} s, mcptest {min(theirs):.2f}..{max(theirs):.2f} s)")
 PY
