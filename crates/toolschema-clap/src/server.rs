@@ -278,8 +278,119 @@ pub(crate) fn in_place_of(line: &str) -> Option<String> {
     )
 }
 
-/// Standard input as rmcp reads it: line by line through [`in_place_of`].
-fn filtered_stdin() -> tokio::io::DuplexStream {
+/// What the stdio reader does with a line from the client.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Inbound {
+    /// Pass the line on to rmcp as it is.
+    Pass,
+    /// Pass this on to rmcp in its place ([`in_place_of`]).
+    Replace(String),
+    /// Answer the client with this line at once; rmcp never sees the line.
+    Answer(String),
+}
+
+/// The longest request id quoted whole in an error message.
+const QUOTED_ID_MAX: usize = 64;
+
+/// What to do with a line from the client over stdio. rmcp answers a line it cannot read as a
+/// message with an error that has no `id` at all, so a client waiting for the answer to its
+/// request never gets one it can match; such lines are answered here instead, with the reason
+/// and the id exactly as the client wrote it: a line that is not JSON (a parse error, id null),
+/// a batch or any other JSON that is not an object (id null), and a request whose id rmcp cannot
+/// hold exactly (a fraction, an integer past 63 bits, a lone surrogate) or that rmcp cannot read
+/// as a request. Notifications and responses are left to rmcp, which ignores or refuses them
+/// as it does.
+pub(crate) fn inbound(line: &str) -> Inbound {
+    use toolschema::json::{position_of, root_members};
+    let text = line.trim();
+    if text.is_empty() {
+        return Inbound::Pass;
+    }
+    let members = match root_members(text) {
+        Ok(Some(members)) => members,
+        Ok(None) => {
+            let why = if text.starts_with('[') {
+                "a JSON-RPC batch (an array) is not something MCP takes: send each message on a line of its own"
+            } else {
+                "a JSON-RPC message is a JSON object"
+            };
+            return Inbound::Answer(error_line("null", ErrorCode::INVALID_REQUEST, why));
+        }
+        Err(e) => {
+            let column = position_of(text, e.offset).column;
+            let why = format!(
+                "the line is not valid JSON: {} at column {column}",
+                e.message
+            );
+            return Inbound::Answer(error_line("null", ErrorCode::PARSE_ERROR, &why));
+        }
+    };
+    // Of a key given twice the last counts, as rmcp's reader takes it.
+    let member = |key: &str| {
+        members
+            .iter()
+            .rev()
+            .find(|m| m.key == key)
+            .map(|m| &text[m.value.clone()])
+    };
+    let id = member("id").filter(|id| *id != "null");
+    let (Some(_), Some(id)) = (member("method"), id) else {
+        return in_place_of(text).map_or(Inbound::Pass, Inbound::Replace);
+    };
+    // JSON-RPC ids are strings or numbers; an answer to any other says null.
+    let echoed = if id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) {
+        id
+    } else {
+        "null"
+    };
+    let quoted = if id.len() <= QUOTED_ID_MAX {
+        id.to_string()
+    } else {
+        format!("of {} characters", id.len())
+    };
+    let refuse =
+        |why: String| Inbound::Answer(error_line(echoed, ErrorCode::INVALID_REQUEST, &why));
+    if echoed == "null" {
+        return refuse(format!(
+            "the request id {quoted} is neither a string nor a number, as JSON-RPC ids are"
+        ));
+    }
+    let held_exactly = serde_json::from_str::<rmcp::model::RequestId>(id).is_ok()
+        && toolschema::json::first_lossy_value(id).is_none();
+    if !held_exactly {
+        return refuse(format!(
+            "the request id {quoted} cannot be held exactly by this server, which takes ids that are strings (without lone surrogates) or integers from -2^63 to 2^63-1; send the request again with another id"
+        ));
+    }
+    let replaced = in_place_of(text);
+    let read = replaced.as_deref().unwrap_or(text);
+    if let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(read) {
+        // serde's message for rmcp's message type says little; the usual reasons first.
+        let why = if member("jsonrpc") != Some(r#""2.0""#) {
+            r#"its "jsonrpc" member is not "2.0""#.to_string()
+        } else if !member("method").is_some_and(|m| m.starts_with('"')) {
+            r#"its "method" is not a string"#.to_string()
+        } else if member("params").is_some_and(|p| !p.starts_with('{') && p != "null") {
+            r#"its "params" is not a JSON object"#.to_string()
+        } else {
+            e.to_string()
+        };
+        return refuse(format!(
+            "the request with id {quoted} is not a JSON-RPC 2.0 request this server can read: {why}"
+        ));
+    }
+    replaced.map_or(Inbound::Pass, Inbound::Replace)
+}
+
+/// A JSON-RPC error answer, on one line: `id` is JSON text (the client's own, or `null`).
+fn error_line(id: &str, code: ErrorCode, message: &str) -> String {
+    let error = serde_json::json!({"code": code.0, "message": message});
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#)
+}
+
+/// Standard input as rmcp reads it: line by line through [`inbound`], the answers it gives at
+/// once sent to `answers`.
+fn filtered_stdin(answers: tokio::sync::mpsc::UnboundedSender<String>) -> tokio::io::DuplexStream {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let (mut to_rmcp, from_stdin) = tokio::io::duplex(64 * 1024);
     tokio::spawn(async move {
@@ -295,9 +406,16 @@ fn filtered_stdin() -> tokio::io::DuplexStream {
             if line.starts_with(b"\xEF\xBB\xBF") {
                 line.drain(..3);
             }
-            let replaced = std::str::from_utf8(&line).ok().and_then(in_place_of);
-            let written = match replaced {
-                Some(replacement) => {
+            let what = match std::str::from_utf8(&line) {
+                Ok(text) => inbound(text),
+                Err(e) => {
+                    let why = format!("the line is not UTF-8 (at byte {})", e.valid_up_to());
+                    Inbound::Answer(error_line("null", ErrorCode::PARSE_ERROR, &why))
+                }
+            };
+            let written = match what {
+                Inbound::Pass => to_rmcp.write_all(&line).await,
+                Inbound::Replace(replacement) => {
                     tracing::warn!(
                         "a request cannot be read exactly; it is answered with an error"
                     );
@@ -305,7 +423,12 @@ fn filtered_stdin() -> tokio::io::DuplexStream {
                         .write_all(format!("{replacement}\n").as_bytes())
                         .await
                 }
-                None => to_rmcp.write_all(&line).await,
+                Inbound::Answer(answer) => {
+                    tracing::warn!("a line rmcp cannot read is answered with an error: {answer}");
+                    answers
+                        .send(answer)
+                        .map_err(|_| std::io::ErrorKind::BrokenPipe.into())
+                }
             };
             if written.is_err() {
                 break;
@@ -320,19 +443,70 @@ fn filtered_stdin() -> tokio::io::DuplexStream {
 /// SIGTERM. Returning drops the runtime, and with it every running command, which is killed.
 pub(crate) async fn serve_stdio(server: ToolServer) -> Result<(), ServeError> {
     use rmcp::ServiceExt;
+    let (answers, answered) = tokio::sync::mpsc::unbounded_channel();
+    let (from_rmcp, to_stdout) = tokio::io::duplex(64 * 1024);
+    let stdout = tokio::spawn(write_stdout(to_stdout, answered));
     let running = server
-        .serve((filtered_stdin(), tokio::io::stdout()))
+        .serve((filtered_stdin(answers), from_rmcp))
         .await
         .map_err(|e| ServeError::Session(e.to_string()))?;
     tokio::select! {
         ended = running.waiting() => {
             ended.map_err(|e| ServeError::Session(e.to_string()))?;
+            // rmcp's output has ended: what is left of it and of the answers goes out.
+            let _ = tokio::time::timeout(STDOUT_DRAIN, stdout).await;
         }
         // Clients stop servers with SIGTERM when closing takes long; commands still running
         // must not outlive the server.
         () = shutdown_signal() => {}
     }
     Ok(())
+}
+
+/// How long the last answers may take to be written once the session has ended.
+const STDOUT_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Write rmcp's messages and the answers [`inbound`] gives to standard output, each a whole
+/// line, until rmcp's output ends.
+async fn write_stdout(
+    from_rmcp: tokio::io::DuplexStream,
+    mut answers: tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut rmcp = tokio::io::BufReader::new(from_rmcp);
+    let mut stdout = tokio::io::stdout();
+    let mut line = Vec::new();
+    let mut answers_open = true;
+    loop {
+        // A line of rmcp's is written only once whole (a read cut short by an answer keeps
+        // what it read in `line` and goes on from there), so answers never split one.
+        let out = tokio::select! {
+            read = rmcp.read_until(b'\n', &mut line) => match read {
+                Ok(0) | Err(_) => break,
+                Ok(_) => std::mem::take(&mut line),
+            },
+            answer = answers.recv(), if answers_open => match answer {
+                Some(answer) => format!("{answer}\n").into_bytes(),
+                None => {
+                    answers_open = false;
+                    continue;
+                }
+            },
+        };
+        if stdout.write_all(&out).await.is_err() || stdout.flush().await.is_err() {
+            return;
+        }
+    }
+    while let Ok(answer) = answers.try_recv() {
+        if stdout
+            .write_all(format!("{answer}\n").as_bytes())
+            .await
+            .is_err()
+        {
+            return;
+        }
+    }
+    let _ = stdout.flush().await;
 }
 
 /// Resolves on SIGINT (Ctrl-C) or, on Unix, SIGTERM. The handlers are in place when this
@@ -362,6 +536,146 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     {
         async {
             let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The id an answer [`inbound`] gives carries, as JSON text.
+    fn answered_id(answer: &str) -> &str {
+        let rest = answer
+            .strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
+            .expect("an answer starts with its id");
+        let end = rest.rfind(r#","error":{"#).expect("an error answer");
+        &rest[..end]
+    }
+
+    /// Whether rmcp reads `id` as a request id of the same JSON value.
+    fn rmcp_holds(id: &str) -> bool {
+        let Ok(held) = serde_json::from_str::<rmcp::model::RequestId>(id) else {
+            return false;
+        };
+        let written = serde_json::to_string(&held).unwrap();
+        let sent: Value = serde_json::from_str(id).unwrap();
+        let back: Value = serde_json::from_str(&written).unwrap();
+        match (&sent, &back) {
+            (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+            _ => sent == back,
+        }
+    }
+
+    fn id_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<u64>().prop_map(|n| n.to_string()),
+            any::<i128>().prop_map(|n| n.to_string()),
+            (any::<i32>(), 0u32..4)
+                .prop_map(|(n, zeros)| format!("{n}.{}", "0".repeat(zeros as usize + 1))),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| format!("{f:e}")),
+            (1u32..9, 300u32..400).prop_map(|(d, e)| format!("{d}e{e}")),
+            "(0|[1-9][0-9]{0,29})\\.[0-9]{1,25}",
+            "-?[1-9][0-9]{0,25}(e[+-]?[0-9]{1,3})?",
+            "[a-zA-Z0-9 _-]{0,12}".prop_map(|s| format!("\"{s}\"")),
+            (0xD800u32..0xE000).prop_map(|u| format!("\"a\\u{u:04x}b\"")),
+            Just("\"\\ud83d\\ude00\"".to_string()),
+            Just("true".to_string()),
+            Just("false".to_string()),
+            Just("{}".to_string()),
+            Just("[1]".to_string()),
+            Just("{\"a\":1}".to_string()),
+        ]
+    }
+
+    proptest! {
+        /// Every request gets an answer the client can match: either rmcp reads its id as the
+        /// same value (and answers it), or it is answered here with the id exactly as sent (null
+        /// for an id JSON-RPC does not allow).
+        #[test]
+        fn every_request_id_is_answered_as_sent_or_held_exactly(id in id_text()) {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            match inbound(&line) {
+                Inbound::Pass => prop_assert!(rmcp_holds(&id), "{id} passed on to rmcp, which does not hold it"),
+                Inbound::Replace(other) => prop_assert!(false, "{id} replaced: {other}"),
+                Inbound::Answer(answer) => {
+                    let parsed: Value = toolschema::json::parse_with(&answer, toolschema::json::DuplicateKeys::KeepLast).unwrap();
+                    prop_assert_eq!(&parsed["error"]["code"], &serde_json::json!(-32600));
+                    let expected = if id.starts_with(['"', '-']) || id.starts_with(|c: char| c.is_ascii_digit()) { id.as_str() } else { "null" };
+                    prop_assert_eq!(answered_id(&answer), expected);
+                    prop_assert!(expected == "null" || !rmcp_holds(&id) || toolschema::json::first_lossy_value(&id).is_some(), "{id} answered though rmcp holds it");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_that_are_no_request_are_answered_with_a_null_id() {
+        for (line, code, says) in [
+            (
+                "{bad",
+                -32700,
+                "not valid JSON: expected an object key in double quotes at column 2",
+            ),
+            (
+                "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]",
+                -32600,
+                "batch",
+            ),
+            ("\"x\"", -32600, "a JSON-RPC message is a JSON object"),
+        ] {
+            let Inbound::Answer(answer) = inbound(line) else {
+                panic!("{line} not answered");
+            };
+            assert_eq!(answered_id(&answer), "null", "{line}");
+            let parsed: Value = serde_json::from_str(&answer).unwrap();
+            assert_eq!(parsed["error"]["code"], code, "{line}");
+            assert!(
+                parsed["error"]["message"].as_str().unwrap().contains(says),
+                "{answer}"
+            );
+        }
+    }
+
+    #[test]
+    fn requests_rmcp_cannot_read_are_answered_with_the_reason() {
+        for (line, says) in [
+            (
+                r#"{"jsonrpc":"1.0","id":8,"method":"ping"}"#,
+                r#"its "jsonrpc" member is not "2.0""#,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":5}"#,
+                r#"its "method" is not a string"#,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":[1]}"#,
+                r#"its "params" is not a JSON object"#,
+            ),
+        ] {
+            let Inbound::Answer(answer) = inbound(line) else {
+                panic!("{line} not answered");
+            };
+            let parsed: Value = serde_json::from_str(&answer).unwrap();
+            assert!(parsed["id"].is_i64(), "{answer}");
+            assert!(
+                parsed["error"]["message"].as_str().unwrap().ends_with(says),
+                "{answer}"
+            );
+        }
+        // Notifications and well-formed requests are rmcp's.
+        for line in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/whatever","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"ping","params":null}"#,
+            r#"{"jsonrpc":"2.0","id":2.0,"method":"ping"}"#,
+            "",
+        ] {
+            assert_eq!(inbound(line), Inbound::Pass, "{line}");
         }
     }
 }

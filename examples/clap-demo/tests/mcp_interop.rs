@@ -453,3 +453,118 @@ fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
     );
     assert_eq!(answers[&5]["result"], json!({}));
 }
+
+/// rmcp answers a line it cannot read with an error without an id, which no client can match to
+/// its request: each such line is answered with the id exactly as sent (null when there is none
+/// a client could match), and the server goes on serving.
+#[test]
+fn every_request_line_gets_an_answer_with_its_id_as_sent() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Command::new(common::demo())
+        .args(["mcp", "start"])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let odd = [
+        // (line, the id its answer carries as JSON text, words of the message)
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            "1.5",
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}"#,
+            "1e400",
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#,
+            "18446744073709551616",
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.0000000000000000001,"method":"ping"}"#,
+            "1.0000000000000000001",
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+            r#""\ud800""#,
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+            "null",
+            "neither a string nor a number",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":8,"method":5}"#,
+            "8",
+            r#"\"method\" is not a string"#,
+        ),
+        (
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":",
+            "null",
+            "not valid JSON",
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":10,"method":"ping"}]"#,
+            "null",
+            "batch",
+        ),
+    ];
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    writeln!(stdin, "{init}").unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    for (line, _, _) in odd {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":11,"method":"ping"}}"#).unwrap();
+    let (lines, read) = std::sync::mpsc::channel();
+    let stdout = server.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut answers = Vec::new();
+    while answers.len() < odd.len() + 2 {
+        let line = read
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("answered only {answers:#?}"));
+        answers.push(line);
+    }
+    drop(stdin);
+    let _ = server.wait();
+    assert!(
+        read.recv_timeout(Duration::from_millis(200)).is_err(),
+        "nothing more is answered"
+    );
+    for id in [0, 11] {
+        let prefix = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#);
+        assert!(
+            answers.iter().any(|a| a.starts_with(&prefix)),
+            "id {id} answered: {answers:#?}"
+        );
+    }
+    for (line, id, says) in odd {
+        let prefix = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"#);
+        let answer = answers
+            .iter()
+            .find(|a| a.starts_with(&prefix) && a.contains(says))
+            .unwrap_or_else(|| panic!("{line} not answered with id {id}: {answers:#?}"));
+        assert!(answer.contains(r#""code":-32"#), "{answer}");
+    }
+}
