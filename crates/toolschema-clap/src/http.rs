@@ -7,7 +7,7 @@
 //! extensions, so that `tools/list` shows only the tools it may call. The protected resource
 //! metadata is served beside the endpoint when OAuth is on.
 
-use crate::server::{in_place_of, shutdown_signal, ServeError, ToolServer};
+use crate::server::{inbound, shutdown_signal, Inbound, ServeError, ToolServer};
 use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
@@ -137,15 +137,19 @@ async fn guarded(
     }
     let body = without_bom(guard.read_body(&principal, &parts.headers, body).await?);
     let mut permit = None;
+    let mut body_read = body.clone();
     if parts.method == Method::POST {
         guard.check_calls(&parts, &principal, &body)?;
+        match exact_body(body.clone()) {
+            Ok(read) => body_read = read,
+            Err(answer) => return Ok(json_error(answer)),
+        }
         if !parts.headers.contains_key(HEADER_SESSION_ID) && toolschema_http::is_initialize(&body) {
             permit = Some(guard.open_session(&principal)?);
         }
     }
     parts.extensions.insert(principal.clone());
-    let body = exact_body(body);
-    let request = Request::from_parts(parts, Full::new(body));
+    let request = Request::from_parts(parts, Full::new(body_read));
     let response = match tower_service::Service::call(&mut service, request).await {
         Ok(response) => response,
         Err(never) => match never {},
@@ -172,17 +176,43 @@ fn without_bom(body: Bytes) -> Bytes {
     }
 }
 
-/// The body rmcp reads: a request it cannot read exactly is replaced as over stdio
-/// ([`in_place_of`]), so that it is answered with the reason instead of reaching the command
-/// with a number changed.
-fn exact_body(body: Bytes) -> Bytes {
-    match std::str::from_utf8(&body).ok().and_then(in_place_of) {
-        Some(replacement) => {
+/// The body rmcp reads, or the answer to give at once, as over stdio ([`inbound`]): a request
+/// whose values rmcp cannot read exactly is replaced, so that it is answered with the reason
+/// instead of reaching the command with a number changed; a request whose id rmcp cannot hold
+/// exactly or that it cannot read at all, and a body that is no JSON-RPC message, are answered
+/// here with the id as sent (rmcp answers them 415 in plain text, the id lost).
+fn exact_body(body: Bytes) -> Result<Bytes, String> {
+    let Ok(text) = std::str::from_utf8(&body) else {
+        return Ok(body);
+    };
+    match inbound(text) {
+        Inbound::Pass => Ok(body),
+        Inbound::Replace(replacement) => {
             tracing::warn!("a request cannot be read exactly; it is answered with an error");
-            Bytes::from(replacement)
+            Ok(Bytes::from(replacement))
         }
-        None => body,
+        Inbound::Answer(answer) => {
+            tracing::warn!("a body rmcp cannot read is answered with an error: {answer}");
+            Err(answer)
+        }
     }
+}
+
+/// A JSON-RPC error answer given at once: 200 for a request, 400 when there is no request to
+/// answer (id null).
+fn json_error(answer: String) -> Answer {
+    let status = if answer.starts_with(r#"{"jsonrpc":"2.0","id":null,"#) {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    let mut response = Response::new(Full::new(Bytes::from(answer)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 fn metadata(request: Request<Incoming>, guard: &Guard) -> Answer {

@@ -343,6 +343,25 @@ fn typescript_client_with_bearer_tokens_and_jwts() {
 /// it: the status, the session id header if any, and the JSON-RPC messages of the answer
 /// (a JSON body, or the `data:` lines of an event stream).
 fn post(url: &str, session: Option<&str>, body: &[u8]) -> (u16, Option<String>, Vec<Value>) {
+    let (status, head, body) = post_raw(url, session, body);
+    let session = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_string())
+    });
+    let messages = body
+        .lines()
+        .filter_map(|line| {
+            let json = line.strip_prefix("data:").unwrap_or(line).trim();
+            serde_json::from_str::<Value>(json).ok()
+        })
+        .filter(|message| message.get("jsonrpc").is_some())
+        .collect();
+    (status, session, messages)
+}
+
+/// [`post`], the answer as it came: the status, the head and the body.
+fn post_raw(url: &str, session: Option<&str>, body: &[u8]) -> (u16, String, String) {
     use std::io::{Read, Write};
     let address = url
         .strip_prefix("http://")
@@ -375,20 +394,7 @@ fn post(url: &str, session: Option<&str>, body: &[u8]) -> (u16, Option<String>, 
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
-    let session = head.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.eq_ignore_ascii_case("mcp-session-id")
-            .then(|| value.trim().to_string())
-    });
-    let messages = body
-        .lines()
-        .filter_map(|line| {
-            let json = line.strip_prefix("data:").unwrap_or(line).trim();
-            serde_json::from_str::<Value>(json).ok()
-        })
-        .filter(|message| message.get("jsonrpc").is_some())
-        .collect();
-    (status, session, messages)
+    (status, head.to_string(), body.to_string())
 }
 
 /// Over HTTP as over stdio: a request that is valid JSON but that the server cannot read
@@ -443,5 +449,53 @@ fn requests_the_server_cannot_read_exactly_are_answered_over_http() {
         b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}",
     );
     assert_eq!((status, &answers[0]["result"]), (200, &json!({})));
+    // rmcp answers a body it cannot read at all 415 in plain text, the id lost: it is answered
+    // here with the id exactly as sent (a JSON-RPC error, 200), or 400 when there is no request.
+    for (body, id, status, says) in [
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            "1.5",
+            200,
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
+            "1e400",
+            200,
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+            r#""\ud800""#,
+            200,
+            "cannot be held exactly",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":5,"method":5}"#,
+            "5",
+            200,
+            "is not a string",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+            "null",
+            400,
+            "neither a string nor a number",
+        ),
+        ("{bad", "null", 400, "not valid JSON"),
+    ] {
+        let (got, head, answer) = post_raw(&server.url, Some(&session), body.as_bytes());
+        assert_eq!(got, status, "{body}: {answer}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/json"),
+            "{head}"
+        );
+        let prefix = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"#);
+        assert!(
+            answer.starts_with(&prefix) && answer.contains(says),
+            "{body}: {answer}"
+        );
+    }
     server.stop();
 }
