@@ -690,6 +690,11 @@ fn patterns_javascript_cannot_read_are_refused_not_read_as_rust_reads_them() {
             "/properties/user/pattern",
             "invalid character escape",
         ),
+        (
+            r"^\\b+\\w+$",
+            "/properties/user/pattern",
+            "nothing to repeat: the assertion \\b takes no quantifier",
+        ),
     ] {
         let r = validate_with(pattern);
         assert_eq!(r.code, 2, "{pattern}: {}", r.stdout);

@@ -26,13 +26,8 @@ pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
     // be spelt out here: not a `\c` control escape, nor a negated class escape inside a class
     // (`[^\W]`), which only the engine's own translation (skipped beside look-arounds) reads
     // right. Such a pattern keeps its `\b` for the engine (a Unicode word boundary).
-    let (mut boundary, mut unspellable, mut has_dot) = (false, false, false);
-    for_each_token(pattern, |token, _| match token {
-        Token::Escape('b' | 'B', false) => boundary = true,
-        Token::Escape('c', _) | Token::Escape('W' | 'D' | 'S', true) => unspellable = true,
-        Token::Dot => has_dot = true,
-        _ => {}
-    });
+    let (boundary, unspellable) = boundary_and_unspellable(pattern);
+    let has_dot = scan(pattern, |token| token == Token::Dot);
     let has_boundary = boundary && !unspellable;
     let has_look_around = has_boundary
         || ["(?=", "(?!", "(?<=", "(?<!"]
@@ -64,6 +59,19 @@ pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
         }
     });
     changed.then_some(out)
+}
+
+/// Whether `pattern` has a word boundary (`\b` or `\B` outside a class), and whether it has
+/// what keeps [`ecma_pattern`] from spelling the rest out beside look-arounds: a `\c` control
+/// escape, or a negated class escape inside a class (`[^\W]`).
+fn boundary_and_unspellable(pattern: &str) -> (bool, bool) {
+    let (mut boundary, mut unspellable) = (false, false);
+    for_each_token(pattern, |token, _| match token {
+        Token::Escape('b' | 'B', false) => boundary = true,
+        Token::Escape('c', _) | Token::Escape('W' | 'D' | 'S', true) => unspellable = true,
+        _ => {}
+    });
+    (boundary, unspellable)
 }
 
 /// Whether `pattern` has a word boundary (`\b` or `\B` outside a class), which
@@ -289,7 +297,10 @@ pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<PatternProblem> {
             .map(|error| error.to_string())
     };
     let why = if alternatives <= ALTERNATIVES_ON_THE_STACK {
-        read(pattern)?
+        match read(pattern) {
+            Some(why) => why,
+            None => return quantified_assertion(pattern).map(PatternProblem::NotEcma),
+        }
     } else {
         let owned = pattern.to_string();
         let reading = std::thread::Builder::new()
@@ -297,7 +308,8 @@ pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<PatternProblem> {
             .stack_size(LARGE_STACK)
             .spawn(move || read(&owned));
         match reading.map(std::thread::JoinHandle::join) {
-            Ok(Ok(why)) => why?,
+            Ok(Ok(Some(why))) => why,
+            Ok(Ok(None)) => return quantified_assertion(pattern).map(PatternProblem::NotEcma),
             // No thread to be had, or the reader failed: nothing says the pattern is sound.
             _ => return Some(PatternProblem::TooLarge),
         }
@@ -311,6 +323,84 @@ pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<PatternProblem> {
         Some(first) => first.to_lowercase().chain(chars).collect(),
         None => why,
     }))
+}
+
+/// Why `pattern` is refused if it puts a quantifier after an assertion (`\b*`, `(?=a)+`,
+/// `(?<!a){2}`, `^?`): ECMA-262 with the u flag has nothing there to repeat and refuses it
+/// ("Nothing to repeat"), but the reader takes it.
+fn quantified_assertion(pattern: &str) -> Option<String> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut in_class = false;
+    // The groups open, each with the assertion it is when it is a lookaround.
+    let mut groups: Vec<Option<&'static str>> = Vec::new();
+    // The assertion just read, if the last thing read was one.
+    let mut assertion: Option<&'static str> = None;
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        let before = assertion.take();
+        let mut step = 1;
+        match c {
+            '\\' => {
+                step = 2;
+                if !in_class {
+                    assertion = match chars.get(i + 1) {
+                        Some('b') => Some("\\b"),
+                        Some('B') => Some("\\B"),
+                        _ => None,
+                    };
+                }
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            _ if in_class => {}
+            '(' => {
+                let ahead: String = chars[i + 1..].iter().take(3).collect();
+                let (kind, prefix) = if ahead.starts_with("?<=") {
+                    (Some("(?<=...)"), 4)
+                } else if ahead.starts_with("?<!") {
+                    (Some("(?<!...)"), 4)
+                } else if ahead.starts_with("?=") {
+                    (Some("(?=...)"), 3)
+                } else if ahead.starts_with("?!") {
+                    (Some("(?!...)"), 3)
+                } else {
+                    (None, 1)
+                };
+                groups.push(kind);
+                step = prefix;
+            }
+            ')' => assertion = groups.pop().flatten(),
+            '^' => assertion = Some("^"),
+            '$' => assertion = Some("$"),
+            '*' | '+' | '?' => {
+                if let Some(what) = before {
+                    return Some(format!(
+                        "nothing to repeat: the assertion {what} takes no quantifier"
+                    ));
+                }
+            }
+            '{' => {
+                let rest: String = chars[i..].iter().take(32).collect();
+                let is_quantifier = rest
+                    .find('}')
+                    .map(|end| &rest[1..end])
+                    .is_some_and(|inside| {
+                        let (low, high) = inside.split_once(',').unwrap_or((inside, "0"));
+                        !low.is_empty()
+                            && low.bytes().all(|b| b.is_ascii_digit())
+                            && high.bytes().all(|b| b.is_ascii_digit())
+                    });
+                if let (Some(what), true) = (before, is_quantifier) {
+                    return Some(format!(
+                        "nothing to repeat: the assertion {what} takes no quantifier"
+                    ));
+                }
+            }
+            _ => {}
+        }
+        i += step;
+    }
+    None
 }
 
 /// The most `|` a pattern may hold to be checked ([`ecma_syntax_error`]): 16,384 alternatives
@@ -334,6 +424,8 @@ pub(crate) enum PatternProblem {
     TooDeep,
     /// It is too long, or has too many alternatives, to be checked.
     TooLarge,
+    /// It is ECMA-262, but the validator's engine cannot evaluate it as JavaScript does: why.
+    BeyondEngine(String),
 }
 
 /// How much of a pattern a message quotes.
@@ -369,6 +461,10 @@ impl std::fmt::Display for NotEcmaPattern {
                 "the pattern '{pattern}' is too large to be checked as an ECMA-262 regular expression here (over {MAX_ALTERNATIVES} alternatives or {} KiB)",
                 MAX_PATTERN_BYTES / 1024
             ),
+            PatternProblem::BeyondEngine(why) => write!(
+                f,
+                "the pattern '{pattern}' is an ECMA-262 regular expression, but the validator's regex engine cannot evaluate it as JavaScript does ({why}), so nothing can be checked against it; write it another way"
+            ),
         }
     }
 }
@@ -385,6 +481,50 @@ enum Step<'a> {
 /// [`with_ecma_patterns`] walks them: not into the values of [`VALUE_KEYWORDS`], and a member
 /// of a [`NAME_MAPS`] keyword is a schema whatever its name.
 pub(crate) fn non_ecma_patterns(schema: &Value) -> Vec<NotEcmaPattern> {
+    patterns_with(schema, ecma_syntax_error)
+}
+
+/// Every pattern of `schema` the validator refuses to read: those that are not ECMA-262
+/// ([`non_ecma_patterns`]), and those its engine cannot evaluate as JavaScript does
+/// ([`engine_gap`]).
+pub(crate) fn patterns_the_validator_refuses(schema: &Value) -> Vec<NotEcmaPattern> {
+    patterns_with(schema, |pattern| {
+        ecma_syntax_error(pattern).or_else(|| engine_gap(pattern))
+    })
+}
+
+/// Why the validator's engine cannot evaluate an ECMA-262 `pattern` as JavaScript does, if it
+/// cannot. A backreference to a group that has not matched (not yet, or not on this path)
+/// matches the empty string in JavaScript and nothing in the engine, so `^(a)?\1$` would refuse
+/// `""`, which JavaScript takes; `\0` the engine does not read at all.
+pub(crate) fn engine_gap(pattern: &str) -> Option<PatternProblem> {
+    let mut why = None;
+    for_each_token(pattern, |token, text| {
+        if why.is_some() {
+            return;
+        }
+        why = match token {
+            Token::Escape('1'..='9' | 'k', false) => Some(format!(
+                "it holds the backreference {}, which JavaScript matches as empty when its group has not matched and the engine does not",
+                if text == "\\k" { "\\k<...>" } else { text }
+            )),
+            Token::Escape('0', _) => Some("the engine does not read \\0; write \\x00".to_string()),
+            _ => None,
+        };
+    });
+    if why.is_none() && boundary_and_unspellable(pattern) == (true, true) {
+        // The boundary would stay the engine's, a Unicode one (`\b` between `é` and `z`).
+        why = Some("it has a word boundary beside a \\c control escape or a negated class escape inside a class, and the engine would read that boundary as a Unicode one".to_string());
+    }
+    why.map(PatternProblem::BeyondEngine)
+}
+
+/// Every `pattern` value and `patternProperties` key of `schema` for which `problem` says what
+/// is wrong, walked as [`non_ecma_patterns`] says.
+fn patterns_with(
+    schema: &Value,
+    problem: impl Fn(&str) -> Option<PatternProblem>,
+) -> Vec<NotEcmaPattern> {
     let mut found = Vec::new();
     if !crate::json::any_object(schema, |map| {
         map.contains_key("pattern") || map.contains_key("patternProperties")
@@ -423,7 +563,7 @@ pub(crate) fn non_ecma_patterns(schema: &Value) -> Vec<NotEcmaPattern> {
                     continue;
                 }
                 if let Some(Value::String(pattern)) = map.get("pattern") {
-                    if let Some(problem) = ecma_syntax_error(pattern) {
+                    if let Some(problem) = problem(pattern) {
                         found.push(NotEcmaPattern {
                             pointer: pointer_of(&path, &["pattern"]),
                             pattern: pattern.clone(),
@@ -433,7 +573,7 @@ pub(crate) fn non_ecma_patterns(schema: &Value) -> Vec<NotEcmaPattern> {
                 }
                 if let Some(Value::Object(patterns)) = map.get("patternProperties") {
                     for key in patterns.keys() {
-                        if let Some(problem) = ecma_syntax_error(key) {
+                        if let Some(problem) = problem(key) {
                             found.push(NotEcmaPattern {
                                 pointer: pointer_of(&path, &["patternProperties", key]),
                                 pattern: key.clone(),
@@ -541,10 +681,21 @@ mod tests {
     #[test]
     fn what_cannot_be_spelt_out_keeps_the_engines_reading() {
         // A negated class escape inside a class, or a control escape, beside `\b`: the
-        // boundary stays the engine's, and the rest is read as before.
+        // boundary stays the engine's, and the rest is read as before...
         assert!(!matches(r"^[^\W]$|\bzz", "é"));
         assert!(matches(r"^[^\W]$|\bzz", "a"));
         assert!(matches(r"^\bx\cJ$", "x\n"));
+        // ...so the validator does not read such a pattern at all: `^K*\b\cJ*` would match
+        // "ſ" with a Unicode boundary, and JavaScript's ASCII one refuses it.
+        for pattern in [r"^[^\W]$|\bzz", r"^\bx\cJ$", r"^K*\b\cJ*"] {
+            assert!(
+                matches!(engine_gap(pattern), Some(PatternProblem::BeyondEngine(_))),
+                "{pattern}"
+            );
+        }
+        for pattern in [r"^\bx$", r"x\cJ", r"[^\W]", r"^(a)b$"] {
+            assert_eq!(engine_gap(pattern), None, "{pattern}");
+        }
     }
 
     #[test]
@@ -645,6 +796,46 @@ mod tests {
             found,
             expected.map(|(pointer, pattern)| (pointer.to_string(), pattern.to_string()))
         );
+    }
+
+    #[test]
+    fn quantified_assertions_are_refused_as_javascript_refuses_them() {
+        // Each refused by `new RegExp(p, "u")` in Node.js 20 ("Nothing to repeat", "Invalid
+        // quantifier"); the reader itself refused only the lookarounds.
+        for pattern in [
+            r"\b*",
+            r"a\B{2}",
+            r"\b{1,3}x",
+            r"(?=a)*",
+            r"(?!a)+",
+            r"(?<=a)?",
+            r"(?<!a){1,2}",
+            r"^*",
+            r"x$+",
+            r"(a|(?=b)+)",
+        ] {
+            assert!(
+                matches!(ecma_syntax_error(pattern), Some(PatternProblem::NotEcma(_))),
+                "{pattern}"
+            );
+        }
+        // Each taken by JavaScript: a class's \b is a backspace, an escaped backslash is no
+        // assertion, groups and lookarounds unquantified, braces that are no quantifier.
+        for pattern in [
+            r"\b",
+            r"[\b]*",
+            r"\\b*",
+            r"(?:a)*",
+            r"(a)+",
+            r"(?=a)b*",
+            r"(?<!a)\d{2}",
+            r"^a*$",
+            r"\u{1F600}+",
+            r"\p{L}{2}",
+            r"[(?=a)]*",
+        ] {
+            assert_eq!(ecma_syntax_error(pattern), None, "{pattern}");
+        }
     }
 
     #[test]

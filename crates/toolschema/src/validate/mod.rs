@@ -32,7 +32,7 @@ mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
-use crate::schema::patterns::{non_ecma_patterns, with_ecma_patterns};
+use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
 use crate::schema::references::{
     check_ref_cycles, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
     UNFETCHED_REF,
@@ -372,7 +372,7 @@ impl SchemaValidator {
         };
         // A pattern the engine would read with a meaning of Rust's own is refused (fails
         // closed), in the schema and in every document it may reach.
-        if let Some(bad) = non_ecma_patterns(&standard).into_iter().next() {
+        if let Some(bad) = patterns_the_validator_refuses(&standard).into_iter().next() {
             return Err(SchemaError::Invalid {
                 pointer: bad.pointer.clone(),
                 message: bad.to_string(),
@@ -381,7 +381,7 @@ impl SchemaValidator {
         let mut documents: Vec<_> = options.documents.iter().collect();
         documents.sort_by_key(|(uri, _)| *uri);
         for (uri, document) in documents {
-            if let Some(bad) = non_ecma_patterns(document).into_iter().next() {
+            if let Some(bad) = patterns_the_validator_refuses(document).into_iter().next() {
                 return Err(SchemaError::Invalid {
                     pointer: format!("{uri}#{}", bad.pointer),
                     message: bad.to_string(),
@@ -406,7 +406,7 @@ impl SchemaValidator {
                 Ok(Box::new(UnfetchedRef(reference)))
             })
             .build(&for_engine)
-            .map_err(compile_error)?;
+            .map_err(|error| compile_error(error, &patterns))?;
         drop(for_engine);
         Ok(SchemaValidator {
             engine,
@@ -1094,7 +1094,18 @@ fn can_recurse(schema: &Value) -> bool {
     false
 }
 
-fn compile_error(error: jsonschema::ValidationError<'static>) -> SchemaError {
+/// What the engine's refusal of a schema means; `patterns` maps the patterns rewritten for the
+/// engine to their originals.
+fn compile_error(
+    error: jsonschema::ValidationError<'static>,
+    patterns: &HashMap<String, String>,
+) -> SchemaError {
+    let original = |pattern: &str| {
+        patterns
+            .get(pattern)
+            .cloned()
+            .unwrap_or_else(|| pattern.to_string())
+    };
     let pointer = error.instance_path().as_str().to_string();
     match error.kind() {
         ValidationErrorKind::Referencing(reference) => referencing_error(reference),
@@ -1110,6 +1121,27 @@ fn compile_error(error: jsonschema::ValidationError<'static>) -> SchemaError {
                 message: format!(
                     "format '{name}' is not one toolschema knows, so it cannot be asserted; the formats it asserts are JSON Schema's (date-time, date, time, duration, email, hostname, ipv4, ipv6, uri, uri-reference, iri, uuid, regex, json-pointer, ...)"
                 ),
+            }
+        }
+        // A pattern JavaScript reads (the ECMA-262 check passed it) that the engine cannot:
+        // "is not a regex" would say the schema is wrong when the validator falls short.
+        ValidationErrorKind::Format { format }
+            if format == "regex"
+                && error.instance().as_str().is_some_and(|pattern| {
+                    crate::schema::patterns::ecma_syntax_error(&original(pattern)).is_none()
+                }) =>
+        {
+            let pattern = original(error.instance().as_str().unwrap_or_default());
+            let refused = crate::schema::patterns::NotEcmaPattern {
+                pointer: pointer.clone(),
+                pattern,
+                problem: crate::schema::patterns::PatternProblem::BeyondEngine(
+                    "the engine refuses it".into(),
+                ),
+            };
+            SchemaError::Invalid {
+                pointer,
+                message: refused.to_string(),
             }
         }
         _ => SchemaError::Invalid {
