@@ -512,6 +512,17 @@ pub(crate) fn engine_gap(pattern: &str) -> Option<PatternProblem> {
             _ => None,
         };
     });
+    let negated_class_escape_in_class = scan(pattern, |token| {
+        matches!(token, Token::Escape('W' | 'D' | 'S', true))
+    });
+    let own_look_around = ["(?=", "(?!", "(?<=", "(?<!"]
+        .iter()
+        .any(|look| pattern.contains(look));
+    if why.is_none() && own_look_around && negated_class_escape_in_class {
+        // Beside look-arounds the engine does not translate the pattern, and `[^\W]` has no
+        // spelling both read: it would stay a Unicode class (`é` a word character).
+        why = Some("it has a look-around beside a negated class escape inside a class, which the engine would read as a Unicode class".to_string());
+    }
     if why.is_none() && boundary_and_unspellable(pattern) == (true, true) {
         // The boundary would stay the engine's, a Unicode one (`\b` between `é` and `z`).
         why = Some("it has a word boundary beside a \\c control escape or a negated class escape inside a class, and the engine would read that boundary as a Unicode one".to_string());
@@ -687,7 +698,7 @@ mod tests {
         assert!(matches(r"^\bx\cJ$", "x\n"));
         // ...so the validator does not read such a pattern at all: `^K*\b\cJ*` would match
         // "ſ" with a Unicode boundary, and JavaScript's ASCII one refuses it.
-        for pattern in [r"^[^\W]$|\bzz", r"^\bx\cJ$", r"^K*\b\cJ*"] {
+        for pattern in [r"^[^\W]$|\bzz", r"^\bx\cJ$", r"^K*\b\cJ*", r"(?=é)[^\W]"] {
             assert!(
                 matches!(engine_gap(pattern), Some(PatternProblem::BeyondEngine(_))),
                 "{pattern}"

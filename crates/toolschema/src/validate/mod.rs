@@ -396,8 +396,24 @@ impl SchemaValidator {
                 HashMap::new(),
             ),
         };
-        let engine = jsonschema::options()
-            .with_draft(dialect.engine_draft())
+        // A `$schema` naming a registered meta-schema is left to the engine, which reads its
+        // vocabularies there (told the draft, it would take the draft's own vocabularies).
+        let custom_meta_schema =
+            standard
+                .get("$schema")
+                .and_then(Value::as_str)
+                .is_some_and(|uri| {
+                    options
+                        .documents
+                        .contains_key(uri.split('#').next().unwrap_or(uri))
+                });
+        let engine = jsonschema::options();
+        let engine = if custom_meta_schema {
+            engine
+        } else {
+            engine.with_draft(dialect.engine_draft())
+        };
+        let engine = engine
             .should_validate_formats(options.assert_format)
             .should_ignore_unknown_formats(!options.refuse_unknown_formats)
             .with_retriever(RegisteredDocuments(Arc::new(options.documents.clone())))
