@@ -362,22 +362,46 @@ fn closing_the_connection_kills_running_commands() {
     assert_ran_and_was_killed(call);
 }
 
-/// Requests that are valid JSON but that the server cannot read exactly (a number past the
-/// float range, a lone surrogate, an integer past 64 bits, which the command would get rounded)
-/// or whose params are not MCP's are each answered with an error, not dropped unanswered.
-#[test]
-fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
-    use std::io::{BufRead, BufReader, Write};
-    let dir = tempfile::tempdir().unwrap();
+/// `clap-demo mcp start` in `dir`, spoken to line by line: the process, its input, and the lines
+/// it writes as they come.
+fn raw_stdio_server(
+    dir: &std::path::Path,
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::sync::mpsc::Receiver<String>,
+) {
+    use std::io::{BufRead, BufReader};
     let mut server = Command::new(common::demo())
         .args(["mcp", "start"])
-        .current_dir(dir.path())
+        .current_dir(dir)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin = server.stdin.take().unwrap();
+    let stdin = server.stdin.take().unwrap();
+    let (lines, read) = std::sync::mpsc::channel();
+    let stdout = server.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    (server, stdin, read)
+}
+
+/// Requests that are valid JSON but that the server cannot read exactly (a number past the
+/// float range, a lone surrogate, an integer past 64 bits, which the command would get rounded)
+/// or whose params are not MCP's are each answered with an error, not dropped unanswered.
+#[test]
+fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, mut stdin, read) = raw_stdio_server(dir.path());
     let requests = [
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
@@ -392,16 +416,6 @@ fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
     for request in requests {
         writeln!(stdin, "{request}").unwrap();
     }
-    let (lines, read) = std::sync::mpsc::channel();
-    let stdout = server.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if lines.send(line).is_err() {
-                break;
-            }
-        }
-    });
     let mut answers = std::collections::BTreeMap::new();
     while answers.len() < 8 {
         let line = read
@@ -459,17 +473,9 @@ fn requests_the_server_cannot_read_exactly_are_answered_not_dropped() {
 /// a client could match), and the server goes on serving.
 #[test]
 fn every_request_line_gets_an_answer_with_its_id_as_sent() {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let mut server = Command::new(common::demo())
-        .args(["mcp", "start"])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = server.stdin.take().unwrap();
+    let (mut server, mut stdin, read) = raw_stdio_server(dir.path());
     let odd = [
         // (line, the id its answer carries as JSON text, words of the message)
         (
@@ -529,16 +535,6 @@ fn every_request_line_gets_an_answer_with_its_id_as_sent() {
         writeln!(stdin, "{line}").unwrap();
     }
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":11,"method":"ping"}}"#).unwrap();
-    let (lines, read) = std::sync::mpsc::channel();
-    let stdout = server.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if lines.send(line).is_err() {
-                break;
-            }
-        }
-    });
     let mut answers = Vec::new();
     while answers.len() < odd.len() + 2 {
         let line = read
