@@ -142,7 +142,7 @@ async fn guarded(
         guard.check_calls(&parts, &principal, &body)?;
         match exact_body(body.clone()) {
             Ok(read) => body_read = read,
-            Err(answer) => return Ok(json_error(answer)),
+            Err(answer) => return Ok(*answer),
         }
         if !parts.headers.contains_key(HEADER_SESSION_ID) && toolschema_http::is_initialize(&body) {
             permit = Some(guard.open_session(&principal)?);
@@ -180,8 +180,9 @@ fn without_bom(body: Bytes) -> Bytes {
 /// whose values rmcp cannot read exactly is replaced, so that it is answered with the reason
 /// instead of reaching the command with a number changed; a request whose id rmcp cannot hold
 /// exactly or that it cannot read at all, and a body that is no JSON-RPC message, are answered
-/// here with the id as sent (rmcp answers them 415 in plain text, the id lost).
-fn exact_body(body: Bytes) -> Result<Bytes, String> {
+/// here with the id as sent (rmcp answers them 415 in plain text, the id lost): a JSON-RPC
+/// error, 200 for a request, 400 when there is no request to answer.
+fn exact_body(body: Bytes) -> Result<Bytes, Box<Answer>> {
     let Ok(text) = std::str::from_utf8(&body) else {
         return Ok(body);
     };
@@ -191,28 +192,19 @@ fn exact_body(body: Bytes) -> Result<Bytes, String> {
             tracing::warn!("a request cannot be read exactly; it is answered with an error");
             Ok(Bytes::from(replacement))
         }
-        Inbound::Answer(answer) => {
-            tracing::warn!("a body rmcp cannot read is answered with an error: {answer}");
-            Err(answer)
+        Inbound::Answer { line, to_request } => {
+            tracing::warn!("a body rmcp cannot read is answered with an error: {line}");
+            let mut response = Response::new(Full::new(Bytes::from(line)).boxed());
+            if !to_request {
+                *response.status_mut() = StatusCode::BAD_REQUEST;
+            }
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json"),
+            );
+            Err(Box::new(response))
         }
     }
-}
-
-/// A JSON-RPC error answer given at once: 200 for a request, 400 when there is no request to
-/// answer (id null).
-fn json_error(answer: String) -> Answer {
-    let status = if answer.starts_with(r#"{"jsonrpc":"2.0","id":null,"#) {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
-    let mut response = Response::new(Full::new(Bytes::from(answer)).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    response
 }
 
 fn metadata(request: Request<Incoming>, guard: &Guard) -> Answer {

@@ -246,36 +246,11 @@ impl ServerHandler for ToolServer {
 /// answers it (with the reason in its params) instead of dropping it unanswered.
 const UNREADABLE: &str = "toolschema/unreadable-request";
 
-/// What rmcp should read in place of a message from the client (a stdio line or an HTTP body),
-/// when not the message itself: valid JSON that serde_json refuses (a number past the float
-/// range, a lone surrogate) or would read rounded (an integer past 64 bits, which the command
-/// would then get changed), in a request, becomes a request of [`UNREADABLE`] with the same id
-/// and the reason. Anything else (a notification, malformed JSON) is left to rmcp.
-pub(crate) fn in_place_of(line: &str) -> Option<String> {
-    let text = line.trim();
-    if text.is_empty() {
-        return None;
-    }
-    let why = match serde_json::from_str::<Value>(text) {
-        Ok(_) => match toolschema::json::first_lossy_value(text)?.loss {
-            Loss::Rounded { literal, read } => format!(
-                "the request holds the number {literal}, which this server reads as a 64-bit float and would pass on as {read}; send it as a string"
-            ),
-            // What serde_json reads at all it reads in range and without lone surrogates.
-            Loss::PastFloatRange { .. } | Loss::LoneSurrogate { .. } => return None,
-        },
-        Err(e) => format!(
-            "the request is valid JSON that this server cannot read exactly ({e}): a number past the 64-bit float range or a lone surrogate (\\uD800-\\uDFFF)"
-        ),
-    };
-    let request =
-        toolschema::json::parse_with(text, toolschema::json::DuplicateKeys::KeepLast).ok()?;
-    request.get("method")?;
-    let id = request.get("id").filter(|id| !id.is_null())?;
-    Some(
-        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": UNREADABLE, "params": {"why": why}})
-            .to_string(),
-    )
+/// The request rmcp reads in place of one it cannot read exactly: the same id, the method
+/// [`UNREADABLE`], and why.
+fn unreadable(id: &str, why: &str) -> String {
+    let params = serde_json::json!({ "why": why });
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{UNREADABLE}","params":{params}}}"#)
 }
 
 /// What the stdio reader does with a line from the client.
@@ -283,10 +258,17 @@ pub(crate) fn in_place_of(line: &str) -> Option<String> {
 pub(crate) enum Inbound {
     /// Pass the line on to rmcp as it is.
     Pass,
-    /// Pass this on to rmcp in its place ([`in_place_of`]).
+    /// Pass this on to rmcp in its place: a request it would read with a value changed or not
+    /// at all (a number past the float range or past what a float holds exactly, a lone
+    /// surrogate), renamed to [`UNREADABLE`] so that it is answered with the reason.
     Replace(String),
     /// Answer the client with this line at once; rmcp never sees the line.
-    Answer(String),
+    Answer {
+        /// The JSON-RPC error.
+        line: String,
+        /// Whether it answers a request (it carries the request's id), not a line that is none.
+        to_request: bool,
+    },
 }
 
 /// The longest request id quoted whole in an error message.
@@ -314,7 +296,10 @@ pub(crate) fn inbound(line: &str) -> Inbound {
             } else {
                 "a JSON-RPC message is a JSON object"
             };
-            return Inbound::Answer(error_line("null", ErrorCode::INVALID_REQUEST, why));
+            return Inbound::Answer {
+                line: error_line("null", ErrorCode::INVALID_REQUEST, why),
+                to_request: false,
+            };
         }
         Err(e) => {
             let column = position_of(text, e.offset).column;
@@ -322,7 +307,10 @@ pub(crate) fn inbound(line: &str) -> Inbound {
                 "the line is not valid JSON: {} at column {column}",
                 e.message
             );
-            return Inbound::Answer(error_line("null", ErrorCode::PARSE_ERROR, &why));
+            return Inbound::Answer {
+                line: error_line("null", ErrorCode::PARSE_ERROR, &why),
+                to_request: false,
+            };
         }
     };
     // Of a key given twice the last counts, as rmcp's reader takes it.
@@ -335,7 +323,7 @@ pub(crate) fn inbound(line: &str) -> Inbound {
     };
     let id = member("id").filter(|id| *id != "null");
     let (Some(_), Some(id)) = (member("method"), id) else {
-        return in_place_of(text).map_or(Inbound::Pass, Inbound::Replace);
+        return Inbound::Pass;
     };
     // JSON-RPC ids are strings or numbers; an answer to any other says null.
     let echoed = if id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) {
@@ -348,8 +336,10 @@ pub(crate) fn inbound(line: &str) -> Inbound {
     } else {
         format!("of {} characters", id.len())
     };
-    let refuse =
-        |why: String| Inbound::Answer(error_line(echoed, ErrorCode::INVALID_REQUEST, &why));
+    let refuse = |why: String| Inbound::Answer {
+        line: error_line(echoed, ErrorCode::INVALID_REQUEST, &why),
+        to_request: echoed != "null",
+    };
     if echoed == "null" {
         return refuse(format!(
             "the request id {quoted} is neither a string nor a number, as JSON-RPC ids are"
@@ -362,24 +352,42 @@ pub(crate) fn inbound(line: &str) -> Inbound {
             "the request id {quoted} cannot be held exactly by this server, which takes ids that are strings (without lone surrogates) or integers from -2^63 to 2^63-1; send the request again with another id"
         ));
     }
-    let replaced = in_place_of(text);
-    let read = replaced.as_deref().unwrap_or(text);
-    if let Err(e) = serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(read) {
-        // serde's message for rmcp's message type says little; the usual reasons first.
-        let why = if member("jsonrpc") != Some(r#""2.0""#) {
-            r#"its "jsonrpc" member is not "2.0""#.to_string()
-        } else if !member("method").is_some_and(|m| m.starts_with('"')) {
-            r#"its "method" is not a string"#.to_string()
-        } else if member("params").is_some_and(|p| !p.starts_with('{') && p != "null") {
-            r#"its "params" is not a JSON object"#.to_string()
-        } else {
-            e.to_string()
-        };
-        return refuse(format!(
-            "the request with id {quoted} is not a JSON-RPC 2.0 request this server can read: {why}"
-        ));
+    match serde_json::from_str::<rmcp::model::ClientJsonRpcMessage>(text) {
+        // A value serde_json refuses (past the float range, a lone surrogate; the grammar was
+        // checked above): rmcp could not read the request at all.
+        Err(e) if e.classify() == serde_json::error::Category::Syntax => Inbound::Replace(unreadable(
+            id,
+            &format!(
+                "the request is valid JSON that this server cannot read exactly ({e}): a number past the 64-bit float range or a lone surrogate (\\uD800-\\uDFFF)"
+            ),
+        )),
+        Err(e) => {
+            // serde's message for rmcp's message type says little; the usual reasons first.
+            let why = if member("jsonrpc") != Some(r#""2.0""#) {
+                r#"its "jsonrpc" member is not "2.0""#.to_string()
+            } else if !member("method").is_some_and(|m| m.starts_with('"')) {
+                r#"its "method" is not a string"#.to_string()
+            } else if member("params").is_some_and(|p| !p.starts_with('{') && p != "null") {
+                r#"its "params" is not a JSON object"#.to_string()
+            } else {
+                e.to_string()
+            };
+            refuse(format!(
+                "the request with id {quoted} is not a JSON-RPC 2.0 request this server can read: {why}"
+            ))
+        }
+        // Read, but a number read otherwise than written would reach the command changed.
+        Ok(_) => match toolschema::json::first_lossy_value(text).map(|lossy| lossy.loss) {
+            Some(Loss::Rounded { literal, read }) => Inbound::Replace(unreadable(
+                id,
+                &format!(
+                    "the request holds the number {literal}, which this server reads as a 64-bit float and would pass on as {read}; send it as a string"
+                ),
+            )),
+            // What serde_json reads at all it reads in range and without lone surrogates.
+            _ => Inbound::Pass,
+        },
     }
-    replaced.map_or(Inbound::Pass, Inbound::Replace)
 }
 
 /// A JSON-RPC error answer, on one line: `id` is JSON text (the client's own, or `null`).
@@ -410,7 +418,10 @@ fn filtered_stdin(answers: tokio::sync::mpsc::UnboundedSender<String>) -> tokio:
                 Ok(text) => inbound(text),
                 Err(e) => {
                     let why = format!("the line is not UTF-8 (at byte {})", e.valid_up_to());
-                    Inbound::Answer(error_line("null", ErrorCode::PARSE_ERROR, &why))
+                    Inbound::Answer {
+                        line: error_line("null", ErrorCode::PARSE_ERROR, &why),
+                        to_request: false,
+                    }
                 }
             };
             let written = match what {
@@ -423,7 +434,7 @@ fn filtered_stdin(answers: tokio::sync::mpsc::UnboundedSender<String>) -> tokio:
                         .write_all(format!("{replacement}\n").as_bytes())
                         .await
                 }
-                Inbound::Answer(answer) => {
+                Inbound::Answer { line: answer, .. } => {
                     tracing::warn!("a line rmcp cannot read is answered with an error: {answer}");
                     answers
                         .send(answer)
@@ -602,7 +613,7 @@ mod tests {
             match inbound(&line) {
                 Inbound::Pass => prop_assert!(rmcp_holds(&id), "{id} passed on to rmcp, which does not hold it"),
                 Inbound::Replace(other) => prop_assert!(false, "{id} replaced: {other}"),
-                Inbound::Answer(answer) => {
+                Inbound::Answer { line: answer, .. } => {
                     let parsed: Value = toolschema::json::parse_with(&answer, toolschema::json::DuplicateKeys::KeepLast).unwrap();
                     prop_assert_eq!(&parsed["error"]["code"], &serde_json::json!(-32600));
                     let expected = if id.starts_with(['"', '-']) || id.starts_with(|c: char| c.is_ascii_digit()) { id.as_str() } else { "null" };
@@ -628,7 +639,7 @@ mod tests {
             ),
             ("\"x\"", -32600, "a JSON-RPC message is a JSON object"),
         ] {
-            let Inbound::Answer(answer) = inbound(line) else {
+            let Inbound::Answer { line: answer, .. } = inbound(line) else {
                 panic!("{line} not answered");
             };
             assert_eq!(answered_id(&answer), "null", "{line}");
@@ -657,7 +668,7 @@ mod tests {
                 r#"its "params" is not a JSON object"#,
             ),
         ] {
-            let Inbound::Answer(answer) = inbound(line) else {
+            let Inbound::Answer { line: answer, .. } = inbound(line) else {
                 panic!("{line} not answered");
             };
             let parsed: Value = serde_json::from_str(&answer).unwrap();
