@@ -26,14 +26,10 @@ pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
     // be spelt out here: not a `\c` control escape, nor a negated class escape inside a class
     // (`[^\W]`), which only the engine's own translation (skipped beside look-arounds) reads
     // right. Such a pattern keeps its `\b` for the engine (a Unicode word boundary).
-    let (boundary, unspellable) = boundary_and_unspellable(pattern);
-    let has_dot = scan(pattern, |token| token == Token::Dot);
-    let has_boundary = boundary && !unspellable;
-    let has_look_around = has_boundary
-        || ["(?=", "(?!", "(?<=", "(?<!"]
-            .iter()
-            .any(|look| pattern.contains(look));
-    if !has_dot && !has_look_around {
+    let traits = Traits::of(pattern);
+    let has_boundary = traits.boundary && !traits.unspellable();
+    let has_look_around = has_boundary || traits.look_around;
+    if !traits.dot && !has_look_around {
         return None;
     }
     let mut out = String::with_capacity(pattern.len() + 16);
@@ -61,17 +57,44 @@ pub(crate) fn ecma_pattern(pattern: &str) -> Option<String> {
     changed.then_some(out)
 }
 
-/// Whether `pattern` has a word boundary (`\b` or `\B` outside a class), and whether it has
-/// what keeps [`ecma_pattern`] from spelling the rest out beside look-arounds: a `\c` control
-/// escape, or a negated class escape inside a class (`[^\W]`).
-fn boundary_and_unspellable(pattern: &str) -> (bool, bool) {
-    let (mut boundary, mut unspellable) = (false, false);
-    for_each_token(pattern, |token, _| match token {
-        Token::Escape('b' | 'B', false) => boundary = true,
-        Token::Escape('c', _) | Token::Escape('W' | 'D' | 'S', true) => unspellable = true,
-        _ => {}
-    });
-    (boundary, unspellable)
+/// What a pattern holds that decides how it can be rewritten, found in one pass.
+#[derive(Default)]
+struct Traits {
+    /// `.` outside a class.
+    dot: bool,
+    /// A word boundary: `\b` or `\B` outside a class.
+    boundary: bool,
+    /// A `\c` control escape.
+    control_escape: bool,
+    /// A negated class escape inside a class (`[^\W]`).
+    negated_class_escape_in_class: bool,
+    /// A look-around of its own.
+    look_around: bool,
+}
+
+impl Traits {
+    fn of(pattern: &str) -> Self {
+        let mut traits = Traits {
+            look_around: ["(?=", "(?!", "(?<=", "(?<!"]
+                .iter()
+                .any(|look| pattern.contains(look)),
+            ..Traits::default()
+        };
+        for_each_token(pattern, |token, _| match token {
+            Token::Dot => traits.dot = true,
+            Token::Escape('b' | 'B', false) => traits.boundary = true,
+            Token::Escape('c', _) => traits.control_escape = true,
+            Token::Escape('W' | 'D' | 'S', true) => traits.negated_class_escape_in_class = true,
+            _ => {}
+        });
+        traits
+    }
+
+    /// Whether it holds what keeps [`ecma_pattern`] from spelling the rest out beside
+    /// look-arounds: only the engine's own translation (skipped beside look-arounds) reads it.
+    fn unspellable(&self) -> bool {
+        self.control_escape || self.negated_class_escape_in_class
+    }
 }
 
 /// Whether `pattern` has a word boundary (`\b` or `\B` outside a class), which
@@ -512,18 +535,13 @@ pub(crate) fn engine_gap(pattern: &str) -> Option<PatternProblem> {
             _ => None,
         };
     });
-    let negated_class_escape_in_class = scan(pattern, |token| {
-        matches!(token, Token::Escape('W' | 'D' | 'S', true))
-    });
-    let own_look_around = ["(?=", "(?!", "(?<=", "(?<!"]
-        .iter()
-        .any(|look| pattern.contains(look));
-    if why.is_none() && own_look_around && negated_class_escape_in_class {
+    let traits = Traits::of(pattern);
+    if why.is_none() && traits.look_around && traits.negated_class_escape_in_class {
         // Beside look-arounds the engine does not translate the pattern, and `[^\W]` has no
         // spelling both read: it would stay a Unicode class (`é` a word character).
         why = Some("it has a look-around beside a negated class escape inside a class, which the engine would read as a Unicode class".to_string());
     }
-    if why.is_none() && boundary_and_unspellable(pattern) == (true, true) {
+    if why.is_none() && traits.boundary && traits.unspellable() {
         // The boundary would stay the engine's, a Unicode one (`\b` between `é` and `z`).
         why = Some("it has a word boundary beside a \\c control escape or a negated class escape inside a class, and the engine would read that boundary as a Unicode one".to_string());
     }
