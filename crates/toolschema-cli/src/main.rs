@@ -21,6 +21,14 @@ use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
 
+/// mimalloc instead of the system allocator: linting reads and drops a JSON tree per tool and a
+/// finding is a few small strings, so allocation was about a fifth of a large lint's CPU time
+/// with glibc's malloc. Measured on the 10,000-tool catalog of `scripts/bench-lint.sh`: wall time
+/// 14% lower, peak memory the same. Without transparent huge pages (`no_thp`): with them, the
+/// same run took 10 MiB more memory (each fault takes 2 MiB) for no further gain.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// toolschema: check the contract between an MCP server and the model that calls it.
 #[derive(Debug, Parser)]
 #[command(name = "toolschema", version, about, long_about = None)]

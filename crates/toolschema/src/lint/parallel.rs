@@ -7,9 +7,10 @@
 //! thread taking turns on the cores.
 //!
 //! Each thread frees what it allocated: the results of a helper's chunk go back to it once they
-//! are handed on. Freeing memory another thread allocated takes that thread's allocator lock
-//! (glibc keeps one arena per thread), and with tens of thousands of findings the two threads
-//! spent more time waiting for each other's lock than the helper saved.
+//! are handed on. Freeing memory another thread allocated costs more under any allocator (glibc
+//! takes that thread's arena lock, mimalloc, the command's, queues the block for its owner), and
+//! with tens of thousands of findings glibc's two threads spent more time waiting for each
+//! other's lock than the helper saved.
 
 use super::context::RunCache;
 use super::{FileJob, ToolOutcome};
