@@ -81,13 +81,24 @@ impl Text<'_> {
         self.normalized.get_or_init(|| normalized(self.text))
     }
 
+    /// What phrases are matched against, letter case aside: the text itself when normalizing
+    /// would only lowercase it (most descriptions), else the normalized text. Saves building a
+    /// lowercased copy of every description.
+    pub fn comparable(&self) -> &str {
+        if normalizes_to_lowercase(self.text) {
+            self.text
+        } else {
+            self.normalized()
+        }
+    }
+
     /// The phrases of `list` in the normalized text, each once, in list order. Every list is
     /// matched in the same pass over the text, the first time any is asked.
     pub fn phrases(&self, list: PhraseList) -> Vec<&'static str> {
         let first = PHRASES.first_of(list);
         let found = self
             .phrases
-            .get_or_init(|| PHRASES.find_all(self.normalized()));
+            .get_or_init(|| PHRASES.find_all(self.comparable()));
         list.phrases()
             .iter()
             .enumerate()
@@ -263,6 +274,16 @@ fn normalized(text: &str) -> String {
     }
 }
 
+/// Whether [`normalized`] would only lowercase `text`: printable ASCII, no run of spaces, none
+/// at either end.
+fn normalizes_to_lowercase(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && crate::text::only_printable_ascii(text, b"")
+        && !bytes.windows(2).any(|pair| pair == b"  ")
+}
+
 /// [`normalized`] character by character.
 fn normalized_chars(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -372,6 +393,9 @@ impl PhraseSet {
         // A DFA: a few kilobytes for these phrases, and the fastest of the automata to run.
         let matcher = AhoCorasick::builder()
             .kind(Some(AhoCorasickKind::DFA))
+            // Phrases are lowercase; texts are matched as written when only their case differs
+            // from their normalized form (see `Text::comparable`).
+            .ascii_case_insensitive(true)
             .build(&phrases)
             .ok();
         PhraseSet { matcher, phrases }
@@ -397,8 +421,9 @@ impl PhraseSet {
                 }
             }
             None => {
+                let lowercase = text.to_ascii_lowercase();
                 for (slot, phrase) in found.iter_mut().zip(&self.phrases) {
-                    *slot = text.contains(phrase);
+                    *slot = lowercase.contains(phrase);
                 }
             }
         }
@@ -429,7 +454,13 @@ mod tests {
         assert!(texts.len() > 10_000);
         for text in &texts {
             assert_eq!(normalized_ascii(text), normalized_chars(text), "{text:?}");
+            // Phrases may be matched on the text itself, case aside, only where that is the
+            // same as matching its normalized form.
+            if normalizes_to_lowercase(text) {
+                assert_eq!(normalized(text), text.to_ascii_lowercase(), "{text:?}");
+            }
         }
+        assert!(texts.iter().filter(|t| normalizes_to_lowercase(t)).count() > 20);
         assert_eq!(
             normalized("  Do NOT\ttell\n\n the   User "),
             "do not tell the user"

@@ -63,12 +63,16 @@ pub(crate) const SECRETS: &[&str] = &[
 
 /// Whether `text` names a `.env` file: `.env` not followed by a letter or digit (`.envrc` and
 /// `.environment` are other names) and not preceded by one (`process.env` is code, not a file).
+/// Letter case aside (`.ENV` too).
 fn names_env_file(text: &str) -> bool {
     let bytes = text.as_bytes();
-    text.match_indices(".env").any(|(at, _)| {
+    memchr::memchr_iter(b'.', bytes).any(|at| {
         let before = at.checked_sub(1).map(|i| bytes[i]);
         let after = bytes.get(at + 4).copied();
-        !before.is_some_and(|b| b.is_ascii_alphanumeric())
+        bytes
+            .get(at..at + 4)
+            .is_some_and(|word| word.eq_ignore_ascii_case(b".env"))
+            && !before.is_some_and(|b| b.is_ascii_alphanumeric())
             && !after.is_some_and(|b| b.is_ascii_alphanumeric())
     })
 }
@@ -77,7 +81,7 @@ fn names_env_file(text: &str) -> bool {
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     for text in prose(cx) {
         let mut found = text.phrases(PhraseList::Secrets);
-        if names_env_file(text.normalized()) {
+        if names_env_file(text.comparable()) {
             found.push(".env");
         }
         if found.is_empty() {
@@ -105,5 +109,6 @@ mod tests {
         assert!(names_env_file("send ~/.env."));
         assert!(!names_env_file("uses process.env"));
         assert!(!names_env_file("writes .envrc"));
+        assert!(names_env_file("Read the .ENV file"));
     }
 }
