@@ -12,7 +12,7 @@
 //!   still looked at.
 
 use crate::json::reader::{parse_range_reusing, parse_range_with_spans, Reader, SyntaxError};
-use crate::json::{LineIndex, Position, SpanEntry, Spans};
+use crate::json::{LineCursor, LineIndex, Position, SpanEntry, Spans};
 use crate::suggest::closest;
 use crate::tool::{Tool, ToolError};
 use serde_json::Value;
@@ -124,8 +124,8 @@ pub struct ToolLocation {
     pub range: Range<usize>,
     /// Nesting depth of the tool's container in the file.
     depth: usize,
-    /// The line (from 1) the tool starts on.
-    line: u32,
+    /// Where the tool starts.
+    position: Position,
 }
 
 /// A catalog file's shape and where each tool is, found without building the tools.
@@ -212,7 +212,11 @@ impl CatalogLayout {
             tools: Vec::new(),
             next_cursor: None,
         };
-        let mut found = Found { count: 0, found };
+        let mut found = Found {
+            count: 0,
+            found,
+            positions: LineCursor::new(text, 0, Position { line: 1, column: 1 }),
+        };
         match reader.peek() {
             Some(b'[') => {
                 layout.shape = CatalogShape::ToolArray;
@@ -220,7 +224,6 @@ impl CatalogLayout {
             }
             Some(b'{') => {
                 let start = reader.offset();
-                let line = reader.line();
                 let root =
                     scan_object(&mut reader, text, "", 0, &mut layout, &mut found).map_err(fail)?;
                 reader.finish().map_err(fail)?;
@@ -250,11 +253,12 @@ impl CatalogLayout {
                     ));
                 } else if root.looks_like_tool {
                     layout.shape = CatalogShape::SingleTool;
+                    let position = found.positions.position(start);
                     (found.found)(ToolLocation {
                         pointer: String::new(),
                         range: start..reader.offset(),
                         depth: 0,
-                        line,
+                        position,
                     });
                 } else {
                     return Err(shape_error(start, NOT_A_CATALOG.into()));
@@ -297,9 +301,9 @@ impl CatalogLayout {
 }
 
 impl ToolLocation {
-    /// The line (from 1) the tool starts on.
-    pub(crate) fn line(&self) -> u32 {
-        self.line
+    /// Where the tool starts.
+    pub(crate) fn position(&self) -> Position {
+        self.position
     }
 
     /// Read the tool at this location from `text` (the text it was found in).
@@ -341,6 +345,8 @@ struct ObjectFacts {
 struct Found<'f> {
     count: usize,
     found: &'f mut dyn FnMut(ToolLocation),
+    /// Positions of the tools, found in file order.
+    positions: LineCursor<'f>,
 }
 
 /// Scan an object at the reader (a file root or a JSON-RPC `result`), giving away tool locations.
@@ -419,14 +425,13 @@ fn scan_tool_array(
         return Ok(());
     }
     loop {
-        reader.skip_whitespace();
-        let line = reader.line();
         let range = reader.skip_value(depth + 1)?;
+        let position = found.positions.position(range.start);
         (found.found)(ToolLocation {
             pointer: format!("{pointer}/{}", found.count),
             range,
             depth: depth + 1,
-            line,
+            position,
         });
         found.count += 1;
         if !reader.next_separator(b']', "an array element")? {

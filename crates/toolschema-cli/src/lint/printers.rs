@@ -659,9 +659,26 @@ struct Snippet<'a> {
 impl<'a> Snippet<'a> {
     fn new(text: &'a str, offset: usize) -> Self {
         let offset = offset.min(text.len());
-        let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
-        let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
-        let line = text[start..end].trim_end_matches('\r');
+        // Only a window around the offset is looked at, wide enough for the characters shown
+        // (four bytes at most each): a minified file is one line of megabytes.
+        let mut back = offset.saturating_sub((BEFORE + 1) * 4);
+        while !text.is_char_boundary(back) {
+            back -= 1;
+        }
+        let mut ahead = (offset + (AFTER + 1) * 4).min(text.len());
+        while !text.is_char_boundary(ahead) {
+            ahead += 1;
+        }
+        let start = text[back..offset]
+            .rfind('\n')
+            .map_or(back, |i| back + i + 1);
+        let line_end = text[offset..ahead].find('\n').map(|i| offset + i);
+        let line = match line_end {
+            Some(end) => text[start..end].trim_end_matches('\r'),
+            None if ahead == text.len() => text[start..].trim_end_matches('\r'),
+            // Cut inside the line: what follows is shown up to AFTER characters, and cut.
+            None => &text[start..ahead],
+        };
         let split = (offset - start).min(line.len());
         let (head, tail) = line.split_at(split);
         let head_chars = head.chars().count();
@@ -718,7 +735,64 @@ impl std::fmt::Display for Snippet<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::Snippet;
+    use super::{Snippet, AFTER, BEFORE};
+
+    #[test]
+    fn snippets_look_at_a_window_but_show_what_the_whole_line_gives() {
+        // The snippet as read from the whole line (what it was before the window), to compare.
+        fn from_whole_line(text: &str, offset: usize) -> (String, usize) {
+            let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+            let line = text[start..end].trim_end_matches('\r');
+            let chars: Vec<char> = line.chars().collect();
+            let head = line[..(offset - start).min(line.len())].chars().count();
+            let from = head.saturating_sub(BEFORE);
+            let to = (head + AFTER).min(chars.len());
+            let mut shown = String::new();
+            if from > 0 {
+                shown.push('…');
+            }
+            shown.extend(&chars[from..to]);
+            if to < chars.len() {
+                shown.push('…');
+            }
+            (shown, if from > 0 { BEFORE + 1 } else { head })
+        }
+        let pieces = [
+            "a",
+            "é",
+            "😀",
+            "\r",
+            "\n",
+            "\r\n",
+            "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        ];
+        let mut state = 7u64;
+        for _ in 0..300 {
+            let mut text = String::new();
+            for _ in 0..(state % 60) {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+                let s = Snippet::new(&text, offset);
+                let cut = |yes: bool| if yes { "…" } else { "" };
+                let raw = format!("{}{}{}", cut(s.cut_before), s.shown, cut(s.cut_after));
+                assert_eq!(
+                    (raw, s.caret),
+                    from_whole_line(&text, offset),
+                    "{text:?} at {offset}"
+                );
+            }
+        }
+        // A line of ten megabytes costs a window per snippet.
+        let minified = "x".repeat(10 << 20);
+        for offset in (0..minified.len()).step_by(1 << 12) {
+            assert!(Snippet::new(&minified, offset).shown.len() <= BEFORE + AFTER);
+        }
+    }
 
     #[test]
     fn snippets_cut_long_lines_and_keep_the_caret_under_the_offset() {

@@ -51,8 +51,6 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    /// Line breaks stepped over so far (only whitespace holds them).
-    line_breaks: usize,
     duplicates: DuplicateKeys,
     /// Deepest nesting read ([`MAX_DEPTH`] unless raised for a wrapping format).
     max_depth: usize,
@@ -90,7 +88,6 @@ impl<'a> Reader<'a> {
             text,
             bytes: text.as_bytes(),
             pos: start,
-            line_breaks: 0,
             duplicates: DuplicateKeys::Refuse,
             max_depth: MAX_DEPTH,
         }
@@ -100,12 +97,6 @@ impl<'a> Reader<'a> {
     pub(crate) fn with_duplicates(mut self, duplicates: DuplicateKeys) -> Self {
         self.duplicates = duplicates;
         self
-    }
-
-    /// The line (from 1) of the current position, for a reader that started at the beginning of
-    /// the text and stands after whitespace.
-    pub(crate) fn line(&self) -> u32 {
-        self.line_breaks as u32 + 1
     }
 
     /// Current byte offset.
@@ -127,11 +118,7 @@ impl<'a> Reader<'a> {
         loop {
             match self.bytes.get(self.pos) {
                 Some(b' ') => self.pos = end_of_spaces(self.bytes, self.pos),
-                Some(b'\n') => {
-                    self.pos += 1;
-                    self.line_breaks += 1;
-                }
-                Some(b'\t' | b'\r') => self.pos += 1,
+                Some(b'\t' | b'\n' | b'\r') => self.pos += 1,
                 _ => return,
             }
         }

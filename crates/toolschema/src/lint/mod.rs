@@ -123,8 +123,8 @@ struct ToolOutcome {
     diagnostics: Vec<Diagnostic>,
     /// JSON Pointer to the tool.
     pointer: String,
-    /// Where the tool starts: its first byte and line.
-    start: (usize, u32),
+    /// Where the tool starts: its first byte and position.
+    start: (usize, crate::json::Position),
     /// The tool's name (shared with its findings) and the offset of its `name` member, when it
     /// has a string name.
     name: Option<(Arc<str>, usize)>,
@@ -199,7 +199,7 @@ impl FileJob<'_> {
         // Positions are found here, while the tool's text is fresh in this thread's cache:
         // sorted, the findings come in file order.
         diagnostics.sort_by(in_file_order);
-        let mut lines = LineCursor::new(self.text, location.range.start, location.line());
+        let mut lines = LineCursor::new(self.text, location.range.start, location.position());
         for d in &mut diagnostics {
             d.position = lines.position(d.offset);
         }
@@ -218,7 +218,7 @@ impl FileJob<'_> {
         Ok(ToolOutcome {
             diagnostics,
             pointer,
-            start: (location.range.start, location.line()),
+            start: (location.range.start, location.position()),
             name,
             skeleton,
         })
@@ -445,8 +445,8 @@ impl<'a> NameRules<'a> {
             return;
         };
         let name_offset = *name_offset;
-        let (start, line) = outcome.start;
-        let position = |offset| LineCursor::new(self.text, start, line).position(offset);
+        let (start, at) = outcome.start;
+        let position = |offset| LineCursor::new(self.text, start, at).position(offset);
         if !self.rules.is_empty() {
             let no_spans = crate::json::Spans::default();
             let mut report = Report {
@@ -519,6 +519,26 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn positions_are_counted_in_characters_on_any_line_layout() {
+        // One line (as a server sends it), lines with several tools, characters of every width.
+        let written = catalog(301).replace("Search.", "Sé😀rch.").replace("zone.", "zöne");
+        let one_line = written.replace('\n', "");
+        let some_lines = written.replacen(",\n", ", ", 150).replace('\n', "\r\n");
+        for text in [one_line, some_lines] {
+            for threads in [1, 3] {
+                let found = Linter::new(RuleSelection::all())
+                    .with_threads(threads)
+                    .lint("c.json", &text)
+                    .unwrap();
+                assert!(found.diagnostics.len() > 300);
+                for d in &found.diagnostics {
+                    assert_eq!(d.position, crate::json::position_of(&text, d.offset), "{d:?}");
+                }
+            }
+        }
     }
 
     #[test]
