@@ -179,9 +179,10 @@ fn why_not_safe(
     doc: &SchemaDoc<'_>,
     index: usize,
     map: &Map<String, Value>,
+    places: &mut OwnPlaces,
     cache: &RunCache,
 ) -> Option<Unsafe> {
-    if !location_is_its_own(doc, index, cache) {
+    if !places.is_own(doc, index, cache) {
         return Some(Unsafe::SharesItsValue);
     }
     let declared = Declared(map.member("properties").and_then(Value::as_object));
@@ -497,48 +498,100 @@ fn fixes_nested_objects(schema: &Value) -> bool {
             .is_some_and(|values| values.iter().any(nests_objects))
 }
 
-/// Whether no schema but `node` (and what it composes itself) applies to the values it
+/// Whether no schema but a node (and what it composes itself) applies to the values it
 /// describes, wherever it applies: at each step up to the root, the enclosing object holds or
-/// composes nothing else that also describes the member or items `node` sits at, and every
+/// composes nothing else that also describes the member or items the node sits at, and every
 /// `$ref` that reaches it (or a schema enclosing it) is a plain use from such a place. Only the
 /// references the lint follows are seen (see [`SchemaDoc::references_understood`]).
-fn location_is_its_own(doc: &SchemaDoc<'_>, index: usize, cache: &RunCache) -> bool {
-    // Every place the node applies, found by walking up from it through enclosing schemas and
-    // through the `$ref`s that reach them; each is visited once, so recursive schemas end.
-    let mut seen = vec![false; doc.nodes.len()];
-    let mut pending = vec![index];
-    while let Some(i) = pending.pop() {
-        let Some(node) = doc.nodes.get(i) else {
-            return false;
-        };
-        if std::mem::replace(&mut seen[i], true) {
-            continue;
-        }
-        if doc.shares_its_value(node) {
-            return false;
-        }
-        pending.extend(doc.referrers_of(i));
-        match node.role {
-            Role::Root | Role::Definition => {}
-            Role::Branch(_) | Role::Other => return false,
-            Role::Property { .. }
-            | Role::PatternProperty
-            | Role::Items
-            | Role::PrefixItem
-            | Role::AdditionalProperties => {
-                let Some(parent) = node.parent else {
-                    return false;
-                };
-                match doc.nodes.get(parent) {
-                    Some(p) if !others_describe_its_values(doc, p, node, cache) => {
-                        pending.push(parent)
-                    }
-                    _ => return false,
-                }
-            }
+///
+/// Judgements are kept across the objects of one document: a walk up stops at a node already
+/// judged, and a failed walk marks the nodes on its way to the failure. Each object walking up
+/// alone was quadratic in a schema whose definitions chain through `$ref`s (20,000 of them took
+/// 14 s to lint).
+struct OwnPlaces {
+    /// What is known of each node: every place it applies is its own (`Some(true)`), or not.
+    judged: Vec<Option<bool>>,
+    /// The walk that last reached each node, and the node it was reached from.
+    reached: Vec<(u32, usize)>,
+    walks: u32,
+}
+
+/// No node: where a walk starts from.
+const START: usize = usize::MAX;
+
+impl OwnPlaces {
+    fn new(doc: &SchemaDoc<'_>) -> Self {
+        OwnPlaces {
+            judged: vec![None; doc.nodes.len()],
+            reached: vec![(0, START); doc.nodes.len()],
+            walks: 0,
         }
     }
-    true
+
+    /// Whether every place the node at `index` applies is its own.
+    fn is_own(&mut self, doc: &SchemaDoc<'_>, index: usize, cache: &RunCache) -> bool {
+        self.walks += 1;
+        let walk = self.walks;
+        let mut visited = Vec::new();
+        // Every place the node applies, found by walking up from it through enclosing schemas
+        // and through the `$ref`s that reach them; each is visited once, so recursive schemas
+        // end.
+        let mut pending = vec![(index, START)];
+        while let Some((i, from)) = pending.pop() {
+            let (Some(node), Some(reached)) = (doc.nodes.get(i), self.reached.get_mut(i)) else {
+                self.fail_back_from(from);
+                return false;
+            };
+            if reached.0 == walk {
+                continue;
+            }
+            *reached = (walk, from);
+            match self.judged[i] {
+                Some(true) => continue,
+                Some(false) => {
+                    self.fail_back_from(i);
+                    return false;
+                }
+                None => {}
+            }
+            let up = match node.role {
+                _ if doc.shares_its_value(node) => None,
+                Role::Root | Role::Definition => Some(None),
+                Role::Branch(_) | Role::Other => None,
+                Role::Property { .. }
+                | Role::PatternProperty
+                | Role::Items
+                | Role::PrefixItem
+                | Role::AdditionalProperties => match node.parent.map(|p| (p, doc.nodes.get(p))) {
+                    Some((p, Some(parent))) if !others_describe_its_values(doc, parent, node, cache) => {
+                        Some(Some(p))
+                    }
+                    _ => None,
+                },
+            };
+            let Some(parent) = up else {
+                self.fail_back_from(i);
+                return false;
+            };
+            visited.push(i);
+            pending.extend(doc.referrers_of(i).map(|r| (r, i)));
+            pending.extend(parent.map(|p| (p, i)));
+        }
+        // Everything the walk reached was visited here or judged before: all of it is fine.
+        for i in visited {
+            self.judged[i] = Some(true);
+        }
+        true
+    }
+
+    /// Mark `node` and the nodes this walk came through to reach it as not their own: each
+    /// applies where `node` does.
+    fn fail_back_from(&mut self, mut node: usize) {
+        while let Some(judged) = self.judged.get_mut(node) {
+            *judged = Some(false);
+            node = self.reached[node].1;
+        }
+    }
 }
 
 /// Whether anything in `parent` but `node` (one of its property, pattern, additional or item
@@ -720,6 +773,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         return;
     };
     let edits = SourceEdits::new(cx.text, cx.spans());
+    let mut places = None;
     for (index, node) in doc.nodes.iter().enumerate() {
         let Some(map) = node.object() else { continue };
         if !node.is_object_schema() || !doc.tightenable(node) {
@@ -772,7 +826,8 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             let span = cx.member_span(node.value, node.span, "additionalProperties")?;
             Some(edits.replace_value(node.span, span, &Value::Bool(false)))
         };
-        let fix = match why_not_safe(doc, index, map, cx.cache) {
+        let places = places.get_or_insert_with(|| OwnPlaces::new(doc));
+        let fix = match why_not_safe(doc, index, map, places, cx.cache) {
             None if additional.is_none() => doc.fix(
                 report,
                 Applicability::Safe,
@@ -876,5 +931,86 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             }
         };
         report.add_with_fix(doc.pointer_of(node), node.span, message, fix);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::CatalogLayout;
+    use serde_json::json;
+
+    /// A schema whose definitions refer to each other in chains, cycles, branches, items and
+    /// patterns, from `state` (a simple generator: the test must not depend on anything else).
+    fn schema_with_references(state: &mut u64) -> Value {
+        let mut next = |n: u64| {
+            *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (*state >> 33) % n
+        };
+        let defs = 1 + next(8);
+        let mut reference = |next: &mut dyn FnMut(u64) -> u64| {
+            let to = json!({"$ref": format!("#/$defs/d{}", next(defs))});
+            match next(6) {
+                0 => json!({"anyOf": [to, {"type": "null"}]}),
+                1 => json!({"type": "array", "items": to}),
+                2 => json!({"type": "object", "patternProperties": {"^x": to}}),
+                3 => json!({"$ref": to["$ref"], "description": "beside"}),
+                _ => to,
+            }
+        };
+        let mut object = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut properties = Map::new();
+            for p in 0..next(4) {
+                let schema = if next(3) == 0 { json!({"type": "string"}) } else { reference(next) };
+                properties.insert(format!("p{p}"), schema);
+            }
+            let mut object = json!({"type": "object", "properties": properties});
+            if next(5) == 0 {
+                object["patternProperties"] = json!({"^p": {"type": "string"}});
+            }
+            object
+        };
+        let mut definitions = Map::new();
+        for d in 0..defs {
+            definitions.insert(format!("d{d}"), object(&mut next));
+        }
+        let mut root = object(&mut next);
+        root["$defs"] = Value::Object(definitions);
+        root
+    }
+
+    /// Judging the nodes of a document one after the other with what earlier walks found, in
+    /// any order, gives what a walk from each node alone gives.
+    #[test]
+    fn remembered_judgements_agree_with_walks_alone() {
+        let mut state = 11;
+        let mut judged_both_ways = [0, 0];
+        for _ in 0..400 {
+            let schema = schema_with_references(&mut state);
+            let text = json!({"tools": [{"name": "t", "inputSchema": schema}]}).to_string();
+            let layout = CatalogLayout::scan("t.json", &text).unwrap();
+            let tool = layout.read_tool("t.json", &text, 0).unwrap();
+            let cache = RunCache::default();
+            let cx = ToolContext::new(&text, &tool, None, &cache, &[]);
+            let doc = cx.standard_input().unwrap();
+            let nodes = doc.nodes.len();
+            let alone: Vec<bool> = (0..nodes)
+                .map(|i| OwnPlaces::new(doc).is_own(doc, i, &cache))
+                .collect();
+            for own in &alone {
+                judged_both_ways[usize::from(*own)] += 1;
+            }
+            let forward: Vec<usize> = (0..nodes).collect();
+            let backward: Vec<usize> = (0..nodes).rev().collect();
+            let shuffled: Vec<usize> = (0..nodes).map(|i| (i * 7 + 3) % nodes).collect();
+            for order in [forward, backward, shuffled] {
+                let mut places = OwnPlaces::new(doc);
+                for &i in &order {
+                    assert_eq!(places.is_own(doc, i, &cache), alone[i], "{text} node {i}");
+                }
+            }
+        }
+        // Both answers are common in what was generated.
+        assert!(judged_both_ways.iter().all(|&n| n > 500), "{judged_both_ways:?}");
     }
 }
