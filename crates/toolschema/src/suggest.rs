@@ -23,25 +23,63 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     if name.len() > MAX_NAME_BYTES {
         return None;
     }
+    let lowercase_name = name.to_lowercase();
     candidates
         .into_iter()
         .take(MAX_CANDIDATES)
         .filter(|candidate| candidate.len() <= MAX_NAME_BYTES)
-        .map(|candidate| (similarity(name, candidate), candidate))
+        .map(|candidate| (similarity(name, &lowercase_name, candidate), candidate))
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, candidate)| candidate)
 }
 
-fn similarity(a: &str, b: &str) -> f64 {
+/// How alike `name` (whose lowercase form is `lowercase_name`) and `candidate` are.
+fn similarity(name: &str, lowercase_name: &str, candidate: &str) -> f64 {
+    let as_written = strsim::jaro_winkler(name, candidate);
+    let lowercase_candidate = if candidate
+        .bytes()
+        .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+    {
+        std::borrow::Cow::Borrowed(candidate)
+    } else {
+        std::borrow::Cow::Owned(candidate.to_lowercase())
+    };
+    if name == lowercase_name && lowercase_candidate == candidate {
+        // Lowercasing changes neither (most names): the second comparison would be the first.
+        return as_written;
+    }
     // Case slips (`Query` for `query`) count as near matches too.
-    strsim::jaro_winkler(a, b)
-        .max(strsim::jaro_winkler(&a.to_lowercase(), &b.to_lowercase()) - 0.01)
+    as_written.max(strsim::jaro_winkler(lowercase_name, &lowercase_candidate) - 0.01)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_comparison_is_enough_only_where_lowercasing_changes_nothing() {
+        let words = [
+            "query",
+            "Query",
+            "QUERY",
+            "qüery",
+            "QÜERY",
+            "ǅemal",
+            "ǆemal",
+            "read_File",
+            "ß",
+            "SS",
+            "",
+        ];
+        for a in words {
+            for b in words {
+                let both = strsim::jaro_winkler(a, b)
+                    .max(strsim::jaro_winkler(&a.to_lowercase(), &b.to_lowercase()) - 0.01);
+                assert_eq!(similarity(a, &a.to_lowercase(), b), both, "{a} {b}");
+            }
+        }
+    }
 
     #[test]
     fn picks_the_closest() {

@@ -524,7 +524,9 @@ mod tests {
     #[test]
     fn positions_are_counted_in_characters_on_any_line_layout() {
         // One line (as a server sends it), lines with several tools, characters of every width.
-        let written = catalog(301).replace("Search.", "Sé😀rch.").replace("zone.", "zöne");
+        let written = catalog(301)
+            .replace("Search.", "Sé😀rch.")
+            .replace("zone.", "zöne");
         let one_line = written.replace('\n', "");
         let some_lines = written.replacen(",\n", ", ", 150).replace('\n', "\r\n");
         for text in [one_line, some_lines] {
@@ -535,7 +537,11 @@ mod tests {
                     .unwrap();
                 assert!(found.diagnostics.len() > 300);
                 for d in &found.diagnostics {
-                    assert_eq!(d.position, crate::json::position_of(&text, d.offset), "{d:?}");
+                    assert_eq!(
+                        d.position,
+                        crate::json::position_of(&text, d.offset),
+                        "{d:?}"
+                    );
                 }
             }
         }
