@@ -948,7 +948,7 @@ mod tests {
             (*state >> 33) % n
         };
         let defs = 1 + next(8);
-        let mut reference = |next: &mut dyn FnMut(u64) -> u64| {
+        let reference = |next: &mut dyn FnMut(u64) -> u64| {
             let to = json!({"$ref": format!("#/$defs/d{}", next(defs))});
             match next(6) {
                 0 => json!({"anyOf": [to, {"type": "null"}]}),
@@ -958,7 +958,7 @@ mod tests {
                 _ => to,
             }
         };
-        let mut object = |next: &mut dyn FnMut(u64) -> u64| {
+        let object = |next: &mut dyn FnMut(u64) -> u64| {
             let mut properties = Map::new();
             for p in 0..next(4) {
                 let schema = if next(3) == 0 { json!({"type": "string"}) } else { reference(next) };
