@@ -2136,7 +2136,15 @@ impl<'a> Engine<'a> {
                 .collect(),
             _ => Vec::new(),
         };
-        let undeclared: Vec<&String> = required.iter().filter(|n| !declared.contains(n)).collect();
+        // Sets for the lookups: a schema may declare and require tens of thousands of names.
+        let declared_names: std::collections::HashSet<&str> =
+            declared.iter().map(String::as_str).collect();
+        let required_names: std::collections::HashSet<&str> =
+            required.iter().map(String::as_str).collect();
+        let undeclared: Vec<&String> = required
+            .iter()
+            .filter(|n| !declared_names.contains(n.as_str()))
+            .collect();
         let needs_properties =
             self.profile.requirements.rule.object_properties && admits(out, "object");
         if needs_properties && !out.contains_key("properties") {
@@ -2171,7 +2179,7 @@ impl<'a> Engine<'a> {
                 );
                 let kept: Vec<Value> = required
                     .iter()
-                    .filter(|n| declared.contains(n))
+                    .filter(|n| declared_names.contains(n.as_str()))
                     .map(|n| Value::String(n.clone()))
                     .collect();
                 if kept.is_empty() {
@@ -2245,7 +2253,7 @@ impl<'a> Engine<'a> {
             }
             let optional: Vec<String> = declared
                 .iter()
-                .filter(|n| !required.contains(n))
+                .filter(|n| !required_names.contains(n.as_str()))
                 .cloned()
                 .collect();
             if !optional.is_empty() {
