@@ -12,6 +12,7 @@ use crate::json::{as_count, Members};
 use crate::schema::references::percent_decode;
 use crate::schema::Dialect;
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 
 /// How deep `$ref`s and combinators are followed at one place before giving up.
 const MAX_EXPANSION: usize = 24;
@@ -212,7 +213,12 @@ pub(crate) struct Facts<'s> {
     pub(crate) min_contains: Option<u64>,
     /// Declared properties with the schemas of each, in declaration order.
     pub(crate) properties: Vec<(&'s str, Vec<&'s Value>)>,
+    /// Where each declared property is in `properties`: a schema may declare tens of thousands.
+    property_index: HashMap<&'s str, usize>,
+    /// Required names, each once, in the order first seen.
     pub(crate) required: Vec<&'s str>,
+    /// The names in `required`, to look them up.
+    pub(crate) required_names: HashSet<&'s str>,
     pub(crate) pattern_properties: Vec<(&'s str, &'s Value)>,
     /// Schemas an undeclared property must fit (`additionalProperties`).
     pub(crate) additional: Vec<&'s Value>,
@@ -453,15 +459,18 @@ impl<'s> Facts<'s> {
     fn absorb_objects(&mut self, map: &'s serde_json::Map<String, Value>) {
         if let Some(Value::Object(properties)) = map.member("properties") {
             for (name, schema) in properties {
-                match self.properties.iter_mut().find(|(n, _)| n == name) {
-                    Some((_, schemas)) => schemas.push(schema),
-                    None => self.properties.push((name.as_str(), vec![schema])),
+                match self.property_index.get(name.as_str()) {
+                    Some(&at) => self.properties[at].1.push(schema),
+                    None => {
+                        self.property_index.insert(name, self.properties.len());
+                        self.properties.push((name.as_str(), vec![schema]));
+                    }
                 }
             }
         }
         if let Some(Value::Array(required)) = map.member("required") {
             for name in required.iter().filter_map(Value::as_str) {
-                if !self.required.contains(&name) {
+                if self.required_names.insert(name) {
                     self.required.push(name);
                 }
             }
@@ -591,7 +600,10 @@ impl<'s> Facts<'s> {
 
     /// The schemas that apply to property `name`'s value.
     pub(crate) fn property_schemas(&self, name: &str) -> Vec<&'s Value> {
-        let declared = self.properties.iter().find(|(n, _)| *n == name);
+        let declared = self
+            .property_index
+            .get(name)
+            .map(|&at| &self.properties[at]);
         match declared {
             Some((_, schemas)) => schemas.clone(),
             None => self.additional.clone(),

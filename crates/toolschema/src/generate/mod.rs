@@ -15,6 +15,11 @@
 //! - **heavy**, valid or invalid as the schema says: a 1 MiB string, a 100,000-item array, arrays
 //!   nested 100 deep.
 //!
+//! Each case is a whole value, so a value with many places gets the one-place changes at a
+//! bounded number of them (the shallowest 64 places; 32 required properties of one object left
+//! out, chosen by the seed): what a schema of thousands of properties costs stays linear in its
+//! size.
+//!
 //! Every case is checked with the validator it was made for before it is returned: a valid case
 //! validates, an invalid one does not, and [`Case::errors`] says why. A candidate that is not
 //! what it was meant to be, or a value that cannot be made (a `pattern` with look-around, a
@@ -67,6 +72,9 @@ use strings::Patterns;
 
 /// How many places of a value get the cases made by changing one place.
 const MAX_MUTATED_PLACES: usize = 64;
+
+/// The fewest one-place changes of a base value made however large it is.
+const MIN_COPIES: usize = 24;
 
 /// How many of a case's validation errors it keeps: a 100,000-item array can have as many.
 pub const MAX_ERRORS: usize = 16;
@@ -437,6 +445,7 @@ impl<'v> Run<'v> {
             tool,
             patterns: &mut self.patterns,
             out: Vec::new(),
+            room: mutate::copies_for(nodes.len()).max(MIN_COPIES),
         };
         // The shallowest places first, and not all of a very large value: every place gets
         // a dozen candidates, each a copy of the base.
@@ -461,7 +470,8 @@ impl<'v> Run<'v> {
             }
         }
         // Heavy values at a few places only (each is large to send), the shallowest first: a
-        // top-level argument is where a server meets them.
+        // top-level argument is where a server meets them. They have room of their own.
+        mutator.room = 3 * MAX_HEAVY_PLACES;
         let mut order: Vec<usize> = (0..nodes.len()).collect();
         self.rng.shuffle(&mut order);
         order.sort_by_key(|&i| nodes[i].depth.max(1));
@@ -542,6 +552,7 @@ impl<'v> Run<'v> {
                 tool: self.tool,
                 patterns: &mut self.patterns,
                 out: Vec::new(),
+                room: mutate::copies_for(nodes.len()).max(MIN_COPIES),
             };
             mutator.place(node, &mut self.rng);
             if !mutator.out.is_empty() {

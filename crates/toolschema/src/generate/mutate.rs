@@ -24,6 +24,9 @@ pub(crate) const DEEP_NESTING: usize = 100;
 /// large to send, and one or two find what they find.
 pub(crate) const MAX_HEAVY_PLACES: usize = 2;
 
+/// How many required properties of one object get a case that leaves them out, at most.
+pub(crate) const MAX_MISSING_REQUIRED: usize = 32;
+
 /// What a candidate means to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Intent {
@@ -54,6 +57,16 @@ pub(crate) struct Mutator<'b> {
     /// Patterns compiled for sampling (property names for `patternProperties`).
     pub(crate) patterns: &'b mut Patterns,
     pub(crate) out: Vec<Candidate>,
+    /// How many more candidates it may make: each is a copy of the base, so a base of many
+    /// places gets fewer (see [`copies_for`]).
+    pub(crate) room: usize,
+}
+
+/// How many candidates (each a whole copy) a base of `places` places may get: all that 64 places
+/// give for a base of up to about a thousand places, then fewer, so that the copies of a base of
+/// tens of thousands of places stay within a few hundred megabytes.
+pub(crate) fn copies_for(places: usize) -> usize {
+    (1 << 20) / places.max(1)
 }
 
 impl Mutator<'_> {
@@ -68,13 +81,17 @@ impl Mutator<'_> {
 
     /// The base with the place at `pointer` replaced by `value`.
     fn with(&self, pointer: &str, value: Value) -> Option<Value> {
+        if self.room == 0 {
+            return None;
+        }
         let mut copy = self.base.clone();
         *place_mut(&mut copy, pointer)? = value;
         Some(copy)
     }
 
     fn push(&mut self, intent: Intent, category: Category, label: String, value: Option<Value>) {
-        if let Some(value) = value {
+        if let Some(value) = value.filter(|_| self.room > 0) {
+            self.room -= 1;
             self.out.push(Candidate {
                 intent,
                 category,
@@ -510,7 +527,14 @@ impl Mutator<'_> {
         rng: &mut SplitMix64,
     ) {
         let name = self.name(pointer);
-        for required in &facts.required {
+        // Each case is a copy of the whole value: an object requiring thousands of names gets a
+        // seeded choice of them, not a copy per name (quadratic in time and memory).
+        let mut missing_ones: Vec<&str> = facts.required.clone();
+        if missing_ones.len() > MAX_MISSING_REQUIRED {
+            rng.shuffle(&mut missing_ones);
+            missing_ones.truncate(MAX_MISSING_REQUIRED);
+        }
+        for required in &missing_ones {
             if map.contains_key(*required) {
                 let mut without = map.clone();
                 without.shift_remove(*required);
@@ -525,11 +549,11 @@ impl Mutator<'_> {
         }
         let optional: Vec<&String> = map
             .keys()
-            .filter(|k| !facts.required.contains(&k.as_str()))
+            .filter(|k| !facts.required_names.contains(k.as_str()))
             .collect();
         if !optional.is_empty() && !pointer.is_empty() {
             let mut only = map.clone();
-            only.retain(|k, _| facts.required.contains(&k.as_str()));
+            only.retain(|k, _| facts.required_names.contains(k.as_str()));
             self.replace(
                 Intent::Valid,
                 Category::Typical,

@@ -265,7 +265,9 @@ impl<'a, 's> Sampler<'a, 's> {
         shallow: bool,
     ) -> Result<Value, String> {
         let mut names: Vec<&'s str> = Vec::new();
-        let required = |name: &str| facts.required.contains(&name);
+        // Sets beside the lists: an object may declare and require tens of thousands of names.
+        let mut chosen: std::collections::HashSet<&'s str> = std::collections::HashSet::new();
+        let required = |name: &str| facts.required_names.contains(name);
         for (name, _) in &facts.properties {
             let wanted = required(name)
                 || (!shallow
@@ -274,12 +276,12 @@ impl<'a, 's> Sampler<'a, 's> {
                         Fill::RequiredOnly => false,
                         Fill::Typical => self.rng.chance(1, 2),
                     });
-            if wanted {
+            if wanted && chosen.insert(name) {
                 names.push(name);
             }
         }
         for name in &facts.required {
-            if !names.contains(name) {
+            if chosen.insert(name) {
                 names.push(name);
             }
         }
@@ -292,7 +294,7 @@ impl<'a, 's> Sampler<'a, 's> {
                 .find(|(n, _)| *n == names[i])
             {
                 for need in needs {
-                    if !names.contains(need) {
+                    if chosen.insert(need) {
                         names.push(need);
                     }
                 }
@@ -300,14 +302,20 @@ impl<'a, 's> Sampler<'a, 's> {
             i += 1;
         }
         if let Some(max) = facts.max_properties {
-            while names.len() as u64 > max {
-                match names.iter().rposition(|n| !required(n)) {
-                    Some(at) => {
-                        names.remove(at);
-                    }
-                    None => break,
+            // Optional names go, the last first, until the maximum is met or none is left.
+            let mut excess = (names.len() as u64).saturating_sub(max);
+            let mut keep = vec![true; names.len()];
+            for (at, name) in names.iter().enumerate().rev() {
+                if excess == 0 {
+                    break;
+                }
+                if !required(name) {
+                    keep[at] = false;
+                    excess -= 1;
                 }
             }
+            let mut kept = keep.into_iter();
+            names.retain(|_| kept.next().unwrap_or(true));
         }
         let mut map = Map::new();
         for name in names {
