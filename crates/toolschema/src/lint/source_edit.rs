@@ -64,16 +64,22 @@ impl<'a> SourceEdits<'a> {
     fn layout(&self, object_span: usize) -> Layout {
         let text = self.text;
         let start = self.spans.get(object_span).map_or(0, |s| s.start as usize);
+        let end = self
+            .spans
+            .get(object_span)
+            .map_or(text.len(), |s| s.end as usize);
         let members = self.members(object_span);
-        let outer = self.line_indent(start);
+        // Indentation and line breaks matter only to an object written on several lines, and
+        // are looked for only inside it: searching the file from each edit made fixing a
+        // catalog written on one line quadratic in its size.
         let mut layout = Layout {
             multiline: false,
-            member_indent: format!("{outer}  "),
+            member_indent: "  ".into(),
             unit: "  ".into(),
             colon: ": ".into(),
             gap: " ".into(),
-            // The first line break after the object says which kind the file uses.
-            newline: match text[start..].find('\n') {
+            // The object's first line break says which kind the file uses.
+            newline: match text[start..end].find('\n') {
                 Some(i) if i > 0 && text.as_bytes()[start + i - 1] == b'\r' => "\r\n",
                 _ => "\n",
             },
@@ -83,6 +89,7 @@ impl<'a> SourceEdits<'a> {
         };
         let before_first = &text[start + 1..first.key_start];
         if let Some(newline) = before_first.rfind('\n') {
+            let outer = self.line_indent(start);
             layout.multiline = true;
             layout.member_indent = before_first[newline + 1..]
                 .trim_end_matches('\r')
