@@ -390,7 +390,12 @@ fn unified_diff(name: &str, before: &str, after: &str) -> String {
     if before == after {
         return String::new();
     }
-    similar::TextDiff::from_lines(before, after)
+    // Patience, not Myers: Myers costs the file's length times the number of changed lines, and
+    // a fix run over a large catalog changes a line in every tool (10,000 tools: 2 s). Patience
+    // anchors on lines found once in each text, which every tool's name is.
+    similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .diff_lines(before, after)
         .unified_diff()
         .context_radius(3)
         // The lines are the file's own text; its name is escaped like any name printed.
