@@ -73,9 +73,6 @@ use strings::Patterns;
 /// How many places of a value get the cases made by changing one place.
 const MAX_MUTATED_PLACES: usize = 64;
 
-/// The fewest one-place changes of a base value made however large it is.
-const MIN_COPIES: usize = 24;
-
 /// How many of a case's validation errors it keeps: a 100,000-item array can have as many.
 pub const MAX_ERRORS: usize = 16;
 
@@ -439,14 +436,7 @@ impl<'v> Run<'v> {
     /// Every place of the base changed one way at a time, plus the heavy values.
     fn mutations(&mut self, base: &Value, nodes: &[Node<'v>]) {
         let tool = self.tool;
-        let mut mutator = Mutator {
-            base,
-            root_name: self.root_name,
-            tool,
-            patterns: &mut self.patterns,
-            out: Vec::new(),
-            room: mutate::copies_for(nodes.len()).max(MIN_COPIES),
-        };
+        let mut mutator = Mutator::new(base, nodes.len(), self.root_name, tool, &mut self.patterns);
         // The shallowest places first, and not all of a very large value: every place gets
         // a dozen candidates, each a copy of the base.
         let mut by_depth: Vec<&Node<'v>> = nodes.iter().collect();
@@ -546,14 +536,13 @@ impl<'v> Run<'v> {
                 Some(value.clone()),
             );
             let node = &nodes[self.rng.index(nodes.len())];
-            let mut mutator = Mutator {
-                base: &value,
-                root_name: self.root_name,
-                tool: self.tool,
-                patterns: &mut self.patterns,
-                out: Vec::new(),
-                room: mutate::copies_for(nodes.len()).max(MIN_COPIES),
-            };
+            let mut mutator = Mutator::new(
+                &value,
+                nodes.len(),
+                self.root_name,
+                self.tool,
+                &mut self.patterns,
+            );
             mutator.place(node, &mut self.rng);
             if !mutator.out.is_empty() {
                 let i = self.rng.index(mutator.out.len());

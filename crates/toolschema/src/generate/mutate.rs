@@ -62,11 +62,34 @@ pub(crate) struct Mutator<'b> {
     pub(crate) room: usize,
 }
 
+/// The fewest one-place changes of a base value made however large it is.
+const MIN_COPIES: usize = 24;
+
 /// How many candidates (each a whole copy) a base of `places` places may get: all that 64 places
 /// give for a base of up to about a thousand places, then fewer, so that the copies of a base of
 /// tens of thousands of places stay within a few hundred megabytes.
 pub(crate) fn copies_for(places: usize) -> usize {
-    (1 << 20) / places.max(1)
+    ((1 << 20) / places.max(1)).max(MIN_COPIES)
+}
+
+impl<'b> Mutator<'b> {
+    /// A mutator of `base`, a value of `places` places, with room for [`copies_for`] them.
+    pub(crate) fn new(
+        base: &'b Value,
+        places: usize,
+        root_name: &'static str,
+        tool: bool,
+        patterns: &'b mut Patterns,
+    ) -> Self {
+        Mutator {
+            base,
+            root_name,
+            tool,
+            patterns,
+            out: Vec::new(),
+            room: copies_for(places),
+        }
+    }
 }
 
 impl Mutator<'_> {

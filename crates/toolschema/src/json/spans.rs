@@ -287,11 +287,13 @@ impl<'a> LineCursor<'a> {
             return position_of(self.text, offset);
         }
         let between = &self.text.as_bytes()[self.offset..offset];
-        match memchr::memrchr(b'\n', between) {
-            Some(last) => {
-                self.line += memchr::memchr_iter(b'\n', between).count();
-                self.column = char_count(&between[last + 1..]);
-            }
+        let mut last_break = None;
+        for line_break in memchr::memchr_iter(b'\n', between) {
+            self.line += 1;
+            last_break = Some(line_break);
+        }
+        match last_break {
+            Some(last) => self.column = char_count(&between[last + 1..]),
             None => self.column += char_count(between),
         }
         self.offset = offset;

@@ -63,11 +63,10 @@ impl<'a> SourceEdits<'a> {
 
     fn layout(&self, object_span: usize) -> Layout {
         let text = self.text;
-        let start = self.spans.get(object_span).map_or(0, |s| s.start as usize);
-        let end = self
+        let (start, end) = self
             .spans
             .get(object_span)
-            .map_or(text.len(), |s| s.end as usize);
+            .map_or((0, text.len()), |s| (s.start as usize, s.end as usize));
         let members = self.members(object_span);
         // Indentation and line breaks matter only to an object written on several lines, and
         // are looked for only inside it: searching the file from each edit made fixing a
