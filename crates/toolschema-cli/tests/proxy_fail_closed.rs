@@ -900,3 +900,40 @@ fn a_pattern_javascript_cannot_read_refuses_calls_instead_of_reading_it_as_rust_
     assert!(reply(&mut proxy).get("result").is_some());
     assert_eq!(setup.called(), [json!(4)], "{:?}", setup.verdicts());
 }
+
+#[test]
+fn a_schema_with_more_reference_targets_than_are_compiled_refuses_calls() {
+    let setup = setup();
+    // A chain of 10,001 references: compiling such a chain takes time that grows with the square
+    // of its length (80,000 took 8 s), and a server may list anything within the size limit.
+    let mut defs = serde_json::Map::new();
+    for i in 0..10_000 {
+        defs.insert(
+            format!("d{i}"),
+            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert("d10000".into(), json!({"type": "string"}));
+    let chain = json!({"name": "chain", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}});
+    let script = setup.record.with_file_name("script.json");
+    std::fs::write(
+        &script,
+        json!({"tools": [chain, tool("count", 10)]}).to_string(),
+    )
+    .unwrap();
+    let mut proxy = start(&setup, &[], &format!("@{}", script.display()));
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    proxy.send(&call(2, "chain", json!({"x": "a"})));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            2,
+            "the proxy could not learn this tool's schema: inputSchema: schema has more than 10000 distinct $ref targets, more than toolschema compiles (compiling chains of references takes time that grows with the square of their length)"
+        )
+    );
+    // The other tool is still checked and called.
+    proxy.send(&call(3, "count", json!({"n": 3})));
+    assert!(reply(&mut proxy).get("result").is_some());
+    assert_eq!(setup.called(), [json!(3)], "{:?}", setup.verdicts());
+}

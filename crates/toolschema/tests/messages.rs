@@ -629,6 +629,44 @@ fn deep_schemas_are_refused() {
     toolschema::json::drop_deep(schema);
 }
 
+/// A chain of `length` references: `x` refers to `d0`, `d0` to `d1`, ..., the last to a string.
+fn reference_chain(length: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    for i in 0..length {
+        defs.insert(
+            format!("d{i}"),
+            json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("d{length}"), json!({"type": "string"}));
+    json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs})
+}
+
+#[test]
+fn schemas_with_more_reference_targets_than_are_compiled_are_refused() {
+    // 10,001 targets (d0 to d10000 refer on; x refers to d0): refused before the engine, whose
+    // compile time grows with the square of a chain's length.
+    let error = compile_error_ref(&reference_chain(10_000));
+    assert_eq!(error, SchemaError::TooManyReferences { limit: 10_000 });
+    assert_eq!(
+        error.to_string(),
+        "schema has more than 10000 distinct $ref targets, more than toolschema compiles (compiling chains of references takes time that grows with the square of their length)"
+    );
+    // A target is counted once however often it is used: 20,000 uses of one definition compile.
+    let properties: serde_json::Map<String, Value> = (0..20_000)
+        .map(|i| (format!("p{i}"), json!({"$ref": "#/$defs/word"})))
+        .collect();
+    let schema =
+        json!({"type": "object", "properties": properties, "$defs": {"word": {"type": "string"}}});
+    let validator = SchemaValidator::new(&schema).unwrap();
+    assert!(validator.is_valid(&json!({"p7": "a"})));
+    assert!(!validator.is_valid(&json!({"p7": 7})));
+    // A short chain compiles and is followed to its end.
+    let validator = SchemaValidator::new(&reference_chain(50)).unwrap();
+    assert!(validator.is_valid(&json!({"x": "a"})));
+    assert!(!validator.is_valid(&json!({"x": 1})));
+}
+
 #[test]
 fn huge_strings_get_a_verdict() {
     let schema = object(json!({"q": {"type": "string", "maxLength": 64}}));

@@ -57,9 +57,9 @@ pub fn kind_in_words(value: &Value) -> &'static str {
 
 /// Whether any object in `value` (itself included) satisfies `test`: a scan without
 /// recursion that allocates nothing but its stack.
-pub(crate) fn any_object(
-    value: &Value,
-    test: impl Fn(&serde_json::Map<String, Value>) -> bool,
+pub(crate) fn any_object<'v>(
+    value: &'v Value,
+    mut test: impl FnMut(&'v serde_json::Map<String, Value>) -> bool,
 ) -> bool {
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {

@@ -116,6 +116,12 @@ pub enum SchemaError {
         /// The limit.
         limit: usize,
     },
+    /// The schema refers to more distinct locations than toolschema compiles.
+    #[error("schema has more than {limit} distinct $ref targets, more than toolschema compiles (compiling chains of references takes time that grows with the square of their length)")]
+    TooManyReferences {
+        /// The limit.
+        limit: usize,
+    },
     /// The schema breaks its dialect's meta-schema.
     #[error("invalid schema at '{pointer}': {message}")]
     Invalid {

@@ -4,7 +4,7 @@
 use super::SchemaError;
 use crate::json::pointer::{push_segment, resolve};
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Keywords whose subschemas apply to the same instance location as the schema holding them.
 pub(crate) const IN_PLACE_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
@@ -33,6 +33,33 @@ pub(crate) const NESTED_MAPS: &[&str] = &[
 
 /// The keywords that refer to another schema location.
 const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// The most distinct reference targets a schema may hold to be compiled. The engine compiles a
+/// chain of references (`a` refers to `b`, which refers to `c`, ...) in time that grows with the
+/// square of its length (measured with jsonschema 0.61.2: 10,000 in 0.3 s, 40,000 in 2.6 s,
+/// 80,000 in 8 s), and the proxy and the fuzzer compile whatever a server lists: a schema past
+/// this is refused, saying so, rather than left to stall them. Real schemas hold tens.
+pub(crate) const MAX_REFERENCES: usize = 10_000;
+
+/// Refuse a schema with more than [`MAX_REFERENCES`] distinct reference targets (each reference
+/// keyword's string counted once, however often it is used).
+pub(crate) fn check_reference_count(schema: &Value) -> Result<(), SchemaError> {
+    let mut targets: HashSet<&str> = HashSet::new();
+    let too_many = crate::json::any_object(schema, |map| {
+        for keyword in REFERENCE_KEYWORDS {
+            if let Some(Value::String(target)) = map.get(keyword) {
+                targets.insert(target);
+            }
+        }
+        targets.len() > MAX_REFERENCES
+    });
+    if too_many {
+        return Err(SchemaError::TooManyReferences {
+            limit: MAX_REFERENCES,
+        });
+    }
+    Ok(())
+}
 
 /// Whether any object in `value` has a reference keyword with a string value. A cheap scan
 /// (no pointers, nothing allocated but a stack) that lets the checks below skip the common

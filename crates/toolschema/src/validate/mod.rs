@@ -34,8 +34,8 @@ use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
 use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
 use crate::schema::references::{
-    check_ref_cycles, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
-    UNFETCHED_REF,
+    check_ref_cycles, check_reference_count, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS,
+    IN_PLACE_SINGLE, UNFETCHED_REF,
 };
 use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
 use crate::tool::Tool;
@@ -357,6 +357,7 @@ impl SchemaValidator {
             Some(d) => d,
             None => detect_dialect_with(&standard, |uri| options.documents.get(uri))?,
         };
+        check_reference_count(&standard)?;
         check_ref_cycles(&standard)?;
         let stubbed = if options.defer_external_refs {
             stub_external_refs(&standard, |document| {

@@ -3,7 +3,7 @@
 use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::schema::references::check_ref_cycles;
+use crate::schema::references::{check_ref_cycles, check_reference_count};
 use serde_json::Value;
 
 declare_rule! {
@@ -12,12 +12,15 @@ declare_rule! {
     /// ## What it flags
     /// In `inputSchema` and `outputSchema`: a `$ref` whose JSON Pointer or anchor leads nowhere
     /// in the schema, a `$ref` to another document (toolschema never fetches one, and a client
-    /// should not have to), and `$ref`s that lead back to themselves without ever reaching a
-    /// value to check.
+    /// should not have to), `$ref`s that lead back to themselves without ever reaching a
+    /// value to check, and a schema with more than 10,000 distinct `$ref` targets (toolschema
+    /// refuses to compile it: compiling a chain of references takes time that grows with the
+    /// square of its length).
     ///
     /// ## Why it matters
     /// A schema with a dangling reference does not compile: validators refuse it, and the tool
-    /// fails on every call.
+    /// fails on every call. One with too many targets is refused by `toolschema validate`, the
+    /// proxy and the fuzzer, and stalls validators that try.
     ///
     /// ## Example
     /// ```json
@@ -94,7 +97,9 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             }
         }
         if any {
-            if let Err(error) = check_ref_cycles(doc.value) {
+            if let Err(error) =
+                check_reference_count(doc.value).and_then(|()| check_ref_cycles(doc.value))
+            {
                 report.add(
                     doc.pointer.clone(),
                     doc.span,
@@ -102,5 +107,51 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::lint::{Linter, RuleSelection};
+    use serde_json::json;
+
+    #[test]
+    fn a_schema_with_more_reference_targets_than_are_compiled_is_reported() {
+        let chain = |length: usize| {
+            let defs: serde_json::Map<String, serde_json::Value> = (0..=length)
+                .map(|i| {
+                    let def = if i == length {
+                        json!({"type": "string"})
+                    } else {
+                        json!({"$ref": format!("#/$defs/d{}", i + 1)})
+                    };
+                    (format!("d{i}"), def)
+                })
+                .collect();
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs})
+        };
+        let catalog = json!({"tools": [
+            {"name": "long", "inputSchema": chain(10_000)},
+            {"name": "short", "inputSchema": chain(9_999)},
+        ]})
+        .to_string();
+        let mut selection = RuleSelection::all();
+        selection
+            .apply(Some(&["SCH-008".to_string()]), &[])
+            .unwrap();
+        let found = Linter::new(selection).lint("c.json", &catalog).unwrap();
+        let found: Vec<_> = found
+            .diagnostics
+            .iter()
+            .map(|d| (d.tool.as_deref(), d.pointer.as_str(), d.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [(
+                Some("long"),
+                "/tools/0/inputSchema",
+                "inputSchema: schema has more than 10000 distinct $ref targets, more than toolschema compiles (compiling chains of references takes time that grows with the square of their length)"
+            )]
+        );
     }
 }
