@@ -18,8 +18,9 @@ const MAX_DEPTH: usize = 32;
 /// use toolschema::generate::smaller;
 ///
 /// let versions = smaller(&json!({"a": "hello", "b": 7}));
-/// assert_eq!(versions[0], json!({"b": 7}));
-/// assert_eq!(versions[1], json!({"a": "hello"}));
+/// assert_eq!(versions[0], json!({}));
+/// assert_eq!(versions[1], json!({"b": 7}));
+/// assert_eq!(versions[2], json!({"a": "hello"}));
 /// assert!(versions.contains(&json!({"a": "", "b": 7})));
 /// assert!(versions.contains(&json!({"a": "hello", "b": 0})));
 /// ```
@@ -69,6 +70,12 @@ fn versions(value: &Value, out: &mut Vec<Value>, depth: usize, limit: usize) {
 }
 
 fn object_versions(map: &Map<String, Value>, out: &mut Vec<Value>, depth: usize, limit: usize) {
+    // The largest reduction first, as for arrays: a failure that needs none of the properties
+    // (a hang on any call) shrinks in one step, where one property at a time costs a call (and
+    // for a hang, a whole timeout) per property.
+    if map.len() > 1 && out.len() < limit {
+        out.push(Value::Object(Map::new()));
+    }
     for key in map.keys() {
         if out.len() >= limit {
             return;
@@ -178,6 +185,17 @@ mod tests {
                 assert_eq!(some[..], all[..some.len()], "{value} limit {limit}");
             }
         }
+    }
+
+    #[test]
+    fn an_object_loses_all_its_properties_first() {
+        // A failure that needs none of them (a hang on any call) then shrinks in one call.
+        let value = json!({"duration": 48, "steps": 76.66, "label": "x"});
+        assert_eq!(smaller(&value)[0], json!({}));
+        // One property: removing it is the one step that does it.
+        assert_eq!(smaller(&json!({"a": 1})), [json!({}), json!({"a": 0})]);
+        // Inside a value, an emptied child is among the child's first versions.
+        assert!(smaller(&json!({"o": {"a": 1, "b": 2}})).contains(&json!({"o": {}})));
     }
 
     #[test]
