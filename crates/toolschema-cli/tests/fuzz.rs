@@ -822,3 +822,71 @@ fn answers_too_large_to_read_are_counted_in_the_tools_note() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains(&format!("  note: {note}\n")), "{stdout}");
 }
+
+#[test]
+fn tools_no_finite_value_fits_get_invalid_cases_and_a_note_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    // A required property that refers back to its own object (this overflowed the stack), and
+    // two required properties referring to the level below, forty levels down (2^40 places:
+    // this took all the memory there was).
+    let endless = serde_json::json!({"type": "object", "properties": {"a": {"$ref": "#"}}, "required": ["a"]});
+    let mut defs = serde_json::Map::new();
+    defs.insert("a0".into(), serde_json::json!({"type": "string"}));
+    for i in 1..=40 {
+        let below = serde_json::json!({"$ref": format!("#/$defs/a{}", i - 1)});
+        defs.insert(
+            format!("a{i}"),
+            serde_json::json!({"type": "object", "properties": {"l": below, "r": below}, "required": ["l", "r"]}),
+        );
+    }
+    let doubling = serde_json::json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a40"}}, "required": ["x"], "$defs": defs});
+    let script = serde_json::json!({"tools": [
+        {"name": "endless", "inputSchema": endless},
+        {"name": "doubling", "inputSchema": doubling},
+    ]})
+    .to_string();
+    let server = common::scripted_server(
+        &dir.path().join("record.jsonl"),
+        &dir.path().join("verdicts.jsonl"),
+        &script,
+    );
+    let args = [
+        "--seed",
+        "5",
+        "--cases",
+        "20",
+        "--timeout",
+        TIMEOUT,
+        "--format",
+        "json",
+    ];
+    let (code, stdout, stderr) = fuzz(&args, &server);
+    // The scripted server takes every call: the invalid cases are accepted.
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let report = report(&stdout, &stderr);
+    for (name, why) in [
+        (
+            "endless",
+            "a value here must nest deeper than 128 levels of arrays and objects",
+        ),
+        ("doubling", "a value needs more than 20000 places"),
+    ] {
+        let tool = report["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap();
+        assert!(tool["cases"].as_u64().unwrap() > 0, "{stdout}");
+        assert_eq!(
+            tool["note"],
+            format!("no valid arguments could be made ({why}), so only invalid ones were sent")
+                .as_str(),
+            "{stdout}"
+        );
+        assert!(
+            found(&report).contains(&(name.to_string(), "accepted-invalid".to_string())),
+            "{stdout}"
+        );
+    }
+}

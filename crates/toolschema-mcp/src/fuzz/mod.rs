@@ -832,16 +832,26 @@ async fn fuzz_tool_on(
             break;
         }
     }
+    let mut add_note = |more: String| {
+        note = Some(match note.take() {
+            Some(note) => format!("{note}; {more}"),
+            None => more,
+        });
+    };
+    if !generated.cases.iter().any(|c| c.kind == Kind::Valid) {
+        if let Some(skipped) = generated.skipped.first() {
+            add_note(format!(
+                "no valid arguments could be made ({}), so only invalid ones were sent",
+                skipped.reason
+            ));
+        }
+    }
     if let Some((count, why)) = unread {
-        let unread_note = format!(
+        add_note(format!(
             "{count} {} could not be read here, so nothing was checked of {}: {why}",
             if count == 1 { "answer" } else { "answers" },
             if count == 1 { "it" } else { "them" },
-        );
-        note = Some(match note {
-            Some(note) => format!("{note}; {unread_note}"),
-            None => unread_note,
-        });
+        ));
     }
     let findings = found
         .into_values()

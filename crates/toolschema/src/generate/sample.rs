@@ -8,12 +8,22 @@ use super::facts::{Facts, Root, Types};
 use super::rng::SplitMix64;
 use super::strings::{self, Patterns};
 use crate::json::pointer::push_segment;
+use crate::json::MAX_DEPTH;
 use serde_json::{Map, Number, Value};
 
 /// How deep the sampler nests arrays and objects before it fills only what is required.
 const SHALLOW_AFTER: usize = 4;
 /// How many places one sample may have before it fills only what is required.
 const MAX_PLACES: usize = 200;
+/// How many places one sample may try to fill in all (failed attempts included). What is
+/// required alone can need more than any run can build: two required properties that each refer
+/// to the level below, forty levels down, need 2^40 places.
+const MAX_ATTEMPTED_PLACES: usize = 20_000;
+
+/// Why a sample stopped at [`MAX_ATTEMPTED_PLACES`].
+pub(crate) fn too_many_places() -> String {
+    format!("a value needs more than {MAX_ATTEMPTED_PLACES} places")
+}
 
 /// A place in a sampled value and what the schema says of the values there.
 #[derive(Debug, Clone)]
@@ -44,6 +54,8 @@ pub(crate) struct Sampler<'a, 's> {
     rng: &'a mut SplitMix64,
     fill: Fill,
     nodes: Vec<Node<'s>>,
+    /// Places tried so far, failed attempts included (see [`MAX_ATTEMPTED_PLACES`]).
+    attempted: usize,
 }
 
 impl<'a, 's> Sampler<'a, 's> {
@@ -59,6 +71,7 @@ impl<'a, 's> Sampler<'a, 's> {
             rng,
             fill,
             nodes: Vec::new(),
+            attempted: 0,
         }
     }
 
@@ -77,6 +90,17 @@ impl<'a, 's> Sampler<'a, 's> {
         pointer: String,
         depth: usize,
     ) -> Result<Value, String> {
+        // A required property that refers back to its own object has no finite value; one whose
+        // values must nest deeper than the validator reads is refused by it anyway.
+        if depth > MAX_DEPTH {
+            return Err(format!(
+                "a value here must nest deeper than {MAX_DEPTH} levels of arrays and objects"
+            ));
+        }
+        self.attempted += 1;
+        if self.attempted > MAX_ATTEMPTED_PLACES {
+            return Err(too_many_places());
+        }
         let facts = Facts::gather(self.root, schemas, self.rng);
         if let Some(why) = &facts.never {
             return Err(why.clone());

@@ -330,3 +330,38 @@ fn a_value_of_thousands_of_places_gets_a_bounded_seeded_choice_of_changes() {
     let compiled = tool(all_required(1_500));
     assert_judged(&compiled, &arguments(&compiled, &options(1, 100)));
 }
+
+#[test]
+fn a_schema_whose_required_values_never_end_gets_invalid_cases_and_the_reason() {
+    // A required property that refers back to its own object: no finite value fits.
+    let endless = json!({"type": "object", "properties": {"a": {"$ref": "#"}}, "required": ["a"]});
+    // Two required properties referring to the level below, forty levels down: 2^40 places.
+    let mut defs = serde_json::Map::new();
+    defs.insert("a0".into(), json!({"type": "string"}));
+    for i in 1..=40 {
+        let below = json!({"$ref": format!("#/$defs/a{}", i - 1)});
+        defs.insert(
+            format!("a{i}"),
+            json!({"type": "object", "properties": {"l": below, "r": below}, "required": ["l", "r"]}),
+        );
+    }
+    let doubling = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a40"}}, "required": ["x"], "$defs": defs});
+    for (schema, reason) in [
+        (
+            endless,
+            "a value here must nest deeper than 128 levels of arrays and objects",
+        ),
+        (doubling, "a value needs more than 20000 places"),
+    ] {
+        let compiled = tool(schema);
+        let generated = arguments(&compiled, &options(3, 100));
+        assert!(!generated.cases.is_empty());
+        assert!(generated.cases.iter().all(|c| c.kind == Kind::Invalid));
+        assert_judged(&compiled, &generated);
+        assert!(
+            generated.skipped.iter().any(|s| s.reason == reason),
+            "{:?}",
+            generated.skipped
+        );
+    }
+}
