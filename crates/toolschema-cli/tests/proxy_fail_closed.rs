@@ -937,3 +937,58 @@ fn a_schema_with_more_reference_targets_than_are_compiled_refuses_calls() {
     assert!(reply(&mut proxy).get("result").is_some());
     assert_eq!(setup.called(), [json!(3)], "{:?}", setup.verdicts());
 }
+
+#[test]
+fn deep_calls_through_long_chains_of_subschemas_are_answered_and_longer_chains_refused() {
+    let setup = setup();
+    // `anyOf` then `$ref`, `chain` times in a row at each level of `{"x": ...}`.
+    let chained = |name: &str, chain: usize| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..chain {
+            defs.insert(
+                format!("c{i}"),
+                json!({"anyOf": [{"$ref": format!("#/$defs/c{}", i + 1)}, {"type": "string", "minLength": 100}]}),
+            );
+        }
+        defs.insert(
+            format!("c{chain}"),
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/c0"}}, "required": ["x"]}),
+        );
+        json!({"name": name, "inputSchema": {"$ref": "#/$defs/c0", "$defs": defs}})
+    };
+    let script = setup.record.with_file_name("script.json");
+    std::fs::write(
+        &script,
+        json!({"tools": [chained("deep", 31), chained("longer", 40), tool("count", 10)]})
+            .to_string(),
+    )
+    .unwrap();
+    let mut proxy = start(&setup, &[], &format!("@{}", script.display()));
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    // 127 levels deep, wrong at the bottom: this overflowed the proxy's stack (the process
+    // aborted).
+    let mut deep = json!(5);
+    for _ in 0..127 {
+        deep = json!({"x": deep});
+    }
+    proxy.send(&call(2, "deep", deep));
+    let answer = reply(&mut proxy);
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        text_of(&answer).contains(
+            "the schema refuses the arguments: too deep, through subschemas applied in a row at each level, for toolschema to say where"
+        ),
+        "{answer}"
+    );
+    proxy.send(&call(3, "longer", json!({"x": "a"})));
+    assert!(
+        text_of(&reply(&mut proxy)).starts_with(
+            "the proxy could not learn this tool's schema: inputSchema: schema applies more than 64 subschemas in a row"
+        )
+    );
+    // The session goes on.
+    proxy.send(&call(4, "count", json!({"n": 3})));
+    assert!(reply(&mut proxy).get("result").is_some());
+    assert_eq!(setup.called(), [json!(4)], "{:?}", setup.verdicts());
+}

@@ -667,6 +667,81 @@ fn schemas_with_more_reference_targets_than_are_compiled_are_refused() {
     assert!(!validator.is_valid(&json!({"x": 1})));
 }
 
+/// A schema that applies `2 * chain` subschemas in a row at each level of a value (`anyOf`,
+/// then `$ref`, `chain` times), one level being `{"x": ...}`; and a value `levels` deep whose
+/// innermost value is `inner`.
+fn chained_levels(chain: usize, levels: usize, inner: Value) -> (Value, Value) {
+    let mut defs = serde_json::Map::new();
+    for i in 0..chain {
+        defs.insert(
+            format!("c{i}"),
+            json!({"anyOf": [{"$ref": format!("#/$defs/c{}", i + 1)}, {"type": "string", "minLength": 100}]}),
+        );
+    }
+    defs.insert(
+        format!("c{chain}"),
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/c0"}}, "required": ["x"]}),
+    );
+    let mut value = inner;
+    for _ in 0..levels {
+        value = json!({"x": value});
+    }
+    (json!({"$ref": "#/$defs/c0", "$defs": defs}), value)
+}
+
+/// `work` on a thread with 2 MiB of stack, as the proxy's and the fuzzer's threads have.
+fn on_a_small_stack<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn_scoped(scope, work)
+            .unwrap()
+            .join()
+            .unwrap()
+    })
+}
+
+#[test]
+fn deep_values_through_long_chains_of_subschemas_never_exhaust_the_stack() {
+    // 80 subschemas in a row: refused when compiled.
+    let (schema, _) = chained_levels(40, 0, json!(1));
+    assert_eq!(
+        compile_error_ref(&schema).to_string(),
+        "schema applies more than 64 subschemas in a row at one place of a value (through $ref, allOf, anyOf, oneOf, not, if, then, else, dependentSchemas), more than toolschema validates: validating recurses once for each, at every level of the value"
+    );
+    // 63 in a row (the root's reference, then anyOf and $ref 31 times), 127 levels deep: about
+    // the most a schema may ask. On a 2 MiB stack this overflowed, and the errors of 50 in a row took
+    // 512 MB. It is judged on a large stack, and refused without saying where.
+    let (schema, invalid) = chained_levels(31, 127, json!(5));
+    let (_, valid) = chained_levels(31, 127, json!("y".repeat(100)));
+    let validator = SchemaValidator::new(&schema).unwrap();
+    on_a_small_stack(|| {
+        assert!(validator.is_valid(&valid));
+        assert!(!validator.is_valid(&invalid));
+        assert_eq!(validator.validate_as(&valid, Subject::Arguments), Ok(()));
+        assert_eq!(
+            validator
+                .validate_as(&invalid, Subject::Arguments)
+                .unwrap_err()
+                .messages(),
+            ["the schema refuses the arguments: too deep, through subschemas applied in a row at each level, for toolschema to say where"]
+        );
+    });
+    // Two in a row, as a tree of values is written: every error, named.
+    let (schema, invalid) = chained_levels(1, 126, json!(5));
+    let validator = SchemaValidator::new(&schema).unwrap();
+    let errors = on_a_small_stack(|| validator.validate_as(&invalid, Subject::Arguments));
+    let errors = errors.unwrap_err();
+    let messages = errors.messages();
+    assert!(
+        messages[0].starts_with(&format!(
+            "argument '{}x' must match one of",
+            "x.".repeat(125)
+        )),
+        "{messages:?}"
+    );
+}
+
 #[test]
 fn huge_strings_get_a_verdict() {
     let schema = object(json!({"q": {"type": "string", "maxLength": 64}}));

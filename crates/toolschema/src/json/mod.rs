@@ -289,6 +289,26 @@ pub fn nesting_depth(value: &Value, limit: usize) -> usize {
     deepest
 }
 
+/// The stack of a thread that runs recursive work too deep for the caller's (reserved, not
+/// touched unless needed): a thread may have 2 MiB, and a debug build's frames are large.
+const LARGE_STACK: usize = 256 * 1024 * 1024;
+
+/// Run `work` on a thread of its own with a [`LARGE_STACK`], borrowing what it needs; `None` when
+/// no thread could be started. A panic in `work` is the caller's.
+pub(crate) fn on_large_stack<T: Send>(name: &str, work: impl FnOnce() -> T + Send) -> Option<T> {
+    std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new()
+            .name(name.to_string())
+            .stack_size(LARGE_STACK)
+            .spawn_scoped(scope, work)
+            .ok()?;
+        match thread.join() {
+            Ok(done) => Some(done),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
 /// Drop a value of any depth without recursion (serde_json drops recursively).
 pub fn drop_deep(value: Value) {
     let mut stack = vec![value];

@@ -122,6 +122,12 @@ pub enum SchemaError {
         /// The limit.
         limit: usize,
     },
+    /// The schema applies more subschemas in a row at one place than toolschema validates.
+    #[error("schema applies more than {limit} subschemas in a row at one place of a value (through $ref, allOf, anyOf, oneOf, not, if, then, else, dependentSchemas), more than toolschema validates: validating recurses once for each, at every level of the value")]
+    ChainTooLong {
+        /// The limit.
+        limit: usize,
+    },
     /// The schema breaks its dialect's meta-schema.
     #[error("invalid schema at '{pointer}': {message}")]
     Invalid {

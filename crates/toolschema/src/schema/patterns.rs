@@ -308,7 +308,8 @@ fn references_into_pattern_properties(schema: &Value) -> Vec<String> {
 /// The reader (regress) recurses once per alternative and takes time that grows with the square
 /// of their number: a pattern with more than [`MAX_ALTERNATIVES`] `|`, or longer than
 /// [`MAX_PATTERN_BYTES`], is not read at all but refused as too large to check; one with more
-/// than [`ALTERNATIVES_ON_THE_STACK`] is read on a thread of its own with a large stack.
+/// than [`ALTERNATIVES_ON_THE_STACK`] is read on a thread of its own with a large stack
+/// ([`crate::json::on_large_stack`]).
 pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<PatternProblem> {
     let alternatives = memchr::memchr_iter(b'|', pattern.as_bytes()).count();
     if alternatives > MAX_ALTERNATIVES || pattern.len() > MAX_PATTERN_BYTES {
@@ -325,14 +326,12 @@ pub(crate) fn ecma_syntax_error(pattern: &str) -> Option<PatternProblem> {
             None => return quantified_assertion(pattern).map(PatternProblem::NotEcma),
         }
     } else {
-        let owned = pattern.to_string();
-        let reading = std::thread::Builder::new()
-            .name("pattern-check".into())
-            .stack_size(LARGE_STACK)
-            .spawn(move || read(&owned));
-        match reading.map(std::thread::JoinHandle::join) {
-            Ok(Ok(Some(why))) => why,
-            Ok(Ok(None)) => return quantified_assertion(pattern).map(PatternProblem::NotEcma),
+        let reading = crate::json::on_large_stack("pattern-check", || {
+            std::panic::catch_unwind(|| read(pattern))
+        });
+        match reading {
+            Some(Ok(Some(why))) => why,
+            Some(Ok(None)) => return quantified_assertion(pattern).map(PatternProblem::NotEcma),
             // No thread to be had, or the reader failed: nothing says the pattern is sound.
             _ => return Some(PatternProblem::TooLarge),
         }
@@ -434,9 +433,6 @@ pub(crate) const MAX_PATTERN_BYTES: usize = 256 * 1024;
 /// The most `|` read on the calling thread: a debug build's reader needs about 2 KiB of stack
 /// per alternative, and threads may have 2 MiB.
 const ALTERNATIVES_ON_THE_STACK: usize = 512;
-/// The stack of the thread that reads a pattern with more alternatives (reserved, not used
-/// unless needed).
-const LARGE_STACK: usize = 256 * 1024 * 1024;
 
 /// What is wrong with a pattern, for [`ecma_syntax_error`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -278,16 +278,29 @@ type Edge = (String, Option<String>);
 /// A location on the search path, its edges, and the index of the next edge to follow.
 type PathFrame = (String, Vec<Edge>, usize);
 
+/// The most subschemas a schema may apply in a row at one place of a value (through `$ref`,
+/// `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependentSchemas`). The engine
+/// recurses once for each, at every level of the value: a chain this long, at each of the 128
+/// levels a value may nest, keeps the recursion within what validation is given (see
+/// `validate`). Real schemas apply a handful.
+pub(crate) const MAX_IN_PLACE_CHAIN: usize = 64;
+
 /// Refuse `$ref` cycles that never move into the instance (`a` refers to `b`, `b` back to `a`):
 /// evaluating them can only loop. Recursion through `properties`, `items` and the like is fine.
-pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
+///
+/// Returns the length of the longest chain of subschemas applied in a row at one place of a
+/// value, counted in references followed and in-place keywords entered (0 for a schema without
+/// references: literal nesting alone is bounded by the reader's depth limit, so it is not
+/// counted).
+pub(crate) fn check_ref_cycles(schema: &Value) -> Result<usize, SchemaError> {
     #[derive(Clone, Copy, PartialEq)]
     enum State {
         OnPath,
-        Done,
+        /// Done, with the longest chain that starts there.
+        Done(usize),
     }
     if !holds_references(schema) {
-        return Ok(());
+        return Ok(0);
     }
     let locations = subschemas(schema);
     let resources: HashMap<&str, &str> = locations
@@ -295,6 +308,7 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
         .map(|(p, r)| (p.as_str(), r.as_str()))
         .collect();
     let mut state: HashMap<String, State> = HashMap::new();
+    let mut longest = 0;
     for (start, _) in &locations {
         if state.contains_key(start) {
             continue;
@@ -306,13 +320,24 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
         state.insert(start.clone(), State::OnPath);
         while let Some((_, edges, next)) = path.last_mut() {
             let Some((target, via)) = edges.get(*next).cloned() else {
-                let (done, _, _) = path.pop().unwrap_or_default();
-                state.insert(done, State::Done);
+                // Every edge is followed: the chain from here is one longer than the longest
+                // from any of them (the graph has no cycle, or the search has returned).
+                let (done, edges, _) = path.pop().unwrap_or_default();
+                let chain = edges
+                    .iter()
+                    .filter_map(|(target, _)| match state.get(target) {
+                        Some(State::Done(chain)) => Some(chain + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                longest = longest.max(chain);
+                state.insert(done, State::Done(chain));
                 continue;
             };
             *next += 1;
             match state.get(&target) {
-                Some(State::Done) => {}
+                Some(State::Done(_)) => {}
                 Some(State::OnPath) => {
                     let chain = cycle_chain(&path, &target, via);
                     return Err(SchemaError::CyclicRef { chain });
@@ -329,7 +354,19 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<(), SchemaError> {
             }
         }
     }
-    Ok(())
+    Ok(longest)
+}
+
+/// Refuse a schema whose longest chain of subschemas applied in a row (see
+/// [`check_ref_cycles`]) is longer than [`MAX_IN_PLACE_CHAIN`]; the chain's length otherwise.
+pub(crate) fn check_in_place_chain(schema: &Value) -> Result<usize, SchemaError> {
+    let chain = check_ref_cycles(schema)?;
+    if chain > MAX_IN_PLACE_CHAIN {
+        return Err(SchemaError::ChainTooLong {
+            limit: MAX_IN_PLACE_CHAIN,
+        });
+    }
+    Ok(chain)
 }
 
 /// The `$ref`s along a cycle, from the location where it starts back to itself.
@@ -352,6 +389,35 @@ fn cycle_chain(path: &[PathFrame], target: &str, closing: Option<String>) -> Vec
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn counts_the_longest_chain_of_subschemas_applied_in_a_row() {
+        // No reference: not counted (the reader's depth limit bounds literal nesting).
+        assert_eq!(check_ref_cycles(&json!({"allOf": [{"not": {}}]})), Ok(0));
+        // root -> a, a -> a's allOf item, that item -> b: three in a row.
+        let schema = json!({
+            "$ref": "#/$defs/a",
+            "$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]}, "b": {"type": "string"}}
+        });
+        assert_eq!(check_ref_cycles(&schema), Ok(3));
+        // Entering the value (properties, items) ends a chain: a tree is one in a row.
+        let tree = json!({"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#"}}}});
+        assert_eq!(check_ref_cycles(&tree), Ok(1));
+        // The longest of several branches, each location counted once.
+        let chain = |n: usize| {
+            let defs: serde_json::Map<String, Value> = (0..n)
+                .map(|i| (format!("d{i}"), json!({"anyOf": [{"$ref": format!("#/$defs/d{}", i + 1)}, {"type": "null"}]})))
+                .chain([(format!("d{n}"), json!({"type": "string"}))])
+                .collect();
+            json!({"anyOf": [{"$ref": "#/$defs/d0"}, {"$ref": "#/$defs/d1"}], "$defs": defs})
+        };
+        assert_eq!(check_ref_cycles(&chain(31)), Ok(64));
+        assert_eq!(check_in_place_chain(&chain(31)), Ok(64));
+        assert_eq!(
+            check_in_place_chain(&chain(32)),
+            Err(SchemaError::ChainTooLong { limit: 64 })
+        );
+    }
 
     #[test]
     fn finds_pure_cycles() {

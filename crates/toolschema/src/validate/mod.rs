@@ -34,7 +34,7 @@ use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
 use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
 use crate::schema::references::{
-    check_ref_cycles, check_reference_count, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS,
+    check_in_place_chain, check_reference_count, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS,
     IN_PLACE_SINGLE, UNFETCHED_REF,
 };
 use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
@@ -310,6 +310,9 @@ pub struct SchemaValidator {
     /// Whether the schema can recurse along the instance (`$ref`) or compares whole items
     /// (`uniqueItems`): then instances are checked for depth first, so none can exhaust the stack.
     guard_depth: bool,
+    /// The most subschemas it applies in a row at one place of a value through references
+    /// (see [`check_in_place_chain`]): the engine recurses that many times more at every level.
+    in_place_chain: usize,
     /// Whether it holds `$ref`s that are never fetched.
     has_unfetched: bool,
     /// The top-level property names the schema declares, when it leaves the others to no
@@ -358,7 +361,7 @@ impl SchemaValidator {
             None => detect_dialect_with(&standard, |uri| options.documents.get(uri))?,
         };
         check_reference_count(&standard)?;
-        check_ref_cycles(&standard)?;
+        let in_place_chain = check_in_place_chain(&standard)?;
         let stubbed = if options.defer_external_refs {
             stub_external_refs(&standard, |document| {
                 options.documents.contains_key(document)
@@ -428,6 +431,7 @@ impl SchemaValidator {
         Ok(SchemaValidator {
             engine,
             guard_depth: can_recurse(&standard),
+            in_place_chain,
             has_unfetched,
             declared: declared_top_level(&standard),
             exact_numbers: exact_number_keyword(&standard),
@@ -457,13 +461,27 @@ impl SchemaValidator {
     /// cannot be judged (it reaches a `$ref` that is never fetched) does not.
     #[inline]
     pub fn is_valid(&self, instance: &Value) -> bool {
-        if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
+        let Some(steps) = self.recursion(instance) else {
             return false;
+        };
+        let judge = || matches!(self.judge(instance), Judgement::Valid);
+        if steps <= STEPS_ON_CALLERS_STACK {
+            judge()
+        } else {
+            crate::json::on_large_stack("validation", judge).unwrap_or(false)
         }
-        match self.judge(instance) {
-            Judgement::Valid => true,
-            Judgement::Invalid | Judgement::Unchecked(_) => false,
+    }
+
+    /// How many times the engine may recurse for `instance`: its levels times the subschemas
+    /// applied in a row at each (0 when the schema cannot recurse along it); `None` when it
+    /// nests deeper than [`MAX_DEPTH`] where that matters.
+    #[inline]
+    fn recursion(&self, instance: &Value) -> Option<usize> {
+        if !self.guard_depth {
+            return Some(0);
         }
+        let depth = nesting_depth(instance, MAX_DEPTH);
+        (depth <= MAX_DEPTH).then(|| (depth + 1) * (self.in_place_chain + 1))
     }
 
     /// The engine's verdict, unless it could not judge: the value reached a `$ref` that is
@@ -576,13 +594,24 @@ impl SchemaValidator {
         subject: Subject,
         limit: usize,
     ) -> Result<(), ValidationErrors> {
-        if self.guard_depth && nesting_depth(instance, MAX_DEPTH) > MAX_DEPTH {
+        let Some(steps) = self.recursion(instance) else {
             return Err(too_deep(subject));
-        }
-        match self.judge(instance) {
+        };
+        let validate = || match self.judge(instance) {
             Judgement::Valid => Ok(()),
+            Judgement::Invalid if steps > STEPS_DETAILED => Err(too_deep_to_place(subject)),
             Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
             Judgement::Unchecked(reason) => Err(unchecked(subject, &reason)),
+        };
+        if steps <= STEPS_ON_CALLERS_STACK {
+            validate()
+        } else {
+            crate::json::on_large_stack("validation", validate).unwrap_or_else(|| {
+                Err(unchecked(
+                    subject,
+                    "no thread could be started to check it on",
+                ))
+            })
         }
     }
 
@@ -660,6 +689,30 @@ enum Judgement {
     Invalid,
     /// It could not be judged, for this reason.
     Unchecked(String),
+}
+
+/// Recursion steps (see [`SchemaValidator::recursion`]) the engine may take on the caller's
+/// thread, which may have 2 MiB of stack: a debug build's error collection takes about 3 KiB a
+/// step. Past this it runs on a thread with a large stack; the most a compiled schema allows is
+/// 129 levels of 65 steps.
+const STEPS_ON_CALLERS_STACK: usize = 256;
+
+/// Recursion steps past which the errors of an invalid value are not collected one by one: the
+/// engine's errors repeat their path at every step, in memory that grows with its square (a
+/// value 127 levels deep, through 25 subschemas at each level: 512 MB).
+const STEPS_DETAILED: usize = 512;
+
+#[cold]
+fn too_deep_to_place(subject: Subject) -> ValidationErrors {
+    ValidationErrors(vec![ValidationError {
+        path: String::new(),
+        message: format!(
+            "the schema refuses the {}: too deep, through subschemas applied in a row at each \
+             level, for toolschema to say where",
+            subject.root()
+        ),
+        keyword: String::new(),
+    }])
 }
 
 #[cold]

@@ -3,7 +3,7 @@
 use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::schema::references::{check_ref_cycles, check_reference_count};
+use crate::schema::references::{check_in_place_chain, check_reference_count};
 use serde_json::Value;
 
 declare_rule! {
@@ -13,13 +13,15 @@ declare_rule! {
     /// In `inputSchema` and `outputSchema`: a `$ref` whose JSON Pointer or anchor leads nowhere
     /// in the schema, a `$ref` to another document (toolschema never fetches one, and a client
     /// should not have to), `$ref`s that lead back to themselves without ever reaching a
-    /// value to check, and a schema with more than 10,000 distinct `$ref` targets (toolschema
+    /// value to check, a schema with more than 10,000 distinct `$ref` targets (toolschema
     /// refuses to compile it: compiling a chain of references takes time that grows with the
-    /// square of its length).
+    /// square of its length), and one that applies more than 64 subschemas in a row at one
+    /// place of a value through references (validating recurses once for each, at every level
+    /// of the value).
     ///
     /// ## Why it matters
     /// A schema with a dangling reference does not compile: validators refuse it, and the tool
-    /// fails on every call. One with too many targets is refused by `toolschema validate`, the
+    /// fails on every call. One with too many targets or too long a chain is refused by `toolschema validate`, the
     /// proxy and the fuzzer, and stalls validators that try.
     ///
     /// ## Example
@@ -98,7 +100,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         }
         if any {
             if let Err(error) =
-                check_reference_count(doc.value).and_then(|()| check_ref_cycles(doc.value))
+                check_reference_count(doc.value).and_then(|()| check_in_place_chain(doc.value))
             {
                 report.add(
                     doc.pointer.clone(),
@@ -116,7 +118,8 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn a_schema_with_more_reference_targets_than_are_compiled_is_reported() {
+    fn schemas_with_more_reference_targets_or_longer_chains_than_are_validated_are_reported() {
+        // `x` refers to d0, d0 to d1, ..., the last is a string: `length + 1` in a row.
         let chain = |length: usize| {
             let defs: serde_json::Map<String, serde_json::Value> = (0..=length)
                 .map(|i| {
@@ -130,9 +133,21 @@ mod tests {
                 .collect();
             json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs})
         };
+        // Each of `n` properties refers to a definition of its own.
+        let star = |n: usize| {
+            let properties: serde_json::Map<String, serde_json::Value> = (0..n)
+                .map(|i| (format!("p{i}"), json!({"$ref": format!("#/$defs/d{i}")})))
+                .collect();
+            let defs: serde_json::Map<String, serde_json::Value> = (0..n)
+                .map(|i| (format!("d{i}"), json!({"type": "string", "maxLength": i})))
+                .collect();
+            json!({"type": "object", "properties": properties, "$defs": defs})
+        };
         let catalog = json!({"tools": [
-            {"name": "long", "inputSchema": chain(10_000)},
-            {"name": "short", "inputSchema": chain(9_999)},
+            {"name": "many", "inputSchema": star(10_001)},
+            {"name": "enough", "inputSchema": star(10_000)},
+            {"name": "long", "inputSchema": chain(64)},
+            {"name": "short", "inputSchema": chain(63)},
         ]})
         .to_string();
         let mut selection = RuleSelection::all();
@@ -147,11 +162,18 @@ mod tests {
             .collect();
         assert_eq!(
             found,
-            [(
-                Some("long"),
-                "/tools/0/inputSchema",
-                "inputSchema: schema has more than 10000 distinct $ref targets, more than toolschema compiles (compiling chains of references takes time that grows with the square of their length)"
-            )]
+            [
+                (
+                    Some("many"),
+                    "/tools/0/inputSchema",
+                    "inputSchema: schema has more than 10000 distinct $ref targets, more than toolschema compiles (compiling chains of references takes time that grows with the square of their length)"
+                ),
+                (
+                    Some("long"),
+                    "/tools/2/inputSchema",
+                    "inputSchema: schema applies more than 64 subschemas in a row at one place of a value (through $ref, allOf, anyOf, oneOf, not, if, then, else, dependentSchemas), more than toolschema validates: validating recurses once for each, at every level of the value"
+                ),
+            ]
         );
     }
 }
