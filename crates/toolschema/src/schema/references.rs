@@ -282,7 +282,7 @@ type PathFrame = (String, Vec<Edge>, usize);
 /// `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `dependentSchemas`). The engine
 /// recurses once for each, at every level of the value: a chain this long, at each of the 128
 /// levels a value may nest, keeps the recursion within what validation is given (see
-/// `validate`). Real schemas apply a handful.
+/// `validate`).
 pub(crate) const MAX_IN_PLACE_CHAIN: usize = 64;
 
 /// Refuse `$ref` cycles that never move into the instance (`a` refers to `b`, `b` back to `a`):
