@@ -5,6 +5,7 @@
 //! those places.
 
 use super::facts::{Facts, Root, Types};
+use super::mutate::OVERSIZED_STRING;
 use super::rng::SplitMix64;
 use super::strings::{self, Patterns};
 use crate::json::pointer::push_segment;
@@ -181,6 +182,12 @@ impl<'a, 's> Sampler<'a, 's> {
 
     fn string(&mut self, facts: &Facts<'s>) -> Result<String, String> {
         let min = facts.min_length.unwrap_or(0);
+        // As long as the oversized case's string, at most: every case holds a copy of it.
+        if min > OVERSIZED_STRING as u64 {
+            return Err(format!(
+                "a string of at least {min} characters is too long to build"
+            ));
+        }
         let max = facts.max_length;
         if let Some(pattern) = facts.patterns.first() {
             let mut last = None;

@@ -365,3 +365,36 @@ fn a_schema_whose_required_values_never_end_gets_invalid_cases_and_the_reason() 
         );
     }
 }
+
+#[test]
+fn values_too_large_to_build_are_not_built() {
+    // A string of 10^12 characters took every byte of memory there was.
+    for (schema, reason) in [
+        (
+            json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 1_000_000_000_000_u64}}, "required": ["s"]}),
+            "a string of at least 1000000000000 characters is too long to build",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": "array", "minItems": 1_000_000_000}}, "required": ["a"]}),
+            "1000000000 items are too many to build",
+        ),
+    ] {
+        let compiled = tool(schema);
+        let generated = arguments(&compiled, &options(1, 50));
+        assert!(generated.cases.iter().all(|c| c.kind == Kind::Invalid));
+        assert!(!generated.cases.is_empty());
+        assert_judged(&compiled, &generated);
+        assert!(
+            generated.skipped.iter().any(|s| s.reason == reason),
+            "{:?}",
+            generated.skipped
+        );
+    }
+    // At the limit, a string is built, and it is valid.
+    let compiled = tool(
+        json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 1 << 20}}, "required": ["s"]}),
+    );
+    let generated = arguments(&compiled, &options(1, 10));
+    assert!(generated.cases.iter().any(|c| c.kind == Kind::Valid));
+    assert_judged(&compiled, &generated);
+}
