@@ -743,6 +743,32 @@ fn deep_values_through_long_chains_of_subschemas_never_exhaust_the_stack() {
 }
 
 #[test]
+fn too_deep_to_list_the_errors_a_rounded_number_leaves_the_value_unjudged() {
+    // Each level also compares `n` exactly; the innermost `n` is past 2^64, read with rounding.
+    let (mut schema, _) = chained_levels(20, 0, json!(null));
+    schema["$defs"]["c20"]["properties"]["n"] = json!({"type": "integer", "multipleOf": 3});
+    // An error the rounding cannot have decided: the value is refused whatever `n` is, but only
+    // a list of every error shows it.
+    schema["required"] = json!(["top"]);
+    let text = format!(
+        "{}{{\"x\": 5, \"n\": 123456789012345678901234}}{}",
+        "{\"x\": ".repeat(126),
+        "}".repeat(126)
+    );
+    let invalid = toolschema::json::parse(&text).unwrap();
+    let validator = SchemaValidator::new(&schema).unwrap();
+    // Listing the errors to see whether the rounding decided would take hundreds of megabytes.
+    let messages = on_a_small_stack(|| validator.validate_as(&invalid, Subject::Arguments));
+    let messages = messages.unwrap_err();
+    assert_eq!(messages.messages().len(), 1);
+    assert!(
+        messages.messages()[0].starts_with("arguments could not be checked: the number at '"),
+        "{:?}",
+        messages.messages()
+    );
+}
+
+#[test]
 fn huge_strings_get_a_verdict() {
     let schema = object(json!({"q": {"type": "string", "maxLength": 64}}));
     let big = "x".repeat(50 * 1024 * 1024);

@@ -464,7 +464,7 @@ impl SchemaValidator {
         let Some(steps) = self.recursion(instance) else {
             return false;
         };
-        let judge = || matches!(self.judge(instance), Judgement::Valid);
+        let judge = || matches!(self.judge(instance, steps), Judgement::Valid);
         if steps <= STEPS_ON_CALLERS_STACK {
             judge()
         } else {
@@ -487,8 +487,10 @@ impl SchemaValidator {
     /// The engine's verdict, unless it could not judge: the value reached a `$ref` that is
     /// never fetched, or the value was found to fit but holds a number read with rounding that
     /// the schema may compare exactly.
+    ///
+    /// `steps` is [`SchemaValidator::recursion`]'s count for `instance`.
     #[inline]
-    fn judge(&self, instance: &Value) -> Judgement {
+    fn judge(&self, instance: &Value, steps: usize) -> Judgement {
         let verdict = if !self.has_unfetched {
             match self.engine.is_valid(instance) {
                 true => Judgement::Valid,
@@ -563,10 +565,13 @@ impl SchemaValidator {
                     || (place == Place::AtOrAround && pointer.starts_with(&format!("{at}/")))
             })
         };
-        if self
-            .engine
-            .iter_errors(instance)
-            .all(|e| around_a_rounded_number(&e))
+        // Too deep to list the errors (see [`STEPS_DETAILED`]): whether the rounding decided
+        // cannot be told, so the value is not judged.
+        if steps > STEPS_DETAILED
+            || self
+                .engine
+                .iter_errors(instance)
+                .all(|e| around_a_rounded_number(&e))
         {
             return Judgement::Unchecked(reason.clone());
         }
@@ -597,7 +602,7 @@ impl SchemaValidator {
         let Some(steps) = self.recursion(instance) else {
             return Err(too_deep(subject));
         };
-        let validate = || match self.judge(instance) {
+        let validate = || match self.judge(instance, steps) {
             Judgement::Valid => Ok(()),
             Judgement::Invalid if steps > STEPS_DETAILED => Err(too_deep_to_place(subject)),
             Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
