@@ -61,6 +61,17 @@ fn start(setup: &Setup, proxy_args: &[&str], script: &str) -> Session {
     session
 }
 
+/// The proxy in front of the scripted server listing `tools` (a script too large for a command
+/// line: it goes through a file), after the client's first listing.
+fn start_listed(setup: &Setup, tools: Value) -> Session {
+    let script = setup.record.with_file_name("script.json");
+    std::fs::write(&script, json!({ "tools": tools }).to_string()).unwrap();
+    let mut proxy = start(setup, &[], &format!("@{}", script.display()));
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    proxy
+}
+
 /// A line the client received, read as the core reads it (it may hold lone surrogates).
 fn read(line: &str) -> Value {
     parse_with(line, DuplicateKeys::KeepLast).unwrap_or_else(|e| panic!("{e:?}: {line}"))
@@ -915,15 +926,7 @@ fn a_schema_with_more_reference_targets_than_are_compiled_refuses_calls() {
     }
     defs.insert("d10000".into(), json!({"type": "string"}));
     let chain = json!({"name": "chain", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs}});
-    let script = setup.record.with_file_name("script.json");
-    std::fs::write(
-        &script,
-        json!({"tools": [chain, tool("count", 10)]}).to_string(),
-    )
-    .unwrap();
-    let mut proxy = start(&setup, &[], &format!("@{}", script.display()));
-    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    reply(&mut proxy);
+    let mut proxy = start_listed(&setup, json!([chain, tool("count", 10)]));
     proxy.send(&call(2, "chain", json!({"x": "a"})));
     assert_eq!(
         reply(&mut proxy),
@@ -956,16 +959,14 @@ fn deep_calls_through_long_chains_of_subschemas_are_answered_and_longer_chains_r
         );
         json!({"name": name, "inputSchema": {"$ref": "#/$defs/c0", "$defs": defs}})
     };
-    let script = setup.record.with_file_name("script.json");
-    std::fs::write(
-        &script,
-        json!({"tools": [chained("deep", 31), chained("longer", 40), tool("count", 10)]})
-            .to_string(),
-    )
-    .unwrap();
-    let mut proxy = start(&setup, &[], &format!("@{}", script.display()));
-    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-    reply(&mut proxy);
+    let mut proxy = start_listed(
+        &setup,
+        json!([
+            chained("deep", 31),
+            chained("longer", 40),
+            tool("count", 10)
+        ]),
+    );
     // 127 levels deep, wrong at the bottom: this overflowed the proxy's stack (the process
     // aborted).
     let mut deep = json!(5);

@@ -41,9 +41,9 @@ const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 /// this is refused, saying so, rather than left to stall them.
 pub(crate) const MAX_REFERENCES: usize = 10_000;
 
-/// Refuse a schema with more than [`MAX_REFERENCES`] distinct reference targets (each reference
-/// keyword's string counted once, however often it is used).
-pub(crate) fn check_reference_count(schema: &Value) -> Result<(), SchemaError> {
+/// How many distinct reference targets `schema` holds (each reference keyword's string counted
+/// once, however often it is used); an error past [`MAX_REFERENCES`].
+fn count_reference_targets(schema: &Value) -> Result<usize, SchemaError> {
     let mut targets: HashSet<&str> = HashSet::new();
     let too_many = crate::json::any_object(schema, |map| {
         for keyword in REFERENCE_KEYWORDS {
@@ -58,7 +58,7 @@ pub(crate) fn check_reference_count(schema: &Value) -> Result<(), SchemaError> {
             limit: MAX_REFERENCES,
         });
     }
-    Ok(())
+    Ok(targets.len())
 }
 
 /// Whether any object in `value` has a reference keyword with a string value. A cheap scan
@@ -357,9 +357,14 @@ pub(crate) fn check_ref_cycles(schema: &Value) -> Result<usize, SchemaError> {
     Ok(longest)
 }
 
-/// Refuse a schema whose longest chain of subschemas applied in a row (see
-/// [`check_ref_cycles`]) is longer than [`MAX_IN_PLACE_CHAIN`]; the chain's length otherwise.
-pub(crate) fn check_in_place_chain(schema: &Value) -> Result<usize, SchemaError> {
+/// The checks a schema's references must pass to be compiled: at most [`MAX_REFERENCES`]
+/// distinct targets, no cycle that never moves into the value, and no chain of subschemas
+/// applied in a row longer than [`MAX_IN_PLACE_CHAIN`]. Returns the longest chain (see
+/// [`check_ref_cycles`]).
+pub(crate) fn check_references(schema: &Value) -> Result<usize, SchemaError> {
+    if count_reference_targets(schema)? == 0 {
+        return Ok(0);
+    }
     let chain = check_ref_cycles(schema)?;
     if chain > MAX_IN_PLACE_CHAIN {
         return Err(SchemaError::ChainTooLong {
@@ -412,9 +417,9 @@ mod tests {
             json!({"anyOf": [{"$ref": "#/$defs/d0"}, {"$ref": "#/$defs/d1"}], "$defs": defs})
         };
         assert_eq!(check_ref_cycles(&chain(31)), Ok(64));
-        assert_eq!(check_in_place_chain(&chain(31)), Ok(64));
+        assert_eq!(check_references(&chain(31)), Ok(64));
         assert_eq!(
-            check_in_place_chain(&chain(32)),
+            check_references(&chain(32)),
             Err(SchemaError::ChainTooLong { limit: 64 })
         );
     }

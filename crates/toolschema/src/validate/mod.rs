@@ -34,8 +34,8 @@ use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
 use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
 use crate::schema::references::{
-    check_in_place_chain, check_reference_count, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS,
-    IN_PLACE_SINGLE, UNFETCHED_REF,
+    check_references, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
+    UNFETCHED_REF,
 };
 use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
 use crate::tool::Tool;
@@ -311,7 +311,7 @@ pub struct SchemaValidator {
     /// (`uniqueItems`): then instances are checked for depth first, so none can exhaust the stack.
     guard_depth: bool,
     /// The most subschemas it applies in a row at one place of a value through references
-    /// (see [`check_in_place_chain`]): the engine recurses that many times more at every level.
+    /// (see [`check_references`]): the engine recurses that many times more at every level.
     in_place_chain: usize,
     /// Whether it holds `$ref`s that are never fetched.
     has_unfetched: bool,
@@ -360,8 +360,7 @@ impl SchemaValidator {
             Some(d) => d,
             None => detect_dialect_with(&standard, |uri| options.documents.get(uri))?,
         };
-        check_reference_count(&standard)?;
-        let in_place_chain = check_in_place_chain(&standard)?;
+        let in_place_chain = check_references(&standard)?;
         let stubbed = if options.defer_external_refs {
             stub_external_refs(&standard, |document| {
                 options.documents.contains_key(document)
@@ -464,12 +463,10 @@ impl SchemaValidator {
         let Some(steps) = self.recursion(instance) else {
             return false;
         };
-        let judge = || matches!(self.judge(instance, steps), Judgement::Valid);
-        if steps <= STEPS_ON_CALLERS_STACK {
-            judge()
-        } else {
-            crate::json::on_large_stack("validation", judge).unwrap_or(false)
-        }
+        with_stack_for(steps, || {
+            matches!(self.judge(instance, steps), Judgement::Valid)
+        })
+        .unwrap_or(false)
     }
 
     /// How many times the engine may recurse for `instance`: its levels times the subschemas
@@ -602,22 +599,18 @@ impl SchemaValidator {
         let Some(steps) = self.recursion(instance) else {
             return Err(too_deep(subject));
         };
-        let validate = || match self.judge(instance, steps) {
+        with_stack_for(steps, || match self.judge(instance, steps) {
             Judgement::Valid => Ok(()),
             Judgement::Invalid if steps > STEPS_DETAILED => Err(too_deep_to_place(subject)),
             Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
             Judgement::Unchecked(reason) => Err(unchecked(subject, &reason)),
-        };
-        if steps <= STEPS_ON_CALLERS_STACK {
-            validate()
-        } else {
-            crate::json::on_large_stack("validation", validate).unwrap_or_else(|| {
-                Err(unchecked(
-                    subject,
-                    "no thread could be started to check it on",
-                ))
-            })
-        }
+        })
+        .unwrap_or_else(|| {
+            Err(unchecked(
+                subject,
+                "no thread could be started to check it on",
+            ))
+        })
     }
 
     /// Top-level property names of `instance` (an object) that the schema does not declare,
@@ -707,6 +700,17 @@ const STEPS_ON_CALLERS_STACK: usize = 256;
 /// engine's errors repeat their path at every step, in memory that grows with its square (a
 /// value 127 levels deep, through 25 subschemas at each level: 512 MB).
 const STEPS_DETAILED: usize = 512;
+
+/// Run `work` (the engine on a value of `steps` steps) on the caller's thread when its stack is
+/// enough, else on a thread with a large one; `None` when no thread could be started.
+#[inline]
+fn with_stack_for<T: Send>(steps: usize, work: impl FnOnce() -> T + Send) -> Option<T> {
+    if steps <= STEPS_ON_CALLERS_STACK {
+        Some(work())
+    } else {
+        crate::json::on_large_stack("validation", work)
+    }
+}
 
 #[cold]
 fn too_deep_to_place(subject: Subject) -> ValidationErrors {

@@ -3,7 +3,7 @@
 use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
-use crate::schema::references::{check_in_place_chain, check_reference_count};
+use crate::schema::references::check_references;
 use serde_json::Value;
 
 declare_rule! {
@@ -99,9 +99,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             }
         }
         if any {
-            if let Err(error) =
-                check_reference_count(doc.value).and_then(|()| check_in_place_chain(doc.value))
-            {
+            if let Err(error) = check_references(doc.value) {
                 report.add(
                     doc.pointer.clone(),
                     doc.span,
