@@ -88,6 +88,68 @@ pub fn read_text(path: &str) -> Result<String, ReadError> {
     })
 }
 
+/// A regular file opened to be read a piece at a time, at any offset (see
+/// `Linter::lint_source_each`), with its length and modification time when opened, to tell
+/// whether it changed.
+pub struct FileBytes {
+    file: std::fs::File,
+    len: usize,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl FileBytes {
+    /// Open `path` when it is a regular file; `Ok(None)` for standard input, a pipe or a device
+    /// (read whole, once), and where files cannot be read at an offset.
+    pub fn open(path: &str) -> Result<Option<FileBytes>, ReadError> {
+        if path == "-" || cfg!(not(unix)) {
+            return Ok(None);
+        }
+        let failed = |e: std::io::Error| ReadError {
+            file: display_name(path).to_string(),
+            problem: format!("cannot read: {e}"),
+        };
+        // Looked at before it is opened: a named pipe is opened once, by the reading that takes
+        // it whole.
+        if !std::fs::metadata(path).map_err(failed)?.is_file() {
+            return Ok(None);
+        }
+        let file = std::fs::File::open(path).map_err(failed)?;
+        let metadata = file.metadata().map_err(failed)?;
+        let Ok(len) = usize::try_from(metadata.len()) else {
+            return Ok(None);
+        };
+        Ok(metadata.is_file().then(|| FileBytes {
+            file,
+            len,
+            modified: metadata.modified().ok(),
+        }))
+    }
+
+    /// Whether the file still has the length and modification time it had when opened.
+    pub fn unchanged(&self) -> bool {
+        self.file.metadata().is_ok_and(|now| {
+            usize::try_from(now.len()) == Ok(self.len) && now.modified().ok() == self.modified
+        })
+    }
+}
+
+impl toolschema::catalog::ByteSource for FileBytes {
+    fn byte_len(&self) -> usize {
+        self.len
+    }
+
+    #[cfg(unix)]
+    fn read_exact_at(&self, buf: &mut [u8], offset: usize) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset as u64)
+    }
+
+    #[cfg(not(unix))]
+    fn read_exact_at(&self, _buf: &mut [u8], _offset: usize) -> std::io::Result<()> {
+        // Never opened here: `FileBytes::open` reads such files whole.
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
 /// Parse JSON text, reporting errors as `name:line:column: invalid JSON: ...`.
 pub fn parse_json(name: &str, text: &str) -> Result<serde_json::Value, InputError> {
     toolschema::json::parse(text).map_err(|e| {

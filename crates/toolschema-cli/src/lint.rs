@@ -4,7 +4,7 @@ pub(crate) mod config;
 mod printers;
 mod write;
 
-use crate::input::{display_name, read_text, InputError};
+use crate::input::{display_name, read_text, FileBytes, InputError};
 use crate::output::{say, Escapes, TerminalSafe};
 use crate::snapshot::{describe, snapshot_text, write_snapshot, ServerArgs};
 use crate::Outcome;
@@ -12,7 +12,7 @@ use printers::{FileError, Printer, Style, Summary};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use toolschema::catalog::{CatalogError, CatalogErrorKind, CatalogShape};
-use toolschema::lint::{FixError, Fixed, LintConfig, LintSettings, Linter, Severity};
+use toolschema::lint::{FixError, Fixed, LintConfig, LintSettings, Linter, Severity, TextPiece};
 use toolschema::text::terminal_safe;
 use toolschema::CatalogLayout;
 
@@ -270,74 +270,121 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     printer.begin().map_err(write_error)?;
     for input in &inputs {
         let name = display_name(input.path()).to_string();
-        let read = match input {
-            Input::Snapshot(_, text) => Ok(text.clone()),
-            _ => read_text(input.path()),
-        };
-        let text = match read {
-            Ok(text) => text,
-            Err(e) => {
-                summary.errors += 1;
-                printer
-                    .error(FileError {
-                        file: name,
-                        position: None,
-                        message: e.problem,
-                    })
-                    .map_err(write_error)?;
+        // A file named on the command line is read a piece at a time when it is only checked:
+        // a large catalog is never held whole.
+        let mut streamed = None;
+        if let (Input::File(path), Mode::Check) = (input, mode) {
+            match FileBytes::open(path) {
+                Ok(Some(source)) => {
+                    let linted = linter.lint_source_each(&name, &source, |found, piece| {
+                        for d in found {
+                            summary.count(d);
+                            let _ = printer.diagnostic(&name, piece, d);
+                        }
+                    });
+                    streamed = match linted {
+                        Ok(None) => None,
+                        Ok(Some(tools)) if source.unchanged() => {
+                            summary.tools += tools;
+                            Some(Ok(()))
+                        }
+                        Ok(Some(_)) => Some(Err(FixError::Catalog(CatalogError {
+                            file: name.clone(),
+                            position: None,
+                            kind: CatalogErrorKind::Read(
+                                "the file changed while it was linted: lint it again".into(),
+                            ),
+                        }))),
+                        Err(e) => Some(Err(FixError::Catalog(e))),
+                    };
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    summary.errors += 1;
+                    printer
+                        .error(FileError {
+                            file: name,
+                            position: None,
+                            message: e.problem,
+                        })
+                        .map_err(write_error)?;
+                    continue;
+                }
+            }
+        }
+        let result = if let Some(result) = streamed {
+            result
+        } else {
+            let read = match input {
+                Input::Snapshot(_, text) => Ok(text.clone()),
+                _ => read_text(input.path()),
+            };
+            let text = match read {
+                Ok(text) => text,
+                Err(e) => {
+                    summary.errors += 1;
+                    printer
+                        .error(FileError {
+                            file: name,
+                            position: None,
+                            message: e.problem,
+                        })
+                        .map_err(write_error)?;
+                    continue;
+                }
+            };
+            if matches!(input, Input::Found(_)) && !looks_like_catalog(&name, &text) {
+                note(format!("skipped {name}: not a tool catalog"));
                 continue;
             }
-        };
-        if matches!(input, Input::Found(_)) && !looks_like_catalog(&name, &text) {
-            note(format!("skipped {name}: not a tool catalog"));
-            continue;
-        }
-        let result = if fixing {
-            linter
-                .fix(&name, &text, args.unsafe_fixes)
-                .and_then(|fixed| {
-                    report_left(&fixed, &name, &mut printer, &mut summary);
-                    if args.show_fixes {
-                        applied.extend(fixed.applied.iter().map(|f| {
-                            let tool = f
-                                .tool
-                                .as_deref()
-                                .map(|t| format!(" (tool '{t}')"))
-                                .unwrap_or_default();
-                            format!("  {name}: {} {}{tool}", f.rule.code(), f.title)
-                        }));
-                    }
-                    let done = match mode {
-                        Mode::Write if fixed.text != text => {
-                            write::write_like_an_editor(Path::new(&name), &fixed.text)
-                                .map_err(|e| FixError::Broken(format!("cannot write {name}: {e}")))
+            if fixing {
+                linter
+                    .fix(&name, &text, args.unsafe_fixes)
+                    .and_then(|fixed| {
+                        report_left(&fixed, &name, &mut printer, &mut summary);
+                        if args.show_fixes {
+                            applied.extend(fixed.applied.iter().map(|f| {
+                                let tool = f
+                                    .tool
+                                    .as_deref()
+                                    .map(|t| format!(" (tool '{t}')"))
+                                    .unwrap_or_default();
+                                format!("  {name}: {} {}{tool}", f.rule.code(), f.title)
+                            }));
                         }
-                        Mode::Print => {
-                            fixed_output = Some(fixed.text);
-                            Ok(())
+                        let done = match mode {
+                            Mode::Write if fixed.text != text => {
+                                write::write_like_an_editor(Path::new(&name), &fixed.text).map_err(
+                                    |e| FixError::Broken(format!("cannot write {name}: {e}")),
+                                )
+                            }
+                            Mode::Print => {
+                                fixed_output = Some(fixed.text);
+                                Ok(())
+                            }
+                            Mode::Diff => {
+                                diffs.push_str(&unified_diff(&name, &text, &fixed.text));
+                                Ok(())
+                            }
+                            _ => Ok(()),
+                        };
+                        if done.is_ok() {
+                            summary.tools += fixed.remaining.tools;
+                            summary.fixed += fixed.fixed;
                         }
-                        Mode::Diff => {
-                            diffs.push_str(&unified_diff(&name, &text, &fixed.text));
-                            Ok(())
+                        done
+                    })
+            } else {
+                linter
+                    .lint_each(&name, &text, |found| {
+                        for d in found {
+                            summary.count(d);
+                            let _ = printer.diagnostic(&name, TextPiece::whole(&text), d);
                         }
-                        _ => Ok(()),
-                    };
-                    if done.is_ok() {
-                        summary.tools += fixed.remaining.tools;
-                        summary.fixed += fixed.fixed;
-                    }
-                    done
-                })
-        } else {
-            linter
-                .lint_each(&name, &text, |found| {
-                    for d in found {
-                        summary.count(d);
-                        let _ = printer.diagnostic(&name, &text, d);
-                    }
-                })
-                .map(|tools| summary.tools += tools)
-                .map_err(FixError::from)
+                    })
+                    .map(|tools| summary.tools += tools)
+                    .map_err(FixError::from)
+            }
         };
         match result {
             Ok(()) => summary.files += 1,
@@ -380,7 +427,7 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
 fn report_left(fixed: &Fixed, name: &str, printer: &mut Printer<'_>, summary: &mut Summary) {
     for d in &fixed.remaining.diagnostics {
         summary.count(d);
-        let _ = printer.diagnostic(name, &fixed.text, d);
+        let _ = printer.diagnostic(name, TextPiece::whole(&fixed.text), d);
     }
 }
 

@@ -836,3 +836,86 @@ fn joiners_inside_persian_and_hindi_words_are_not_hidden_text() {
         );
     }
 }
+
+/// `n` tools that trip several rules, with characters of every width and a name used again every
+/// 700 tools (so the duplicate-name findings point back at earlier tools).
+fn many_tools(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            let name = if i % 700 == 699 { 0 } else { i };
+            format!(
+                r#"{{"name": "search_{name}", "description": "Sé😀rch {i}.", "inputSchema": {{"type": "object", "properties": {{"q": {{"type": "string", "format": "uint32"}}, "n": {{"type": "integer"}}}}}}}}"#
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_large_file_is_linted_in_pieces_as_its_whole_text_is() {
+    // Files over the size read at a time (256 KiB) are checked a block at a time and their tools
+    // read back a few at a time; standard input is read whole. Both say the same.
+    let root = tempfile::tempdir().unwrap();
+    let tools = many_tools(4000);
+    let pretty = format!("{{\"tools\": [\n  {}\n]}}\n", tools.join(",\n  "));
+    let one_line = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"tools\":[{}]}}}}",
+        tools.join(",")
+    );
+    let mut broken = pretty.clone();
+    let error_at = broken.len() - 2000;
+    broken.insert_str(error_at, "\"x\": ");
+    let error_line = broken[..error_at].matches('\n').count() + 1;
+    for (name, text) in [
+        ("pretty.json", &pretty),
+        ("one-line.json", &one_line),
+        ("broken.json", &broken),
+    ] {
+        assert!(text.len() > 600 << 10);
+        std::fs::write(root.path().join(name), text).unwrap();
+        for format in ["text", "json"] {
+            let args = ["lint", "--select", "ALL", "--format", format];
+            let file = run_in(root.path(), &[&args[..], &[name]].concat(), None);
+            let stdin = run_in(root.path(), &[&args[..], &["-"]].concat(), Some(text));
+            let expected_code = if name == "broken.json" { 2 } else { 1 };
+            assert_eq!(file.code, expected_code, "{name}: {}", file.stderr);
+            assert_eq!(file.stdout, stdin.stdout.replace("<stdin>", name), "{name}");
+            assert_eq!(file.stderr, stdin.stderr.replace("<stdin>", name), "{name}");
+            if name != "broken.json" && format == "text" {
+                assert!(file.stdout.contains("TOOL-003"), "{name}");
+                assert!(file.stdout.lines().count() > 4000 * 3, "{name}");
+            }
+        }
+    }
+    let r = run_in(root.path(), &["lint", "broken.json"], None);
+    assert!(
+        r.stdout.contains(&format!("broken.json:{error_line}:")),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains("SCH-"),
+        "nothing is printed before a later error"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_whole_once() {
+    let root = tempfile::tempdir().unwrap();
+    let pipe = root.path().join("tools.json");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
+    let text = format!("{{\"tools\": [{}]}}", many_tools(3).join(", "));
+    let writer = {
+        let (pipe, text) = (pipe.clone(), text.clone());
+        std::thread::spawn(move || std::fs::write(pipe, text))
+    };
+    let from_pipe = run_in(root.path(), &["lint", "tools.json"], None);
+    writer.join().unwrap().unwrap();
+    let from_stdin = run_in(root.path(), &["lint", "-"], Some(&text));
+    assert_eq!(from_pipe.code, 1, "{}", from_pipe.stderr);
+    assert_eq!(
+        from_pipe.stdout,
+        from_stdin.stdout.replace("<stdin>", "tools.json")
+    );
+}

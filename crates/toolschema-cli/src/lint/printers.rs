@@ -5,7 +5,9 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use toolschema::json::Position;
-use toolschema::lint::{Applicability, Diagnostic, LintSettings, Rule, Severity};
+use toolschema::lint::{
+    Applicability, Diagnostic, LintSettings, Rule, Severity, TextPiece, PIECE_MARGIN,
+};
 use toolschema::text::{hidden_kind, steers_terminal, terminal_safe};
 
 /// How findings are printed.
@@ -272,7 +274,13 @@ impl<'w> Printer<'w> {
         }
     }
 
-    pub fn diagnostic(&mut self, file: &str, text: &str, d: &Diagnostic) -> io::Result<()> {
+    /// Print a finding; `text` holds the file's text around it.
+    pub fn diagnostic(
+        &mut self,
+        file: &str,
+        text: TextPiece<'_>,
+        d: &Diagnostic,
+    ) -> io::Result<()> {
         if self.style.statistics {
             let entry = self.statistics.entry(d.code()).or_insert((d.rule, 0, 0));
             entry.1 += 1;
@@ -538,9 +546,14 @@ fn escape_property(text: &str) -> String {
 const BEFORE: usize = 40;
 const AFTER: usize = 60;
 
+// A snippet looks at a window around its offset (four bytes a character, and a character cut
+// at either end), which the piece of text a finding comes with must hold.
+const _: () = assert!((BEFORE + 1) * 4 + 3 < PIECE_MARGIN - 3);
+const _: () = assert!((AFTER + 1) * 4 + 3 < PIECE_MARGIN - 3);
+
 /// A finding as text: `file:line:col: CODE severity: message (tool 'name') [fix: safe]`, then the
 /// source line and a caret under the column.
-fn push_text(out: &mut String, file: &str, text: &str, d: &Diagnostic, style: Style) {
+fn push_text(out: &mut String, file: &str, text: TextPiece<'_>, d: &Diagnostic, style: Style) {
     let color = style.color;
     if color {
         out.push_str(BOLD);
@@ -657,8 +670,12 @@ struct Snippet<'a> {
 }
 
 impl<'a> Snippet<'a> {
-    fn new(text: &'a str, offset: usize) -> Self {
-        let offset = offset.min(text.len());
+    /// The snippet at byte `offset` of the file `piece` is part of.
+    fn new(piece: TextPiece<'a>, offset: usize) -> Self {
+        // The piece holds the window around the offset where the file has it, so its ends are
+        // the file's wherever the window reaches them.
+        let text = piece.text;
+        let offset = offset.saturating_sub(piece.start).min(text.len());
         // Only a window around the offset is looked at, wide enough for the characters shown
         // (four bytes at most each): a minified file is one line of megabytes.
         let mut back = offset.saturating_sub((BEFORE + 1) * 4);
@@ -735,7 +752,7 @@ impl std::fmt::Display for Snippet<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Snippet, AFTER, BEFORE};
+    use super::{Snippet, TextPiece, AFTER, BEFORE, PIECE_MARGIN};
 
     #[test]
     fn snippets_look_at_a_window_but_show_what_the_whole_line_gives() {
@@ -770,14 +787,14 @@ mod tests {
         let mut state = 7u64;
         for _ in 0..300 {
             let mut text = String::new();
-            for _ in 0..(state % 60) {
+            for _ in 0..(state % 90) {
                 state = state
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
                 text.push_str(pieces[(state >> 33) as usize % pieces.len()]);
             }
             for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
-                let s = Snippet::new(&text, offset);
+                let s = Snippet::new(TextPiece::whole(&text), offset);
                 let cut = |yes: bool| if yes { "…" } else { "" };
                 let raw = format!("{}{}{}", cut(s.cut_before), s.shown, cut(s.cut_after));
                 assert_eq!(
@@ -785,28 +802,52 @@ mod tests {
                     from_whole_line(&text, offset),
                     "{text:?} at {offset}"
                 );
+                // A piece of the text holding the margin around the offset shows the same.
+                let mut start = offset.saturating_sub(PIECE_MARGIN - 3);
+                while !text.is_char_boundary(start) {
+                    start += 1;
+                }
+                let mut end = (offset + PIECE_MARGIN - 3).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let piece = TextPiece {
+                    start,
+                    text: &text[start..end],
+                };
+                let p = Snippet::new(piece, offset);
+                assert_eq!(
+                    (p.cut_before, p.shown, p.cut_after, p.caret),
+                    (s.cut_before, s.shown, s.cut_after, s.caret),
+                    "{text:?} at {offset}, from {start}"
+                );
             }
         }
         // A line of ten megabytes costs a window per snippet.
         let minified = "x".repeat(10 << 20);
         for offset in (0..minified.len()).step_by(1 << 12) {
-            assert!(Snippet::new(&minified, offset).shown.len() <= BEFORE + AFTER);
+            assert!(
+                Snippet::new(TextPiece::whole(&minified), offset)
+                    .shown
+                    .len()
+                    <= BEFORE + AFTER
+            );
         }
     }
 
     #[test]
     fn snippets_cut_long_lines_and_keep_the_caret_under_the_offset() {
         let text = "a\n\t\"é\": 1\nlast";
-        let s = Snippet::new(text, text.find("1").unwrap());
+        let s = Snippet::new(TextPiece::whole(text), text.find("1").unwrap());
         assert_eq!((s.to_string().as_str(), s.caret), (" \"é\": 1", 6));
         let long = format!("{}X{}", "é".repeat(50), "b".repeat(70));
-        let s = Snippet::new(&long, long.find('X').unwrap());
+        let s = Snippet::new(TextPiece::whole(&long), long.find('X').unwrap());
         let shown = s.to_string();
         assert_eq!(s.caret, 41);
         assert_eq!(shown.chars().nth(s.caret), Some('X'));
         assert!(shown.starts_with('…') && shown.ends_with('…'));
         assert_eq!(shown.chars().count(), 1 + 40 + 60 + 1);
-        let s = Snippet::new("x\r\n", 0);
+        let s = Snippet::new(TextPiece::whole("x\r\n"), 0);
         assert_eq!((s.to_string().as_str(), s.caret), ("x", 0));
     }
 }

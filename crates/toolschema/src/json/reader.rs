@@ -93,6 +93,18 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A reader over `text` from byte `start`, where `text` is a piece of a longer document
+    /// read from some offset: nothing at its start is taken for a byte order mark.
+    pub(crate) fn within(text: &'a str, start: usize) -> Self {
+        Reader {
+            text,
+            bytes: text.as_bytes(),
+            pos: start,
+            duplicates: DuplicateKeys::Refuse,
+            max_depth: MAX_DEPTH,
+        }
+    }
+
     /// Read keys an object already has as `duplicates` says.
     pub(crate) fn with_duplicates(mut self, duplicates: DuplicateKeys) -> Self {
         self.duplicates = duplicates;

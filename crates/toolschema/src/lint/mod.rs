@@ -45,7 +45,7 @@ pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 pub use registry::{rule, Rule, RuleSelection, RuleSet, UnknownSelector, RULES};
 
 use crate::adapt::Profile;
-use crate::catalog::{CatalogError, CatalogLayout, SourceTool, ToolLocation};
+use crate::catalog::{ByteSource, CatalogError, CatalogLayout, SourceTool, ToolLocation};
 use crate::json::LineCursor;
 use context::{skeleton, EarlierTool, EarlierTools, NamedTool, Report, RunCache, ToolContext};
 use registry::Check;
@@ -108,6 +108,8 @@ const MAX_FIX_ROUNDS: usize = 10;
 pub struct Linter {
     rules: Vec<&'static Rule>,
     threads: usize,
+    /// How much of a file read in pieces is scanned at a time.
+    block: usize,
     with_edits: bool,
     targets: Vec<&'static Profile>,
     /// Settings that change findings once made (severities, per-tool ignores), when any.
@@ -133,11 +135,42 @@ struct ToolOutcome {
     skeleton: Option<String>,
 }
 
+/// Where a file's text comes from.
+#[derive(Clone, Copy)]
+enum FileText<'a> {
+    /// All of it, in memory.
+    Whole(&'a str),
+    /// Read a piece at a time: a few tools' text, with [`PIECE_MARGIN`] around them.
+    Source(&'a dyn ByteSource),
+}
+
+/// How many bytes around a finding's offset, at least, the piece of text a finding is handed with
+/// holds, where the file has them (see [`Linter::lint_source_each`]).
+pub const PIECE_MARGIN: usize = 1024;
+
+/// Part of a file's text, handed with the findings in it.
+#[derive(Debug, Clone, Copy)]
+pub struct TextPiece<'a> {
+    /// The byte of the file the piece starts at (0 for a whole text).
+    pub start: usize,
+    /// The text, from `start` on.
+    pub text: &'a str,
+}
+
+impl<'a> TextPiece<'a> {
+    /// A whole text as a piece.
+    pub fn whole(text: &'a str) -> Self {
+        TextPiece { start: 0, text }
+    }
+}
+
 /// Everything a thread needs to lint tools of one file.
 struct FileJob<'a> {
     with_edits: bool,
     file: &'a str,
-    text: &'a str,
+    text: FileText<'a>,
+    /// How much of a file read in pieces is scanned at a time.
+    block: usize,
     rules: &'a [&'static Rule],
     targets: &'a [&'static Profile],
     /// Whether tool names' skeletons are needed (see [`ToolOutcome::skeleton`]).
@@ -147,14 +180,17 @@ struct FileJob<'a> {
 }
 
 impl FileJob<'_> {
+    /// Lint the tool at `location`, whose text is in `piece` (`(where it starts in the file, its
+    /// text)`): offsets in the outcome are offsets into the file.
     fn lint_tool(
         &self,
+        (piece_start, piece): (usize, &str),
         location: &ToolLocation,
         cache: &RunCache,
     ) -> Result<ToolOutcome, CatalogError> {
-        let tool = location.read_reusing(self.file, self.text, cache.spans.take())?;
+        let tool = location.read_reusing(self.file, (piece_start, piece), cache.spans.take())?;
         let translated = Translated::of(&tool);
-        let cx = ToolContext::new(self.text, &tool, translated.as_ref(), cache, self.targets);
+        let cx = ToolContext::new(piece, &tool, translated.as_ref(), cache, self.targets);
         let mut report = Report {
             rule: RULES[0],
             tool: cx.name.map(Arc::from),
@@ -199,13 +235,21 @@ impl FileJob<'_> {
         // Positions are found here, while the tool's text is fresh in this thread's cache:
         // sorted, the findings come in file order.
         diagnostics.sort_by(in_file_order);
-        let mut lines = LineCursor::new(self.text, location.range.start, location.position());
+        let start = location.range.start - piece_start;
+        let mut lines = LineCursor::new(piece, start, location.position());
         for d in &mut diagnostics {
             d.position = lines.position(d.offset);
+            d.offset += piece_start;
+            for edit in d.fix.iter_mut().flat_map(|fix| &mut fix.edits) {
+                edit.range = edit.range.start + piece_start..edit.range.end + piece_start;
+            }
         }
         let name = shared_name.map(|name| {
             let offset = cx.field_span("name").and_then(|s| cx.spans().get(s));
-            (name, offset.map_or(0, |s| s.anchor() as usize))
+            (
+                name,
+                offset.map_or(0, |s| piece_start + s.anchor() as usize),
+            )
         });
         let skeleton = match &name {
             Some((name, _)) if self.skeletons => Some(skeleton(name)),
@@ -231,6 +275,7 @@ impl Linter {
         Linter {
             rules: selection.rules().collect(),
             threads: 0,
+            block: crate::catalog::BLOCK,
             with_edits: true,
             targets: Vec::new(),
             adjust: None,
@@ -291,28 +336,61 @@ impl Linter {
         text: &str,
         mut each: impl FnMut(&[Diagnostic]),
     ) -> Result<usize, CatalogError> {
-        self.lint_with(file, text, |found| each(found))
+        let tools = self.lint_with(file, FileText::Whole(text), |found, _| each(found))?;
+        Ok(tools.unwrap_or_default())
+    }
+
+    /// [`Linter::lint_each`] for a file read a piece at a time from `source`, so that memory
+    /// stays far below the size of a large file: its syntax is checked a block at a time, then its
+    /// tools are read back by offset, a few at a time. `each` gets each tool's findings with the
+    /// piece of the file they are in, which holds at least [`PIECE_MARGIN`] bytes on either side
+    /// of each finding's offset where the file has them.
+    ///
+    /// Returns `Ok(None)`, having handed nothing on, when the file must be linted as a whole text
+    /// instead ([`Linter::lint_each`]): when it is not a list or an array of tools (one tool, an
+    /// error response, not a catalog), has a syntax error (reported in the whole-text scan's
+    /// words) or is not UTF-8, or when this linter builds the edits of fixes (they are made on
+    /// the whole text). A file that changes while it is read may be reported as a syntax error,
+    /// a read error, or linted as it was when each piece was read.
+    pub fn lint_source_each(
+        &self,
+        file: &str,
+        source: &dyn ByteSource,
+        mut each: impl FnMut(&[Diagnostic], TextPiece<'_>),
+    ) -> Result<Option<usize>, CatalogError> {
+        if self.with_edits {
+            return Ok(None);
+        }
+        self.lint_with(file, FileText::Source(source), |found, piece| {
+            each(found, piece)
+        })
     }
 
     /// Lint one file's text and collect every finding.
     pub fn lint(&self, file: &str, text: &str) -> Result<FileReport, CatalogError> {
         let mut diagnostics = Vec::new();
-        let tools = self.lint_with(file, text, |found| diagnostics.append(found))?;
-        Ok(FileReport { diagnostics, tools })
+        let tools = self.lint_with(file, FileText::Whole(text), |found, _| {
+            diagnostics.append(found)
+        })?;
+        Ok(FileReport {
+            diagnostics,
+            tools: tools.unwrap_or_default(),
+        })
     }
 
-    /// [`Linter::lint_each`], lending `each` the findings: it may take them; the ones it leaves
-    /// are freed on the thread that made them.
+    /// [`Linter::lint_each`] and [`Linter::lint_source_each`], lending `each` the findings: it
+    /// may take them; the ones it leaves are freed on the thread that made them.
     fn lint_with(
         &self,
         file: &str,
-        text: &str,
-        mut each: impl FnMut(&mut Vec<Diagnostic>),
-    ) -> Result<usize, CatalogError> {
+        text: FileText<'_>,
+        mut each: impl FnMut(&mut Vec<Diagnostic>, TextPiece<'_>),
+    ) -> Result<Option<usize>, CatalogError> {
         let job = FileJob {
             with_edits: self.with_edits,
             file,
             text,
+            block: self.block,
             rules: &self.rules,
             targets: &self.targets,
             skeletons: compares_looks(&self.rules),
@@ -327,30 +405,33 @@ impl Linter {
             .copied()
             .filter(|r| matches!(r.check, Check::Name(_)))
             .collect();
-        let threads = self.threads_for(text.len());
+        let threads = self.threads_for(match text {
+            FileText::Whole(text) => text.len(),
+            FileText::Source(source) => source.byte_len(),
+        });
         let adjust = self.adjust.as_deref();
-        if threads <= 1 {
+        if let (1, FileText::Whole(text)) = (threads, text) {
             let layout = CatalogLayout::scan(file, text)?;
-            let mut names = NameRules::new(&name_rules, text, layout.tools.len());
+            let mut names = NameRules::new(&name_rules, layout.tools.len());
             let cache = RunCache::default();
             for location in &layout.tools {
-                let mut outcome = job.lint_tool(location, &cache)?;
-                names.finish(&mut outcome);
+                let mut outcome = job.lint_tool((0, text), location, &cache)?;
+                names.finish(&mut outcome, TextPiece::whole(text));
                 if let Some(settings) = adjust {
                     settings.adjust(&mut outcome.diagnostics);
                 }
-                each(&mut outcome.diagnostics);
+                each(&mut outcome.diagnostics, TextPiece::whole(text));
             }
-            return Ok(layout.tools.len());
+            return Ok(Some(layout.tools.len()));
         }
         parallel::lint_in_parallel(&job, threads - 1, |tools| {
-            let mut names = NameRules::new(&name_rules, text, tools);
-            move |outcome| {
-                names.finish(outcome);
+            let mut names = NameRules::new(&name_rules, tools);
+            move |outcome, piece| {
+                names.finish(outcome, piece);
                 if let Some(settings) = adjust {
                     settings.adjust(&mut outcome.diagnostics);
                 }
-                each(&mut outcome.diagnostics);
+                each(&mut outcome.diagnostics, piece);
             }
         })
     }
@@ -422,16 +503,14 @@ fn compares_looks(rules: &[&'static Rule]) -> bool {
 struct NameRules<'a> {
     rules: &'a [&'static Rule],
     earlier: EarlierTools,
-    text: &'a str,
 }
 
 impl<'a> NameRules<'a> {
     /// Name rules for a text of `tools` tools.
-    fn new(rules: &'a [&'static Rule], text: &'a str, tools: usize) -> Self {
+    fn new(rules: &'a [&'static Rule], tools: usize) -> Self {
         NameRules {
             rules,
             earlier: EarlierTools::new(tools, compares_looks(rules)),
-            text,
         }
     }
 
@@ -440,13 +519,17 @@ impl<'a> NameRules<'a> {
     ///
     /// The outcome is changed in place and nothing of it is kept: it may have been made on
     /// another thread, which is where it is freed (see [`parallel`]).
-    fn finish(&mut self, outcome: &mut ToolOutcome) {
+    /// `piece` holds the tool's text.
+    fn finish(&mut self, outcome: &mut ToolOutcome, piece: TextPiece<'_>) {
         let Some((name, name_offset)) = outcome.name.as_ref().filter(|(n, _)| !n.is_empty()) else {
             return;
         };
         let name_offset = *name_offset;
         let (start, at) = outcome.start;
-        let position = |offset| LineCursor::new(self.text, start, at).position(offset);
+        let position = |offset: usize| {
+            LineCursor::new(piece.text, start - piece.start, at)
+                .position(offset.saturating_sub(piece.start))
+        };
         if !self.rules.is_empty() {
             let no_spans = crate::json::Spans::default();
             let mut report = Report {
@@ -590,6 +673,152 @@ mod tests {
         // No thread is left waiting: the panic comes back instead of a hang.
         let panicked = finished.recv_timeout(std::time::Duration::from_secs(60));
         assert_eq!(panicked, Ok(true));
+    }
+
+    /// What linting `text` hands on: each finding (with its offset) and the tools, or the error.
+    type Handed = (Vec<String>, Result<Option<usize>, String>);
+
+    fn handed_line(d: &Diagnostic) -> String {
+        format!(
+            "{} {} {} {} {:?} {} {:?}",
+            d.offset,
+            d.position,
+            d.code(),
+            d.pointer,
+            d.tool,
+            d.message,
+            d.fix_applicability()
+        )
+    }
+
+    /// Lint `text` as a file read a piece at a time (from memory), checking that each finding
+    /// comes with a piece of the text that holds the margin around it.
+    fn lint_in_pieces(linter: &Linter, text: &str) -> Handed {
+        let mut found = Vec::new();
+        let result = linter.lint_source_each("c.json", &text.as_bytes(), |diagnostics, piece| {
+            assert_eq!(
+                piece.text,
+                &text[piece.start..piece.start + piece.text.len()]
+            );
+            for d in diagnostics {
+                let reach = PIECE_MARGIN - 3;
+                assert!(piece.start <= d.offset.saturating_sub(reach), "{d:?}");
+                assert!(piece.start + piece.text.len() >= (d.offset + reach).min(text.len()));
+                found.push(handed_line(d));
+            }
+        });
+        (found, result.map_err(|e| e.to_string()))
+    }
+
+    fn lint_whole(linter: &Linter, text: &str) -> Handed {
+        let mut found = Vec::new();
+        let result = linter.lint_each("c.json", text, |diagnostics| {
+            found.extend(diagnostics.iter().map(handed_line));
+        });
+        (found, result.map(Some).map_err(|e| e.to_string()))
+    }
+
+    /// A catalog in one of the shapes read in pieces, from tools of every kind in `kinds`, laid
+    /// out as `layout` says, maybe after a byte order mark.
+    fn shaped_catalog(kinds: &[usize], layout: usize, wrapper: usize, bom: bool) -> String {
+        let long = format!(
+            r#"{{"name": "long_N", "description": "{}", "inputSchema": {{"type": "object"}}}}"#,
+            "Wörds 😀 and more. ".repeat(40)
+        );
+        let mut shapes: Vec<String> = catalog(4)
+            .lines()
+            .filter(|l| l.starts_with('{') && l.contains("name"))
+            .map(|l| {
+                l.trim_end_matches(',')
+                    .replace("_0", "_N")
+                    .replace("_3", "_N")
+            })
+            .collect();
+        shapes.push(r#"{"name": "dup", "description": "Sé😀rch\u00e9 \"q\"", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1, 2.5e3, [[[]]], null]}}}}"#.into());
+        shapes.push(long);
+        let tools: Vec<String> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, kind)| shapes[kind % shapes.len()].replace('N', &i.to_string()))
+            .collect();
+        let (separator, newline) = match layout {
+            0 => (",\n  ", "\n"),
+            1 => (",", ""),
+            2 => (",\r\n", "\r\n"),
+            _ => (", ", "\n"),
+        };
+        let list = format!("[{newline}{}{newline}]", tools.join(separator));
+        let text = match wrapper {
+            0 => format!("{{\"tools\": {list}}}"),
+            1 => format!(
+                "{{\"jsonrpc\": \"2.0\", \"id\": 7, \"result\": {{\"tools\": {list},{newline} \"nextCursor\": \"next\"}}}}"
+            ),
+            2 => list,
+            _ => format!(
+                "{{\"_meta\": {{\"big\": [1, 2, {{\"a\": \"é\"}}]}},{newline} \"tools\": {list}, \"x\": 1e5}}  {newline}"
+            ),
+        };
+        if bom {
+            format!("\u{feff}{text}")
+        } else {
+            text
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// Read in pieces, a file gives what its whole text gives: the same findings at the same
+        /// places, the same errors, or (for what only the whole text can say) nothing at all.
+        #[test]
+        fn lint_in_pieces_hands_on_what_the_whole_text_does(
+            kinds in proptest::collection::vec(0usize..8, 0..160),
+            layout in 0usize..4,
+            wrapper in 0usize..4,
+            bom: bool,
+            block in 16usize..600,
+            threads in 1usize..4,
+            damage in 0usize..4,
+            at in 0.0f64..1.0,
+        ) {
+            let mut text = shaped_catalog(&kinds, layout, wrapper, bom);
+            let mut cut = ((text.len() as f64 * at) as usize).min(text.len());
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            match damage {
+                1 => text.truncate(cut),
+                2 => text.insert(cut, '}'),
+                3 => text = text.replacen("\"name\": ", "\"name\": 1, \"name\": ", 1 + cut % 3),
+                _ => {}
+            }
+            let mut linter = Linter::new(RuleSelection::all())
+                .with_threads(threads)
+                .with_edits(false);
+            linter.block = block;
+            let whole = lint_whole(&linter, &text);
+            let (found, result) = lint_in_pieces(&linter, &text);
+            match (&whole.1, &result) {
+                // Only what the whole text must say is left to it, and then nothing was handed on.
+                (Err(_), Ok(None)) => proptest::prop_assert!(found.is_empty()),
+                _ => proptest::prop_assert_eq!((found, result), whole),
+            }
+        }
+    }
+
+    #[test]
+    fn a_linter_that_builds_edits_reads_the_whole_text() {
+        let text = catalog(5);
+        let linter = Linter::new(RuleSelection::all());
+        let mut handed = 0;
+        let result = linter.lint_source_each("c.json", &text.as_bytes(), |_, _| handed += 1);
+        assert_eq!((result, handed), (Ok(None), 0));
+        let one_tool = r#"{"name": "t", "inputSchema": {"type": "object"}}"#;
+        let result =
+            linter
+                .with_edits(false)
+                .lint_source_each("c.json", &one_tool.as_bytes(), |_, _| handed += 1);
+        assert_eq!((result, handed), (Ok(None), 0));
     }
 
     #[test]

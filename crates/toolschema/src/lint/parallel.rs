@@ -1,7 +1,8 @@
 //! Linting one file on several threads, results in file order.
 //!
-//! The calling thread checks the syntax and finds the tools; helper threads lint them a chunk at
-//! a time as they are found. Once the scan is over, the calling thread hands the results on in
+//! The calling thread checks the syntax and finds the tools (in the whole text, or in a file read
+//! a block at a time); helper threads lint them a chunk at a time as they are found, each chunk
+//! from its own piece of the file when the file is read in pieces. Once the scan is over, the calling thread hands the results on in
 //! file order and, whenever the next one is not ready, lints the next chunk itself instead of
 //! waiting. Waiting would cost a wake-up per chunk, and a thread that only waits is one more
 //! thread taking turns on the cores.
@@ -13,15 +14,26 @@
 //! other's lock than the helper saved.
 
 use super::context::RunCache;
-use super::{FileJob, ToolOutcome};
-use crate::catalog::{CatalogError, CatalogLayout, ToolLocation};
+use super::{FileJob, FileText, TextPiece, ToolOutcome, PIECE_MARGIN};
+use crate::catalog::{
+    read_piece, scan_stream, CatalogError, CatalogErrorKind, CatalogLayout, StreamScanError,
+    ToolLocation,
+};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Tools linted at a time.
 const CHUNK: usize = 64;
 
-type ChunkResult = Result<Vec<ToolOutcome>, CatalogError>;
+/// A linted chunk: its tools' outcomes and, when the file is read in pieces, the chunk's piece of
+/// text (where it starts in the file, and the text), which its findings are handed on with.
+#[derive(Default)]
+struct Linted {
+    outcomes: Vec<ToolOutcome>,
+    piece: Option<(usize, String)>,
+}
+
+type ChunkResult = Result<Linted, CatalogError>;
 
 /// What the threads share.
 struct Shared {
@@ -47,7 +59,7 @@ struct Board {
     /// calling thread).
     done: BTreeMap<usize, (Option<usize>, ChunkResult)>,
     /// Each helper's handed-on results, for it to free.
-    returned: Vec<Vec<Vec<ToolOutcome>>>,
+    returned: Vec<Vec<Linted>>,
     /// Helper threads still running.
     helpers: usize,
 }
@@ -98,24 +110,66 @@ impl Drop for HelperExit<'_> {
     }
 }
 
-/// Lint a chunk's tools, their outcomes in `outcomes` (empty: the buffer of a chunk before, or
-/// none; a chunk's buffer is larger than the allocator's cache of small blocks).
+/// Lint a chunk's tools into `spare` (the buffers of a chunk before, emptied, or none: a chunk's
+/// buffers are larger than the allocator's cache of small blocks).
 fn lint_chunk(
     job: &FileJob<'_>,
     locations: &[ToolLocation],
     cache: &RunCache,
-    mut outcomes: Vec<ToolOutcome>,
+    spare: Linted,
 ) -> ChunkResult {
+    let Linted {
+        mut outcomes,
+        piece,
+    } = spare;
+    outcomes.clear();
     outcomes.reserve(locations.len());
+    let piece = match (job.text, locations.first(), locations.last()) {
+        (FileText::Source(source), Some(first), Some(last)) => {
+            let buffer = piece.map(|(_, text)| text.into_bytes()).unwrap_or_default();
+            let range = first.range.start..last.range.end;
+            let read =
+                read_piece(source, range, PIECE_MARGIN, buffer).map_err(|e| CatalogError {
+                    file: job.file.to_string(),
+                    position: None,
+                    kind: CatalogErrorKind::Read(e.to_string()),
+                })?;
+            Some(read)
+        }
+        _ => None,
+    };
+    let text = match (&piece, job.text) {
+        (Some((start, text)), _) => (*start, text.as_str()),
+        (None, FileText::Whole(text)) => (0, text),
+        (None, FileText::Source(_)) => (0, ""),
+    };
     for location in locations {
-        outcomes.push(job.lint_tool(location, cache)?);
+        outcomes.push(job.lint_tool(text, location, cache)?);
     }
-    Ok(outcomes)
+    Ok(Linted { outcomes, piece })
+}
+
+/// Find the tools of the job's file, giving each to `found`: `Ok(false)` when the file, read in
+/// pieces, must be linted as a whole text instead.
+fn scan(job: &FileJob<'_>, found: &mut dyn FnMut(ToolLocation)) -> Result<bool, CatalogError> {
+    match job.text {
+        FileText::Whole(text) => CatalogLayout::scan_giving(job.file, text, found).map(|_| true),
+        FileText::Source(source) => match scan_stream(source, job.block, found) {
+            Ok(_) => Ok(true),
+            Err(StreamScanError::NeedsWholeText) => Ok(false),
+            Err(StreamScanError::Read(e)) => Err(CatalogError {
+                file: job.file.to_string(),
+                position: None,
+                kind: CatalogErrorKind::Read(e.to_string()),
+            }),
+        },
+    }
 }
 
 /// Lint the file of `job` on the calling thread and `helpers` more, handing each tool's outcome
-/// in file order (to change, not to keep) to the function `begin` returns when the scan is over,
-/// given the number of tools. Returns how many tools the file holds.
+/// in file order (to change, not to keep), with the text it is in, to the function `begin`
+/// returns when the scan is over, given the number of tools. Returns how many tools the file
+/// holds, or `None` when the file, read in pieces, must be linted as a whole text instead.
 ///
 /// Nothing is handed on unless the whole text is valid; after a tool that cannot be read,
 /// nothing more is.
@@ -123,9 +177,9 @@ pub(super) fn lint_in_parallel<H>(
     job: &FileJob<'_>,
     helpers: usize,
     begin: impl FnOnce(usize) -> H,
-) -> Result<usize, CatalogError>
+) -> Result<Option<usize>, CatalogError>
 where
-    H: FnMut(&mut ToolOutcome),
+    H: FnMut(&mut ToolOutcome, TextPiece<'_>),
 {
     let shared = Shared {
         board: Mutex::new(Board {
@@ -142,7 +196,7 @@ where
             scope.spawn(move || {
                 let _exit = HelperExit(shared);
                 let cache = RunCache::default();
-                let mut spare = Vec::new();
+                let mut spare = Linted::default();
                 loop {
                     let mut board = shared.board();
                     let (chunk, locations) = loop {
@@ -168,9 +222,8 @@ where
                         std::mem::take(&mut board.returned[helper])
                     };
                     shared.posted.notify_one();
-                    for mut outcomes in returned {
-                        outcomes.clear();
-                        spare = outcomes;
+                    for linted in returned {
+                        spare = linted;
                     }
                 }
             });
@@ -180,7 +233,7 @@ where
         // Find the tools, publishing them a chunk at a time.
         let mut pending: Vec<ToolLocation> = Vec::with_capacity(CHUNK);
         let mut tools = 0;
-        let scanned = CatalogLayout::scan_giving(job.file, job.text, &mut |location| {
+        let scanned = scan(job, &mut |location| {
             pending.push(location);
             tools += 1;
             if pending.len() == CHUNK {
@@ -189,7 +242,9 @@ where
                 shared.work.notify_one();
             }
         });
-        scanned?;
+        if !scanned? {
+            return Ok(None);
+        }
         {
             let mut board = shared.board();
             if !pending.is_empty() {
@@ -202,7 +257,7 @@ where
         // Hand the results on in order, linting here whenever the next one is not ready.
         let mut hand_on = begin(tools);
         let cache = RunCache::default();
-        let mut spare = Vec::new();
+        let mut spare = Linted::default();
         let chunks = tools.div_ceil(CHUNK);
         let mut wanted = 0;
         while wanted < chunks {
@@ -231,17 +286,24 @@ where
                     (None, result)
                 }
             };
-            let mut outcomes = result?;
-            outcomes.iter_mut().for_each(&mut hand_on);
+            let mut linted = result?;
+            let piece = match (&linted.piece, job.text) {
+                (Some((start, text)), _) => TextPiece {
+                    start: *start,
+                    text,
+                },
+                (None, FileText::Whole(text)) => TextPiece::whole(text),
+                (None, FileText::Source(_)) => TextPiece::whole(""),
+            };
+            for outcome in &mut linted.outcomes {
+                hand_on(outcome, piece);
+            }
             match helper {
-                Some(helper) => shared.board().returned[helper].push(outcomes),
-                None => {
-                    outcomes.clear();
-                    spare = outcomes;
-                }
+                Some(helper) => shared.board().returned[helper].push(linted),
+                None => spare = linted,
             }
             wanted += 1;
         }
-        Ok(tools)
+        Ok(Some(tools))
     })
 }

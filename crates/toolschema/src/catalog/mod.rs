@@ -9,7 +9,12 @@
 //! - [`CatalogLayout::scan`] checks the syntax of the whole file and finds where each tool is
 //!   without building any of them; [`CatalogLayout::read_tool`] then reads one at a time. This is
 //!   how very large catalogs are linted in little memory, and how tools that break the rules are
-//!   still looked at.
+//!   still looked at; [`ByteSource`] lets a linter scan a file a block at a time instead.
+
+mod stream;
+
+pub use stream::ByteSource;
+pub(crate) use stream::{read_piece, scan_stream, StreamScanError, BLOCK};
 
 use crate::json::reader::{parse_range_reusing, parse_range_with_spans, Reader, SyntaxError};
 use crate::json::{LineCursor, LineIndex, Position, SpanEntry, Spans};
@@ -57,6 +62,8 @@ pub enum CatalogErrorKind {
         /// Index of the repeat.
         second: usize,
     },
+    /// The file could not be read (while it was read a piece at a time).
+    Read(String),
 }
 
 /// A catalog that cannot be read, with the file and position of the problem.
@@ -98,6 +105,7 @@ impl fmt::Display for CatalogErrorKind {
                 f,
                 "duplicate tool name '{name}' (tools[{first}] and tools[{second}])"
             ),
+            CatalogErrorKind::Read(message) => write!(f, "cannot read: {message}"),
         }
     }
 }
@@ -110,7 +118,9 @@ impl CatalogError {
         match &self.kind {
             CatalogErrorKind::Tool { name, .. } => name.as_deref(),
             CatalogErrorKind::DuplicateName { name, .. } => Some(name),
-            CatalogErrorKind::Syntax(_) | CatalogErrorKind::Shape(_) => None,
+            CatalogErrorKind::Syntax(_)
+            | CatalogErrorKind::Shape(_)
+            | CatalogErrorKind::Read(_) => None,
         }
     }
 }
@@ -308,18 +318,26 @@ impl ToolLocation {
 
     /// Read the tool at this location from `text` (the text it was found in).
     pub fn read(&self, file: &str, text: &str) -> Result<SourceTool, CatalogError> {
-        self.read_reusing(file, text, Vec::new())
+        self.read_reusing(file, (0, text), Vec::new())
     }
 
-    /// [`ToolLocation::read`], recording the spans in `spans` (the buffer of a tool read before).
+    /// [`ToolLocation::read`] from a piece of the file holding the tool, `(where the piece starts
+    /// in the file, its text)`, recording the spans in `spans` (the buffer of a tool read before).
+    /// The spans are offsets into the piece; an error's position is the place in the file.
     pub(crate) fn read_reusing(
         &self,
         file: &str,
-        text: &str,
+        (piece_start, piece): (usize, &str),
         spans: Vec<SpanEntry>,
     ) -> Result<SourceTool, CatalogError> {
-        let (value, spans) = parse_range_reusing(text, self.range.start, self.depth, spans)
-            .map_err(|e| syntax_error(file, text, e))?;
+        let start = self.range.start - piece_start;
+        let (value, spans) =
+            parse_range_reusing(piece, start, self.depth, spans).map_err(|e| CatalogError {
+                file: file.to_string(),
+                // Errors are at or after the tool's start, whose position is known.
+                position: Some(LineCursor::new(piece, start, self.position).position(e.offset)),
+                kind: CatalogErrorKind::Syntax(e.message),
+            })?;
         Ok(SourceTool {
             value,
             spans,
