@@ -152,16 +152,18 @@ impl Window<'_> {
         self.source
             .read_exact_at(&mut bytes[carried..], read_end)
             .map_err(StreamScanError::Read)?;
-        let whole = match std::str::from_utf8(&bytes) {
-            Ok(_) => bytes.len(),
+        match std::str::from_utf8(&bytes) {
+            Ok(valid) => self.text.push_str(valid),
             // A character cut at the end of the block: kept for the next read.
-            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(e) if e.error_len().is_none() => {
+                let whole = e.valid_up_to();
+                let valid = std::str::from_utf8(&bytes[..whole])
+                    .map_err(|_| StreamScanError::NeedsWholeText)?;
+                self.text.push_str(valid);
+                self.pending = bytes[whole..].to_vec();
+            }
             Err(_) => return Err(StreamScanError::NeedsWholeText),
-        };
-        let valid =
-            std::str::from_utf8(&bytes[..whole]).map_err(|_| StreamScanError::NeedsWholeText)?;
-        self.text.push_str(valid);
-        self.pending = bytes[whole..].to_vec();
+        }
         if self.read_to_end() && !self.pending.is_empty() {
             return Err(StreamScanError::NeedsWholeText);
         }
@@ -323,23 +325,23 @@ pub(crate) fn read_piece(
             .count()
     };
     bytes.drain(..skip);
-    let keep = match std::str::from_utf8(&bytes) {
-        Ok(_) => bytes.len(),
-        Err(e) if e.error_len().is_none() && end < len => e.valid_up_to(),
-        Err(_) => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the file changed while it was read: it is no longer UTF-8 text",
-            ))
-        }
-    };
-    bytes.truncate(keep);
-    let text = String::from_utf8(bytes).map_err(|_| {
+    let changed = || {
         io::Error::new(
             io::ErrorKind::InvalidData,
             "the file changed while it was read: it is no longer UTF-8 text",
         )
-    })?;
+    };
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        // A character cut at the end of the margin is left out.
+        Err(e) if e.utf8_error().error_len().is_none() && end < len => {
+            let keep = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(keep);
+            String::from_utf8(bytes).map_err(|_| changed())?
+        }
+        Err(_) => return Err(changed()),
+    };
     Ok((start + skip, text))
 }
 
