@@ -140,7 +140,16 @@ impl toolschema::catalog::ByteSource for FileBytes {
 
     #[cfg(unix)]
     fn read_exact_at(&self, buf: &mut [u8], offset: usize) -> std::io::Result<()> {
-        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset as u64)
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset as u64).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                std::io::Error::new(
+                    e.kind(),
+                    "the file changed while it was linted (it is shorter than it was): lint it again",
+                )
+            } else {
+                e
+            }
+        })
     }
 
     #[cfg(not(unix))]
