@@ -142,6 +142,18 @@ fn joining_script(c: char) -> Option<usize> {
         .position(|ranges| ranges.iter().any(|&(low, high)| (low..=high).contains(&c)))
 }
 
+/// Whether `text` holds only printable ASCII (U+0020 to U+007E): nothing in it steers a terminal
+/// or hides, so it can be printed as it is.
+///
+/// ```
+/// use toolschema::text::is_printable_ascii;
+/// assert!(is_printable_ascii("Search the docs."));
+/// assert!(!is_printable_ascii("tab\there") && !is_printable_ascii("café"));
+/// ```
+pub fn is_printable_ascii(text: &str) -> bool {
+    only_printable_ascii(text, b"")
+}
+
 /// Whether `text` holds only printable ASCII and the control characters in `also`: what most
 /// text is, checked 16 bytes at a time (the compiler makes one vector comparison of each block
 /// instead of a branch per byte).

@@ -8,7 +8,7 @@ use toolschema::json::Position;
 use toolschema::lint::{
     Applicability, Diagnostic, LintSettings, Rule, Severity, TextPiece, PIECE_MARGIN,
 };
-use toolschema::text::{hidden_kind, steers_terminal, terminal_safe};
+use toolschema::text::{hidden_kind, is_printable_ascii, steers_terminal, terminal_safe};
 
 /// How findings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -727,7 +727,10 @@ impl Snippet<'_> {
         // terminal, or cannot be seen, shows as U+FFFD, one character each, so the caret stays
         // under its column.
         let replaced = |c: char| steers_terminal(c) || hidden_kind(c).is_some();
-        if self.shown.contains('\t') || self.shown.chars().any(replaced) {
+        if is_printable_ascii(self.shown) {
+            // Most lines: nothing to replace, nothing to look at character by character.
+            out.push_str(self.shown);
+        } else if self.shown.contains('\t') || self.shown.chars().any(replaced) {
             out.extend(self.shown.chars().map(|c| match c {
                 '\t' => ' ',
                 c if replaced(c) => '\u{FFFD}',

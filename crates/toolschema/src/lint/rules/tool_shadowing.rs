@@ -3,6 +3,7 @@
 use crate::lint::context::{Report, ToolContext};
 use crate::lint::registry::declare_rule;
 use crate::lint::texts::{PhraseList, TextKind};
+use std::cell::OnceCell;
 use std::collections::HashSet;
 
 declare_rule! {
@@ -146,13 +147,19 @@ fn order_about_another_tool(text: &str, is_own: impl Fn(&str) -> bool) -> Option
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let texts = &cx.strings().texts;
-    let properties: HashSet<&str> = texts
-        .iter()
-        .filter(|t| t.kind == TextKind::PropertyName)
-        .map(|t| t.text)
-        .collect();
+    // Made only for a tool whose prose gives orders (most give none).
+    let properties: OnceCell<HashSet<&str>> = OnceCell::new();
     let is_own = |word: &str| {
-        cx.name.is_some_and(|n| n.eq_ignore_ascii_case(word)) || properties.contains(word)
+        cx.name.is_some_and(|n| n.eq_ignore_ascii_case(word))
+            || properties
+                .get_or_init(|| {
+                    texts
+                        .iter()
+                        .filter(|t| t.kind == TextKind::PropertyName)
+                        .map(|t| t.text)
+                        .collect()
+                })
+                .contains(word)
     };
     for text in texts.iter().filter(|t| t.kind.is_prose()) {
         // Most descriptions give no order at all: only those are read word by word.
