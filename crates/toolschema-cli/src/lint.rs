@@ -270,10 +270,10 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     printer.begin().map_err(write_error)?;
     for input in &inputs {
         let name = display_name(input.path()).to_string();
-        // A file named on the command line is read a piece at a time when it is only checked:
-        // a large catalog is never held whole.
+        // A file is read a piece at a time when it is only checked, so that a large catalog is
+        // never held whole; it is read whole when only its whole text can say what is wrong.
         let mut streamed = None;
-        if let (Input::File(path), Mode::Check) = (input, mode) {
+        if let (Input::File(path) | Input::Found(path), Mode::Check) = (input, mode) {
             match FileBytes::open(path) {
                 Ok(Some(source)) => {
                     let linted = linter.lint_source_each(&name, &source, |found, piece| {

@@ -886,6 +886,25 @@ fn a_large_file_is_linted_in_pieces_as_its_whole_text_is() {
             }
         }
     }
+    // Found in a directory, the same.
+    let alone = run_in(
+        root.path(),
+        &["lint", "--select", "ALL", "one-line.json"],
+        None,
+    );
+    let found = run_in(root.path(), &["lint", "--select", "ALL", "."], None);
+    let lines = |text: &str| -> Vec<String> {
+        let text = text.replace("./one-line.json", "one-line.json");
+        let kept = text
+            .lines()
+            .skip_while(|l| !l.starts_with("one-line.json:"));
+        kept.take_while(|l| !l.starts_with("./") && !l.starts_with("Found"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(found.code, 2, "{}", found.stderr);
+    assert!(lines(&alone.stdout).len() > 4000 * 3);
+    assert_eq!(lines(&found.stdout), lines(&alone.stdout));
     let r = run_in(root.path(), &["lint", "broken.json"], None);
     assert!(
         r.stdout.contains(&format!("broken.json:{error_line}:")),
