@@ -4,7 +4,8 @@
 //! - [`registry`]: every rule ([`RULES`]), looked up by code, selected by code or prefix;
 //! - [`rules`]: one file per rule, with its code, severity, documentation and check;
 //! - [`Linter`]: lints one file's text, one tool at a time (a large catalog is never built as a
-//!   whole), and fixes it ([`Linter::fix`]);
+//!   whole), or a file read a piece at a time ([`Linter::lint_source_each`]: a large catalog is
+//!   never held whole), and fixes it ([`Linter::fix`]);
 //! - [`LintConfig`]: the `[lint]` settings of `toolschema.toml`;
 //! - [`Linter::with_targets`]: the model providers (see [`crate::adapt`]) whose rules the
 //!   `COMPAT-*` rules check.
