@@ -126,7 +126,7 @@ impl<'a> SchemaDoc<'a> {
             n.object().is_some_and(|m| {
                 ["$ref", "$dynamicRef", "$recursiveRef"]
                     .iter()
-                    .any(|k| m.contains_key(*k))
+                    .any(|k| m.member(k).is_some())
             })
         };
         // A nested `$id` starts a resource of its own, against which the references inside it
@@ -150,7 +150,7 @@ impl<'a> SchemaDoc<'a> {
         let mut references = Vec::new();
         for (i, node) in self.nodes.iter().enumerate() {
             let Some(map) = node.object() else { continue };
-            if map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef") {
+            if map.member("$dynamicRef").is_some() || map.member("$recursiveRef").is_some() {
                 // Resolved at evaluation time, from where the evaluation came.
                 understood = false;
             }
@@ -197,7 +197,7 @@ impl<'a> SchemaDoc<'a> {
         let mut pending: Vec<&Value> = Vec::new();
         for node in &self.nodes {
             let Some(map) = node.object() else { continue };
-            if !map.contains_key("$ref") {
+            if map.member("$ref").is_none() {
                 continue;
             }
             let beside_others = map.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()));

@@ -3,6 +3,7 @@
 
 use super::SchemaError;
 use crate::json::pointer::{push_segment, resolve};
+use crate::json::Members;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -68,7 +69,7 @@ fn holds_references(value: &Value) -> bool {
     crate::json::any_object(value, |map| {
         REFERENCE_KEYWORDS
             .iter()
-            .any(|k| map.get(*k).is_some_and(Value::is_string))
+            .any(|k| map.member(k).is_some_and(Value::is_string))
     })
 }
 

@@ -76,10 +76,10 @@ fn unbounded(doc: &SchemaDoc<'_>, schema: &Value, depth: usize) -> Unbounded {
     let Some(map) = schema.as_object() else {
         return found;
     };
-    if map.contains_key("enum") || map.contains_key("const") {
+    if map.member("enum").is_some() || map.member("const").is_some() {
         return found;
     }
-    if map.contains_key("type") {
+    if map.member("type").is_some() {
         found.strings =
             admits_type(map, "string") == Some(true) && !bounds_strings(doc, map, depth);
         found.arrays = admits_type(map, "array") == Some(true) && !bounds_arrays(doc, map);
@@ -107,7 +107,7 @@ fn branches(map: &Map<String, Value>) -> impl Iterator<Item = &Value> {
 fn bounds_strings(doc: &SchemaDoc<'_>, map: &Map<String, Value>, depth: usize) -> bool {
     if ["maxLength", "enum", "const"]
         .iter()
-        .any(|k| map.contains_key(*k))
+        .any(|k| map.member(k).is_some())
     {
         return true;
     }
@@ -153,7 +153,7 @@ pub(crate) fn longest_match(pattern: &str) -> Option<usize> {
 
 /// Whether a schema that admits arrays bounds their size.
 fn bounds_arrays(doc: &SchemaDoc<'_>, map: &Map<String, Value>) -> bool {
-    if map.contains_key("maxItems") {
+    if map.member("maxItems").is_some() {
         return true;
     }
     let unique = map.member("uniqueItems") == Some(&Value::Bool(true));
@@ -176,7 +176,7 @@ fn finitely_many_values(doc: &SchemaDoc<'_>, schema: &Value) -> bool {
     let Some(map) = doc.follow_refs(schema).and_then(Value::as_object) else {
         return false;
     };
-    if map.member("enum").is_some_and(Value::is_array) || map.contains_key("const") {
+    if map.member("enum").is_some_and(Value::is_array) || map.member("const").is_some() {
         return true;
     }
     match map.member("type") {

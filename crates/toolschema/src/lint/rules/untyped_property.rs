@@ -44,7 +44,7 @@ pub(crate) fn constrains_type(doc: &SchemaDoc<'_>, schema: &Value, depth: usize)
     };
     if ["type", "enum", "const"]
         .iter()
-        .any(|k| map.contains_key(*k))
+        .any(|k| map.member(k).is_some())
     {
         return true;
     }
@@ -121,10 +121,10 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
         let what = match node.value {
             Value::Bool(_) => "is `true`, which accepts any value".to_string(),
             Value::Object(map) if map.is_empty() => "is {}, which accepts any value".to_string(),
-            Value::Object(map) if map.contains_key("$ref") => {
+            Value::Object(map) if map.member("$ref").is_some() => {
                 "refers to a schema with no type, enum or const: any value is accepted".to_string()
             }
-            Value::Object(map) if map.contains_key("anyOf") || map.contains_key("oneOf") => {
+            Value::Object(map) if map.member("anyOf").is_some() || map.member("oneOf").is_some() => {
                 "has an anyOf/oneOf branch with no type, enum or const: any value is accepted"
                     .to_string()
             }
