@@ -535,6 +535,10 @@ pub(crate) fn check_all(
         losses: name_losses(profile),
         refusal: Some((format!("/inputSchema{pointer}"), message)),
     };
+    // Checked for no provider (a lint run without targets), the schema is not even read.
+    if profiles.is_empty() {
+        return Vec::new();
+    }
     let normalized = match normalize(input) {
         Ok(n) => n,
         Err(e) => {
