@@ -4,7 +4,7 @@ pub(crate) mod config;
 mod printers;
 mod write;
 
-use crate::input::{display_name, read_text, FileBytes, InputError};
+use crate::input::{display_name, read_text, FileBytes, InputError, ReadError};
 use crate::output::{say, Escapes, TerminalSafe};
 use crate::snapshot::{describe, snapshot_text, write_snapshot, ServerArgs};
 use crate::Outcome;
@@ -270,120 +270,97 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     printer.begin().map_err(write_error)?;
     for input in &inputs {
         let name = display_name(input.path()).to_string();
-        // A file is read a piece at a time when it is only checked, so that a large catalog is
-        // never held whole; it is read whole when only its whole text can say what is wrong.
-        let mut streamed = None;
-        if let (Input::File(path) | Input::Found(path), Mode::Check) = (input, mode) {
-            match FileBytes::open(path) {
-                Ok(Some(source)) => {
-                    let linted = linter.lint_source_each(&name, &source, |found, piece| {
-                        for d in found {
-                            summary.count(d);
-                            let _ = printer.diagnostic(&name, piece, d);
-                        }
-                    });
-                    streamed = match linted {
-                        Ok(None) => None,
-                        Ok(Some(tools)) if source.unchanged() => {
-                            summary.tools += tools;
-                            Some(Ok(()))
-                        }
-                        Ok(Some(_)) => Some(Err(FixError::Catalog(CatalogError {
-                            file: name.clone(),
-                            position: None,
-                            kind: CatalogErrorKind::Read(
-                                "the file changed while it was linted: lint it again".into(),
-                            ),
-                        }))),
-                        Err(e) => Some(Err(FixError::Catalog(e))),
-                    };
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    summary.errors += 1;
-                    printer
-                        .error(FileError {
-                            file: name,
-                            position: None,
-                            message: e.problem,
-                        })
-                        .map_err(write_error)?;
-                    continue;
-                }
+        let streamed = match (input, mode) {
+            (Input::File(path) | Input::Found(path), Mode::Check) => {
+                lint_in_pieces(&linter, &name, path, &mut printer, &mut summary)
             }
-        }
-        let result = if let Some(result) = streamed {
-            result
-        } else {
-            let read = match input {
-                Input::Snapshot(_, text) => Ok(text.clone()),
-                _ => read_text(input.path()),
-            };
-            let text = match read {
-                Ok(text) => text,
-                Err(e) => {
-                    summary.errors += 1;
-                    printer
-                        .error(FileError {
-                            file: name,
-                            position: None,
-                            message: e.problem,
-                        })
-                        .map_err(write_error)?;
-                    continue;
-                }
-            };
-            if matches!(input, Input::Found(_)) && !looks_like_catalog(&name, &text) {
-                note(format!("skipped {name}: not a tool catalog"));
+            _ => Ok(None),
+        };
+        let result = match streamed {
+            Ok(Some(result)) => result,
+            Err(e) => {
+                summary.errors += 1;
+                printer
+                    .error(FileError {
+                        file: name,
+                        position: None,
+                        message: e.problem,
+                    })
+                    .map_err(write_error)?;
                 continue;
             }
-            if fixing {
-                linter
-                    .fix(&name, &text, args.unsafe_fixes)
-                    .and_then(|fixed| {
-                        report_left(&fixed, &name, &mut printer, &mut summary);
-                        if args.show_fixes {
-                            applied.extend(fixed.applied.iter().map(|f| {
-                                let tool = f
-                                    .tool
-                                    .as_deref()
-                                    .map(|t| format!(" (tool '{t}')"))
-                                    .unwrap_or_default();
-                                format!("  {name}: {} {}{tool}", f.rule.code(), f.title)
-                            }));
-                        }
-                        let done = match mode {
-                            Mode::Write if fixed.text != text => {
-                                write::write_like_an_editor(Path::new(&name), &fixed.text).map_err(
-                                    |e| FixError::Broken(format!("cannot write {name}: {e}")),
-                                )
+            Ok(None) => {
+                let read = match input {
+                    Input::Snapshot(_, text) => Ok(text.clone()),
+                    _ => read_text(input.path()),
+                };
+                let text = match read {
+                    Ok(text) => text,
+                    Err(e) => {
+                        summary.errors += 1;
+                        printer
+                            .error(FileError {
+                                file: name,
+                                position: None,
+                                message: e.problem,
+                            })
+                            .map_err(write_error)?;
+                        continue;
+                    }
+                };
+                if matches!(input, Input::Found(_)) && !looks_like_catalog(&name, &text) {
+                    note(format!("skipped {name}: not a tool catalog"));
+                    continue;
+                }
+                if fixing {
+                    linter
+                        .fix(&name, &text, args.unsafe_fixes)
+                        .and_then(|fixed| {
+                            report_left(&fixed, &name, &mut printer, &mut summary);
+                            if args.show_fixes {
+                                applied.extend(fixed.applied.iter().map(|f| {
+                                    let tool = f
+                                        .tool
+                                        .as_deref()
+                                        .map(|t| format!(" (tool '{t}')"))
+                                        .unwrap_or_default();
+                                    format!("  {name}: {} {}{tool}", f.rule.code(), f.title)
+                                }));
                             }
-                            Mode::Print => {
-                                fixed_output = Some(fixed.text);
-                                Ok(())
+                            let done = match mode {
+                                Mode::Write if fixed.text != text => {
+                                    write::write_like_an_editor(Path::new(&name), &fixed.text)
+                                        .map_err(|e| {
+                                            FixError::Broken(format!("cannot write {name}: {e}"))
+                                        })
+                                }
+                                Mode::Print => {
+                                    fixed_output = Some(fixed.text);
+                                    Ok(())
+                                }
+                                Mode::Diff => {
+                                    diffs.push_str(&unified_diff(&name, &text, &fixed.text));
+                                    Ok(())
+                                }
+                                _ => Ok(()),
+                            };
+                            if done.is_ok() {
+                                summary.tools += fixed.remaining.tools;
+                                summary.fixed += fixed.fixed;
                             }
-                            Mode::Diff => {
-                                diffs.push_str(&unified_diff(&name, &text, &fixed.text));
-                                Ok(())
+                            done
+                        })
+                } else {
+                    linter
+                        .lint_each(&name, &text, |found| {
+                            for d in found {
+                                summary.count(d);
+                                let _ = printer.diagnostic(&name, TextPiece::whole(&text), d);
                             }
-                            _ => Ok(()),
-                        };
-                        if done.is_ok() {
-                            summary.tools += fixed.remaining.tools;
-                            summary.fixed += fixed.fixed;
-                        }
-                        done
-                    })
-            } else {
-                linter
-                    .lint_each(&name, &text, |found| {
-                        for d in found {
-                            summary.count(d);
-                            let _ = printer.diagnostic(&name, TextPiece::whole(&text), d);
-                        }
-                    })
-                    .map(|tools| summary.tools += tools)
-                    .map_err(FixError::from)
+                        })
+                        .map(|tools| summary.tools += tools)
+                        .map_err(FixError::from)
+                }
             }
         };
         match result {
@@ -420,6 +397,42 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         Outcome::Invalid
     } else {
         Outcome::Valid
+    })
+}
+
+/// Lint the file at `path` read a piece at a time, printing its findings, so that a large
+/// catalog is never held whole: `Ok(None)` when it must be read whole instead (only its whole
+/// text can say what is wrong with it, or it is not a regular file).
+fn lint_in_pieces(
+    linter: &Linter,
+    name: &str,
+    path: &str,
+    printer: &mut Printer<'_>,
+    summary: &mut Summary,
+) -> Result<Option<Result<(), FixError>>, ReadError> {
+    let Some(source) = FileBytes::open(path)? else {
+        return Ok(None);
+    };
+    let linted = linter.lint_source_each(name, &source, |found, piece| {
+        for d in found {
+            summary.count(d);
+            let _ = printer.diagnostic(name, piece, d);
+        }
+    });
+    Ok(match linted {
+        Ok(None) => None,
+        Ok(Some(tools)) if source.unchanged() => {
+            summary.tools += tools;
+            Some(Ok(()))
+        }
+        Ok(Some(_)) => Some(Err(FixError::Catalog(CatalogError {
+            file: name.to_string(),
+            position: None,
+            kind: CatalogErrorKind::Read(
+                "the file changed while it was linted: lint it again".into(),
+            ),
+        }))),
+        Err(e) => Some(Err(FixError::Catalog(e))),
     })
 }
 

@@ -2,9 +2,9 @@
 //!
 //! The calling thread checks the syntax and finds the tools (in the whole text, or in a file read
 //! a block at a time); helper threads lint them a chunk at a time as they are found, each chunk
-//! from its own piece of the file when the file is read in pieces. Once the scan is over, the calling thread hands the results on in
-//! file order and, whenever the next one is not ready, lints the next chunk itself instead of
-//! waiting. Waiting would cost a wake-up per chunk, and a thread that only waits is one more
+//! from a piece of the file read for it when the file is read in pieces. Once the scan is over,
+//! the calling thread hands the results on in file order and, whenever the next one is not
+//! ready, lints the next chunk itself instead of waiting. Waiting would cost a wake-up per chunk, and a thread that only waits is one more
 //! thread taking turns on the cores.
 //!
 //! Each thread frees what it allocated: the results of a helper's chunk go back to it once they
@@ -128,19 +128,14 @@ fn lint_chunk(
         (FileText::Source(source), Some(first), Some(last)) => {
             let buffer = piece.map(|(_, text)| text.into_bytes()).unwrap_or_default();
             let range = first.range.start..last.range.end;
-            let read =
-                read_piece(source, range, PIECE_MARGIN, buffer).map_err(|e| CatalogError {
-                    file: job.file.to_string(),
-                    position: None,
-                    kind: CatalogErrorKind::Read(e.to_string()),
-                })?;
-            Some(read)
+            Some(read_piece(source, range, PIECE_MARGIN, buffer).map_err(|e| read_error(job, e))?)
         }
         _ => None,
     };
     let text = match (&piece, job.text) {
         (Some((start, text)), _) => (*start, text.as_str()),
         (None, FileText::Whole(text)) => (0, text),
+        // A chunk without tools: nothing is read.
         (None, FileText::Source(_)) => (0, ""),
     };
     for location in locations {
@@ -157,12 +152,17 @@ fn scan(job: &FileJob<'_>, found: &mut dyn FnMut(ToolLocation)) -> Result<bool, 
         FileText::Source(source) => match scan_stream(source, job.block, found) {
             Ok(_) => Ok(true),
             Err(StreamScanError::NeedsWholeText) => Ok(false),
-            Err(StreamScanError::Read(e)) => Err(CatalogError {
-                file: job.file.to_string(),
-                position: None,
-                kind: CatalogErrorKind::Read(e.to_string()),
-            }),
+            Err(StreamScanError::Read(e)) => Err(read_error(job, e)),
         },
+    }
+}
+
+/// A failure to read the job's file.
+fn read_error(job: &FileJob<'_>, error: std::io::Error) -> CatalogError {
+    CatalogError {
+        file: job.file.to_string(),
+        position: None,
+        kind: CatalogErrorKind::Read(error.to_string()),
     }
 }
 
