@@ -45,8 +45,8 @@ for _ in range(runs):
 med = statistics.median
 (mw, mm), (tw, tm) = results["mcptest schema-lint"], results["toolschema lint"]
 print(f"{'':22}{'wall (median)':>15}{'peak RSS (median)':>20}")
-print(f"{'mcptest schema-lint':22}{med(mw):>13.3f} s{med(mm) / 1024:>16.1f} MiB")
-print(f"{'toolschema lint':22}{med(tw):>13.3f} s{med(tm) / 1024:>16.1f} MiB")
-print(f"{'toolschema / mcptest':22}{med(tw) / med(mw):>15.2f}{med(tm) / med(mm):>20.2f}")
+print(f"{'mcptest schema-lint':22}{med(mw):>13.4f} s{med(mm) / 1024:>16.1f} MiB")
+print(f"{'toolschema lint':22}{med(tw):>13.4f} s{med(tm) / 1024:>16.1f} MiB")
+print(f"{'toolschema / mcptest':22}{med(tw) / med(mw):>15.3f}{med(tm) / med(mm):>20.3f}")
 print(f"wall min..max: mcptest {min(mw):.3f}..{max(mw):.3f} s, toolschema {min(tw):.3f}..{max(tw):.3f} s")
 PY
