@@ -279,14 +279,7 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         let result = match streamed {
             Ok(Some(result)) => result,
             Err(e) => {
-                summary.errors += 1;
-                printer
-                    .error(FileError {
-                        file: name,
-                        position: None,
-                        message: e.problem,
-                    })
-                    .map_err(write_error)?;
+                unreadable(&mut printer, &mut summary, e)?;
                 continue;
             }
             Ok(None) => {
@@ -297,14 +290,7 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
                 let text = match read {
                     Ok(text) => text,
                     Err(e) => {
-                        summary.errors += 1;
-                        printer
-                            .error(FileError {
-                                file: name,
-                                position: None,
-                                message: e.problem,
-                            })
-                            .map_err(write_error)?;
+                        unreadable(&mut printer, &mut summary, e)?;
                         continue;
                     }
                 };
@@ -398,6 +384,22 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     } else {
         Outcome::Valid
     })
+}
+
+/// Report a file that could not be read.
+fn unreadable(
+    printer: &mut Printer<'_>,
+    summary: &mut Summary,
+    error: ReadError,
+) -> Result<(), InputError> {
+    summary.errors += 1;
+    printer
+        .error(FileError {
+            file: error.file,
+            position: None,
+            message: error.problem,
+        })
+        .map_err(write_error)
 }
 
 /// Lint the file at `path` read a piece at a time, printing its findings, so that a large

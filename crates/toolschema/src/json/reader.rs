@@ -84,13 +84,7 @@ impl<'a> Reader<'a> {
         } else {
             start
         };
-        Reader {
-            text,
-            bytes: text.as_bytes(),
-            pos: start,
-            duplicates: DuplicateKeys::Refuse,
-            max_depth: MAX_DEPTH,
-        }
+        Reader::within(text, start)
     }
 
     /// A reader over `text` from byte `start`, where `text` is a piece of a longer document

@@ -587,22 +587,21 @@ mod tests {
         format!("{{\"tools\": [\n{}\n]}}", tools.join(",\n"))
     }
 
+    /// A finding in one line: where, what, and whether it has a fix.
+    fn described(d: &Diagnostic) -> String {
+        format!(
+            "{} {} {} {:?} {} {:?}",
+            d.position,
+            d.code(),
+            d.pointer,
+            d.tool,
+            d.message,
+            d.fix_applicability()
+        )
+    }
+
     fn summary(report: &FileReport) -> Vec<String> {
-        report
-            .diagnostics
-            .iter()
-            .map(|d| {
-                format!(
-                    "{} {} {} {:?} {} {:?}",
-                    d.position,
-                    d.code(),
-                    d.pointer,
-                    d.tool,
-                    d.message,
-                    d.fix_applicability()
-                )
-            })
-            .collect()
+        report.diagnostics.iter().map(described).collect()
     }
 
     #[test]
@@ -680,16 +679,7 @@ mod tests {
     type Handed = (Vec<String>, Result<Option<usize>, String>);
 
     fn handed_line(d: &Diagnostic) -> String {
-        format!(
-            "{} {} {} {} {:?} {} {:?}",
-            d.offset,
-            d.position,
-            d.code(),
-            d.pointer,
-            d.tool,
-            d.message,
-            d.fix_applicability()
-        )
+        format!("{} {}", d.offset, described(d))
     }
 
     /// Lint `text` as a file read a piece at a time (from memory), checking that each finding
