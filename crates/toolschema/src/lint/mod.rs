@@ -797,6 +797,56 @@ mod tests {
         }
     }
 
+    /// A file in memory that counts its reads.
+    struct CountedReads {
+        bytes: Vec<u8>,
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    impl ByteSource for CountedReads {
+        fn byte_len(&self) -> usize {
+            self.bytes.len()
+        }
+
+        fn read_exact_at(&self, buf: &mut [u8], offset: usize) -> std::io::Result<()> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            (&self.bytes.as_slice()).read_exact_at(buf, offset)
+        }
+    }
+
+    #[test]
+    fn helpers_lint_no_further_ahead_of_a_slow_hand_on_than_a_bound() {
+        // Many tiny tools whose findings are handed on slowly (as a slow terminal takes them):
+        // the chunks linted but not handed on stay within AHEAD (plus one in each thread's hands),
+        // instead of the whole file's results piling up.
+        let tools = parallel::CHUNK * (parallel::AHEAD * 4);
+        let text = format!("{{\"tools\": [{}]}}", vec!["{}"; tools].join(","));
+        let source = CountedReads {
+            bytes: text.into_bytes(),
+            reads: Default::default(),
+        };
+        let threads = 3;
+        let mut linter = Linter::new(RuleSelection::all())
+            .with_threads(threads)
+            .with_edits(false);
+        // The scan reads the file in one block; every other read is a chunk's.
+        linter.block = source.bytes.len();
+        let (mut handed, mut most_ahead) = (0, 0);
+        let result = linter.lint_source_each("c.json", &source, |_, _| {
+            let reads = source.reads.load(std::sync::atomic::Ordering::SeqCst);
+            let chunks_read = reads - 1;
+            most_ahead = most_ahead.max(chunks_read.saturating_sub(handed / parallel::CHUNK));
+            handed += 1;
+            std::thread::sleep(std::time::Duration::from_micros(100));
+        });
+        assert_eq!(result, Ok(Some(tools)));
+        assert!(most_ahead > 1, "the helpers never ran ahead: {most_ahead}");
+        assert!(
+            most_ahead <= parallel::AHEAD + threads,
+            "{most_ahead} chunks were linted ahead of the hand-on"
+        );
+    }
+
     #[test]
     fn a_linter_that_builds_edits_reads_the_whole_text() {
         let text = catalog(5);

@@ -23,7 +23,12 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 
 /// Tools linted at a time.
-const CHUNK: usize = 64;
+pub(super) const CHUNK: usize = 64;
+
+/// How many linted chunks may wait to be handed on before the helpers take no more. When handing
+/// on is the slower part (printing three findings for each of a million tiny tools), the results
+/// of the whole file would otherwise pile up in memory.
+pub(super) const AHEAD: usize = 32;
 
 /// A linted chunk: its tools' outcomes and, when the file is read in pieces, the chunk's piece of
 /// text (where it starts in the file, and the text), which its findings are handed on with.
@@ -203,11 +208,13 @@ where
                         if board.stop {
                             return;
                         }
-                        if let Some(taken) = board.take() {
-                            break taken;
-                        }
-                        if board.scan_done {
-                            return;
+                        if board.done.len() < AHEAD {
+                            if let Some(taken) = board.take() {
+                                break taken;
+                            }
+                            if board.scan_done {
+                                return;
+                            }
                         }
                         board = shared
                             .work
@@ -264,6 +271,10 @@ where
             let next = {
                 let mut board = shared.board();
                 if let Some((helper, result)) = board.done.remove(&wanted) {
+                    if board.done.len() + 1 == AHEAD {
+                        // A helper may be waiting for room.
+                        shared.work.notify_one();
+                    }
                     Next::HandOn(helper, result)
                 } else if let Some((chunk, locations)) = board.take() {
                     Next::Lint(chunk, locations)
