@@ -5,6 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+#[path = "../../toolschema/tests/support/mod.rs"]
+mod support;
 
 use common::{recorded_lines, scripted_server, Session, WAIT};
 use serde_json::{json, Value};
@@ -945,20 +947,7 @@ fn a_schema_with_more_reference_targets_than_are_compiled_refuses_calls() {
 fn deep_calls_through_long_chains_of_subschemas_are_answered_and_longer_chains_refused() {
     let setup = setup();
     // `anyOf` then `$ref`, `chain` times in a row at each level of `{"x": ...}`.
-    let chained = |name: &str, chain: usize| {
-        let mut defs = serde_json::Map::new();
-        for i in 0..chain {
-            defs.insert(
-                format!("c{i}"),
-                json!({"anyOf": [{"$ref": format!("#/$defs/c{}", i + 1)}, {"type": "string", "minLength": 100}]}),
-            );
-        }
-        defs.insert(
-            format!("c{chain}"),
-            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/c0"}}, "required": ["x"]}),
-        );
-        json!({"name": name, "inputSchema": {"$ref": "#/$defs/c0", "$defs": defs}})
-    };
+    let chained = |name: &str, chain: usize| json!({"name": name, "inputSchema": support::chained_schema(chain)});
     let mut proxy = start_listed(
         &setup,
         json!([

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use serde_json::{json, Value};
 use toolschema::{
     CompileOptions, Dialect, SchemaError, SchemaValidator, Subject, Tool, ValidationErrors,
@@ -667,26 +669,13 @@ fn schemas_with_more_reference_targets_than_are_compiled_are_refused() {
     assert!(!validator.is_valid(&json!({"x": 1})));
 }
 
-/// A schema that applies `2 * chain` subschemas in a row at each level of a value (`anyOf`,
-/// then `$ref`, `chain` times), one level being `{"x": ...}`; and a value `levels` deep whose
-/// innermost value is `inner`.
+/// [`support::chained_schema`] and a value `levels` deep whose innermost value is `inner`.
 fn chained_levels(chain: usize, levels: usize, inner: Value) -> (Value, Value) {
-    let mut defs = serde_json::Map::new();
-    for i in 0..chain {
-        defs.insert(
-            format!("c{i}"),
-            json!({"anyOf": [{"$ref": format!("#/$defs/c{}", i + 1)}, {"type": "string", "minLength": 100}]}),
-        );
-    }
-    defs.insert(
-        format!("c{chain}"),
-        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/c0"}}, "required": ["x"]}),
-    );
     let mut value = inner;
     for _ in 0..levels {
         value = json!({"x": value});
     }
-    (json!({"$ref": "#/$defs/c0", "$defs": defs}), value)
+    (support::chained_schema(chain), value)
 }
 
 /// `work` on a thread with 2 MiB of stack, as the proxy's and the fuzzer's threads have.

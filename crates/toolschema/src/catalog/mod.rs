@@ -125,6 +125,22 @@ impl CatalogError {
     }
 }
 
+/// Part of a file's text, handed with the findings in it.
+#[derive(Debug, Clone, Copy)]
+pub struct TextPiece<'a> {
+    /// The byte of the file the piece starts at (0 for a whole text).
+    pub start: usize,
+    /// The text, from `start` on.
+    pub text: &'a str,
+}
+
+impl<'a> TextPiece<'a> {
+    /// A whole text as a piece.
+    pub fn whole(text: &'a str) -> Self {
+        TextPiece { start: 0, text }
+    }
+}
+
 /// Where one tool sits in its file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolLocation {
@@ -318,16 +334,19 @@ impl ToolLocation {
 
     /// Read the tool at this location from `text` (the text it was found in).
     pub fn read(&self, file: &str, text: &str) -> Result<SourceTool, CatalogError> {
-        self.read_reusing(file, (0, text), Vec::new())
+        self.read_reusing(file, TextPiece::whole(text), Vec::new())
     }
 
-    /// [`ToolLocation::read`] from a piece of the file holding the tool, `(where the piece starts
-    /// in the file, its text)`, recording the spans in `spans` (the buffer of a tool read before).
-    /// The spans are offsets into the piece; an error's position is the place in the file.
+    /// [`ToolLocation::read`] from a piece of the file holding the tool, recording the spans in
+    /// `spans` (the buffer of a tool read before). The spans are offsets into the piece; an
+    /// error's position is the place in the file.
     pub(crate) fn read_reusing(
         &self,
         file: &str,
-        (piece_start, piece): (usize, &str),
+        TextPiece {
+            start: piece_start,
+            text: piece,
+        }: TextPiece<'_>,
         spans: Vec<SpanEntry>,
     ) -> Result<SourceTool, CatalogError> {
         let start = self.range.start - piece_start;

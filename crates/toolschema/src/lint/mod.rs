@@ -41,6 +41,7 @@ mod texts;
 mod translated;
 mod value_fit;
 
+pub use crate::catalog::TextPiece;
 pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};
 pub use diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 pub use registry::{rule, Rule, RuleSelection, RuleSet, UnknownSelector, RULES};
@@ -149,22 +150,6 @@ enum FileText<'a> {
 /// holds, where the file has them (see [`Linter::lint_source_each`]).
 pub const PIECE_MARGIN: usize = 1024;
 
-/// Part of a file's text, handed with the findings in it.
-#[derive(Debug, Clone, Copy)]
-pub struct TextPiece<'a> {
-    /// The byte of the file the piece starts at (0 for a whole text).
-    pub start: usize,
-    /// The text, from `start` on.
-    pub text: &'a str,
-}
-
-impl<'a> TextPiece<'a> {
-    /// A whole text as a piece.
-    pub fn whole(text: &'a str) -> Self {
-        TextPiece { start: 0, text }
-    }
-}
-
 /// Everything a thread needs to lint tools of one file.
 struct FileJob<'a> {
     with_edits: bool,
@@ -181,15 +166,19 @@ struct FileJob<'a> {
 }
 
 impl FileJob<'_> {
-    /// Lint the tool at `location`, whose text is in `piece` (`(where it starts in the file, its
-    /// text)`): offsets in the outcome are offsets into the file.
+    /// Lint the tool at `location`, whose text is in `piece`: offsets in the outcome are offsets
+    /// into the file.
     fn lint_tool(
         &self,
-        (piece_start, piece): (usize, &str),
+        piece: TextPiece<'_>,
         location: &ToolLocation,
         cache: &RunCache,
     ) -> Result<ToolOutcome, CatalogError> {
-        let tool = location.read_reusing(self.file, (piece_start, piece), cache.spans.take())?;
+        let tool = location.read_reusing(self.file, piece, cache.spans.take())?;
+        let TextPiece {
+            start: piece_start,
+            text: piece,
+        } = piece;
         let translated = Translated::of(&tool);
         let cx = ToolContext::new(piece, &tool, translated.as_ref(), cache, self.targets);
         let mut report = Report {
@@ -416,7 +405,7 @@ impl Linter {
             let mut names = NameRules::new(&name_rules, layout.tools.len());
             let cache = RunCache::default();
             for location in &layout.tools {
-                let mut outcome = job.lint_tool((0, text), location, &cache)?;
+                let mut outcome = job.lint_tool(TextPiece::whole(text), location, &cache)?;
                 names.finish(&mut outcome, TextPiece::whole(text));
                 if let Some(settings) = adjust {
                     settings.adjust(&mut outcome.diagnostics);

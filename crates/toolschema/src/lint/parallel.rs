@@ -137,16 +137,23 @@ fn lint_chunk(
         }
         _ => None,
     };
-    let text = match (&piece, job.text) {
-        (Some((start, text)), _) => (*start, text.as_str()),
-        (None, FileText::Whole(text)) => (0, text),
-        // A chunk without tools: nothing is read.
-        (None, FileText::Source(_)) => (0, ""),
-    };
     for location in locations {
-        outcomes.push(job.lint_tool(text, location, cache)?);
+        outcomes.push(job.lint_tool(text_of(&piece, job.text), location, cache)?);
     }
     Ok(Linted { outcomes, piece })
+}
+
+/// The text a chunk's tools are in: the piece read for it, or the whole text.
+fn text_of<'a>(piece: &'a Option<(usize, String)>, text: FileText<'a>) -> TextPiece<'a> {
+    match (piece, text) {
+        (Some((start, text)), _) => TextPiece {
+            start: *start,
+            text,
+        },
+        (None, FileText::Whole(text)) => TextPiece::whole(text),
+        // A chunk without tools: nothing was read.
+        (None, FileText::Source(_)) => TextPiece::whole(""),
+    }
 }
 
 /// Find the tools of the job's file, giving each to `found`: `Ok(false)` when the file, read in
@@ -298,14 +305,7 @@ where
                 }
             };
             let mut linted = result?;
-            let piece = match (&linted.piece, job.text) {
-                (Some((start, text)), _) => TextPiece {
-                    start: *start,
-                    text,
-                },
-                (None, FileText::Whole(text)) => TextPiece::whole(text),
-                (None, FileText::Source(_)) => TextPiece::whole(""),
-            };
+            let piece = text_of(&linted.piece, job.text);
             for outcome in &mut linted.outcomes {
                 hand_on(outcome, piece);
             }

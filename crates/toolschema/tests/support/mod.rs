@@ -1,6 +1,7 @@
 //! Where the tests find the data `scripts/test-data.sh` downloads and captures: the JSON Schema Test
-//! Suite and the real catalogs of live servers. Shared by the test and benchmark targets of every
-//! crate (`#[path = ".../toolschema/tests/support/mod.rs"] mod support;`).
+//! Suite and the real catalogs of live servers; and schemas that tests of several crates build.
+//! Shared by the test and benchmark targets of every crate
+//! (`#[path = ".../toolschema/tests/support/mod.rs"] mod support;`).
 
 #![allow(dead_code)]
 
@@ -87,4 +88,22 @@ pub fn real_catalog_path(name: &str) -> PathBuf {
 pub fn real_catalog_text(name: &str) -> String {
     let path = real_catalog_path(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A schema that applies `2 * chain` subschemas in a row at each level of a value (`anyOf`, then
+/// `$ref`, `chain` times), one level being `{"x": ...}`.
+pub fn chained_schema(chain: usize) -> serde_json::Value {
+    use serde_json::json;
+    let mut defs = serde_json::Map::new();
+    for i in 0..chain {
+        defs.insert(
+            format!("c{i}"),
+            json!({"anyOf": [{"$ref": format!("#/$defs/c{}", i + 1)}, {"type": "string", "minLength": 100}]}),
+        );
+    }
+    defs.insert(
+        format!("c{chain}"),
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/c0"}}, "required": ["x"]}),
+    );
+    json!({"$ref": "#/$defs/c0", "$defs": defs})
 }
