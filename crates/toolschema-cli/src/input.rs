@@ -60,32 +60,92 @@ impl From<ReadError> for InputError {
 /// Whether standard input has been read: it can be read once.
 static STDIN_READ: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Read a whole file (or standard input for `-`) as UTF-8. Standard input is read once: a
-/// second `-` in the same command is an error, not an empty input.
+/// The most of one input read whole into memory: 1 GiB. Reading an endless input (`/dev/zero`,
+/// a producer that never stops) stops here with an error instead of taking all the memory
+/// there is; a catalog file is linted in pieces and is not bound by it.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Read a whole file (or standard input for `-`) as UTF-8, at most [`MAX_INPUT_BYTES`].
+/// Standard input is read once: a second `-` in the same command is an error, not an empty
+/// input.
 pub fn read_text(path: &str) -> Result<String, ReadError> {
-    let result = if path == "-" {
-        if STDIN_READ.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            return Err(ReadError {
-                file: display_name(path).to_string(),
-                problem: "standard input was read already for another input of this command: give `-` (or `@-`) once".into(),
-            });
-        }
-        let mut bytes = Vec::new();
-        std::io::stdin().read_to_end(&mut bytes).map(|_| bytes)
-    } else {
+    if path != "-" {
+        return read_file(Path::new(path));
+    }
+    if STDIN_READ.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return Err(ReadError {
+            file: display_name(path).to_string(),
+            problem: "standard input was read already for another input of this command: give `-` (or `@-`) once".into(),
+        });
+    }
+    utf8_text(display_name(path), read_bounded(std::io::stdin().lock(), 0))
+}
+
+/// Read a whole file as UTF-8, at most [`MAX_INPUT_BYTES`].
+pub fn read_file(path: &Path) -> Result<String, ReadError> {
+    let bytes = std::fs::File::open(path).and_then(|file| {
         // Sized from the file's length up front: a large catalog is never held twice while its
-        // buffer grows.
-        std::fs::read(Path::new(path))
-    };
+        // buffer grows. A device or a pipe says 0 and is read to its end.
+        let len = file.metadata()?.len();
+        read_bounded(file, len)
+    });
+    utf8_text(&path.display().to_string(), bytes)
+}
+
+/// The text of what was read from `file`, or why there is none.
+fn utf8_text(file: &str, bytes: std::io::Result<Vec<u8>>) -> Result<String, ReadError> {
     let failed = |problem: String| ReadError {
-        file: display_name(path).to_string(),
+        file: file.to_string(),
         problem,
     };
-    let bytes = result.map_err(|e| failed(format!("cannot read: {e}")))?;
+    let bytes = bytes.map_err(|e| failed(format!("cannot read: {e}")))?;
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         failed(format!("not valid UTF-8 (at byte {offset})"))
     })
+}
+
+/// Everything `reader` gives, refused past [`MAX_INPUT_BYTES`] (before anything is read when
+/// the expected `len` says so already).
+fn read_bounded(mut reader: impl Read, len: u64) -> std::io::Result<Vec<u8>> {
+    let too_long = || {
+        std::io::Error::other(
+            "it holds more than 1 GiB, the most toolschema reads of one input into memory",
+        )
+    };
+    let max = usize::try_from(MAX_INPUT_BYTES).unwrap_or(usize::MAX);
+    if len > MAX_INPUT_BYTES {
+        return Err(too_long());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    if len > 0 {
+        // A regular file: read straight into a buffer of its size.
+        reader.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+        return if bytes.len() > max {
+            Err(too_long())
+        } else {
+            Ok(bytes)
+        };
+    }
+    let mut block = vec![0; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut block) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n > max - bytes.len() {
+            return Err(too_long());
+        }
+        // Grown by doubling, but never past the bound (the standard doubling would allocate
+        // twice the bound for the one byte over it).
+        if bytes.capacity() - bytes.len() < n {
+            let wanted = (bytes.capacity() * 2).max(bytes.len() + n).min(max);
+            bytes.reserve_exact(wanted - bytes.len());
+        }
+        bytes.extend_from_slice(&block[..n]);
+    }
 }
 
 /// A regular file opened to be read a piece at a time, at any offset (see

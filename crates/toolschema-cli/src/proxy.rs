@@ -315,8 +315,7 @@ fn pins(args: &ProxyArgs) -> Result<Option<Pins>, InputError> {
         (None, None) => return Ok(None),
     };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError(format!("{name}: cannot read: {e}")))?;
+    let text = crate::input::read_file(path)?;
     let lock = Lock::from_json(&text).map_err(|e| InputError(format!("{name}: {e}")))?;
     let server = lock
         .require_server(&key)
@@ -366,8 +365,7 @@ fn read_proxy_file(path: Option<&Path>) -> Result<ProxyFile, InputError> {
         },
     };
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| InputError(format!("{name}: cannot read: {e}")))?;
+    let text = crate::input::read_file(&path)?;
     let settings: Settings = toml::from_str(&text)
         .map_err(|e| InputError(format!("{name}: {}", e.to_string().trim_end())))?;
     Ok(settings.proxy)

@@ -938,3 +938,61 @@ fn a_named_pipe_is_read_whole_once() {
         from_stdin.stdout.replace("<stdin>", "tools.json")
     );
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_input_is_refused_once_past_the_bound_not_read_until_memory_runs_out() {
+    let root = tempfile::tempdir().unwrap();
+    let catalog = r#"[{"name": "a", "description": "Adds.", "inputSchema": {"type": "object"}}]"#;
+    std::fs::write(root.path().join("x.json"), catalog).unwrap();
+    // The same bound for a device named as a file, standard input, an `@file` argument and a
+    // settings file.
+    let cases: [(&[&str], bool, &str); 4] = [
+        (&["lint", "/dev/zero"], false, "/dev/zero: "),
+        (&["lint", "-"], true, "<stdin>: "),
+        (
+            &["validate", "x.json", "--tool", "a", "--args", "@/dev/zero"],
+            false,
+            "/dev/zero: ",
+        ),
+        (
+            &["lint", "--config", "/dev/zero", "x.json"],
+            false,
+            "/dev/zero: ",
+        ),
+    ];
+    for (args, from_stdin, named) in cases {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolschema"))
+            .args(args)
+            .current_dir(root.path())
+            .stdin(if from_stdin {
+                std::fs::File::open("/dev/zero").unwrap().into()
+            } else {
+                std::process::Stdio::null()
+            })
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Without the bound the process reads until memory runs out: stopped here instead.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{args:?} still reading after 60 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // What it printed is a few lines, held by the pipes until now.
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let said = format!("{stdout}{stderr}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(
+            said.contains(named)
+                && said.contains("cannot read: it holds more than 1 GiB, the most toolschema reads of one input into memory"),
+            "{args:?}: {said}"
+        );
+    }
+}

@@ -10,8 +10,7 @@ pub const FILE_NAME: &str = "toolschema.toml";
 /// Read and parse a settings file; returns its name as shown in messages and its contents.
 pub fn read(path: &Path) -> Result<(String, ConfigFile), InputError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| InputError(format!("{name}: cannot read: {e}")))?;
+    let text = crate::input::read_file(path)?;
     let contents: ConfigFile = toml::from_str(&text)
         .map_err(|e| InputError(format!("{name}: {}", e.to_string().trim_end())))?;
     Ok((name, contents))
