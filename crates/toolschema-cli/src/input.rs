@@ -308,4 +308,47 @@ mod tests {
             assert!(parse_seconds(huge).is_err(), "{huge}");
         }
     }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_that_changes_while_it_is_read_in_pieces_says_so() {
+        use toolschema::catalog::ByteSource;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tools.json");
+        std::fs::write(&path, "[1, 2, 3]").unwrap();
+        let name = path.to_str().unwrap();
+        let file = FileBytes::open(name)
+            .unwrap()
+            .expect("a regular file is read in pieces");
+        assert!(file.unchanged());
+        let mut piece = [0; 3];
+        file.read_exact_at(&mut piece, 4).unwrap();
+        assert_eq!(&piece, b"2, ");
+
+        // Longer: its length no longer matches.
+        std::fs::write(&path, "[1, 2, 3, 4]").unwrap();
+        assert!(!file.unchanged());
+        // Shorter: a piece past its new end is refused, saying why.
+        std::fs::write(&path, "[]").unwrap();
+        let error = file.read_exact_at(&mut piece, 4).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("the file changed while it was linted"),
+            "{error}"
+        );
+        // Rewritten with the same length: the modification time tells, where the file
+        // system's clock has moved on since the file was opened.
+        let same_length = FileBytes::open(name).unwrap().unwrap();
+        let opened = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let later = opened + Duration::from_secs(2);
+        let rewritten = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        std::io::Write::write_all(&mut &rewritten, b"{}").unwrap();
+        rewritten.set_modified(later).unwrap();
+        assert!(!same_length.unchanged());
+
+        // Standard input, a pipe or a device is read whole instead.
+        assert!(FileBytes::open("-").unwrap().is_none());
+        assert!(FileBytes::open("/dev/null").unwrap().is_none());
+    }
 }
