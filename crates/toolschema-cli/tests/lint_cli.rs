@@ -996,3 +996,52 @@ fn an_endless_input_is_refused_once_past_the_bound_not_read_until_memory_runs_ou
         );
     }
 }
+
+#[test]
+fn a_byte_order_mark_takes_no_column_and_is_not_shown() {
+    let root = tempfile::tempdir().unwrap();
+    // On one line, so that every finding is on the line the mark starts; and broken, for the
+    // position of a syntax error.
+    let one_line =
+        serde_json::to_string(&serde_json::from_str::<Value>(&fixture_text("small.json")).unwrap())
+            .unwrap();
+    let broken = "[{\"name\": \"a\", \"inputSchema\": {\"type\": \"object\"},]";
+    for text in [one_line.as_str(), broken] {
+        std::fs::write(root.path().join("plain.json"), text).unwrap();
+        std::fs::write(root.path().join("marked.json"), format!("\u{feff}{text}")).unwrap();
+        for format in ["text", "json", "github"] {
+            let plain = run_in(
+                root.path(),
+                &["lint", "plain.json", "--format", format],
+                None,
+            );
+            let marked = run_in(
+                root.path(),
+                &["lint", "marked.json", "--format", format],
+                None,
+            );
+            let piped = run_in(
+                root.path(),
+                &["lint", "-", "--format", format],
+                Some(&format!("\u{feff}{text}")),
+            );
+            let on_line_1 = ["plain.json:1:", "\"line\":1,", "line=1,"];
+            assert!(
+                on_line_1.iter().any(|at| plain.stdout.contains(at)),
+                "{}",
+                plain.stdout
+            );
+            assert_eq!(
+                marked.stdout.replace("marked.json", "plain.json"),
+                plain.stdout,
+                "{format}"
+            );
+            assert_eq!(
+                piped.stdout.replace("<stdin>", "plain.json"),
+                plain.stdout,
+                "{format}"
+            );
+            assert!(!marked.stdout.contains('\u{feff}') && !marked.stdout.contains('\u{fffd}'));
+        }
+    }
+}

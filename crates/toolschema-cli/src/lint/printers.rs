@@ -686,9 +686,13 @@ impl<'a> Snippet<'a> {
         while !text.is_char_boundary(ahead) {
             ahead += 1;
         }
-        let start = text[back..offset]
+        let mut start = text[back..offset]
             .rfind('\n')
             .map_or(back, |i| back + i + 1);
+        if piece.start + start == 0 {
+            // The file's byte order mark is not part of its first line.
+            start = toolschema::json::text_start(text).min(offset);
+        }
         let line_end = text[offset..ahead].find('\n').map(|i| offset + i);
         let line = match line_end {
             Some(end) => text[start..end].trim_end_matches('\r'),

@@ -241,7 +241,11 @@ impl CatalogLayout {
         let mut found = Found {
             count: 0,
             found,
-            positions: LineCursor::new(text, 0, Position { line: 1, column: 1 }),
+            positions: LineCursor::new(
+                text,
+                crate::json::text_start(text),
+                Position { line: 1, column: 1 },
+            ),
         };
         match reader.peek() {
             Some(b'[') => {

@@ -59,9 +59,6 @@ pub(crate) struct StreamedLayout {
 /// How much a block read at a time holds.
 pub(crate) const BLOCK: usize = 256 << 10;
 
-/// The UTF-8 byte order mark, skipped before a document.
-const BYTE_ORDER_MARK: &str = "\u{feff}";
-
 /// Check the syntax of the file `source` holds and give each tool's location to `found`, in
 /// order, reading `block` bytes at a time. The locations count only if the scan succeeds.
 pub(crate) fn scan_stream(
@@ -86,9 +83,8 @@ pub(crate) fn scan_stream(
         next_cursor: None,
         found,
     };
-    if scan.window.text.starts_with(BYTE_ORDER_MARK) {
-        scan.at = BYTE_ORDER_MARK.len();
-    }
+    scan.at = crate::json::text_start(&scan.window.text);
+    scan.window.cursor = (scan.at, Position { line: 1, column: 1 });
     let shape = match scan.step(|r| Ok(r.peek()))? {
         Some(b'[') => {
             scan.tool_array("", 0)?;

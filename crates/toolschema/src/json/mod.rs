@@ -10,7 +10,7 @@ pub use reader::{
     parse_wrapping, root_members, value_range, DuplicateKeys, Member, SyntaxError, MAX_DEPTH,
 };
 pub(crate) use spans::LineCursor;
-pub use spans::{position_of, LineIndex, Position, SpanEntry, Spans};
+pub use spans::{position_of, text_start, LineIndex, Position, SpanEntry, Spans};
 
 use serde_json::{Map, Number, Value};
 use std::cmp::Ordering;

@@ -43,9 +43,6 @@ pub enum DuplicateKeys {
     KeepLast,
 }
 
-/// The UTF-8 byte order mark, skipped before a document.
-const BYTE_ORDER_MARK: &str = "\u{feff}";
-
 /// A pull parser over one JSON text.
 pub(crate) struct Reader<'a> {
     text: &'a str,
@@ -79,8 +76,8 @@ impl<'a> Reader<'a> {
     /// A reader over `text`, starting at byte `start` (after a byte order mark, at the start of
     /// the text).
     pub(crate) fn new(text: &'a str, start: usize) -> Self {
-        let start = if start == 0 && text.starts_with(BYTE_ORDER_MARK) {
-            BYTE_ORDER_MARK.len()
+        let start = if start == 0 {
+            super::text_start(text)
         } else {
             start
         };
@@ -1059,9 +1056,7 @@ mod tests {
     #[test]
     fn scans_members_and_elements_without_building_them() {
         let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
-        let text = format!(
-            "{BYTE_ORDER_MARK} {{\"id\": 3.0, \"k\\u0065y\": [1, {{}}], \"deep\": {deep}}} "
-        );
+        let text = format!("\u{feff} {{\"id\": 3.0, \"k\\u0065y\": [1, {{}}], \"deep\": {deep}}} ");
         let whole = value_range(&text).unwrap();
         assert!(text[whole.clone()].starts_with('{') && text[whole.clone()].ends_with('}'));
         let members = object_members(&text, whole).unwrap().unwrap();

@@ -211,12 +211,32 @@ impl LineIndex {
 
 /// The position of `offset` on the line that starts at byte `line_start`; columns count characters.
 fn position_in_line(text: &str, line: usize, line_start: usize, offset: usize) -> Position {
-    let column = text
-        .get(line_start..offset)
-        .map_or(offset - line_start, |s| s.chars().count());
+    let column = columns_before(text, line_start, offset);
     Position {
         line: line as u32,
         column: column as u32 + 1,
+    }
+}
+
+/// The columns before byte `offset` on the line that starts at byte `line_start`: its characters,
+/// but a byte order mark starting the text takes none (editors neither show nor count it).
+fn columns_before(text: &str, line_start: usize, offset: usize) -> usize {
+    let line_start = if line_start == 0 {
+        text_start(text).min(offset)
+    } else {
+        line_start
+    };
+    text.get(line_start..offset)
+        .map_or(offset.saturating_sub(line_start), |s| s.chars().count())
+}
+
+/// Where a document's text starts: after the UTF-8 byte order mark, if there is one (readers skip
+/// it, and line 1, column 1 is after it).
+pub fn text_start(text: &str) -> usize {
+    if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
     }
 }
 
@@ -244,10 +264,7 @@ impl LineIndex {
             line += starts[line..upper].partition_point(|&start| start as usize <= offset) - 1;
         }
         *hint = line;
-        let line_start = at(line);
-        let column = text
-            .get(line_start..offset)
-            .map_or(offset - line_start, |s| s.chars().count());
+        let column = columns_before(text, at(line), offset);
         Position {
             line: line as u32 + 1,
             column: column as u32 + 1,
@@ -325,6 +342,38 @@ pub fn position_of(text: &str, offset: usize) -> Position {
 mod tests {
     use super::*;
     use crate::json::parse_with_spans;
+
+    #[test]
+    fn a_byte_order_mark_takes_no_column() {
+        let plain = "{\"a\": 1,\n \"b\": 2}";
+        let marked = format!("\u{feff}{plain}");
+        let shift = text_start(&marked);
+        assert_eq!((shift, text_start(plain)), (3, 0));
+        let index = LineIndex::new(&marked);
+        let mut hint = 0;
+        for offset in 0..plain.len() {
+            let expected = position_of(plain, offset);
+            assert_eq!(position_of(&marked, offset + shift), expected, "{offset}");
+            assert_eq!(
+                index.position(&marked, offset + shift),
+                expected,
+                "{offset}"
+            );
+            assert_eq!(
+                index.position_from(&marked, offset + shift, &mut hint),
+                expected
+            );
+        }
+        // Inside the mark itself: the first column.
+        for offset in 0..shift {
+            assert_eq!(
+                position_of(&marked, offset),
+                Position { line: 1, column: 1 }
+            );
+        }
+        // Only the text's first character is a mark; one later on is a character.
+        assert_eq!(position_of("a\u{feff}b", 4).column, 3);
+    }
 
     #[test]
     fn locates_values_by_pointer() {
