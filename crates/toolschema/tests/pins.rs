@@ -344,6 +344,11 @@ fn hostile_values_are_handled() {
         Lock::from_json("{\"version\": 1, \"servers\": {\"\\ud800\": {\"tools\": {}}}}").unwrap();
     assert_eq!(lone.keys().collect::<Vec<_>>(), ["\u{FFFD}"], "{lone:?}");
     assert!(Lock::from_json("\u{FEFF}{\"version\": 1, \"servers\": {}}").is_ok());
+    // The mark takes no column in an error's position.
+    assert_eq!(
+        Lock::from_json("\u{FEFF}{\"version\": 1,}").map_err(|e| e.to_string()),
+        Lock::from_json("{\"version\": 1,}").map_err(|e| e.to_string())
+    );
     assert!(Lock::from_json("{\"version\": 1.0, \"servers\": {}}").is_err());
     assert!(Lock::from_json("{\"version\": 1e400, \"servers\": {}}").is_err());
     // A version of the wrong type is said to be so, not missing.

@@ -342,7 +342,7 @@ impl Lock {
 
     /// Read a lock file's text. Every stored definition must hash to its stored pin.
     pub fn from_json(text: &str) -> Result<Lock, LockError> {
-        let text = text.strip_prefix('\u{FEFF}').unwrap_or(text);
+        // (A byte order mark is skipped by the reader and takes no column.)
         let value = crate::json::parse_wrapping(text, LOCK_WRAPPING).map_err(|e| {
             let p = crate::json::position_of(text, e.offset);
             LockError::Format(format!(
