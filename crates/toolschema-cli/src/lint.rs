@@ -270,6 +270,15 @@ pub fn run(args: LintArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     printer.begin().map_err(write_error)?;
     for input in &inputs {
         let name = display_name(input.path()).to_string();
+        if let Input::Found(path) = input {
+            // Only regular files (or links to them) are taken from a directory: a named pipe
+            // would wait for a writer forever, a device may never end. (One that cannot be
+            // looked at is reported when it is read.)
+            if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+                note(format!("skipped {name}: not a regular file"));
+                continue;
+            }
+        }
         let streamed = match (input, mode) {
             (Input::File(path) | Input::Found(path), Mode::Check) => {
                 lint_in_pieces(&linter, &name, path, &mut printer, &mut summary)

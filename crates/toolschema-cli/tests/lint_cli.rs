@@ -939,6 +939,45 @@ fn a_named_pipe_is_read_whole_once() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_directory_gives_only_its_regular_files_never_a_pipe_or_a_device() {
+    let root = tempfile::tempdir().unwrap();
+    let servers = root.path().join("servers");
+    std::fs::create_dir(&servers).unwrap();
+    std::fs::copy(fixtures().join("small.json"), servers.join("a.json")).unwrap();
+    // A link to a regular file counts; a link to a device, a named pipe nobody writes to, and
+    // a link to a directory do not (the first two were opened and read: forever, or until the
+    // read bound; the pipe hung the whole run before anything was printed).
+    std::os::unix::fs::symlink(servers.join("a.json"), servers.join("b.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", servers.join("zero.json")).unwrap();
+    std::os::unix::fs::symlink(root.path(), servers.join("up.json")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(servers.join("pipe.json"))
+        .status();
+    assert!(made.as_ref().is_ok_and(|s| s.success()), "mkfifo: {made:?}");
+    // A dangling link is still reported as unreadable, not skipped.
+    std::os::unix::fs::symlink(servers.join("gone"), servers.join("gone.json")).unwrap();
+
+    // (Killed after 60 s, with code -1, were it to hang.)
+    let r = run_in(root.path(), &["lint", "servers", "--format", "json"], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let document: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(document["summary"]["files"], 2, "{}", r.stdout);
+    let errors = document["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["file"], "servers/gone.json");
+    for skipped in ["pipe.json", "up.json", "zero.json"] {
+        assert!(
+            r.stderr.contains(&format!(
+                "note: skipped servers/{skipped}: not a regular file"
+            )),
+            "{}",
+            r.stderr
+        );
+    }
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn an_endless_input_is_refused_once_past_the_bound_not_read_until_memory_runs_out() {
