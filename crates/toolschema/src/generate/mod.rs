@@ -65,7 +65,7 @@ use crate::validate::{CompiledTool, SchemaValidator, Subject, ValidationError};
 use facts::Root;
 use mutate::{Candidate, Intent, Mutator, MAX_HEAVY_PLACES};
 use rng::{stable_hash, SplitMix64};
-use sample::{too_many_places, Fill, Node, Sampler};
+use sample::{Fill, NoSample, Node, Sampler};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use strings::Patterns;
@@ -368,8 +368,8 @@ impl<'v> Run<'v> {
                 },
                 // Another try reads the same schema with other random choices: when a value
                 // needed more places than a sample may fill, it would likely again.
-                Err(why) if why == too_many_places() => return Err(why),
-                Err(why) => last = why,
+                Err(NoSample::TooManyPlaces) => return Err(NoSample::TooManyPlaces.to_string()),
+                Err(NoSample::Cannot(why)) => last = why,
             }
         }
         Err(last)

@@ -21,9 +21,25 @@ const MAX_PLACES: usize = 200;
 /// to the level below, forty levels down, need 2^40 places.
 const MAX_ATTEMPTED_PLACES: usize = 20_000;
 
-/// Why a sample stopped at [`MAX_ATTEMPTED_PLACES`].
-pub(crate) fn too_many_places() -> String {
-    format!("a value needs more than {MAX_ATTEMPTED_PLACES} places")
+/// Why no value was made.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NoSample {
+    /// The sample stopped at [`MAX_ATTEMPTED_PLACES`]: another try with other random choices
+    /// would likely need as many.
+    TooManyPlaces,
+    /// What the schema asked that could not be made this time.
+    Cannot(String),
+}
+
+impl std::fmt::Display for NoSample {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoSample::TooManyPlaces => {
+                write!(f, "a value needs more than {MAX_ATTEMPTED_PLACES} places")
+            }
+            NoSample::Cannot(why) => f.write_str(why),
+        }
+    }
 }
 
 /// A place in a sampled value and what the schema says of the values there.
@@ -78,10 +94,15 @@ impl<'a, 's> Sampler<'a, 's> {
 
     /// A value for the whole schema and the places it is made of (parents before children), or
     /// why none could be made.
-    pub(crate) fn sample(mut self) -> Result<(Value, Vec<Node<'s>>), String> {
+    pub(crate) fn sample(mut self) -> Result<(Value, Vec<Node<'s>>), NoSample> {
         let document = self.root.document;
-        let value = self.value(&[document], String::new(), 0)?;
-        Ok((value, self.nodes))
+        match self.value(&[document], String::new(), 0) {
+            Ok(value) => Ok((value, self.nodes)),
+            // Past the bound every place fails: whatever message made it up here, the bound
+            // is why.
+            Err(_) if self.attempted > MAX_ATTEMPTED_PLACES => Err(NoSample::TooManyPlaces),
+            Err(why) => Err(NoSample::Cannot(why)),
+        }
     }
 
     /// A value for the place at `pointer`, where all of `schemas` apply.
@@ -100,7 +121,7 @@ impl<'a, 's> Sampler<'a, 's> {
         }
         self.attempted += 1;
         if self.attempted > MAX_ATTEMPTED_PLACES {
-            return Err(too_many_places());
+            return Err(NoSample::TooManyPlaces.to_string());
         }
         let facts = Facts::gather(self.root, schemas, self.rng);
         if let Some(why) = &facts.never {
@@ -478,7 +499,9 @@ mod tests {
         let root = Root::new(schema, Dialect::Draft202012);
         let mut patterns = Patterns::default();
         let mut rng = SplitMix64::new(seed);
-        let (value, nodes) = Sampler::new(&root, &mut patterns, &mut rng, fill).sample()?;
+        let (value, nodes) = Sampler::new(&root, &mut patterns, &mut rng, fill)
+            .sample()
+            .map_err(|e| e.to_string())?;
         Ok((value, nodes.into_iter().map(|n| n.pointer).collect()))
     }
 
