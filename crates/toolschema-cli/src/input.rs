@@ -245,12 +245,6 @@ pub fn parse_json_line(
     })
 }
 
-/// A JSON argument given inline or as `@file` (`@-` for standard input).
-pub fn json_argument(flag: &str, value: &str) -> Result<serde_json::Value, InputError> {
-    let (name, text) = json_argument_text(flag, value)?;
-    parse_json(&name, &text)
-}
-
 /// The text of a JSON argument given inline or as `@file` (`@-` for standard input), with the
 /// name its positions are reported under (the file, or the flag).
 pub fn json_argument_text(flag: &str, value: &str) -> Result<(String, String), InputError> {

@@ -2,7 +2,7 @@
 //! schema.
 
 use crate::input::{
-    display_name, json_argument, parse_json, parse_json_line, read_text, InputError,
+    display_name, json_argument_text, parse_json, parse_json_line, read_text, InputError,
 };
 use crate::output::{say, Escapes, TerminalSafe};
 use crate::Outcome;
@@ -150,8 +150,10 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     let compiled = tool
         .compile_with(&args.compile_options())
         .map_err(|e| InputError(format!("{}: {e}", catalog.catalog.file())))?;
-    let arguments = json_argument("--args", raw_args)?;
-    let verdict = compiled.validate_input(&arguments);
+    let (name, text) = json_argument_text("--args", raw_args)?;
+    let arguments = parse_json(&name, &text)?;
+    let lone_surrogates = toolschema::json::has_lone_surrogate(&text);
+    let verdict = compiled.validate_input_read(&arguments, lone_surrogates);
     toolschema::json::drop_deep(arguments);
     let valid = verdict.is_ok();
     match args.format {
@@ -292,8 +294,15 @@ fn validate_calls(
     // Compile each tool once, when a call first needs it.
     let mut compiled: std::collections::HashMap<String, Result<CompiledTool, String>> =
         std::collections::HashMap::new();
-    check_json_lines(name, &text, out, |call, tally| {
-        check_call(catalog, &options, &mut compiled, call, tally)
+    check_json_lines(name, &text, out, |call, lone_surrogates, tally| {
+        check_call(
+            catalog,
+            &options,
+            &mut compiled,
+            call,
+            lone_surrogates,
+            tally,
+        )
     })
 }
 
@@ -302,6 +311,7 @@ fn check_call(
     options: &CompileOptions,
     compiled: &mut std::collections::HashMap<String, Result<CompiledTool, String>>,
     call: &Value,
+    lone_surrogates: bool,
     tally: &mut Tally,
 ) -> Value {
     let Some(tool_name) = call.get("name").and_then(Value::as_str) else {
@@ -328,7 +338,8 @@ fn check_call(
         None | Some(Value::Null) => &empty,
         Some(arguments) => arguments,
     };
-    let verdict = tool.validate_input(arguments);
+    // (A lone surrogate anywhere in the line counts: the name cannot hold one and be known.)
+    let verdict = tool.validate_input_read(arguments, lone_surrogates);
     tally.invalid |= verdict.is_err();
     let mut record = verdict_json(&verdict);
     if let Value::Object(map) = &mut record {
@@ -349,8 +360,8 @@ fn validate_instances(
         .map_err(|e| InputError(format!("{}: {e}", display_name(schema_path))))?;
     let text = read_text(instances_path)?;
     let name = display_name(instances_path);
-    check_json_lines(name, &text, out, |instance, tally| {
-        let verdict = validator.validate_as(instance, Subject::Value);
+    check_json_lines(name, &text, out, |instance, lone_surrogates, tally| {
+        let verdict = validator.validate_read(instance, Subject::Value, lone_surrogates);
         tally.invalid |= verdict.is_err();
         verdict_json(&verdict)
     })
@@ -362,7 +373,7 @@ fn check_json_lines(
     name: &str,
     text: &str,
     out: &mut dyn Write,
-    mut check: impl FnMut(&Value, &mut Tally) -> Value,
+    mut check: impl FnMut(&Value, bool, &mut Tally) -> Value,
 ) -> Result<Outcome, InputError> {
     let mut tally = Tally::default();
     for (number, line) in json_lines(text) {
@@ -372,7 +383,8 @@ fn check_json_lines(
                 json!({"line": number, "error": e.to_string()})
             }
             Ok(value) => {
-                let mut record = check(&value, &mut tally);
+                let lone_surrogates = toolschema::json::has_lone_surrogate(line);
+                let mut record = check(&value, lone_surrogates, &mut tally);
                 toolschema::json::drop_deep(value);
                 if let Value::Object(map) = &mut record {
                     map.shift_insert(0, "line".into(), json!(number));

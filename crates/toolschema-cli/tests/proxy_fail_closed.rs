@@ -861,6 +861,31 @@ fn keys_that_differ_only_in_lone_surrogates_are_refused_not_merged() {
 }
 
 #[test]
+fn a_lone_surrogate_the_schema_could_tell_from_u_fffd_never_reaches_the_server() {
+    let setup = setup();
+    // The server's own validator (Ajv, in JavaScript) keeps lone surrogates, which `\P{C}`
+    // refuses; read here as U+FFFD, which it takes, the call would pass.
+    let script = json!({"tools": [{"name": "say", "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\\P{C}*$"}}}}]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"say","arguments":{"s":"ok\ud800"}}}"#);
+    let refused = reply(&mut proxy);
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(
+        text_of(&refused)
+            .starts_with("the proxy could not check these arguments: a lone surrogate escape"),
+        "{refused}"
+    );
+    // A whole character written as a pair is read exactly, and goes through.
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"say","arguments":{"s":"ok\ud83d\ude00"}}}"#);
+    let passed = reply(&mut proxy);
+    assert_ne!(passed["result"]["isError"], true, "{passed}");
+    assert_eq!(setup.called(), [json!(3)]);
+    setup.assert_no_invalid_call_arrived();
+}
+
+#[test]
 fn requests_whose_answers_could_not_be_matched_are_answered_here() {
     let setup = setup();
     let script = json!({"tools": [tool("delete_rows", 10)]}).to_string();

@@ -762,3 +762,71 @@ fn asserted_formats_are_all_checked_or_the_schema_is_refused() {
         r.stderr
     );
 }
+
+#[test]
+fn a_lone_surrogate_is_not_called_valid_where_the_schema_could_tell_it_from_u_fffd() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("tools.json");
+    // `\P{C}` takes U+FFFD (what a lone surrogate escape reads as here), not a surrogate (what
+    // a JavaScript or Python server keeps): "valid" would be a verdict on another text.
+    std::fs::write(
+        &catalog,
+        r#"[{"name": "say", "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\\P{C}*$"}}}},
+            {"name": "count", "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "maxLength": 3}}}}]"#,
+    )
+    .unwrap();
+    let catalog = catalog.to_str().unwrap();
+    let unchecked = "arguments could not be checked: a lone surrogate escape (\\uD800 to \\uDFFF) reads here as U+FFFD, and the schema examines characters (`pattern`), which a server keeping the surrogate may judge otherwise";
+    let cases = [
+        ("say", r#"{"s": "ok\ud800"}"#, 1, unchecked.to_string()),
+        ("say", r#"{"s": "ok\ud83d\ude00"}"#, 0, "valid".into()),
+        ("say", r#"{"s": "ok\\ud800"}"#, 0, "valid".into()),
+        // Nothing in this schema tells them apart: judged as read.
+        ("count", r#"{"s": "ok\udfff"}"#, 0, "valid".into()),
+    ];
+    for (tool, arguments, code, said) in cases {
+        let r = validate(&[catalog, "--tool", tool, "--args", arguments]);
+        assert_eq!(
+            (r.code, r.stdout.trim_end()),
+            (code, said.as_str()),
+            "{arguments}"
+        );
+    }
+
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        "{\"name\": \"say\", \"arguments\": {\"s\": \"\\udc00\"}}\n{\"name\": \"say\", \"arguments\": {\"s\": \"ok\"}}\n",
+    )
+    .unwrap();
+    let r = validate(&[catalog, "--calls", calls.to_str().unwrap()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let lines: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["errors"][0]["message"], unchecked);
+    assert_eq!(lines[1]["valid"], true);
+
+    let schema = dir.path().join("schema.json");
+    std::fs::write(&schema, r#"{"enum": ["ok", "\ufffd"]}"#).unwrap();
+    let values = dir.path().join("values.jsonl");
+    std::fs::write(&values, "\"\\ud800\"\n\"\\ufffd\"\n").unwrap();
+    let r = validate(&[
+        "--schema",
+        schema.to_str().unwrap(),
+        "--instances",
+        values.to_str().unwrap(),
+    ]);
+    let lines: Vec<serde_json::Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines[0]["errors"][0]["message"],
+        "value could not be checked: a lone surrogate escape (\\uD800 to \\uDFFF) reads here as U+FFFD, and the schema examines characters (a string holding U+FFFD), which a server keeping the surrogate may judge otherwise"
+    );
+    assert_eq!(lines[1]["valid"], true);
+}

@@ -300,6 +300,9 @@ pub struct ToolCall {
     pub name: Option<String>,
     /// `params.arguments`, as sent (`None` when absent), or why it could not be read.
     pub arguments: Option<Result<Value, Malformed>>,
+    /// Whether the arguments' text holds a lone surrogate escape, read as U+FFFD in
+    /// `arguments` but forwarded as sent.
+    pub lone_surrogates: bool,
 }
 
 /// Read the name and arguments of a `tools/call` request, building nothing else of it (the
@@ -318,12 +321,17 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
             _ => None,
         }
     });
-    let arguments = find("arguments").map(|at| parse_at(text, at));
+    let arguments_at = find("arguments");
+    let lone_surrogates = arguments_at
+        .clone()
+        .is_some_and(|at| core_json::has_lone_surrogate(&text[at]));
+    let arguments = arguments_at.map(|at| parse_at(text, at));
     let case_variant = case_variant(&members, &["name", "arguments"]);
     ToolCall {
         case_variant,
         name,
         arguments,
+        lone_surrogates,
     }
 }
 

@@ -31,13 +31,14 @@ pub fn kind_of(bytes: &[u8]) -> Option<Kind> {
     }
 }
 
-/// Results of responses as received, by request id.
+/// Results of responses as received, by request id, each with whether its message's text held
+/// a lone surrogate escape (read as U+FFFD: see [`toolschema::json::has_lone_surrogate`]).
 #[derive(Debug, Clone, Default)]
-pub struct RawResults(Arc<Mutex<HashMap<IdKey, Value>>>);
+pub struct RawResults(Arc<Mutex<HashMap<IdKey, (Value, bool)>>>);
 
 impl RawResults {
     /// Keep the `result` of a response; anything else is ignored.
-    pub fn observe(&self, message: &Value) {
+    pub fn observe(&self, message: &Value, lone_surrogates: bool) {
         let (Some(id), Some(result)) = (message.get("id"), message.get("result")) else {
             return;
         };
@@ -45,12 +46,18 @@ impl RawResults {
             return;
         }
         if let Ok(mut results) = self.0.lock() {
-            results.insert(IdKey::of(id), result.clone());
+            results.insert(IdKey::of(id), (result.clone(), lone_surrogates));
         }
     }
 
     /// Take the result of the response to request `id`.
     pub fn take(&self, id: &RequestId) -> Option<Value> {
+        self.take_read(id).map(|(result, _)| result)
+    }
+
+    /// Take the result of the response to request `id`, with whether its message's text held
+    /// a lone surrogate escape.
+    pub fn take_read(&self, id: &RequestId) -> Option<(Value, bool)> {
         let id = serde_json::to_value(id).ok()?;
         self.0.lock().ok()?.remove(&IdKey::of(&id))
     }
@@ -253,7 +260,10 @@ impl Watch {
                 }
             }
         }
-        results.observe(&value);
+        // (Valid UTF-8: it was read.)
+        let lone_surrogates =
+            std::str::from_utf8(bytes).is_ok_and(toolschema::json::has_lone_surrogate);
+        results.observe(&value, lone_surrogates);
         match serde_json::from_value::<ServerJsonRpcMessage>(value) {
             Ok(typed) => Received::Deliver(Box::new(typed)),
             Err(e) => {
@@ -426,7 +436,7 @@ mod tests {
         );
         assert_eq!(results.take(&RequestId::Number(3)), None);
         // A string id is a different id.
-        results.observe(&json!({"id": "3", "result": {}}));
+        results.observe(&json!({"id": "3", "result": {}}), false);
         assert_eq!(results.take(&RequestId::Number(3)), None);
         assert!(watch.unclaimed_strays().is_empty());
     }

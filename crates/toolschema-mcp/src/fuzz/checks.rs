@@ -105,7 +105,12 @@ impl Severity {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
     /// A result, as sent.
-    Result(Value),
+    Result {
+        /// The result, as read here.
+        result: Value,
+        /// Whether its text held a lone surrogate escape (read as U+FFFD).
+        lone_surrogates: bool,
+    },
     /// A JSON-RPC error.
     Error {
         /// The error code.
@@ -248,7 +253,10 @@ pub fn observe(
                 );
             }
         }
-        Answer::Result(result) => {
+        Answer::Result {
+            result,
+            lone_surrogates,
+        } => {
             if let Some(problem) = call_tool_result_problem(result) {
                 push(
                     Check::ProtocolViolation,
@@ -302,9 +310,9 @@ pub fn observe(
                     );
                 }
                 // A result the schema cannot judge (a number past 2^52 where the schema compares
-                // exactly) is no finding.
+                // exactly, a lone surrogate where it may tell one from U+FFFD) is no finding.
                 if let Err(errors) = tool
-                    .validate_output(result.get("structuredContent"), false)
+                    .validate_output_read(result.get("structuredContent"), false, *lone_surrogates)
                     .or_else(|errors| if errors.is_unchecked() { Ok(()) } else { Err(errors) })
                 {
                     let reasons: Vec<&str> = errors.iter().take(3).map(|e| e.message.as_str()).collect();
@@ -493,7 +501,10 @@ mod tests {
     }
 
     fn ok(result: Value) -> Answer {
-        Answer::Result(result)
+        Answer::Result {
+            result,
+            lone_surrogates: false,
+        }
     }
 
     #[test]
@@ -531,6 +542,42 @@ mod tests {
                 seen.iter().map(|o| o.check).collect::<Vec<_>>()
             );
         }
+    }
+
+    #[test]
+    fn a_result_whose_lone_surrogate_the_schema_could_tell_from_u_fffd_is_no_finding() {
+        // Read as U+FFFD, which this pattern refuses; the surrogate the server sent, it takes.
+        let tool = Tool::from_value(json!({"name": "say", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"s": {"pattern": "^[^\u{fffd}]*$"}}}}))
+        .unwrap()
+        .compile()
+        .unwrap();
+        let known = Known::default();
+        let sent = Sent {
+            kind: Kind::Valid,
+            errors: &[],
+            arguments: Some(&json!({})),
+            known: &known,
+        };
+        let result = json!({"content": [], "structuredContent": {"s": "\u{fffd}"}});
+        let seen = |lone_surrogates: bool| {
+            let record = CallRecord {
+                answer: Answer::Result {
+                    result: result.clone(),
+                    lone_surrogates,
+                },
+                strays: Vec::new(),
+                alone: true,
+                hang_repeated: false,
+            };
+            observe(&tool, &sent, &record, Duration::from_secs(2))
+                .into_iter()
+                .map(|o| o.check)
+                .collect::<Vec<_>>()
+        };
+        assert!(seen(true).is_empty());
+        // Where the text held U+FFFD itself, the schema judged what was sent.
+        assert_eq!(seen(false), [Check::OutputSchema]);
     }
 
     #[test]

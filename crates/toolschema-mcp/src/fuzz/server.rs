@@ -352,8 +352,11 @@ impl Server {
             }
         };
         let answer = match response {
-            Ok(_) => match live.results.take(&id) {
-                Some(result) => Answer::Result(result),
+            Ok(_) => match live.results.take_read(&id) {
+                Some((result, lone_surrogates)) => Answer::Result {
+                    result,
+                    lone_surrogates,
+                },
                 None => Answer::Unreadable("the answer carried no result".into()),
             },
             Err(ServiceError::McpError(error)) => match live.watch.unreadable_answer(&id) {

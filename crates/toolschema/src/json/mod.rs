@@ -6,8 +6,9 @@ pub(crate) mod reader;
 pub mod spans;
 
 pub use reader::{
-    array_elements, object_members, parse, parse_value_at, parse_with, parse_with_spans,
-    parse_wrapping, root_members, value_range, DuplicateKeys, Member, SyntaxError, MAX_DEPTH,
+    array_elements, has_lone_surrogate, object_members, parse, parse_value_at, parse_with,
+    parse_with_spans, parse_wrapping, root_members, value_range, DuplicateKeys, Member,
+    SyntaxError, MAX_DEPTH,
 };
 pub(crate) use spans::LineCursor;
 pub use spans::{position_of, text_start, LineIndex, Position, SpanEntry, Spans};

@@ -644,6 +644,33 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Whether JSON `text` (already read: valid) holds a `\u` escape of a lone surrogate, which
+/// reads here as U+FFFD but stays what it was for a reader that keeps lone surrogates
+/// (JavaScript, Python): a check of the text read here may then judge another text than theirs.
+pub fn has_lone_surrogate(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let escape_at = |at: usize| -> Option<u16> {
+        let digits = bytes.get(at + 2..at + 6)?;
+        (bytes.get(at..at + 2)? == b"\\u")
+            .then(|| std::str::from_utf8(digits).ok())
+            .flatten()
+            .and_then(|d| u16::from_str_radix(d, 16).ok())
+    };
+    let mut at = 0;
+    // Backslashes stand only in strings in valid JSON, each starting an escape.
+    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
+        at += found;
+        match escape_at(at) {
+            Some(0xD800..=0xDBFF) if matches!(escape_at(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
+            Some(0xD800..=0xDFFF) => return true,
+            Some(_) => at += 6,
+            // Any other escape is two bytes (`\\` among them, which must not start another).
+            None => at += 2,
+        }
+    }
+    false
+}
+
 /// Eight copies of a byte, one per byte of a word.
 const fn eight(byte: u8) -> u64 {
     0x0101_0101_0101_0101 * byte as u64
@@ -1051,6 +1078,28 @@ mod tests {
         let value = parse_with(text, DuplicateKeys::KeepLast).unwrap();
         assert_eq!(value, json!({"a": {"c": 3}, "b": 2}));
         assert_eq!(value, serde_json::from_str::<Value>(text).unwrap());
+    }
+
+    #[test]
+    fn tells_lone_surrogates_from_pairs_and_other_escapes() {
+        let cases = [
+            (r#"{"a": "\ud800"}"#, true),
+            (r#"{"a": "\udc00x"}"#, true),
+            (r#"{"a": "\ud83d\ud83d\ude00"}"#, true),
+            (r#"{"a": "x\uD83D"}"#, true),
+            (r#"{"\udfff": 1}"#, true),
+            (r#"{"a": "\ud83d\ude00"}"#, false),
+            (r#"{"a": "\\ud800"}"#, false),
+            (r#"{"a": "\\\ud800"}"#, true),
+            (r#"{"a": "\u00e9\n\"\/"}"#, false),
+            (r#"{"a": "\ufffd"}"#, false),
+            ("{\"a\": \"\u{fffd}\"}", false),
+        ];
+        for (text, lone) in cases {
+            assert_eq!(has_lone_surrogate(text), lone, "{text}");
+            // What the reader makes of it agrees: U+FFFD where a lone surrogate stood.
+            assert!(parse(text).is_ok(), "{text}");
+        }
     }
 
     #[test]

@@ -324,6 +324,9 @@ pub struct SchemaValidator {
     /// The patterns the engine was given in ECMA-262's meaning, each with the pattern as written
     /// (see [`crate::schema::patterns`]), for messages.
     patterns: HashMap<String, String>,
+    /// What in the schema may tell U+FFFD from a lone surrogate (see
+    /// [`SchemaValidator::lone_surrogates_unchecked`]).
+    examines_characters: Option<&'static str>,
 }
 
 impl fmt::Debug for SchemaValidator {
@@ -434,10 +437,27 @@ impl SchemaValidator {
             has_unfetched,
             declared: declared_top_level(&standard),
             exact_numbers: exact_number_keyword(&standard),
+            examines_characters: std::iter::once(standard.as_ref())
+                .chain(options.documents.values())
+                .find_map(|schema| character_keyword(schema, options.assert_format)),
             patterns,
             schema: standard.into_owned(),
             shape,
             dialect,
+        })
+    }
+
+    /// Why a value read from text that holds a lone surrogate escape (see
+    /// [`crate::json::has_lone_surrogate`]) cannot be judged exactly by this schema: the escape
+    /// reads here as U+FFFD, and something in the schema (a `pattern`, names or patterns of
+    /// names, an asserted `format`, a string holding U+FFFD) may tell that character from the
+    /// surrogate a JavaScript or Python server keeps. `None` when nothing can: the verdict on
+    /// the value read is the verdict on the text.
+    pub fn lone_surrogates_unchecked(&self) -> Option<String> {
+        self.examines_characters.map(|what| {
+            format!(
+                "a lone surrogate escape (\\uD800 to \\uDFFF) reads here as U+FFFD, and the schema examines characters ({what}), which a server keeping the surrogate may judge otherwise"
+            )
         })
     }
 
@@ -584,6 +604,21 @@ impl SchemaValidator {
     #[inline]
     pub fn validate_as(&self, instance: &Value, subject: Subject) -> Result<(), ValidationErrors> {
         self.validate_first(instance, subject, usize::MAX)
+    }
+
+    /// Validate a value read from JSON text, which [holds a lone surrogate
+    /// escape](crate::json::has_lone_surrogate) when `lone_surrogates` says so: then it
+    /// "could not be checked" where [`SchemaValidator::lone_surrogates_unchecked`] says why.
+    pub fn validate_read(
+        &self,
+        instance: &Value,
+        subject: Subject,
+        lone_surrogates: bool,
+    ) -> Result<(), ValidationErrors> {
+        match self.lone_surrogates_unchecked() {
+            Some(reason) if lone_surrogates => Err(unchecked(subject, &reason)),
+            _ => self.validate_as(instance, subject),
+        }
     }
 
     /// Validate, rendering at most the first `limit` errors the engine reports (a 100,000-item
@@ -894,6 +929,39 @@ const EXACT_WALK_LIMIT: usize = 256;
 /// may apply there (in-place applicators, local `$ref`s, the member and item keywords; every
 /// `patternProperties` entry, whatever its pattern). What it cannot follow (another document,
 /// an anchor, a dynamic reference, a walk too deep) counts as applying.
+/// Something in `schema` (searched whole, conservatively: a property called `pattern` counts
+/// too) that may judge U+FFFD otherwise than a lone surrogate: `pattern` (`\p{C}` holds a
+/// surrogate, not U+FFFD), names checked by `patternProperties` or `propertyNames`, `format`
+/// when asserted, and any name or string holding U+FFFD (an `enum`, a `const`, a property
+/// name). Lengths count either as one character.
+fn character_keyword(schema: &Value, formats_asserted: bool) -> Option<&'static str> {
+    let mut pending = vec![schema];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map {
+                    match key.as_str() {
+                        "pattern" => return Some("`pattern`"),
+                        "patternProperties" => return Some("`patternProperties`"),
+                        "propertyNames" => return Some("`propertyNames`"),
+                        "format" if formats_asserted => return Some("`format`"),
+                        _ if key.contains(char::REPLACEMENT_CHARACTER) => {
+                            return Some("a name holding U+FFFD")
+                        }
+                        _ => pending.push(value),
+                    }
+                }
+            }
+            Value::Array(items) => pending.extend(items),
+            Value::String(text) if text.contains(char::REPLACEMENT_CHARACTER) => {
+                return Some("a string holding U+FFFD")
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 struct ExactWalk<'s> {
     root: &'s Value,
     /// Whether the number was read as an integer, exactly: then only a `multipleOf` that is
@@ -1346,6 +1414,22 @@ impl CompiledTool {
             .validate_first(arguments, Subject::Arguments, limit)
     }
 
+    /// Check `tools/call` arguments read from JSON text, which [holds a lone surrogate
+    /// escape](crate::json::has_lone_surrogate) when `lone_surrogates` says so (see
+    /// [`SchemaValidator::validate_read`]).
+    pub fn validate_input_read(
+        &self,
+        arguments: &Value,
+        lone_surrogates: bool,
+    ) -> Result<(), ValidationErrors> {
+        match self.input.lone_surrogates_unchecked() {
+            Some(reason) if lone_surrogates && arguments.is_object() => {
+                Err(unchecked(Subject::Arguments, &reason))
+            }
+            _ => self.validate_input(arguments),
+        }
+    }
+
     /// Arguments that a server matching names without regard to case (Go's `encoding/json`)
     /// would read as others, at any depth: two names of one object that [fold
     /// alike](crate::text::folds_alike) (`path` beside `PATH`: which one it takes is not the one
@@ -1364,6 +1448,23 @@ impl CompiledTool {
             .input
             .undeclared_properties(arguments, Subject::Arguments);
         (!errors.is_empty()).then_some(ValidationErrors(errors))
+    }
+
+    /// Check a result's `structuredContent` read from JSON text, which [holds a lone surrogate
+    /// escape](crate::json::has_lone_surrogate) when `lone_surrogates` says so (see
+    /// [`SchemaValidator::validate_read`]; otherwise as [`CompiledTool::validate_output`]).
+    pub fn validate_output_read(
+        &self,
+        structured_content: Option<&Value>,
+        is_error: bool,
+        lone_surrogates: bool,
+    ) -> Result<(), ValidationErrors> {
+        match (&self.output, structured_content) {
+            (Some(output), Some(content)) if !is_error => {
+                output.validate_read(content, Subject::StructuredContent, lone_surrogates)
+            }
+            _ => self.validate_output(structured_content, is_error),
+        }
     }
 
     /// Check a result's `structuredContent` against the output schema.
@@ -1402,5 +1503,71 @@ impl Tool {
     /// Compile this tool's schemas.
     pub fn compile_with(&self, options: &CompileOptions) -> Result<CompiledTool, CompileError> {
         CompiledTool::new(self, options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn schemas_that_could_tell_a_lone_surrogate_from_u_fffd_are_known() {
+        let examines = |schema: Value, options: CompileOptions| {
+            let validator = SchemaValidator::with_options(&schema, &options).unwrap();
+            let what = validator.examines_characters;
+            // The reason given names it.
+            let reason = validator.lone_surrogates_unchecked();
+            assert_eq!(reason.is_some(), what.is_some());
+            assert!(reason.is_none_or(|r| r.contains(&format!("({})", what.unwrap()))));
+            what
+        };
+        let plain = CompileOptions::default;
+        let cases = [
+            (json!({"type": "string", "maxLength": 3}), None),
+            (json!({"enum": ["a", "b"], "minLength": 1}), None),
+            (json!({"pattern": "^a"}), Some("`pattern`")),
+            (
+                json!({"items": {"patternProperties": {"^x": {}}}}),
+                Some("`patternProperties`"),
+            ),
+            (
+                json!({"$defs": {"k": {"propertyNames": {"maxLength": 2}}}}),
+                Some("`propertyNames`"),
+            ),
+            (
+                json!({"const": "x\u{fffd}"}),
+                Some("a string holding U+FFFD"),
+            ),
+            (
+                json!({"required": ["\u{fffd}"], "type": "object"}),
+                Some("a string holding U+FFFD"),
+            ),
+            (
+                json!({"properties": {"\u{fffd}": {}}}),
+                Some("a name holding U+FFFD"),
+            ),
+            // Counted conservatively: a property that happens to be called `pattern`.
+            (json!({"properties": {"pattern": {}}}), Some("`pattern`")),
+            // A format only counts where formats are asserted.
+            (json!({"format": "hostname"}), None),
+        ];
+        for (schema, expected) in cases {
+            assert_eq!(examines(schema.clone(), plain()), expected, "{schema}");
+        }
+        assert_eq!(
+            examines(
+                json!({"format": "hostname"}),
+                CompileOptions::default().assert_format(true)
+            ),
+            Some("`format`")
+        );
+        // What a registered document holds counts too.
+        let registered = CompileOptions::default()
+            .register_document("https://example.com/s.json", json!({"pattern": "^a"}));
+        assert_eq!(
+            examines(json!({"$ref": "https://example.com/s.json"}), registered),
+            Some("`pattern`")
+        );
     }
 }

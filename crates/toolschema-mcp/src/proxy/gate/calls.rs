@@ -33,6 +33,8 @@ pub(super) struct AdmittedCall {
     id: RequestId,
     tool: String,
     arguments: Value,
+    /// Whether the arguments' text holds a lone surrogate escape (read as U+FFFD).
+    lone_surrogates: bool,
     text: String,
     started: Instant,
     route: Route,
@@ -61,8 +63,8 @@ impl AdmittedCall {
 
 /// What waits for the proxy's own listing.
 pub(super) enum Waiting {
-    /// A call.
-    Call(AdmittedCall),
+    /// A call (boxed: it is ten times the size of a batch's text).
+    Call(Box<AdmittedCall>),
     /// A batch holding calls (read again once the listing ends).
     Batch(String),
 }
@@ -91,6 +93,9 @@ enum Decision {
     },
     /// It cannot be checked: why.
     Unchecked(String),
+    /// Its text holds a lone surrogate escape that the schema may judge otherwise than the
+    /// U+FFFD checked here: why.
+    LoneSurrogates(String),
     /// The tool's schema cannot be learned; `first_time` says whether that was just found.
     Unusable { reason: String, first_time: bool },
     /// The server has not listed the tool.
@@ -135,6 +140,7 @@ impl Gate {
             id,
             tool,
             arguments: Value::Null,
+            lone_surrogates: read.lone_surrogates,
             text,
             started: now,
             route,
@@ -185,10 +191,10 @@ impl Gate {
                 return self.unchecked(call, reason, out);
             }
             // Waiting before the listing starts, so the proxy's own ids avoid the call's.
-            self.waiting.push_back(super::Waiting::Call(call));
+            self.waiting.push_back(super::Waiting::Call(Box::new(call)));
             if let Err(reason) = self.listing_for_call(now, out) {
                 if let Some(super::Waiting::Call(call)) = self.waiting.pop_back() {
-                    self.unchecked(call, reason, out);
+                    self.unchecked(*call, reason, out);
                 }
             }
             return;
@@ -219,6 +225,21 @@ impl Gate {
                     )
                 });
                 self.unchecked(call, reason, out)
+            }
+            Decision::LoneSurrogates(reason) => {
+                let done = match self.lets_unchecked_through() {
+                    true => "forwarded unchecked",
+                    false => "refused",
+                };
+                let key = format!("lone surrogates to tool '{}'", call.tool);
+                self.report_once_as(key, || {
+                    format!(
+                        "calls to tool '{}' whose arguments hold a lone surrogate escape are {done}: its schema examines characters, which U+FFFD (what the proxy reads) and the surrogate (what the server gets) may not share",
+                        call.tool
+                    )
+                });
+                let what = "the proxy could not check these arguments";
+                self.unchecked_because(call, reason, (what, what), out)
             }
             Decision::Unusable { reason, first_time } => {
                 if first_time {
@@ -251,41 +272,56 @@ impl Gate {
     fn decide(&mut self, call: &AdmittedCall) -> Decision {
         let look_for_undeclared = self.config.unknown_arguments != UnknownArguments::Allow;
         match self.registry.lookup(&call.tool) {
-            Lookup::Compiled(compiled) => match compiled.validate_input(&call.arguments) {
-                Err(errors) if errors.is_unchecked() => {
-                    let message = errors.messages().join("; ");
-                    let reason = message
-                        .strip_prefix("arguments could not be checked: ")
-                        .unwrap_or(&message)
-                        .to_string();
-                    Decision::Unchecked(reason)
+            Lookup::Compiled(compiled) if call.lone_surrogates => {
+                match compiled.input().lone_surrogates_unchecked() {
+                    Some(reason) => Decision::LoneSurrogates(reason),
+                    None => Self::judged(compiled, call, look_for_undeclared),
                 }
-                verdict => Decision::Checked {
-                    errors: verdict
-                        .err()
-                        .map(|errors| {
-                            errors
-                                .messages()
-                                .into_iter()
-                                .map(String::from)
-                                .collect::<Vec<_>>()
-                        })
-                        .unwrap_or_default()
-                        .into_iter()
-                        .chain(compiled.case_variant_arguments(&call.arguments))
-                        .collect(),
-                    undeclared: look_for_undeclared
-                        .then(|| compiled.undeclared_arguments(&call.arguments))
-                        .flatten()
-                        .map(|errors| errors.messages().into_iter().map(String::from).collect())
-                        .unwrap_or_default(),
-                },
-            },
+            }
+            Lookup::Compiled(compiled) => Self::judged(compiled, call, look_for_undeclared),
             Lookup::Unusable { reason, first_time } => Decision::Unusable {
                 reason: reason.to_string(),
                 first_time,
             },
             Lookup::Unknown => Decision::Unlisted,
+        }
+    }
+
+    /// What the schema says of the call's arguments.
+    fn judged(
+        compiled: &toolschema::CompiledTool,
+        call: &AdmittedCall,
+        look_for_undeclared: bool,
+    ) -> Decision {
+        match compiled.validate_input(&call.arguments) {
+            Err(errors) if errors.is_unchecked() => {
+                let message = errors.messages().join("; ");
+                let reason = message
+                    .strip_prefix("arguments could not be checked: ")
+                    .unwrap_or(&message)
+                    .to_string();
+                Decision::Unchecked(reason)
+            }
+            verdict => Decision::Checked {
+                errors: verdict
+                    .err()
+                    .map(|errors| {
+                        errors
+                            .messages()
+                            .into_iter()
+                            .map(String::from)
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+                    .into_iter()
+                    .chain(compiled.case_variant_arguments(&call.arguments))
+                    .collect(),
+                undeclared: look_for_undeclared
+                    .then(|| compiled.undeclared_arguments(&call.arguments))
+                    .flatten()
+                    .map(|errors| errors.messages().into_iter().map(String::from).collect())
+                    .unwrap_or_default(),
+            },
         }
     }
 
@@ -335,15 +371,31 @@ impl Gate {
     /// A call the proxy cannot check, because of `reason`: refused with a tool error that says
     /// why, or forwarded with a warning when the configuration lets it through.
     pub(super) fn unchecked(&mut self, call: AdmittedCall, reason: String, out: &mut Vec<Action>) {
+        let what = (
+            "the proxy could not learn its schema",
+            "the proxy could not learn this tool's schema",
+        );
+        self.unchecked_because(call, reason, what, out)
+    }
+
+    /// A call the proxy cannot check, because of `reason`, which `what` leads into (as said in a
+    /// warning, and to the client): refused with a tool error, or forwarded with a warning when
+    /// the configuration lets it through.
+    fn unchecked_because(
+        &mut self,
+        call: AdmittedCall,
+        reason: String,
+        (warning, refusal): (&str, &str),
+        out: &mut Vec<Action>,
+    ) {
         if self.lets_unchecked_through() {
             report(&format!(
-                "forwarded a call to tool '{}' unchecked: the proxy could not learn its schema: {reason}",
+                "forwarded a call to tool '{}' unchecked: {warning}: {reason}",
                 call.tool
             ));
             return self.forward(call, InputVerdict::Unchecked, vec![reason], out);
         }
-        let message = format!("the proxy could not learn this tool's schema: {reason}");
-        let answer = Answer::ToolError(message);
+        let answer = Answer::ToolError(format!("{refusal}: {reason}"));
         self.refuse(call, answer, Verdict::UncheckedRefused, None, out);
     }
 
@@ -527,11 +579,18 @@ impl Gate {
             OutputVerdict::Off
         } else {
             let structured = result.as_ref().and_then(|r| r.get("structuredContent"));
+            let lone_surrogates = message
+                .result
+                .as_ref()
+                .and_then(|at| toolschema::json::object_members(&text, at.clone()).ok()?)
+                .and_then(|members| message::member(&members, "structuredContent"))
+                .is_some_and(|at| toolschema::json::has_lone_surrogate(&text[at]));
             match self.registry.output_schema(&tool) {
                 OutputSchema::Compiled(compiled) => {
-                    match compiled.validate_output(structured, false) {
+                    match compiled.validate_output_read(structured, false, lone_surrogates) {
                         Ok(()) => OutputVerdict::Passed,
-                        // Neither a match nor a mismatch: a number the schema cannot judge.
+                        // Neither a match nor a mismatch: a number or a lone surrogate the
+                        // schema cannot judge.
                         Err(errors) if errors.is_unchecked() => {
                             messages = errors.messages().into_iter().map(String::from).collect();
                             OutputVerdict::Unchecked

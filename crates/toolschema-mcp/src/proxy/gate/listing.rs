@@ -264,7 +264,7 @@ impl Gate {
     fn release_waiting(&mut self, now: Instant, out: &mut Vec<Action>) {
         for waiting in std::mem::take(&mut self.waiting) {
             match waiting {
-                Waiting::Call(call) => self.admit(call, now, out),
+                Waiting::Call(call) => self.admit(*call, now, out),
                 Waiting::Batch(text) => {
                     if let Ok(Read::Batch(elements)) = message::read(&text) {
                         self.client_batch(text, elements, now, out);

@@ -433,6 +433,87 @@ fn listings_with_lone_surrogates_odd_names_and_unused_external_refs_are_checked(
 }
 
 #[test]
+fn a_lone_surrogate_is_not_forwarded_where_the_schema_could_tell_it_from_u_fffd() {
+    let mut session = Session::new(GateConfig::default());
+    session.listed(json!([
+        // `\P{C}` takes U+FFFD (a symbol), not a surrogate: read as U+FFFD, a lone surrogate
+        // would pass here and reach a server whose own check refuses it.
+        {"name": "plain", "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "pattern": "^\\P{C}*$"}}}},
+        {"name": "picked", "inputSchema": {"type": "object", "properties": {"s": {"enum": ["ok", "\u{fffd}"]}}}},
+        {"name": "length", "inputSchema": {"type": "object", "properties": {"s": {"type": "string", "maxLength": 3}}}}
+    ]));
+    let sent = |id: u32, tool: &str, s: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"s":"{s}"}}}}}}"#
+        )
+    };
+    for (id, tool, what) in [
+        (1, "plain", "`pattern`"),
+        (2, "picked", "a string holding U+FFFD"),
+    ] {
+        let refused = session.client_text(&sent(id, tool, r"ok\ud800"));
+        assert!(refused.to_server.is_empty(), "{tool}");
+        assert_eq!(
+            refused.to_client,
+            [tool_error(
+                json!(id),
+                &format!("the proxy could not check these arguments: a lone surrogate escape (\\uD800 to \\uDFFF) reads here as U+FFFD, and the schema examines characters ({what}), which a server keeping the surrogate may judge otherwise")
+            )],
+            "{tool}"
+        );
+        // A pair, an escaped backslash before `u`, and U+FFFD itself are read exactly.
+        for exact in [r"ok\ud83d\ude00", r"ok\\ud800", "ok\u{fffd}"] {
+            let passed = session.client_text(&sent(id + 10, "plain", exact));
+            assert_eq!(passed.to_server.len(), 1, "{exact}");
+            session.server(json!({"jsonrpc": "2.0", "id": id + 10, "result": {"content": []}}));
+        }
+    }
+    // Nothing in this schema tells them apart (a surrogate is one character, as U+FFFD is):
+    // checked and forwarded as sent, or refused for what is checked.
+    let forwarded = session.client_text(&sent(3, "length", r"ok\ud800"));
+    assert_eq!(forwarded.to_server.len(), 1);
+    assert!(forwarded.client_lines.is_empty() && forwarded.to_client.is_empty());
+    let too_long = session.client_text(&sent(4, "length", r"okk\ud800"));
+    assert!(too_long.to_server.is_empty());
+}
+
+#[test]
+fn a_result_with_a_lone_surrogate_is_withheld_where_the_output_schema_could_tell() {
+    let config = GateConfig {
+        output_check: OutputCheck::Enforce,
+        audit: true,
+        ..GateConfig::default()
+    };
+    let mut session = Session::new(config);
+    session.listed(json!([{
+        "name": "say",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"text": {"type": "string", "pattern": "^\\P{C}*$"}}}
+    }]));
+    for (id, text) in [(1, r"ok\ud800"), (2, r"ok\ud83d\ude00")] {
+        session.client(call(json!(id), "say", json!({})));
+        // A lone surrogate in the text content beside it changes nothing.
+        let result = session.server_text(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"\udc00"}}],"structuredContent":{{"text":"{text}"}}}}}}"#
+        ));
+        if id == 1 {
+            assert_eq!(
+                result.to_client,
+                [tool_error(
+                    json!(1),
+                    "the result of tool 'say' could not be checked and was withheld: structured content could not be checked: a lone surrogate escape (\\uD800 to \\uDFFF) reads here as U+FFFD, and the schema examines characters (`pattern`), which a server keeping the surrogate may judge otherwise"
+                )]
+            );
+            assert_eq!(result.audit[0].output_check, Some(OutputVerdict::Unchecked));
+        } else {
+            assert_eq!(result.client_lines.len(), 1);
+            assert!(result.client_lines[0].contains(text));
+            assert_eq!(result.audit[0].output_check, Some(OutputVerdict::Passed));
+        }
+    }
+}
+
+#[test]
 fn ids_match_by_value_and_are_answered_as_the_client_wrote_them() {
     let config = GateConfig {
         output_check: OutputCheck::Enforce,
