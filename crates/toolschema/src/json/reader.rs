@@ -1102,6 +1102,55 @@ mod tests {
         }
     }
 
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        /// Against UTF-16 decoding of the escapes written: a lone surrogate is found exactly
+        /// where a decoder keeping code units meets an unpaired one.
+        #[test]
+        fn lone_surrogates_are_found_where_utf16_decoding_meets_one(
+            pieces in proptest::collection::vec(
+                proptest::prop_oneof![
+                    // Around the surrogates, and any code unit.
+                    (0xD7F0u16..0xE010).prop_map(Some),
+                    proptest::num::u16::ANY.prop_map(Some),
+                    proptest::strategy::Just(None),
+                ],
+                0..12,
+            ),
+            plain in "[a-z\\\\é]{0,3}",
+        ) {
+            let mut text = String::from("[\"");
+            let mut units = Vec::new();
+            for piece in &pieces {
+                match piece {
+                    Some(unit) => {
+                        text.push_str(&format!("\\u{unit:04x}"));
+                        units.push(*unit);
+                    }
+                    // An escaped backslash then what would be a lone surrogate's escape
+                    // after a single one: six characters, no escape.
+                    None => {
+                        text.push_str("\\\\ud800");
+                        units.extend("\\ud800".encode_utf16());
+                    }
+                }
+                for c in plain.chars() {
+                    if c == '\\' {
+                        text.push_str("\\\\");
+                    } else {
+                        text.push(c);
+                    }
+                    units.extend(c.encode_utf16(&mut [0; 2]).iter());
+                }
+            }
+            text.push_str("\"]");
+            let unpaired = char::decode_utf16(units.iter().copied()).any(|c| c.is_err());
+            proptest::prop_assert!(parse(&text).is_ok(), "{}", text);
+            proptest::prop_assert_eq!(has_lone_surrogate(&text), unpaired, "{}", text);
+        }
+    }
+
     #[test]
     fn scans_members_and_elements_without_building_them() {
         let deep = format!("{}1{}", "[".repeat(300), "]".repeat(300));
