@@ -212,10 +212,7 @@ impl Gate {
         match decision {
             Decision::Checked { errors, undeclared } => self.checked(call, errors, undeclared, out),
             Decision::Unchecked(reason) => {
-                let what = match self.lets_unchecked_through() {
-                    true => "forwarded unchecked",
-                    false => "refused",
-                };
+                let what = self.fate_of_unchecked();
                 // Once per tool: each call may reach a different part.
                 let key = format!("unchecked part of tool '{}'", call.tool);
                 self.report_once_as(key, || {
@@ -227,10 +224,7 @@ impl Gate {
                 self.unchecked(call, reason, out)
             }
             Decision::LoneSurrogates(reason) => {
-                let done = match self.lets_unchecked_through() {
-                    true => "forwarded unchecked",
-                    false => "refused",
-                };
+                let done = self.fate_of_unchecked();
                 let key = format!("lone surrogates to tool '{}'", call.tool);
                 self.report_once_as(key, || {
                     format!(
@@ -366,6 +360,15 @@ impl Gate {
     fn lets_unchecked_through(&self) -> bool {
         self.config.on_unchecked == OnUnchecked::Forward
             || self.config.input_check == InputCheck::Warn
+    }
+
+    /// What becomes of calls the proxy cannot check, in words.
+    fn fate_of_unchecked(&self) -> &'static str {
+        if self.lets_unchecked_through() {
+            "forwarded unchecked"
+        } else {
+            "refused"
+        }
     }
 
     /// A call the proxy cannot check, because of `reason`: refused with a tool error that says
