@@ -924,11 +924,6 @@ fn rounded_numbers(instance: &Value, integers_too: bool) -> Vec<(String, &serde_
 /// worst: a keyword that compares exactly may apply.
 const EXACT_WALK_LIMIT: usize = 256;
 
-/// Finds whether a keyword that compares numbers exactly may apply to one number of a value:
-/// walks the schema and the value together along the number's path, into every subschema that
-/// may apply there (in-place applicators, local `$ref`s, the member and item keywords; every
-/// `patternProperties` entry, whatever its pattern). What it cannot follow (another document,
-/// an anchor, a dynamic reference, a walk too deep) counts as applying.
 /// Something in `schema` (searched whole, conservatively: a property called `pattern` counts
 /// too) that may judge U+FFFD otherwise than a lone surrogate: `pattern` (`\p{C}` holds a
 /// surrogate, not U+FFFD), names checked by `patternProperties` or `propertyNames`, `format`
@@ -962,6 +957,11 @@ fn character_keyword(schema: &Value, formats_asserted: bool) -> Option<&'static 
     None
 }
 
+/// Finds whether a keyword that compares numbers exactly may apply to one number of a value:
+/// walks the schema and the value together along the number's path, into every subschema that
+/// may apply there (in-place applicators, local `$ref`s, the member and item keywords; every
+/// `patternProperties` entry, whatever its pattern). What it cannot follow (another document,
+/// an anchor, a dynamic reference, a walk too deep) counts as applying.
 struct ExactWalk<'s> {
     root: &'s Value,
     /// Whether the number was read as an integer, exactly: then only a `multipleOf` that is
