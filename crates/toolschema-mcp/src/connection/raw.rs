@@ -31,8 +31,8 @@ pub fn kind_of(bytes: &[u8]) -> Option<Kind> {
     }
 }
 
-/// Results of responses as received, by request id, each with whether its message's text held
-/// a lone surrogate escape (read as U+FFFD: see [`toolschema::json::has_lone_surrogate`]).
+/// Results of responses as received, by request id, each with whether its `structuredContent`
+/// held a lone surrogate escape (read as U+FFFD: see [`toolschema::json::has_lone_surrogate`]).
 #[derive(Debug, Clone, Default)]
 pub struct RawResults(Arc<Mutex<HashMap<IdKey, (Value, bool)>>>);
 
@@ -55,8 +55,8 @@ impl RawResults {
         self.take_read(id).map(|(result, _)| result)
     }
 
-    /// Take the result of the response to request `id`, with whether its message's text held
-    /// a lone surrogate escape.
+    /// Take the result of the response to request `id`, with whether its `structuredContent`
+    /// held a lone surrogate escape.
     pub fn take_read(&self, id: &RequestId) -> Option<(Value, bool)> {
         let id = serde_json::to_value(id).ok()?;
         self.0.lock().ok()?.remove(&IdKey::of(&id))
@@ -260,9 +260,15 @@ impl Watch {
                 }
             }
         }
-        // (Valid UTF-8: it was read.)
-        let lone_surrogates =
-            std::str::from_utf8(bytes).is_ok_and(toolschema::json::has_lone_surrogate);
+        // (Looked for in the whole text first: most messages hold none.)
+        let lone_surrogates = std::str::from_utf8(bytes).is_ok_and(|text| {
+            toolschema::json::has_lone_surrogate(text)
+                && toolschema::json::root_members(text)
+                    .ok()
+                    .flatten()
+                    .and_then(|members| message::member(&members, "result"))
+                    .is_some_and(|at| message::lone_surrogates_in_structured_content(text, at))
+        });
         results.observe(&value, lone_surrogates);
         match serde_json::from_value::<ServerJsonRpcMessage>(value) {
             Ok(typed) => Received::Deliver(Box::new(typed)),
@@ -417,6 +423,29 @@ mod tests {
         let line = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","description":"cut \ud83d","inputSchema":{"type":"object"}}]}}"#;
         let value = parse_message(line).unwrap();
         assert_eq!(value["result"]["tools"][0]["description"], "cut \u{fffd}");
+    }
+
+    #[test]
+    fn says_whether_a_results_structured_content_held_a_lone_surrogate() {
+        let results = RawResults::default();
+        let watch = Watch::default();
+        let lines: [(&[u8], bool); 4] = [
+            (br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"s":"\udc00"}}}"#, true),
+            // In the text content beside it, or as a pair: no.
+            (br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"\ud800"}],"structuredContent":{"s":"x"}}}"#, false),
+            (br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"s":"\ud83d\ude00"}}}"#, false),
+            (br#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"\ud800"}]}}"#, false),
+        ];
+        for (id, (line, lone)) in (1..).zip(lines) {
+            watch
+                .sent(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#).as_bytes());
+            assert!(matches!(
+                watch.receive(line, &results),
+                Received::Deliver(_)
+            ));
+            let (_, said) = results.take_read(&RequestId::Number(id)).unwrap();
+            assert_eq!(said, lone, "{}", String::from_utf8_lossy(line));
+        }
     }
 
     #[test]

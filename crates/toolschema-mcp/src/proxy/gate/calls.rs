@@ -582,12 +582,9 @@ impl Gate {
             OutputVerdict::Off
         } else {
             let structured = result.as_ref().and_then(|r| r.get("structuredContent"));
-            let lone_surrogates = message
-                .result
-                .as_ref()
-                .and_then(|at| toolschema::json::object_members(&text, at.clone()).ok()?)
-                .and_then(|members| message::member(&members, "structuredContent"))
-                .is_some_and(|at| toolschema::json::has_lone_surrogate(&text[at]));
+            let lone_surrogates = message.result.as_ref().is_some_and(|at| {
+                message::lone_surrogates_in_structured_content(&text, at.clone())
+            });
             match self.registry.output_schema(&tool) {
                 OutputSchema::Compiled(compiled) => {
                     match compiled.validate_output_read(structured, false, lone_surrogates) {
