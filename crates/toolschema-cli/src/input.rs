@@ -109,9 +109,10 @@ fn utf8_text(file: &str, bytes: std::io::Result<Vec<u8>>) -> Result<String, Read
 /// the expected `len` says so already).
 fn read_bounded(mut reader: impl Read, len: u64) -> std::io::Result<Vec<u8>> {
     let too_long = || {
-        std::io::Error::other(
-            "it holds more than 1 GiB, the most toolschema reads of one input into memory",
-        )
+        std::io::Error::other(format!(
+            "it holds more than {} GiB, the most toolschema reads of one input into memory",
+            MAX_INPUT_BYTES >> 30
+        ))
     };
     let max = usize::try_from(MAX_INPUT_BYTES).unwrap_or(usize::MAX);
     if len > MAX_INPUT_BYTES {

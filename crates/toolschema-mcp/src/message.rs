@@ -278,11 +278,13 @@ pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> 
 /// Whether the `structuredContent` of the result at `result` in `text` holds a lone surrogate
 /// escape, which reads as U+FFFD (see [`core_json::has_lone_surrogate`]).
 pub fn lone_surrogates_in_structured_content(text: &str, result: Range<usize>) -> bool {
-    core_json::object_members(text, result)
-        .ok()
-        .flatten()
-        .and_then(|members| member(&members, "structuredContent"))
-        .is_some_and(|at| core_json::has_lone_surrogate(&text[at]))
+    // The whole result is looked at first, without reading its members: most hold none.
+    core_json::has_lone_surrogate(&text[result.clone()])
+        && core_json::object_members(text, result)
+            .ok()
+            .flatten()
+            .and_then(|members| member(&members, "structuredContent"))
+            .is_some_and(|at| core_json::has_lone_surrogate(&text[at]))
 }
 
 /// A member that a server matching names without regard to case (Go's `encoding/json`) would

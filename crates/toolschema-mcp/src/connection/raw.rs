@@ -260,7 +260,7 @@ impl Watch {
                 }
             }
         }
-        // (Looked for in the whole text first: most messages hold none.)
+        // (Looked for in the whole text first, before its members are read: most hold none.)
         let lone_surrogates = std::str::from_utf8(bytes).is_ok_and(|text| {
             toolschema::json::has_lone_surrogate(text)
                 && toolschema::json::root_members(text)

@@ -615,9 +615,13 @@ impl SchemaValidator {
         subject: Subject,
         lone_surrogates: bool,
     ) -> Result<(), ValidationErrors> {
-        match self.lone_surrogates_unchecked() {
-            Some(reason) if lone_surrogates => Err(unchecked(subject, &reason)),
-            _ => self.validate_as(instance, subject),
+        // (The reason is only written when it is given: most values hold no lone surrogate.)
+        match lone_surrogates
+            .then(|| self.lone_surrogates_unchecked())
+            .flatten()
+        {
+            Some(reason) => Err(unchecked(subject, &reason)),
+            None => self.validate_as(instance, subject),
         }
     }
 
@@ -1422,11 +1426,11 @@ impl CompiledTool {
         arguments: &Value,
         lone_surrogates: bool,
     ) -> Result<(), ValidationErrors> {
-        match self.input.lone_surrogates_unchecked() {
-            Some(reason) if lone_surrogates && arguments.is_object() => {
-                Err(unchecked(Subject::Arguments, &reason))
-            }
-            _ => self.validate_input(arguments),
+        if arguments.is_object() {
+            self.input
+                .validate_read(arguments, Subject::Arguments, lone_surrogates)
+        } else {
+            self.validate_input(arguments)
         }
     }
 

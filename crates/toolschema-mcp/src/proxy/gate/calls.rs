@@ -237,13 +237,10 @@ impl Gate {
             }
             Decision::Unusable { reason, first_time } => {
                 if first_time {
-                    let what = match self.lets_unchecked_through() {
-                        true => "its calls are forwarded unchecked",
-                        false => "its calls are refused",
-                    };
                     self.report_once(format!(
-                        "the proxy could not learn the schema of tool '{}': {reason}; {what}",
-                        call.tool
+                        "the proxy could not learn the schema of tool '{}': {reason}; its calls are {}",
+                        call.tool,
+                        self.fate_of_unchecked()
                     ));
                 }
                 self.unchecked(call, reason, out)
@@ -582,11 +579,11 @@ impl Gate {
             OutputVerdict::Off
         } else {
             let structured = result.as_ref().and_then(|r| r.get("structuredContent"));
-            let lone_surrogates = message.result.as_ref().is_some_and(|at| {
-                message::lone_surrogates_in_structured_content(&text, at.clone())
-            });
             match self.registry.output_schema(&tool) {
                 OutputSchema::Compiled(compiled) => {
+                    let lone_surrogates = message.result.as_ref().is_some_and(|at| {
+                        message::lone_surrogates_in_structured_content(&text, at.clone())
+                    });
                     match compiled.validate_output_read(structured, false, lone_surrogates) {
                         Ok(()) => OutputVerdict::Passed,
                         // Neither a match nor a mismatch: a number or a lone surrogate the
