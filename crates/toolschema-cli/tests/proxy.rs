@@ -840,3 +840,68 @@ fn a_terminated_proxy_stops_the_server() {
     assert_eq!(status.code(), Some(128 + 15), "{stderr}");
     assert!(!common::alive(server), "the server is still running");
 }
+
+#[test]
+fn a_reader_that_stops_reading_the_audit_log_never_stops_the_calls() {
+    // `--audit /dev/stdout` in a container hands the log to a shipper that may stall: the calls
+    // must go on, what the log cannot hold is dropped whole and counted in the log itself.
+    let setup = setup();
+    let fifo = setup.record.with_file_name("audit.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let (start_reading, may_read) = std::sync::mpsc::channel::<()>();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            // Opened as the proxy opens it for writing, then not read until the calls are done.
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            may_read.recv().unwrap();
+            let mut text = String::new();
+            file.read_to_string(&mut text).unwrap();
+            text
+        })
+    };
+    let fifo_arg = fifo.display().to_string();
+    let mut proxy = start(&setup, &["--audit", &fifo_arg, "--audit-arguments"], &[]);
+    let calls = 1_000;
+    let padding = "x".repeat(8 * 1024);
+    for id in 1..=calls {
+        // No `message`: refused by the proxy, each record about 8 KiB with its arguments.
+        proxy.send(&call(id, "echo", json!({"padding": padding})));
+        assert_eq!(
+            proxy.recv_reply(),
+            tool_error(
+                id,
+                "missing required argument 'message'\nunexpected argument 'padding'"
+            )
+        );
+    }
+    start_reading.send(()).unwrap();
+    proxy.close_stdin();
+    let (status, stderr) = proxy.wait();
+    assert!(status.success(), "{stderr}");
+    let text = reader.join().unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let kept = lines.iter().filter(|l| l["tool"] == "echo").count() as u64;
+    let notes: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["verdict"] == "audit-dropped")
+        .collect();
+    let dropped: u64 = notes.iter().map(|l| l["dropped"].as_u64().unwrap()).sum();
+    assert_eq!(kept + dropped, calls, "{notes:?}");
+    assert!(dropped > 0 && kept > 0, "kept {kept}, dropped {dropped}");
+    assert!(
+        stderr.contains("the audit log is not being read: records are dropped until it is"),
+        "{stderr}"
+    );
+    // The records kept are in the order of the calls.
+    let ids: Vec<u64> = lines.iter().filter_map(|l| l["id"].as_u64()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+}
