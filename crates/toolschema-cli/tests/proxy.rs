@@ -898,7 +898,7 @@ fn a_reader_that_stops_reading_the_audit_log_never_stops_the_calls() {
     assert_eq!(kept + dropped, calls, "{notes:?}");
     assert!(dropped > 0 && kept > 0, "kept {kept}, dropped {dropped}");
     assert!(
-        stderr.contains("the audit log is not being read: records are dropped until it is"),
+        stderr.contains("the audit log is not being read: lines are dropped until it is"),
         "{stderr}"
     );
     // The records kept are in the order of the calls.

@@ -1317,3 +1317,60 @@ fn client_text_in_the_logs_steers_nothing() {
         assert!(names.contains(&json!(hostile)), "{}: {text}", log.display());
     }
 }
+
+/// `--access-log /dev/stdout` hands the log to a shipper that may stall: a refused request is
+/// still answered at once (token guessing must not be able to stop the proxy through its log).
+#[test]
+fn a_reader_that_stops_reading_the_access_log_never_stops_the_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    std::fs::write(
+        dir.path().join("tokens"),
+        "alice:alice-token-0123456789abcdef\n",
+    )
+    .unwrap();
+    let fifo = dir.path().join("access.fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (start_reading, may_read) = std::sync::mpsc::channel::<()>();
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Read;
+            // Opened as the proxy opens it, then not read until the requests are answered.
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            may_read.recv().unwrap();
+            let mut text = String::new();
+            file.read_to_string(&mut text).unwrap();
+            text
+        })
+    };
+    let mut args = strings(&["--auth-token-file", "tokens", "--access-log"]);
+    args.push(fifo.display().to_string());
+    args.push("--".into());
+    args.extend(recording_server(&record, &[]));
+    let proxy = Listening::start_in(Some(dir.path()), &args);
+    let requests = 600;
+    for n in 0..requests {
+        let guess = format!("Bearer guess-{n:0>200}");
+        let reply = http::request(
+            "POST",
+            &proxy.url,
+            &[("authorization", &guess)],
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        );
+        assert_eq!(reply.status, 401, "request {n}");
+    }
+    start_reading.send(()).unwrap();
+    proxy.stop();
+    let text = reader.join().unwrap();
+    let refused = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["event"] == "refused" && l["status"] == 401)
+        .count();
+    assert_eq!(refused, requests);
+}

@@ -7,18 +7,22 @@
 //! {"time":"2026-11-22T10:00:01.000Z","client":null,"auth":null,"event":"refused","tool":null,"status":401,"reason":"missing_token","message":"..."}
 //! ```
 
+use crate::line_file::LineFile;
 use crate::principal::Principal;
 use crate::refusal::Refusal;
 use serde_json::{json, Map, Value};
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
 
-/// An append-only JSON Lines file of the guard's decisions.
-#[derive(Debug)]
+/// An append-only JSON Lines file of the guard's decisions; writing a line never waits for the
+/// file's reader ([`LineFile`]).
 pub struct AccessLog {
-    file: Mutex<File>,
+    file: LineFile,
+}
+
+impl std::fmt::Debug for AccessLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccessLog").finish_non_exhaustive()
+    }
 }
 
 /// What happened.
@@ -35,10 +39,8 @@ pub enum AccessEvent<'a> {
 impl AccessLog {
     /// Open (or create) `path` for appending.
     pub fn open(path: &Path) -> std::io::Result<AccessLog> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
-        Ok(AccessLog {
-            file: Mutex::new(file),
-        })
+        let file = LineFile::open(path, "access log", Box::new(dropped_line))?;
+        Ok(AccessLog { file })
     }
 
     /// Append one line. A failing write is logged, never fatal.
@@ -47,20 +49,29 @@ impl AccessLog {
         let mut line =
             toolschema::text::json_safe(&to_json(principal, event).to_string()).into_owned();
         line.push('\n');
-        let mut file = self
-            .file
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Err(e) = file.write_all(line.as_bytes()) {
-            tracing::error!(error = %e, "cannot write the access log");
-        }
+        self.file.append(line.as_bytes());
     }
 }
 
+/// The line that counts the lines a stalled reader made the log drop.
+fn dropped_line(dropped: u64) -> String {
+    json!({
+        "time": now(),
+        "event": "dropped",
+        "dropped": dropped,
+        "message": format!("the access log was not read fast enough: {dropped} line(s) were dropped"),
+    })
+    .to_string()
+}
+
+/// The time a line is written, as the log states it.
+fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 fn to_json(principal: Option<&Principal>, event: AccessEvent<'_>) -> Value {
-    let time = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     let mut map = Map::new();
-    map.insert("time".into(), json!(time));
+    map.insert("time".into(), json!(now()));
     map.insert("client".into(), json!(principal.map(Principal::name)));
     map.insert("auth".into(), json!(principal.map(|p| p.method().as_str())));
     match event {

@@ -8,6 +8,8 @@
 //!   and the protected resource metadata (RFC 9728) says where to get one; tools can need scopes
 //!   ([`scopes`]); bodies, heads and sessions per client are bounded ([`sessions`]). Decisions are
 //!   logged through `tracing` and, with `--access-log`, to a JSON Lines file ([`access_log`]).
+//! - [`line_file`]: the append-only file behind the access log and the proxy's audit log, which
+//!   never makes a request wait for the file's reader.
 //! - [`client`]: the project's one HTTP(S) client (hyper, rustls with ring, Mozilla's roots).
 //! - `flags` (feature `clap`): the guard's command-line flags, defined once.
 //!
@@ -21,6 +23,7 @@ pub mod client;
 pub mod flags;
 pub mod guard;
 pub mod jwks;
+pub mod line_file;
 pub mod oauth;
 pub mod origin;
 pub mod principal;

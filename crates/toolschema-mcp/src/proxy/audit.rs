@@ -2,14 +2,10 @@
 
 use super::overrides::ToolOverrides;
 use crate::message::RequestId;
-use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use serde_json::{json, Map, Value};
-use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::Path;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
+use toolschema_http::line_file::LineFile;
 
 /// What the proxy did with a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,196 +132,20 @@ pub struct AuditRecord {
     pub arguments: Option<Value>,
 }
 
-/// An append-only JSON Lines file.
-///
-/// Writing a record never waits for whoever reads the file: a log shipper that stops reading a
-/// pipe (`--audit /dev/stdout`) must not stop the calls it records. Records the file does not take
-/// at once wait in a backlog bounded in bytes ([`BACKLOG_BYTES`]), written by a thread of the log's
-/// own as the reader takes them; past that bound records are dropped, whole, counted, reported,
-/// and the count is written to the log itself once it takes records again.
+/// An append-only JSON Lines file. Writing a record never waits for the file's reader: a log
+/// shipper that stops reading a pipe (`--audit /dev/stdout`) must not stop the calls it records
+/// (see [`LineFile`]: past its backlog, records are dropped whole and counted in the log).
 pub struct AuditLog {
-    appender: Arc<Appender>,
-    drainer: Option<std::thread::JoinHandle<()>>,
+    file: LineFile,
     include_arguments: bool,
     overrides: ToolOverrides,
-}
-
-/// The most bytes of records waiting for a reader that has stopped reading (one record more may
-/// wait when it was written in part).
-pub const BACKLOG_BYTES: usize = 4 * 1024 * 1024;
-
-/// How long a closing log waits for a stalled reader to take what is waiting.
-const CLOSE_WAIT: Duration = Duration::from_secs(2);
-
-/// How long the drainer waits before trying a full pipe again.
-const RETRY_PAUSE: Duration = Duration::from_millis(5);
-
-/// The file and what waits to be written to it.
-struct Appender {
-    state: Mutex<Backlog>,
-    /// The most bytes that may wait ([`BACKLOG_BYTES`] but in tests).
-    bound: usize,
-    /// Wakes the drainer (records waiting, or closing) and whoever waits for it to finish.
-    changed: Condvar,
-}
-
-struct Backlog {
-    file: File,
-    /// Bytes not written yet: whole records, but for the first, which may be written in part.
-    waiting: VecDeque<u8>,
-    /// Records dropped since the file last took everything.
-    dropped: u64,
-    closing: bool,
-}
-
-/// Lock a mutex; a panic elsewhere must not stop the records, so a poisoned lock is used as it
-/// is.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl Backlog {
-    /// Write what the file takes now, without waiting: `Ok(true)` once nothing waits.
-    fn write_waiting(&mut self) -> std::io::Result<bool> {
-        while !self.waiting.is_empty() {
-            let (front, _) = self.waiting.as_slices();
-            match self.file.write(front) {
-                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Ok(n) => drop(self.waiting.drain(..n)),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(false),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(true)
-    }
-
-    /// Say in the log how many records it lost (once it takes records again).
-    fn note_dropped(&mut self) {
-        if self.dropped == 0 {
-            return;
-        }
-        let message = format!(
-            "the audit log was not read fast enough: {} record(s) were dropped",
-            self.dropped
-        );
-        let line = json!({
-            "time": now(),
-            "verdict": "audit-dropped",
-            "dropped": self.dropped,
-            "messages": [message],
-        });
-        self.waiting.extend(line.to_string().as_bytes());
-        self.waiting.push_back(b'\n');
-        self.dropped = 0;
-    }
-}
-
-impl Appender {
-    /// Append one line (with its newline), or drop it when the backlog is full.
-    fn append(&self, line: &[u8]) {
-        let mut backlog = lock(&self.state);
-        // A record larger than the bound is still written when nothing waits: the bound is on
-        // what a stalled reader leaves behind, not on a record.
-        if !backlog.waiting.is_empty() && backlog.waiting.len() + line.len() > self.bound {
-            if backlog.dropped == 0 {
-                tracing::warn!(
-                    "the audit log is not being read: records are dropped until it is (more than {} MiB wait)",
-                    self.bound / (1024 * 1024)
-                );
-            }
-            backlog.dropped += 1;
-            return;
-        }
-        let was_empty = backlog.waiting.is_empty();
-        backlog.waiting.extend(line);
-        if !was_empty {
-            // The drainer is at it already: the order of the records is kept.
-            return;
-        }
-        match backlog.write_waiting() {
-            Ok(true) => {}
-            Ok(false) => self.changed.notify_all(),
-            Err(e) => {
-                backlog.waiting.clear();
-                tracing::warn!("cannot write the audit log: {e}");
-            }
-        }
-    }
-
-    /// The drainer: writes what waits whenever the file takes it, until the log closes.
-    fn drain(&self) {
-        let mut backlog = lock(&self.state);
-        loop {
-            if backlog.waiting.is_empty() {
-                if backlog.closing {
-                    return;
-                }
-                backlog = self
-                    .changed
-                    .wait(backlog)
-                    .unwrap_or_else(|poisoned| poisoned.into_inner());
-                continue;
-            }
-            match backlog.write_waiting() {
-                Ok(true) => {
-                    backlog.note_dropped();
-                    if backlog.waiting.is_empty() {
-                        self.changed.notify_all();
-                    }
-                }
-                Ok(false) => {
-                    drop(backlog);
-                    std::thread::sleep(RETRY_PAUSE);
-                    backlog = lock(&self.state);
-                }
-                Err(e) => {
-                    tracing::warn!("cannot write the audit log: {e}");
-                    backlog.waiting.clear();
-                    self.changed.notify_all();
-                }
-            }
-        }
-    }
 }
 
 impl AuditLog {
     /// Open (or create) `path` for appending.
     pub fn open(path: &Path, include_arguments: bool) -> std::io::Result<AuditLog> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
-        AuditLog::over(file, include_arguments, BACKLOG_BYTES)
-    }
-
-    /// A log written to `file`, with at most `bound` bytes waiting for its reader.
-    fn over(file: File, include_arguments: bool, bound: usize) -> std::io::Result<AuditLog> {
-        if !file.metadata()?.is_file() {
-            // A pipe, a socket or a terminal: writes that would wait return at once instead,
-            // and what the reader does not take waits in the backlog.
-            let flags = fcntl(&file, FcntlArg::F_GETFL).map_err(std::io::Error::from)?;
-            let flags = OFlag::from_bits_truncate(flags) | OFlag::O_NONBLOCK;
-            fcntl(&file, FcntlArg::F_SETFL(flags)).map_err(std::io::Error::from)?;
-        }
-        let appender = Arc::new(Appender {
-            state: Mutex::new(Backlog {
-                file,
-                waiting: VecDeque::new(),
-                dropped: 0,
-                closing: false,
-            }),
-            bound,
-            changed: Condvar::new(),
-        });
-        let drainer = {
-            let appender = Arc::clone(&appender);
-            std::thread::Builder::new()
-                .name("audit-log".into())
-                .spawn(move || appender.drain())?
-        };
         Ok(AuditLog {
-            appender,
-            drainer: Some(drainer),
+            file: LineFile::open(path, "audit log", Box::new(dropped_line))?,
             include_arguments,
             overrides: ToolOverrides::default(),
         })
@@ -350,7 +170,7 @@ impl AuditLog {
         // terminal showing it.
         let mut line = toolschema::text::json_safe(&self.line(record, client)).into_owned();
         line.push('\n');
-        self.appender.append(line.as_bytes());
+        self.file.append(line.as_bytes());
     }
 
     /// The record as one JSON line (without its newline), the id written exactly as the client
@@ -403,41 +223,17 @@ impl AuditLog {
     }
 }
 
-impl Drop for AuditLog {
-    /// What waits for a stalled reader gets a little time to be taken before the log closes.
-    fn drop(&mut self) {
-        let deadline = std::time::Instant::now() + CLOSE_WAIT;
-        let mut backlog = lock(&self.appender.state);
-        backlog.closing = true;
-        self.appender.changed.notify_all();
-        while !backlog.waiting.is_empty() {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            if left.is_zero() {
-                tracing::warn!(
-                    "the audit log was closed with {} byte(s) of records its reader did not take",
-                    backlog.waiting.len()
-                );
-                backlog.waiting.clear();
-                break;
-            }
-            backlog = self
-                .appender
-                .changed
-                .wait_timeout(backlog, left)
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .0;
-        }
-        if backlog.dropped > 0 {
-            tracing::warn!(
-                "the audit log was closed after dropping {} record(s) its reader did not take",
-                backlog.dropped
-            );
-        }
-        drop(backlog);
-        if let Some(drainer) = self.drainer.take() {
-            let _ = drainer.join();
-        }
-    }
+/// The line that counts the records a stalled reader made the log drop.
+fn dropped_line(dropped: u64) -> String {
+    json!({
+        "time": now(),
+        "verdict": "audit-dropped",
+        "dropped": dropped,
+        "messages": [format!(
+            "the audit log was not read fast enough: {dropped} record(s) were dropped"
+        )],
+    })
+    .to_string()
 }
 
 /// The time a record is written, as the log states it.
@@ -530,61 +326,5 @@ mod tests {
         assert_eq!(line["client"], "alice");
         assert_eq!(line["overridden"], json!(["description"]));
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(16))]
-
-        /// Whatever a reader that stops reading leaves behind: writing never waits, what waits
-        /// stays within the bound (and one record), every record is kept whole or counted as
-        /// dropped, and those kept are in order.
-        #[test]
-        fn a_stalled_reader_never_holds_the_writer_nor_more_than_the_bound(
-            sizes in proptest::collection::vec(1usize..20_000, 1..80),
-        ) {
-            let bound = 64 * 1024;
-            let (mut reader, writer) = std::io::pipe().unwrap();
-            let file = File::from(std::os::fd::OwnedFd::from(writer));
-            let log = AuditLog::over(file, true, bound).unwrap();
-            let mut most = 0;
-            for (n, size) in sizes.iter().enumerate() {
-                let mut record = sample(n as u64);
-                record.arguments = Some(json!({"padding": "x".repeat(*size)}));
-                log.write(&record);
-                most = most.max(lock(&log.appender.state).waiting.len());
-            }
-            let largest = sizes.iter().max().copied().unwrap_or(0) + 1024;
-            proptest::prop_assert!(most <= bound + largest, "{most} waited");
-            let read = std::thread::spawn(move || {
-                let mut text = String::new();
-                std::io::Read::read_to_string(&mut reader, &mut text).unwrap();
-                text
-            });
-            drop(log);
-            let text = read.join().unwrap();
-            let lines: Vec<Value> = text
-                .lines()
-                .map(|l| serde_json::from_str(l).unwrap())
-                .collect();
-            let kept: Vec<u64> = lines.iter().filter_map(|l| l["id"].as_u64()).collect();
-            let dropped: u64 = lines.iter().filter_map(|l| l["dropped"].as_u64()).sum();
-            proptest::prop_assert_eq!(kept.len() as u64 + dropped, sizes.len() as u64);
-            proptest::prop_assert!(kept.windows(2).all(|w| w[0] < w[1]));
-        }
-    }
-
-    fn sample(id: u64) -> AuditRecord {
-        AuditRecord {
-            id: RequestId::from_text(&id.to_string()),
-            tool: "search".into(),
-            verdict: Verdict::Rejected,
-            input_check: Some(InputVerdict::Failed),
-            messages: vec![],
-            duration: Duration::from_micros(1),
-            is_error: None,
-            output_check: None,
-            error: None,
-            arguments: None,
-        }
     }
 }
