@@ -9,7 +9,7 @@ use super::{excerpt, input_of, report, Action, Gate, Pending, PendingKind, Route
 use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
 use crate::proxy::registry::{Lookup, OutputSchema};
-use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 use rmcp::model::ErrorCode;
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -116,15 +116,8 @@ impl Gate {
             return;
         };
         let id = id.clone();
+        // A case variant of its name or arguments was refused before (`client_one`).
         let read = message::tool_call(&text, &message);
-        if let Some((variant, meant)) = &read.case_variant {
-            let why = format!(
-                "params holds '{variant}', which a server that reads names without regard to case would take for '{meant}' in place of the one checked; it was not forwarded"
-            );
-            report(&format!("refused a tools/call: {why}"));
-            let reply = error_line(Some(&id), ErrorCode::INVALID_PARAMS, &why, None);
-            return self.reply(route, reply, out);
-        }
         // Without a name there is nothing to check against, and a server may still make one
         // of what it got (JavaScript reads `["delete"]` as "delete"): refused, not forwarded.
         let Some(tool) = read.name else {
@@ -245,18 +238,56 @@ impl Gate {
                 }
                 self.unchecked(call, reason, out)
             }
-            Decision::Unlisted if self.config.deny_unlisted => {
-                let mut reason = format!("unknown tool '{}'", call.tool);
-                if let Some(suggestion) =
-                    toolschema::suggest::closest(&call.tool, self.registry.names())
-                {
-                    reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
-                }
-                let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
-                self.refuse(call, answer, Verdict::Denied, None, out)
-            }
-            Decision::Unlisted => self.forward(call, InputVerdict::Unlisted, Vec::new(), out),
+            Decision::Unlisted => self.unlisted(call, now, out),
         }
+    }
+
+    /// A call to a tool the proxy does not know. Until the proxy's own listing says the server
+    /// does not list it, the call waits for one (the tools a client's listings taught may be
+    /// short of the server's: a server may read a listing's request otherwise than the proxy).
+    /// The proxy lists again only when a client's listing was learned since its last own one,
+    /// so calls to names nothing lists never make it list over and over. Then the call is
+    /// refused with a did-you-mean, or forwarded with `--unlisted forward` (or `--input-check
+    /// warn`) and a warning.
+    fn unlisted(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
+        if !self.own_listing_holds {
+            if call.route != Route::Direct {
+                // A batch waits as a whole before it is read: its listing failed.
+                let reason = format!(
+                    "tool '{}' is not among the tools the proxy knows, and its own listing of them failed",
+                    call.tool
+                );
+                return self.unchecked(call, reason, out);
+            }
+            self.waiting.push_back(super::Waiting::Call(Box::new(call)));
+            if let Err(reason) = self.listing_for_call(now, out) {
+                if let Some(super::Waiting::Call(call)) = self.waiting.pop_back() {
+                    self.unchecked(*call, reason, out);
+                }
+            }
+            return;
+        }
+        if self.config.unlisted == Unlisted::Forward || self.config.input_check == InputCheck::Warn
+        {
+            let why = format!(
+                "the server does not list tool '{}'; the call was forwarded unchecked",
+                call.tool
+            );
+            let key = format!("unlisted tool '{}'", call.tool);
+            self.report_once_as(key, || {
+                format!(
+                    "calls to tool '{}', which the server does not list, are forwarded unchecked (--unlisted forward)",
+                    call.tool
+                )
+            });
+            return self.forward(call, InputVerdict::Unlisted, vec![why], out);
+        }
+        let mut reason = format!("unknown tool '{}'", call.tool);
+        if let Some(suggestion) = toolschema::suggest::closest(&call.tool, self.registry.names()) {
+            reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
+        }
+        let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
+        self.refuse(call, answer, Verdict::Denied, None, out)
     }
 
     /// What the registry says of the call.

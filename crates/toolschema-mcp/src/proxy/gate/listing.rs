@@ -116,7 +116,7 @@ impl Gate {
     }
 
     /// A batch from the client: whether it must wait for a listing (it holds a call, and the
-    /// tools are not known).
+    /// tools are not known, or it calls a tool not known since the proxy's own listing).
     pub(super) fn batch_waits_for_listing(
         &mut self,
         text: &str,
@@ -134,7 +134,24 @@ impl Gate {
                 Ok(Message { kind: message::Kind::Request { ref method, .. }, .. }) if method == "tools/call"
             )
         });
-        holds_call && !self.registry.is_current() && self.listing_for_call(now, out).is_ok()
+        let needs_listing = !self.registry.is_current()
+            || (!self.own_listing_holds && self.batch_calls_unknown_tool(text, elements));
+        holds_call && needs_listing && self.listing_for_call(now, out).is_ok()
+    }
+
+    /// Whether a batch holds a call to a tool the proxy does not know (which the proxy lists
+    /// the tools again for, before it decides that the server does not list it).
+    fn batch_calls_unknown_tool(&self, text: &str, elements: &[Range<usize>]) -> bool {
+        elements.iter().any(|range| {
+            let Ok(message) = message::read_object(text, range.clone()) else {
+                return false;
+            };
+            let is_call = matches!(&message.kind, message::Kind::Request { method, .. } if method == "tools/call");
+            is_call
+                && message::tool_call(text, &message)
+                    .name
+                    .is_some_and(|name| !self.registry.knows(&name))
+        })
     }
 
     /// Ask the server for one page of tools; returns the request's id and the registry's
@@ -209,6 +226,7 @@ impl Gate {
         let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
         self.check_pins(tools_of(&result), Some(&own), out);
         let (warnings, completed) = self.registry.learn_page(tools_of(&result), page);
+        self.own_listing_holds |= completed;
         self.learned(warnings, completed);
         let Some(next) = next else {
             self.listing = Listing::Idle {
@@ -350,6 +368,10 @@ impl Gate {
 
     /// Learn the pages of the client's listings that arrived since the last time.
     pub(super) fn learn_listed_pages(&mut self) {
+        if !self.unlearned.is_empty() {
+            // The server may have read the client's request otherwise than the proxy did.
+            self.own_listing_holds = false;
+        }
         for page in std::mem::take(&mut self.unlearned) {
             let Ok(response) = message::parse(&page.text) else {
                 continue;

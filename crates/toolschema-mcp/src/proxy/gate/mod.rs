@@ -26,7 +26,7 @@ use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
 use super::overrides::ToolOverrides;
 use super::policy::ToolPolicy;
 use super::registry::ToolRegistry;
-use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 use crate::message::{
     self, batch_line, error_line, read, read_object, text_of, IdKey, Kind, Message, Read, RequestId,
 };
@@ -76,8 +76,9 @@ pub struct GateConfig {
     pub overrides: ToolOverrides,
     /// The pins the listed tools must match.
     pub pins: Option<Pins>,
-    /// Refuse calls to tools the server has not listed (by default the server answers them).
-    pub deny_unlisted: bool,
+    /// What becomes of a call to a tool the server has not listed, even to the proxy's own
+    /// listing made for it.
+    pub unlisted: Unlisted,
     /// Produce an audit record for every `tools/call`.
     pub audit: bool,
     /// Keep each call's arguments in its audit record.
@@ -101,7 +102,7 @@ impl Default for GateConfig {
             policy: ToolPolicy::default(),
             overrides: ToolOverrides::default(),
             pins: None,
-            deny_unlisted: false,
+            unlisted: Unlisted::Refuse,
             audit: false,
             audit_arguments: false,
             max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
@@ -190,6 +191,11 @@ pub struct Gate {
     unlearned: Vec<UnlearnedPage>,
     /// The proxy's own listing.
     listing: Listing,
+    /// Whether the tools known were learned from a complete listing of the proxy's own, with no
+    /// page of a client's listing learned since. Only then is a call to a tool not among them
+    /// known to be unlisted: a client's listing may be read otherwise by the server than by the
+    /// proxy (a cursor it takes for another), and must never make the proxy check less.
+    own_listing_holds: bool,
     /// Calls (and batches holding calls) waiting for the proxy's own listing, in order.
     waiting: VecDeque<Waiting>,
     /// The proxy's own request ids: the counter, and ids given up on whose answers may still
@@ -217,6 +223,7 @@ impl Gate {
     pub fn new(config: GateConfig) -> Gate {
         Gate {
             listing: Listing::new(config.listing_retry),
+            own_listing_holds: false,
             config,
             pending: HashMap::new(),
             registry: ToolRegistry::default(),
@@ -308,6 +315,20 @@ impl Gate {
             if let Some(id) = id {
                 let reply = error_line(Some(&id), ErrorCode::INVALID_REQUEST, &why, None);
                 self.reply(route, reply, out);
+            }
+            return;
+        }
+        if let Some(misread) = message::params_case_variant(&text, &message) {
+            // What the proxy read of it is not what such a server would: not forwarded.
+            let why = misread.to_string();
+            match &message.kind {
+                Kind::Request { id, method } => {
+                    report(&format!("refused a {method} request: {why}"));
+                    let reply = error_line(Some(id), ErrorCode::INVALID_PARAMS, &why, None);
+                    self.reply(route, reply, out);
+                }
+                // A notification gets no answer.
+                _ => report(&format!("dropped a notification from the client: {why}")),
             }
             return;
         }

@@ -1088,3 +1088,183 @@ fn undeclared_case_variants_of_nested_declared_names_are_refused() {
         );
     }
 }
+
+/// What a server that reads names without regard to case (Go's `encoding/json`: last one wins,
+/// `ſ` is `s`, the Kelvin sign is `k`) would read otherwise than the proxy, in any member of
+/// `params` the proxy reads: refused with -32602 (a notification: dropped), never forwarded.
+#[test]
+fn params_a_server_could_read_otherwise_are_refused_in_every_request() {
+    let mut session = Session::new(GateConfig::default());
+    session.listed(json!([search_tool()]));
+    let meta_revision = "io.modelcontextprotocol/protocolVersion";
+    for (method, params, within, variant, meant) in [
+        (
+            "tools/list",
+            json!({"Cursor": "p8"}),
+            "params",
+            "Cursor",
+            "cursor",
+        ),
+        (
+            "tools/list",
+            json!({"cursor": null, "CURSOR": "p8"}),
+            "params",
+            "CURSOR",
+            "cursor",
+        ),
+        (
+            "tools/list",
+            json!({"curſor": "p8"}),
+            "params",
+            "curſor",
+            "cursor",
+        ),
+        (
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "ProtocolVersion": "2025-03-26"}),
+            "params",
+            "ProtocolVersion",
+            "protocolVersion",
+        ),
+        (
+            "initialize",
+            json!({"Capabilities": {}}),
+            "params",
+            "Capabilities",
+            "capabilities",
+        ),
+        (
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "rust"}, "_Meta": {"progressToken": 1}}),
+            "params",
+            "_Meta",
+            "_meta",
+        ),
+        (
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "rust"}, "_meta": {"progressto\u{212A}en": 1}}),
+            "params._meta",
+            "progressto\u{212A}en",
+            "progressToken",
+        ),
+        (
+            "tools/list",
+            json!({"_meta": {"IO.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            "params._meta",
+            "IO.modelcontextprotocol/protocolVersion",
+            meta_revision,
+        ),
+        (
+            "prompts/get",
+            json!({"name": "p", "NAME": "q"}),
+            "params",
+            "NAME",
+            "name",
+        ),
+    ] {
+        let sent =
+            session.client(json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}));
+        assert!(sent.to_server.is_empty(), "{method} {params}");
+        assert_eq!(
+            sent.to_client,
+            [
+                json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": format!(
+                    "{within} holds '{variant}', which a server that reads names without regard to case would take for '{meant}' in place of the one checked; it was not forwarded"
+                )}})
+            ],
+            "{method} {params}"
+        );
+    }
+    // A cancellation naming another request than the one the proxy read: dropped, unanswered.
+    for params in [
+        json!({"requestId": 3, "RequestId": "toolschema-proxy-1"}),
+        json!({"requestıd": 3, "requestID": 4}),
+    ] {
+        let sent = session.client(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}),
+        );
+        assert!(sent.nothing(), "{params}");
+    }
+    // Names spelled as read pass, and so do members the proxy does not read.
+    let sent = session.client(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {"cursor": null, "Limit": 3, "_meta": {"Trace": 1}}}));
+    assert_eq!(sent.to_server.len(), 1);
+    let sent = session.client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10, "Reason": "x"}}));
+    assert_eq!(sent.to_server.len(), 1);
+}
+
+/// A client's listing that the server answered with fewer tools than it has (it read the
+/// request otherwise, or it hides some) never makes a call pass unchecked: the call waits for
+/// the proxy's own listing and is checked against it; a tool that listing does not name either
+/// is refused with a did-you-mean. Calls to unknown names relist only once per client listing.
+#[test]
+fn a_tool_no_listing_named_is_looked_up_in_the_proxys_own_listing() {
+    let mut session = Session::new(audited());
+    let echo = json!({"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}});
+    // The client's first page, as the server read the request: page 2 alone, and the last.
+    session.listed(json!([echo.clone()]));
+    let waiting = session.client(call(json!(1), "search", json!({"query": "x"})));
+    assert!(waiting.to_client.is_empty());
+    assert_eq!(
+        waiting.to_server,
+        [json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "method": "tools/list"})]
+    );
+    let listed = session.server(json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": [search_tool(), echo]}}));
+    assert!(listed.to_server.is_empty());
+    assert_eq!(
+        listed.to_client,
+        [tool_error(
+            json!(1),
+            "argument 'query' string length must be >= 3 (got 1)"
+        )]
+    );
+    // Not listed to the proxy either: refused at once, as often as it is called.
+    for id in 2..5 {
+        let refused = session.client(call(json!(id), "serch", json!({"query": "rust"})));
+        assert!(refused.to_server.is_empty());
+        assert_eq!(
+            refused.to_client,
+            [
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "unknown tool 'serch' (did you mean 'search'?)"}})
+            ]
+        );
+        assert_eq!(refused.audit[0].verdict, Verdict::Denied);
+    }
+    // A client's listing learned since: the next unknown name is looked up once more.
+    session.listed(json!([]));
+    let waiting = session.client(call(json!(5), "serch", json!({})));
+    assert_eq!(waiting.to_server[0]["method"], "tools/list");
+    let own = waiting.to_server[0]["id"].clone();
+    let done =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(done.to_client[0]["error"]["code"], -32602);
+    let valid = session.client(call(json!(6), "search", json!({"query": "rust"})));
+    assert_eq!(valid.to_server.len(), 1);
+}
+
+/// `--unlisted forward`: a tool that the proxy's own listing does not name either is forwarded
+/// unchecked, and its audit line says so; a listed tool is still checked.
+#[test]
+fn unlisted_forward_lets_calls_to_hidden_tools_through_after_the_own_listing() {
+    let mut session = Session::new(GateConfig {
+        unlisted: Unlisted::Forward,
+        ..audited()
+    });
+    session.listed(json!([]));
+    let waiting = session.client(call(json!(1), "hidden", json!({"x": 1})));
+    assert_eq!(waiting.to_server[0]["method"], "tools/list");
+    let own = waiting.to_server[0]["id"].clone();
+    let released =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(
+        released.to_server,
+        [call(json!(1), "hidden", json!({"x": 1}))]
+    );
+    let answered = session.server(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    assert_eq!(answered.audit[0].input_check, Some(InputVerdict::Unlisted));
+    assert_eq!(
+        answered.audit[0].messages,
+        ["the server does not list tool 'hidden'; the call was forwarded unchecked"]
+    );
+    let invalid = session.client(call(json!(2), "search", json!({"query": "x"})));
+    assert!(invalid.to_server.is_empty());
+}
