@@ -1075,12 +1075,12 @@ fn a_listing_a_folding_server_reads_otherwise_never_lets_a_call_through_over_std
     let listing = reply(&mut proxy);
     proxy.send(CALL_OF_PAGE_1);
     let call = reply(&mut proxy);
+    assert_folding_server_got_neither(&setup.record);
     assert_folded_listing_refused_and_call_checked(&listing, &call);
     assert_eq!(
         text_of(&call),
         "argument 'table' must match the pattern ^tmp_\nargument 'limit' value must be <= 10 (got 1000)"
     );
-    assert_folding_server_got_neither(&setup.record);
 }
 
 /// The same over HTTP (`--listen`, the folding server started per session).
@@ -1093,7 +1093,7 @@ fn a_listing_a_folding_server_reads_otherwise_never_lets_a_call_through_over_htt
     let session = common::http::initialize(&proxy.url, &[]);
     let listing = common::http::post(&proxy.url, &session, &[], FOLDED_LISTING).json();
     let call = common::http::post(&proxy.url, &session, &[], CALL_OF_PAGE_1).json();
-    assert_folded_listing_refused_and_call_checked(&listing, &call);
     assert_folding_server_got_neither(&setup.record);
+    assert_folded_listing_refused_and_call_checked(&listing, &call);
     proxy.stop();
 }
