@@ -287,18 +287,35 @@ pub fn lone_surrogates_in_structured_content(text: &str, result: Range<usize>) -
             .is_some_and(|at| core_json::has_lone_surrogate(&text[at]))
 }
 
-/// A member that a server matching names without regard to case (Go's `encoding/json`) would
-/// read as one of `names` though it is not (`"Name"` for `name`), with the name it stands for.
-pub fn case_variant(
+/// A member among `members` that a server may read otherwise than the proxy reads one of
+/// `names`, with the name it stands for: a spelling that a server matching names without regard
+/// to case (Go's `encoding/json`) takes for it (`"Name"` for `name`), or the member given a second
+/// time (servers differ on which counts: the first, the last, or both merged, as Go does into a
+/// map), named as sent.
+pub fn misread_member(
     members: &[core_json::Member],
     names: &[&'static str],
 ) -> Option<(String, &'static str)> {
-    members.iter().find_map(|m| {
+    members.iter().enumerate().find_map(|(at, m)| {
         names
             .iter()
-            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
+            .find(|wanted| {
+                toolschema::text::folds_alike(&m.key, wanted)
+                    || (m.key == **wanted && members[..at].iter().any(|e| e.key == m.key))
+            })
             .map(|wanted| (m.key.clone(), *wanted))
     })
+}
+
+/// Why a member `variant` standing for `meant` ([`misread_member`]) is not forwarded, in words.
+pub fn misread_in_words(variant: &str, meant: &str) -> String {
+    if variant == meant {
+        format!(
+            "'{meant}' twice, which servers read differently (the first, the last, or both merged)"
+        )
+    } else {
+        format!("'{variant}', which a server that reads names without regard to case would take for '{meant}'")
+    }
 }
 
 /// The members of a message's `params` that the proxy reads (or that name what a server acts on
@@ -325,15 +342,16 @@ const META_READ: &[&str] = &[
     META_CLIENT_CAPABILITIES,
 ];
 
-/// A member of a message's `params` (or of `params._meta`) that a server matching names without
-/// regard to case (Go's `encoding/json`: last one wins, `ſ` is `s`, the Kelvin sign `k`) would
-/// read as one the proxy reads, though it is not spelled so: `{"Cursor": "p8"}` is a request for
-/// page 8 there, and a first page to a reader that takes names as written.
+/// A member of a message's `params` (or of `params._meta`) that a server may read otherwise than
+/// the proxy reads one: a spelling that a server matching names without regard to case (Go's
+/// `encoding/json`: last one wins, `ſ` is `s`, the Kelvin sign `k`) takes for it, though it is
+/// not spelled so (`{"Cursor": "p8"}` is a request for page 8 there, and a first page to a reader
+/// that takes names as written), or the member given twice.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Misread {
     /// `params` or `params._meta`.
     pub within: &'static str,
-    /// The member as sent (`"Cursor"`).
+    /// The member as sent (`"Cursor"`; the member itself when it is given twice).
     pub variant: String,
     /// The member it stands for (`"cursor"`).
     pub meant: &'static str,
@@ -341,10 +359,16 @@ pub struct Misread {
 
 impl fmt::Display for Misread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = misread_in_words(&self.variant, self.meant);
+        let instead = if self.variant == self.meant {
+            ""
+        } else {
+            " in place of the one checked"
+        };
         write!(
             f,
-            "{} holds '{}', which a server that reads names without regard to case would take for '{}' in place of the one checked; it was not forwarded",
-            self.within, self.variant, self.meant
+            "{} holds {what}{instead}; it was not forwarded",
+            self.within
         )
     }
 }
@@ -361,7 +385,7 @@ pub fn params_case_variant(text: &str, message: &Message) -> Option<Misread> {
     };
     let params = message.params.clone()?;
     let members = core_json::object_members(text, params).ok()??;
-    if let Some((variant, meant)) = case_variant(&members, params_read(method)) {
+    if let Some((variant, meant)) = misread_member(&members, params_read(method)) {
         return Some(Misread {
             within: "params",
             variant,
@@ -370,7 +394,7 @@ pub fn params_case_variant(text: &str, message: &Message) -> Option<Misread> {
     }
     let meta = member(&members, "_meta")?;
     let meta = core_json::object_members(text, meta).ok()??;
-    case_variant(&meta, META_READ).map(|(variant, meant)| Misread {
+    misread_member(&meta, META_READ).map(|(variant, meant)| Misread {
         within: "params._meta",
         variant,
         meant,

@@ -3,9 +3,9 @@
 //! as `k`), as properties over generated messages and sessions:
 //!
 //! - a message whose `params` (or `params._meta`) holds a case or fold variant of a member the
-//!   gate reads is refused (a request with -32602, a notification dropped) and never forwarded;
-//!   whatever the gate forwards, such a server reads every member the gate reads as the gate
-//!   read it;
+//!   gate reads, or that member twice, is refused (a request with -32602, a notification
+//!   dropped) and never forwarded; whatever the gate forwards, such a server (and one that takes
+//!   the first of two members) reads every member the gate reads as the gate read it;
 //! - whatever the client's listings ask (cursors of any spelling and value, pages followed or
 //!   not), no `tools/call` reaches the server unchecked under the default configuration: every
 //!   call the server receives names a tool it lists, with arguments its schema accepts, and is
@@ -67,6 +67,14 @@ fn exact(members: &[(String, String)], key: &str) -> Option<String> {
     members
         .iter()
         .rev()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
+}
+
+/// The member `key` as a reader that takes the first of two reads it.
+fn first(members: &[(String, String)], key: &str) -> Option<String> {
+    members
+        .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.clone())
 }
@@ -256,7 +264,13 @@ proptest! {
         };
         let mut names: Vec<&str> = read.to_vec();
         names.push("_meta");
-        let has_variant = misspelt(&top_members, &names) || misspelt(&meta_members, META_READ);
+        let twice = |members: &[(String, String)], names: &[&str]| {
+            names.iter().any(|n| members.iter().filter(|(k, _)| k == n).count() > 1)
+        };
+        let has_variant = misspelt(&top_members, &names)
+            || misspelt(&meta_members, META_READ)
+            || twice(&top_members, &names)
+            || twice(&meta_members, META_READ);
 
         let mut gate = listed_gate();
         let mut out = Vec::new();
@@ -288,11 +302,14 @@ proptest! {
             );
         }
         if forwarded {
+            // Go's reader, the proxy's (the last), and a reader that takes the first all agree.
             for name in &names {
                 prop_assert_eq!(folded(&top_members, name), exact(&top_members, name), "{} in {}", name, text);
+                prop_assert_eq!(first(&top_members, name), exact(&top_members, name), "{} in {}", name, text);
             }
             for name in META_READ {
                 prop_assert_eq!(folded(&meta_members, name), exact(&meta_members, name), "{} in {}", name, text);
+                prop_assert_eq!(first(&meta_members, name), exact(&meta_members, name), "{} in {}", name, text);
             }
         }
     }

@@ -299,11 +299,13 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) {
-        if let Some((variant, meant)) = envelope_case_variant(&text) {
+        if let Some((variant, meant)) = envelope_misread(&text) {
             // A server that reads names without regard to case (Go's encoding/json) would
-            // take it for the member checked here: not forwarded.
+            // take it for the member checked here, or a server may read another of the two
+            // given: not forwarded.
             let why = format!(
-                "the message holds '{variant}', which a server that reads names without regard to case would take for '{meant}'; it was not forwarded"
+                "the message holds {}; it was not forwarded",
+                message::misread_in_words(&variant, meant)
             );
             report(&format!("refused a message from the client: {why}"));
             let id = match &message.kind {
@@ -974,12 +976,12 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
     }
 }
 
-/// A member of a message that a server matching names without regard to case would read as
-/// one of JSON-RPC's own (`"Method"` beside or instead of `"method"`), with the member it stands
-/// for.
-fn envelope_case_variant(text: &str) -> Option<(String, &'static str)> {
+/// A member of a message that a server may read otherwise than the proxy reads one of
+/// JSON-RPC's own: `"Method"` beside or instead of `"method"` (to a server matching names without
+/// regard to case), or `"params"` given twice ([`message::misread_member`]).
+fn envelope_misread(text: &str) -> Option<(String, &'static str)> {
     let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
-    message::case_variant(&members, &["jsonrpc", "id", "method", "params"])
+    message::misread_member(&members, &["jsonrpc", "id", "method", "params"])
 }
 
 /// Why a request whose id one in flight has is refused.

@@ -1268,3 +1268,69 @@ fn unlisted_forward_lets_calls_to_hidden_tools_through_after_the_own_listing() {
     let invalid = session.client(call(json!(2), "search", json!({"query": "x"})));
     assert!(invalid.to_server.is_empty());
 }
+
+/// A member the proxy reads, given twice: servers differ on which counts (the first, the last,
+/// or both merged, as Go's `encoding/json` merges into a map or a struct), so whichever the proxy
+/// checked, a server may run the other. Refused, never forwarded.
+#[test]
+fn members_the_proxy_reads_given_twice_are_refused() {
+    let mut session = Session::new(GateConfig::default());
+    let wipe = json!({"name": "wipe", "inputSchema": {"type": "object", "properties": {"table": {"type": "string"}}, "additionalProperties": false}});
+    session.listed(json!([wipe]));
+    let twice = |what: &str| {
+        format!("{what} twice, which servers read differently (the first, the last, or both merged); it was not forwarded")
+    };
+    // The last params checked, the first (with an argument the schema forbids) run.
+    let sent = session.client_text(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wipe","arguments":{"drop":true}},"params":{"name":"wipe"}}"#,
+    );
+    assert!(sent.to_server.is_empty());
+    assert_eq!(
+        sent.to_client,
+        [
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": format!("the message holds {}", twice("'params'"))}})
+        ]
+    );
+    for (id, params, within, member) in [
+        // Merged into a map by Go: {"drop": true, "table": "t"}.
+        (
+            2,
+            r#"{"name":"wipe","arguments":{"drop":true},"arguments":{"table":"t"}}"#,
+            "params",
+            "arguments",
+        ),
+        (
+            3,
+            r#"{"name":"drop","name":"wipe","arguments":{}}"#,
+            "params",
+            "name",
+        ),
+        (
+            4,
+            r#"{"name":"wipe","arguments":{},"_meta":{"progressToken":1,"progressToken":2}}"#,
+            "params._meta",
+            "progressToken",
+        ),
+    ] {
+        let sent = session.client_text(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#
+        ));
+        assert!(sent.to_server.is_empty(), "{params}");
+        assert_eq!(
+            sent.to_client,
+            [
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": format!("{within} holds {}", twice(&format!("'{member}'")))}})
+            ]
+        );
+    }
+    let sent = session.client_text(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"a","cursor":"b"}}"#,
+    );
+    assert!(sent.to_server.is_empty());
+    assert_eq!(sent.to_client[0]["error"]["code"], -32602);
+    // Members the proxy does not read may repeat: the server's business.
+    let sent = session.client_text(
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"wipe","arguments":{"table":"t"},"x":1,"x":2}}"#,
+    );
+    assert_eq!(sent.to_server.len(), 1);
+}
