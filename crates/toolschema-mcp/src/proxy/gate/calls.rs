@@ -169,9 +169,12 @@ impl Gate {
     /// Check a call against the tools as known now (listing them first if need be), and
     /// forward it or answer it.
     pub(super) fn admit(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
-        if self.server_gone.is_some() {
-            // Answered with the error every request gets once the server is gone.
-            return self.forward(call, InputVerdict::Unchecked, Vec::new(), out);
+        if let Some(gone) = self.server_gone.clone() {
+            // Answered with the error every request gets once the server is gone, and audited
+            // as what it is: never sent.
+            let pending = call.into_pending(self.config.audit_arguments);
+            let reply = self.unanswerable(&pending, &gone.message, &gone.data, out);
+            return self.reply(pending.route, reply, out);
         }
         if self.config.input_check == InputCheck::Off {
             return self.forward(call, InputVerdict::Off, Vec::new(), out);

@@ -1334,3 +1334,27 @@ fn members_the_proxy_reads_given_twice_are_refused() {
     );
     assert_eq!(sent.to_server.len(), 1);
 }
+
+/// A call that arrives once the server is gone never reaches it, and its audit line says so
+/// (not "forwarded").
+#[test]
+fn a_call_after_the_server_is_gone_is_not_audited_as_forwarded() {
+    let mut session = Session::new(audited());
+    session.listed(json!([search_tool()]));
+    let mut out = Vec::new();
+    session
+        .gate
+        .server_gone("the MCP server exited", json!({}), session.now, &mut out);
+    let later = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    assert!(later.to_server.is_empty());
+    assert_eq!(
+        later.to_client[0]["error"]["message"],
+        "the MCP server exited"
+    );
+    assert_eq!(later.audit.len(), 1);
+    assert_eq!(later.audit[0].verdict, Verdict::UncheckedRefused);
+    assert_eq!(
+        later.audit[0].error.as_deref(),
+        Some("the MCP server exited")
+    );
+}
