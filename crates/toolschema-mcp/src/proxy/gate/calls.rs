@@ -43,6 +43,11 @@ pub(super) struct AdmittedCall {
 }
 
 impl AdmittedCall {
+    /// The size of the call as sent.
+    pub(super) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// The call as a request that never reached the server.
     pub(super) fn into_pending(self, audit_arguments: bool) -> Pending {
         Pending {
@@ -70,6 +75,14 @@ pub(super) enum Waiting {
 }
 
 impl Waiting {
+    /// The size of what waits, as sent.
+    pub(super) fn text_len(&self) -> usize {
+        match self {
+            Waiting::Call(call) => call.text_len(),
+            Waiting::Batch(text) => text.len(),
+        }
+    }
+
     /// Whether this is a call with id `key`.
     pub(super) fn has_id(&self, key: &IdKey) -> bool {
         matches!(self, Waiting::Call(call) if call.id.key() == key)
@@ -186,14 +199,7 @@ impl Gate {
                 let reason = "the server's tools changed while the batch was read".to_string();
                 return self.unchecked(call, reason, out);
             }
-            // Waiting before the listing starts, so the proxy's own ids avoid the call's.
-            self.waiting.push_back(super::Waiting::Call(Box::new(call)));
-            if let Err(reason) = self.listing_for_call(now, out) {
-                if let Some(super::Waiting::Call(call)) = self.waiting.pop_back() {
-                    self.unchecked(*call, reason, out);
-                }
-            }
-            return;
+            return self.wait_for_listing(call, now, out);
         }
         let mut call = call;
         if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
@@ -262,13 +268,7 @@ impl Gate {
                 );
                 return self.unchecked(call, reason, out);
             }
-            self.waiting.push_back(super::Waiting::Call(Box::new(call)));
-            if let Err(reason) = self.listing_for_call(now, out) {
-                if let Some(super::Waiting::Call(call)) = self.waiting.pop_back() {
-                    self.unchecked(*call, reason, out);
-                }
-            }
-            return;
+            return self.wait_for_listing(call, now, out);
         }
         if self.config.unlisted == Unlisted::Forward || self.config.input_check == InputCheck::Warn
         {

@@ -1358,3 +1358,38 @@ fn a_call_after_the_server_is_gone_is_not_audited_as_forwarded() {
         Some("the MCP server exited")
     );
 }
+
+/// While the server is slow to answer the proxy's own listing, the calls that wait for it are
+/// bounded in count (and bytes): past the bound a call is refused as one that cannot be checked,
+/// and the calls already waiting are decided once the listing comes.
+#[test]
+fn the_calls_waiting_for_the_own_listing_are_bounded() {
+    let mut session = Session::new(audited());
+    let first = session.client(call(json!(0), "search", json!({"query": "rust"})));
+    let own = first.to_server[0]["id"].clone();
+    for id in 1..listing::MAX_WAITING {
+        let waits = session.client(call(json!(id), "search", json!({"query": "rust"})));
+        assert!(waits.nothing(), "call {id}");
+    }
+    let over = session.client(call(json!("over"), "search", json!({"query": "rust"})));
+    assert!(over.to_server.is_empty());
+    assert_eq!(
+        over.to_client,
+        [tool_error(
+            json!("over"),
+            &format!(
+                "the proxy could not learn this tool's schema: {} calls ({} bytes) already wait for the proxy's listing of the tools (at most {}, {} bytes)",
+                listing::MAX_WAITING,
+                (0..listing::MAX_WAITING)
+                    .map(|id| call(json!(id), "search", json!({"query": "rust"})).to_string().len())
+                    .sum::<usize>(),
+                listing::MAX_WAITING,
+                listing::MAX_WAITING_BYTES
+            )
+        )]
+    );
+    assert_eq!(over.audit[0].verdict, Verdict::UncheckedRefused);
+    let released =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(released.to_server.len(), listing::MAX_WAITING);
+}
