@@ -307,20 +307,19 @@ pub fn misread_member(
     })
 }
 
-/// Why a member `variant` standing for `meant` ([`misread_member`]) is not forwarded, in words.
-pub fn misread_in_words(variant: &str, meant: &str) -> String {
+/// Why a member `variant` standing for `meant` ([`misread_member`]) is not passed on, in words,
+/// as the `reader` (a server, a client) of the message may read it.
+pub fn misread_in_words(variant: &str, meant: &str, reader: &str) -> String {
     if variant == meant {
-        format!(
-            "'{meant}' twice, which servers read differently (the first, the last, or both merged)"
-        )
+        format!("'{meant}' twice, which {reader}s read differently (the first, the last, or both merged)")
     } else {
-        format!("'{variant}', which a server that reads names without regard to case would take for '{meant}'")
+        format!("'{variant}', which a {reader} that reads names without regard to case would take for '{meant}'")
     }
 }
 
 /// The members of a message's `params` that the proxy reads (or that name what a server acts on
 /// where the proxy reads that: a call's tool and arguments), by method. `_meta` is read in every
-/// message, and [`META_READ`] within it.
+/// message, and `META_READ` within it.
 fn params_read(method: &str) -> &'static [&'static str] {
     match method {
         "tools/call" => &["name", "arguments", "_meta"],
@@ -359,7 +358,7 @@ pub struct Misread {
 
 impl fmt::Display for Misread {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let what = misread_in_words(&self.variant, self.meant);
+        let what = misread_in_words(&self.variant, self.meant, "server");
         let instead = if self.variant == self.meant {
             ""
         } else {
@@ -375,7 +374,7 @@ impl fmt::Display for Misread {
 
 /// The one home of reading a client message's `params` safely: the first member a server
 /// matching names without regard to case would read otherwise than the proxy does, if any.
-/// Every member the proxy reads of `params` is in [`params_read`] (and [`META_READ`]), and a
+/// Every member the proxy reads of `params` is in `params_read` (and `META_READ`), and a
 /// message this finds something in is never forwarded, so the readers of single members
 /// ([`tool_call`], [`member_at`], [`meta_member`]) see every member a server would see.
 pub fn params_case_variant(text: &str, message: &Message) -> Option<Misread> {

@@ -606,8 +606,25 @@ impl Gate {
         let is_error = result
             .as_ref()
             .map(|r| r.get("isError").and_then(Value::as_bool).unwrap_or(false));
+        // A member a client may read otherwise than the proxy checks it (`StructuredContent`
+        // beside `structuredContent`, `IsError` beside `isError`, to a client matching names
+        // without regard to case; either given twice): the check would not be of what it reads.
+        let misread = message
+            .result
+            .as_ref()
+            .filter(|_| has_schema && mode != OutputCheck::Off)
+            .and_then(|at| toolschema::json::object_members(&text, at.clone()).ok()?)
+            .and_then(|members| {
+                message::misread_member(&members, &["structuredContent", "isError"])
+            });
         let mut messages = Vec::new();
-        let verdict = if error.is_some() || is_error == Some(true) {
+        let verdict = if let Some((variant, meant)) = misread {
+            messages = vec![format!(
+                "the result holds {}",
+                message::misread_in_words(&variant, meant, "client")
+            )];
+            OutputVerdict::Unchecked
+        } else if error.is_some() || is_error == Some(true) {
             OutputVerdict::Skipped
         } else if mode == OutputCheck::Off {
             OutputVerdict::Off

@@ -305,7 +305,7 @@ impl Gate {
             // given: not forwarded.
             let why = format!(
                 "the message holds {}; it was not forwarded",
-                message::misread_in_words(&variant, meant)
+                message::misread_in_words(&variant, meant, "server")
             );
             report(&format!("refused a message from the client: {why}"));
             let id = match &message.kind {

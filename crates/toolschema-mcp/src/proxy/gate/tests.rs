@@ -1393,3 +1393,53 @@ fn the_calls_waiting_for_the_own_listing_are_bounded() {
         session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
     assert_eq!(released.to_server.len(), listing::MAX_WAITING);
 }
+
+/// A result a client may read otherwise than the proxy checks it (a member folding like
+/// `structuredContent` or `isError`, or one given twice) is not checked as if it were read
+/// alike: withheld with --output-check enforce, reported and audited as unchecked with warn.
+#[test]
+fn a_result_a_client_could_read_otherwise_is_not_passed_as_checked() {
+    for (mode, withheld) in [(OutputCheck::Enforce, true), (OutputCheck::Warn, false)] {
+        let mut session = Session::new(GateConfig {
+            output_check: mode,
+            ..audited()
+        });
+        session.listed(json!([search_tool()]));
+        for (id, result, what) in [
+            (
+                1,
+                r#"{"content":[],"structuredContent":{"total":1},"StructuredContent":{"total":"many"}}"#,
+                "'StructuredContent', which a client that reads names without regard to case would take for 'structuredContent'",
+            ),
+            (
+                2,
+                r#"{"content":[],"isError":true,"IsError":false,"structuredContent":{"total":"many"}}"#,
+                "'IsError', which a client that reads names without regard to case would take for 'isError'",
+            ),
+            (
+                3,
+                r#"{"content":[],"structuredContent":{"total":"many"},"structuredContent":{"total":1}}"#,
+                "'structuredContent' twice, which clients read differently (the first, the last, or both merged)",
+            ),
+        ] {
+            session.client(call(json!(id), "search", json!({"query": "rust"})));
+            let answered = session.server_text(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
+            ));
+            let why = format!("the result holds {what}");
+            assert_eq!(answered.audit[0].output_check, Some(OutputVerdict::Unchecked));
+            assert_eq!(answered.audit[0].messages, [why.clone()]);
+            if withheld {
+                assert_eq!(
+                    answered.to_client,
+                    [tool_error(
+                        json!(id),
+                        &format!("the result of tool 'search' could not be checked and was withheld: {why}")
+                    )]
+                );
+            } else {
+                assert_eq!(answered.client_lines[0], format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#));
+            }
+        }
+    }
+}
