@@ -1428,7 +1428,7 @@ fn a_result_a_client_could_read_otherwise_is_not_passed_as_checked() {
             ));
             let why = format!("the result holds {what}");
             assert_eq!(answered.audit[0].output_check, Some(OutputVerdict::Unchecked));
-            assert_eq!(answered.audit[0].messages, [why.clone()]);
+            assert_eq!(answered.audit[0].messages, std::slice::from_ref(&why));
             if withheld {
                 assert_eq!(
                     answered.to_client,
