@@ -1097,3 +1097,39 @@ fn a_listing_a_folding_server_reads_otherwise_never_lets_a_call_through_over_htt
     assert_folded_listing_refused_and_call_checked(&listing, &call);
     proxy.stop();
 }
+
+/// A tool the server answers but does not list (the scripted server's built-in `crash`) is not
+/// called through the proxy by default: the proxy lists the tools itself, does not find it, and
+/// refuses the call; the server never gets it (and lives on). `--unlisted forward` lets it
+/// through.
+#[test]
+fn a_tool_the_server_does_not_list_is_refused_by_default() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    proxy.send(&call(2, "crash", json!({})));
+    assert_eq!(
+        reply(&mut proxy),
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "unknown tool 'crash'"}})
+    );
+    proxy.send(&call(3, "count", json!({"n": 1})));
+    assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    let received = recorded_lines(&setup.record);
+    assert!(
+        received.iter().all(|line| !line.contains("crash")),
+        "{received:#?}"
+    );
+
+    let setup = self::setup();
+    let mut proxy = start(&setup, &["--unlisted", "forward"], &script);
+    proxy.send(&call(2, "crash", json!({})));
+    assert_eq!(reply(&mut proxy)["error"]["code"], -32000);
+    let (status, stderr) = proxy.wait();
+    assert_eq!(status.code(), Some(3));
+    assert!(
+        stderr.contains("calls to tool 'crash', which the server does not list, are forwarded unchecked (--unlisted forward)"),
+        "{stderr}"
+    );
+}

@@ -276,10 +276,14 @@ impl Gate {
                 "the server does not list tool '{}'; the call was forwarded unchecked",
                 call.tool
             );
+            let flag = match self.config.unlisted {
+                Unlisted::Forward => "--unlisted forward",
+                Unlisted::Refuse => "--input-check warn",
+            };
             let key = format!("unlisted tool '{}'", call.tool);
             self.report_once_as(key, || {
                 format!(
-                    "calls to tool '{}', which the server does not list, are forwarded unchecked (--unlisted forward)",
+                    "calls to tool '{}', which the server does not list, are forwarded unchecked ({flag})",
                     call.tool
                 )
             });
