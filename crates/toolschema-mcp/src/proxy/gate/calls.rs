@@ -261,9 +261,10 @@ impl Gate {
     fn unlisted(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
         if !self.own_listing_holds {
             if call.route != Route::Direct {
-                // A batch waits as a whole before it is read: its listing failed.
+                // A batch waits as a whole before it is read: the listing it waited for failed,
+                // or could not start, or a client's listing was learned meanwhile.
                 let reason = format!(
-                    "tool '{}' is not among the tools the proxy knows, and its own listing of them failed",
+                    "tool '{}' is not among the tools the proxy knows, and the proxy could not list them again for this batch",
                     call.tool
                 );
                 return self.unchecked(call, reason, out);

@@ -142,10 +142,13 @@ impl Gate {
         }
     }
 
-    /// Why a message of `more` bytes may not wait for the own listing, if it may not.
+    /// Why a message of `more` bytes may not wait for the own listing, if it may not (one may
+    /// always wait, whatever its size: the transport bounds that).
     fn waiting_full(&self, more: usize) -> Option<String> {
         let bytes = self.waiting.iter().map(Waiting::text_len).sum::<usize>();
-        (self.waiting.len() >= MAX_WAITING || bytes + more > MAX_WAITING_BYTES).then(|| {
+        let full = self.waiting.len() >= MAX_WAITING
+            || (!self.waiting.is_empty() && bytes + more > MAX_WAITING_BYTES);
+        full.then(|| {
             format!(
                 "{} calls ({bytes} bytes) already wait for the proxy's listing of the tools (at most {MAX_WAITING}, {MAX_WAITING_BYTES} bytes)",
                 self.waiting.len()

@@ -1443,3 +1443,33 @@ fn a_result_a_client_could_read_otherwise_is_not_passed_as_checked() {
         }
     }
 }
+
+/// A batch calling a tool no listing named waits as a whole for the proxy's own listing, and is
+/// then decided call by call.
+#[test]
+fn a_batch_calling_an_unknown_tool_waits_for_the_own_listing() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([]));
+    let waits = session.client(json!([
+        call(json!(1), "serch", json!({"query": "rust"})),
+        call(json!(2), "search", json!({"query": "rust"})),
+    ]));
+    assert!(waits.to_client.is_empty());
+    assert_eq!(waits.to_server.len(), 1);
+    assert_eq!(waits.to_server[0]["method"], "tools/list");
+    let own = waits.to_server[0]["id"].clone();
+    let released =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(
+        released.to_server,
+        [json!([call(json!(2), "search", json!({"query": "rust"}))])]
+    );
+    let answered = session.server(json!([{"jsonrpc": "2.0", "id": 2, "result": {"content": [], "structuredContent": {"total": 1}}}]));
+    assert_eq!(
+        answered.to_client,
+        [json!([
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "unknown tool 'serch' (did you mean 'search'?)"}},
+            {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "structuredContent": {"total": 1}}}
+        ])]
+    );
+}
