@@ -11,7 +11,7 @@ use toolschema_http::flags::GuardArgs;
 use toolschema_mcp::proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
 use toolschema_mcp::proxy::{
     self, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, PinMode, Pins, ProxyConfig,
-    ToolPolicy, UnknownArguments,
+    ToolPolicy, UnknownArguments, Unlisted,
 };
 use toolschema_mcp::ServerCommand;
 
@@ -120,8 +120,15 @@ pub struct ProxyArgs {
     #[arg(long = "deny", value_name = "GLOB")]
     deny: Vec<String>,
 
-    /// Refuse calls to tools the server has not listed (by default the server answers them).
-    #[arg(long)]
+    /// A call to a tool the server has not listed (the proxy lists the tools itself first, in
+    /// case a listing it saw was short): refuse (an error with a did-you-mean; it never reaches
+    /// the server) or forward (unchecked, with a warning: for servers with tools they do not
+    /// list).
+    #[arg(long, value_enum, default_value_t = UnlistedArg::Refuse)]
+    unlisted: UnlistedArg,
+
+    /// The same as --unlisted refuse, now the default (kept for existing command lines).
+    #[arg(long, conflicts_with = "unlisted")]
     deny_unlisted: bool,
 
     /// Append one JSON line per tools/call to FILE: time, tool, verdict, messages, duration,
@@ -167,6 +174,12 @@ enum UnknownArgumentsArg {
 enum PinModeArg {
     Warn,
     Enforce,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum UnlistedArg {
+    Refuse,
+    Forward,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -299,7 +312,11 @@ fn gate_config(args: &ProxyArgs) -> GateConfig {
             deny: args.deny.iter().map(Glob::new).collect(),
             holder: None,
         },
-        deny_unlisted: args.deny_unlisted,
+        // --deny-unlisted is --unlisted refuse (clap keeps the two from meeting).
+        unlisted: match (args.deny_unlisted, args.unlisted) {
+            (true, _) | (false, UnlistedArg::Refuse) => Unlisted::Refuse,
+            (false, UnlistedArg::Forward) => Unlisted::Forward,
+        },
         ..GateConfig::default()
     }
 }

@@ -436,26 +436,41 @@ fn allow_lets_only_matching_tools_through() {
     assert_eq!(proxy.recv()["result"]["content"][0]["text"], "echo: ok");
 }
 
+/// A call to a tool the client's listing did not name waits for the proxy's own listing, and is
+/// refused when that does not name it either (by default, and with the older `--deny-unlisted`),
+/// or forwarded with `--unlisted forward`.
 #[test]
-fn unknown_tools_are_forwarded_unless_unlisted_tools_are_denied() {
-    let setup = setup();
-    let mut proxy = start(&setup, &[], &[]);
+fn unknown_tools_are_refused_after_the_proxys_own_listing_unless_forwarded() {
+    for flags in [&[][..], &["--deny-unlisted"], &["--unlisted", "refuse"]] {
+        let setup = setup();
+        let mut proxy = start(&setup, flags, &[]);
+        proxy.send(&list(1));
+        proxy.recv_reply();
+        proxy.send(&call(2, "serch", json!({"query": "rust"})));
+        assert_eq!(
+            proxy.recv(),
+            rpc_error(2, -32602, "unknown tool 'serch' (did you mean 'search'?)"),
+            "{flags:?}"
+        );
+        // Refused at once from then on: the proxy lists once per listing of the client's.
+        proxy.send(&call(3, "serch", json!({})));
+        assert_eq!(proxy.recv()["error"]["code"], -32602);
+        assert_eq!(
+            received_ids(&setup),
+            [json!(0), json!(1), json!("toolschema-proxy-1")]
+        );
+    }
+
+    let setup = self::setup();
+    let mut proxy = start(&setup, &["--unlisted", "forward"], &[]);
     proxy.send(&list(1));
     proxy.recv_reply();
     proxy.send(&call(2, "serch", json!({"query": "rust"})));
     assert_eq!(proxy.recv(), rpc_error(2, -32602, "Unknown tool: serch"));
-    drop(proxy);
-
-    let setup = self::setup();
-    let mut proxy = start(&setup, &["--deny-unlisted"], &[]);
-    proxy.send(&list(1));
-    proxy.recv_reply();
-    proxy.send(&call(2, "serch", json!({"query": "rust"})));
     assert_eq!(
-        proxy.recv(),
-        rpc_error(2, -32602, "unknown tool 'serch' (did you mean 'search'?)")
+        received_ids(&setup),
+        [json!(0), json!(1), json!("toolschema-proxy-1"), json!(2)]
     );
-    assert_eq!(received_ids(&setup), [json!(0), json!(1)]);
 }
 
 #[test]
@@ -515,7 +530,7 @@ fn the_audit_log_has_one_line_per_call() {
             json!({"id": 5, "tool": "search", "verdict": "forwarded", "messages": ["field 'total' must be an integer (got a string)"], "isError": false, "input_check": "passed", "output_check": "failed", "arguments": {"query": "bad-output"}}),
             json!({"id": 6, "tool": "search", "verdict": "forwarded", "messages": [], "isError": true, "input_check": "passed", "output_check": "skipped", "arguments": {"query": "tool-error"}}),
             json!({"id": 7, "tool": "echo", "verdict": "forwarded", "messages": [], "isError": false, "input_check": "passed", "output_check": "no_schema", "arguments": {"message": "hi"}}),
-            json!({"id": 8, "tool": "nosuch", "verdict": "forwarded", "messages": [], "isError": null, "input_check": "unlisted", "output_check": "skipped", "error": "Unknown tool: nosuch", "arguments": {}}),
+            json!({"id": 8, "tool": "nosuch", "verdict": "denied", "messages": ["unknown tool 'nosuch'"], "isError": null, "input_check": null, "output_check": null, "arguments": {}}),
         ]
     );
 }

@@ -381,7 +381,15 @@ fn ids_are_matched_by_value_and_answered_as_the_client_wrote_them() {
     let audit_arg = audit.display().to_string();
     let mut proxy = start(
         &setup,
-        &["--output-check", "enforce", "--audit", &audit_arg],
+        // `slow` and `crash` are built into the scripted server, which does not list them.
+        &[
+            "--output-check",
+            "enforce",
+            "--audit",
+            &audit_arg,
+            "--unlisted",
+            "forward",
+        ],
         &script,
     );
     // Node reads 3.0 as 3 and answers with 3: the check, the audit and the id still hold.
@@ -490,7 +498,8 @@ fn a_huge_call_with_thousands_of_unknown_arguments_is_answered_and_the_session_g
 fn a_server_that_exits_while_a_child_holds_its_stdout_is_noticed() {
     let setup = setup();
     let script = json!({"tools": [tool("count", 3)], "hold_stdout": true}).to_string();
-    let mut proxy = start(&setup, &[], &script);
+    // `slow` and `crash` are built into the scripted server, which does not list them.
+    let mut proxy = start(&setup, &["--unlisted", "forward"], &script);
     let holder: u32 = proxy
         .first_stderr_line()
         .strip_prefix("scripted-server: holder ")
@@ -783,9 +792,13 @@ fn a_tool_listed_twice_with_different_schemas_is_refused_not_guessed() {
 fn ids_a_javascript_server_reads_alike_are_not_in_flight_together() {
     let setup = setup();
     let script = json!({"tools": [tool("delete_rows", 10)]}).to_string();
-    let mut proxy = start(&setup, &[], &script);
+    // `slow` is built into the scripted server, which does not list it.
+    let mut proxy = start(&setup, &["--unlisted", "forward"], &script);
     proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     reply(&mut proxy);
+    // The first call to it waits for the proxy's own listing; the next go on at once.
+    proxy.send(&call("first", "slow", json!({"ms": 1})));
+    assert_eq!(reply(&mut proxy)["id"], "first");
     // Both read as 18446744073709552000 in JavaScript: the server's answers to them would carry
     // the same id, and the call's result could be taken for the listing.
     proxy.send(r#"{"jsonrpc":"2.0","id":18446744073709552000,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#);
@@ -1006,4 +1019,117 @@ fn deep_calls_through_long_chains_of_subschemas_are_answered_and_longer_chains_r
     proxy.send(&call(4, "count", json!({"n": 3})));
     assert!(reply(&mut proxy).get("result").is_some());
     assert_eq!(setup.called(), [json!(4)], "{:?}", setup.verdicts());
+}
+
+/// The command that starts interop/folding-server.mjs (it reads the members of `params` as Go's
+/// encoding/json does, and lists one tool a page: `delete_rows`, then `echo`), recording into
+/// `record`.
+fn folding_server(record: &std::path::Path) -> Vec<String> {
+    vec![
+        common::node(),
+        common::require("interop/folding-server.mjs")
+            .display()
+            .to_string(),
+        "--record".into(),
+        record.display().to_string(),
+    ]
+}
+
+/// What the client sends in the folding test: a listing asking for page 2 the way a folding
+/// server reads it (the proxy would read a first page), then an invalid call to the tool of
+/// page 1 (`limit` over its maximum, a table outside `tmp_`).
+const FOLDED_LISTING: &str =
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"Cursor":"1"}}"#;
+const CALL_OF_PAGE_1: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"delete_rows","arguments":{"table":"users","limit":1000}}}"#;
+
+/// The answers a client gets in the folding test, whatever the transport.
+fn assert_folded_listing_refused_and_call_checked(listing: &Value, call: &Value) {
+    assert_eq!(
+        listing,
+        &json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "params holds 'Cursor', which a server that reads names without regard to case would take for 'cursor' in place of the one checked; it was not forwarded"}})
+    );
+    assert_eq!(call["id"], 2);
+    assert_eq!(call["result"]["isError"], true, "{call}");
+}
+
+/// Nothing of the two reached the folding server: no listing with `Cursor`, no call.
+fn assert_folding_server_got_neither(record: &std::path::Path) {
+    let received = recorded_lines(record);
+    assert!(
+        received
+            .iter()
+            .all(|line| !line.contains("Cursor") && !line.contains("tools/call")),
+        "the folding server received: {received:#?}"
+    );
+}
+
+/// A server that reads `params` without regard to case, behind the proxy over stdio with default
+/// settings: the client's `{"Cursor": "1"}` listing is refused, and a call with invalid
+/// arguments to a tool of the page it would have hidden never reaches the server.
+#[test]
+fn a_listing_a_folding_server_reads_otherwise_never_lets_a_call_through_over_stdio() {
+    let setup = setup();
+    let mut proxy = Session::proxy(&[], &folding_server(&setup.record));
+    proxy.initialize();
+    proxy.send(FOLDED_LISTING);
+    let listing = reply(&mut proxy);
+    proxy.send(CALL_OF_PAGE_1);
+    let call = reply(&mut proxy);
+    assert_folding_server_got_neither(&setup.record);
+    assert_folded_listing_refused_and_call_checked(&listing, &call);
+    assert_eq!(
+        text_of(&call),
+        "argument 'table' must match the pattern ^tmp_\nargument 'limit' value must be <= 10 (got 1000)"
+    );
+}
+
+/// The same over HTTP (`--listen`, the folding server started per session).
+#[test]
+fn a_listing_a_folding_server_reads_otherwise_never_lets_a_call_through_over_http() {
+    let setup = setup();
+    let mut args = vec!["--".to_string()];
+    args.extend(folding_server(&setup.record));
+    let proxy = common::http::Listening::start(&args);
+    let session = common::http::initialize(&proxy.url, &[]);
+    let listing = common::http::post(&proxy.url, &session, &[], FOLDED_LISTING).json();
+    let call = common::http::post(&proxy.url, &session, &[], CALL_OF_PAGE_1).json();
+    assert_folding_server_got_neither(&setup.record);
+    assert_folded_listing_refused_and_call_checked(&listing, &call);
+    proxy.stop();
+}
+
+/// A tool the server answers but does not list (the scripted server's built-in `crash`) is not
+/// called through the proxy by default: the proxy lists the tools itself, does not find it, and
+/// refuses the call; the server never gets it (and lives on). `--unlisted forward` lets it
+/// through.
+#[test]
+fn a_tool_the_server_does_not_list_is_refused_by_default() {
+    let setup = setup();
+    let script = json!({"tools": [tool("count", 3)]}).to_string();
+    let mut proxy = start(&setup, &[], &script);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    reply(&mut proxy);
+    proxy.send(&call(2, "crash", json!({})));
+    assert_eq!(
+        reply(&mut proxy),
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "unknown tool 'crash'"}})
+    );
+    proxy.send(&call(3, "count", json!({"n": 1})));
+    assert_eq!(text_of(&reply(&mut proxy)), "called count");
+    let received = recorded_lines(&setup.record);
+    assert!(
+        received.iter().all(|line| !line.contains("crash")),
+        "{received:#?}"
+    );
+
+    let setup = self::setup();
+    let mut proxy = start(&setup, &["--unlisted", "forward"], &script);
+    proxy.send(&call(2, "crash", json!({})));
+    assert_eq!(reply(&mut proxy)["error"]["code"], -32000);
+    let (status, stderr) = proxy.wait();
+    assert_eq!(status.code(), Some(3));
+    assert!(
+        stderr.contains("calls to tool 'crash', which the server does not list, are forwarded unchecked (--unlisted forward)"),
+        "{stderr}"
+    );
 }

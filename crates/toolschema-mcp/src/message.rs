@@ -287,27 +287,124 @@ pub fn lone_surrogates_in_structured_content(text: &str, result: Range<usize>) -
             .is_some_and(|at| core_json::has_lone_surrogate(&text[at]))
 }
 
-/// A member that a server matching names without regard to case (Go's `encoding/json`) would
-/// read as one of `names` though it is not (`"Name"` for `name`), with the name it stands for.
-pub fn case_variant(
+/// A member among `members` that a server may read otherwise than the proxy reads one of
+/// `names`, with the name it stands for: a spelling that a server matching names without regard
+/// to case (Go's `encoding/json`) takes for it (`"Name"` for `name`), or the member given a second
+/// time (servers differ on which counts: the first, the last, or both merged, as Go does into a
+/// map), named as sent.
+pub fn misread_member(
     members: &[core_json::Member],
     names: &[&'static str],
 ) -> Option<(String, &'static str)> {
-    members.iter().find_map(|m| {
+    members.iter().enumerate().find_map(|(at, m)| {
         names
             .iter()
-            .find(|wanted| toolschema::text::folds_alike(&m.key, wanted))
+            .find(|wanted| {
+                toolschema::text::folds_alike(&m.key, wanted)
+                    || (m.key == **wanted && members[..at].iter().any(|e| e.key == m.key))
+            })
             .map(|wanted| (m.key.clone(), *wanted))
     })
 }
 
-/// What the proxy needs of a `tools/call` request: the tool's name and the arguments.
+/// Why a member `variant` standing for `meant` ([`misread_member`]) is not passed on, in words,
+/// as the `reader` (a server, a client) of the message may read it.
+pub fn misread_in_words(variant: &str, meant: &str, reader: &str) -> String {
+    if variant == meant {
+        format!("'{meant}' twice, which {reader}s read differently (the first, the last, or both merged)")
+    } else {
+        format!("'{variant}', which a {reader} that reads names without regard to case would take for '{meant}'")
+    }
+}
+
+/// The members of a message's `params` that the proxy reads (or that name what a server acts on
+/// where the proxy reads that: a call's tool and arguments), by method. `_meta` is read in every
+/// message, and `META_READ` within it.
+fn params_read(method: &str) -> &'static [&'static str] {
+    match method {
+        "tools/call" => &["name", "arguments", "_meta"],
+        "tools/list" => &["cursor", "_meta"],
+        "initialize" => &["protocolVersion", "capabilities", "clientInfo", "_meta"],
+        "notifications/cancelled" => &["requestId", "_meta"],
+        "notifications/progress" => &["progressToken", "_meta"],
+        "prompts/get" => &["name", "_meta"],
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => &["uri", "_meta"],
+        "tasks/get" | "tasks/update" | "tasks/cancel" => &["taskId", "_meta"],
+        _ => &["_meta"],
+    }
+}
+
+/// The members of `params._meta` the proxy reads.
+const META_READ: &[&str] = &[
+    "progressToken",
+    META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+];
+
+/// A member of a message's `params` (or of `params._meta`) that a server may read otherwise than
+/// the proxy reads one: a spelling that a server matching names without regard to case (Go's
+/// `encoding/json`: last one wins, `ſ` is `s`, the Kelvin sign `k`) takes for it, though it is
+/// not spelled so (`{"Cursor": "p8"}` is a request for page 8 there, and a first page to a reader
+/// that takes names as written), or the member given twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misread {
+    /// `params` or `params._meta`.
+    pub within: &'static str,
+    /// The member as sent (`"Cursor"`; the member itself when it is given twice).
+    pub variant: String,
+    /// The member it stands for (`"cursor"`).
+    pub meant: &'static str,
+}
+
+impl fmt::Display for Misread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = misread_in_words(&self.variant, self.meant, "server");
+        let instead = if self.variant == self.meant {
+            ""
+        } else {
+            " in place of the one checked"
+        };
+        write!(
+            f,
+            "{} holds {what}{instead}; it was not forwarded",
+            self.within
+        )
+    }
+}
+
+/// The one home of reading a client message's `params` safely: the first member a server
+/// matching names without regard to case would read otherwise than the proxy does, if any.
+/// Every member the proxy reads of `params` is in `params_read` (and `META_READ`), and a
+/// message this finds something in is never forwarded, so the readers of single members
+/// ([`tool_call`], [`member_at`], [`meta_member`]) see every member a server would see.
+pub fn params_case_variant(text: &str, message: &Message) -> Option<Misread> {
+    let method = match &message.kind {
+        Kind::Request { method, .. } | Kind::Notification { method } => method,
+        _ => return None,
+    };
+    let params = message.params.clone()?;
+    let members = core_json::object_members(text, params).ok()??;
+    if let Some((variant, meant)) = misread_member(&members, params_read(method)) {
+        return Some(Misread {
+            within: "params",
+            variant,
+            meant,
+        });
+    }
+    let meta = member(&members, "_meta")?;
+    let meta = core_json::object_members(text, meta).ok()??;
+    misread_member(&meta, META_READ).map(|(variant, meant)| Misread {
+        within: "params._meta",
+        variant,
+        meant,
+    })
+}
+
+/// What the proxy needs of a `tools/call` request: the tool's name and the arguments (a
+/// message whose `params` a server could read otherwise is refused before:
+/// [`params_case_variant`]).
 #[derive(Debug, Default, PartialEq)]
 pub struct ToolCall {
-    /// A member of `params` that a server matching names without regard to case (Go's
-    /// `encoding/json`) would read as `name` or `arguments` in place of the one checked
-    /// (`"Name"`, `"argumentſ"`), with the member it stands for.
-    pub case_variant: Option<(String, &'static str)>,
     /// `params.name`, when it is a string.
     pub name: Option<String>,
     /// `params.arguments`, as sent (`None` when absent), or why it could not be read.
@@ -338,9 +435,7 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
         .clone()
         .is_some_and(|at| core_json::has_lone_surrogate(&text[at]));
     let arguments = arguments_at.map(|at| parse_at(text, at));
-    let case_variant = case_variant(&members, &["name", "arguments"]);
     ToolCall {
-        case_variant,
         name,
         arguments,
         lone_surrogates,

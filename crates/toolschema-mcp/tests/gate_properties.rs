@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use toolschema::json::{parse_with, DuplicateKeys};
 use toolschema_mcp::message::{self, Kind, Read, RequestId};
-use toolschema_mcp::proxy::{Action, Gate, GateConfig, UnknownArguments};
+use toolschema_mcp::proxy::{Action, Gate, GateConfig, UnknownArguments, Unlisted};
 
 /// What the simulated server does with one tools/list request.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -465,12 +465,12 @@ proptest! {
         page_size in 1usize..4,
         batches_allowed in any::<bool>(),
         reject_unknown in any::<bool>(),
-        deny_unlisted in any::<bool>(),
+        forward_unlisted in any::<bool>(),
         steps in proptest::collection::vec(step(), 1..40),
     ) {
         let config = GateConfig {
             unknown_arguments: if reject_unknown { UnknownArguments::Reject } else { UnknownArguments::Allow },
-            deny_unlisted,
+            unlisted: if forward_unlisted { Unlisted::Forward } else { Unlisted::Refuse },
             audit: true,
             ..GateConfig::default()
         };

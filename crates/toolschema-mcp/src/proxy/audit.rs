@@ -14,7 +14,8 @@ pub enum Verdict {
     Forwarded,
     /// Arguments broke the tool's `inputSchema`; answered by the proxy.
     Rejected,
-    /// Refused by `--allow`/`--deny` or `--deny-unlisted`; answered by the proxy.
+    /// Refused by `--allow`/`--deny`, or a call to a tool the server does not list (even to the
+    /// proxy's own listing); answered by the proxy.
     Denied,
     /// The proxy could not learn the tool's schema, so it could not check the call; answered by
     /// the proxy.
@@ -55,7 +56,8 @@ pub enum InputVerdict {
     /// The tool's schema could not be learned (refused, or forwarded with `--on-unchecked
     /// forward` or `--input-check warn`).
     Unchecked,
-    /// The server has not listed the tool (it answers the call itself).
+    /// The server does not list the tool, even to the proxy's own listing; forwarded unchecked
+    /// with `--unlisted forward` or `--input-check warn`.
     Unlisted,
 }
 

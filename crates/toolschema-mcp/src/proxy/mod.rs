@@ -103,6 +103,17 @@ pub enum OnUnchecked {
     Forward,
 }
 
+/// What the proxy does with a call to a tool the server has not listed, neither in a listing
+/// that passed through nor in one the proxy made itself when the call came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unlisted {
+    /// Answer it with an error naming the closest listed tool; it never reaches the server.
+    #[default]
+    Refuse,
+    /// Forward it unchecked (for servers with tools they do not list), with a warning.
+    Forward,
+}
+
 /// The proxy's settings.
 #[derive(Debug, Clone)]
 pub struct ProxyConfig {

@@ -147,6 +147,11 @@ impl ToolRegistry {
         self.tools.keys().map(String::as_str)
     }
 
+    /// Whether a tool of this name is listed.
+    pub fn knows(&self, name: &str) -> bool {
+        self.tools.contains_key(name)
+    }
+
     /// How many tools are listed.
     pub fn len(&self) -> usize {
         self.tools.len()

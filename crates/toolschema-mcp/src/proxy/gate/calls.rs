@@ -9,7 +9,7 @@ use super::{excerpt, input_of, report, Action, Gate, Pending, PendingKind, Route
 use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
 use crate::proxy::registry::{Lookup, OutputSchema};
-use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 use rmcp::model::ErrorCode;
 use serde_json::{Map, Value};
 use std::time::Instant;
@@ -43,6 +43,11 @@ pub(super) struct AdmittedCall {
 }
 
 impl AdmittedCall {
+    /// The size of the call as sent.
+    pub(super) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// The call as a request that never reached the server.
     pub(super) fn into_pending(self, audit_arguments: bool) -> Pending {
         Pending {
@@ -70,6 +75,14 @@ pub(super) enum Waiting {
 }
 
 impl Waiting {
+    /// The size of what waits, as sent.
+    pub(super) fn text_len(&self) -> usize {
+        match self {
+            Waiting::Call(call) => call.text_len(),
+            Waiting::Batch(text) => text.len(),
+        }
+    }
+
     /// Whether this is a call with id `key`.
     pub(super) fn has_id(&self, key: &IdKey) -> bool {
         matches!(self, Waiting::Call(call) if call.id.key() == key)
@@ -116,15 +129,8 @@ impl Gate {
             return;
         };
         let id = id.clone();
+        // A case variant of its name or arguments was refused before (`client_one`).
         let read = message::tool_call(&text, &message);
-        if let Some((variant, meant)) = &read.case_variant {
-            let why = format!(
-                "params holds '{variant}', which a server that reads names without regard to case would take for '{meant}' in place of the one checked; it was not forwarded"
-            );
-            report(&format!("refused a tools/call: {why}"));
-            let reply = error_line(Some(&id), ErrorCode::INVALID_PARAMS, &why, None);
-            return self.reply(route, reply, out);
-        }
         // Without a name there is nothing to check against, and a server may still make one
         // of what it got (JavaScript reads `["delete"]` as "delete"): refused, not forwarded.
         let Some(tool) = read.name else {
@@ -176,9 +182,12 @@ impl Gate {
     /// Check a call against the tools as known now (listing them first if need be), and
     /// forward it or answer it.
     pub(super) fn admit(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
-        if self.server_gone.is_some() {
-            // Answered with the error every request gets once the server is gone.
-            return self.forward(call, InputVerdict::Unchecked, Vec::new(), out);
+        if let Some(gone) = self.server_gone.clone() {
+            // Answered with the error every request gets once the server is gone, and audited
+            // as what it is: never sent.
+            let pending = call.into_pending(self.config.audit_arguments);
+            let reply = self.unanswerable(&pending, &gone.message, &gone.data, out);
+            return self.reply(pending.route, reply, out);
         }
         if self.config.input_check == InputCheck::Off {
             return self.forward(call, InputVerdict::Off, Vec::new(), out);
@@ -190,14 +199,7 @@ impl Gate {
                 let reason = "the server's tools changed while the batch was read".to_string();
                 return self.unchecked(call, reason, out);
             }
-            // Waiting before the listing starts, so the proxy's own ids avoid the call's.
-            self.waiting.push_back(super::Waiting::Call(Box::new(call)));
-            if let Err(reason) = self.listing_for_call(now, out) {
-                if let Some(super::Waiting::Call(call)) = self.waiting.pop_back() {
-                    self.unchecked(*call, reason, out);
-                }
-            }
-            return;
+            return self.wait_for_listing(call, now, out);
         }
         let mut call = call;
         if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
@@ -245,18 +247,55 @@ impl Gate {
                 }
                 self.unchecked(call, reason, out)
             }
-            Decision::Unlisted if self.config.deny_unlisted => {
-                let mut reason = format!("unknown tool '{}'", call.tool);
-                if let Some(suggestion) =
-                    toolschema::suggest::closest(&call.tool, self.registry.names())
-                {
-                    reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
-                }
-                let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
-                self.refuse(call, answer, Verdict::Denied, None, out)
-            }
-            Decision::Unlisted => self.forward(call, InputVerdict::Unlisted, Vec::new(), out),
+            Decision::Unlisted => self.unlisted(call, now, out),
         }
+    }
+
+    /// A call to a tool the proxy does not know. Until the proxy's own listing says the server
+    /// does not list it, the call waits for one (the tools a client's listings taught may be
+    /// short of the server's: a server may read a listing's request otherwise than the proxy).
+    /// The proxy lists again only when a client's listing was learned since its last own one,
+    /// so calls to names nothing lists never make it list over and over. Then the call is
+    /// refused with a did-you-mean, or forwarded with `--unlisted forward` (or `--input-check
+    /// warn`) and a warning.
+    fn unlisted(&mut self, call: AdmittedCall, now: Instant, out: &mut Vec<Action>) {
+        if !self.own_listing_holds {
+            if call.route != Route::Direct {
+                // A batch waits as a whole before it is read: the listing it waited for failed,
+                // or could not start, or a client's listing was learned meanwhile.
+                let reason = format!(
+                    "tool '{}' is not among the tools the proxy knows, and the proxy could not list them again for this batch",
+                    call.tool
+                );
+                return self.unchecked(call, reason, out);
+            }
+            return self.wait_for_listing(call, now, out);
+        }
+        if self.config.unlisted == Unlisted::Forward || self.config.input_check == InputCheck::Warn
+        {
+            let why = format!(
+                "the server does not list tool '{}'; the call was forwarded unchecked",
+                call.tool
+            );
+            let flag = match self.config.unlisted {
+                Unlisted::Forward => "--unlisted forward",
+                Unlisted::Refuse => "--input-check warn",
+            };
+            let key = format!("unlisted tool '{}'", call.tool);
+            self.report_once_as(key, || {
+                format!(
+                    "calls to tool '{}', which the server does not list, are forwarded unchecked ({flag})",
+                    call.tool
+                )
+            });
+            return self.forward(call, InputVerdict::Unlisted, vec![why], out);
+        }
+        let mut reason = format!("unknown tool '{}'", call.tool);
+        if let Some(suggestion) = toolschema::suggest::closest(&call.tool, self.registry.names()) {
+            reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
+        }
+        let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
+        self.refuse(call, answer, Verdict::Denied, None, out)
     }
 
     /// What the registry says of the call.
@@ -572,8 +611,25 @@ impl Gate {
         let is_error = result
             .as_ref()
             .map(|r| r.get("isError").and_then(Value::as_bool).unwrap_or(false));
+        // A member a client may read otherwise than the proxy checks it (`StructuredContent`
+        // beside `structuredContent`, `IsError` beside `isError`, to a client matching names
+        // without regard to case; either given twice): the check would not be of what it reads.
+        let misread = message
+            .result
+            .as_ref()
+            .filter(|_| has_schema && mode != OutputCheck::Off)
+            .and_then(|at| toolschema::json::object_members(&text, at.clone()).ok()?)
+            .and_then(|members| {
+                message::misread_member(&members, &["structuredContent", "isError"])
+            });
         let mut messages = Vec::new();
-        let verdict = if error.is_some() || is_error == Some(true) {
+        let verdict = if let Some((variant, meant)) = misread {
+            messages = vec![format!(
+                "the result holds {}",
+                message::misread_in_words(&variant, meant, "client")
+            )];
+            OutputVerdict::Unchecked
+        } else if error.is_some() || is_error == Some(true) {
             OutputVerdict::Skipped
         } else if mode == OutputCheck::Off {
             OutputVerdict::Off

@@ -8,7 +8,7 @@
 //! repeats) fails the waiting calls closed, and the next call that needs the tools after a
 //! growing pause lists again.
 
-use super::calls::Waiting;
+use super::calls::{AdmittedCall, Waiting};
 use super::{report, Action, Gate};
 use crate::message::{self, result_line, IdKey, Message, Read, RequestId};
 use crate::proxy::registry::{Next, Page};
@@ -19,6 +19,12 @@ use std::time::{Duration, Instant};
 
 /// The longest pause between two own listings after failures in a row.
 const MAX_RETRY: Duration = Duration::from_secs(60);
+
+/// Calls (and batches) kept waiting for the own listing at most, and their bytes: past either, a
+/// call that would wait is decided as one that cannot be checked, so that a client cannot make
+/// the proxy hold what it sends without bound while the server is slow to list.
+pub(super) const MAX_WAITING: usize = 1024;
+pub(super) const MAX_WAITING_BYTES: usize = 16 * 1024 * 1024;
 
 /// Past this many bytes of the client's listing pages waiting to be learned, they are learned
 /// at once: memory stays bounded by one listing.
@@ -115,8 +121,43 @@ impl Gate {
         Ok(())
     }
 
+    /// A call that needs the tools waits for the proxy's own listing (started now if none is
+    /// under way); it is decided as a call that cannot be checked when the last listing failed
+    /// and the pause is not over, or when too much waits already.
+    pub(super) fn wait_for_listing(
+        &mut self,
+        call: AdmittedCall,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        if let Some(reason) = self.waiting_full(call.text_len()) {
+            return self.unchecked(call, reason, out);
+        }
+        // Waiting before the listing starts, so the proxy's own ids avoid the call's.
+        self.waiting.push_back(Waiting::Call(Box::new(call)));
+        if let Err(reason) = self.listing_for_call(now, out) {
+            if let Some(Waiting::Call(call)) = self.waiting.pop_back() {
+                self.unchecked(*call, reason, out);
+            }
+        }
+    }
+
+    /// Why a message of `more` bytes may not wait for the own listing, if it may not (one may
+    /// always wait, whatever its size: the transport bounds that).
+    fn waiting_full(&self, more: usize) -> Option<String> {
+        let bytes = self.waiting.iter().map(Waiting::text_len).sum::<usize>();
+        let full = self.waiting.len() >= MAX_WAITING
+            || (!self.waiting.is_empty() && bytes + more > MAX_WAITING_BYTES);
+        full.then(|| {
+            format!(
+                "{} calls ({bytes} bytes) already wait for the proxy's listing of the tools (at most {MAX_WAITING}, {MAX_WAITING_BYTES} bytes)",
+                self.waiting.len()
+            )
+        })
+    }
+
     /// A batch from the client: whether it must wait for a listing (it holds a call, and the
-    /// tools are not known).
+    /// tools are not known, or it calls a tool not known since the proxy's own listing).
     pub(super) fn batch_waits_for_listing(
         &mut self,
         text: &str,
@@ -134,7 +175,27 @@ impl Gate {
                 Ok(Message { kind: message::Kind::Request { ref method, .. }, .. }) if method == "tools/call"
             )
         });
-        holds_call && !self.registry.is_current() && self.listing_for_call(now, out).is_ok()
+        let needs_listing = !self.registry.is_current()
+            || (!self.own_listing_holds && self.batch_calls_unknown_tool(text, elements));
+        holds_call
+            && needs_listing
+            && self.waiting_full(text.len()).is_none()
+            && self.listing_for_call(now, out).is_ok()
+    }
+
+    /// Whether a batch holds a call to a tool the proxy does not know (which the proxy lists
+    /// the tools again for, before it decides that the server does not list it).
+    fn batch_calls_unknown_tool(&self, text: &str, elements: &[Range<usize>]) -> bool {
+        elements.iter().any(|range| {
+            let Ok(message) = message::read_object(text, range.clone()) else {
+                return false;
+            };
+            let is_call = matches!(&message.kind, message::Kind::Request { method, .. } if method == "tools/call");
+            is_call
+                && message::tool_call(text, &message)
+                    .name
+                    .is_some_and(|name| !self.registry.knows(&name))
+        })
     }
 
     /// Ask the server for one page of tools; returns the request's id and the registry's
@@ -209,6 +270,7 @@ impl Gate {
         let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
         self.check_pins(tools_of(&result), Some(&own), out);
         let (warnings, completed) = self.registry.learn_page(tools_of(&result), page);
+        self.own_listing_holds |= completed;
         self.learned(warnings, completed);
         let Some(next) = next else {
             self.listing = Listing::Idle {
@@ -350,6 +412,10 @@ impl Gate {
 
     /// Learn the pages of the client's listings that arrived since the last time.
     pub(super) fn learn_listed_pages(&mut self) {
+        if !self.unlearned.is_empty() {
+            // The server may have read the client's request otherwise than the proxy did.
+            self.own_listing_holds = false;
+        }
         for page in std::mem::take(&mut self.unlearned) {
             let Ok(response) = message::parse(&page.text) else {
                 continue;

@@ -26,7 +26,7 @@ use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
 use super::overrides::ToolOverrides;
 use super::policy::ToolPolicy;
 use super::registry::ToolRegistry;
-use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments};
+use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 use crate::message::{
     self, batch_line, error_line, read, read_object, text_of, IdKey, Kind, Message, Read, RequestId,
 };
@@ -76,8 +76,9 @@ pub struct GateConfig {
     pub overrides: ToolOverrides,
     /// The pins the listed tools must match.
     pub pins: Option<Pins>,
-    /// Refuse calls to tools the server has not listed (by default the server answers them).
-    pub deny_unlisted: bool,
+    /// What becomes of a call to a tool the server has not listed, even to the proxy's own
+    /// listing made for it.
+    pub unlisted: Unlisted,
     /// Produce an audit record for every `tools/call`.
     pub audit: bool,
     /// Keep each call's arguments in its audit record.
@@ -101,7 +102,7 @@ impl Default for GateConfig {
             policy: ToolPolicy::default(),
             overrides: ToolOverrides::default(),
             pins: None,
-            deny_unlisted: false,
+            unlisted: Unlisted::Refuse,
             audit: false,
             audit_arguments: false,
             max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
@@ -190,6 +191,11 @@ pub struct Gate {
     unlearned: Vec<UnlearnedPage>,
     /// The proxy's own listing.
     listing: Listing,
+    /// Whether the tools known were learned from a complete listing of the proxy's own, with no
+    /// page of a client's listing learned since. Only then is a call to a tool not among them
+    /// known to be unlisted: a client's listing may be read otherwise by the server than by the
+    /// proxy (a cursor it takes for another), and must never make the proxy check less.
+    own_listing_holds: bool,
     /// Calls (and batches holding calls) waiting for the proxy's own listing, in order.
     waiting: VecDeque<Waiting>,
     /// The proxy's own request ids: the counter, and ids given up on whose answers may still
@@ -217,6 +223,7 @@ impl Gate {
     pub fn new(config: GateConfig) -> Gate {
         Gate {
             listing: Listing::new(config.listing_retry),
+            own_listing_holds: false,
             config,
             pending: HashMap::new(),
             registry: ToolRegistry::default(),
@@ -292,11 +299,13 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) {
-        if let Some((variant, meant)) = envelope_case_variant(&text) {
+        if let Some((variant, meant)) = envelope_misread(&text) {
             // A server that reads names without regard to case (Go's encoding/json) would
-            // take it for the member checked here: not forwarded.
+            // take it for the member checked here, or a server may read another of the two
+            // given: not forwarded.
             let why = format!(
-                "the message holds '{variant}', which a server that reads names without regard to case would take for '{meant}'; it was not forwarded"
+                "the message holds {}; it was not forwarded",
+                message::misread_in_words(&variant, meant, "server")
             );
             report(&format!("refused a message from the client: {why}"));
             let id = match &message.kind {
@@ -308,6 +317,20 @@ impl Gate {
             if let Some(id) = id {
                 let reply = error_line(Some(&id), ErrorCode::INVALID_REQUEST, &why, None);
                 self.reply(route, reply, out);
+            }
+            return;
+        }
+        if let Some(misread) = message::params_case_variant(&text, &message) {
+            // What the proxy read of it is not what such a server would: not forwarded.
+            let why = misread.to_string();
+            match &message.kind {
+                Kind::Request { id, method } => {
+                    report(&format!("refused a {method} request: {why}"));
+                    let reply = error_line(Some(id), ErrorCode::INVALID_PARAMS, &why, None);
+                    self.reply(route, reply, out);
+                }
+                // A notification gets no answer.
+                _ => report(&format!("dropped a notification from the client: {why}")),
             }
             return;
         }
@@ -953,12 +976,12 @@ fn read_line(line: Vec<u8>, side: &str) -> Option<(String, Read)> {
     }
 }
 
-/// A member of a message that a server matching names without regard to case would read as
-/// one of JSON-RPC's own (`"Method"` beside or instead of `"method"`), with the member it stands
-/// for.
-fn envelope_case_variant(text: &str) -> Option<(String, &'static str)> {
+/// A member of a message that a server may read otherwise than the proxy reads one of
+/// JSON-RPC's own: `"Method"` beside or instead of `"method"` (to a server matching names without
+/// regard to case), or `"params"` given twice ([`message::misread_member`]).
+fn envelope_misread(text: &str) -> Option<(String, &'static str)> {
     let members = toolschema::json::object_members(text, 0..text.len()).ok()??;
-    message::case_variant(&members, &["jsonrpc", "id", "method", "params"])
+    message::misread_member(&members, &["jsonrpc", "id", "method", "params"])
 }
 
 /// Why a request whose id one in flight has is refused.

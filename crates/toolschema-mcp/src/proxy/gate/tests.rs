@@ -1088,3 +1088,388 @@ fn undeclared_case_variants_of_nested_declared_names_are_refused() {
         );
     }
 }
+
+/// What a server that reads names without regard to case (Go's `encoding/json`: last one wins,
+/// `ſ` is `s`, the Kelvin sign is `k`) would read otherwise than the proxy, in any member of
+/// `params` the proxy reads: refused with -32602 (a notification: dropped), never forwarded.
+#[test]
+fn params_a_server_could_read_otherwise_are_refused_in_every_request() {
+    let mut session = Session::new(GateConfig::default());
+    session.listed(json!([search_tool()]));
+    let meta_revision = "io.modelcontextprotocol/protocolVersion";
+    for (method, params, within, variant, meant) in [
+        (
+            "tools/list",
+            json!({"Cursor": "p8"}),
+            "params",
+            "Cursor",
+            "cursor",
+        ),
+        (
+            "tools/list",
+            json!({"cursor": null, "CURSOR": "p8"}),
+            "params",
+            "CURSOR",
+            "cursor",
+        ),
+        (
+            "tools/list",
+            json!({"curſor": "p8"}),
+            "params",
+            "curſor",
+            "cursor",
+        ),
+        (
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "ProtocolVersion": "2025-03-26"}),
+            "params",
+            "ProtocolVersion",
+            "protocolVersion",
+        ),
+        (
+            "initialize",
+            json!({"Capabilities": {}}),
+            "params",
+            "Capabilities",
+            "capabilities",
+        ),
+        (
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "rust"}, "_Meta": {"progressToken": 1}}),
+            "params",
+            "_Meta",
+            "_meta",
+        ),
+        (
+            "tools/call",
+            json!({"name": "search", "arguments": {"query": "rust"}, "_meta": {"progressto\u{212A}en": 1}}),
+            "params._meta",
+            "progressto\u{212A}en",
+            "progressToken",
+        ),
+        (
+            "tools/list",
+            json!({"_meta": {"IO.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            "params._meta",
+            "IO.modelcontextprotocol/protocolVersion",
+            meta_revision,
+        ),
+        (
+            "prompts/get",
+            json!({"name": "p", "NAME": "q"}),
+            "params",
+            "NAME",
+            "name",
+        ),
+    ] {
+        let sent =
+            session.client(json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": params}));
+        assert!(sent.to_server.is_empty(), "{method} {params}");
+        assert_eq!(
+            sent.to_client,
+            [
+                json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32602, "message": format!(
+                    "{within} holds '{variant}', which a server that reads names without regard to case would take for '{meant}' in place of the one checked; it was not forwarded"
+                )}})
+            ],
+            "{method} {params}"
+        );
+    }
+    // A cancellation naming another request than the one the proxy read: dropped, unanswered.
+    for params in [
+        json!({"requestId": 3, "RequestId": "toolschema-proxy-1"}),
+        json!({"requestıd": 3, "requestID": 4}),
+    ] {
+        let sent = session.client(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params}),
+        );
+        assert!(sent.nothing(), "{params}");
+    }
+    // Names spelled as read pass, and so do members the proxy does not read.
+    let sent = session.client(json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list", "params": {"cursor": null, "Limit": 3, "_meta": {"Trace": 1}}}));
+    assert_eq!(sent.to_server.len(), 1);
+    let sent = session.client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10, "Reason": "x"}}));
+    assert_eq!(sent.to_server.len(), 1);
+}
+
+/// A client's listing that the server answered with fewer tools than it has (it read the
+/// request otherwise, or it hides some) never makes a call pass unchecked: the call waits for
+/// the proxy's own listing and is checked against it; a tool that listing does not name either
+/// is refused with a did-you-mean. Calls to unknown names relist only once per client listing.
+#[test]
+fn a_tool_no_listing_named_is_looked_up_in_the_proxys_own_listing() {
+    let mut session = Session::new(audited());
+    let echo = json!({"name": "echo", "inputSchema": {"type": "object", "properties": {"message": {"type": "string"}}}});
+    // The client's first page, as the server read the request: page 2 alone, and the last.
+    session.listed(json!([echo.clone()]));
+    let waiting = session.client(call(json!(1), "search", json!({"query": "x"})));
+    assert!(waiting.to_client.is_empty());
+    assert_eq!(
+        waiting.to_server,
+        [json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "method": "tools/list"})]
+    );
+    let listed = session.server(json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": [search_tool(), echo]}}));
+    assert!(listed.to_server.is_empty());
+    assert_eq!(
+        listed.to_client,
+        [tool_error(
+            json!(1),
+            "argument 'query' string length must be >= 3 (got 1)"
+        )]
+    );
+    // Not listed to the proxy either: refused at once, as often as it is called.
+    for id in 2..5 {
+        let refused = session.client(call(json!(id), "serch", json!({"query": "rust"})));
+        assert!(refused.to_server.is_empty());
+        assert_eq!(
+            refused.to_client,
+            [
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "unknown tool 'serch' (did you mean 'search'?)"}})
+            ]
+        );
+        assert_eq!(refused.audit[0].verdict, Verdict::Denied);
+    }
+    // A client's listing learned since: the next unknown name is looked up once more.
+    session.listed(json!([]));
+    let waiting = session.client(call(json!(5), "serch", json!({})));
+    assert_eq!(waiting.to_server[0]["method"], "tools/list");
+    let own = waiting.to_server[0]["id"].clone();
+    let done =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(done.to_client[0]["error"]["code"], -32602);
+    let valid = session.client(call(json!(6), "search", json!({"query": "rust"})));
+    assert_eq!(valid.to_server.len(), 1);
+}
+
+/// `--unlisted forward`: a tool that the proxy's own listing does not name either is forwarded
+/// unchecked, and its audit line says so; a listed tool is still checked.
+#[test]
+fn unlisted_forward_lets_calls_to_hidden_tools_through_after_the_own_listing() {
+    let mut session = Session::new(GateConfig {
+        unlisted: Unlisted::Forward,
+        ..audited()
+    });
+    session.listed(json!([]));
+    let waiting = session.client(call(json!(1), "hidden", json!({"x": 1})));
+    assert_eq!(waiting.to_server[0]["method"], "tools/list");
+    let own = waiting.to_server[0]["id"].clone();
+    let released =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(
+        released.to_server,
+        [call(json!(1), "hidden", json!({"x": 1}))]
+    );
+    let answered = session.server(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    assert_eq!(answered.audit[0].input_check, Some(InputVerdict::Unlisted));
+    assert_eq!(
+        answered.audit[0].messages,
+        ["the server does not list tool 'hidden'; the call was forwarded unchecked"]
+    );
+    let invalid = session.client(call(json!(2), "search", json!({"query": "x"})));
+    assert!(invalid.to_server.is_empty());
+}
+
+/// A member the proxy reads, given twice: servers differ on which counts (the first, the last,
+/// or both merged, as Go's `encoding/json` merges into a map or a struct), so whichever the proxy
+/// checked, a server may run the other. Refused, never forwarded.
+#[test]
+fn members_the_proxy_reads_given_twice_are_refused() {
+    let mut session = Session::new(GateConfig::default());
+    let wipe = json!({"name": "wipe", "inputSchema": {"type": "object", "properties": {"table": {"type": "string"}}, "additionalProperties": false}});
+    session.listed(json!([wipe]));
+    let twice = |what: &str| {
+        format!("{what} twice, which servers read differently (the first, the last, or both merged); it was not forwarded")
+    };
+    // The last params checked, the first (with an argument the schema forbids) run.
+    let sent = session.client_text(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"wipe","arguments":{"drop":true}},"params":{"name":"wipe"}}"#,
+    );
+    assert!(sent.to_server.is_empty());
+    assert_eq!(
+        sent.to_client,
+        [
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": format!("the message holds {}", twice("'params'"))}})
+        ]
+    );
+    for (id, params, within, member) in [
+        // Merged into a map by Go: {"drop": true, "table": "t"}.
+        (
+            2,
+            r#"{"name":"wipe","arguments":{"drop":true},"arguments":{"table":"t"}}"#,
+            "params",
+            "arguments",
+        ),
+        (
+            3,
+            r#"{"name":"drop","name":"wipe","arguments":{}}"#,
+            "params",
+            "name",
+        ),
+        (
+            4,
+            r#"{"name":"wipe","arguments":{},"_meta":{"progressToken":1,"progressToken":2}}"#,
+            "params._meta",
+            "progressToken",
+        ),
+    ] {
+        let sent = session.client_text(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{params}}}"#
+        ));
+        assert!(sent.to_server.is_empty(), "{params}");
+        assert_eq!(
+            sent.to_client,
+            [
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": format!("{within} holds {}", twice(&format!("'{member}'")))}})
+            ]
+        );
+    }
+    let sent = session.client_text(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{"cursor":"a","cursor":"b"}}"#,
+    );
+    assert!(sent.to_server.is_empty());
+    assert_eq!(sent.to_client[0]["error"]["code"], -32602);
+    // Members the proxy does not read may repeat: the server's business.
+    let sent = session.client_text(
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"wipe","arguments":{"table":"t"},"x":1,"x":2}}"#,
+    );
+    assert_eq!(sent.to_server.len(), 1);
+}
+
+/// A call that arrives once the server is gone never reaches it, and its audit line says so
+/// (not "forwarded").
+#[test]
+fn a_call_after_the_server_is_gone_is_not_audited_as_forwarded() {
+    let mut session = Session::new(audited());
+    session.listed(json!([search_tool()]));
+    let mut out = Vec::new();
+    session
+        .gate
+        .server_gone("the MCP server exited", json!({}), session.now, &mut out);
+    let later = session.client(call(json!(1), "search", json!({"query": "rust"})));
+    assert!(later.to_server.is_empty());
+    assert_eq!(
+        later.to_client[0]["error"]["message"],
+        "the MCP server exited"
+    );
+    assert_eq!(later.audit.len(), 1);
+    assert_eq!(later.audit[0].verdict, Verdict::UncheckedRefused);
+    assert_eq!(
+        later.audit[0].error.as_deref(),
+        Some("the MCP server exited")
+    );
+}
+
+/// While the server is slow to answer the proxy's own listing, the calls that wait for it are
+/// bounded in count (and bytes): past the bound a call is refused as one that cannot be checked,
+/// and the calls already waiting are decided once the listing comes.
+#[test]
+fn the_calls_waiting_for_the_own_listing_are_bounded() {
+    let mut session = Session::new(audited());
+    let first = session.client(call(json!(0), "search", json!({"query": "rust"})));
+    let own = first.to_server[0]["id"].clone();
+    for id in 1..listing::MAX_WAITING {
+        let waits = session.client(call(json!(id), "search", json!({"query": "rust"})));
+        assert!(waits.nothing(), "call {id}");
+    }
+    let over = session.client(call(json!("over"), "search", json!({"query": "rust"})));
+    assert!(over.to_server.is_empty());
+    assert_eq!(
+        over.to_client,
+        [tool_error(
+            json!("over"),
+            &format!(
+                "the proxy could not learn this tool's schema: {} calls ({} bytes) already wait for the proxy's listing of the tools (at most {}, {} bytes)",
+                listing::MAX_WAITING,
+                (0..listing::MAX_WAITING)
+                    .map(|id| call(json!(id), "search", json!({"query": "rust"})).to_string().len())
+                    .sum::<usize>(),
+                listing::MAX_WAITING,
+                listing::MAX_WAITING_BYTES
+            )
+        )]
+    );
+    assert_eq!(over.audit[0].verdict, Verdict::UncheckedRefused);
+    let released =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(released.to_server.len(), listing::MAX_WAITING);
+}
+
+/// A result a client may read otherwise than the proxy checks it (a member folding like
+/// `structuredContent` or `isError`, or one given twice) is not checked as if it were read
+/// alike: withheld with --output-check enforce, reported and audited as unchecked with warn.
+#[test]
+fn a_result_a_client_could_read_otherwise_is_not_passed_as_checked() {
+    for (mode, withheld) in [(OutputCheck::Enforce, true), (OutputCheck::Warn, false)] {
+        let mut session = Session::new(GateConfig {
+            output_check: mode,
+            ..audited()
+        });
+        session.listed(json!([search_tool()]));
+        for (id, result, what) in [
+            (
+                1,
+                r#"{"content":[],"structuredContent":{"total":1},"StructuredContent":{"total":"many"}}"#,
+                "'StructuredContent', which a client that reads names without regard to case would take for 'structuredContent'",
+            ),
+            (
+                2,
+                r#"{"content":[],"isError":true,"IsError":false,"structuredContent":{"total":"many"}}"#,
+                "'IsError', which a client that reads names without regard to case would take for 'isError'",
+            ),
+            (
+                3,
+                r#"{"content":[],"structuredContent":{"total":"many"},"structuredContent":{"total":1}}"#,
+                "'structuredContent' twice, which clients read differently (the first, the last, or both merged)",
+            ),
+        ] {
+            session.client(call(json!(id), "search", json!({"query": "rust"})));
+            let answered = session.server_text(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#
+            ));
+            let why = format!("the result holds {what}");
+            assert_eq!(answered.audit[0].output_check, Some(OutputVerdict::Unchecked));
+            assert_eq!(answered.audit[0].messages, std::slice::from_ref(&why));
+            if withheld {
+                assert_eq!(
+                    answered.to_client,
+                    [tool_error(
+                        json!(id),
+                        &format!("the result of tool 'search' could not be checked and was withheld: {why}")
+                    )]
+                );
+            } else {
+                assert_eq!(answered.client_lines[0], format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#));
+            }
+        }
+    }
+}
+
+/// A batch calling a tool no listing named waits as a whole for the proxy's own listing, and is
+/// then decided call by call.
+#[test]
+fn a_batch_calling_an_unknown_tool_waits_for_the_own_listing() {
+    let mut session = Session::initialized(GateConfig::default(), "2025-03-26");
+    session.listed(json!([]));
+    let waits = session.client(json!([
+        call(json!(1), "serch", json!({"query": "rust"})),
+        call(json!(2), "search", json!({"query": "rust"})),
+    ]));
+    assert!(waits.to_client.is_empty());
+    assert_eq!(waits.to_server.len(), 1);
+    assert_eq!(waits.to_server[0]["method"], "tools/list");
+    let own = waits.to_server[0]["id"].clone();
+    let released =
+        session.server(json!({"jsonrpc": "2.0", "id": own, "result": {"tools": [search_tool()]}}));
+    assert_eq!(
+        released.to_server,
+        [json!([call(json!(2), "search", json!({"query": "rust"}))])]
+    );
+    let answered = session.server(json!([{"jsonrpc": "2.0", "id": 2, "result": {"content": [], "structuredContent": {"total": 1}}}]));
+    assert_eq!(
+        answered.to_client,
+        [json!([
+            {"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "unknown tool 'serch' (did you mean 'search'?)"}},
+            {"jsonrpc": "2.0", "id": 2, "result": {"content": [], "structuredContent": {"total": 1}}}
+        ])]
+    );
+}
