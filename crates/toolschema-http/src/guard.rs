@@ -456,9 +456,14 @@ impl Guard {
         }
     }
 
-    /// Record that `principal` opened session `id` with `permit`.
-    pub fn session_opened(&self, id: &str, principal: &Principal, permit: SessionPermit) {
-        self.registry.opened(id, principal, permit);
+    /// Record that `principal` opened session `id`: with the `permit` it held while the session
+    /// was being opened, for a server that learns the id only afterwards (the session is then
+    /// theirs in the registry); without, for a session the session layer created while the
+    /// permit was in scope ([`SessionRegistry::opening`]), which is theirs already.
+    pub fn session_opened(&self, id: &str, principal: &Principal, permit: Option<SessionPermit>) {
+        if let Some(permit) = permit {
+            self.registry.opened(id, permit);
+        }
         tracing::info!(
             client = principal.name(),
             auth = principal.method().as_str(),
