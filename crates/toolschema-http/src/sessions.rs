@@ -258,4 +258,58 @@ mod tests {
         registry.ended("s1");
         assert_eq!(limiter.open_for(&alice), 0);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any number of clients opening sessions at once from threads, each the way the
+        /// servers do (a permit, then the session recorded with it): no client holds more than
+        /// the limit, every client gets as many as the limit allows, and every session is its
+        /// opener's and no one else's.
+        #[test]
+        fn simultaneous_opens_keep_the_limit_and_their_owners(
+            openers in proptest::collection::vec(0..4usize, 1..24),
+            limit in 1..5usize,
+            via_scope in proptest::bool::ANY,
+        ) {
+            let limiter = SessionLimiter::new(limit);
+            let registry = SessionRegistry::new();
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(openers.len()));
+            let threads: Vec<_> = openers
+                .iter()
+                .enumerate()
+                .map(|(n, &who)| {
+                    let (limiter, registry, barrier) = (limiter.clone(), registry.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        let principal = client(&format!("client-{who}"));
+                        barrier.wait();
+                        let permit = limiter.acquire(&principal).ok()?;
+                        let id = format!("s-{n}");
+                        if via_scope {
+                            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                            runtime.block_on(SessionRegistry::opening(permit, async { registry.created(&id) }));
+                        } else {
+                            registry.opened(&id, permit);
+                        }
+                        Some((who, id))
+                    })
+                })
+                .collect();
+            let opened: Vec<(usize, String)> =
+                threads.into_iter().filter_map(|t| t.join().unwrap()).collect();
+            for who in 0..4 {
+                let wanted = openers.iter().filter(|&&w| w == who).count();
+                let got = opened.iter().filter(|(w, _)| *w == who).count();
+                proptest::prop_assert_eq!(got, wanted.min(limit));
+                proptest::prop_assert_eq!(limiter.open_for(&client(&format!("client-{who}"))), got);
+            }
+            for (owner, id) in &opened {
+                for who in 0..4 {
+                    let allowed = registry.check_owner(id, &client(&format!("client-{who}"))).is_ok();
+                    proptest::prop_assert_eq!(allowed, who == *owner);
+                }
+            }
+            proptest::prop_assert_eq!(registry.len(), opened.len());
+        }
+    }
 }
