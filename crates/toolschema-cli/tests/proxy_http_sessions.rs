@@ -23,7 +23,9 @@ const TOKENS: [(&str, &str); 3] = [
 
 /// The predictable-id upstream, each `initialize` answered `delay_ms` after its session exists.
 fn upstream(delay_ms: u64, record: &Path) -> HttpServer {
-    let script = require("interop/session-upstream.mjs").display().to_string();
+    let script = require("interop/session-upstream.mjs")
+        .display()
+        .to_string();
     HttpServer::start(
         &node(),
         &[
@@ -141,7 +143,12 @@ fn check_concurrent_initializes(
     let total: usize = opened.values().map(Vec::len).sum();
     prop_assert_eq!(total, room.min(max), "opened {:?}", opened);
     for (client, ids) in &opened {
-        prop_assert!(ids.len() <= per_token, "{} opened {:?}", TOKENS[*client].0, ids);
+        prop_assert!(
+            ids.len() <= per_token,
+            "{} opened {:?}",
+            TOKENS[*client].0,
+            ids
+        );
     }
     let ids: BTreeSet<&String> = opened.values().flatten().collect();
     prop_assert_eq!(ids.len(), total, "two clients were given one session");
@@ -155,7 +162,14 @@ fn check_concurrent_initializes(
                     prop_assert_eq!(&served["session"], &json!(id));
                     prop_assert_eq!(&served["client"], &json!(TOKENS[*owner].0));
                 } else {
-                    prop_assert_eq!(status, 404, "{} was served in {}'s session {}", TOKENS[other].0, TOKENS[*owner].0, id);
+                    prop_assert_eq!(
+                        status,
+                        404,
+                        "{} was served in {}'s session {}",
+                        TOKENS[other].0,
+                        TOKENS[*owner].0,
+                        id
+                    );
                 }
             }
         }
@@ -282,7 +296,10 @@ fn a_session_id_claimed_before_it_exists_is_never_handed_to_the_claimer() {
         assert_eq!(reply.status, 200, "after a claim by {how}: {reply:?}");
         assert_eq!(reply.header("mcp-session-id"), Some(id.as_str()));
         let (status, served) = whoami(url, &id, alice);
-        assert_eq!((status, served), (200, Some(json!({"session": id, "client": "alice"}))));
+        assert_eq!(
+            (status, served),
+            (200, Some(json!({"session": id, "client": "alice"})))
+        );
         assert_eq!(whoami(url, &id, mallory).0, 404, "after a claim by {how}");
     }
     // A claim racing the initialize: sent while the upstream holds its answer, so it may reach
@@ -292,7 +309,9 @@ fn a_session_id_claimed_before_it_exists_is_never_handed_to_the_claimer() {
         move || initialize(&url, alice)
     });
     let claimed = http::eventually(std::time::Duration::from_secs(20), || {
-        recorded_for(&record, "s-4").iter().any(|e| e["created"] == "s-4")
+        recorded_for(&record, "s-4")
+            .iter()
+            .any(|e| e["created"] == "s-4")
     });
     assert!(claimed, "the upstream never saw the initialize");
     let (status, _) = whoami(url, "s-4", mallory);
@@ -334,9 +353,19 @@ fn a_standard_header_sent_twice_is_refused_before_the_upstream() {
     let cases: [(&str, &str, &str, &str); 5] = [
         ("Mcp-Name", "whoami", "mcp-name", "other"),
         ("Mcp-Method", "tools/call", "MCP-METHOD", "tools/list"),
-        ("MCP-Protocol-Version", "2026-07-28", "mcp-protocol-version", "2025-11-25"),
+        (
+            "MCP-Protocol-Version",
+            "2026-07-28",
+            "mcp-protocol-version",
+            "2025-11-25",
+        ),
         ("Mcp-Session-Id", &id, "mcp-session-id", "s-99"),
-        ("Authorization", &auth, "AUTHORIZATION", "Bearer bob-token-0123456789abcdefgh"),
+        (
+            "Authorization",
+            &auth,
+            "AUTHORIZATION",
+            "Bearer bob-token-0123456789abcdefgh",
+        ),
     ];
     for (first, first_value, second, second_value) in cases {
         let mut headers = vec![
