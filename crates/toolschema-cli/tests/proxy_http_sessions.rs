@@ -154,7 +154,7 @@ fn check_concurrent_initializes(
     prop_assert_eq!(ids.len(), total, "two clients were given one session");
     for (owner, ids) in &opened {
         for id in ids {
-            for other in 0..TOKENS.len() {
+            for (other, (other_name, _)) in TOKENS.iter().enumerate() {
                 let (status, served) = whoami(url, id, other);
                 if other == *owner {
                     prop_assert_eq!(status, 200);
@@ -166,7 +166,7 @@ fn check_concurrent_initializes(
                         status,
                         404,
                         "{} was served in {}'s session {}",
-                        TOKENS[other].0,
+                        other_name,
                         TOKENS[*owner].0,
                         id
                     );
