@@ -392,3 +392,47 @@ fn a_standard_header_sent_twice_is_refused_before_the_upstream() {
     assert_eq!(after, before, "a refused request reached the upstream");
     proxy.stop();
 }
+
+/// A client that goes away while its `initialize` waits for the upstream: the session is
+/// closed (ended at the upstream) and its places in `--max-sessions` and
+/// `--max-sessions-per-token` are given back, so the next client can open one.
+#[test]
+fn an_initialize_its_client_abandons_gives_its_places_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = upstream(1500, &record);
+    let proxy = proxy(
+        dir.path(),
+        &upstream,
+        &["--max-sessions", "1", "--max-sessions-per-token", "1"],
+    );
+    for n in 1..=2 {
+        let auth = bearer(0);
+        let stream = http::open(
+            "POST",
+            &proxy.url,
+            &[("authorization", auth.as_str())],
+            &initialize_body(0),
+        );
+        let created = format!("s-{n}");
+        assert!(http::eventually(std::time::Duration::from_secs(20), || {
+            recorded_for(&record, &created)
+                .iter()
+                .any(|e| e["created"] == created.as_str())
+        }));
+        drop(stream);
+        // The abandoned session is ended at the upstream once its answer comes.
+        assert!(
+            http::eventually(std::time::Duration::from_secs(20), || {
+                recorded_for(&record, &created)
+                    .iter()
+                    .any(|e| e["http"] == "DELETE")
+            }),
+            "session {created} was never ended at the upstream"
+        );
+    }
+    let reply = initialize(&proxy.url, 0);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.header("mcp-session-id"), Some("s-3"));
+    proxy.stop();
+}

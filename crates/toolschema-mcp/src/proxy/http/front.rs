@@ -87,7 +87,7 @@ pub(crate) struct Front {
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     lanes: Mutex<HashMap<String, Arc<Session>>>,
     /// Sessions being opened, counted against `--max-sessions` ([`Reservation`]).
-    opening: Mutex<usize>,
+    opening: Arc<Mutex<usize>>,
     counter: AtomicU64,
 }
 
@@ -135,7 +135,7 @@ impl Front {
             audit,
             sessions: Mutex::new(HashMap::new()),
             lanes: Mutex::new(HashMap::new()),
-            opening: Mutex::new(0),
+            opening: Arc::default(),
             counter: AtomicU64::new(0),
         }
     }
@@ -316,7 +316,9 @@ impl Front {
             session: Arc::downgrade(session),
             key: key.clone(),
             id,
-            answered: false,
+            // An initialize is never cancelled (MCP): one its client gave up on runs to its
+            // end, so that the session it opens can be ended ([`Opening`]).
+            answered: initialize,
             timeout: Some(Box::pin(tokio::time::sleep(self.config.request_timeout))),
             timeout_seconds: self.config.request_timeout.as_secs(),
         };
@@ -399,7 +401,7 @@ impl Front {
     /// and the session is its opener's.
     fn opened(
         &self,
-        mut opening: Opening<'_>,
+        mut opening: Opening,
         principal: &Principal,
         answer: &Answer,
     ) -> Option<Refused> {
@@ -594,7 +596,7 @@ impl Front {
     /// Open a session for an `initialize`: its places in `--max-sessions-per-token` and
     /// `--max-sessions` are taken before its server starts, and held until it is registered
     /// ([`Front::opened`]) or given up.
-    async fn open_session(&self, principal: &Principal) -> Result<Opening<'_>, Refused> {
+    async fn open_session(&self, principal: &Principal) -> Result<Opening, Refused> {
         let permit = self.guard.open_session(principal)?;
         let reservation = self.reserve()?;
         let sent_at = self.upstream.as_ref().map_or(0, |upstream| upstream.tick());
@@ -623,8 +625,9 @@ impl Front {
         Ok(Opening {
             session,
             permit: Some(permit),
-            _reservation: reservation,
+            reservation: Some(reservation),
             sent_at,
+            timeout: self.config.request_timeout,
         })
     }
 
@@ -677,7 +680,7 @@ impl Front {
     /// Count one more session against `--max-sessions`, or refuse it. The place is held until
     /// the [`Reservation`] is dropped, which is after the session is registered (then counted
     /// as open), or when it is given up.
-    fn reserve(&self) -> Result<Reservation<'_>, Refused> {
+    fn reserve(&self) -> Result<Reservation, Refused> {
         let mut opening = lock(&self.opening);
         let open = lock(&self.sessions).len() + lock(&self.lanes).len() + *opening;
         if open >= self.config.max_sessions {
@@ -695,7 +698,7 @@ impl Front {
         }
         *opening += 1;
         Ok(Reservation {
-            opening: &self.opening,
+            opening: self.opening.clone(),
         })
     }
 
@@ -836,33 +839,47 @@ impl Front {
 
 /// A place counted against `--max-sessions` for a session not registered yet; given back when
 /// dropped.
-struct Reservation<'a> {
-    opening: &'a Mutex<usize>,
+struct Reservation {
+    opening: Arc<Mutex<usize>>,
 }
 
-impl Drop for Reservation<'_> {
+impl Drop for Reservation {
     fn drop(&mut self) {
-        let mut opening = lock(self.opening);
+        let mut opening = lock(&self.opening);
         *opening = opening.saturating_sub(1);
     }
 }
 
 /// A session being opened by `initialize`, with its places in both counts. Dropped before it
 /// was registered (its `initialize` failed, or its client went away), the session is closed
-/// and the places are given back.
-struct Opening<'a> {
+/// once what it has under way with the upstream is done (so that the upstream's session, whose
+/// id comes with the answer, is ended too), and only then are its places given back.
+struct Opening {
     session: Arc<Session>,
     /// Its client's place in `--max-sessions-per-token`; taken when the session is registered.
     permit: Option<SessionPermit>,
-    _reservation: Reservation<'a>,
+    reservation: Option<Reservation>,
     /// The upstream's clock before the `initialize` was sent ([`Upstream::tick`]).
     sent_at: u64,
+    /// How long the `initialize` may take (`--request-timeout`).
+    timeout: Duration,
 }
 
-impl Drop for Opening<'_> {
+impl Drop for Opening {
     fn drop(&mut self) {
-        if self.permit.is_some() {
-            close_soon(self.session.clone());
+        let Some(permit) = self.permit.take() else {
+            return;
+        };
+        let (session, reservation, timeout) =
+            (self.session.clone(), self.reservation.take(), self.timeout);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Backend::Upstream(link) = session.backend() {
+                    link.settle(timeout).await;
+                }
+                session.close().await;
+                drop((permit, reservation));
+            });
         }
     }
 }

@@ -226,6 +226,16 @@ impl UpstreamLink {
         open_standalone(self.state.clone(), Arc::downgrade(session), headers).await
     }
 
+    /// Wait until no request of this link is under way with the upstream, at most `limit`: a
+    /// session given up while its `initialize` is under way is ended once the upstream has
+    /// given its id.
+    pub async fn settle(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !lock(&self.state.tasks).is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// Forget the upstream's session id, so that closing the link does not end a session that
     /// is another's too.
     pub fn forget_session_id(&self) {
