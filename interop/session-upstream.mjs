@@ -9,7 +9,8 @@
 // `--init-delay-ms` holds each `initialize` answer that long after the session exists (a slow
 // upstream: concurrent initializes overlap). Tool `whoami` answers with the session the call
 // was served in and the `clientInfo.name` its initialize gave. With `--record`, every request
-// is recorded as one JSON line: method, session id, status, JSON-RPC method.
+// is recorded as one JSON line: method, session id, status, JSON-RPC method, and the standard
+// headers Mcp-Method and Mcp-Name it came with.
 
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -69,7 +70,9 @@ function handle(req, res, body) {
     record({ http: req.method, session: sid ?? null, status: 404, method: method ?? null });
     return json(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
   }
-  record({ http: req.method, session: sid, status: 200, method: method ?? null });
+  const standard = {};
+  for (const name of ["mcp-method", "mcp-name"]) if (req.headers[name] !== undefined) standard[name] = req.headers[name];
+  record({ http: req.method, session: sid, status: 200, method: method ?? null, headers: standard });
   if (req.method === "DELETE") {
     sessions.delete(sid);
     res.writeHead(200);

@@ -406,33 +406,72 @@ fn an_initialize_its_client_abandons_gives_its_places_back() {
         &upstream,
         &["--max-sessions", "1", "--max-sessions-per-token", "1"],
     );
-    for n in 1..=2 {
-        let auth = bearer(0);
-        let stream = http::open(
-            "POST",
-            &proxy.url,
-            &[("authorization", auth.as_str())],
-            &initialize_body(0),
-        );
-        let created = format!("s-{n}");
-        assert!(http::eventually(std::time::Duration::from_secs(20), || {
-            recorded_for(&record, &created)
+    let auth = bearer(0);
+    let stream = http::open(
+        "POST",
+        &proxy.url,
+        &[("authorization", auth.as_str())],
+        &initialize_body(0),
+    );
+    assert!(http::eventually(std::time::Duration::from_secs(20), || {
+        recorded_for(&record, "s-1")
+            .iter()
+            .any(|e| e["created"] == "s-1")
+    }));
+    drop(stream);
+    // The abandoned session is ended at the upstream once its answer comes.
+    assert!(
+        http::eventually(std::time::Duration::from_secs(20), || {
+            recorded_for(&record, "s-1")
                 .iter()
-                .any(|e| e["created"] == created.as_str())
-        }));
-        drop(stream);
-        // The abandoned session is ended at the upstream once its answer comes.
-        assert!(
-            http::eventually(std::time::Duration::from_secs(20), || {
-                recorded_for(&record, &created)
-                    .iter()
-                    .any(|e| e["http"] == "DELETE")
-            }),
-            "session {created} was never ended at the upstream"
-        );
-    }
-    let reply = initialize(&proxy.url, 0);
+                .any(|e| e["http"] == "DELETE")
+        }),
+        "the abandoned session was never ended at the upstream"
+    );
+    // Then its places are given back: the next initialize opens a session.
+    let mut last = None;
+    let opened = http::eventually(std::time::Duration::from_secs(20), || {
+        let reply = initialize(&proxy.url, 0);
+        let ok = reply.status == 200;
+        last = Some(reply);
+        ok
+    });
+    assert!(opened, "{last:?}");
+    assert_eq!(last.unwrap().header("mcp-session-id"), Some("s-2"));
+    proxy.stop();
+}
+
+/// The standard headers the upstream gets say what the message is, whatever the client sent:
+/// a 2025-11-25 call with `Mcp-Method`/`Mcp-Name` of another method and tool reaches the
+/// upstream without them (that revision has none), so an intermediary that routes or
+/// authorizes by header never sees something other than what the proxy checked.
+#[test]
+fn the_upstream_never_gets_standard_headers_that_disagree_with_the_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = upstream(0, &record);
+    let proxy = proxy(dir.path(), &upstream, &[]);
+    let auth = bearer(0);
+    let id = initialize(&proxy.url, 0)
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let reply = http::post(
+        &proxy.url,
+        &id,
+        &[
+            ("authorization", auth.as_str()),
+            ("Mcp-Method", "tools/list"),
+            ("Mcp-Name", "delete_everything"),
+        ],
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#,
+    );
     assert_eq!(reply.status, 200, "{reply:?}");
-    assert_eq!(reply.header("mcp-session-id"), Some("s-3"));
+    let calls: Vec<Value> = recorded_for(&record, &id)
+        .into_iter()
+        .filter(|e| e["method"] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0]["headers"], json!({}), "{calls:?}");
     proxy.stop();
 }

@@ -641,6 +641,12 @@ fn build(
         headers.insert(name.clone(), value.clone());
     }
     headers.remove("mcp-session-id");
+    // The standard headers say what the message is: set from the message below, never taken
+    // from the client, whose own were compared with its body only where its revision defines
+    // them and only when the method names something.
+    for name in wire::DERIVED_HEADERS {
+        headers.remove(*name);
+    }
     if let (Some(id), false) = (session_id, state.stateless) {
         if let Ok(value) = HeaderValue::from_str(id) {
             headers.insert("mcp-session-id", value);
