@@ -150,19 +150,25 @@ async fn guarded(
     }
     parts.extensions.insert(principal.clone());
     let request = Request::from_parts(parts, Full::new(body_read));
-    let response = match tower_service::Service::call(&mut service, request).await {
+    let call = tower_service::Service::call(&mut service, request);
+    let opens = permit.is_some();
+    // The session rmcp creates for an initialize is its client's from its creation (the
+    // permit is in scope when rmcp creates it); no session created, the permit is given back.
+    let response = match permit {
+        Some(permit) => SessionRegistry::opening(permit, call).await,
+        None => call.await,
+    };
+    let response = match response {
         Ok(response) => response,
         Err(never) => match never {},
     };
-    if let Some(permit) = permit {
-        // No session id: no session was opened (an error, or a stateless exchange), and the
-        // permit is given back here.
+    if opens {
         if let Some(id) = response
             .headers()
             .get(HEADER_SESSION_ID)
             .and_then(|v| v.to_str().ok())
         {
-            guard.session_opened(id, &principal, permit);
+            guard.session_opened(id, &principal, None);
         }
     }
     Ok(response)

@@ -285,6 +285,7 @@ impl Guard {
     }
 
     async fn admit_inner(&self, parts: &http::request::Parts) -> Result<Principal, Refusal> {
+        check_single_headers(&parts.headers)?;
         self.origins.check(&parts.headers)?;
         let head_bytes = parts.uri.to_string().len()
             + parts
@@ -455,9 +456,14 @@ impl Guard {
         }
     }
 
-    /// Record that `principal` opened session `id` with `permit`.
-    pub fn session_opened(&self, id: &str, principal: &Principal, permit: SessionPermit) {
-        self.registry.opened(id, principal, permit);
+    /// Record that `principal` opened session `id`: with the `permit` it held while the session
+    /// was being opened, for a server that learns the id only afterwards (the session is then
+    /// theirs in the registry); without, for a session the session layer created while the
+    /// permit was in scope ([`SessionRegistry::opening`]), which is theirs already.
+    pub fn session_opened(&self, id: &str, principal: &Principal, permit: Option<SessionPermit>) {
+        if let Some(permit) = permit {
+            self.registry.opened(id, permit);
+        }
         tracing::info!(
             client = principal.name(),
             auth = principal.method().as_str(),
@@ -638,6 +644,43 @@ async fn resource_server(config: &OAuthConfig) -> Result<ResourceServer, StartEr
     ))
 }
 
+/// Headers a request may carry at most once: those whose one value the guard, the server or
+/// the proxy reads and compares (a second one could say something else to whoever reads it),
+/// and every MCP header (`Mcp-Session-Id`, `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+/// `Mcp-Param-*`, any `Mcp-` name: all single-valued).
+pub const SINGLE_HEADERS: &[&str] = &[
+    "host",
+    "authorization",
+    "content-type",
+    "content-length",
+    "origin",
+    "last-event-id",
+];
+
+/// Whether a request may carry header `name` (any case) at most once: see [`SINGLE_HEADERS`].
+pub fn is_single_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("mcp-") || SINGLE_HEADERS.contains(&lower.as_str())
+}
+
+/// Refuse (400) a request that carries a single-valued header ([`is_single_header`]) more than
+/// once, whatever the case of its names: which of two values counts depends on who reads it.
+pub fn check_single_headers(headers: &http::HeaderMap) -> Result<(), Refusal> {
+    for name in headers.keys() {
+        let count = headers.get_all(name).iter().count();
+        if count > 1 && is_single_header(name.as_str()) {
+            return Err(Refusal::new(
+                RefusalKind::BadRequest,
+                format!(
+                    "the request has {count} '{}' headers: it is sent once (its value is compared with the request and another could say otherwise)",
+                    name.as_str()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The tools a JSON-RPC message (or batch) calls: the `params.name` of each `tools/call`
 /// request. `None` when the body is not JSON, or a `tools/call` has no string name.
 pub fn tool_calls(body: &[u8]) -> Option<Vec<String>> {
@@ -688,6 +731,22 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#
         ));
         assert!(!is_initialize(br#"[{"method":"initialize"}]"#));
+    }
+
+    #[test]
+    fn every_mcp_header_is_single() {
+        for name in [
+            "MCP-NEW-THING",
+            "mcp-name",
+            "Mcp-Param-X",
+            "HOST",
+            "last-event-id",
+        ] {
+            assert!(is_single_header(name), "{name}");
+        }
+        for name in ["accept", "x-mcp-name", "cookie", "traceparent-x"] {
+            assert!(!is_single_header(name), "{name}");
+        }
     }
 
     proptest! {

@@ -33,7 +33,8 @@ pub mod sessions;
 pub mod tokens;
 
 pub use guard::{
-    is_initialize, tool_calls, AuthConfig, Guard, GuardConfig, Limits, OAuthConfig, StartError,
+    check_single_headers, is_initialize, is_single_header, tool_calls, AuthConfig, Guard,
+    GuardConfig, Limits, OAuthConfig, StartError,
 };
 pub use principal::{AuthMethod, Principal};
 pub use refusal::{Refusal, RefusalKind};

@@ -4,6 +4,13 @@
 //! algorithm that fits the key; never `none` or a shared secret), `iss` is the issuer, `aud`
 //! names the audience, `exp` has not passed and `nbf` has (both with [`LEEWAY`] of clock skew).
 //! Its scopes are read from `scope` (space-separated, RFC 9068) or `scp` (a list or a string).
+//!
+//! Its JOSE header is checked first, as RFC 7515 and RFC 8725 ask ([`check_header`]): no
+//! parameter twice, an algorithm from the allow-list (never `none`), no `crit` (this server
+//! understands no extension, and a `crit` that is not a non-empty list of names is invalid
+//! anyway), no unencoded payload (`b64: false`, RFC 7797), no `zip` or `enc` (which a signed JWT
+//! has not), and a `typ`, when there is one, of an access token (`JWT`, `at+jwt`). `kid` only
+//! picks among the issuer's keys; `jku`, `x5u`, `jwk` and `x5c` are never fetched or used.
 
 use crate::jwks::KeySet;
 use crate::principal::{AuthMethod, Principal};
@@ -71,6 +78,7 @@ impl ResourceServer {
     /// The client `token` stands for, or why it is not accepted (a sentence for the client and
     /// the log; it never quotes the token).
     pub async fn verify(&self, token: &str) -> Result<Principal, String> {
+        check_header(token)?;
         let header = jsonwebtoken::decode_header(token)
             .map_err(|e| format!("the token is not a JWT: {e}"))?;
         if !ACCEPTED.contains(&header.alg) {
@@ -153,6 +161,84 @@ impl ResourceServer {
             other => format!("the token is not valid: {other:?}"),
         }
     }
+}
+
+/// The `typ` values of an access token (RFC 8725 section 3.11: a JWT of another kind, a logout
+/// token or a DPoP proof say, is not one), compared without case and with or without the
+/// `application/` prefix (RFC 7515 section 4.1.9).
+const ACCESS_TOKEN_TYPES: [&str; 2] = ["jwt", "at+jwt"];
+
+/// Check a JWT's JOSE header before anything in it is used (see the module's documentation):
+/// why it is not accepted, as a sentence for the client and the log.
+pub fn check_header(token: &str) -> Result<(), String> {
+    use base64::Engine as _;
+    let encoded = token.split('.').next().unwrap_or_default();
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(encoded)
+        .map_err(|_| "the token's header is not base64url".to_string())?;
+    let text =
+        std::str::from_utf8(&bytes).map_err(|_| "the token's header is not UTF-8".to_string())?;
+    // Duplicate names are refused (RFC 7515 section 4): which one counts would depend on the
+    // reader.
+    let value = toolschema::json::parse(text).map_err(|e| {
+        format!(
+            "the token's header is not a JSON object of unique names: {}",
+            e.message
+        )
+    })?;
+    let Value::Object(header) = value else {
+        return Err("the token's header is not a JSON object".into());
+    };
+    match header.get("alg") {
+        Some(Value::String(alg)) if alg.eq_ignore_ascii_case("none") => {
+            return Err("the token is not signed (alg 'none')".into())
+        }
+        Some(Value::String(_)) => {}
+        _ => return Err("the token's header has no 'alg' string".into()),
+    }
+    if let Some(crit) = header.get("crit") {
+        let names: Option<Vec<&str>> = match crit {
+            Value::Array(items) if !items.is_empty() => items.iter().map(Value::as_str).collect(),
+            _ => None,
+        };
+        return Err(match names {
+            Some(names) => format!(
+                "the token's header makes {} critical (crit), an extension this server does not understand (RFC 7515 section 4.1.11)",
+                names
+                    .iter()
+                    .map(|name| format!("'{}'", printable(name)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "the token's header has a 'crit' that is not a non-empty list of names (RFC 7515 section 4.1.11)".into(),
+        });
+    }
+    if header
+        .get("b64")
+        .is_some_and(|b64| b64 != &Value::Bool(true))
+    {
+        return Err("the token's payload is not base64url-encoded (b64, RFC 7797), which this server does not accept".into());
+    }
+    for name in ["zip", "enc"] {
+        if header.contains_key(name) {
+            return Err(format!(
+                "the token's header has '{name}', which a signed JWT has not"
+            ));
+        }
+    }
+    if let Some(typ) = header.get("typ") {
+        let kind = typ.as_str().map(str::to_ascii_lowercase);
+        let kind = kind
+            .as_deref()
+            .map(|kind| kind.strip_prefix("application/").unwrap_or(kind));
+        if !kind.is_some_and(|kind| ACCESS_TOKEN_TYPES.contains(&kind)) {
+            return Err(format!(
+                "the token's type (typ {}) is not an access token's (JWT or at+jwt)",
+                printable(&typ.to_string())
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The principal of verified claims.

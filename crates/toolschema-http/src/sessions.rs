@@ -86,7 +86,8 @@ impl Drop for SessionPermit {
 }
 
 enum Slot {
-    /// The session exists; its opener is not known yet.
+    /// The session exists, but no client's permit was in scope when it was created: it has
+    /// no owner, and no client may use it.
     Created,
     /// The session is held by this client; the permit is given back when the slot goes.
     Owned {
@@ -95,7 +96,19 @@ enum Slot {
     },
 }
 
+tokio::task_local! {
+    /// The permit of the client whose request is opening a session, while the session layer
+    /// runs for it (see [`SessionRegistry::opening`]).
+    static OPENING: std::cell::RefCell<Option<SessionPermit>>;
+}
+
 /// Open sessions by id: who owns each, and the permit it holds.
+///
+/// A session is owned from the moment it exists: either the session layer creates it while
+/// the permit of the client opening it is in scope ([`SessionRegistry::opening`], then
+/// [`SessionRegistry::created`]), or the server records it with its permit as soon as it
+/// learns its id ([`SessionRegistry::opened`]). A session created without a permit in scope
+/// has no owner and is refused to every client.
 #[derive(Clone, Default)]
 pub struct SessionRegistry {
     slots: Arc<Mutex<HashMap<String, Slot>>>,
@@ -107,23 +120,43 @@ impl SessionRegistry {
         Self::default()
     }
 
-    /// The session `id` now exists (called by the session layer when it creates one).
-    pub fn created(&self, id: &str) {
-        lock(&self.slots)
-            .entry(id.to_string())
-            .or_insert(Slot::Created);
+    /// Run `work` (a request to the session layer) with `permit` in scope: a session the
+    /// session layer creates meanwhile ([`SessionRegistry::created`]) is owned by the permit's
+    /// client from its creation. When no session was created, the permit is given back when
+    /// `work` ends, or when it is dropped unfinished.
+    pub async fn opening<F: std::future::Future>(permit: SessionPermit, work: F) -> F::Output {
+        OPENING
+            .scope(std::cell::RefCell::new(Some(permit)), work)
+            .await
     }
 
-    /// The session `id` was opened by `principal` with `permit`. When the session ended already,
-    /// the permit is given back at once.
-    pub fn opened(&self, id: &str, principal: &Principal, permit: SessionPermit) {
-        let mut slots = lock(&self.slots);
-        if let Some(slot) = slots.get_mut(id) {
-            *slot = Slot::Owned {
-                owner: principal.session_key(),
+    /// The session `id` now exists (called by the session layer when it creates one). It is
+    /// owned by the client whose permit is in scope ([`SessionRegistry::opening`]); without
+    /// one, by no one.
+    pub fn created(&self, id: &str) {
+        let permit = OPENING
+            .try_with(|opening| opening.borrow_mut().take())
+            .ok()
+            .flatten();
+        let slot = match permit {
+            Some(permit) => Slot::Owned {
+                owner: permit.key.clone(),
                 _permit: permit,
-            };
-        }
+            },
+            None => Slot::Created,
+        };
+        lock(&self.slots).entry(id.to_string()).or_insert(slot);
+    }
+
+    /// The session `id` was opened with `permit`, by the permit's client: it is recorded as
+    /// theirs (in place of whatever was recorded under `id`, which the caller has ended).
+    pub fn opened(&self, id: &str, permit: SessionPermit) {
+        let slot = Slot::Owned {
+            owner: permit.key.clone(),
+            _permit: permit,
+        };
+        let replaced = lock(&self.slots).insert(id.to_string(), slot);
+        drop(replaced);
     }
 
     /// The session `id` ended; its permit is given back.
@@ -133,17 +166,16 @@ impl SessionRegistry {
     }
 
     /// Whether `principal` may use session `id`: it opened it. Sessions the registry does not
-    /// know pass (the session layer answers for those); a session opened by another client is
-    /// refused as if it did not exist.
+    /// know pass (the session layer answers for those); a session opened by another client, or
+    /// by no known client, is refused as if it did not exist.
     pub fn check_owner(&self, id: &str, principal: &Principal) -> Result<(), Refusal> {
         match lock(&self.slots).get(id) {
-            Some(Slot::Owned { owner, .. }) if *owner != principal.session_key() => {
-                Err(Refusal::new(
-                    RefusalKind::UnknownSession,
-                    "no such session for this client",
-                ))
-            }
-            _ => Ok(()),
+            None => Ok(()),
+            Some(Slot::Owned { owner, .. }) if *owner == principal.session_key() => Ok(()),
+            Some(_) => Err(Refusal::new(
+                RefusalKind::UnknownSession,
+                "no such session for this client",
+            )),
         }
     }
 
@@ -189,8 +221,7 @@ mod tests {
         let limiter = SessionLimiter::new(1);
         let registry = SessionRegistry::new();
         let alice = client("alice");
-        registry.created("s1");
-        registry.opened("s1", &alice, limiter.acquire(&alice).unwrap());
+        registry.opened("s1", limiter.acquire(&alice).unwrap());
         assert!(limiter.acquire(&alice).is_err());
         assert_eq!(registry.check_owner("s1", &alice), Ok(()));
         assert_eq!(
@@ -202,9 +233,83 @@ mod tests {
         );
         registry.ended("s1");
         assert_eq!(limiter.open_for(&alice), 0);
-        // A session that ended before its opener was recorded gives the permit back at once.
-        registry.opened("gone", &alice, limiter.acquire(&alice).unwrap());
-        assert_eq!(limiter.open_for(&alice), 0);
         assert!(registry.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_session_is_owned_from_its_creation_or_by_no_one() {
+        let limiter = SessionLimiter::new(1);
+        let registry = SessionRegistry::new();
+        let (alice, bob) = (client("alice"), client("bob"));
+        // Created while alice's permit is in scope: hers, and counted, at once.
+        let permit = limiter.acquire(&alice).unwrap();
+        SessionRegistry::opening(permit, async { registry.created("s1") }).await;
+        assert_eq!(registry.check_owner("s1", &alice), Ok(()));
+        assert!(registry.check_owner("s1", &bob).is_err());
+        assert_eq!(limiter.open_for(&alice), 1);
+        // No session created: the permit is given back when the work ends.
+        let permit = limiter.acquire(&bob).unwrap();
+        SessionRegistry::opening(permit, async {}).await;
+        assert_eq!(limiter.open_for(&bob), 0);
+        // Created without a permit in scope: no one's, refused to everyone.
+        registry.created("s2");
+        assert!(registry.check_owner("s2", &alice).is_err());
+        assert!(registry.check_owner("s2", &bob).is_err());
+        registry.ended("s1");
+        assert_eq!(limiter.open_for(&alice), 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Any number of clients opening sessions at once from threads, each the way the
+        /// servers do (a permit, then the session recorded with it): no client holds more than
+        /// the limit, every client gets as many as the limit allows, and every session is its
+        /// opener's and no one else's.
+        #[test]
+        fn simultaneous_opens_keep_the_limit_and_their_owners(
+            openers in proptest::collection::vec(0..4usize, 1..24),
+            limit in 1..5usize,
+            via_scope in proptest::bool::ANY,
+        ) {
+            let limiter = SessionLimiter::new(limit);
+            let registry = SessionRegistry::new();
+            let barrier = std::sync::Arc::new(std::sync::Barrier::new(openers.len()));
+            let threads: Vec<_> = openers
+                .iter()
+                .enumerate()
+                .map(|(n, &who)| {
+                    let (limiter, registry, barrier) = (limiter.clone(), registry.clone(), barrier.clone());
+                    std::thread::spawn(move || {
+                        let principal = client(&format!("client-{who}"));
+                        barrier.wait();
+                        let permit = limiter.acquire(&principal).ok()?;
+                        let id = format!("s-{n}");
+                        if via_scope {
+                            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                            runtime.block_on(SessionRegistry::opening(permit, async { registry.created(&id) }));
+                        } else {
+                            registry.opened(&id, permit);
+                        }
+                        Some((who, id))
+                    })
+                })
+                .collect();
+            let opened: Vec<(usize, String)> =
+                threads.into_iter().filter_map(|t| t.join().unwrap()).collect();
+            for who in 0..4 {
+                let wanted = openers.iter().filter(|&&w| w == who).count();
+                let got = opened.iter().filter(|(w, _)| *w == who).count();
+                proptest::prop_assert_eq!(got, wanted.min(limit));
+                proptest::prop_assert_eq!(limiter.open_for(&client(&format!("client-{who}"))), got);
+            }
+            for (owner, id) in &opened {
+                for who in 0..4 {
+                    let allowed = registry.check_owner(id, &client(&format!("client-{who}"))).is_ok();
+                    proptest::prop_assert_eq!(allowed, who == *owner);
+                }
+            }
+            proptest::prop_assert_eq!(registry.len(), opened.len());
+        }
     }
 }

@@ -20,7 +20,7 @@ use super::routes::{HttpFailure, Outgoing};
 use super::session::{lock, Backend, ClientSide, Session, SessionParts};
 use super::sse;
 use super::stdio_server::StdioServer;
-use super::upstream::{Upstream, UpstreamLink};
+use super::upstream::{Takeover, Upstream, UpstreamLink};
 use super::wire;
 use super::{HttpProxyConfig, ServerSide};
 use crate::message::{self, error_line, IdKey, Kind, Message, Read, RequestId};
@@ -43,6 +43,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::sync::mpsc;
+use toolschema_http::sessions::SessionPermit;
 use toolschema_http::{Guard, Principal, Refusal};
 
 /// The path of the MCP endpoint.
@@ -85,8 +86,8 @@ pub(crate) struct Front {
     audit: Option<Arc<AuditLog>>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     lanes: Mutex<HashMap<String, Arc<Session>>>,
-    /// Sessions being opened, counted against `--max-sessions`.
-    opening: Mutex<usize>,
+    /// Sessions being opened, counted against `--max-sessions` ([`Reservation`]).
+    opening: Arc<Mutex<usize>>,
     counter: AtomicU64,
 }
 
@@ -134,7 +135,7 @@ impl Front {
             audit,
             sessions: Mutex::new(HashMap::new()),
             lanes: Mutex::new(HashMap::new()),
-            opening: Mutex::new(0),
+            opening: Arc::default(),
             counter: AtomicU64::new(0),
         }
     }
@@ -243,6 +244,9 @@ impl Front {
             Some(Kind::Request { method, .. }) if method == "initialize"
         ) && matches!(read, Read::One(_));
         let session_header = session_id_of(&parts.headers);
+        // A session being opened: closed, and its places in the counts given back, unless it
+        // is registered below (dropped with this request if the client goes away first).
+        let mut opening = None;
         let session = if let (Some(revision), Some(message)) = (&modern, &first) {
             wire::check_standard_headers(&parts.headers, &text, message, revision).map_err(
                 |why| {
@@ -256,10 +260,12 @@ impl Front {
             )?;
             self.lane(principal, &parts.headers).await?
         } else if let Some(id) = &session_header {
-            self.guard.check_session(id, principal)?;
             self.session(id, principal)?
         } else if initialize {
-            self.open_session(principal, &parts.headers).await?
+            let new = self.open_session(principal).await?;
+            let session = new.session.clone();
+            opening = Some(new);
+            session
         } else {
             return Err(Refused::Rpc(
                 StatusCode::BAD_REQUEST,
@@ -273,15 +279,9 @@ impl Front {
             session.client_message(text.into_bytes(), Some(&headers));
             return Ok(empty(StatusCode::ACCEPTED));
         }
-        let (key, id, receiver) = match session.client_request(text.into_bytes(), &headers) {
-            Ok(opened) => opened,
-            Err(malformed) => {
-                if initialize {
-                    self.opened(&session, principal, &empty(StatusCode::BAD_REQUEST));
-                }
-                return Err(parse_error(malformed.to_string()));
-            }
-        };
+        let (key, id, receiver) = session
+            .client_request(text.into_bytes(), &headers)
+            .map_err(|malformed| parse_error(malformed.to_string()))?;
         let streams = parts
             .headers
             .get_all(ACCEPT)
@@ -290,10 +290,13 @@ impl Front {
         let answer = self
             .respond(&session, key, id, receiver, initialize, streams)
             .await;
-        if initialize {
-            if let Some(refused) = self.opened(&session, principal, &answer) {
+        if let Some(opening) = opening {
+            if let Some(refused) = self.opened(opening, principal, &answer) {
                 return Err(refused);
             }
+        }
+        if let Some(id) = &session_header {
+            self.settle_takeover(id, &session);
         }
         Ok(answer)
     }
@@ -313,7 +316,9 @@ impl Front {
             session: Arc::downgrade(session),
             key: key.clone(),
             id,
-            answered: false,
+            // An initialize is never cancelled (MCP): one its client gave up on runs to its
+            // end, so that the session it opens can be ended ([`Opening`]).
+            answered: initialize,
             timeout: Some(Box::pin(tokio::time::sleep(self.config.request_timeout))),
             timeout_seconds: self.config.request_timeout.as_secs(),
         };
@@ -387,52 +392,75 @@ impl Front {
         }
     }
 
-    /// A session was opened by `initialize`: registered under its id, counted for its client.
-    /// An upstream that gives it the id of a session already open would have two clients share
-    /// one: the new session is closed and its client refused instead.
+    /// A session was opened by `initialize`: registered under its id, owned by its client
+    /// (whose places in the counts it held since before its server started). An upstream that
+    /// gives it the id of a session already open would have two clients share one: the new
+    /// session is closed and its client refused instead, unless the open one was only taken
+    /// over on a client's word (the upstream never confirmed it, or confirmed it only after
+    /// this `initialize` was sent, so it may be this very session): that one is closed here,
+    /// and the session is its opener's.
     fn opened(
         &self,
-        session: &Arc<Session>,
+        mut opening: Opening,
         principal: &Principal,
         answer: &Answer,
     ) -> Option<Refused> {
-        let mut opening = lock(&self.opening);
-        *opening = opening.saturating_sub(1);
-        drop(opening);
         let id = answer
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(String::from);
-        let Some(id) = id.filter(|_| answer.status().is_success()) else {
-            // No session came of it: nothing to keep.
-            let session = session.clone();
-            tokio::spawn(async move { session.close().await });
-            return None;
-        };
-        if lock(&self.sessions).contains_key(&id) {
-            let message = "the upstream gave the new session the id of a session already open, so two clients would share one; the new session was closed".to_string();
-            report(&format!("refused a new session: {message}"));
-            // Closed here only: ending it at the upstream would end the other client's too.
-            if let Backend::Upstream(link) = session.backend() {
-                link.forget_session_id();
+        // No session came of it: dropping `opening` closes it.
+        let id = id.filter(|_| answer.status().is_success())?;
+        let mut sessions = lock(&self.sessions);
+        if let Some(existing) = sessions.get(&id) {
+            let yields = existing.is_closed()
+                || match takeover_of(existing) {
+                    Takeover::No => false,
+                    Takeover::Unconfirmed | Takeover::Refused => true,
+                    Takeover::Confirmed(at) => at > opening.sent_at,
+                };
+            if !yields {
+                drop(sessions);
+                let message = "the upstream gave the new session the id of a session already open, so two clients would share one; the new session was closed".to_string();
+                report(&format!("refused a new session: {message}"));
+                // Closed here only: ending it at the upstream would end the other client's too.
+                if let Backend::Upstream(link) = opening.session.backend() {
+                    link.forget_session_id();
+                }
+                return Some(Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, message));
             }
-            let session = session.clone();
-            tokio::spawn(async move { session.close().await });
-            return Some(Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, message));
+            if let Some(claimed) = sessions.remove(&id) {
+                self.guard.sessions().ended(&id);
+                report(&format!(
+                    "session {id} was taken over on a client's word before the upstream confirmed it, and the upstream has now given that id to a new session: the takeover is closed, the session is its opener's"
+                ));
+                close_here(claimed);
+            }
         }
-        match self.guard.open_session(principal) {
-            Ok(permit) => {
-                self.guard.sessions().created(&id);
-                self.guard.session_opened(&id, principal, permit);
-            }
-            Err(_) => {
-                // Counted before the session was opened; a race with another replica's session
-                // adopted here meanwhile. The session stays, uncounted.
-            }
-        }
-        lock(&self.sessions).insert(id, session.clone());
+        self.guard
+            .session_opened(&id, principal, opening.permit.take());
+        sessions.insert(id, opening.session.clone());
         None
+    }
+
+    /// A session taken over on a client's word that the upstream refused (no such session, or
+    /// an error) is no session: it is forgotten, with its owner, its places in the counts
+    /// given back, and nothing ended at the upstream.
+    fn settle_takeover(&self, id: &str, session: &Arc<Session>) {
+        if takeover_of(session) != Takeover::Refused {
+            return;
+        }
+        let mut sessions = lock(&self.sessions);
+        if sessions
+            .get(id)
+            .is_some_and(|held| Arc::ptr_eq(held, session))
+        {
+            sessions.remove(id);
+            self.guard.sessions().ended(id);
+        }
+        drop(sessions);
+        close_here(session.clone());
     }
 
     async fn get(
@@ -457,7 +485,6 @@ impl Front {
                 "the GET stream is text/event-stream: accept it\n",
             ));
         }
-        self.guard.check_session(&id, principal)?;
         let session = self.session(&id, principal)?;
         let Some(receiver) = session.open_standalone() else {
             return Ok(plain(StatusCode::METHOD_NOT_ALLOWED, "no GET stream\n"));
@@ -465,6 +492,7 @@ impl Front {
         if let Backend::Upstream(link) = session.backend() {
             let headers = self.forwarded(&parts.headers);
             if let Err(failure) = link.open_standalone(&session, &headers).await {
+                self.settle_takeover(&id, &session);
                 return Ok(failure_answer(failure));
             }
         }
@@ -482,10 +510,17 @@ impl Front {
                 "DELETE ends a session: say which (Mcp-Session-Id)\n",
             ));
         };
-        self.guard.check_session(&id, principal)?;
         let session = self.session(&id, principal)?;
-        lock(&self.sessions).remove(&id);
-        self.guard.sessions().ended(&id);
+        {
+            let mut sessions = lock(&self.sessions);
+            if sessions
+                .get(&id)
+                .is_some_and(|held| Arc::ptr_eq(held, &session))
+            {
+                sessions.remove(&id);
+                self.guard.sessions().ended(&id);
+            }
+        }
         let status = match session.backend() {
             Backend::Upstream(link) => {
                 let headers = self.forwarded(&parts.headers);
@@ -504,11 +539,25 @@ impl Front {
         Ok(empty(status))
     }
 
-    /// The session `id` names; at the upstream, a session another replica opened is taken
-    /// over.
+    /// The session `id` names, if `principal` owns it (404 otherwise, as for no session); at
+    /// the upstream, a session another replica opened is taken over, owned by the client that
+    /// named it, and counted for it, until the upstream refuses it ([`Front::settle_takeover`]).
+    /// Looking up, refusing and registering happen under the lock of the sessions, so that
+    /// two requests naming one id never make two sessions of it.
     fn session(&self, id: &str, principal: &Principal) -> Result<Arc<Session>, Refused> {
-        if let Some(session) = lock(&self.sessions).get(id).filter(|s| !s.is_closed()) {
-            return Ok(session.clone());
+        {
+            let mut sessions = lock(&self.sessions);
+            if let Some(held) = sessions.get(id).cloned() {
+                if takeover_of(&held) == Takeover::Refused {
+                    sessions.remove(id);
+                    self.guard.sessions().ended(id);
+                    close_here(held);
+                } else if !held.is_closed() {
+                    self.guard.check_session(id, principal)?;
+                    return Ok(held);
+                }
+            }
+            self.guard.check_session(id, principal)?;
         }
         let Some(upstream) = &self.upstream else {
             return Err(Refused::Rpc(
@@ -518,10 +567,8 @@ impl Front {
                 "Session not found: it ended (DELETE, idle, or its server exited); initialize a new one".into(),
             ));
         };
-        self.reserve()?;
-        let permit = self.guard.open_session(principal);
-        self.release();
-        let permit = permit?;
+        let reservation = self.reserve()?;
+        let permit = self.guard.open_session(principal)?;
         let link = UpstreamLink::new(upstream.clone(), false, false);
         link.adopt_session_id(id);
         let session = self.new_session(
@@ -530,34 +577,33 @@ impl Front {
             false,
             format!("{id} (taken over)"),
         );
+        let mut sessions = lock(&self.sessions);
+        if let Some(held) = sessions.get(id).filter(|s| !s.is_closed()).cloned() {
+            // Another request took it over (or opened it) meanwhile: that one is the session.
+            drop(sessions);
+            close_here(session);
+            self.guard.check_session(id, principal)?;
+            return Ok(held);
+        }
+        self.guard.session_opened(id, principal, Some(permit));
+        sessions.insert(id.to_string(), session.clone());
+        drop(sessions);
+        drop(reservation);
         UpstreamLink::start(&session);
-        self.guard.sessions().created(id);
-        self.guard.session_opened(id, principal, permit);
-        lock(&self.sessions).insert(id.to_string(), session.clone());
         Ok(session)
     }
 
-    /// Open a session for an `initialize`.
-    async fn open_session(
-        &self,
-        principal: &Principal,
-        _headers: &HeaderMap,
-    ) -> Result<Arc<Session>, Refused> {
-        // Refused before anything starts: the guard counts per token, the proxy in all.
-        drop(self.guard.open_session(principal)?);
-        self.reserve()?;
+    /// Open a session for an `initialize`: its places in `--max-sessions-per-token` and
+    /// `--max-sessions` are taken before its server starts, and held until it is registered
+    /// ([`Front::opened`]) or given up.
+    async fn open_session(&self, principal: &Principal) -> Result<Opening, Refused> {
+        let permit = self.guard.open_session(principal)?;
+        let reservation = self.reserve()?;
+        let sent_at = self.upstream.as_ref().map_or(0, |upstream| upstream.tick());
         let number = self.counter.fetch_add(1, Ordering::Relaxed);
-        let backend = match self.backend(false) {
-            Ok(backend) => backend,
-            Err(refused) => {
-                self.release();
-                return Err(refused);
-            }
-        };
-        let session = match backend {
+        let session = match self.backend(false)? {
             (Backend::Stdio(server), Some(stdout)) => {
                 let Some(id) = new_session_id() else {
-                    self.release();
                     return Err(Refused::Rpc(
                         StatusCode::INTERNAL_SERVER_ERROR,
                         None,
@@ -576,7 +622,13 @@ impl Front {
                 session
             }
         };
-        Ok(session)
+        Ok(Opening {
+            session,
+            permit: Some(permit),
+            reservation: Some(reservation),
+            sent_at,
+            timeout: self.config.request_timeout,
+        })
     }
 
     /// The lane of a 2026-07-28 client, opened on its first request.
@@ -592,10 +644,8 @@ impl Front {
         {
             return Ok(lane.clone());
         }
-        self.reserve()?;
-        let backend = self.backend(true);
-        self.release();
-        let lane = match backend? {
+        let reservation = self.reserve()?;
+        let lane = match self.backend(true)? {
             (Backend::Stdio(server), Some(stdout)) => {
                 let lane = self.new_session(
                     principal,
@@ -622,11 +672,15 @@ impl Front {
             return Ok(existing);
         }
         lanes.insert(name, lane.clone());
+        drop(lanes);
+        drop(reservation);
         Ok(lane)
     }
 
-    /// Count one more session against `--max-sessions`, or refuse it.
-    fn reserve(&self) -> Result<(), Refused> {
+    /// Count one more session against `--max-sessions`, or refuse it. The place is held until
+    /// the [`Reservation`] is dropped, which is after the session is registered (then counted
+    /// as open), or when it is given up.
+    fn reserve(&self) -> Result<Reservation, Refused> {
         let mut opening = lock(&self.opening);
         let open = lock(&self.sessions).len() + lock(&self.lanes).len() + *opening;
         if open >= self.config.max_sessions {
@@ -643,12 +697,9 @@ impl Front {
             return Err(Refused::Answer(Box::new(answer)));
         }
         *opening += 1;
-        Ok(())
-    }
-
-    fn release(&self) {
-        let mut opening = lock(&self.opening);
-        *opening = opening.saturating_sub(1);
+        Ok(Reservation {
+            opening: self.opening.clone(),
+        })
     }
 
     /// The server side of a new session: a process (with its stdout), or a link to the
@@ -745,6 +796,7 @@ impl Front {
         let expired = |session: &Arc<Session>| {
             session.is_closed()
                 || session.is_gone()
+                || takeover_of(session) == Takeover::Refused
                 || (session.idle_for() > idle && !session.is_busy())
         };
         let mut done = Vec::new();
@@ -782,6 +834,77 @@ impl Front {
         let mut all: Vec<Arc<Session>> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
         all.extend(lock(&self.lanes).drain().map(|(_, s)| s));
         futures::future::join_all(all.iter().map(|s| s.close())).await;
+    }
+}
+
+/// A place counted against `--max-sessions` for a session not registered yet; given back when
+/// dropped.
+struct Reservation {
+    opening: Arc<Mutex<usize>>,
+}
+
+impl Drop for Reservation {
+    fn drop(&mut self) {
+        let mut opening = lock(&self.opening);
+        *opening = opening.saturating_sub(1);
+    }
+}
+
+/// A session being opened by `initialize`, with its places in both counts. Dropped before it
+/// was registered (its `initialize` failed, or its client went away), the session is closed
+/// once what it has under way with the upstream is done (so that the upstream's session, whose
+/// id comes with the answer, is ended too), and only then are its places given back.
+struct Opening {
+    session: Arc<Session>,
+    /// Its client's place in `--max-sessions-per-token`; taken when the session is registered.
+    permit: Option<SessionPermit>,
+    reservation: Option<Reservation>,
+    /// The upstream's clock before the `initialize` was sent ([`Upstream::tick`]).
+    sent_at: u64,
+    /// How long the `initialize` may take (`--request-timeout`).
+    timeout: Duration,
+}
+
+impl Drop for Opening {
+    fn drop(&mut self) {
+        let Some(permit) = self.permit.take() else {
+            return;
+        };
+        let (session, reservation, timeout) =
+            (self.session.clone(), self.reservation.take(), self.timeout);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                if let Backend::Upstream(link) = session.backend() {
+                    link.settle(timeout).await;
+                }
+                session.close().await;
+                drop((permit, reservation));
+            });
+        }
+    }
+}
+
+/// Whether a session was taken over, and what the upstream said of it.
+fn takeover_of(session: &Session) -> Takeover {
+    match session.backend() {
+        Backend::Upstream(link) => link.takeover(),
+        Backend::Stdio(_) => Takeover::No,
+    }
+}
+
+/// Close a session here only: its upstream session, if any, is another's (or none), so it is
+/// not ended at the upstream.
+fn close_here(session: Arc<Session>) {
+    if let Backend::Upstream(link) = session.backend() {
+        link.forget_session_id();
+    }
+    close_soon(session);
+}
+
+/// Close a session in the background (from code that cannot wait).
+fn close_soon(session: Arc<Session>) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move { session.close().await });
     }
 }
 

@@ -25,6 +25,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -47,6 +48,23 @@ pub(crate) struct Upstream {
     headers: HeaderMap,
     max_message_bytes: usize,
     request_timeout: Duration,
+    /// The order of what the proxy sends and hears: see [`Upstream::tick`].
+    clock: AtomicU64,
+}
+
+/// How a session taken over from another replica stands with the upstream. Ownership of a
+/// taken-over session rests on the client's word (its id) until the upstream confirms the
+/// session exists; a session the upstream refused is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Takeover {
+    /// Opened here with `initialize` (or a lane): not taken over.
+    No,
+    /// Taken over; the upstream has not answered a message in it yet.
+    Unconfirmed,
+    /// The upstream accepted a message in it; its answer came at this [`Upstream::tick`].
+    Confirmed(u64),
+    /// The upstream refused the first message in it (no such session, or an error).
+    Refused,
 }
 
 impl Upstream {
@@ -71,7 +89,16 @@ impl Upstream {
             headers,
             max_message_bytes,
             request_timeout,
+            clock: AtomicU64::new(0),
         }))
+    }
+
+    /// The next point of the proxy's clock of the upstream: taken before an `initialize` is
+    /// sent and when a taken-over session is confirmed, so that the proxy can tell whether the
+    /// confirmation came before the `initialize` was sent (the session existed before) or not
+    /// (it may be the session the `initialize` created).
+    pub fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
     }
 
     /// The upstream's URL.
@@ -94,6 +121,23 @@ struct LinkState {
     /// Requests under way, to stop when their client goes.
     tasks: Mutex<HashMap<IdKey, AbortHandle>>,
     standalone: Mutex<Option<AbortHandle>>,
+    /// Whether the session was taken over, and what the upstream said of it.
+    takeover: Mutex<Takeover>,
+}
+
+impl LinkState {
+    /// The upstream answered a message of this session (with `success` or not); a taken-over
+    /// session is confirmed or refused by its first answer.
+    fn heard(&self, success: bool) {
+        let mut takeover = lock(&self.takeover);
+        if *takeover == Takeover::Unconfirmed {
+            *takeover = if success {
+                Takeover::Confirmed(self.upstream.tick())
+            } else {
+                Takeover::Refused
+            };
+        }
+    }
 }
 
 /// One session's link to the upstream.
@@ -117,6 +161,7 @@ impl UpstreamLink {
                 own_standalone,
                 tasks: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(None),
+                takeover: Mutex::new(Takeover::No),
             }),
             queue,
             receiver: Mutex::new(Some(receiver)),
@@ -152,9 +197,16 @@ impl UpstreamLink {
         lock(&self.state.session_id).clone()
     }
 
-    /// Use the session id a client sent (a session another replica of the proxy opened).
+    /// Use the session id a client sent (a session another replica of the proxy opened): the
+    /// session is taken over, unconfirmed until the upstream answers a message in it.
     pub fn adopt_session_id(&self, id: &str) {
         *lock(&self.state.session_id) = Some(id.to_string());
+        *lock(&self.state.takeover) = Takeover::Unconfirmed;
+    }
+
+    /// Whether the session was taken over, and what the upstream said of it.
+    pub fn takeover(&self) -> Takeover {
+        *lock(&self.state.takeover)
     }
 
     /// Stop the request `key` (its client went away): the upstream sees its stream close.
@@ -172,6 +224,16 @@ impl UpstreamLink {
         headers: &HeaderMap,
     ) -> Result<(), HttpFailure> {
         open_standalone(self.state.clone(), Arc::downgrade(session), headers).await
+    }
+
+    /// Wait until no request of this link is under way with the upstream, at most `limit`: a
+    /// session given up while its `initialize` is under way is ended once the upstream has
+    /// given its id.
+    pub async fn settle(&self, limit: Duration) {
+        let deadline = tokio::time::Instant::now() + limit;
+        while !lock(&self.state.tasks).is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Forget the upstream's session id, so that closing the link does not end a session that
@@ -279,7 +341,9 @@ async fn post_message(state: &LinkState, outbound: Outbound) {
         Ok(request) => request,
         Err(e) => return report(&format!("cannot send a message to the upstream: {e}")),
     };
-    match state.upstream.client.send(request).await {
+    let sent = state.upstream.client.send(request).await;
+    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    match sent {
         Ok(response) if response.status().is_success() => {
             let _ = response.into_body().collect().await;
         }
@@ -350,12 +414,9 @@ async fn answer(
             None,
         )
     })?;
-    let response = state
-        .upstream
-        .client
-        .send(request)
-        .await
-        .map_err(|e| (format!("the upstream cannot be reached: {e}"), None))?;
+    let sent = state.upstream.client.send(request).await;
+    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    let response = sent.map_err(|e| (format!("the upstream cannot be reached: {e}"), None))?;
     if let Some(new_id) = response
         .headers()
         .get("mcp-session-id")
@@ -529,12 +590,9 @@ async fn open_standalone(
     };
     let request =
         build(&state, Method::GET, headers, None, session_id.as_deref()).map_err(bad_gateway)?;
-    let response = state
-        .upstream
-        .client
-        .send(request)
-        .await
-        .map_err(|e| bad_gateway(format!("the upstream cannot be reached: {e}")))?;
+    let sent = state.upstream.client.send(request).await;
+    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    let response = sent.map_err(|e| bad_gateway(format!("the upstream cannot be reached: {e}")))?;
     let status = response.status();
     if !status.is_success() || !is_event_stream(response.headers()) {
         let headers = passed_on(response.headers());
@@ -583,6 +641,12 @@ fn build(
         headers.insert(name.clone(), value.clone());
     }
     headers.remove("mcp-session-id");
+    // The standard headers say what the message is: set from the message below, never taken
+    // from the client, whose own were compared with its body only where its revision defines
+    // them and only when the method names something.
+    for name in wire::DERIVED_HEADERS {
+        headers.remove(*name);
+    }
     if let (Some(id), false) = (session_id, state.stateless) {
         if let Ok(value) = HeaderValue::from_str(id) {
             headers.insert("mcp-session-id", value);

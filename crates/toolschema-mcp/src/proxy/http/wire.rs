@@ -9,6 +9,10 @@ use toolschema::json::{self as core_json, DuplicateKeys};
 /// The `_meta` key that ties a notification to its `subscriptions/listen` request.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
+/// The standard request headers the proxy derives from each message it sends upstream
+/// ([`standard_headers`]); a client's own never go on.
+pub const DERIVED_HEADERS: &[&str] = &["mcp-method", "mcp-name"];
+
 /// JSON-RPC error code of 2026-07-28 for headers that disagree with the body.
 pub const HEADER_MISMATCH: i32 = -32020;
 
