@@ -635,9 +635,7 @@ fn a_definition_name_or_a_lightweight_type_holding_text_drifts() {
         json!({"type": "object", "properties": {"path": {"$ref": reference}},
             "required": ["path"], "$defs": {name: {"type": "string", "maxLength": 256}}})
     };
-    let light = |root_type: &str| {
-        json!({"type": root_type, "properties": {"a": {"type": "float", "required": true}}})
-    };
+    let light = |root_type: &str| json!({"type": root_type, "properties": {"a": {"type": "float", "required": true}}});
     let catalog = |file: &str, def: &str, root_type: &str| {
         write(
             dir.path(),
@@ -697,9 +695,15 @@ fn a_definition_name_or_a_lightweight_type_holding_text_drifts() {
         toolschema_with(&args, env)
     };
     let live = dir.path().join("live.lock").display().to_string();
-    let (code, _, stderr) = run(&with(&["pin", "-o", &live]), &[("LISTING_EDIT", &edit("Path"))]);
+    let (code, _, stderr) = run(
+        &with(&["pin", "-o", &live]),
+        &[("LISTING_EDIT", &edit("Path"))],
+    );
     assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = run(&with(&["verify", &live]), &[("LISTING_EDIT", &edit("Path"))]);
+    let (code, _, stderr) = run(
+        &with(&["verify", &live]),
+        &[("LISTING_EDIT", &edit("Path"))],
+    );
     assert_eq!(code, 0, "{stderr}");
     let (code, stdout, stderr) = run(
         &with(&["verify", &live, "--format", "json"]),
@@ -708,10 +712,13 @@ fn a_definition_name_or_a_lightweight_type_holding_text_drifts() {
     assert_eq!(code, 1, "{stderr}");
     let drift: Value = serde_json::from_str(&stdout).unwrap();
     assert!(
-        drift["changes"].as_array().unwrap().iter().any(|c| c["tool"]
-            == "get_file_info"
-            && c["class"] == "security"
-            && c["after"] == INSTRUCTION),
+        drift["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["tool"] == "get_file_info"
+                && c["class"] == "security"
+                && c["after"] == INSTRUCTION),
         "{stdout}"
     );
 }

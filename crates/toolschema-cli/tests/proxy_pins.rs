@@ -301,7 +301,10 @@ fn a_definition_renamed_to_an_instruction_is_drift_for_the_proxy() {
     );
     proxy.close_stdin();
     let (_, stderr) = proxy.wait();
-    assert!(stderr.contains("tool 'echo': its definition changed"), "{stderr}");
+    assert!(
+        stderr.contains("tool 'echo': its definition changed"),
+        "{stderr}"
+    );
     let echoes = recorded(&record)
         .into_iter()
         .filter(|m| m["method"] == "tools/call" && m["params"]["name"] == "echo")

@@ -139,11 +139,16 @@ fn a_property_moved_behind_a_local_ref_accepts_the_same_and_its_name_is_text() {
     );
     // A definition inlined again by hand: the same values, written otherwise.
     let inlined = input(json!({"type": "object", "properties": {"path": {"type": "string"}}}));
-    let behind = input(json!({"type": "object", "properties": {"path": {"$ref": "#/$defs/path"}},
-        "$defs": {"path": {"type": "string"}}}));
+    let behind = input(
+        json!({"type": "object", "properties": {"path": {"$ref": "#/$defs/path"}},
+        "$defs": {"path": {"type": "string"}}}),
+    );
     let found = changes(behind, inlined);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!((found[0].0.as_str(), found[0].1.as_str()), ("schema-rewritten", "compatible"));
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("schema-rewritten", "compatible")
+    );
 }
 
 #[test]
@@ -157,7 +162,11 @@ fn a_lightweight_shape_and_its_translation_accept_the_same() {
     let found = changes(light.clone(), standard.clone());
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(
-        (found[0].0.as_str(), found[0].1.as_str(), found[0].2.as_str()),
+        (
+            found[0].0.as_str(),
+            found[0].1.as_str(),
+            found[0].2.as_str()
+        ),
         ("schema-rewritten", "compatible", "/inputSchema")
     );
     // Text the translation replaces is text the model reads.
@@ -234,7 +243,10 @@ fn draft_07_ignores_what_is_beside_a_ref() {
     let new = input(json!({"type": "object", "properties": {"p": {"type": "string"}}}));
     let found = changes(strip(old), new);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!((found[0].0.as_str(), found[0].1.as_str()), ("schema-rewritten", "compatible"));
+    assert_eq!(
+        (found[0].0.as_str(), found[0].1.as_str()),
+        ("schema-rewritten", "compatible")
+    );
     // In a dialect toolschema does not know, the schema is compared as written; a `$ref`
     // removed may let the keywords beside it apply.
     let draft4 = |p: Value| {

@@ -115,9 +115,10 @@ fn a_version_1_lock_is_read_and_never_passes_what_it_did_not_store() {
     let stored = json!({"name": "read", "description": "Reads a file.", "inputSchema": {"type": "object",
         "properties": {"path": {"type": "string", "maxLength": 256}}, "required": ["path"]}});
     let hash = pin_hash(map(&stored)).unwrap();
-    let text = json!({"version": 1, "hash": "sha256 of the RFC 8785 canonical JSON of each definition",
+    let text =
+        json!({"version": 1, "hash": "sha256 of the RFC 8785 canonical JSON of each definition",
         "servers": {"srv": {"tools": {"read": {"sha256": hash, "definition": stored}}}}})
-    .to_string();
+        .to_string();
     let lock = Lock::from_json(&text).unwrap();
     let pins = lock.server("srv").unwrap();
     assert_eq!(pins.check(&stored), PinStatus::Pinned);
@@ -515,11 +516,15 @@ fn every_tool_a_catalog_can_hold_reads_back_from_its_lock() {
 /// definitions, lightweight shapes, unknown members at every level.
 fn received_tool() -> impl Strategy<Value = Value> {
     let lightweight = prop_oneof![
-        Just(json!({"type": "object", "properties": {"a": {"type": "float", "required": true},
-            "b": {"type": "enum", "enum": ["x", "y"]}}})),
+        Just(
+            json!({"type": "object", "properties": {"a": {"type": "float", "required": true},
+            "b": {"type": "enum", "enum": ["x", "y"]}}})
+        ),
         Just(json!({"a": {"type": "string", "isArray": true}, "n": {"type": "integer"}})),
-        Just(json!({"schemaVersion": "2025-10-09", "properties": {"q": {"type": "string"}},
-            "required": ["q"]})),
+        Just(
+            json!({"schemaVersion": "2025-10-09", "properties": {"q": {"type": "string"}},
+            "required": ["q"]})
+        ),
     ];
     let standard = (schema(), "[A-Za-z][A-Za-z ]{0,12}").prop_map(|(arg, name)| {
         let reference = format!("#/$defs/{name}");
@@ -628,7 +633,11 @@ fn mutate(tool: &mut Value, place: prop::sample::Index, how: u8, text: &str) -> 
                     // A value a double holds, unlike the one before (integers beyond 2^53 hash
                     // alike; `check` compares them exactly, see the test above).
                     let before = n.as_f64().unwrap_or(0.0);
-                    let next = if before.abs() < 1e15 { before.floor() + 1.5 } else { 0.5 };
+                    let next = if before.abs() < 1e15 {
+                        before.floor() + 1.5
+                    } else {
+                        0.5
+                    };
                     *target = json!(next);
                 }
                 (3, Value::Object(m)) => {

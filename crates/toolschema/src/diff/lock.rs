@@ -123,8 +123,8 @@ fn shell_word(word: &str) -> String {
 /// lists it: every member and name the model receives, as received. Key order and number
 /// spelling (`1`, `1.0`) never change it.
 pub fn pin_hash(tool: &Map<String, Value>) -> Result<String, LockError> {
-    let canonical = serde_json_canonicalizer::to_vec(tool)
-        .map_err(|e| LockError::Canonical(e.to_string()))?;
+    let canonical =
+        serde_json_canonicalizer::to_vec(tool).map_err(|e| LockError::Canonical(e.to_string()))?;
     let digest = Sha256::digest(&canonical);
     let mut hex = String::with_capacity(64);
     for byte in digest.iter() {

@@ -5,9 +5,9 @@
 //! in the schemas as written, and reported as text the model reads (security). A pin hashes the
 //! definition as received, so the same change moves it.
 
+use super::prepare::local_pointer;
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
-use super::prepare::local_pointer;
 use crate::json::pointer::{push_segment, split_pointer};
 use serde_json::Value;
 use std::collections::HashSet;
