@@ -602,3 +602,23 @@ fn restore_keeps_a_null_the_original_takes() {
             "page": null})
     );
 }
+
+/// Draft-07 ignores the keywords beside a `$ref`: the target alone says whether an optional
+/// argument takes null, and a null sent for it is kept when it does.
+#[test]
+fn restore_keeps_a_null_a_draft_07_ref_takes() {
+    let draft7 = "http://json-schema.org/draft-07/schema#";
+    let tool = tool(json!({"$schema": draft7, "type": "object", "properties": {
+        "q": {"type": "string"},
+        "x": {"$ref": "#/definitions/N", "type": "string"},
+        "y": {"$ref": "#/definitions/S", "type": ["string", "null"]}
+    }, "required": ["q"], "definitions": {"N": {"type": ["integer", "null"]},
+        "S": {"type": "string"}}}));
+    let strict = profile("openai-strict").unwrap();
+    let adapted = adapt_tool(strict, &tool).unwrap();
+    let sent = json!({"q": "a", "x": null, "y": null});
+    assert_eq!(
+        adapted.restore_arguments(&sent).unwrap(),
+        json!({"q": "a", "x": null})
+    );
+}

@@ -2347,6 +2347,14 @@ impl<'a> Engine<'a> {
         if hops > MAX_NULL_HOPS {
             return false;
         }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            // Draft-07 ignores the keywords beside a `$ref`: the target alone decides.
+            if self.dialect == Dialect::Draft7 {
+                return self
+                    .target(reference, "")
+                    .is_ok_and(|(target, _)| self.takes_null(target, hops + 1));
+            }
+        }
         if admits_type(map, "null") == Some(false) {
             return false;
         }

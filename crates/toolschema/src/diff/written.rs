@@ -69,10 +69,8 @@ pub(super) fn report_written_text(
                 }
                 known.insert(text.as_str());
             }
-            Value::String(text) => {
-                if known.insert(text.as_str()) {
-                    changes.push(change(tool, "text", text, &format!("{at}{pointer}")));
-                }
+            Value::String(text) if known.insert(text.as_str()) => {
+                changes.push(change(tool, "text", text, &format!("{at}{pointer}")));
             }
             _ => {}
         }
