@@ -197,8 +197,9 @@ impl<'t> AdaptedTool<'t> {
     }
 
     /// Turn what a model sent for the adapted schema into what the server's schema expects:
-    /// `null`s that stand for "not given" removed, parameters renamed back; then validate the
-    /// result against the original schema.
+    /// `null`s that stand for "not given" removed (a null for an optional argument whose
+    /// original schema takes null itself is kept where the original takes it: it may be meant),
+    /// parameters renamed back; then validate the result against the original schema.
     pub fn restore_arguments(&self, arguments: &Value) -> Result<Value, RestoreError> {
         let Some(members) = arguments.as_object() else {
             return Err(RestoreError::NotAnObject(kind_in_words(arguments)));

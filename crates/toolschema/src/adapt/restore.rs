@@ -4,7 +4,9 @@
 //! The walk follows the adapted schema alongside the arguments; where an `anyOf` offers several
 //! branches, a branch whose shape fits the value is followed: the first by default, another when
 //! the caller asks (several may fit one value, and only the original schema can tell which
-//! reading is meant; see [`next_choices`]).
+//! reading is meant; see [`next_choices`]). A null strict mode sent for an optional property is
+//! dropped as "not given" unless the original schema takes null there itself: such nulls are
+//! kept where the caller, asking the original's validator, says so ([`Walker::run_keeping`]).
 
 use crate::json::pointer::{push_segment, resolve};
 use crate::schema::references::percent_decode;
@@ -110,7 +112,8 @@ struct Choices<'c> {
 }
 
 /// What one restoring walk did: how many branches fitted at each ambiguous `anyOf` (for
-/// [`next_choices`]), and where it dropped a null (for [`Walker::run_keeping`]).
+/// [`next_choices`]), and where it dropped a null the original may take (for the caller to try
+/// keeping, with [`Walker::run_keeping`]).
 pub(crate) struct Walked {
     pub met: Vec<usize>,
     pub dropped: Vec<String>,

@@ -35,11 +35,12 @@ pub(super) fn report_written_text(
     while let Some((pointer, value)) = stack.pop() {
         match value {
             Value::Object(map) => {
-                // In name order, whatever the key order (which is never a change); reversed
-                // onto the stack, so they are met in that order.
+                // In name order, whatever the key order (which is never a change): names
+                // first, then the values, pushed reversed so that they are met in that order.
                 let mut members: Vec<(&String, &Value)> = map.iter().collect();
                 members.sort_by(|a, b| a.0.cmp(b.0));
-                for (key, member) in members.into_iter().rev() {
+                let mut below = Vec::with_capacity(members.len());
+                for (key, member) in members {
                     let member_at = push_segment(&pointer, key);
                     if known.insert(key.as_str()) {
                         let what = if is_definitions(&pointer) {
@@ -49,8 +50,9 @@ pub(super) fn report_written_text(
                         };
                         changes.push(change(tool, what, key, &format!("{at}{member_at}")));
                     }
-                    stack.push((member_at, member));
+                    below.push((member_at, member));
                 }
+                stack.extend(below.into_iter().rev());
             }
             Value::Array(items) => {
                 for (i, item) in items.iter().enumerate().rev() {
