@@ -20,9 +20,9 @@ Examples:
   toolschema pin -o toolschema.lock --url http://127.0.0.1:3001/mcp
   toolschema pin tools.json --key 'node server.js'
 
-Each tool is pinned by the SHA-256 of its canonical JSON (RFC 8785): name, title, description,
-inputSchema and outputSchema (local $refs inlined), annotations, execution, icons, _meta and every
-other field. Pins are kept under the command line or URL, never the server's own name; pinning
+Each tool is pinned by the SHA-256 of its canonical JSON (RFC 8785) as the server lists it: name,
+title, description, inputSchema and outputSchema as written ($defs names and $refs included),
+annotations, execution, icons, _meta and every other field. Pins are kept under the command line or URL, never the server's own name; pinning
 again replaces that server's pins and keeps the others in the file.")]
 pub struct PinArgs {
     /// A catalog file to pin instead of a live server.

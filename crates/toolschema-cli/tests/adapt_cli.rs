@@ -417,3 +417,61 @@ fn a_call_giving_a_renamed_parameter_twice_is_refused() {
     let call: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(call["arguments"], json!({"x-y": "v", "x_y": 1, "x.y": "d"}));
 }
+
+/// Strict mode sends null for an optional argument left out; where the original takes null
+/// itself (`["string", "null"]` where null means "clear", `const: null`) the null may be meant,
+/// and `--restore` keeps it; a null strict mode introduced still goes.
+#[test]
+fn restore_keeps_a_null_the_original_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = json!({"tools": [{"name": "notes.set", "inputSchema": {"type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "note": {"type": ["string", "null"], "description": "The note; null clears it."},
+            "reset": {"const": null},
+            "limit": {"type": "integer"}
+        }, "required": ["id"]}}]});
+    std::fs::write(dir.path().join("notes.json"), catalog.to_string()).unwrap();
+    let restore = |args: &str| {
+        run_in(
+            dir.path(),
+            &[
+                "adapt",
+                "notes.json",
+                "--to",
+                "openai-strict",
+                "--restore",
+                "notes_set",
+                "--args",
+                args,
+            ],
+            None,
+        )
+    };
+    let out = restore(r#"{"id": "a", "note": null, "reset": null, "limit": null}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let call: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        call,
+        json!({"name": "notes.set", "arguments": {"id": "a", "note": null, "reset": null}})
+    );
+    let out = restore(r#"{"id": "a", "note": "n", "reset": null, "limit": 3}"#);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let call: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        call,
+        json!({"name": "notes.set", "arguments": {"id": "a", "note": "n", "reset": null, "limit": 3}})
+    );
+    // The adapted tool says so among its losses.
+    let out = run_in(
+        dir.path(),
+        &["adapt", "notes.json", "--to", "openai-strict"],
+        None,
+    );
+    assert!(
+        out.stdout
+            .contains("optional 'note', 'reset' already accept null"),
+        "{}",
+        out.stdout
+    );
+}

@@ -477,7 +477,7 @@ pub enum ToolError {
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
-    /// Every field, in order; known fields are checked and tags normalized.
+    /// Every field as written, in order; known fields are checked.
     fields: Map<String, Value>,
     annotations: ToolAnnotations,
     task_support: TaskSupport,
@@ -521,21 +521,15 @@ impl Tool {
     }
 
     /// Build a tool from its JSON object's fields, checking every known field.
-    pub fn from_map(mut fields: Map<String, Value>) -> Result<Tool, ToolError> {
+    pub fn from_map(fields: Map<String, Value>) -> Result<Tool, ToolError> {
         match fields.get("name") {
             Some(Value::String(name)) => check_name(name)?,
             None | Some(Value::Null) => return Err(NameError::Required(NameField::Name).into()),
             Some(_) => return Err(field_type("name", "a string")),
         }
+        // The fields stay as written (tags too, normalized only when read through `tags`): they
+        // are what a client receives, and what a pin covers.
         let (annotations, task_support) = check_fields(&fields, true)?;
-        if let Some(tags) = fields.get_mut("tags") {
-            let list: Vec<&str> = tags
-                .as_array()
-                .map(|t| t.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let normalized = normalize_tags(list);
-            *tags = Value::Array(normalized.into_iter().map(Value::String).collect());
-        }
         Ok(Tool {
             fields,
             annotations,
@@ -606,13 +600,10 @@ impl Tool {
         self.str_field("version")
     }
 
-    /// The normalized tags.
-    pub fn tags(&self) -> Vec<&str> {
-        self.fields
-            .get("tags")
-            .and_then(Value::as_array)
-            .map(|tags| tags.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default()
+    /// The tags, normalized (see [`normalize_tags`]); the `tags` field keeps them as written.
+    pub fn tags(&self) -> Vec<String> {
+        let written = self.fields.get("tags").and_then(Value::as_array);
+        normalize_tags(written.into_iter().flatten().filter_map(Value::as_str))
     }
 
     /// The tool's ID: `namespace:name:version`, `namespace:name`, or `name`.

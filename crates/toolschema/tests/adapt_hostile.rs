@@ -565,3 +565,60 @@ fn draft_07_keywords_beside_a_ref_are_not_applied() {
         );
     }
 }
+
+/// Strict mode makes optional arguments required and nullable, and a null then stands for "not
+/// given"; but where the original takes `null` itself (`["string", "null"]` where null means
+/// "clear", `const: null`, an `enum` or `anyOf` with null), a null may be meant: restore keeps
+/// it there, and drops only the nulls strict mode introduced.
+#[test]
+fn restore_keeps_a_null_the_original_takes() {
+    let tool = tool(json!({"type": "object", "properties": {
+        "q": {"type": "string"},
+        "note": {"type": ["string", "null"], "description": "null clears the note"},
+        "reset": {"const": null},
+        "mode": {"enum": ["a", null]},
+        "either": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+        "limit": {"type": "integer"},
+        "page": {"$ref": "#/$defs/Page"},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "tag": {"type": ["string", "null"]}, "n": {"type": "integer"}}}}
+    }, "required": ["q"], "$defs": {"Page": {"type": ["object", "null"],
+        "properties": {"cursor": {"type": ["string", "null"]}, "size": {"type": "integer"}}}}}));
+    let strict = profile("openai-strict").unwrap();
+    let adapted = adapt_tool(strict, &tool).unwrap();
+    let sent = json!({"q": "x", "note": null, "reset": null, "mode": null, "either": null,
+        "limit": null, "page": {"cursor": null, "size": null},
+        "items": [{"tag": null, "n": null}, {"tag": "t", "n": 2}]});
+    assert_eq!(
+        adapted.restore_arguments(&sent).unwrap(),
+        json!({"q": "x", "note": null, "reset": null, "mode": null, "either": null,
+            "page": {"cursor": null}, "items": [{"tag": null}, {"tag": "t", "n": 2}]})
+    );
+    let sent = json!({"q": "x", "note": "n", "reset": null, "mode": "a", "either": 3,
+        "limit": 5, "page": null, "items": null});
+    assert_eq!(
+        adapted.restore_arguments(&sent).unwrap(),
+        json!({"q": "x", "note": "n", "reset": null, "mode": "a", "either": 3, "limit": 5,
+            "page": null})
+    );
+}
+
+/// Draft-07 ignores the keywords beside a `$ref`: the target alone says whether an optional
+/// argument takes null, and a null sent for it is kept when it does.
+#[test]
+fn restore_keeps_a_null_a_draft_07_ref_takes() {
+    let draft7 = "http://json-schema.org/draft-07/schema#";
+    let tool = tool(json!({"$schema": draft7, "type": "object", "properties": {
+        "q": {"type": "string"},
+        "x": {"$ref": "#/definitions/N", "type": "string"},
+        "y": {"$ref": "#/definitions/S", "type": ["string", "null"]}
+    }, "required": ["q"], "definitions": {"N": {"type": ["integer", "null"]},
+        "S": {"type": "string"}}}));
+    let strict = profile("openai-strict").unwrap();
+    let adapted = adapt_tool(strict, &tool).unwrap();
+    let sent = json!({"q": "a", "x": null, "y": null});
+    assert_eq!(
+        adapted.restore_arguments(&sent).unwrap(),
+        json!({"q": "a", "x": null})
+    );
+}

@@ -6,7 +6,10 @@
 //!   provider's published rules (the checkers in `provider_rules`);
 //! - every keyword the adapted schema uses less than the original is in the loss report;
 //! - round trip: arguments valid for the original, shaped for the adapted schema, validate
-//!   there, and `restore_arguments` gives back exactly the original arguments.
+//!   there, and `restore_arguments` gives back exactly the original arguments, every null the
+//!   original takes (`["string", "null"]`, `const: null`, an `enum` or `anyOf` with null, in
+//!   nested objects and arrays too) kept; the one reading strict mode cannot tell apart, an
+//!   optional argument that takes null left out, comes back as null.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -38,9 +41,14 @@ enum Gen {
     IntEnum(Vec<i64>),
     ConstStr(String),
     ConstInt(i64),
-    /// `["string", "null"]`: only where the property is required (a null for an optional
-    /// property means "not given" once strict mode has made it required).
+    /// `["string", "null"]`, where null may mean "clear".
     NullableStr,
+    /// `{"const": null}`.
+    ConstNull,
+    /// A string `enum` with `null` among its values.
+    EnumWithNull(Vec<String>),
+    /// `anyOf` of an integer and `{"type": "null"}`.
+    IntOrNull,
     StrOrInt,
     Array {
         item: Box<Gen>,
@@ -104,6 +112,13 @@ impl Gen {
             Gen::ConstStr(v) => json!({"const": v}),
             Gen::ConstInt(v) => json!({"type": "integer", "const": v}),
             Gen::NullableStr => json!({"type": ["string", "null"], "maxLength": 8}),
+            Gen::ConstNull => json!({"const": null}),
+            Gen::EnumWithNull(values) => {
+                let mut values: Vec<Value> = values.iter().map(|v| json!(v)).collect();
+                values.push(Value::Null);
+                json!({"enum": values})
+            }
+            Gen::IntOrNull => json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
             Gen::StrOrInt => json!({"type": ["string", "integer"], "maxLength": 5, "minimum": 0}),
             Gen::Array { item, min, max } => {
                 json!({"type": "array", "items": item.schema(defs), "minItems": min, "maxItems": max})
@@ -171,6 +186,15 @@ impl Gen {
             Gen::ConstInt(v) => Just(json!(v)).boxed(),
             Gen::NullableStr => {
                 prop_oneof![Just(Value::Null), "[a-z]{0,8}".prop_map(Value::String)].boxed()
+            }
+            Gen::ConstNull => Just(Value::Null).boxed(),
+            Gen::EnumWithNull(values) => prop_oneof![
+                Just(Value::Null),
+                prop::sample::select(values.clone()).prop_map(Value::String)
+            ]
+            .boxed(),
+            Gen::IntOrNull => {
+                prop_oneof![Just(Value::Null), (-9i64..9).prop_map(|n| json!(n))].boxed()
             }
             Gen::StrOrInt => prop_oneof![
                 "[a-z]{0,5}".prop_map(Value::String),
@@ -278,10 +302,15 @@ fn leaf() -> impl Strategy<Value = Gen> {
         (0i64..9).prop_map(Gen::ConstInt),
         Just(Gen::StrOrInt),
         Just(Gen::OneOf),
+        Just(Gen::NullableStr),
+        Just(Gen::ConstNull),
+        prop::collection::btree_set("[a-z]{1,6}", 1..3)
+            .prop_map(|s| Gen::EnumWithNull(s.into_iter().collect())),
+        Just(Gen::IntOrNull),
     ]
 }
 
-/// Properties with distinct names; `nullable` types (when `nullable`) only where required.
+/// Properties with distinct names, required or not; `nullable` adds more `["string", "null"]`.
 fn properties(
     inner: BoxedStrategy<Gen>,
     min: usize,
@@ -300,10 +329,7 @@ fn properties(
             names
                 .into_iter()
                 .zip(gens)
-                .map(|(name, (gen, required))| {
-                    let required = required || matches!(gen, Gen::NullableStr);
-                    (name.to_string(), gen, required)
-                })
+                .map(|(name, (gen, required))| (name.to_string(), gen, required))
                 .collect()
         })
         .boxed()
@@ -339,9 +365,8 @@ fn gen() -> impl Strategy<Value = Gen> {
     })
 }
 
-/// A root: an object, or a union of two object forms. The forms have no nullable property of
-/// their own: merged, a property one form requires may be optional, and its null would then
-/// mean "not given" (restore_arguments keeps such a null only when the original needs it).
+/// A root: an object, or a union of two object forms (merged, a property one form requires may
+/// be optional, and a null sent for it is kept only where the original takes it).
 fn root() -> impl Strategy<Value = (Value, BoxedStrategy<Value>)> {
     let object = (properties(gen().boxed(), 0, true), any::<bool>())
         .prop_map(|(properties, closed)| Gen::Object { properties, closed });
@@ -366,6 +391,26 @@ fn root() -> impl Strategy<Value = (Value, BoxedStrategy<Value>)> {
             (schema, values)
         }),
     ]
+}
+
+/// Whether `restored` is `sent` with, at most, a `null` for some members `sent` leaves out.
+fn same_but_nulls_for_absent(restored: &Value, sent: &Value) -> bool {
+    match (restored, sent) {
+        (Value::Object(r), Value::Object(s)) => {
+            s.keys().all(|k| r.contains_key(k))
+                && r.iter().all(|(k, v)| match s.get(k) {
+                    Some(sv) => same_but_nulls_for_absent(v, sv),
+                    None => v.is_null(),
+                })
+        }
+        (Value::Array(r), Value::Array(s)) => {
+            r.len() == s.len()
+                && r.iter()
+                    .zip(s)
+                    .all(|(a, b)| same_but_nulls_for_absent(a, b))
+        }
+        (r, s) => r == s,
+    }
 }
 
 fn validator(schema: &Value) -> jsonschema::Validator {
@@ -449,7 +494,19 @@ proptest! {
                 );
                 let restored = adapted.restore_arguments(&shaped);
                 prop_assert!(restored.is_ok(), "{profile}: {restored:?}\nfrom {instance} shaped as {shaped}");
-                prop_assert_eq!(&restored.unwrap(), instance, "{}", profile);
+                let restored = restored.unwrap();
+                if profile.strict.is_none() {
+                    prop_assert_eq!(&restored, instance, "{}", profile);
+                } else {
+                    // Every value of the call is back, nulls the original takes included; an
+                    // argument left out may come back as null only where the original takes
+                    // one (strict mode sends null for both).
+                    prop_assert!(
+                        same_but_nulls_for_absent(&restored, instance),
+                        "{profile}: {restored} restored from {shaped}, sent as {instance}"
+                    );
+                    prop_assert!(original.is_valid(&restored), "{profile}: {restored} breaks {schema}");
+                }
             }
         }
     }

@@ -57,6 +57,7 @@ use profile::RequestFormat;
 use restore::{Direction, Plan, Walker};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
 
 /// Why a tool cannot be adapted to a profile.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -196,8 +197,9 @@ impl<'t> AdaptedTool<'t> {
     }
 
     /// Turn what a model sent for the adapted schema into what the server's schema expects:
-    /// `null`s that stand for "not given" removed, parameters renamed back; then validate the
-    /// result against the original schema.
+    /// `null`s that stand for "not given" removed (a null for an optional argument whose
+    /// original schema takes null itself is kept where the original takes it: it may be meant),
+    /// parameters renamed back; then validate the result against the original schema.
     pub fn restore_arguments(&self, arguments: &Value) -> Result<Value, RestoreError> {
         let Some(members) = arguments.as_object() else {
             return Err(RestoreError::NotAnObject(kind_in_words(arguments)));
@@ -209,26 +211,45 @@ impl<'t> AdaptedTool<'t> {
                 keys,
             });
         }
-        let walk = |direction, choices: &[usize]| {
+        let walk = |direction, choices: &[usize], keep: &BTreeSet<String>| {
             let mut restored = arguments.clone();
-            let met = Walker {
+            let walked = Walker {
                 schema: &self.schema,
                 plan: &self.plan,
                 direction,
             }
-            .run_choosing(&mut restored, choices);
-            (restored, met)
+            .run_keeping(&mut restored, choices, keep);
+            (restored, walked)
         };
         let compiled = self.original.compile()?;
-        let (restored, mut met) = walk(Direction::Restore, &[]);
+        let none = BTreeSet::new();
+        // A null strict mode added for an optional property stands for "not given" only where
+        // the original schema does not take a null; where it does, the null may be meant
+        // ("clear this"), and it is kept.
+        let keep_accepted = |choices: &[usize], reading: Option<Value>, dropped: Vec<String>| {
+            keep_accepted_nulls(reading, dropped, |keep| {
+                let (candidate, _) = walk(Direction::Restore, choices, keep);
+                compiled.validate_input(&candidate).map(|()| candidate)
+            })
+        };
+        let (restored, first) = walk(Direction::Restore, &[], &none);
+        let mut met = first.met;
         let errors = match compiled.validate_input(&restored) {
-            Ok(()) => return Ok(restored),
+            Ok(()) => {
+                let kept = keep_accepted(&[], Some(restored.clone()), first.dropped);
+                return Ok(kept.unwrap_or(restored));
+            }
             Err(errors) => errors,
         };
+        // A null the original takes may be what makes the call valid (an argument one form of
+        // the original requires, that takes null).
+        if let Some(kept) = keep_accepted(&[], None, first.dropped) {
+            return Ok(kept);
+        }
         // A null the original requires (a property one merged form requires and another does
         // not) is kept when that is what makes the call valid. Keeping every null changes
         // nothing a branch choice could, so this is one try.
-        let (kept, _) = walk(Direction::RestoreKeepingNulls, &[]);
+        let (kept, _) = walk(Direction::RestoreKeepingNulls, &[], &none);
         if kept != restored && compiled.validate_input(&kept).is_ok() {
             return Ok(kept);
         }
@@ -242,11 +263,12 @@ impl<'t> AdaptedTool<'t> {
                 break;
             };
             choices = next;
-            let (reading, now_met) = walk(Direction::Restore, &choices);
-            if compiled.validate_input(&reading).is_ok() {
-                return Ok(reading);
+            let (reading, now) = walk(Direction::Restore, &choices, &none);
+            let valid = compiled.validate_input(&reading).is_ok().then_some(reading);
+            if let Some(kept) = keep_accepted(&choices, valid, now.dropped) {
+                return Ok(kept);
             }
-            met = now_met;
+            met = now.met;
         }
         let arguments = restored;
         Err(RestoreError::Invalid {
@@ -275,6 +297,60 @@ impl<'t> AdaptedTool<'t> {
 /// Most readings of a call [`AdaptedTool::restore_arguments`] tries, where `anyOf` branches of
 /// the adapted schema fit a value several ways.
 const MAX_READINGS: usize = 64;
+
+/// Most rounds of [`keep_accepted_nulls`] that put back every dropped null not yet refused.
+const MAX_NULL_ROUNDS: usize = 8;
+
+/// Most single nulls [`keep_accepted_nulls`] then tries one by one.
+const MAX_NULL_TRIES: usize = 64;
+
+/// A reading of the call the original schema takes, with every null of an optional property
+/// the original takes itself (dropped from the reading at `dropped`) put back where the
+/// original takes it; `reading` is that reading without them, when the original takes it.
+/// `try_keeping` restores the call again keeping the nulls at the places given, and validates
+/// it. `None` when no reading tried is valid.
+///
+/// First all of them at once, less those the original refuses at their own place, until the
+/// call is valid (one round when every null is taken); then, from a valid `reading`, one at a
+/// time, in order, up to a bound: past it the rest stand for "not given", as strict mode
+/// reported.
+fn keep_accepted_nulls(
+    reading: Option<Value>,
+    dropped: Vec<String>,
+    try_keeping: impl Fn(&BTreeSet<String>) -> Result<Value, ValidationErrors>,
+) -> Option<Value> {
+    let mut keep: BTreeSet<String> = dropped.iter().cloned().collect();
+    for _ in 0..MAX_NULL_ROUNDS {
+        if keep.is_empty() {
+            return reading;
+        }
+        let errors = match try_keeping(&keep) {
+            Ok(kept) => return Some(kept),
+            Err(errors) => errors,
+        };
+        let before = keep.len();
+        keep.retain(|place| !errors.iter().any(|e| e.path == *place));
+        if keep.len() == before {
+            break;
+        }
+    }
+    let mut best = reading?;
+    let mut kept = BTreeSet::new();
+    for place in dropped
+        .into_iter()
+        .filter(|p| keep.contains(p))
+        .take(MAX_NULL_TRIES)
+    {
+        kept.insert(place.clone());
+        match try_keeping(&kept) {
+            Ok(candidate) => best = candidate,
+            Err(_) => {
+                kept.remove(&place);
+            }
+        }
+    }
+    Some(best)
+}
 
 /// A catalog adapted to one profile.
 #[derive(Debug, Clone)]
@@ -487,6 +563,7 @@ fn adapt_named<'t>(
         losses,
         plan: Plan {
             optional: outcome.optional,
+            takes_null: outcome.takes_null,
             renamed: outcome.renamed,
         },
     })

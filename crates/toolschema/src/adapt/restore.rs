@@ -4,11 +4,14 @@
 //! The walk follows the adapted schema alongside the arguments; where an `anyOf` offers several
 //! branches, a branch whose shape fits the value is followed: the first by default, another when
 //! the caller asks (several may fit one value, and only the original schema can tell which
-//! reading is meant; see [`next_choices`]).
+//! reading is meant; see [`next_choices`]). A null strict mode sent for an optional property is
+//! dropped as "not given" unless the original schema takes null there itself: such nulls are
+//! kept where the caller, asking the original's validator, says so ([`Walker::run_keeping`]).
 
 use crate::json::pointer::{push_segment, resolve};
 use crate::schema::references::percent_decode;
 use serde_json::{Map, Value};
+use std::collections::BTreeSet;
 
 /// What the adapted schema changed about the arguments' shape.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -16,6 +19,9 @@ pub(crate) struct Plan {
     /// Adapted-schema pointers of objects, with the properties there that are optional in the
     /// original and that strict mode sends as `null`.
     pub optional: Vec<(String, Vec<String>)>,
+    /// Of those, by the same pointers, the properties whose original schema takes `null`
+    /// itself: a null sent there may be meant, and is kept where the original takes it.
+    pub takes_null: Vec<(String, Vec<String>)>,
     /// Root properties the provider knows by another name: (provider name, original name).
     pub renamed: Vec<(String, String)>,
 }
@@ -46,11 +52,19 @@ impl Plan {
     }
 
     fn optional_at(&self, pointer: &str) -> &[String] {
-        self.optional
-            .iter()
-            .find(|(p, _)| p == pointer)
-            .map_or(&[], |(_, names)| names.as_slice())
+        names_at(&self.optional, pointer)
     }
+
+    fn takes_null_at(&self, pointer: &str) -> &[String] {
+        names_at(&self.takes_null, pointer)
+    }
+}
+
+fn names_at<'p>(marked: &'p [(String, Vec<String>)], pointer: &str) -> &'p [String] {
+    marked
+        .iter()
+        .find(|(p, _)| p == pointer)
+        .map_or(&[], |(_, names)| names.as_slice())
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -71,6 +85,12 @@ const MAX_HOPS: usize = 64;
 /// Most levels of arguments walked (deeper values are left as they are; validation judges them).
 const MAX_LEVELS: usize = 256;
 
+/// Where a walk is: the adapted schema's pointer and the arguments' (as sent).
+struct Place {
+    schema: String,
+    instance: String,
+}
+
 pub(crate) struct Walker<'a> {
     pub schema: &'a Value,
     pub plan: &'a Plan,
@@ -78,12 +98,25 @@ pub(crate) struct Walker<'a> {
 }
 
 /// The branch taken at each `anyOf` where more than one branch fits the value, in the order
-/// the walk meets them.
+/// the walk meets them; and the nulls of optional properties kept and dropped.
 struct Choices<'c> {
     /// Index among the fitting branches wanted at each such `anyOf` (the first past the end).
     wanted: &'c [usize],
     /// How many branches fitted at each such `anyOf` the walk met.
     met: Vec<usize>,
+    /// Where (JSON Pointers into the arguments) a null of an optional property is kept when
+    /// restoring: the original schema takes it there.
+    keep: &'c BTreeSet<String>,
+    /// Where a null of an optional property was dropped when restoring.
+    dropped: Vec<String>,
+}
+
+/// What one restoring walk did: how many branches fitted at each ambiguous `anyOf` (for
+/// [`next_choices`]), and where it dropped a null the original may take (for the caller to try
+/// keeping, with [`Walker::run_keeping`]).
+pub(crate) struct Walked {
+    pub met: Vec<usize>,
+    pub dropped: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -97,18 +130,39 @@ impl Walker<'_> {
     /// `choices[k]`-th of them (the first past the end of `choices`). Returns how many branches
     /// fitted at each such `anyOf`, for [`next_choices`].
     pub fn run_choosing(&self, arguments: &mut Value, choices: &[usize]) -> Vec<usize> {
+        self.run_keeping(arguments, choices, &BTreeSet::new()).met
+    }
+
+    /// [`Walker::run_choosing`], keeping, when restoring, the nulls of optional properties at
+    /// the places in `keep` (JSON Pointers into the arguments as sent); says where it dropped
+    /// the others.
+    pub fn run_keeping(
+        &self,
+        arguments: &mut Value,
+        choices: &[usize],
+        keep: &BTreeSet<String>,
+    ) -> Walked {
         let mut choices = Choices {
             wanted: choices,
             met: Vec::new(),
+            keep,
+            dropped: Vec::new(),
         };
         if self.direction == Direction::Shape {
             self.rename_root(arguments);
         }
-        self.walk(arguments, self.schema, String::new(), 0, &mut choices);
+        let at = Place {
+            schema: String::new(),
+            instance: String::new(),
+        };
+        self.walk(arguments, self.schema, at, 0, &mut choices);
         if self.direction != Direction::Shape {
             self.rename_root(arguments);
         }
-        choices.met
+        Walked {
+            met: choices.met,
+            dropped: choices.dropped,
+        }
     }
 
     fn rename_root(&self, arguments: &mut Value) {
@@ -158,19 +212,20 @@ impl Walker<'_> {
         &self,
         value: &mut Value,
         node: &Value,
-        pointer: String,
+        at: Place,
         level: usize,
         choices: &mut Choices<'_>,
     ) {
         if level > MAX_LEVELS {
             return;
         }
-        let (node, pointer) = self.follow(node, pointer);
+        let (node, pointer) = self.follow(node, at.schema);
+        let instance = at.instance;
         let Some(schema) = node.as_object() else {
             return;
         };
         match value {
-            Value::Object(map) => self.object(map, schema, &pointer, level, choices),
+            Value::Object(map) => self.object(map, schema, &pointer, &instance, level, choices),
             Value::Array(items) => {
                 let prefix = schema.get("prefixItems").and_then(Value::as_array);
                 let prefix_len = prefix.map_or(0, Vec::len);
@@ -185,6 +240,10 @@ impl Walker<'_> {
                             },
                             _ => continue,
                         },
+                    };
+                    let at = Place {
+                        schema: at,
+                        instance: format!("{instance}/{i}"),
                     };
                     self.walk(item, sub, at, level + 1, choices);
                 }
@@ -208,7 +267,10 @@ impl Walker<'_> {
                 }
             };
             if let Some(i) = chosen {
-                let at = format!("{pointer}/anyOf/{i}");
+                let at = Place {
+                    schema: format!("{pointer}/anyOf/{i}"),
+                    instance,
+                };
                 self.walk(value, &branches[i], at, level + 1, choices);
             }
         }
@@ -219,6 +281,7 @@ impl Walker<'_> {
         map: &mut Map<String, Value>,
         schema: &Map<String, Value>,
         pointer: &str,
+        instance: &str,
         level: usize,
         choices: &mut Choices<'_>,
     ) {
@@ -226,7 +289,23 @@ impl Walker<'_> {
         let properties = schema.get("properties").and_then(Value::as_object);
         match self.direction {
             Direction::Restore => {
-                map.retain(|k, v| !(v.is_null() && optional.contains(k)));
+                // A null strict mode sent for "not given" goes, unless the original schema
+                // takes a null there and the caller keeps it (then the null may be meant).
+                let takes_null = self.plan.takes_null_at(pointer);
+                map.retain(|k, v| {
+                    if !(v.is_null() && optional.contains(k)) {
+                        return true;
+                    }
+                    if !takes_null.contains(k) {
+                        return false;
+                    }
+                    let place = push_segment(instance, k);
+                    if choices.keep.contains(&place) {
+                        return true;
+                    }
+                    choices.dropped.push(place);
+                    false
+                });
             }
             Direction::RestoreKeepingNulls => {}
             Direction::Shape => {
@@ -248,7 +327,11 @@ impl Walker<'_> {
         let base = push_segment(pointer, "properties");
         for (key, child) in map.iter_mut() {
             if let Some(sub) = properties.get(key) {
-                self.walk(child, sub, push_segment(&base, key), level + 1, choices);
+                let at = Place {
+                    schema: push_segment(&base, key),
+                    instance: push_segment(instance, key),
+                };
+                self.walk(child, sub, at, level + 1, choices);
             }
         }
     }
@@ -409,6 +492,7 @@ mod tests {
                 (String::new(), vec!["page".into()]),
                 ("/properties/page/anyOf/0".into(), vec!["n".into()]),
             ],
+            takes_null: vec![],
             renamed: vec![],
         };
         let restore = Walker {
@@ -447,6 +531,7 @@ mod tests {
         // `x_y` fits the rule and keeps its name; `x-y` and `x.y` are sent as hashed names.
         let plan = Plan {
             optional: vec![],
+            takes_null: vec![],
             renamed: vec![
                 ("x_y_1".into(), "x-y".into()),
                 ("x_y_2".into(), "x.y".into()),
@@ -472,6 +557,7 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"my_arg": {"type": "string"}}});
         let plan = Plan {
             optional: vec![],
+            takes_null: vec![],
             renamed: vec![("my_arg".into(), "my-arg".into())],
         };
         let mut sent = json!({"my_arg": "v"});

@@ -24,6 +24,14 @@ const MAX_LEVELS: usize = 60;
 /// apart from any keyword a schema uses (inputs holding it are refused).
 const OPTIONAL_MARK: &str = "\u{0}toolschema-optional";
 
+/// Marks, beside [`OPTIONAL_MARK`], those of the listed properties whose original schema takes
+/// `null` itself: there a null the model sends may be meant, not stand for "not given".
+const TAKES_NULL_MARK: &str = "\u{0}toolschema-takes-null";
+
+/// Most `$ref`s followed, and levels of `anyOf`/`oneOf`/`allOf` entered, to tell whether a
+/// schema takes `null`.
+const MAX_NULL_HOPS: usize = 32;
+
 /// A loss, with its pointer relative to the schema root.
 #[derive(Debug, Clone)]
 pub(crate) struct SchemaLoss {
@@ -51,6 +59,8 @@ pub(crate) struct Outcome {
     /// Adapted-schema pointers of objects whose listed properties are optional in the original
     /// (strict mode sends them as `null`).
     pub optional: Vec<(String, Vec<String>)>,
+    /// Of those, the properties whose original schema takes `null` itself.
+    pub takes_null: Vec<(String, Vec<String>)>,
     /// Root properties renamed for the provider: (provider name, original name).
     pub renamed: Vec<(String, String)>,
 }
@@ -274,7 +284,8 @@ pub(crate) fn adapt_checked(
     };
     let mut adapted = engine.root_schema()?;
     let mut optional = Vec::new();
-    take_marks(&mut adapted, String::new(), &mut optional);
+    let mut takes_null = Vec::new();
+    take_marks(&mut adapted, String::new(), &mut optional, &mut takes_null);
     if let Some(limits) = profile.limits {
         super::limits::check(&adapted, &limits.rule, limits.source)?;
     }
@@ -292,6 +303,7 @@ pub(crate) fn adapt_checked(
         schema: adapted,
         losses: engine.losses,
         optional,
+        takes_null,
         renamed,
     })
 }
@@ -308,27 +320,35 @@ fn contains_mark(value: &Value) -> bool {
 
 /// Remove the optional-property marks (from a copy shown in a description).
 fn strip_marks(value: &mut Value) {
-    take_marks(value, String::new(), &mut Vec::new());
+    take_marks(value, String::new(), &mut Vec::new(), &mut Vec::new());
 }
 
-/// Remove the optional-property marks, recording where they were.
-fn take_marks(value: &mut Value, pointer: String, found: &mut Vec<(String, Vec<String>)>) {
+type Marked = Vec<(String, Vec<String>)>;
+
+/// Remove the optional-property marks, recording where they were: the optional properties, and
+/// those of them whose original takes `null`.
+fn take_marks(value: &mut Value, pointer: String, optional: &mut Marked, takes_null: &mut Marked) {
     match value {
         Value::Object(map) => {
-            if let Some(Value::Array(names)) = map.shift_remove(OPTIONAL_MARK) {
-                let names = names
+            let names = |names: Vec<Value>| -> Vec<String> {
+                names
                     .into_iter()
                     .filter_map(|n| n.as_str().map(str::to_string))
-                    .collect();
-                found.push((pointer.clone(), names));
+                    .collect()
+            };
+            if let Some(Value::Array(list)) = map.shift_remove(OPTIONAL_MARK) {
+                optional.push((pointer.clone(), names(list)));
+            }
+            if let Some(Value::Array(list)) = map.shift_remove(TAKES_NULL_MARK) {
+                takes_null.push((pointer.clone(), names(list)));
             }
             for (key, child) in map.iter_mut() {
-                take_marks(child, push_segment(&pointer, key), found);
+                take_marks(child, push_segment(&pointer, key), optional, takes_null);
             }
         }
         Value::Array(items) => {
             for (i, child) in items.iter_mut().enumerate() {
-                take_marks(child, format!("{pointer}/{i}"), found);
+                take_marks(child, format!("{pointer}/{i}"), optional, takes_null);
             }
         }
         _ => {}
@@ -2257,6 +2277,31 @@ impl<'a> Engine<'a> {
                 .cloned()
                 .collect();
             if !optional.is_empty() {
+                let declared_in_source = source.get("properties").and_then(Value::as_object);
+                let takes_null: Vec<&String> = optional
+                    .iter()
+                    .filter(|name| {
+                        declared_in_source
+                            .and_then(|p| p.get(name.as_str()))
+                            .is_some_and(|schema| self.takes_null(schema, 0))
+                    })
+                    .collect();
+                if !takes_null.is_empty() {
+                    let names = takes_null.iter().map(|n| Value::String(n.to_string()));
+                    out.insert(TAKES_NULL_MARK.into(), Value::Array(names.collect()));
+                    self.report(
+                        at,
+                        "required",
+                        LossAction::Rewritten,
+                        Accepts::Reshaped,
+                        Topic::Strict,
+                        format!(
+                            "{} requires every property: optional {} already accept null, which                              the model may mean, so restore_arguments keeps a null sent there                              where the original takes it; leaving them out cannot be said",
+                            self.name(),
+                            quoted(&takes_null)
+                        ),
+                    );
+                }
                 if let Some(Value::Object(properties)) = out.get_mut("properties") {
                     for name in &optional {
                         if let Some(schema) = properties.get_mut(name) {
@@ -2288,6 +2333,59 @@ impl<'a> Engine<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Whether an original schema takes `null`, as far as its own keywords tell (`type`,
+    /// `const`, `enum`, `$ref`, `anyOf`/`oneOf`/`allOf`); what it takes in context is for the
+    /// original's validator to say when a call is restored.
+    fn takes_null(&self, schema: &Value, hops: usize) -> bool {
+        let map = match schema {
+            Value::Bool(b) => return *b,
+            Value::Object(map) => map,
+            _ => return false,
+        };
+        if hops > MAX_NULL_HOPS {
+            return false;
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            // Draft-07 ignores the keywords beside a `$ref`: the target alone decides.
+            if self.dialect == Dialect::Draft7 {
+                return self
+                    .target(reference, "")
+                    .is_ok_and(|(target, _)| self.takes_null(target, hops + 1));
+            }
+        }
+        if admits_type(map, "null") == Some(false) {
+            return false;
+        }
+        if map.get("const").is_some_and(|c| !c.is_null()) {
+            return false;
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            if !values.iter().any(Value::is_null) {
+                return false;
+            }
+        }
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            match self.target(reference, "") {
+                Ok((target, _)) if self.takes_null(target, hops + 1) => {}
+                _ => return false,
+            }
+        }
+        let branches = |key: &str| map.get(key).and_then(Value::as_array);
+        for key in ["anyOf", "oneOf"] {
+            if let Some(list) = branches(key) {
+                if !list.iter().any(|b| self.takes_null(b, hops + 1)) {
+                    return false;
+                }
+            }
+        }
+        if let Some(list) = branches("allOf") {
+            if !list.iter().all(|b| self.takes_null(b, hops + 1)) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Arrays: `items` where the provider requires it.
@@ -2341,7 +2439,7 @@ impl<'a> Engine<'a> {
         out.get("$ref")?;
         let besides: Vec<&String> = out
             .keys()
-            .filter(|k| !k.starts_with('$') && *k != OPTIONAL_MARK)
+            .filter(|k| !k.starts_with('$') && !k.starts_with('\u{0}'))
             .collect();
         if besides.is_empty() {
             return None;

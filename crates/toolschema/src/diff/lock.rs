@@ -1,11 +1,11 @@
 //! Pins: what a server's tools looked like when a person approved them, and whether they still
 //! do.
 //!
-//! A [`Lock`] (the `toolschema.lock` file) holds, per server, each tool's definition in the form
-//! the diff compares (lightweight shapes translated, local `$ref`s inlined) and a SHA-256 of its
-//! canonical JSON (RFC 8785): everything the model can see (name, title, description, both
-//! schemas, annotations, `execution`, icons, `_meta`, unknown fields). Key order never changes a
-//! pin; any change the diff reports does.
+//! A [`Lock`] (the `toolschema.lock` file) holds, per server, each tool's definition as the
+//! server listed it and a SHA-256 of its canonical JSON (RFC 8785): everything the model can see,
+//! as it receives it (name, title, description, both schemas with their definitions' names and
+//! `$ref`s as written, annotations, `execution`, icons, `_meta`, unknown fields). Key order never
+//! changes a pin; any other change does, and the diff reports it.
 //!
 //! Servers are keyed by what the user launches, the command line ([`command_key`]) or the URL
 //! ([`url_key`]), never by the name a server reports about itself.
@@ -29,15 +29,20 @@
 //! assert_eq!(pins.check(&json!({"name": "other", "inputSchema": {}})), PinStatus::NotInLock);
 //! ```
 
-use super::prepare::prepare_tool;
 use super::{diff_tool, diff_tools, Change, ChangeClass, ChangeCode, Diff};
 use crate::json::same_value;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
-/// The lock file format this version writes and reads.
-pub const LOCK_VERSION: u64 = 1;
+/// The lock file format this version writes. Version 1 locks, which stored definitions in the
+/// form the diff compares (local `$ref`s inlined, lightweight shapes translated), are still read:
+/// their stored definitions are compared as written, so a tool listed otherwise than stored
+/// drifts (never passes unseen) until it is pinned again.
+pub const LOCK_VERSION: u64 = 2;
+
+/// The lock versions this version reads.
+const READ_VERSIONS: &[u64] = &[1, LOCK_VERSION];
 
 /// What the pins hash, written into the lock so a reader knows.
 const HASH_DESCRIPTION: &str = "sha256 of the RFC 8785 canonical JSON of each definition";
@@ -114,15 +119,12 @@ fn shell_word(word: &str) -> String {
     }
 }
 
-/// The SHA-256 (lowercase hex) of a tool's canonical JSON (RFC 8785) in the form the diff
-/// compares. Key order and number spelling (`1`, `1.0`) never change it.
+/// The SHA-256 (lowercase hex) of a tool's canonical JSON (RFC 8785), the tool as the server
+/// lists it: every member and name the model receives, as received. Key order and number
+/// spelling (`1`, `1.0`) never change it.
 pub fn pin_hash(tool: &Map<String, Value>) -> Result<String, LockError> {
-    hash_prepared(&prepare_tool(tool))
-}
-
-fn hash_prepared(prepared: &Map<String, Value>) -> Result<String, LockError> {
-    let canonical = serde_json_canonicalizer::to_vec(prepared)
-        .map_err(|e| LockError::Canonical(e.to_string()))?;
+    let canonical =
+        serde_json_canonicalizer::to_vec(tool).map_err(|e| LockError::Canonical(e.to_string()))?;
     let digest = Sha256::digest(&canonical);
     let mut hex = String::with_capacity(64);
     for byte in digest.iter() {
@@ -131,7 +133,7 @@ fn hash_prepared(prepared: &Map<String, Value>) -> Result<String, LockError> {
     Ok(hex)
 }
 
-/// A pinned tool: its definition as compared, and the hash of it.
+/// A pinned tool: its definition as listed, and the hash of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PinnedTool {
     sha256: String,
@@ -144,7 +146,8 @@ impl PinnedTool {
         &self.sha256
     }
 
-    /// The definition as pinned (lightweight shapes translated, local `$ref`s inlined).
+    /// The definition as pinned: as the server listed it (in a version 1 lock, in the form the
+    /// diff compares).
     pub fn definition(&self) -> &Map<String, Value> {
         &self.definition
     }
@@ -180,9 +183,11 @@ impl PinnedServer {
                     "tool {index} has no string \"name\" and cannot be pinned"
                 )));
             };
-            let definition = prepare_tool(tool);
-            let sha256 = hash_prepared(&definition)?;
-            let entry = PinnedTool { sha256, definition };
+            let sha256 = pin_hash(tool)?;
+            let entry = PinnedTool {
+                sha256,
+                definition: tool.clone(),
+            };
             if pinned.insert(name.to_string(), entry).is_some() {
                 return Err(LockError::BadTool(format!(
                     "two tools are named '{name}': a pin needs unique names"
@@ -213,16 +218,10 @@ impl PinnedServer {
         else {
             return PinStatus::NotInLock;
         };
-        let prepared = prepare_tool(tool);
         // The hash alone could miss a change that canonical JSON cannot tell apart (integers
         // beyond 2^53 become the same double); the stored definition is compared exactly too.
-        let same_hash = hash_prepared(&prepared).is_ok_and(|h| h == pinned.sha256);
-        if same_hash
-            && same_value(
-                &Value::Object(prepared),
-                &Value::Object(pinned.definition.clone()),
-            )
-        {
+        let same_hash = pin_hash(tool).is_ok_and(|h| h == pinned.sha256);
+        if same_hash && same_value(listed, &Value::Object(pinned.definition.clone())) {
             return PinStatus::Pinned;
         }
         let mut changes = diff_tool(&pinned.definition, tool);
@@ -265,7 +264,7 @@ fn unnamed_drift(pinned: &PinnedTool, tool: &Map<String, Value>) -> Change {
         pointer: String::new(),
         message: "the definition differs from its pin in a way the diff cannot name (numbers beyond 2^53)".into(),
         before: Some(Value::String(pinned.sha256.clone())),
-        after: hash_prepared(&prepare_tool(tool)).ok().map(Value::String),
+        after: pin_hash(tool).ok().map(Value::String),
     }
 }
 
@@ -355,10 +354,10 @@ impl Lock {
             .as_object()
             .ok_or_else(|| format("the top level is not an object"))?;
         match root.get("version") {
-            Some(version) if version.as_u64() == Some(LOCK_VERSION) => {}
+            Some(version) if version.as_u64().is_some_and(|v| READ_VERSIONS.contains(&v)) => {}
             Some(Value::Number(other)) if other.is_u64() => {
                 return Err(LockError::Format(format!(
-                    "version {other} is not one this toolschema reads (it reads {LOCK_VERSION})"
+                    "version {other} is not one this toolschema reads (it reads 1 and {LOCK_VERSION})"
                 )))
             }
             Some(other) => {
@@ -396,7 +395,7 @@ impl Lock {
                 if definition.get("name").and_then(Value::as_str) != Some(name.as_str()) {
                     return Err(tampered());
                 }
-                if hash_prepared(definition)? != sha256 {
+                if pin_hash(definition)? != sha256 {
                     return Err(tampered());
                 }
                 pinned.insert(

@@ -30,8 +30,13 @@
 //! assert_eq!(change.message, "maxLength of argument 'q' tightened from 64 to 32");
 //! ```
 //!
-//! [`lock`] holds pins: a SHA-256 of each tool's canonical JSON (RFC 8785) in the same prepared
-//! form, so a pin drifts exactly when the diff finds a change.
+//! The model reads a schema as written, so what the comparison by meaning does not see is
+//! reported too: new text only the written form holds (a definition's name, a `$ref`, a
+//! lightweight shape's root `type`) as `schema-text-changed`, and any other difference of writing
+//! as `schema-rewritten`.
+//!
+//! [`lock`] holds pins: a SHA-256 of each tool's canonical JSON (RFC 8785) as listed, so a pin
+//! drifts exactly when the diff finds a change.
 
 mod location;
 pub mod lock;
@@ -41,6 +46,7 @@ mod retarget;
 mod schema;
 mod tool;
 mod words;
+mod written;
 
 pub use lock::{
     command_key, pin_hash, url_key, Lock, LockError, PinStatus, PinnedServer, PinnedTool,
@@ -208,7 +214,8 @@ pub struct Change {
     /// What changed.
     pub code: ChangeCode,
     /// JSON Pointer into the tool (schemas as compared: lightweight shapes translated, local
-    /// `$ref`s inlined); empty for the whole tool.
+    /// `$ref`s inlined; for text only the written schema holds, into the schema as written);
+    /// empty for the whole tool.
     pub pointer: String,
     /// What changed, for a person: `maxLength of argument 'q' tightened from 64 to 32`.
     pub message: String,

@@ -4,6 +4,7 @@
 use super::retarget::report_retargets;
 use super::schema::{short, union_keys, Direction, SchemaDiff};
 use super::words::word_diff;
+use super::written::report_written_text;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::{same_value, same_value_opt};
@@ -36,7 +37,10 @@ pub(crate) fn compare(
     };
     for key in keys {
         let (o, n) = (old.get(key.as_str()), new.get(key.as_str()));
-        if key == "name" || same_value_opt(o, n) {
+        // A schema is compared by meaning, but the model reads it as written: the same meaning
+        // written differently (a definition renamed, a lightweight shape's text) is a change too.
+        let [written_o, written_n] = written.map(|tool| tool.get(key.as_str()));
+        if key == "name" || (same_value_opt(o, n) && same_value_opt(written_o, written_n)) {
             continue;
         }
         let at = push_segment("", key);
@@ -57,6 +61,12 @@ pub(crate) fn compare(
                 "annotations" => ChangeCode::AnnotationChanged,
                 "_meta" => ChangeCode::MetaChanged,
                 "inputSchema" | "outputSchema" => {
+                    // Shown as written when only the writing differs.
+                    let (o, n) = if same_value_opt(o, n) {
+                        (written_o, written_n)
+                    } else {
+                        (o, n)
+                    };
                     let message = format!(
                         "{key} rewritten with the same meaning: {} to {}",
                         short(o),
@@ -139,6 +149,7 @@ impl ToolDiff<'_> {
         };
         if let [Some(old), Some(new)] = self.written.map(|tool| tool.get(key)) {
             report_retargets(self.tool, old, new, at, first, self.changes);
+            report_written_text(self.tool, Some(old), new, n, at, self.changes);
         }
     }
 
@@ -161,6 +172,9 @@ impl ToolDiff<'_> {
                     0,
                     &Default::default(),
                 );
+                if let Some(written) = self.written[1].get("outputSchema") {
+                    report_written_text(self.tool, None, written, schema, at, self.changes);
+                }
             }
             _ => self.push(
                 ChangeCode::OutputSchemaRemoved,
