@@ -1317,3 +1317,38 @@ fn client_text_in_the_logs_steers_nothing() {
         assert!(names.contains(&json!(hostile)), "{}: {text}", log.display());
     }
 }
+
+/// An upstream message that is no JSON as it stands (SSE joins an event's `data:` lines with
+/// "\n", here inside a string; a JSON body with a raw line break inside a string) is refused and
+/// reported, and its request fails saying so: it is never mended into another message.
+#[test]
+fn an_upstream_message_that_is_no_json_as_it_stands_fails_its_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let session = http::initialize(&proxy.url, &[]);
+    for (id, tool) in [(1, "split"), (2, "split-body")] {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        );
+        let messages = http::post(&proxy.url, &session, &[], &call).messages();
+        assert!(
+            !format!("{messages:?}").contains("line one"),
+            "{tool}: a different message was passed on: {messages:?}"
+        );
+        let last = messages.last().unwrap();
+        assert_eq!(last["id"], id, "{messages:?}");
+        let error = last["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("not a JSON-RPC message as it stands")
+                && error.contains("not valid JSON"),
+            "{tool}: {messages:?}"
+        );
+    }
+    let stderr = proxy.stop();
+    assert!(
+        stderr.contains("it was refused, not passed on"),
+        "reported: {stderr}"
+    );
+}

@@ -416,7 +416,11 @@ async fn answer(
     let body = read_body(response.into_body(), state.upstream.max_message_bytes)
         .await
         .map_err(|e| (format!("the upstream's answer cannot be read: {e}"), None))?;
-    let data = wire::one_line(body.to_vec());
+    let data = wire::upstream_message(body.to_vec()).map_err(|why| {
+        let reason = refused_message("answer", &why);
+        report(&reason);
+        (reason, None)
+    })?;
     let answered = answers(&data, &key);
     if let Some(session) = session.upgrade() {
         session.server_message(data.clone(), None, &origin);
@@ -472,15 +476,27 @@ async fn pump(
                 return end;
             }
         };
+        if let Some(last) = decoder.last_event_id() {
+            end.last_event_id = Some(last.to_string());
+        }
         for event in events {
-            if event.id.is_some() {
-                end.last_event_id = event.id.clone();
-            }
             if event.data.iter().all(u8::is_ascii_whitespace) {
                 // A priming event: an id for resumption, no message.
                 continue;
             }
-            let data = wire::one_line(event.data);
+            let data = match wire::upstream_message(event.data) {
+                Ok(data) => data,
+                Err(why) => {
+                    let reason = refused_message("event", &why);
+                    report(&reason);
+                    if matches!(origin, Origin::Request(_)) {
+                        // The request the stream belongs to fails with the reason.
+                        end.error = Some(reason);
+                        return end;
+                    }
+                    continue;
+                }
+            };
             if expect.is_some_and(|key| answers(&data, key)) {
                 end.answer = Some(data.clone());
             }
@@ -490,6 +506,14 @@ async fn pump(
             session.server_message(data, event.id, origin);
         }
     }
+}
+
+/// Why an upstream's message (an `event`'s data or an `answer`'s body) was refused: `why` it is
+/// not a message as it stands.
+fn refused_message(what: &str, why: &str) -> String {
+    format!(
+        "the upstream sent an {what} that is not a JSON-RPC message as it stands ({why}); it was refused, not passed on"
+    )
 }
 
 /// Resume a broken stream with GET and `Last-Event-ID`.
