@@ -1352,3 +1352,109 @@ fn an_upstream_message_that_is_no_json_as_it_stands_fails_its_request() {
         "reported: {stderr}"
     );
 }
+
+/// Whether the server closed `stream` within `limit`; what it sent before, or why not.
+fn closed_within(stream: &mut std::net::TcpStream, limit: Duration) -> Result<String, String> {
+    use std::io::Read;
+    let start = std::time::Instant::now();
+    let mut got = Vec::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    while start.elapsed() < limit {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        match stream.read(&mut buffer) {
+            Ok(0) => return Ok(String::from_utf8_lossy(&got).into_owned()),
+            Ok(n) => got.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Ok(String::from_utf8_lossy(&got).into_owned())
+            }
+            Err(_) => {}
+        }
+    }
+    Err(format!(
+        "still open after {limit:?}; it sent {} bytes",
+        got.len()
+    ))
+}
+
+fn authority(url: &str) -> String {
+    let rest = url.strip_prefix("http://").unwrap();
+    rest.split('/').next().unwrap().to_string()
+}
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
+/// A peer that stalls is not held: half a request head, a connection that sends nothing, and
+/// half a body (408) are each closed after `--read-timeout`; others are served meanwhile.
+#[test]
+fn stalled_peers_are_closed_after_the_read_timeout() {
+    use std::io::Write;
+    let proxy = Listening::start(&strings(&["--read-timeout", "1", "--", &everything_stdio()]));
+    let at = authority(&proxy.url);
+    let mut half_head = std::net::TcpStream::connect(&at).unwrap();
+    half_head
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
+        .unwrap();
+    let mut silent = std::net::TcpStream::connect(&at).unwrap();
+    let mut half_body = http::open(
+        "POST",
+        &proxy.url,
+        &[("content-length", "100")],
+        r#"{"jsonrpc":"2.0","#,
+    );
+    // Served meanwhile: no session, so a 400 that says so.
+    assert_eq!(http::request("POST", &proxy.url, &[], PING).status, 400);
+    for (what, stream) in [("half a head", &mut half_head), ("nothing", &mut silent)] {
+        closed_within(stream, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+    let reply = http::read_reply(&mut half_body);
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert!(reply.body.contains("--read-timeout"), "{reply:?}");
+    assert_eq!(http::request("POST", &proxy.url, &[], PING).status, 400);
+    proxy.stop();
+}
+
+/// The CPU time (user and system) a process used so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command name in parentheses: state is field 3, utime 14 and stime 15.
+    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// At the open-file limit (`ulimit -n 64`, exhausted by peers that connect and send nothing),
+/// the proxy's accept loop waits instead of spinning, and once the stalled peers are closed by
+/// `--read-timeout`, a well-behaved client is served again.
+#[test]
+fn out_of_descriptors_the_accept_loop_waits_and_serves_again() {
+    let proxy = Listening::start_under(
+        &["sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""],
+        &strings(&["--read-timeout", "4", "--", &everything_stdio()]),
+    );
+    let at = authority(&proxy.url);
+    let stalled: Vec<std::net::TcpStream> = (0..120)
+        .map(|_| std::net::TcpStream::connect(&at).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = proxy.process.pid();
+    let before = cpu_ticks(pid);
+    let window = Duration::from_secs(2);
+    std::thread::sleep(window);
+    let used = cpu_ticks(pid) - before;
+    // 100 ticks a second: a loop that spins uses most of them, one that waits next to none.
+    // A generous bound, on a spin, not a benchmark.
+    assert!(
+        used < 50,
+        "the proxy used {used} ticks of CPU in {window:?} while it could not accept"
+    );
+    // It waits in the backlog behind the stalled peers, each closed after 4 s.
+    let served = http::request("POST", &proxy.url, &[], PING);
+    assert_eq!(served.status, 400, "{served:?}");
+    drop(stalled);
+    let stderr = proxy.stop();
+    assert!(
+        stderr.contains("cannot accept connections") && stderr.contains("trying again every"),
+        "said once: {stderr}"
+    );
+}

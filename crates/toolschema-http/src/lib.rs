@@ -8,6 +8,8 @@
 //!   and the protected resource metadata (RFC 9728) says where to get one; tools can need scopes
 //!   ([`scopes`]); bodies, heads and sessions per client are bounded ([`sessions`]). Decisions are
 //!   logged through `tracing` and, with `--access-log`, to a JSON Lines file ([`access_log`]).
+//! - [`serve`]: the accept loop and connection settings both servers use: timeouts on what a
+//!   client sends and on what it leaves unread, and a loop that waits when descriptors run out.
 //! - [`client`]: the project's one HTTP(S) client (hyper, rustls with ring, Mozilla's roots).
 //! - `flags` (feature `clap`): the guard's command-line flags, defined once.
 //!
@@ -26,6 +28,7 @@ pub mod origin;
 pub mod principal;
 pub mod refusal;
 pub mod scopes;
+pub mod serve;
 pub mod sessions;
 pub mod tokens;
 
