@@ -12,7 +12,8 @@
 // bytes), `slow` (never answers), `split` (an event of two `data:` lines that cut a JSON string
 // in two: joined, the data is no JSON), `split-body` (a JSON body with a raw line break inside a
 // string), `flood` (`count` notifications of `size` bytes each on the call's stream, as fast as
-// the client takes them, then the answer); with --pad-listing, `echo` has a description of BYTES
+// the client takes them, then the answer; recorded as `flooded`, or `closed` when the client
+// went first); with --pad-listing, `echo` has a description of BYTES
 // characters, for a tools/list answer (a plain JSON body) as large as a test needs. A GET stream with `Last-Event-ID: g-5` replays one
 // notification with id `g-6`.
 
@@ -78,6 +79,7 @@ async function flood(res, id, count, size) {
     }
   }
   if (!closed) {
+    record({ flooded: id });
     event(res, null, text(id, "flooded"));
     res.end();
   }

@@ -1458,3 +1458,57 @@ fn out_of_descriptors_the_accept_loop_waits_and_serves_again() {
         "said once: {stderr}"
     );
 }
+
+/// The most memory a process held so far (its peak resident set), in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+/// A client that stops reading its stream while the upstream floods it with large
+/// notifications (400 of 1 MiB) costs the proxy a bounded amount of memory: past the stream's
+/// byte budget the client loses its stream (reported) and its request is cancelled at the
+/// upstream; what was queued for it is all it reads before its stream ends.
+#[test]
+fn a_client_that_stops_reading_loses_its_stream_and_memory_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let session = http::initialize(&proxy.url, &[]);
+    let call = r#"{"jsonrpc":"2.0","id":"flood","method":"tools/call","params":{"name":"flood","arguments":{"count":400,"size":1048576}}}"#;
+    let mut slow = http::open(
+        "POST",
+        &proxy.url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call,
+    );
+    let lost = "a client did not read the stream of a request and lost it";
+    let ended = http::eventually(Duration::from_secs(180), || {
+        proxy.process.stderr().contains(lost)
+            || recorded(&record).contains(&json!({"flooded": "flood"}))
+    });
+    assert!(ended, "the flood neither ended nor was cut off");
+    let peak = peak_rss(proxy.process.pid());
+    assert!(
+        peak < 256 << 20,
+        "the proxy held {} MiB for a client that does not read",
+        peak >> 20
+    );
+    // Reading now, the client gets what was queued for it, then the end of its stream.
+    let read = closed_within(&mut slow, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("the slow client's stream: {e}"));
+    assert!(read.len() < 64 << 20, "it read {} MiB", read.len() >> 20);
+    assert!(
+        http::eventually(Duration::from_secs(20), || recorded(&record)
+            .contains(&json!({"closed": "flood"}))),
+        "the request was not cancelled at the upstream"
+    );
+    let stderr = proxy.stop();
+    assert!(stderr.contains(lost), "reported: {stderr}");
+}

@@ -17,6 +17,7 @@
 //! one replica.
 
 mod front;
+mod queue;
 mod routes;
 mod session;
 mod sse;

@@ -11,6 +11,7 @@
 //! request ids are made unique before the gate sees them, since independent requests may
 //! reuse an id.
 
+use super::queue::StreamReceiver;
 use super::routes::{Delivery, HttpFailure, Origin, Outgoing, Routes};
 use super::stdio_server::StdioServer;
 use super::upstream::UpstreamLink;
@@ -28,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::Notify;
 
 /// Lock a mutex; a panic elsewhere must not stop the proxy, so a poisoned lock is used as it is.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -265,7 +266,7 @@ impl Session {
         &self,
         body: Vec<u8>,
         headers: &HeaderMap,
-    ) -> Result<(IdKey, RequestId, mpsc::Receiver<Outgoing>), Malformed> {
+    ) -> Result<(IdKey, RequestId, StreamReceiver), Malformed> {
         self.touch();
         let text = message::text_of(body).map_err(|(_, malformed)| malformed)?;
         let mut guard = lock(&self.core);
@@ -444,7 +445,7 @@ impl Session {
     }
 
     /// The client's GET stream (what waited for it comes first).
-    pub fn open_standalone(&self) -> Option<mpsc::Receiver<Outgoing>> {
+    pub fn open_standalone(&self) -> Option<StreamReceiver> {
         self.touch();
         match &mut lock(&self.core).client {
             ClientSide::Http(routes) => Some(routes.open_standalone()),
@@ -623,8 +624,8 @@ impl Forwarding {
 
 /// The answer to a request whose id one in flight in the session has, on a stream of its own:
 /// an Invalid Request error, as the gate words it.
-fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, mpsc::Receiver<Outgoing>) {
-    let (sender, receiver) = mpsc::channel(1);
+fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, StreamReceiver) {
+    let (sender, receiver) = super::queue::stream(1, usize::MAX);
     let reason = crate::proxy::gate::in_flight_already(id);
     let _ = sender.try_send(Outgoing {
         event_id: None,
