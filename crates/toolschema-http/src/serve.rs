@@ -46,7 +46,7 @@ impl Served {
 /// handed back to be drained.
 pub async fn serve<M, S, B>(
     listener: TcpListener,
-    limits: &Limits,
+    limits: Limits,
     mut make_service: M,
     stop: impl Future<Output = ()>,
 ) -> Served
@@ -207,7 +207,97 @@ impl AsyncWrite for WriteDeadline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tokio::io::AsyncWriteExt;
+    use crate::{Guard, GuardConfig};
+    use bytes::Bytes;
+    use http::{Request, Response};
+    use http_body_util::Full;
+    use proptest::prelude::*;
+    use std::net::SocketAddr;
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A server on loopback whose endpoint reads each body through the guard and answers 200.
+    async fn echo_server(read_timeout: Duration) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        let limits = Limits {
+            read_timeout,
+            ..Limits::default()
+        };
+        let config = GuardConfig {
+            limits,
+            endpoint_path: "/mcp".into(),
+            ..GuardConfig::default()
+        };
+        let guard = Arc::new(Guard::start(config, address).await.unwrap());
+        let make_service = move || {
+            let guard = guard.clone();
+            hyper::service::service_fn(move |request: Request<Incoming>| {
+                let guard = guard.clone();
+                async move {
+                    let (parts, body) = request.into_parts();
+                    let answer = match guard.admit(&parts).await {
+                        Ok(principal) => match guard.read_body(&principal, &parts.headers, body).await {
+                            Ok(_) => Response::new(Full::new(Bytes::from_static(b"ok"))),
+                            Err(refusal) => refusal.into_response(),
+                        },
+                        Err(refusal) => refusal.into_response(),
+                    };
+                    Ok::<_, std::convert::Infallible>(answer)
+                }
+            })
+        };
+        tokio::spawn(serve(
+            listener,
+            limits,
+            make_service,
+            std::future::pending(),
+        ));
+        address
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// However much of a request a client sends before it stalls (nothing, part of the
+        /// head, the head and part of the body, or all of it and nothing after), the server
+        /// closes the connection within the read timeout (with a margin, never waiting for the
+        /// client); a whole head with part of its body is answered 408 first, a whole request
+        /// 200.
+        #[test]
+        fn a_client_that_stalls_anywhere_is_closed(
+            body in "[ -~]{1,200}",
+            cut in any::<proptest::sample::Index>(),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let (answer, closed) = runtime.block_on(async {
+                let address = echo_server(Duration::from_millis(200)).await;
+                let head = format!(
+                    "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                let request = format!("{head}{body}");
+                let cut = cut.index(request.len() + 1);
+                let mut client = TcpStream::connect(address).await.unwrap();
+                client.write_all(&request.as_bytes()[..cut]).await.unwrap();
+                let mut answer = Vec::new();
+                let read = tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut answer)).await;
+                let answer = String::from_utf8_lossy(&answer).into_owned();
+                let expected = if cut == request.len() {
+                    Some("HTTP/1.1 200")
+                } else if cut >= head.len() {
+                    Some("HTTP/1.1 408")
+                } else {
+                    None
+                };
+                (expected.map(|e| (e, answer.clone())), read.is_ok())
+            });
+            prop_assert!(closed, "the connection was held");
+            if let Some((expected, answer)) = answer {
+                prop_assert!(answer.starts_with(expected), "{}", answer);
+            }
+        }
+    }
 
     /// A peer that reads nothing: writes to it fail after the timeout, not before.
     #[tokio::test]
