@@ -1390,7 +1390,12 @@ const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
 #[test]
 fn stalled_peers_are_closed_after_the_read_timeout() {
     use std::io::Write;
-    let proxy = Listening::start(&strings(&["--read-timeout", "1", "--", &everything_stdio()]));
+    let proxy = Listening::start(&strings(&[
+        "--read-timeout",
+        "1",
+        "--",
+        &everything_stdio(),
+    ]));
     let at = authority(&proxy.url);
     let mut half_head = std::net::TcpStream::connect(&at).unwrap();
     half_head
@@ -1419,7 +1424,12 @@ fn stalled_peers_are_closed_after_the_read_timeout() {
 fn cpu_ticks(pid: u32) -> u64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     // After the command name in parentheses: state is field 3, utime 14 and stime 15.
-    let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 

@@ -237,10 +237,12 @@ mod tests {
                 async move {
                     let (parts, body) = request.into_parts();
                     let answer = match guard.admit(&parts).await {
-                        Ok(principal) => match guard.read_body(&principal, &parts.headers, body).await {
-                            Ok(_) => Response::new(Full::new(Bytes::from_static(b"ok"))),
-                            Err(refusal) => refusal.into_response(),
-                        },
+                        Ok(principal) => {
+                            match guard.read_body(&principal, &parts.headers, body).await {
+                                Ok(_) => Response::new(Full::new(Bytes::from_static(b"ok"))),
+                                Err(refusal) => refusal.into_response(),
+                            }
+                        }
                         Err(refusal) => refusal.into_response(),
                     };
                     Ok::<_, std::convert::Infallible>(answer)

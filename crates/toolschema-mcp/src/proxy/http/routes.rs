@@ -559,7 +559,9 @@ mod tests {
         let mut routes = Routes::new(1000);
         let mut call = routes.open_request(key("4"), None);
         let note = |n: usize| {
-            data(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x".repeat(n)}}))
+            data(
+                serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x".repeat(n)}}),
+            )
         };
         let origin = Origin::Request(key("4"));
         for _ in 0..3 {
@@ -577,7 +579,10 @@ mod tests {
         let mut get = routes.open_standalone();
         assert_eq!(drain(&mut get).len(), 3);
         // One message larger than the budget still goes on an empty stream.
-        assert_eq!(routes.deliver(note(5000), None, &Origin::Stdio), Delivery::Sent);
+        assert_eq!(
+            routes.deliver(note(5000), None, &Origin::Stdio),
+            Delivery::Sent
+        );
         assert_eq!(drain(&mut get).len(), 1);
     }
 

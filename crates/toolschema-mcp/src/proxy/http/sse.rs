@@ -291,7 +291,8 @@ mod tests {
     /// Whether a place in JSON text (between `before` and `after`) is inside a token: a string,
     /// a number or a literal.
     fn inside_a_token(before: &str, after: &str) -> bool {
-        let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || ".+-".contains(c));
+        let word =
+            |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || ".+-".contains(c));
         inside_a_string(before) || (word(before.chars().last()) && word(after.chars().next()))
     }
 
