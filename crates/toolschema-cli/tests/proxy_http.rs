@@ -1522,3 +1522,60 @@ fn a_client_that_stops_reading_loses_its_stream_and_memory_stays_bounded() {
     let stderr = proxy.stop();
     assert!(stderr.contains(lost), "reported: {stderr}");
 }
+
+/// A server that answers `initialize`, then stops reading its input.
+const DEAF_SERVER: &str = r#"
+const rl = require("readline").createInterface({ input: process.stdin });
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") {
+    const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "deaf", version: "1" } };
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\n");
+  } else if (m.method === "notifications/initialized") {
+    // Reads nothing more: the process sleeps.
+    require("child_process").execSync("sleep 600");
+  }
+});
+"#;
+
+/// A client that keeps sending to a server that stopped reading its input (300 notifications
+/// of 1 MiB) costs the proxy a bounded amount of memory: past the queue's budget the messages
+/// are not sent (said on stderr), and a request is answered at once with an error that says why.
+#[test]
+fn a_server_that_stops_reading_costs_a_bounded_amount_of_memory() {
+    let proxy = Listening::start(&strings(&["--", &node(), "-e", DEAF_SERVER]));
+    let session = http::initialize(&proxy.url, &[]);
+    let note = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{}"}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    for _ in 0..300 {
+        let reply = http::post(&proxy.url, &session, &[], &note);
+        assert_eq!(reply.status, 202, "{reply:?}");
+    }
+    let peak = peak_rss(proxy.process.pid());
+    assert!(
+        peak < 256 << 20,
+        "the proxy held {} MiB for a server that does not read",
+        peak >> 20
+    );
+    // A request larger than the room left.
+    let ping = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"_meta":{{"pad":"{}"}}}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    let ping = http::post(&proxy.url, &session, &[], &ping);
+    let answer = ping.messages();
+    assert_eq!(answer[0]["id"], 9, "{ping:?}");
+    assert!(
+        answer[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the server is not taking messages")),
+        "{ping:?}"
+    );
+    let stderr = proxy.stop();
+    let said = stderr
+        .matches("the server has not taken what was sent to it before")
+        .count();
+    assert_eq!(said, 1, "said once: {stderr}");
+}

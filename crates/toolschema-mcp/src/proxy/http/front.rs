@@ -16,7 +16,7 @@
 //! away before its answer cancels the request at the server; one that waits past
 //! `--request-timeout` gets an error and the request is cancelled.
 
-use super::queue::StreamReceiver;
+use super::queue::{Budget, StreamReceiver, SERVER_QUEUE};
 use super::routes::{HttpFailure, Outgoing, Routes};
 use super::session::{lock, Backend, ClientSide, Session, SessionParts};
 use super::sse;
@@ -656,11 +656,14 @@ impl Front {
     fn backend(&self, stateless: bool) -> Result<(Backend, Option<std::fs::File>), Refused> {
         match (&self.config.server, &self.upstream) {
             (ServerSide::Command(command), _) => {
-                let (server, stdout) = StdioServer::spawn(command, self.config.shutdown_grace)
-                    .map_err(|e| {
-                        report(&e.to_string());
-                        Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, e.to_string())
-                    })?;
+                let budget = Budget::new(SERVER_QUEUE, self.config.max_message_bytes);
+                let (server, stdout) =
+                    StdioServer::spawn(command, self.config.shutdown_grace, budget).map_err(
+                        |e| {
+                            report(&e.to_string());
+                            Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, e.to_string())
+                        },
+                    )?;
                 Ok((Backend::Stdio(Box::new(server)), Some(stdout)))
             }
             (ServerSide::Upstream { .. }, Some(upstream)) => Ok((

@@ -6,12 +6,17 @@
 //! the message would take it past its byte budget: what a queue holds never exceeds the budget
 //! by more than one message (and a message is never larger than `--max-message-bytes`). The
 //! sender (the session, under its lock) decides what a refusal costs the client: its stream.
+//! Queues toward the server are bounded the same way ([`Budget`]): what a server does not take
+//! costs the client the message (a request is answered with an error).
 
 use super::routes::Outgoing;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;
+
+/// How many messages may wait for the server (a process's stdin, the upstream's outbox).
+pub const SERVER_QUEUE: usize = 1024;
 
 /// What both ends of a queue share.
 #[derive(Debug, Default)]
@@ -123,6 +128,69 @@ impl StreamReceiver {
     }
 }
 
+/// The room a queue toward the server has (a server process's stdin, the upstream's
+/// outbox): messages the server has not taken yet, bounded in count and, but for one message,
+/// in bytes, as a client stream's are. Each queued message holds a [`Permit`] until the server
+/// took it.
+#[derive(Debug)]
+pub struct Budget {
+    bytes: AtomicUsize,
+    count: AtomicUsize,
+    max_bytes: usize,
+    max_count: usize,
+}
+
+/// The room one queued message takes, given back when it is dropped.
+#[derive(Debug)]
+pub struct Permit {
+    budget: Arc<Budget>,
+    size: usize,
+}
+
+impl Budget {
+    /// Room for `max_count` messages and, but for one message, `max_bytes` bytes.
+    pub fn new(max_count: usize, max_bytes: usize) -> Arc<Budget> {
+        Arc::new(Budget {
+            bytes: AtomicUsize::new(0),
+            count: AtomicUsize::new(0),
+            max_bytes,
+            max_count,
+        })
+    }
+
+    /// Room for a message of `size` bytes, if there is some.
+    pub fn take(self: &Arc<Self>, size: usize) -> Option<Permit> {
+        // One taker at a time (the session's lock): the counts only shrink meanwhile.
+        let bytes = self.bytes.load(Ordering::Acquire);
+        let count = self.count.load(Ordering::Acquire);
+        if count >= self.max_count || (bytes > 0 && bytes.saturating_add(size) > self.max_bytes) {
+            return None;
+        }
+        self.bytes.fetch_add(size, Ordering::AcqRel);
+        self.count.fetch_add(1, Ordering::AcqRel);
+        Some(Permit {
+            budget: self.clone(),
+            size,
+        })
+    }
+
+    /// The bytes and messages held now.
+    #[cfg(test)]
+    pub fn held(&self) -> (usize, usize) {
+        (
+            self.bytes.load(Ordering::Acquire),
+            self.count.load(Ordering::Acquire),
+        )
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        self.budget.bytes.fetch_sub(self.size, Ordering::AcqRel);
+        self.budget.count.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +249,45 @@ mod tests {
                 prop_assert_eq!(sender.held(), held);
                 prop_assert!(queued.len() <= count);
                 prop_assert!(held <= budget.max(largest), "{} held past a budget of {}", held, budget);
+            }
+        }
+    }
+
+    proptest! {
+        /// A budget toward the server holds, whatever the sizes and the order messages are
+        /// taken in, at most its count and, but for one message, its bytes; it refuses only
+        /// when it holds something.
+        #[test]
+        fn a_budget_is_bounded_in_count_and_in_bytes(
+            max_count in 1usize..16,
+            max_bytes in 0usize..4096,
+            steps in proptest::collection::vec(prop_oneof![
+                (0usize..2048).prop_map(Some),
+                any::<proptest::sample::Index>().prop_map(|_| None),
+            ], 0..200),
+            picks in proptest::collection::vec(any::<proptest::sample::Index>(), 200),
+        ) {
+            let budget = Budget::new(max_count, max_bytes);
+            let mut permits: Vec<Permit> = Vec::new();
+            let mut largest = 0;
+            for (step, pick) in steps.into_iter().zip(picks) {
+                match step {
+                    Some(size) => match budget.take(size) {
+                        Some(permit) => {
+                            largest = largest.max(size);
+                            permits.push(permit);
+                        }
+                        None => prop_assert!(!permits.is_empty()),
+                    },
+                    None if !permits.is_empty() => {
+                        permits.swap_remove(pick.index(permits.len()));
+                    }
+                    None => {}
+                }
+                let held: usize = permits.iter().map(|p| p.size).sum();
+                prop_assert_eq!(budget.held(), (held, permits.len()));
+                prop_assert!(permits.len() <= max_count);
+                prop_assert!(held <= max_bytes.max(largest));
             }
         }
     }

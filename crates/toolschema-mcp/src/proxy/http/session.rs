@@ -13,7 +13,7 @@
 
 use super::queue::StreamReceiver;
 use super::routes::{Delivery, HttpFailure, Origin, Outgoing, Routes};
-use super::stdio_server::StdioServer;
+use super::stdio_server::{Queued, StdioServer};
 use super::upstream::UpstreamLink;
 use super::wire;
 use crate::framing::{Frame, OversizedLine};
@@ -43,7 +43,7 @@ pub(crate) enum ClientSide {
     /// An HTTP client: its streams.
     Http(Box<Routes>),
     /// A client on this process's standard output: one line per message, to its writer.
-    Stdio(std::sync::mpsc::Sender<Vec<u8>>),
+    Stdio(std::sync::mpsc::Sender<Queued>),
 }
 
 /// The server behind the session.
@@ -68,7 +68,9 @@ pub(crate) struct Outbound {
 }
 
 impl Backend {
-    fn send(&self, outbound: Outbound) {
+    /// Queue a message for the server; `false` when the server has not taken enough of what
+    /// came before to make room for it.
+    fn send(&self, outbound: Outbound) -> bool {
         match self {
             Backend::Stdio(server) => server.send(outbound.line),
             Backend::Upstream(link) => link.send(outbound),
@@ -116,6 +118,8 @@ pub(crate) struct Session {
     closed: AtomicBool,
     /// Set once the server is gone.
     gone: AtomicBool,
+    /// The server's queue had no room for the last message (said once until it has).
+    server_full: AtomicBool,
     /// Woken when the gate's next deadline moved, or the session closed.
     pub deadline_moved: Notify,
 }
@@ -151,6 +155,7 @@ impl Session {
             last_active: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
             gone: AtomicBool::new(false),
+            server_full: AtomicBool::new(false),
             deadline_moved: Notify::new(),
         })
     }
@@ -228,16 +233,47 @@ impl Session {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
         decide(&mut core.gate, &mut actions);
-        let moved = core.gate.next_deadline() != before;
+        self.hand_on(core, actions, event_id, origin);
+        if core.gate.next_deadline() != before {
+            self.deadline_moved.notify_one();
+        }
+    }
+
+    /// Hand on what the gate decided, in order.
+    fn hand_on(
+        &self,
+        core: &mut Core,
+        actions: Vec<Action>,
+        event_id: Option<String>,
+        origin: &Origin,
+    ) {
         let to_client = actions
             .iter()
             .filter(|a| matches!(a, Action::ToClient(_)))
             .count();
+        let mut refused = Vec::new();
         for action in actions {
             match action {
                 Action::ToServer(line) => {
                     let outbound = core.outbound(line);
-                    self.backend.send(outbound);
+                    let request = outbound.request.clone();
+                    let method = outbound.method.clone();
+                    if self.backend.send(outbound) {
+                        self.server_full.store(false, Ordering::Relaxed);
+                    } else if !self.server_full.swap(true, Ordering::Relaxed) {
+                        // Said once until the server takes messages again.
+                        report_for(
+                            &self.label,
+                            &format!(
+                                "the server has not taken what was sent to it before ({} messages or --max-message-bytes wait), so a {} was not sent, nor what follows until it takes some",
+                                super::queue::SERVER_QUEUE,
+                                method.as_deref().unwrap_or("message")
+                            ),
+                        );
+                        refused.extend(request);
+                    } else {
+                        refused.extend(request);
+                    }
                 }
                 Action::ToClient(line) => {
                     // The upstream's event id goes with the message it came with.
@@ -255,8 +291,14 @@ impl Session {
                 }
             }
         }
-        if moved {
-            self.deadline_moved.notify_one();
+        // A request the server had no room for is answered with an error that says so.
+        for id in refused {
+            let reason = "the server is not taking messages (too many wait for it); the request was not sent";
+            let line = error_line(Some(&id), ErrorCode(-32000), reason, None);
+            let mut answered = Vec::new();
+            core.gate
+                .server_message(line, Instant::now(), &mut answered);
+            self.hand_on(core, answered, None, &Origin::Request(id.key().clone()));
         }
     }
 
@@ -538,7 +580,10 @@ impl Core {
             }
             ClientSide::Stdio(writer) => {
                 // A closed writer: the client is gone, and its end of input ends the proxy.
-                let _ = writer.send(restore(line));
+                let _ = writer.send(Queued {
+                    line: restore(line),
+                    _permit: None,
+                });
             }
         }
     }

@@ -12,6 +12,7 @@
 //! with `Last-Event-ID` (2025-11-25); otherwise, and when the upstream fails, answers with an
 //! HTTP error or breaks off, the gate answers the request with an error that says so.
 
+use super::queue::{Budget, Permit, SERVER_QUEUE};
 use super::routes::{HttpFailure, Origin};
 use super::session::{lock, Outbound, Session};
 use super::sse::Decoder;
@@ -96,11 +97,16 @@ struct LinkState {
     standalone: Mutex<Option<AbortHandle>>,
 }
 
+/// A message for the upstream, holding its room in the link's budget until it is sent.
+type Queued = (Outbound, Permit);
+
 /// One session's link to the upstream.
 pub(crate) struct UpstreamLink {
     state: Arc<LinkState>,
-    queue: mpsc::UnboundedSender<Outbound>,
-    receiver: Mutex<Option<mpsc::UnboundedReceiver<Outbound>>>,
+    queue: mpsc::UnboundedSender<Queued>,
+    receiver: Mutex<Option<mpsc::UnboundedReceiver<Queued>>>,
+    /// What the upstream has not taken yet may take (the queue is bounded by it).
+    budget: Arc<Budget>,
 }
 
 impl UpstreamLink {
@@ -108,7 +114,9 @@ impl UpstreamLink {
     /// opens the GET stream for a client that cannot (a stdio client).
     pub fn new(upstream: Arc<Upstream>, stateless: bool, own_standalone: bool) -> UpstreamLink {
         let (queue, receiver) = mpsc::unbounded_channel();
+        let budget = Budget::new(SERVER_QUEUE, upstream.max_message_bytes);
         UpstreamLink {
+            budget,
             state: Arc::new(LinkState {
                 upstream,
                 session_id: Mutex::new(None),
@@ -136,10 +144,15 @@ impl UpstreamLink {
         tokio::spawn(send_queued(state, receiver, weak));
     }
 
-    /// Queue a message for the upstream.
-    pub fn send(&self, outbound: Outbound) {
+    /// Queue a message for the upstream; `false` when the upstream has not taken enough of
+    /// what came before to make room for it.
+    pub fn send(&self, outbound: Outbound) -> bool {
+        let Some(permit) = self.budget.take(outbound.line.len()) else {
+            return false;
+        };
         // A closed queue: the session is closing.
-        let _ = self.queue.send(outbound);
+        let _ = self.queue.send((outbound, permit));
+        true
     }
 
     /// Whether this is a lane of 2026-07-28 requests.
@@ -211,10 +224,11 @@ impl UpstreamLink {
 /// Send the session's messages: requests at once, each on its own; the rest in order.
 async fn send_queued(
     state: Arc<LinkState>,
-    mut queue: mpsc::UnboundedReceiver<Outbound>,
+    mut queue: mpsc::UnboundedReceiver<Queued>,
     session: Weak<Session>,
 ) {
-    while let Some(outbound) = queue.recv().await {
+    // Each message holds its room until it is sent (a request's, until its task is started).
+    while let Some((outbound, _permit)) = queue.recv().await {
         if let Some(id) = outbound.request.clone() {
             let key = id.key().clone();
             let task = tokio::spawn(exchange(state.clone(), session.clone(), outbound, id));
