@@ -9,7 +9,11 @@
 //
 // Tools: `echo` (message: string, required), `resume` (its stream ends after one event with
 // id `r-1`; resumed with `Last-Event-ID: r-1`, the answer comes), `big` (one event of 200,000
-// bytes), `slow` (never answers); with --pad-listing, `echo` has a description of BYTES
+// bytes), `slow` (never answers), `split` (an event of two `data:` lines that cut a JSON string
+// in two: joined, the data is no JSON), `split-body` (a JSON body with a raw line break inside a
+// string), `flood` (`count` notifications of `size` bytes each on the call's stream, as fast as
+// the client takes them, then the answer; recorded as `flooded`, or `closed` when the client
+// went first); with --pad-listing, `echo` has a description of BYTES
 // characters, for a tools/list answer (a plain JSON body) as large as a test needs. A GET stream with `Last-Event-ID: g-5` replays one
 // notification with id `g-6`.
 
@@ -44,7 +48,42 @@ const tools = [
   { name: "resume", inputSchema: { type: "object", properties: {} } },
   { name: "big", inputSchema: { type: "object", properties: {} } },
   { name: "slow", inputSchema: { type: "object", properties: {} } },
+  { name: "split", inputSchema: { type: "object", properties: {} } },
+  { name: "split-body", inputSchema: { type: "object", properties: {} } },
+  {
+    name: "flood",
+    inputSchema: {
+      type: "object",
+      properties: { count: { type: "integer" }, size: { type: "integer" } },
+      required: ["count", "size"],
+    },
+  },
 ];
+
+// Write `count` notifications of `size` bytes on `res`, waiting whenever the reader is behind;
+// then the answer. Stops when the reader goes away.
+async function flood(res, id, count, size) {
+  const filler = "x".repeat(size);
+  let closed = false;
+  res.on("close", () => {
+    closed = true;
+    if (!res.writableEnded) record({ closed: id });
+  });
+  for (let n = 0; n < count && !closed; n++) {
+    const note = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: filler } };
+    if (!res.write(`data: ${JSON.stringify(note)}\n\n`)) {
+      await new Promise((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    }
+  }
+  if (!closed) {
+    record({ flooded: id });
+    event(res, null, text(id, "flooded"));
+    res.end();
+  }
+}
 
 function json(res, status, body, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -148,6 +187,21 @@ function handle(req, res, body) {
       res.on("close", () => {
         if (!res.writableEnded) record({ closed: id });
       });
+      return;
+    case "split": {
+      // SSE joins the two data lines with "\n": inside the string, where JSON has no raw line break.
+      events(res);
+      const [head, tail] = JSON.stringify(text(id, "line one\u2028line two")).split("\u2028");
+      res.write(`id: sp-1\ndata: ${head}\ndata: ${tail}\n\n`);
+      return res.end();
+    }
+    case "split-body": {
+      res.writeHead(200, { "content-type": "application/json" });
+      return res.end(JSON.stringify(text(id, "line one\u2028line two")).replace("\u2028", "\n"));
+    }
+    case "flood":
+      events(res);
+      flood(res, id, params.arguments?.count ?? 0, params.arguments?.size ?? 0);
       return;
     default:
       return json(res, 200, { jsonrpc: "2.0", id, error: { code: -32602, message: `no tool ${params?.name}` } });

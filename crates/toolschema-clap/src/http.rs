@@ -13,7 +13,6 @@ use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::{
@@ -67,35 +66,21 @@ pub(crate) async fn serve_http(
     };
     let service: Service =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::new(sessions), config);
-    let mut signal = Box::pin(shutdown_signal());
+    // Signals are caught from before `ready`: a SIGTERM right after it stops the server cleanly.
+    let stop = shutdown_signal();
     ready(address, &guard);
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    // hyper needs at least 8 KiB to read a request head; the guard's flag refuses less.
-    let head_limit = guard.limits().max_header_bytes.max(8192);
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let service = service.clone();
-                let guard = guard.clone();
-                let routed = hyper::service::service_fn(move |request: Request<Incoming>| {
-                    route(request, service.clone(), guard.clone())
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .max_buf_size(head_limit)
-                    .serve_connection(TokioIo::new(stream), routed);
-                let connection = graceful.watch(connection);
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-            }
-            () = &mut signal => break,
-        }
-    }
+    let limits = *guard.limits();
+    let make_service = || {
+        let service = service.clone();
+        let guard = guard.clone();
+        hyper::service::service_fn(move |request: Request<Incoming>| {
+            route(request, service.clone(), guard.clone())
+        })
+    };
+    let served = toolschema_http::serve::serve(listener, limits, make_service, stop).await;
     shutdown.cancel();
-    drop(listener);
     // Open event streams end when their sessions close; give them a moment, then stop anyway.
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), graceful.shutdown()).await;
+    served.drain(std::time::Duration::from_secs(5)).await;
     Ok(())
 }
 

@@ -1374,3 +1374,265 @@ fn a_reader_that_stops_reading_the_access_log_never_stops_the_requests() {
         .count();
     assert_eq!(refused, requests);
 }
+
+/// An upstream message that is no JSON as it stands (SSE joins an event's `data:` lines with
+/// "\n", here inside a string; a JSON body with a raw line break inside a string) is refused and
+/// reported, and its request fails saying so: it is never mended into another message.
+#[test]
+fn an_upstream_message_that_is_no_json_as_it_stands_fails_its_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let session = http::initialize(&proxy.url, &[]);
+    for (id, tool) in [(1, "split"), (2, "split-body")] {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+        );
+        let messages = http::post(&proxy.url, &session, &[], &call).messages();
+        assert!(
+            !format!("{messages:?}").contains("line one"),
+            "{tool}: a different message was passed on: {messages:?}"
+        );
+        let last = messages.last().unwrap();
+        assert_eq!(last["id"], id, "{messages:?}");
+        let error = last["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            error.contains("not a JSON-RPC message as it stands")
+                && error.contains("not valid JSON"),
+            "{tool}: {messages:?}"
+        );
+    }
+    let stderr = proxy.stop();
+    assert!(
+        stderr.contains("it was refused, not passed on"),
+        "reported: {stderr}"
+    );
+}
+
+/// Whether the server closed `stream` within `limit`; what it sent before, or why not.
+fn closed_within(stream: &mut std::net::TcpStream, limit: Duration) -> Result<String, String> {
+    use std::io::Read;
+    let start = std::time::Instant::now();
+    let mut got = Vec::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    while start.elapsed() < limit {
+        stream
+            .set_read_timeout(Some(Duration::from_millis(500)))
+            .unwrap();
+        match stream.read(&mut buffer) {
+            Ok(0) => return Ok(String::from_utf8_lossy(&got).into_owned()),
+            Ok(n) => got.extend_from_slice(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Ok(String::from_utf8_lossy(&got).into_owned())
+            }
+            Err(_) => {}
+        }
+    }
+    Err(format!(
+        "still open after {limit:?}; it sent {} bytes",
+        got.len()
+    ))
+}
+
+fn authority(url: &str) -> String {
+    let rest = url.strip_prefix("http://").unwrap();
+    rest.split('/').next().unwrap().to_string()
+}
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
+/// A peer that stalls is not held: half a request head, a connection that sends nothing, and
+/// half a body (408) are each closed after `--read-timeout`; others are served meanwhile.
+#[test]
+fn stalled_peers_are_closed_after_the_read_timeout() {
+    use std::io::Write;
+    let proxy = Listening::start(&strings(&[
+        "--read-timeout",
+        "1",
+        "--",
+        &everything_stdio(),
+    ]));
+    let at = authority(&proxy.url);
+    let mut half_head = std::net::TcpStream::connect(&at).unwrap();
+    half_head
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
+        .unwrap();
+    let mut silent = std::net::TcpStream::connect(&at).unwrap();
+    let mut half_body = http::open(
+        "POST",
+        &proxy.url,
+        &[("content-length", "100")],
+        r#"{"jsonrpc":"2.0","#,
+    );
+    // Served meanwhile: no session, so a 400 that says so.
+    assert_eq!(http::request("POST", &proxy.url, &[], PING).status, 400);
+    for (what, stream) in [("half a head", &mut half_head), ("nothing", &mut silent)] {
+        closed_within(stream, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+    let reply = http::read_reply(&mut half_body);
+    assert_eq!(reply.status, 408, "{reply:?}");
+    assert!(reply.body.contains("--read-timeout"), "{reply:?}");
+    assert_eq!(http::request("POST", &proxy.url, &[], PING).status, 400);
+    proxy.stop();
+}
+
+/// The CPU time (user and system) a process used so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // After the command name in parentheses: state is field 3, utime 14 and stime 15.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// At the open-file limit (`ulimit -n 64`, exhausted by peers that connect and send nothing),
+/// the proxy's accept loop waits instead of spinning, and once the stalled peers are closed by
+/// `--read-timeout`, a well-behaved client is served again.
+#[test]
+fn out_of_descriptors_the_accept_loop_waits_and_serves_again() {
+    let proxy = Listening::start_under(
+        &["sh", "-c", "ulimit -n 64 && exec \"$0\" \"$@\""],
+        &strings(&["--read-timeout", "4", "--", &everything_stdio()]),
+    );
+    let at = authority(&proxy.url);
+    let stalled: Vec<std::net::TcpStream> = (0..120)
+        .map(|_| std::net::TcpStream::connect(&at).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = proxy.process.pid();
+    let before = cpu_ticks(pid);
+    let window = Duration::from_secs(2);
+    std::thread::sleep(window);
+    let used = cpu_ticks(pid) - before;
+    // 100 ticks a second: a loop that spins uses most of them, one that waits next to none.
+    // A generous bound, on a spin, not a benchmark.
+    assert!(
+        used < 50,
+        "the proxy used {used} ticks of CPU in {window:?} while it could not accept"
+    );
+    // It waits in the backlog behind the stalled peers, each closed after 4 s.
+    let served = http::request("POST", &proxy.url, &[], PING);
+    assert_eq!(served.status, 400, "{served:?}");
+    drop(stalled);
+    let stderr = proxy.stop();
+    assert!(
+        stderr.contains("cannot accept connections") && stderr.contains("trying again every"),
+        "said once: {stderr}"
+    );
+}
+
+/// The most memory a process held so far (its peak resident set), in bytes.
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kib * 1024
+}
+
+/// A client that stops reading its stream while the upstream floods it with large
+/// notifications (400 of 1 MiB) costs the proxy a bounded amount of memory: past the stream's
+/// byte budget the client loses its stream (reported) and its request is cancelled at the
+/// upstream; what was queued for it is all it reads before its stream ends.
+#[test]
+fn a_client_that_stops_reading_loses_its_stream_and_memory_stays_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let session = http::initialize(&proxy.url, &[]);
+    let call = r#"{"jsonrpc":"2.0","id":"flood","method":"tools/call","params":{"name":"flood","arguments":{"count":400,"size":1048576}}}"#;
+    let mut slow = http::open(
+        "POST",
+        &proxy.url,
+        &[
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        call,
+    );
+    let lost = "a client did not read the stream of a request and lost it";
+    let ended = http::eventually(Duration::from_secs(180), || {
+        proxy.process.stderr().contains(lost)
+            || recorded(&record).contains(&json!({"flooded": "flood"}))
+    });
+    assert!(ended, "the flood neither ended nor was cut off");
+    let peak = peak_rss(proxy.process.pid());
+    assert!(
+        peak < 256 << 20,
+        "the proxy held {} MiB for a client that does not read",
+        peak >> 20
+    );
+    // Reading now, the client gets what was queued for it, then the end of its stream.
+    let read = closed_within(&mut slow, Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("the slow client's stream: {e}"));
+    assert!(read.len() < 64 << 20, "it read {} MiB", read.len() >> 20);
+    assert!(
+        http::eventually(Duration::from_secs(20), || recorded(&record)
+            .contains(&json!({"closed": "flood"}))),
+        "the request was not cancelled at the upstream"
+    );
+    let stderr = proxy.stop();
+    assert!(stderr.contains(lost), "reported: {stderr}");
+}
+
+/// A server that answers `initialize`, then stops reading its input.
+const DEAF_SERVER: &str = r#"
+const rl = require("readline").createInterface({ input: process.stdin });
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") {
+    const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "deaf", version: "1" } };
+    process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + "\n");
+  } else if (m.method === "notifications/initialized") {
+    // Reads nothing more: the process sleeps.
+    require("child_process").execSync("sleep 600");
+  }
+});
+"#;
+
+/// A client that keeps sending to a server that stopped reading its input (300 notifications
+/// of 1 MiB) costs the proxy a bounded amount of memory: past the queue's budget the messages
+/// are not sent (said on stderr), and a request is answered at once with an error that says why.
+#[test]
+fn a_server_that_stops_reading_costs_a_bounded_amount_of_memory() {
+    let proxy = Listening::start(&strings(&["--", &node(), "-e", DEAF_SERVER]));
+    let session = http::initialize(&proxy.url, &[]);
+    let note = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/message","params":{{"level":"info","data":"{}"}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    for _ in 0..300 {
+        let reply = http::post(&proxy.url, &session, &[], &note);
+        assert_eq!(reply.status, 202, "{reply:?}");
+    }
+    let peak = peak_rss(proxy.process.pid());
+    assert!(
+        peak < 256 << 20,
+        "the proxy held {} MiB for a server that does not read",
+        peak >> 20
+    );
+    // A request larger than the room left.
+    let ping = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"_meta":{{"pad":"{}"}}}}}}"#,
+        "x".repeat(1 << 20)
+    );
+    let ping = http::post(&proxy.url, &session, &[], &ping);
+    let answer = ping.messages();
+    assert_eq!(answer[0]["id"], 9, "{ping:?}");
+    assert!(
+        answer[0]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("the server is not taking messages")),
+        "{ping:?}"
+    );
+    let stderr = proxy.stop();
+    let said = stderr
+        .matches("the server has not taken what was sent to it before")
+        .count();
+    assert_eq!(said, 1, "said once: {stderr}");
+}

@@ -95,6 +95,17 @@ pub struct GuardArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..), help_heading = HEADING)]
     pub session_idle: u64,
 
+    /// Close a connection whose request head, or then body (408), does not arrive within this
+    /// many seconds; also a connection that sends nothing, or nothing between requests, for as
+    /// long
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..), help_heading = HEADING)]
+    pub read_timeout: u64,
+
+    /// Close a connection whose client leaves what is written to it unread for this many
+    /// seconds (one that stopped reading its event stream)
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..), help_heading = HEADING)]
+    pub write_timeout: u64,
+
     /// Append one JSON line per call, refusal and session to this file
     #[arg(long, value_name = "FILE", help_heading = HEADING)]
     pub access_log: Option<PathBuf>,
@@ -124,6 +135,8 @@ impl GuardArgs {
                 max_header_bytes: self.max_header_bytes,
                 max_sessions_per_client: self.max_sessions_per_token as usize,
                 session_idle: std::time::Duration::from_secs(self.session_idle),
+                read_timeout: std::time::Duration::from_secs(self.read_timeout),
+                write_timeout: std::time::Duration::from_secs(self.write_timeout),
             },
             allowed_hosts: self.allowed_hosts,
             allowed_origins: self.allowed_origins,

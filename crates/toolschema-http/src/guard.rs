@@ -78,6 +78,12 @@ pub struct Limits {
     /// How long a session may stay idle before the server closes it (clients that go away
     /// without closing their session hold their place in the count until then).
     pub session_idle: std::time::Duration,
+    /// How long a client may take to send a request head, and then its body (a connection
+    /// that sends nothing, or nothing between requests, is closed after it too).
+    pub read_timeout: std::time::Duration,
+    /// How long a client may leave what the server writes to it unread before its connection
+    /// is closed.
+    pub write_timeout: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -87,6 +93,8 @@ impl Default for Limits {
             max_header_bytes: 16 << 10,
             max_sessions_per_client: 64,
             session_idle: std::time::Duration::from_secs(300),
+            read_timeout: std::time::Duration::from_secs(30),
+            write_timeout: std::time::Duration::from_secs(30),
         }
     }
 }
@@ -511,7 +519,20 @@ impl Guard {
         if declared.is_some_and(|length| length > limit as u64) {
             return Err(too_large());
         }
-        match Limited::new(body, limit).collect().await {
+        let within = self.limits.read_timeout;
+        let Ok(collected) = tokio::time::timeout(within, Limited::new(body, limit).collect()).await
+        else {
+            let refusal = Refusal::new(
+                RefusalKind::RequestTimeout,
+                format!(
+                    "the request body did not arrive within {} s (--read-timeout)",
+                    within.as_secs()
+                ),
+            );
+            self.log_refusal(Some(principal), &refusal, None);
+            return Err(refusal);
+        };
+        match collected {
             Ok(collected) => Ok(collected.to_bytes()),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(too_large()),
             Err(e) => Err(Refusal::new(

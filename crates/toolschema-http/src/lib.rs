@@ -10,6 +10,8 @@
 //!   logged through `tracing` and, with `--access-log`, to a JSON Lines file ([`access_log`]).
 //! - [`line_file`]: the append-only file behind the access log and the proxy's audit log, which
 //!   never makes a request wait for the file's reader.
+//! - [`serve`]: the accept loop and connection settings both servers use: timeouts on what a
+//!   client sends and on what it leaves unread, and a loop that waits when descriptors run out.
 //! - [`client`]: the project's one HTTP(S) client (hyper, rustls with ring, Mozilla's roots).
 //! - `flags` (feature `clap`): the guard's command-line flags, defined once.
 //!
@@ -29,6 +31,7 @@ pub mod origin;
 pub mod principal;
 pub mod refusal;
 pub mod scopes;
+pub mod serve;
 pub mod sessions;
 pub mod tokens;
 

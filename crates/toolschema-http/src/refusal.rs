@@ -27,6 +27,8 @@ pub enum RefusalKind {
     TooManySessions,
     /// The request cannot be read (400).
     BadRequest,
+    /// The body did not arrive within the read timeout (408).
+    RequestTimeout,
 }
 
 impl RefusalKind {
@@ -42,6 +44,7 @@ impl RefusalKind {
             RefusalKind::HeadersTooLarge => "headers_too_large",
             RefusalKind::TooManySessions => "too_many_sessions",
             RefusalKind::BadRequest => "bad_request",
+            RefusalKind::RequestTimeout => "request_timeout",
         }
     }
 }
@@ -66,6 +69,7 @@ impl Refusal {
             RefusalKind::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             RefusalKind::TooManySessions => StatusCode::TOO_MANY_REQUESTS,
             RefusalKind::BadRequest => StatusCode::BAD_REQUEST,
+            RefusalKind::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
         };
         Refusal {
             kind,

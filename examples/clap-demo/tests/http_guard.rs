@@ -499,3 +499,57 @@ fn requests_the_server_cannot_read_exactly_are_answered_over_http() {
     }
     server.stop();
 }
+
+/// A peer that stalls is not held by `mcp stream`: half a request head, and a connection that
+/// sends nothing, are closed after `--read-timeout`; half a body is answered 408 and closed.
+#[test]
+fn stalled_peers_are_closed_after_the_read_timeout() {
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::StreamServer::start(dir.path(), &["--port", "0", "--read-timeout", "1"]);
+    let at = server
+        .url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .unwrap()
+        .to_string();
+    let mut half_head = TcpStream::connect(&at).unwrap();
+    half_head
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty")
+        .unwrap();
+    let silent = TcpStream::connect(&at).unwrap();
+    let mut half_body = TcpStream::connect(&at).unwrap();
+    half_body
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\":",
+        )
+        .unwrap();
+    // Read until the server closes (or 20 s pass): what it sent.
+    let until_closed = |mut stream: TcpStream| -> Option<String> {
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut got = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            match stream.read(&mut buffer) {
+                Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
+                Ok(n) => got.extend_from_slice(&buffer[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                    return Some(String::from_utf8_lossy(&got).into_owned())
+                }
+                Err(_) => return None,
+            }
+        }
+    };
+    assert!(until_closed(half_head).is_some(), "half a head was held");
+    assert!(until_closed(silent).is_some(), "a silent peer was held");
+    let answer = until_closed(half_body).expect("half a body was held");
+    assert!(
+        answer.starts_with("HTTP/1.1 408") && answer.contains("--read-timeout"),
+        "{answer}"
+    );
+    server.stop();
+}

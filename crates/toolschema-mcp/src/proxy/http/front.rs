@@ -16,7 +16,8 @@
 //! away before its answer cancels the request at the server; one that waits past
 //! `--request-timeout` gets an error and the request is cancelled.
 
-use super::routes::{HttpFailure, Outgoing};
+use super::queue::{Budget, StreamReceiver, SERVER_QUEUE};
+use super::routes::{HttpFailure, Outgoing, Routes};
 use super::session::{lock, Backend, ClientSide, Session, SessionParts};
 use super::sse;
 use super::stdio_server::StdioServer;
@@ -42,7 +43,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::sync::mpsc;
 use toolschema_http::sessions::SessionPermit;
 use toolschema_http::{Guard, Principal, Refusal};
 
@@ -308,7 +308,7 @@ impl Front {
         session: &Arc<Session>,
         key: IdKey,
         id: RequestId,
-        mut receiver: mpsc::Receiver<Outgoing>,
+        mut receiver: StreamReceiver,
         initialize: bool,
         streams: bool,
     ) -> Answer {
@@ -707,11 +707,14 @@ impl Front {
     fn backend(&self, stateless: bool) -> Result<(Backend, Option<std::fs::File>), Refused> {
         match (&self.config.server, &self.upstream) {
             (ServerSide::Command(command), _) => {
-                let (server, stdout) = StdioServer::spawn(command, self.config.shutdown_grace)
-                    .map_err(|e| {
-                        report(&e.to_string());
-                        Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, e.to_string())
-                    })?;
+                let budget = Budget::new(SERVER_QUEUE, self.config.max_message_bytes);
+                let (server, stdout) =
+                    StdioServer::spawn(command, self.config.shutdown_grace, budget).map_err(
+                        |e| {
+                            report(&e.to_string());
+                            Refused::Rpc(StatusCode::BAD_GATEWAY, None, -32000, e.to_string())
+                        },
+                    )?;
                 Ok((Backend::Stdio(Box::new(server)), Some(stdout)))
             }
             (ServerSide::Upstream { .. }, Some(upstream)) => Ok((
@@ -742,7 +745,7 @@ impl Front {
         let session = Session::new(SessionParts {
             label,
             gate: Gate::new(gate_config),
-            client: ClientSide::Http(Default::default()),
+            client: ClientSide::Http(Box::new(Routes::new(self.config.max_message_bytes))),
             backend,
             audit: self.audit.clone(),
             client_name: Some(principal.name().to_string()),
@@ -940,6 +943,23 @@ impl RequestWatch {
     }
 }
 
+impl RequestWatch {
+    /// The client lost the stream, not reading it: the request is cancelled at the server.
+    fn lost(&mut self) {
+        if self.answered {
+            return;
+        }
+        if let Some(session) = self.session.upgrade() {
+            session.cancel(
+                &self.key,
+                &self.id,
+                "the client did not read its stream and lost it",
+                false,
+            );
+        }
+    }
+}
+
 impl Drop for RequestWatch {
     fn drop(&mut self) {
         if self.answered {
@@ -959,7 +979,7 @@ impl Drop for RequestWatch {
 /// An event stream for the client: its messages as events, comments while quiet.
 struct EventStream {
     first: Option<Outgoing>,
-    receiver: mpsc::Receiver<Outgoing>,
+    receiver: StreamReceiver,
     keep_alive: tokio::time::Interval,
     watch: Option<RequestWatch>,
     done: bool,
@@ -994,9 +1014,13 @@ impl Body for EventStream {
                     return Poll::Ready(Some(Ok(Frame::data(event))));
                 }
                 Poll::Ready(None) => {
-                    // The session closed the stream.
+                    // The session closed the stream; or the client lost it, not reading it,
+                    // and its request is cancelled (its answer has nowhere to go).
                     this.done = true;
                     if let Some(watch) = &mut this.watch {
+                        if this.receiver.was_lost() {
+                            watch.lost();
+                        }
                         watch.answered = true;
                     }
                     return Poll::Ready(None);
@@ -1017,7 +1041,7 @@ impl Body for EventStream {
 
 fn stream_answer(
     first: Option<Outgoing>,
-    receiver: mpsc::Receiver<Outgoing>,
+    receiver: StreamReceiver,
     watch: Option<RequestWatch>,
 ) -> Answer {
     let start = tokio::time::Instant::now() + KEEP_ALIVE;

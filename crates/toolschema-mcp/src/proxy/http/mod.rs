@@ -17,6 +17,7 @@
 //! one replica.
 
 mod front;
+mod queue;
 mod routes;
 mod session;
 mod sse;
@@ -33,7 +34,6 @@ use super::{audit::AuditLog, ProxyError};
 use crate::server_process::{ServerCommand, DEFAULT_SHUTDOWN_GRACE};
 use front::Front;
 use http::HeaderMap;
-use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -223,7 +223,6 @@ pub async fn serve(
     let mut interrupt =
         signal(SignalKind::interrupt()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let idle = guard.limits().session_idle;
-    let head_limit = guard.limits().max_header_bytes.max(8192);
     let front = Arc::new(Front::new(config, guard.clone(), upstream, audit));
     ready(bound, &guard);
     let sweeper = {
@@ -240,33 +239,24 @@ pub async fn serve(
             }
         })
     };
-    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-    loop {
+    let limits = *guard.limits();
+    let stop = async {
         tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
-                let _ = stream.set_nodelay(true);
-                let front = front.clone();
-                let service = hyper::service::service_fn(move |request| {
-                    let front = front.clone();
-                    async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
-                });
-                let connection = hyper::server::conn::http1::Builder::new()
-                    .max_buf_size(head_limit)
-                    .serve_connection(TokioIo::new(stream), service);
-                let connection = graceful.watch(connection);
-                tokio::spawn(async move {
-                    let _ = connection.await;
-                });
-            }
-            _ = terminate.recv() => break,
-            _ = interrupt.recv() => break,
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
         }
-    }
-    drop(listener);
+    };
+    let make_service = || {
+        let front = front.clone();
+        hyper::service::service_fn(move |request| {
+            let front = front.clone();
+            async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
+        })
+    };
+    let served = toolschema_http::serve::serve(listener, limits, make_service, stop).await;
     sweeper.abort();
     front.close_all().await;
     // Streams end with their sessions; give the connections a moment, then stop anyway.
-    let _ = tokio::time::timeout(Duration::from_secs(5), graceful.shutdown()).await;
+    served.drain(Duration::from_secs(5)).await;
     Ok(())
 }

@@ -15,16 +15,19 @@
 //!   request stream open, if there is one, else on the GET stream, else on the newest request
 //!   stream; with no stream at all, it waits (a bounded number of messages) for the GET stream.
 
+use super::queue::{self, Refused, StreamReceiver, StreamSender};
 use super::wire;
 use crate::message::{read, IdKey, Kind, Read, RequestId};
+use crate::proxy::gate::report;
 use http::{HeaderMap, StatusCode};
 use std::collections::{HashMap, VecDeque};
-use tokio::sync::mpsc;
 
-/// How many messages wait for a client's stream before the oldest are dropped.
+/// How many messages wait for a client's stream before the oldest are dropped (they are
+/// bounded in bytes too, by the streams' budget).
 pub const BACKLOG: usize = 1024;
 
-/// How many messages one stream holds that the client has not read yet.
+/// How many messages one stream holds that the client has not read yet (they are bounded in
+/// bytes too: see [`Routes::new`]).
 pub const STREAM_CAPACITY: usize = 1024;
 
 /// One message for a client's stream.
@@ -64,14 +67,15 @@ pub enum Origin {
 
 /// An open request stream.
 struct RequestStream {
-    sender: mpsc::Sender<Outgoing>,
+    sender: StreamSender,
     token: Option<IdKey>,
     opened: u64,
 }
 
 /// A client's open streams.
-#[derive(Default)]
 pub struct Routes {
+    /// The bytes a stream (and the backlog) may hold that the client has not read yet.
+    budget: usize,
     requests: HashMap<IdKey, RequestStream>,
     /// The requests of each open batch stream, by the batch's key.
     batches: HashMap<IdKey, Vec<RequestId>>,
@@ -79,8 +83,10 @@ pub struct Routes {
     /// HTTP failures of the upstream for requests whose answer has not been taken yet.
     failures: HashMap<IdKey, HttpFailure>,
     tokens: HashMap<IdKey, IdKey>,
-    standalone: Option<mpsc::Sender<Outgoing>>,
+    standalone: Option<StreamSender>,
     backlog: VecDeque<Outgoing>,
+    /// The bytes of the messages in the backlog.
+    backlog_bytes: usize,
     opened: u64,
     dropped: u64,
 }
@@ -106,11 +112,36 @@ pub enum Delivery {
     Dropped,
 }
 
+impl Default for Routes {
+    fn default() -> Self {
+        Routes::new(crate::framing::DEFAULT_MAX_MESSAGE_BYTES)
+    }
+}
+
 impl Routes {
+    /// A client's streams, each holding at most [`STREAM_CAPACITY`] messages and, but for one
+    /// message, `budget` bytes the client has not read; so does the backlog waiting for its GET
+    /// stream.
+    pub fn new(budget: usize) -> Routes {
+        Routes {
+            budget,
+            requests: HashMap::new(),
+            batches: HashMap::new(),
+            batches_opened: 0,
+            failures: HashMap::new(),
+            tokens: HashMap::new(),
+            standalone: None,
+            backlog: VecDeque::new(),
+            backlog_bytes: 0,
+            opened: 0,
+            dropped: 0,
+        }
+    }
+
     /// A stream for the response to request `id`, with the progress token it asked with. A
     /// stream already open for that id is replaced (its client gets no answer on it).
-    pub fn open_request(&mut self, id: IdKey, token: Option<IdKey>) -> mpsc::Receiver<Outgoing> {
-        let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+    pub fn open_request(&mut self, id: IdKey, token: Option<IdKey>) -> StreamReceiver {
+        let (sender, receiver) = queue::stream(STREAM_CAPACITY, self.budget);
         self.opened += 1;
         if let Some(token) = &token {
             self.tokens.insert(token.clone(), id.clone());
@@ -128,7 +159,7 @@ impl Routes {
 
     /// A stream for the answer to a batch holding `requests`, under a key of its own (its
     /// answer is a batch, routed by the requests it answers).
-    pub fn open_batch(&mut self, requests: Vec<RequestId>) -> (IdKey, mpsc::Receiver<Outgoing>) {
+    pub fn open_batch(&mut self, requests: Vec<RequestId>) -> (IdKey, StreamReceiver) {
         self.batches_opened += 1;
         let key = IdKey::of_batch(self.batches_opened);
         self.batches.insert(key.clone(), requests);
@@ -141,8 +172,9 @@ impl Routes {
     }
 
     /// The GET stream; what waited for it comes first. Replaces an earlier one.
-    pub fn open_standalone(&mut self) -> mpsc::Receiver<Outgoing> {
-        let (sender, receiver) = mpsc::channel(STREAM_CAPACITY);
+    pub fn open_standalone(&mut self) -> StreamReceiver {
+        let (sender, receiver) = queue::stream(STREAM_CAPACITY, self.budget);
+        self.backlog_bytes = 0;
         for waiting in self.backlog.drain(..) {
             if sender.try_send(waiting).is_err() {
                 self.dropped += 1;
@@ -195,6 +227,7 @@ impl Routes {
         self.tokens.clear();
         self.standalone = None;
         self.backlog.clear();
+        self.backlog_bytes = 0;
     }
 
     /// How many messages were dropped because no stream could take them.
@@ -242,7 +275,12 @@ impl Routes {
                     };
                     match stream.sender.try_send(outgoing) {
                         Ok(()) => Delivery::Sent,
-                        Err(_) => self.drop_one(),
+                        Err(Refused::Full) => {
+                            // Answered already: nothing to cancel, the stream just ends.
+                            report(&too_slow("the stream of a request", self.budget));
+                            self.drop_one()
+                        }
+                        Err(Refused::Closed(_)) => self.drop_one(),
                     }
                 }
                 // Replayed on a resumed GET stream: it goes there.
@@ -337,8 +375,17 @@ impl Routes {
         };
         match stream.sender.try_send(outgoing) {
             Ok(()) => Delivery::Sent,
-            Err(_) => {
+            Err(Refused::Full) => {
                 // A client that does not read its stream loses it.
+                report(&too_slow("the stream of a request", self.budget));
+                if let Some(stream) = self.requests.remove(id) {
+                    self.forget_token(stream.token.as_ref());
+                    stream.sender.lose();
+                }
+                self.forget_batch(id);
+                self.drop_one()
+            }
+            Err(Refused::Closed(_)) => {
                 self.close_request(id);
                 self.drop_one()
             }
@@ -354,11 +401,14 @@ impl Routes {
         if let Some(sender) = &self.standalone {
             match sender.try_send(outgoing) {
                 Ok(()) => return Delivery::Sent,
-                Err(mpsc::error::TrySendError::Full(_)) => {
-                    self.standalone = None;
+                Err(Refused::Full) => {
+                    report(&too_slow("its GET stream", self.budget));
+                    if let Some(sender) = self.standalone.take() {
+                        sender.lose();
+                    }
                     return self.drop_one();
                 }
-                Err(mpsc::error::TrySendError::Closed(outgoing)) => {
+                Err(Refused::Closed(outgoing)) => {
                     self.standalone = None;
                     return self.wait(outgoing);
                 }
@@ -367,11 +417,20 @@ impl Routes {
         self.wait(outgoing)
     }
 
+    /// Keep a message for the GET stream; the oldest go past [`BACKLOG`] messages or the
+    /// budget (but for the newest message).
     fn wait(&mut self, outgoing: Outgoing) -> Delivery {
-        if self.backlog.len() >= BACKLOG {
-            self.backlog.pop_front();
+        let size = outgoing.data.len();
+        while !self.backlog.is_empty()
+            && (self.backlog.len() >= BACKLOG
+                || self.backlog_bytes.saturating_add(size) > self.budget)
+        {
+            if let Some(oldest) = self.backlog.pop_front() {
+                self.backlog_bytes -= oldest.data.len();
+            }
             self.dropped += 1;
         }
+        self.backlog_bytes += size;
         self.backlog.push_back(outgoing);
         Delivery::Waiting
     }
@@ -380,6 +439,13 @@ impl Routes {
         self.dropped += 1;
         Delivery::Dropped
     }
+}
+
+/// What the proxy reports when a client lost a stream it did not read.
+fn too_slow(stream: &str, budget: usize) -> String {
+    format!(
+        "a client did not read {stream} and lost it: more than {STREAM_CAPACITY} messages or {budget} bytes were waiting for it (--max-message-bytes)"
+    )
 }
 
 #[cfg(test)]
@@ -395,9 +461,11 @@ mod tests {
         serde_json::to_vec(&value).unwrap()
     }
 
-    fn drain(receiver: &mut mpsc::Receiver<Outgoing>) -> Vec<serde_json::Value> {
+    fn drain(receiver: &mut StreamReceiver) -> Vec<serde_json::Value> {
+        let waker = futures::task::noop_waker();
+        let mut cx = std::task::Context::from_waker(&waker);
         let mut out = Vec::new();
-        while let Ok(item) = receiver.try_recv() {
+        while let std::task::Poll::Ready(Some(item)) = receiver.poll_recv(&mut cx) {
             out.push(serde_json::from_slice(&item.data).unwrap());
         }
         out
@@ -484,6 +552,38 @@ mod tests {
         );
         assert!(!routes.is_open(&key("4")));
         assert_eq!(routes.dropped(), 2);
+    }
+
+    #[test]
+    fn a_client_that_does_not_read_loses_its_stream_past_its_byte_budget() {
+        let mut routes = Routes::new(1000);
+        let mut call = routes.open_request(key("4"), None);
+        let note = |n: usize| {
+            data(
+                serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"data": "x".repeat(n)}}),
+            )
+        };
+        let origin = Origin::Request(key("4"));
+        for _ in 0..3 {
+            assert_eq!(routes.deliver(note(250), None, &origin), Delivery::Sent);
+        }
+        assert_eq!(routes.deliver(note(250), None, &origin), Delivery::Dropped);
+        assert!(!routes.is_open(&key("4")));
+        // What was queued is read, then the stream ends, lost.
+        assert_eq!(drain(&mut call).len(), 3);
+        assert!(call.was_lost());
+        // The backlog waiting for the GET stream keeps the newest within the budget.
+        for _ in 0..10 {
+            routes.deliver(note(250), None, &Origin::Stdio);
+        }
+        let mut get = routes.open_standalone();
+        assert_eq!(drain(&mut get).len(), 3);
+        // One message larger than the budget still goes on an empty stream.
+        assert_eq!(
+            routes.deliver(note(5000), None, &Origin::Stdio),
+            Delivery::Sent
+        );
+        assert_eq!(drain(&mut get).len(), 1);
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! request ids are made unique before the gate sees them, since independent requests may
 //! reuse an id.
 
+use super::queue::StreamReceiver;
 use super::routes::{Delivery, HttpFailure, Origin, Outgoing, Routes};
-use super::stdio_server::StdioServer;
+use super::stdio_server::{Queued, StdioServer};
 use super::upstream::UpstreamLink;
 use super::wire;
 use crate::framing::{Frame, OversizedLine};
@@ -28,7 +29,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::Notify;
 
 /// Lock a mutex; a panic elsewhere must not stop the proxy, so a poisoned lock is used as it is.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -42,7 +43,7 @@ pub(crate) enum ClientSide {
     /// An HTTP client: its streams.
     Http(Box<Routes>),
     /// A client on this process's standard output: one line per message, to its writer.
-    Stdio(std::sync::mpsc::Sender<Vec<u8>>),
+    Stdio(std::sync::mpsc::Sender<Queued>),
 }
 
 /// The server behind the session.
@@ -67,7 +68,9 @@ pub(crate) struct Outbound {
 }
 
 impl Backend {
-    fn send(&self, outbound: Outbound) {
+    /// Queue a message for the server; `false` when the server has not taken enough of what
+    /// came before to make room for it.
+    fn send(&self, outbound: Outbound) -> bool {
         match self {
             Backend::Stdio(server) => server.send(outbound.line),
             Backend::Upstream(link) => link.send(outbound),
@@ -115,6 +118,8 @@ pub(crate) struct Session {
     closed: AtomicBool,
     /// Set once the server is gone.
     gone: AtomicBool,
+    /// The server's queue had no room for the last message (said once until it has).
+    server_full: AtomicBool,
     /// Woken when the gate's next deadline moved, or the session closed.
     pub deadline_moved: Notify,
 }
@@ -150,6 +155,7 @@ impl Session {
             last_active: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
             gone: AtomicBool::new(false),
+            server_full: AtomicBool::new(false),
             deadline_moved: Notify::new(),
         })
     }
@@ -227,16 +233,47 @@ impl Session {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
         decide(&mut core.gate, &mut actions);
-        let moved = core.gate.next_deadline() != before;
+        self.hand_on(core, actions, event_id, origin);
+        if core.gate.next_deadline() != before {
+            self.deadline_moved.notify_one();
+        }
+    }
+
+    /// Hand on what the gate decided, in order.
+    fn hand_on(
+        &self,
+        core: &mut Core,
+        actions: Vec<Action>,
+        event_id: Option<String>,
+        origin: &Origin,
+    ) {
         let to_client = actions
             .iter()
             .filter(|a| matches!(a, Action::ToClient(_)))
             .count();
+        let mut refused = Vec::new();
         for action in actions {
             match action {
                 Action::ToServer(line) => {
                     let outbound = core.outbound(line);
-                    self.backend.send(outbound);
+                    let request = outbound.request.clone();
+                    let method = outbound.method.clone();
+                    if self.backend.send(outbound) {
+                        self.server_full.store(false, Ordering::Relaxed);
+                    } else if !self.server_full.swap(true, Ordering::Relaxed) {
+                        // Said once until the server takes messages again.
+                        report_for(
+                            &self.label,
+                            &format!(
+                                "the server has not taken what was sent to it before ({} messages or --max-message-bytes wait), so a {} was not sent, nor what follows until it takes some",
+                                super::queue::SERVER_QUEUE,
+                                method.as_deref().unwrap_or("message")
+                            ),
+                        );
+                        refused.extend(request);
+                    } else {
+                        refused.extend(request);
+                    }
                 }
                 Action::ToClient(line) => {
                     // The upstream's event id goes with the message it came with.
@@ -254,8 +291,14 @@ impl Session {
                 }
             }
         }
-        if moved {
-            self.deadline_moved.notify_one();
+        // A request the server had no room for is answered with an error that says so.
+        for id in refused {
+            let reason = "the server is not taking messages (too many wait for it); the request was not sent";
+            let line = error_line(Some(&id), ErrorCode(-32000), reason, None);
+            let mut answered = Vec::new();
+            core.gate
+                .server_message(line, Instant::now(), &mut answered);
+            self.hand_on(core, answered, None, &Origin::Request(id.key().clone()));
         }
     }
 
@@ -265,7 +308,7 @@ impl Session {
         &self,
         body: Vec<u8>,
         headers: &HeaderMap,
-    ) -> Result<(IdKey, RequestId, mpsc::Receiver<Outgoing>), Malformed> {
+    ) -> Result<(IdKey, RequestId, StreamReceiver), Malformed> {
         self.touch();
         let text = message::text_of(body).map_err(|(_, malformed)| malformed)?;
         let mut guard = lock(&self.core);
@@ -444,7 +487,7 @@ impl Session {
     }
 
     /// The client's GET stream (what waited for it comes first).
-    pub fn open_standalone(&self) -> Option<mpsc::Receiver<Outgoing>> {
+    pub fn open_standalone(&self) -> Option<StreamReceiver> {
         self.touch();
         match &mut lock(&self.core).client {
             ClientSide::Http(routes) => Some(routes.open_standalone()),
@@ -537,7 +580,10 @@ impl Core {
             }
             ClientSide::Stdio(writer) => {
                 // A closed writer: the client is gone, and its end of input ends the proxy.
-                let _ = writer.send(restore(line));
+                let _ = writer.send(Queued {
+                    line: restore(line),
+                    _permit: None,
+                });
             }
         }
     }
@@ -623,8 +669,8 @@ impl Forwarding {
 
 /// The answer to a request whose id one in flight in the session has, on a stream of its own:
 /// an Invalid Request error, as the gate words it.
-fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, mpsc::Receiver<Outgoing>) {
-    let (sender, receiver) = mpsc::channel(1);
+fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, StreamReceiver) {
+    let (sender, receiver) = super::queue::stream(1, usize::MAX);
     let reason = crate::proxy::gate::in_flight_already(id);
     let _ = sender.try_send(Outgoing {
         event_id: None,

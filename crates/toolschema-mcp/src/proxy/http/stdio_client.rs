@@ -7,7 +7,7 @@
 //! stdout in the order it is decided.
 
 use super::session::{ClientSide, Session, SessionParts};
-use super::stdio_server::write_lines;
+use super::stdio_server::{write_lines, Queued};
 use super::upstream::{Upstream, UpstreamLink};
 use super::{HttpProxyConfig, ServerSide};
 use crate::framing::{Frame, LineReader};
@@ -41,7 +41,7 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ProxyError::Signals)?;
     let input = own_stdio::input().map_err(ProxyError::Stdio)?;
     let output = own_stdio::output().map_err(ProxyError::Stdio)?;
-    let (to_client, lines) = mpsc::channel::<Vec<u8>>();
+    let (to_client, lines) = mpsc::channel::<Queued>();
     std::thread::Builder::new()
         .name("client-stdout".into())
         .spawn(move || {

@@ -2,6 +2,7 @@
 //! thread of its own (as the stdio relay reads it), its stdin written by another, so neither
 //! direction waits for the other or for the runtime.
 
+use super::queue::{Budget, Permit};
 use super::session::{lock, Session};
 use crate::framing::LineReader;
 use crate::server_process::{
@@ -22,7 +23,9 @@ const EXIT_POLL: Duration = Duration::from_millis(500);
 
 /// A server process behind a session.
 pub(crate) struct StdioServer {
-    writer: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    writer: Mutex<Option<mpsc::Sender<Queued>>>,
+    /// What the server has not read yet may take.
+    budget: Arc<Budget>,
     process: tokio::sync::Mutex<ServerProcess>,
     tail: StderrTail,
     command: ServerCommand,
@@ -31,10 +34,11 @@ pub(crate) struct StdioServer {
 
 impl StdioServer {
     /// Start the server; returns it and its stdout, to hand to [`StdioServer::start`] once the
-    /// session exists.
+    /// session exists. What it has not read of its input is bounded by `budget`.
     pub fn spawn(
         command: &ServerCommand,
         grace: Duration,
+        budget: Arc<Budget>,
     ) -> Result<(StdioServer, File), SpawnError> {
         let (process, stdin, stdout) = ServerProcess::spawn(command, StderrMode::PassThrough)?;
         let io_error = |source: std::io::Error| SpawnError {
@@ -43,7 +47,7 @@ impl StdioServer {
         };
         let stdin = File::from(stdin.into_owned_fd().map_err(io_error)?);
         let stdout = File::from(stdout.into_owned_fd().map_err(io_error)?);
-        let (sender, lines) = mpsc::channel::<Vec<u8>>();
+        let (sender, lines) = mpsc::channel::<Queued>();
         std::thread::Builder::new()
             .name("server-stdin".into())
             .spawn(move || {
@@ -55,6 +59,7 @@ impl StdioServer {
         Ok((
             StdioServer {
                 writer: Mutex::new(Some(sender)),
+                budget,
                 process: tokio::sync::Mutex::new(process),
                 tail,
                 command: command.clone(),
@@ -126,12 +131,20 @@ impl StdioServer {
         });
     }
 
-    /// Queue a line for the server's stdin.
-    pub fn send(&self, line: Vec<u8>) {
+    /// Queue a line for the server's stdin; `false` when the server has not read enough of
+    /// what came before to make room for it.
+    pub fn send(&self, line: Vec<u8>) -> bool {
+        let Some(permit) = self.budget.take(line.len()) else {
+            return false;
+        };
         if let Some(writer) = lock(&self.writer).as_ref() {
             // A closed writer: the server is gone, and its exit is reported.
-            let _ = writer.send(line);
+            let _ = writer.send(Queued {
+                line,
+                _permit: Some(permit),
+            });
         }
+        true
     }
 
     /// Close the server's stdin, wait for it to exit, then `SIGTERM` and `SIGKILL` its group.
@@ -141,16 +154,22 @@ impl StdioServer {
     }
 }
 
+/// A line waiting for a pipe, holding its room in the queue's budget until it is written.
+pub(crate) struct Queued {
+    pub line: Vec<u8>,
+    pub _permit: Option<Permit>,
+}
+
 /// Write queued lines to a pipe (a server's stdin, a stdio client's stdout), one per line,
 /// flushing whenever the queue is empty; until the queue closes or a write fails.
 pub(crate) fn write_lines(
-    lines: mpsc::Receiver<Vec<u8>>,
+    lines: mpsc::Receiver<Queued>,
     output: impl Write,
 ) -> std::io::Result<()> {
     let mut out = BufWriter::with_capacity(BUFFER_BYTES, output);
     while let Ok(line) = lines.recv() {
         let mut next = Some(line);
-        while let Some(line) = next {
+        while let Some(Queued { line, .. }) = next {
             out.write_all(&line)?;
             out.write_all(b"\n")?;
             next = lines.try_recv().ok();

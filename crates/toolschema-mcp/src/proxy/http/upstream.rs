@@ -12,6 +12,7 @@
 //! with `Last-Event-ID` (2025-11-25); otherwise, and when the upstream fails, answers with an
 //! HTTP error or breaks off, the gate answers the request with an error that says so.
 
+use super::queue::{Budget, Permit, SERVER_QUEUE};
 use super::routes::{HttpFailure, Origin};
 use super::session::{lock, Outbound, Session};
 use super::sse::Decoder;
@@ -140,11 +141,16 @@ impl LinkState {
     }
 }
 
+/// A message for the upstream, holding its room in the link's budget until it is sent.
+type Queued = (Outbound, Permit);
+
 /// One session's link to the upstream.
 pub(crate) struct UpstreamLink {
     state: Arc<LinkState>,
-    queue: mpsc::UnboundedSender<Outbound>,
-    receiver: Mutex<Option<mpsc::UnboundedReceiver<Outbound>>>,
+    queue: mpsc::UnboundedSender<Queued>,
+    receiver: Mutex<Option<mpsc::UnboundedReceiver<Queued>>>,
+    /// What the upstream has not taken yet may take (the queue is bounded by it).
+    budget: Arc<Budget>,
 }
 
 impl UpstreamLink {
@@ -152,7 +158,9 @@ impl UpstreamLink {
     /// opens the GET stream for a client that cannot (a stdio client).
     pub fn new(upstream: Arc<Upstream>, stateless: bool, own_standalone: bool) -> UpstreamLink {
         let (queue, receiver) = mpsc::unbounded_channel();
+        let budget = Budget::new(SERVER_QUEUE, upstream.max_message_bytes);
         UpstreamLink {
+            budget,
             state: Arc::new(LinkState {
                 upstream,
                 session_id: Mutex::new(None),
@@ -181,10 +189,15 @@ impl UpstreamLink {
         tokio::spawn(send_queued(state, receiver, weak));
     }
 
-    /// Queue a message for the upstream.
-    pub fn send(&self, outbound: Outbound) {
+    /// Queue a message for the upstream; `false` when the upstream has not taken enough of
+    /// what came before to make room for it.
+    pub fn send(&self, outbound: Outbound) -> bool {
+        let Some(permit) = self.budget.take(outbound.line.len()) else {
+            return false;
+        };
         // A closed queue: the session is closing.
-        let _ = self.queue.send(outbound);
+        let _ = self.queue.send((outbound, permit));
+        true
     }
 
     /// Whether this is a lane of 2026-07-28 requests.
@@ -273,10 +286,11 @@ impl UpstreamLink {
 /// Send the session's messages: requests at once, each on its own; the rest in order.
 async fn send_queued(
     state: Arc<LinkState>,
-    mut queue: mpsc::UnboundedReceiver<Outbound>,
+    mut queue: mpsc::UnboundedReceiver<Queued>,
     session: Weak<Session>,
 ) {
-    while let Some(outbound) = queue.recv().await {
+    // Each message holds its room until it is sent (a request's, until its task is started).
+    while let Some((outbound, _permit)) = queue.recv().await {
         if let Some(id) = outbound.request.clone() {
             let key = id.key().clone();
             let task = tokio::spawn(exchange(state.clone(), session.clone(), outbound, id));
@@ -477,7 +491,11 @@ async fn answer(
     let body = read_body(response.into_body(), state.upstream.max_message_bytes)
         .await
         .map_err(|e| (format!("the upstream's answer cannot be read: {e}"), None))?;
-    let data = wire::one_line(body.to_vec());
+    let data = wire::upstream_message(body.to_vec()).map_err(|why| {
+        let reason = refused_message("answer", &why);
+        report(&reason);
+        (reason, None)
+    })?;
     let answered = answers(&data, &key);
     if let Some(session) = session.upgrade() {
         session.server_message(data.clone(), None, &origin);
@@ -533,15 +551,27 @@ async fn pump(
                 return end;
             }
         };
+        if let Some(last) = decoder.last_event_id() {
+            end.last_event_id = Some(last.to_string());
+        }
         for event in events {
-            if event.id.is_some() {
-                end.last_event_id = event.id.clone();
-            }
             if event.data.iter().all(u8::is_ascii_whitespace) {
                 // A priming event: an id for resumption, no message.
                 continue;
             }
-            let data = wire::one_line(event.data);
+            let data = match wire::upstream_message(event.data) {
+                Ok(data) => data,
+                Err(why) => {
+                    let reason = refused_message("event", &why);
+                    report(&reason);
+                    if matches!(origin, Origin::Request(_)) {
+                        // The request the stream belongs to fails with the reason.
+                        end.error = Some(reason);
+                        return end;
+                    }
+                    continue;
+                }
+            };
             if expect.is_some_and(|key| answers(&data, key)) {
                 end.answer = Some(data.clone());
             }
@@ -551,6 +581,14 @@ async fn pump(
             session.server_message(data, event.id, origin);
         }
     }
+}
+
+/// Why an upstream's message (an `event`'s data or an `answer`'s body) was refused: `why` it is
+/// not a message as it stands.
+fn refused_message(what: &str, why: &str) -> String {
+    format!(
+        "the upstream sent an {what} that is not a JSON-RPC message as it stands ({why}); it was refused, not passed on"
+    )
 }
 
 /// Resume a broken stream with GET and `Last-Event-ID`.

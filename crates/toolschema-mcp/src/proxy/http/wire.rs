@@ -3,7 +3,7 @@
 //! with its body, the progress token and the subscription a message belongs to. Pure functions
 //! over the message text.
 
-use crate::message::{member_at, meta_member, IdKey, Kind, Message, RequestId};
+use crate::message::{self, member_at, meta_member, IdKey, Kind, Message, RequestId};
 use toolschema::json::{self as core_json, DuplicateKeys};
 
 /// The `_meta` key that ties a notification to its `subscriptions/listen` request.
@@ -156,9 +156,23 @@ pub fn check_standard_headers(
     }
 }
 
-/// A message's bytes on one line: raw line breaks, which valid JSON has only as whitespace
-/// between tokens, become spaces (a multi-line SSE `data` field joins its lines with `\n`).
-pub fn one_line(mut data: Vec<u8>) -> Vec<u8> {
+/// A message from the upstream (an event's data, or a JSON body), on one line for the gate and
+/// the client's stream; or why it is refused.
+///
+/// The data must be one JSON-RPC message (or batch) as it stands: SSE joins the `data:` lines of
+/// an event with `\n`, and a line break inside a string is no JSON. Such data is refused, never
+/// mended (replacing the break with anything would pass on a message the upstream did not send).
+/// In valid JSON a raw line break can only be whitespace between tokens, so putting the message
+/// on one line keeps its value.
+pub fn upstream_message(data: Vec<u8>) -> Result<Vec<u8>, String> {
+    let text = message::text_of(data).map_err(|(_, malformed)| malformed.to_string())?;
+    message::read(&text).map_err(|malformed| malformed.to_string())?;
+    Ok(one_line(text.into_bytes()))
+}
+
+/// A message's bytes on one line: raw line breaks become spaces (only for valid JSON, where
+/// they are whitespace between tokens; see [`upstream_message`]).
+fn one_line(mut data: Vec<u8>) -> Vec<u8> {
     for byte in &mut data {
         if *byte == b'\n' || *byte == b'\r' {
             *byte = b' ';
