@@ -7,19 +7,31 @@
 //! - what the server writes must be taken within the write timeout: a client that stops
 //!   reading (an event stream it no longer reads) loses its connection;
 //! - when accepting fails for want of resources (descriptors, memory), the loop waits a moment
-//!   before it tries again instead of spinning, and says so once.
+//!   before it tries again instead of spinning, and says so once;
+//! - clients hold at most half the descriptors the process may open ([`connection_cap`]): the
+//!   rest stays for what the server opens itself (its upstream's connections, its servers'
+//!   pipes, its logs). At that cap, a new connection takes the place of
+//!   the one idle the longest (no request under way: a stalled head, or a keep-alive between
+//!   requests), so peers that open connections and send nothing cannot keep clients with requests
+//!   out; when every connection has a request under way, accepting waits for one to end.
 
 use crate::guard::Limits;
-use hyper::body::{Body, Incoming};
-use hyper::service::HttpService;
+use http::{Request, Response};
+use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::service::Service;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tokio::task::AbortHandle;
 
 /// How long the accept loop waits after failing for want of resources.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
@@ -41,24 +53,56 @@ impl Served {
     }
 }
 
+/// The most connections clients may hold at once: half the descriptors the process may open
+/// (its soft `RLIMIT_NOFILE`), the other half (32 at least) kept for what the server opens
+/// itself: a session's server process takes three pipes, a request to an upstream a connection.
+pub fn connection_cap() -> usize {
+    let soft = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_or(u64::MAX, |(soft, _)| soft);
+    let soft = usize::try_from(soft).unwrap_or(usize::MAX).min(1 << 24);
+    soft.saturating_sub((soft / 2).max(32)).max(1)
+}
+
 /// Accept connections on `listener` and serve each with a service from `make_service`, within
-/// `limits`, until `stop` completes; then the listener is closed and the connections are
-/// handed back to be drained.
+/// `limits` and [`connection_cap`], until `stop` completes; then the listener is closed and the
+/// connections are handed back to be drained.
 pub async fn serve<M, S, B>(
     listener: TcpListener,
     limits: Limits,
-    mut make_service: M,
+    make_service: M,
     stop: impl Future<Output = ()>,
 ) -> Served
 where
     M: FnMut() -> S,
-    S: HttpService<Incoming, ResBody = B> + Send + 'static,
+    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
     S::Future: Send + 'static,
     S::Error: Into<BoxError>,
     B: Body + Send + 'static,
     B::Data: Send,
     B::Error: Into<BoxError>,
 {
+    serve_within(listener, limits, connection_cap(), make_service, stop).await
+}
+
+/// [`serve`] with at most `cap` connections.
+async fn serve_within<M, S, B>(
+    listener: TcpListener,
+    limits: Limits,
+    cap: usize,
+    mut make_service: M,
+    stop: impl Future<Output = ()>,
+) -> Served
+where
+    M: FnMut() -> S,
+    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    let table = Arc::new(Connections::default());
+    let mut at_cap = false;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -68,6 +112,13 @@ where
     let mut short_of_resources = false;
     tokio::pin!(stop);
     loop {
+        if table.len() > cap {
+            // Every connection has a request under way: wait for one to end.
+            tokio::select! {
+                () = table.ended.notified() => continue,
+                () = &mut stop => break,
+            }
+        }
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = &mut stop => break,
@@ -95,14 +146,177 @@ where
         }
         let _ = stream.set_nodelay(true);
         let io = TokioIo::new(WriteDeadline::new(stream, limits.write_timeout));
-        let connection = graceful.watch(builder.serve_connection(io, make_service()));
-        tokio::spawn(async move {
-            // A connection's end (a timeout among them) concerns only that connection.
-            let _ = connection.await;
-        });
+        let state = Arc::new(ConnectionState::new());
+        let service = Tracked {
+            inner: make_service(),
+            state: state.clone(),
+        };
+        let connection = graceful.watch(builder.serve_connection(io, service));
+        let id = table.next_id();
+        let ends = table.clone();
+        {
+            // Held until the connection is in the table: its end removes it after, never before.
+            let mut open = lock(&table.open);
+            let task = tokio::spawn(async move {
+                // A connection's end (a timeout among them) concerns only that connection.
+                let _ = connection.await;
+                ends.remove(id);
+            });
+            open.insert(id, (state, task.abort_handle()));
+        }
+        if table.len() > cap {
+            if !at_cap {
+                tracing::warn!(
+                    "{cap} connections are open, as many as this server takes: the one idle the longest makes room for each new one"
+                );
+                at_cap = true;
+            }
+            table.close_longest_idle(id);
+        } else if at_cap && table.len() < cap / 2 {
+            at_cap = false;
+        }
     }
     drop(listener);
     Served { graceful }
+}
+
+/// The connections open, to find the one idle the longest when room is needed.
+#[derive(Default)]
+struct Connections {
+    open: Mutex<HashMap<u64, (Arc<ConnectionState>, AbortHandle)>>,
+    next: AtomicUsize,
+    /// Told each time a connection ends.
+    ended: Notify,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Connections {
+    fn next_id(&self) -> u64 {
+        self.next.fetch_add(1, Ordering::Relaxed) as u64
+    }
+
+    fn len(&self) -> usize {
+        lock(&self.open).len()
+    }
+
+    fn remove(&self, id: u64) {
+        lock(&self.open).remove(&id);
+        self.ended.notify_one();
+    }
+
+    /// Close the connection with no request under way that has been so the longest, if any but
+    /// `newest` (the one room is made for).
+    fn close_longest_idle(&self, newest: u64) {
+        let mut open = lock(&self.open);
+        let longest = open
+            .iter()
+            .filter(|(id, _)| **id != newest)
+            .filter_map(|(id, (state, _))| state.idle_since().map(|since| (since, *id)))
+            .min();
+        if let Some((_, id)) = longest {
+            if let Some((_, abort)) = open.remove(&id) {
+                abort.abort();
+            }
+        }
+    }
+}
+
+/// What a connection is doing: how many requests are under way on it (a request counts until
+/// its answer's body has been sent or dropped), and since when none has been.
+struct ConnectionState {
+    active: AtomicUsize,
+    idle_since: Mutex<Instant>,
+}
+
+impl ConnectionState {
+    fn new() -> ConnectionState {
+        ConnectionState {
+            active: AtomicUsize::new(0),
+            idle_since: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Since when the connection has had no request under way; `None` while it has one.
+    fn idle_since(&self) -> Option<Instant> {
+        (self.active.load(Ordering::Acquire) == 0).then(|| *lock(&self.idle_since))
+    }
+}
+
+/// A request under way, until dropped.
+struct Active(Arc<ConnectionState>);
+
+impl Active {
+    fn start(state: Arc<ConnectionState>) -> Active {
+        state.active.fetch_add(1, Ordering::AcqRel);
+        Active(state)
+    }
+}
+
+impl Drop for Active {
+    fn drop(&mut self) {
+        *lock(&self.0.idle_since) = Instant::now();
+        self.0.active.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A service that counts the requests under way on its connection.
+struct Tracked<S> {
+    inner: S,
+    state: Arc<ConnectionState>,
+}
+
+impl<S, B> Service<Request<Incoming>> for Tracked<S>
+where
+    S: Service<Request<Incoming>, Response = Response<B>>,
+    S::Future: Send + 'static,
+    B: Body,
+{
+    type Response = Response<TrackedBody<B>>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        let active = Active::start(self.state.clone());
+        let answer = self.inner.call(request);
+        Box::pin(async move {
+            let response = answer.await?;
+            Ok(response.map(|body| TrackedBody {
+                body: Box::pin(body),
+                _active: active,
+            }))
+        })
+    }
+}
+
+/// An answer's body: its request is under way until it is sent or dropped.
+struct TrackedBody<B> {
+    body: Pin<Box<B>>,
+    _active: Active,
+}
+
+impl<B: Body> Body for TrackedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        self.get_mut().body.as_mut().poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// Errors of one connection that went before it was accepted: nothing to wait for.
@@ -218,6 +432,11 @@ mod tests {
 
     /// A server on loopback whose endpoint reads each body through the guard and answers 200.
     async fn echo_server(read_timeout: Duration) -> SocketAddr {
+        echo_server_within(read_timeout, usize::MAX).await
+    }
+
+    /// [`echo_server`] taking at most `cap` connections.
+    async fn echo_server_within(read_timeout: Duration, cap: usize) -> SocketAddr {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let limits = Limits {
@@ -249,13 +468,44 @@ mod tests {
                 }
             })
         };
-        tokio::spawn(serve(
+        tokio::spawn(serve_within(
             listener,
             limits,
+            cap,
             make_service,
             std::future::pending(),
         ));
         address
+    }
+
+    /// At the cap, peers that connect and send nothing cannot keep a client out: its connection
+    /// takes the place of the one idle the longest, long before the read timeout would free one.
+    #[tokio::test]
+    async fn at_the_cap_a_new_connection_takes_the_place_of_the_longest_idle() {
+        let address = echo_server_within(Duration::from_secs(60), 4).await;
+        let mut stalled = Vec::new();
+        for _ in 0..12 {
+            stalled.push(TcpStream::connect(address).await.unwrap());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let mut client = TcpStream::connect(address).await.unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+        );
+        client.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut answer))
+            .await
+            .expect("the client was kept out")
+            .unwrap();
+        assert!(answer.starts_with(b"HTTP/1.1 200"), "{answer:?}");
+        // The first stalled peers were closed to make room; the last ones are still served.
+        let mut first = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(10), stalled[0].read(&mut first)).await;
+        assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "{read:?}");
+        let last = stalled.last_mut().unwrap();
+        let read = tokio::time::timeout(Duration::from_millis(300), last.read(&mut first)).await;
+        assert!(read.is_err(), "the newest peer was closed: {read:?}");
     }
 
     proptest! {
