@@ -11,7 +11,8 @@
 // SDK reads it, with Ajv against the inputSchema it declares in tools/list (the SDK reads the
 // body the same way: JSON.parse, so a duplicated key is its last value). `GET /stats` answers
 // with the counts: calls per tool, and those whose arguments the schema does not accept, with
-// the first few of them.
+// the first few of them, and the notifications flooded (a flood whose reader does not take
+// its notifications for 10 s ends there).
 
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
@@ -32,7 +33,21 @@ const extra = flag("--tools") ?? 0;
 const httpPort = flag("--http");
 const soak = process.argv.includes("--soak");
 // What the soak's server saw (GET /stats): calls per tool, those its schemas refuse, notifications flooded.
-const stats = { calls: {}, invalid: 0, invalidSamples: [], floodNotifications: 0 };
+const stats = { calls: {}, invalid: 0, invalidSamples: [], floodNotifications: 0, floodsStalled: 0 };
+// The HTTP response each flood writes to, by session and request id (or "GET"): the SDK queues
+// what it sends without bound when the reader stops, so the flood waits for the response to drain.
+const floodResponses = new Map();
+const floodKey = (sessionId, id) => `${sessionId} ${id === undefined ? "GET" : JSON.stringify(id)}`;
+
+/** Resolve once `response` has room, or with false after `ms` without. */
+async function drained(response, ms) {
+  const until = Date.now() + ms;
+  while (response?.writableNeedDrain && !response.destroyed) {
+    if (Date.now() > until) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
 
 function newServer() {
   const server = new McpServer(
@@ -88,8 +103,13 @@ function registerFlood(server) {
       const data = "x".repeat(bytes);
       const params = { level: "info", logger: "flood", data };
       let sent = 0;
+      const key = floodKey(extra.sessionId, stream === "get" ? undefined : extra.requestId);
       try {
         for (; sent < count && !extra.signal.aborted; sent++) {
+          if (!(await drained(floodResponses.get(key), 10_000))) {
+            stats.floodsStalled += 1;
+            break;
+          }
           const notification = { method: "notifications/message", params };
           if (stream === "get") await server.server.notification(notification);
           else await extra.sendNotification(notification);
@@ -152,7 +172,18 @@ if (httpPort === undefined) {
           response.writeHead(400).end();
           return;
         }
-        for (const message of Array.isArray(body) ? body : [body]) see(message);
+        for (const message of Array.isArray(body) ? body : [body]) {
+          see(message);
+          if (message?.method === "tools/call" && message.params?.name === "flood") {
+            const key = floodKey(request.headers["mcp-session-id"], message.id);
+            floodResponses.set(key, response);
+            response.on("close", () => floodResponses.delete(key));
+          }
+        }
+      } else if (request.method === "GET") {
+        const key = floodKey(request.headers["mcp-session-id"]);
+        floodResponses.set(key, response);
+        response.on("close", () => floodResponses.delete(key));
       }
     }
     const id = request.headers["mcp-session-id"];
