@@ -380,7 +380,10 @@ if (hostiles.harnessErrors.length) console.log(`hostile peers' own errors: ${hos
 for (const [name, x] of [["A", A], ["B", B], ["after", AFTER]]) {
   if (x.errors) console.log(`well-behaved errors in ${name}: ${JSON.stringify(x.errorKinds)}`);
 }
-if (stats.invalid) console.log(`invalid calls the server received (first ones): ${JSON.stringify(stats.invalidSamples)}`);
+if (stats.invalid) {
+  const shown = stats.invalidSamples.map((params) => JSON.stringify(params).slice(0, 160));
+  console.log(`invalid calls the server received (first ones): ${shown.join(" ")}`);
+}
 if (!proxyAlive) console.log(`proxy stderr (end): ${proxy.child.stderrTail.slice(-2000)}`);
 console.log("");
 for (const c of checks) console.log(`${c.ok ? "ok  " : "FAIL"} ${c.goal}: ${c.value}`);
