@@ -105,9 +105,11 @@ const tokenFile = join(dir, "tokens");
 writeFileSync(tokenFile, Object.entries(tokens).map(([name, t]) => `${name}:${t}\n`).join(""));
 
 const upstreamPort = await freePort();
-const upstream = await start("node", [here("./bench-server.mjs"), "--http", String(upstreamPort), "--soak"], /listening on/).catch(
-  (error) => harnessFailure(`the recording server did not start: ${error.message}`),
-);
+const upstream = await start(
+  "node",
+  [here("./bench-server.mjs"), "--http", String(upstreamPort), "--soak"],
+  /listening on/,
+).catch((error) => harnessFailure(`the recording server did not start: ${error.message}`));
 children.push(upstream.child);
 const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
 
@@ -149,8 +151,12 @@ function descriptors() {
 }
 
 function cpuSeconds() {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 let phase = "setup";
@@ -170,7 +176,13 @@ const sampler = setInterval(sample, 1000);
  * its kind). */
 function socketsByPeer(ports) {
   const inodes = new Map();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+  let fds = [];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return {};
+  }
+  for (const fd of fds) {
     try {
       const target = readlinkSync(`/proc/${pid}/fd/${fd}`);
       const match = /^socket:\[(\d+)\]$/.exec(target);
@@ -205,7 +217,18 @@ function socketsByPeer(ports) {
 
 /** What soak-hostile.mjs reports, when none ran. */
 const NO_HOSTILE_PEERS = {
-  stalled: { target: 0, opened: 0, connected: 0, connectTimeouts: 0, errors: {}, closedByProxy: 0, answeredByProxy: {}, heldMax: 0, heldAtEnd: 0, ports: [] },
+  stalled: {
+    target: 0,
+    opened: 0,
+    connected: 0,
+    connectTimeouts: 0,
+    errors: {},
+    closedByProxy: 0,
+    answeredByProxy: {},
+    heldMax: 0,
+    heldAtEnd: 0,
+    ports: [],
+  },
   readers: { rounds: 0, sessions: 0, sessionErrors: {}, floodCalls: 0, ports: [] },
   invalid: { sent: 0, refused: 0, passed: 0, failed: 0, byCase: {}, skippedCases: [], failures: {} },
   guess: { sent: 0, statuses: {}, accepted: 0, failures: {} },
@@ -215,8 +238,9 @@ const NO_HOSTILE_PEERS = {
 // ---- the phases --------------------------------------------------------------------------------
 
 const loadOptions = { intervalMs: o.intervalMs, timeoutMs: o.timeoutMs };
-const clients = await connectAll(proxyUrl, o.sessions, (i) => ({ authorization: `Bearer ${tokens[`client-${i}`]}` })).catch(
-  (error) => harnessFailure(`the well-behaved sessions could not connect: ${error.message}`),
+const bearer = (i) => ({ authorization: `Bearer ${tokens[`client-${i}`]}` });
+const clients = await connectAll(proxyUrl, o.sessions, bearer).catch((error) =>
+  harnessFailure(`the well-behaved sessions could not connect: ${error.message}`),
 );
 sample();
 const fdsConnected = descriptors();
@@ -231,7 +255,13 @@ const hostileConfig = {
   url: proxyUrl,
   seconds: o.duration,
   hold: o.settle + 60,
-  stalled: { target: o.stalled, perSecond: 200, maxOpens: o.stalled * 4, token: tokens["hostile-stall"] },
+  // One the proxy closes is opened again: up to one target's worth every 15 s of the phase.
+  stalled: {
+    target: o.stalled,
+    perSecond: 200,
+    maxOpens: o.stalled * Math.max(4, Math.ceil(o.duration / 15)),
+    token: tokens["hostile-stall"],
+  },
   readers: {
     rounds: readerRounds,
     everySeconds: o.floodEvery,
@@ -263,8 +293,10 @@ phase = "settle";
 const reference = Math.max(fdsConnected, ...samples.filter((s) => s.phase === "A" && !s.gone).map((s) => s.fds));
 const tolerance = Math.max(16, Math.ceil(reference * 0.1));
 const settleStart = Date.now();
+const cpuSettle = cpuSeconds();
 while (Date.now() - settleStart < o.settle * 1000 && !(descriptors() <= reference + tolerance)) await sleep(1000);
 const settledAfter = (Date.now() - settleStart) / 1000;
+const cpuSettleUsed = cpuSeconds() - cpuSettle;
 sample();
 const fdsEnd = descriptors();
 const ports = new Map();
@@ -274,7 +306,10 @@ const heldAtEnd = socketsByPeer(ports);
 
 // Once the attack is over, every session is served again.
 phase = "after";
-const after = await load(clients, Math.max(2_000, o.intervalMs * 4), { ...loadOptions, timeoutMs: Math.min(o.timeoutMs, 5_000) });
+const after = await load(clients, Math.max(2_000, o.intervalMs * 4), {
+  ...loadOptions,
+  timeoutMs: Math.min(o.timeoutMs, 5_000),
+});
 sample();
 clearInterval(sampler);
 hostile?.stdin.end();
@@ -294,7 +329,13 @@ upstream.child.kill("SIGTERM");
 const f = (x, digits = 1) => (x === undefined || Number.isNaN(x) ? "-" : x.toFixed(digits));
 const figures = (run) => {
   const sorted = run.latencies.sort((x, y) => x - y);
-  return { calls: sorted.length + run.errors, errors: run.errors, p50: percentile(sorted, 50), p99: percentile(sorted, 99), errorKinds: run.errorKinds };
+  return {
+    calls: sorted.length + run.errors,
+    errors: run.errors,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    errorKinds: run.errorKinds,
+  };
 };
 const A = figures(a);
 const B = figures(b);
@@ -304,18 +345,20 @@ const fdsOf = (p) => during(p).map((s) => s.fds);
 const rssOf = (p) => during(p).map((s) => s.rss);
 const max = (xs) => (xs.length ? Math.max(...xs) : NaN);
 
+const check = (goal, ok, value) => ({ goal, ok, value });
+const errorsAll = A.errors + B.errors + AFTER.errors;
 const checks = [
-  { goal: "well-behaved errors = 0", ok: A.errors + B.errors + AFTER.errors === 0, value: A.errors + B.errors + AFTER.errors },
-  { goal: "invalid calls the server received = 0", ok: stats.invalid === 0, value: stats.invalid },
-  { goal: `proxy peak RSS < ${GOAL_RSS_MIB} MiB`, ok: peakRss < GOAL_RSS_MIB, value: `${f(peakRss)} MiB` },
-  {
-    goal: `proxy descriptors at the end <= ${reference} + ${tolerance} (phase A's most)`,
-    ok: fdsEnd <= reference + tolerance,
-    value: fdsEnd,
-  },
-  { goal: "guessed tokens accepted = 0", ok: hostiles.guess.accepted === 0, value: hostiles.guess.accepted },
-  { goal: "invalid calls answered as if valid = 0", ok: hostiles.invalid.passed === 0, value: hostiles.invalid.passed },
-  { goal: "the proxy still running", ok: proxyAlive, value: proxyAlive ? "yes" : `exited ${proxy.child.exitCode ?? proxy.child.signalCode}` },
+  check("well-behaved errors = 0", errorsAll === 0, errorsAll),
+  check("invalid calls the server received = 0", stats.invalid === 0, stats.invalid),
+  check(`proxy peak RSS < ${GOAL_RSS_MIB} MiB`, peakRss < GOAL_RSS_MIB, `${f(peakRss)} MiB`),
+  check(
+    `proxy descriptors at the end <= ${reference} + ${tolerance} (phase A's most)`,
+    fdsEnd <= reference + tolerance,
+    fdsEnd,
+  ),
+  check("guessed tokens accepted = 0", hostiles.guess.accepted === 0, hostiles.guess.accepted),
+  check("invalid calls answered as if valid = 0", hostiles.invalid.passed === 0, hostiles.invalid.passed),
+  check("the proxy still running", proxyAlive, proxyAlive ? "yes" : `exited ${proxy.child.exitCode ?? proxy.child.signalCode}`),
 ];
 // A hostile peer that did nothing would make the soak pass for nothing.
 const ran = [
@@ -324,57 +367,75 @@ const ran = [
   ["invalid calls sent", hostiles.invalid.sent > 0 || o.invalidRate === 0],
   ["guessed tokens sent", hostiles.guess.sent > 0 || o.guessRate === 0],
 ];
-if (hostile) for (const [what, ok] of ran) checks.push({ goal: `hostile peer ran: ${what}`, ok, value: ok ? "yes" : "no" });
+if (hostile) for (const [what, ok] of ran) checks.push(check(`hostile peer ran: ${what}`, ok, ok ? "yes" : "no"));
 const passed = checks.every((c) => c.ok);
 
+const extraArgs = proxyArgs.length ? ` ${proxyArgs.join(" ")}` : "";
 console.log(
-  `toolschema proxy soak over Streamable HTTP${short ? " (short)" : ""}: ${o.sessions} sessions, one call each ` +
-    `${o.intervalMs} ms apart (timeout ${o.timeoutMs} ms); phase A ${o.baseline} s alone, phase B ${o.duration} s beside ` +
-    `the hostile peers; proxy descriptor limit ${o.fdLimit}, --request-timeout ${o.requestTimeout}` +
-    `${proxyArgs.length ? ` ${proxyArgs.join(" ")}` : ""}; ${cpus().length} cores, load ${loadavg().map((l) => f(l, 2)).join(" ")}`,
+  `toolschema proxy soak over Streamable HTTP${short ? " (short)" : ""}: ${o.sessions} sessions, ` +
+    `one call each ${o.intervalMs} ms apart (timeout ${o.timeoutMs} ms); phase A ${o.baseline} s alone, ` +
+    `phase B ${o.duration} s beside the hostile peers; proxy descriptor limit ${o.fdLimit}, ` +
+    `--request-timeout ${o.requestTimeout}${extraArgs}; ${cpus().length} cores, ` +
+    `load ${loadavg().map((l) => f(l, 2)).join(" ")}`,
 );
 console.log("");
 console.log("phase       calls   errors   p50 ms   p99 ms   proxy CPU s   proxy RSS max MiB   proxy fds max");
 const row = (name, x, cpu, p) =>
   console.log(
-    `${name.padEnd(10)} ${String(x.calls).padStart(6)} ${String(x.errors).padStart(8)} ${f(x.p50).padStart(8)} ${f(x.p99).padStart(8)} ` +
-      `${(cpu === undefined ? "-" : f(cpu)).padStart(13)} ${f(max(rssOf(p))).padStart(19)} ${f(max(fdsOf(p)), 0).padStart(15)}`,
+    [
+      name.padEnd(10),
+      String(x.calls).padStart(6),
+      String(x.errors).padStart(8),
+      f(x.p50).padStart(8),
+      f(x.p99).padStart(8),
+      f(cpu).padStart(13),
+      f(max(rssOf(p))).padStart(19),
+      f(max(fdsOf(p)), 0).padStart(15),
+    ].join(" "),
   );
 row("A alone", A, cpuAUsed, "A");
 row("B hostile", B, cpuBUsed, "B");
+row("settle", { calls: 0, errors: 0 }, cpuSettleUsed, "settle");
 row("after", AFTER, undefined, "after");
 console.log("");
 console.log(`p50 B/A: ${f(B.p50 / A.p50, 2)}   p99 B/A: ${f(B.p99 / A.p99, 2)}`);
 console.log(`proxy peak RSS (VmHWM): ${f(peakRss)} MiB`);
 console.log(
-  `proxy descriptors: ${samples[0].fds} at start, ${fdsConnected} with the sessions connected, ${f(max(fdsOf("A")), 0)} most in A, ` +
-    `${f(max(fdsOf("B")), 0)} most in B, ${fdsEnd} at the end (${f(settledAfter, 0)} s after the hostile peers stopped)`,
+  `proxy descriptors: ${samples[0].fds} at start, ${fdsConnected} with the sessions connected, ` +
+    `${f(max(fdsOf("A")), 0)} most in A, ${f(max(fdsOf("B")), 0)} most in B, ` +
+    `${fdsEnd} at the end (${f(settledAfter, 0)} s after the hostile peers stopped)`,
 );
 console.log(`proxy sockets at the end, by peer: ${JSON.stringify(heldAtEnd)}`);
 console.log(
   `recording server: ${JSON.stringify(stats.calls)} calls received, ${stats.invalid} invalid, ` +
-    `${stats.floodNotifications} notifications flooded (${stats.floodsStalled} floods stopped by a reader that did not read)`,
+    `${stats.floodNotifications} notifications flooded ` +
+    `(${stats.floodsStalled} floods stopped by a reader that did not read)`,
 );
 const s = hostiles.stalled;
 console.log(
   `stalled: ${s.opened} opened (target ${s.target}), ${s.connected} connected, ${s.heldMax} held at most, ` +
-    `${s.closedByProxy} closed by the proxy, answers ${JSON.stringify(s.answeredByProxy)}, ${s.connectTimeouts} connects timed out, ` +
-    `errors ${JSON.stringify(s.errors)}, ${s.heldAtEnd} still open when they stopped`,
+    `${s.closedByProxy} closed by the proxy, answers ${JSON.stringify(s.answeredByProxy)}, ` +
+    `${s.connectTimeouts} connects timed out, errors ${JSON.stringify(s.errors)}, ` +
+    `${s.heldAtEnd} still open when they stopped`,
 );
 const r = hostiles.readers;
+const readerErrors = Object.keys(r.sessionErrors).length ? `, errors ${JSON.stringify(r.sessionErrors)}` : "";
 console.log(
-  `non-reading: ${r.sessions} of ${r.rounds} sessions opened, ${r.floodCalls} flood calls of ${o.floodCount} x ${o.floodBytes} bytes` +
-    `${Object.keys(r.sessionErrors).length ? `, errors ${JSON.stringify(r.sessionErrors)}` : ""}`,
+  `non-reading: ${r.sessions} of ${r.rounds} sessions opened, ` +
+    `${r.floodCalls} flood calls of ${o.floodCount} x ${o.floodBytes} bytes${readerErrors}`,
 );
 const inv = hostiles.invalid;
+const setupError = inv.setupError ? `, set-up failed: ${inv.setupError}` : "";
+const skipped = inv.skippedCases.length ? ` (not invalid here, skipped: ${inv.skippedCases.join(", ")})` : "";
 console.log(
-  `invalid calls: ${inv.sent} sent, ${inv.refused} refused, ${inv.passed} answered as valid, ${inv.failed} failed ` +
-    `${JSON.stringify(inv.failures)}${inv.setupError ? `, set-up failed: ${inv.setupError}` : ""}; cases ${Object.keys(inv.byCase).join(", ")}` +
-    `${inv.skippedCases.length ? ` (not invalid here, skipped: ${inv.skippedCases.join(", ")})` : ""}`,
+  `invalid calls: ${inv.sent} sent, ${inv.refused} refused, ${inv.passed} answered as valid, ` +
+    `${inv.failed} failed ${JSON.stringify(inv.failures)}${setupError}; ` +
+    `cases ${Object.keys(inv.byCase).join(", ")}${skipped}`,
 );
 const g = hostiles.guess;
 console.log(
-  `token guesses: ${g.sent} sent, statuses ${JSON.stringify(g.statuses)}, ${g.accepted} accepted, failures ${JSON.stringify(g.failures)}`,
+  `token guesses: ${g.sent} sent, statuses ${JSON.stringify(g.statuses)}, ${g.accepted} accepted, ` +
+    `failures ${JSON.stringify(g.failures)}`,
 );
 if (hostiles.harnessErrors.length) console.log(`hostile peers' own errors: ${hostiles.harnessErrors.join("; ")}`);
 for (const [name, x] of [["A", A], ["B", B], ["after", AFTER]]) {
@@ -395,7 +456,17 @@ console.log(
     phases: { A: { ...A }, B: { ...B }, after: { ...AFTER } },
     p99Ratio: B.p99 / A.p99,
     peakRssMiB: peakRss,
-    descriptors: { start: samples[0].fds, connected: fdsConnected, reference, tolerance, maxB: max(fdsOf("B")), end: fdsEnd, heldAtEnd },
+    descriptors: {
+      start: samples[0].fds,
+      connected: fdsConnected,
+      reference,
+      tolerance,
+      maxB: max(fdsOf("B")),
+      end: fdsEnd,
+      settledAfter,
+      heldAtEnd,
+    },
+    proxyCpuSeconds: { A: cpuAUsed, B: cpuBUsed, settle: cpuSettleUsed },
     server: { calls: stats.calls, invalid: stats.invalid, floodNotifications: stats.floodNotifications },
     hostile: { stalled: { ...s, ports: undefined }, readers: { ...r, ports: undefined }, invalid: inv, guess: g },
     checks,

@@ -36,7 +36,10 @@ fn the_proxy_serves_well_behaved_sessions_beside_hostile_peers() {
         .map(|json| serde_json::from_str(json).unwrap())
         .unwrap_or_else(|| panic!("no summary ({status}); stderr:\n{stderr}\nstdout:\n{stdout}"));
     let report = format!("{stdout}\nstderr:\n{stderr}");
-    assert!(status.success(), "the soak missed a goal ({status}):\n{report}");
+    assert!(
+        status.success(),
+        "the soak missed a goal ({status}):\n{report}"
+    );
     assert_eq!(summary["passed"], true, "{report}");
     for check in summary["checks"].as_array().unwrap() {
         assert_eq!(check["ok"], true, "{check}\n{report}");
@@ -58,12 +61,21 @@ fn the_proxy_serves_well_behaved_sessions_beside_hostile_peers() {
         stalled["connected"].as_u64().unwrap() >= stalled["target"].as_u64().unwrap(),
         "the stalled connections reached the descriptor limit: {report}"
     );
-    assert!(hostile["readers"]["sessions"].as_u64().unwrap() > 0, "{report}");
-    assert!(summary["server"]["floodNotifications"].as_u64().unwrap() > 0, "{report}");
+    assert!(
+        hostile["readers"]["sessions"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    assert!(
+        summary["server"]["floodNotifications"].as_u64().unwrap() > 0,
+        "{report}"
+    );
     let invalid = &hostile["invalid"];
     assert!(invalid["sent"].as_u64().unwrap() > 0, "{report}");
     assert_eq!(invalid["passed"], 0, "{report}");
-    assert_eq!(invalid["failed"], 0, "every invalid call was answered: {report}");
+    assert_eq!(
+        invalid["failed"], 0,
+        "every invalid call was answered: {report}"
+    );
     let guess = &hostile["guess"];
     assert_eq!(guess["accepted"], 0, "{report}");
     assert_eq!(
