@@ -10,14 +10,14 @@
 // a goal is missed (2 when the harness itself could not run).
 //
 //   node soak-http.mjs TOOLSCHEMA_BINARY [--short] [--sessions N] [--duration S] [--baseline S]
-//        [--settle S] [--interval MS] [--timeout MS] [--fd-limit N] [--request-timeout S]
+//        [--settle S] [--interval MS] [--timeout MS] [--fd-limit N] [--read-timeout S]
 //        [--flood-count N] [--flood-bytes N] [--flood-every S] [--invalid-rate N]
 //        [--guess-rate N] [--stalled N] [--proxy-arg ARG]...
 //
 // --duration 0 runs the baseline alone, without hostile peers (a check of the harness). A rate or
 // count of 0 leaves that hostile peer out.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -43,11 +43,12 @@ const o = {
   sessions: option("--sessions", 64, 8),
   duration: option("--duration", 600, 15),
   baseline: option("--baseline", 120, 6),
-  settle: option("--settle", 60, 25),
+  settle: option("--settle", 60, 15),
   intervalMs: option("--interval", 250, 250),
   timeoutMs: option("--timeout", 10_000, 10_000),
   fdLimit: option("--fd-limit", 1024, 256),
-  requestTimeout: option("--request-timeout", 30, 20),
+  // The proxy's --read-timeout and --write-timeout, when it has them (0: its defaults).
+  readTimeout: option("--read-timeout", 0, 5),
   floodCount: option("--flood-count", 2000, 100),
   floodBytes: option("--flood-bytes", 256 * 1024, 256 * 1024),
   floodEvery: option("--flood-every", 60, 60),
@@ -113,7 +114,26 @@ const upstream = await start(
 children.push(upstream.child);
 const upstreamUrl = `http://127.0.0.1:${upstreamPort}`;
 
+/** --read-timeout and --write-timeout for the proxy, those of them it has, when asked for. A
+ * proxy without them keeps stalled connections as long as they stay open; the soak then waits
+ * --settle seconds for nothing and says so. */
+function timeoutArgs() {
+  const help = spawnSync(binary, ["proxy", "--help"], { encoding: "utf8" }).stdout ?? "";
+  const has = (flag) => new RegExp(`${flag}\\b`).test(help);
+  timeoutsKnown = has("--read-timeout");
+  if (o.readTimeout <= 0) return [];
+  return ["--read-timeout", "--write-timeout"].filter(has).flatMap((flag) => [flag, String(o.readTimeout)]);
+}
+let timeoutsKnown = false;
+
 const readerRounds = o.floodCount > 0 ? Math.max(1, Math.ceil(o.duration / o.floodEvery)) : 0;
+const proxyOptions = [
+  // Room for every well-behaved session and every hostile one.
+  "--max-sessions",
+  String(o.sessions + readerRounds + 16),
+  ...timeoutArgs(),
+  ...proxyArgs,
+];
 const args = [
   "proxy",
   "--listen",
@@ -122,12 +142,7 @@ const args = [
   tokenFile,
   "--upstream",
   `${upstreamUrl}/mcp`,
-  // Room for every well-behaved session and every hostile one.
-  "--max-sessions",
-  String(o.sessions + readerRounds + 16),
-  "--request-timeout",
-  String(o.requestTimeout),
-  ...proxyArgs,
+  ...proxyOptions,
 ];
 // The proxy gets its own, lower descriptor limit: the stalled connections reach it quickly.
 const proxy = await start(
@@ -370,14 +385,19 @@ const ran = [
 if (hostile) for (const [what, ok] of ran) checks.push(check(`hostile peer ran: ${what}`, ok, ok ? "yes" : "no"));
 const passed = checks.every((c) => c.ok);
 
-const extraArgs = proxyArgs.length ? ` ${proxyArgs.join(" ")}` : "";
 console.log(
   `toolschema proxy soak over Streamable HTTP${short ? " (short)" : ""}: ${o.sessions} sessions, ` +
     `one call each ${o.intervalMs} ms apart (timeout ${o.timeoutMs} ms); phase A ${o.baseline} s alone, ` +
     `phase B ${o.duration} s beside the hostile peers; proxy descriptor limit ${o.fdLimit}, ` +
-    `--request-timeout ${o.requestTimeout}${extraArgs}; ${cpus().length} cores, ` +
+    `proxy options ${proxyOptions.join(" ")}; ${cpus().length} cores, ` +
     `load ${loadavg().map((l) => f(l, 2)).join(" ")}`,
 );
+if (!timeoutsKnown) {
+  console.log(
+    "this proxy has no --read-timeout: it holds a stalled connection as long as its peer keeps it open " +
+      `(the last reading was taken ${o.settle} s after the hostile peers stopped, at most)`,
+  );
+}
 console.log("");
 console.log("phase       calls   errors   p50 ms   p99 ms   proxy CPU s   proxy RSS max MiB   proxy fds max");
 const row = (name, x, cpu, p) =>
