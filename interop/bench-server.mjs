@@ -113,13 +113,13 @@ function registerFlood(server) {
           const notification = { method: "notifications/message", params };
           if (stream === "get") await server.server.notification(notification);
           else await extra.sendNotification(notification);
+          stats.floodNotifications += 1;
           // Let the event loop serve the other sessions between batches.
           if (sent % 16 === 15) await new Promise((resolve) => setImmediate(resolve));
         }
       } catch {
         // The stream is gone (its reader went away or was cut off): the flood ends there.
       }
-      stats.floodNotifications += sent;
       return { content: [{ type: "text", text: `sent ${sent}` }] };
     },
   );
