@@ -20,10 +20,9 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
-import Ajv2020 from "ajv/dist/2020.js";
-import Ajv from "ajv";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { validatorFor } from "./schema-validator.mjs";
 
 const flag = (name) => {
   const at = process.argv.indexOf(name);
@@ -133,11 +132,7 @@ async function judge() {
   const client = new Client({ name: "bench-server-judge", version: "1.0.0" });
   await client.connect(clientSide);
   const validators = new Map();
-  for (const tool of (await client.listTools()).tools) {
-    const draft07 = String(tool.inputSchema.$schema ?? "").includes("draft-07");
-    const ajv = draft07 ? new Ajv({ strict: false }) : new Ajv2020({ strict: false });
-    validators.set(tool.name, ajv.compile(tool.inputSchema));
-  }
+  for (const tool of (await client.listTools()).tools) validators.set(tool.name, validatorFor(tool.inputSchema));
   await client.close();
   return (message) => {
     if (message?.method !== "tools/call") return;

@@ -22,8 +22,7 @@
 
 import { createConnection } from "node:net";
 import { randomBytes } from "node:crypto";
-import Ajv from "ajv";
-import Ajv2020 from "ajv/dist/2020.js";
+import { validatorFor } from "./schema-validator.mjs";
 
 const config = JSON.parse(process.argv[2]);
 const { url, seconds, hold } = config;
@@ -283,11 +282,7 @@ async function invalidPeer() {
     headers = await openSession(config.invalid.token);
     const listing = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }), headers);
     validators = new Map();
-    for (const tool of listing.message?.result?.tools ?? []) {
-      const draft07 = String(tool.inputSchema.$schema ?? "").includes("draft-07");
-      const ajv = draft07 ? new Ajv({ strict: false }) : new Ajv2020({ strict: false });
-      validators.set(tool.name, ajv.compile(tool.inputSchema));
-    }
+    for (const tool of listing.message?.result?.tools ?? []) validators.set(tool.name, validatorFor(tool.inputSchema));
   } catch (error) {
     invalid.setupError = error.message;
     return;
