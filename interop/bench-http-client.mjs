@@ -10,12 +10,10 @@
 // Each path gets SECONDS in all, cut into ROUNDS rounds that alternate between the paths, so
 // that a change in the machine's load during the run falls on both.
 
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { closeAll, connectAll, load, memoryMiB, percentile, start } from "./http-load.mjs";
 
 const [binary, ...rest] = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -27,80 +25,10 @@ const seconds = option("--seconds", 30);
 const rounds = option("--rounds", 3);
 const serverScript = fileURLToPath(new URL("./bench-server.mjs", import.meta.url));
 
-/** Start a process and resolve once its stderr matches `ready`, with the match. */
-function start(command, args, ready) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
-    let stderr = "";
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-      const match = stderr.match(ready);
-      if (match && !child.ready) {
-        child.ready = true;
-        resolve({ child, match });
-      }
-    });
-    child.on("exit", (code) => reject(new Error(`${command} exited (${code}): ${stderr}`)));
-  });
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 function cpuMs(pid) {
   // utime + stime, in clock ticks (100 per second on Linux).
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-function peakRssMiB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)[1]) / 1024;
-}
-
-/** Open `sessions` sessions to `url`. */
-async function connectAll(url) {
-  const clients = [];
-  for (let i = 0; i < sessions; i++) {
-    const transport = new StreamableHTTPClientTransport(new URL(url));
-    const client = new Client({ name: `bench-${i}`, version: "1.0.0" });
-    await client.connect(transport);
-    await client.listTools();
-    clients.push({ client, transport });
-  }
-  return clients;
-}
-
-/** Every session calls echo in a loop for `ms`; latencies in ms and the errors. */
-async function load(clients, ms) {
-  const latencies = [];
-  let errors = 0;
-  const end = performance.now() + ms;
-  await Promise.all(
-    clients.map(async ({ client }, i) => {
-      let n = 0;
-      while (performance.now() < end) {
-        const started = performance.now();
-        try {
-          const result = await client.callTool({ name: "echo", arguments: { message: `s${i}-${n++}` } });
-          if (result.isError) errors++;
-          else latencies.push(performance.now() - started);
-        } catch {
-          errors++;
-        }
-      }
-    }),
-  );
-  return { latencies, errors };
-}
-
-async function closeAll(clients) {
-  for (const { client, transport } of clients) {
-    await transport.terminateSession().catch(() => {});
-    await client.close();
-  }
 }
 
 const serverPort = 20000 + Math.floor(Math.random() * 20000);
@@ -115,7 +43,7 @@ const proxied = proxy.match[1];
 
 const paths = { direct: { url: direct }, proxy: { url: proxied } };
 for (const path of Object.values(paths)) {
-  path.clients = await connectAll(path.url);
+  path.clients = await connectAll(path.url, sessions);
   path.latencies = [];
   path.errors = 0;
   path.ms = 0;
@@ -149,7 +77,7 @@ for (const [name, path] of Object.entries(paths)) {
   };
   await closeAll(path.clients);
 }
-const peak = peakRssMiB(proxy.child.pid);
+const peak = memoryMiB(proxy.child.pid).peak;
 proxy.child.kill("SIGTERM");
 server.child.kill("SIGTERM");
 

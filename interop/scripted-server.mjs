@@ -30,8 +30,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { onLines, send } from "./stdio-lines.mjs";
-import Ajv2020 from "ajv/dist/2020.js";
-import Ajv from "ajv";
+import { validatorFor } from "./schema-validator.mjs";
 
 const options = { record: null, verdicts: null, script: {} };
 const argv = process.argv.slice(2);
@@ -64,11 +63,8 @@ function append(file, line) {
 // The server's own judgement of a call's arguments: true, false, or null when the schema
 // cannot be compiled here either.
 function judge(tool, args) {
-  const schema = tool.inputSchema;
-  const draft07 = typeof schema?.$schema === "string" && schema.$schema.includes("draft-07");
   try {
-    const ajv = draft07 ? new Ajv({ strict: false }) : new Ajv2020({ strict: false });
-    return ajv.validate(schema, args);
+    return validatorFor(tool.inputSchema)(args);
   } catch {
     return null;
   }
