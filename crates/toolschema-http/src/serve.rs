@@ -10,10 +10,11 @@
 //!   before it tries again instead of spinning, and says so once;
 //! - clients hold at most half the descriptors the process may open ([`connection_cap`]): the
 //!   rest stays for what the server opens itself (its upstream's connections, its servers'
-//!   pipes, its logs). At that cap, a new connection takes the place of
-//!   the one idle the longest (no request under way: a stalled head, or a keep-alive between
-//!   requests), so peers that open connections and send nothing cannot keep clients with requests
-//!   out; when every connection has a request under way, accepting waits for one to end.
+//!   pipes, its logs). At that cap, a new connection takes the place of an idle one (no request
+//!   under way): one that never sent a whole request (a stalled head) first, the oldest first,
+//!   then a keep-alive between requests. So peers that open connections and send nothing cannot
+//!   keep clients out; when every connection has a request under way, accepting waits for one
+//!   to end.
 
 use crate::guard::Limits;
 use http::{Request, Response};
@@ -24,7 +25,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -216,9 +217,14 @@ impl Connections {
         let longest = open
             .iter()
             .filter(|(id, _)| **id != newest)
-            .filter_map(|(id, (state, _))| state.idle_since().map(|since| (since, *id)))
+            .filter_map(|(id, (state, _))| {
+                // One that never sent a whole request first: closing a keep-alive connection
+                // races the client's next request on it.
+                let served = state.served.load(Ordering::Acquire);
+                state.idle_since().map(|since| (served, since, *id))
+            })
             .min();
-        if let Some((_, id)) = longest {
+        if let Some((_, _, id)) = longest {
             if let Some((_, abort)) = open.remove(&id) {
                 abort.abort();
             }
@@ -227,10 +233,12 @@ impl Connections {
 }
 
 /// What a connection is doing: how many requests are under way on it (a request counts until
-/// its answer's body has been sent or dropped), and since when none has been.
+/// its answer's body has been sent or dropped), since when none has been, and whether any came.
 struct ConnectionState {
     active: AtomicUsize,
     idle_since: Mutex<Instant>,
+    /// Whether a whole request has come on it.
+    served: AtomicBool,
 }
 
 impl ConnectionState {
@@ -238,6 +246,7 @@ impl ConnectionState {
         ConnectionState {
             active: AtomicUsize::new(0),
             idle_since: Mutex::new(Instant::now()),
+            served: AtomicBool::new(false),
         }
     }
 
@@ -252,6 +261,7 @@ struct Active(Arc<ConnectionState>);
 
 impl Active {
     fn start(state: Arc<ConnectionState>) -> Active {
+        state.served.store(true, Ordering::Release);
         state.active.fetch_add(1, Ordering::AcqRel);
         Active(state)
     }
