@@ -65,28 +65,9 @@ pub fn connection_cap() -> usize {
 }
 
 /// Accept connections on `listener` and serve each with a service from `make_service`, within
-/// `limits` and [`connection_cap`], until `stop` completes; then the listener is closed and the
-/// connections are handed back to be drained.
+/// `limits` and at most `cap` connections ([`connection_cap`] for a server), until `stop`
+/// completes; then the listener is closed and the connections are handed back to be drained.
 pub async fn serve<M, S, B>(
-    listener: TcpListener,
-    limits: Limits,
-    make_service: M,
-    stop: impl Future<Output = ()>,
-) -> Served
-where
-    M: FnMut() -> S,
-    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
-    S::Future: Send + 'static,
-    S::Error: Into<BoxError>,
-    B: Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError>,
-{
-    serve_within(listener, limits, connection_cap(), make_service, stop).await
-}
-
-/// [`serve`] with at most `cap` connections.
-async fn serve_within<M, S, B>(
     listener: TcpListener,
     limits: Limits,
     cap: usize,
@@ -478,7 +459,7 @@ mod tests {
                 }
             })
         };
-        tokio::spawn(serve_within(
+        tokio::spawn(serve(
             listener,
             limits,
             cap,

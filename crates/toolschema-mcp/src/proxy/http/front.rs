@@ -946,33 +946,23 @@ impl RequestWatch {
 impl RequestWatch {
     /// The client lost the stream, not reading it: the request is cancelled at the server.
     fn lost(&mut self) {
+        self.cancel_unanswered("the client did not read its stream and lost it");
+    }
+
+    /// Cancel the request at the server, for `reason`, unless it was answered.
+    fn cancel_unanswered(&self, reason: &str) {
         if self.answered {
             return;
         }
         if let Some(session) = self.session.upgrade() {
-            session.cancel(
-                &self.key,
-                &self.id,
-                "the client did not read its stream and lost it",
-                false,
-            );
+            session.cancel(&self.key, &self.id, reason, false);
         }
     }
 }
 
 impl Drop for RequestWatch {
     fn drop(&mut self) {
-        if self.answered {
-            return;
-        }
-        if let Some(session) = self.session.upgrade() {
-            session.cancel(
-                &self.key,
-                &self.id,
-                "the client closed its stream before the answer",
-                false,
-            );
-        }
+        self.cancel_unanswered("the client closed its stream before the answer");
     }
 }
 

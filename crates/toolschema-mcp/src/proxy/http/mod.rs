@@ -253,7 +253,14 @@ pub async fn serve(
             async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
         })
     };
-    let served = toolschema_http::serve::serve(listener, limits, make_service, stop).await;
+    let served = toolschema_http::serve::serve(
+        listener,
+        limits,
+        toolschema_http::serve::connection_cap(),
+        make_service,
+        stop,
+    )
+    .await;
     sweeper.abort();
     front.close_all().await;
     // Streams end with their sessions; give the connections a moment, then stop anyway.
