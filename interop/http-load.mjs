@@ -66,7 +66,7 @@ export async function load(clients, ms, { intervalMs = 0, timeoutMs } = {}) {
   let errors = 0;
   const fail = (what) => {
     errors++;
-    const kind = String(what).slice(0, 120);
+    const kind = String(what).slice(0, 200);
     errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
   };
   const end = performance.now() + ms;
@@ -85,7 +85,11 @@ export async function load(clients, ms, { intervalMs = 0, timeoutMs } = {}) {
           else if (result.content?.[0]?.text !== message) fail("an answer that is not the call's message");
           else latencies.push(performance.now() - started);
         } catch (error) {
-          fail(error?.message ?? error);
+          // "fetch failed" alone says nothing: undici puts what happened to the connection in
+          // the cause (a code such as UND_ERR_SOCKET or ECONNRESET, and its own message).
+          const cause = error?.cause;
+          const why = cause ? ` (${cause.code ?? cause.name}: ${cause.message})` : "";
+          fail(`${error?.message ?? error}${why}`);
         }
         if (intervalMs > 0) await sleep(intervalMs * (0.8 + 0.4 * Math.random()));
       }

@@ -12,7 +12,7 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
+
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::{
@@ -25,6 +25,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use toolschema_http::serve::RequestBody;
 use toolschema_http::sessions::SessionRegistry;
 use toolschema_http::{Guard, GuardConfig};
 
@@ -73,7 +74,7 @@ pub(crate) async fn serve_http(
     let make_service = || {
         let service = service.clone();
         let guard = guard.clone();
-        hyper::service::service_fn(move |request: Request<Incoming>| {
+        hyper::service::service_fn(move |request: Request<RequestBody>| {
             route(request, service.clone(), guard.clone())
         })
     };
@@ -92,7 +93,7 @@ pub(crate) async fn serve_http(
 }
 
 async fn route(
-    request: Request<Incoming>,
+    request: Request<RequestBody>,
     service: Service,
     guard: Arc<Guard>,
 ) -> Result<Answer, Infallible> {
@@ -114,7 +115,7 @@ async fn route(
 
 /// A request to the endpoint, through the guard to rmcp.
 async fn guarded(
-    request: Request<Incoming>,
+    request: Request<RequestBody>,
     mut service: Service,
     guard: &Guard,
 ) -> Result<Answer, toolschema_http::Refusal> {
@@ -205,7 +206,7 @@ fn exact_body(body: Bytes) -> Result<Bytes, Box<Answer>> {
     }
 }
 
-fn metadata(request: Request<Incoming>, guard: &Guard) -> Answer {
+fn metadata(request: Request<RequestBody>, guard: &Guard) -> Answer {
     if request.method() != Method::GET {
         return plain(
             StatusCode::METHOD_NOT_ALLOWED,

@@ -10,13 +10,14 @@
 //!   before it tries again instead of spinning, and says so once;
 //! - clients hold at most half the descriptors the process may open ([`connection_cap`]): the
 //!   rest stays for what the server opens itself (its upstream's connections, its servers'
-//!   pipes, its logs). At that cap, a new connection takes the place of an idle one (no request
-//!   under way): one that never sent a whole request (a stalled head) first, the oldest first,
-//!   then a keep-alive between requests. So peers that open connections and send nothing cannot
-//!   keep clients out; when every connection has a request under way, accepting waits for one
-//!   to end.
+//!   pipes, its logs). At that cap, a new connection takes the place of one that is not being
+//!   answered: a stalled one first (no request yet, or a request whose body is still arriving),
+//!   the one stalled the longest first, then a keep-alive between requests. So peers that open
+//!   connections and send nothing, or send a head and withhold its body, cannot keep clients
+//!   out; when an answer is being made on every connection, accepting waits for one to end.
 
 use crate::guard::Limits;
+use bytes::Bytes;
 use http::{Request, Response};
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::service::Service;
@@ -76,7 +77,7 @@ pub async fn serve<M, S, B>(
 ) -> Served
 where
     M: FnMut() -> S,
-    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S: Service<Request<RequestBody>, Response = Response<B>> + Send + 'static,
     S::Future: Send + 'static,
     S::Error: Into<BoxError>,
     B: Body + Send + 'static,
@@ -149,11 +150,11 @@ where
         if table.len() > cap {
             if !at_cap {
                 tracing::warn!(
-                    "{cap} connections are open, as many as this server takes: the one idle the longest makes room for each new one"
+                    "{cap} connections are open, as many as this server takes: the one stalled or idle the longest makes room for each new one"
                 );
                 at_cap = true;
             }
-            table.close_longest_idle(id);
+            table.make_room(id);
         } else if at_cap && table.len() < cap / 2 {
             at_cap = false;
         }
@@ -191,18 +192,15 @@ impl Connections {
         self.ended.notify_one();
     }
 
-    /// Close the connection with no request under way that has been so the longest, if any but
-    /// `newest` (the one room is made for).
-    fn close_longest_idle(&self, newest: u64) {
+    /// Close the connection that should make room first ([`ConnectionState::room_order`]), if
+    /// any but `newest` (the one room is made for).
+    fn make_room(&self, newest: u64) {
         let mut open = lock(&self.open);
         let longest = open
             .iter()
             .filter(|(id, _)| **id != newest)
             .filter_map(|(id, (state, _))| {
-                // One that never sent a whole request first: closing a keep-alive connection
-                // races the client's next request on it.
-                let served = state.served.load(Ordering::Acquire);
-                state.idle_since().map(|since| (served, since, *id))
+                state.room_order().map(|(kept, since)| (kept, since, *id))
             })
             .min();
         if let Some((_, _, id)) = longest {
@@ -214,10 +212,14 @@ impl Connections {
 }
 
 /// What a connection is doing: how many requests are under way on it (a request counts until
-/// its answer's body has been sent or dropped), since when none has been, and whether any came.
+/// its answer's body has been sent or dropped), whether the body of the one under way is still
+/// arriving, since when it has been in its present state, and whether a request ever came.
 struct ConnectionState {
     active: AtomicUsize,
-    idle_since: Mutex<Instant>,
+    /// Whether the body of the request under way is still arriving.
+    receiving: AtomicBool,
+    /// When the connection opened, its last request ended, or its request under way began.
+    since: Mutex<Instant>,
     /// Whether a whole request has come on it.
     served: AtomicBool,
 }
@@ -226,14 +228,27 @@ impl ConnectionState {
     fn new() -> ConnectionState {
         ConnectionState {
             active: AtomicUsize::new(0),
-            idle_since: Mutex::new(Instant::now()),
+            receiving: AtomicBool::new(false),
+            since: Mutex::new(Instant::now()),
             served: AtomicBool::new(false),
         }
     }
 
-    /// Since when the connection has had no request under way; `None` while it has one.
-    fn idle_since(&self) -> Option<Instant> {
-        (self.active.load(Ordering::Acquire) == 0).then(|| *lock(&self.idle_since))
+    /// Where the connection stands when room is needed, the first to go first: `None` while an
+    /// answer is being made on it (it is never closed for room). Stalled ones go before kept-alive
+    /// ones (`false` before `true`): a connection that has sent no request yet, or whose request's
+    /// body is still arriving, holds a place for nothing, while closing a keep-alive connection
+    /// races its client's next request on it. Within each, the longest in that state first, so a
+    /// client's new connection (which sends its head at once) outlives the peers that stall.
+    fn room_order(&self) -> Option<(bool, Instant)> {
+        let answering =
+            self.active.load(Ordering::Acquire) > 0 && !self.receiving.load(Ordering::Acquire);
+        if answering {
+            return None;
+        }
+        let kept_alive =
+            self.active.load(Ordering::Acquire) == 0 && self.served.load(Ordering::Acquire);
+        Some((kept_alive, *lock(&self.since)))
     }
 }
 
@@ -241,8 +256,10 @@ impl ConnectionState {
 struct Active(Arc<ConnectionState>);
 
 impl Active {
-    fn start(state: Arc<ConnectionState>) -> Active {
+    fn start(state: Arc<ConnectionState>, receiving: bool) -> Active {
+        *lock(&state.since) = Instant::now();
         state.served.store(true, Ordering::Release);
+        state.receiving.store(receiving, Ordering::Release);
         state.active.fetch_add(1, Ordering::AcqRel);
         Active(state)
     }
@@ -250,8 +267,54 @@ impl Active {
 
 impl Drop for Active {
     fn drop(&mut self) {
-        *lock(&self.0.idle_since) = Instant::now();
+        *lock(&self.0.since) = Instant::now();
+        self.0.receiving.store(false, Ordering::Release);
         self.0.active.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A request's body as the service reads it. Until it has all arrived (or the service lets go
+/// of it), the connection counts as stalled when room is needed: a peer that sends a head and
+/// then withholds its body holds a place no better than one that sends nothing.
+pub struct RequestBody {
+    incoming: Incoming,
+    state: Arc<ConnectionState>,
+}
+
+impl RequestBody {
+    fn arrived(&self) {
+        self.state.receiving.store(false, Ordering::Release);
+    }
+}
+
+impl Body for RequestBody {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let this = self.get_mut();
+        let frame = Pin::new(&mut this.incoming).poll_frame(cx);
+        if matches!(frame, Poll::Ready(None | Some(Err(_)))) || this.incoming.is_end_stream() {
+            this.arrived();
+        }
+        frame
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.incoming.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.incoming.size_hint()
+    }
+}
+
+impl Drop for RequestBody {
+    fn drop(&mut self) {
+        self.arrived();
     }
 }
 
@@ -263,7 +326,7 @@ struct Tracked<S> {
 
 impl<S, B> Service<Request<Incoming>> for Tracked<S>
 where
-    S: Service<Request<Incoming>, Response = Response<B>>,
+    S: Service<Request<RequestBody>, Response = Response<B>>,
     S::Future: Send + 'static,
     B: Body,
 {
@@ -272,8 +335,11 @@ where
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, S::Error>> + Send>>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
-        let active = Active::start(self.state.clone());
-        let answer = self.inner.call(request);
+        let active = Active::start(self.state.clone(), !request.body().is_end_stream());
+        let state = self.state.clone();
+        let answer = self
+            .inner
+            .call(request.map(|incoming| RequestBody { incoming, state }));
         Box::pin(async move {
             let response = answer.await?;
             Ok(response.map(|body| TrackedBody {
@@ -442,7 +508,7 @@ mod tests {
         let guard = Arc::new(Guard::start(config, address).await.unwrap());
         let make_service = move || {
             let guard = guard.clone();
-            hyper::service::service_fn(move |request: Request<Incoming>| {
+            hyper::service::service_fn(move |request: Request<RequestBody>| {
                 let guard = guard.clone();
                 async move {
                     let (parts, body) = request.into_parts();
@@ -497,6 +563,73 @@ mod tests {
         let last = stalled.last_mut().unwrap();
         let read = tokio::time::timeout(Duration::from_millis(300), last.read(&mut first)).await;
         assert!(read.is_err(), "the newest peer was closed: {read:?}");
+    }
+
+    /// How a peer stalls: it connects and sends nothing, part of a head, or a whole head and part
+    /// of the body it announces.
+    #[derive(Debug, Clone, Copy)]
+    enum Stall {
+        Nothing,
+        PartOfHead,
+        PartOfBody,
+    }
+
+    /// Open a connection to `address` that stalls as `how` says.
+    async fn stall(address: SocketAddr, how: Stall) -> TcpStream {
+        let mut peer = TcpStream::connect(address).await.unwrap();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+        );
+        let sent = match how {
+            Stall::Nothing => String::new(),
+            Stall::PartOfHead => head[..head.len() / 2].to_string(),
+            Stall::PartOfBody => format!("{head}{{\"a\": "),
+        };
+        peer.write_all(sent.as_bytes()).await.unwrap();
+        peer
+    }
+
+    /// A whole request on a new connection to `address`; the answer, or `None` when the client
+    /// was kept out for 10 s.
+    async fn one_request(address: SocketAddr) -> Option<Vec<u8>> {
+        let mut client = TcpStream::connect(address).await.unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+        );
+        client.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut answer));
+        read.await.ok().map(|_| answer)
+    }
+
+    /// Whether the server closed `peer` (within `wait`).
+    async fn closed(peer: &mut TcpStream, wait: Duration) -> bool {
+        let mut byte = [0u8; 1];
+        matches!(
+            tokio::time::timeout(wait, peer.read(&mut byte)).await,
+            Ok(Ok(0) | Err(_))
+        )
+    }
+
+    /// Peers that send a head and withhold its body have a request under way, but nothing is
+    /// being answered on their connections: at the cap they make room like peers that send
+    /// nothing, the oldest first, long before the read timeout would free one.
+    #[tokio::test]
+    async fn at_the_cap_a_peer_that_withholds_its_body_makes_room() {
+        let address = echo_server_within(Duration::from_secs(60), 4).await;
+        let mut stalled = Vec::new();
+        for _ in 0..5 {
+            stalled.push(stall(address, Stall::PartOfBody).await);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let answer = one_request(address).await.expect("the client was kept out");
+        assert!(answer.starts_with(b"HTTP/1.1 200"), "{answer:?}");
+        assert!(closed(&mut stalled[0], Duration::from_secs(10)).await);
+        let newest = stalled.last_mut().unwrap();
+        assert!(
+            !closed(newest, Duration::from_millis(300)).await,
+            "the newest peer was closed"
+        );
     }
 
     proptest! {
@@ -560,5 +693,37 @@ mod tests {
         };
         assert_eq!(error.kind(), io::ErrorKind::TimedOut);
         assert!(written > 0, "the socket buffers took some first");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+
+        /// However the peers at the cap stall (nothing, part of a head, a head and part of its
+        /// body, in any order), a client's request is answered, and the peer that stalled first
+        /// is the one closed to make room.
+        #[test]
+        fn at_the_cap_stalled_peers_never_keep_a_client_out(
+            stalls in proptest::collection::vec(
+                prop_oneof![Just(Stall::Nothing), Just(Stall::PartOfHead), Just(Stall::PartOfBody)],
+                5..12,
+            ),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let (answer, first_closed) = runtime.block_on(async {
+                let address = echo_server_within(Duration::from_secs(60), 4).await;
+                let mut peers = Vec::new();
+                for how in &stalls {
+                    peers.push(stall(address, *how).await);
+                    // Each one in place before the next: the order of arrival decides.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                let answer = one_request(address).await;
+                let first_closed = closed(&mut peers[0], Duration::from_secs(10)).await;
+                (answer, first_closed)
+            });
+            let answer = answer.map(|a| String::from_utf8_lossy(&a).into_owned());
+            prop_assert!(answer.as_deref().is_some_and(|a| a.starts_with("HTTP/1.1 200")), "{:?}", answer);
+            prop_assert!(first_closed, "the peer that stalled first is still open");
+        }
     }
 }

@@ -33,7 +33,7 @@ use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
-use hyper::body::{Body, Frame, Incoming};
+use hyper::body::{Body, Frame};
 use rmcp::model::ErrorCode;
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -43,6 +43,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{Context, Poll};
 use std::time::Duration;
+use toolschema_http::serve::RequestBody;
 use toolschema_http::sessions::SessionPermit;
 use toolschema_http::{Guard, Principal, Refusal};
 
@@ -141,7 +142,7 @@ impl Front {
     }
 
     /// Answer one HTTP request.
-    pub async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Answer {
+    pub async fn handle(self: Arc<Self>, request: Request<RequestBody>) -> Answer {
         let path = request.uri().path().to_string();
         if self.guard.serves_metadata(&path) {
             return self.metadata(request);
@@ -169,7 +170,7 @@ impl Front {
         result.unwrap_or_else(Refused::into_answer)
     }
 
-    fn metadata(&self, request: Request<Incoming>) -> Answer {
+    fn metadata(&self, request: Request<RequestBody>) -> Answer {
         if request.method() != Method::GET {
             return plain(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -186,7 +187,7 @@ impl Front {
     async fn post(
         self: &Arc<Self>,
         parts: &http::request::Parts,
-        body: Incoming,
+        body: RequestBody,
         principal: &Principal,
     ) -> Result<Answer, Refused> {
         let read = tokio::time::timeout(
