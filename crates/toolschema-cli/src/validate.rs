@@ -61,9 +61,32 @@ pub struct ValidateArgs {
     #[arg(long)]
     assert_format: bool,
 
+    /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
+    /// additionalProperties): allow (as the schema says) or reject (with a did-you-mean), as the
+    /// proxy's --unknown-arguments.
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = UnknownArguments::Allow)]
+    unknown_arguments: UnknownArguments,
+
     /// Output for a single call: text (one message per line) or json.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+}
+
+/// `--unknown-arguments` of `validate` and `call`: whether an open schema's undeclared top-level
+/// arguments pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum UnknownArguments {
+    /// As the schema says.
+    Allow,
+    /// Refused, as the proxy's `--unknown-arguments reject` refuses them.
+    Reject,
+}
+
+impl UnknownArguments {
+    /// Whether undeclared arguments are refused.
+    pub fn rejects(self) -> bool {
+        self == UnknownArguments::Reject
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -153,7 +176,8 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     let (name, text) = json_argument_text("--args", raw_args)?;
     let arguments = parse_json(&name, &text)?;
     let lone_surrogates = toolschema::json::has_lone_surrogate(&text);
-    let verdict = compiled.validate_input_read(&arguments, lone_surrogates);
+    let verdict =
+        compiled.validate_input_declared(&arguments, lone_surrogates, args.unknown_arguments.rejects());
     toolschema::json::drop_deep(arguments);
     let valid = verdict.is_ok();
     match args.format {
@@ -294,10 +318,12 @@ fn validate_calls(
     // Compile each tool once, when a call first needs it.
     let mut compiled: std::collections::HashMap<String, Result<CompiledTool, String>> =
         std::collections::HashMap::new();
+    let refuse_undeclared = args.unknown_arguments.rejects();
     check_json_lines(name, &text, out, |call, lone_surrogates, tally| {
         check_call(
             catalog,
             &options,
+            refuse_undeclared,
             &mut compiled,
             call,
             lone_surrogates,
@@ -309,6 +335,7 @@ fn validate_calls(
 fn check_call(
     catalog: &ReadCatalog,
     options: &CompileOptions,
+    refuse_undeclared: bool,
     compiled: &mut std::collections::HashMap<String, Result<CompiledTool, String>>,
     call: &Value,
     lone_surrogates: bool,
@@ -339,7 +366,7 @@ fn check_call(
         Some(arguments) => arguments,
     };
     // (A lone surrogate anywhere in the line counts: the name cannot hold one and be known.)
-    let verdict = tool.validate_input_read(arguments, lone_surrogates);
+    let verdict = tool.validate_input_declared(arguments, lone_surrogates, refuse_undeclared);
     tally.invalid |= verdict.is_err();
     let mut record = verdict_json(&verdict);
     if let Value::Object(map) = &mut record {
