@@ -71,21 +71,25 @@ fn text_output_and_exit_codes_follow_fail_on() {
         (code, stdout.as_str()),
         (0, "No changes (2 tools before, 2 after).\n")
     );
-    // Only security and compatible changes: exit 0 unless --fail-on says otherwise.
+    // Only security and compatible changes: the injected instruction fails the default run, as
+    // `verify` fails; `--fail-on breaking` passes it.
     let loosened = std::fs::read_to_string(&new).unwrap().replace("32", "64");
     let loosened = write(
         dir.path(),
         "loosened.json",
         &serde_json::from_str(&loosened).unwrap(),
     );
-    assert_eq!(ts(&["diff", &old, &loosened]).0, 0);
+    assert_eq!(ts(&["diff", &old, &loosened]).0, 1);
     assert_eq!(ts(&["diff", &old, &loosened, "--fail-on", "security"]).0, 1);
+    assert_eq!(ts(&["diff", &old, &loosened, "--fail-on", "breaking"]).0, 0);
+    // Compatible changes alone pass by default.
     let compatible_only = std::fs::read_to_string(&old).unwrap().replace("64", "128");
     let compatible_only = write(
         dir.path(),
         "c.json",
         &serde_json::from_str(&compatible_only).unwrap(),
     );
+    assert_eq!(ts(&["diff", &old, &compatible_only]).0, 0);
     assert_eq!(
         ts(&["diff", &old, &compatible_only, "--fail-on", "security"]).0,
         0
@@ -573,7 +577,8 @@ fn changes_that_refuse_what_was_accepted_are_breaking() {
 }
 
 /// Text the model reads that arrives with a new argument, enum value, branch or output field is
-/// a security change: shown, hidden characters written out, and `--fail-on security` fails.
+/// a security change: shown, hidden characters written out, and it fails the diff unless
+/// `--fail-on breaking`.
 #[test]
 fn new_text_for_the_model_is_a_security_change() {
     let dir = tempfile::tempdir().unwrap();
@@ -602,7 +607,7 @@ fn new_text_for_the_model_is_a_security_change() {
         ),
     );
     let (code, stdout, stderr) = ts(&["diff", &old, &new]);
-    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(code, 1, "{stderr}");
     assert_eq!(
         stdout,
         format!(
@@ -618,8 +623,8 @@ fn new_text_for_the_model_is_a_security_change() {
              9 changes: 0 breaking, 6 security, 3 compatible (1 tools before, 1 after).\n"
         )
     );
-    let (code, _, stderr) = ts(&["diff", &old, &new, "--fail-on", "security"]);
-    assert_eq!(code, 1, "{stderr}");
+    let (code, _, stderr) = ts(&["diff", &old, &new, "--fail-on", "breaking"]);
+    assert_eq!(code, 0, "{stderr}");
 }
 
 /// Text the model reads that the comparison by meaning does not see: a definition renamed to an
