@@ -132,8 +132,8 @@ fn sarif_output_for_code_scanning() {
     assert_eq!(run["columnKind"], "unicodeCodePoints");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(ids.len(), 14);
-    assert_eq!((ids[0], ids[13]), ("SCH-001", "TOOL-003"));
+    assert_eq!(ids.len(), 15);
+    assert_eq!((ids[0], ids[14]), ("SCH-001", "TOOL-003"));
     assert_eq!(rules[2]["defaultConfiguration"]["level"], "error");
     assert!(rules[2]["help"]["markdown"]
         .as_str()
@@ -164,7 +164,7 @@ fn sarif_output_for_code_scanning() {
         ]
     );
     let last = &results[5];
-    assert_eq!(last["ruleIndex"], 13);
+    assert_eq!(last["ruleIndex"], 14);
     assert_eq!(
         last["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
         "small.json"
@@ -719,6 +719,47 @@ fn rule_prints_the_rules_own_documentation() {
         r.stderr,
         "error: unknown rule 'shc-003' (did you mean 'SCH-003'?)\n"
     );
+}
+
+/// A tool whose whole inputSchema is `{"type": "object"}` declares no argument and accepts any:
+/// flagged at the default rules, closed only by the unsafe fix, documented by `rule`.
+#[test]
+fn a_no_argument_tool_left_open_is_flagged_and_closed_only_by_an_unsafe_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = "{\"tools\": [\n  {\"name\": \"get_time\", \"description\": \"Says the time now.\", \"inputSchema\": {\"type\": \"object\"}}\n]}\n";
+    std::fs::write(dir.path().join("t.json"), catalog).unwrap();
+    let r = run_in(dir.path(), &["lint", "t.json"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "t.json:2:61: SCH-014 warning: inputSchema declares no arguments and accepts any: a model may invent arguments no validator refuses (a tool without arguments takes {\"type\": \"object\", \"additionalProperties\": false}) (tool 'get_time') [fix: unsafe]\n \
+         2 | …\", \"description\": \"Says the time now.\", \"inputSchema\": {\"type\": \"object\"}}\n   \
+         |                                          ^\n\
+         Found 1 problem in 1 tool in 1 file: 0 critical, 1 warning, 0 info. 1 fixable with --fix --unsafe-fixes.\n"
+    );
+    // The safe fixes leave it open; the unsafe ones close it, and the lint then passes.
+    let r = run_in(dir.path(), &["lint", "t.json", "--write"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(std::fs::read_to_string(dir.path().join("t.json")).unwrap(), catalog);
+    let r = run_in(dir.path(), &["lint", "t.json", "--write", "--unsafe-fixes"], None);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.json")).unwrap(),
+        catalog.replace(
+            "{\"type\": \"object\"}",
+            "{\"type\": \"object\", \"additionalProperties\": false}"
+        )
+    );
+    let r = run(&["rule", "SCH-014"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout.starts_with(
+            "SCH-014 open-no-arguments\nseverity: warning, set: default, fix: unsafe\n\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("## Fix\nThe unsafe fix"), "{}", r.stdout);
 }
 
 #[test]
