@@ -1125,3 +1125,17 @@ fn a_byte_order_mark_takes_no_column_and_is_not_shown() {
         }
     }
 }
+
+/// clap-demo's tools (its live listing, which clap-demo's own tests hold equal to this file)
+/// pass the default rules.
+#[test]
+fn clap_demo_passes_its_own_lint() {
+    let tools = common::root().join("examples/clap-demo/tests/expected-tools.json");
+    let r = run(&["lint", tools.to_str().unwrap()]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "No problems in 3 tools in 1 file.\n"),
+        "{}",
+        r.stderr
+    );
+}
