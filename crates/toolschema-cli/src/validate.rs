@@ -180,14 +180,7 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
         compiled.validate_input_declared(&arguments, lone_surrogates, args.unknown_arguments.rejects());
     toolschema::json::drop_deep(arguments);
     let valid = verdict.is_ok();
-    match args.format {
-        Format::Json => writeln!(out, "{}", verdict_json(&verdict)),
-        Format::Text => match &verdict {
-            Ok(()) => writeln!(out, "valid"),
-            Err(errors) => writeln!(out, "{errors}"),
-        },
-    }
-    .map_err(write_error)?;
+    write_verdict(&verdict, args.format == Format::Json, out)?;
     Ok(if valid {
         Outcome::Valid
     } else {
@@ -198,19 +191,19 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
 /// A catalog read for validation: a tool that breaks a rule is left out with a warning, so the
 /// other tools of a real server's catalog can still be checked; asking for the tool left out is an
 /// error.
-struct ReadCatalog {
-    catalog: Catalog,
+pub(crate) struct ReadCatalog {
+    pub(crate) catalog: Catalog,
     left_out: Vec<toolschema::CatalogError>,
 }
 
 impl ReadCatalog {
-    fn read(file: &str, text: &str) -> Result<ReadCatalog, InputError> {
+    pub(crate) fn read(file: &str, text: &str) -> Result<ReadCatalog, InputError> {
         let (catalog, left_out) = Catalog::from_json_lenient(file, text)?;
         Ok(ReadCatalog { catalog, left_out })
     }
 
     /// The tool named `name`, or why it cannot be checked.
-    fn require(&self, name: &str) -> Result<&toolschema::Tool, Unavailable<'_>> {
+    pub(crate) fn require(&self, name: &str) -> Result<&toolschema::Tool, Unavailable<'_>> {
         if let Some(error) = self.left_out.iter().find(|e| e.tool_name() == Some(name)) {
             return Err(Unavailable::LeftOut(error));
         }
@@ -219,7 +212,7 @@ impl ReadCatalog {
 
     /// Say once, on stderr, which tools were left out (all but `selected`, whose error is
     /// reported on its own).
-    fn warn_left_out(&self, selected: Option<&str>) {
+    pub(crate) fn warn_left_out(&self, selected: Option<&str>) {
         let others: Vec<String> = self
             .left_out
             .iter()
@@ -242,7 +235,7 @@ impl ReadCatalog {
 }
 
 /// Why a named tool cannot be checked.
-enum Unavailable<'c> {
+pub(crate) enum Unavailable<'c> {
     /// The tool breaks a rule; its error names the file, line and column.
     LeftOut(&'c toolschema::CatalogError),
     /// There is no such tool (with a did-you-mean).
@@ -251,7 +244,7 @@ enum Unavailable<'c> {
 
 impl Unavailable<'_> {
     /// The message, with the catalog's file name in front when it does not have it yet.
-    fn in_file(&self, file: &str) -> String {
+    pub(crate) fn in_file(&self, file: &str) -> String {
         match self {
             Unavailable::LeftOut(error) => error.to_string(),
             Unavailable::Unknown(error) => format!("{file}: {error}"),
@@ -268,11 +261,27 @@ impl std::fmt::Display for Unavailable<'_> {
     }
 }
 
-fn write_error(e: std::io::Error) -> InputError {
+pub(crate) fn write_error(e: std::io::Error) -> InputError {
     InputError(format!("cannot write output: {e}"))
 }
 
-fn verdict_json(verdict: &Result<(), toolschema::ValidationErrors>) -> Value {
+/// Write the verdict on one call's arguments as `validate --tool` does: `valid` or one message
+/// per line, or with `json` one JSON line.
+pub(crate) fn write_verdict(
+    verdict: &Result<(), toolschema::ValidationErrors>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<(), InputError> {
+    match (json, verdict) {
+        (true, _) => writeln!(out, "{}", verdict_json(verdict)),
+        (false, Ok(())) => writeln!(out, "valid"),
+        (false, Err(errors)) => writeln!(out, "{errors}"),
+    }
+    .map_err(write_error)
+}
+
+/// A verdict as `validate --format json` writes it.
+pub(crate) fn verdict_json(verdict: &Result<(), toolschema::ValidationErrors>) -> Value {
     match verdict {
         Ok(()) => json!({"valid": true, "errors": []}),
         Err(errors) => json!({"valid": false, "errors": errors}),

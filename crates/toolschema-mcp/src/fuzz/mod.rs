@@ -15,7 +15,7 @@
 
 pub mod checks;
 pub mod leaks;
-mod server;
+pub(crate) mod server;
 
 pub use checks::{Answer, CallRecord, Check, Observation, Severity};
 pub use server::Unavailable;
