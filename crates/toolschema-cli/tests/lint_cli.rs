@@ -665,17 +665,29 @@ fn rules_lists_every_rule() {
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "CODE      SEVERITY  SET       FIX          NAME                   SUMMARY"
+        "CODE        SEVERITY  SET       FIX          NAME                    SUMMARY"
     );
     assert_eq!(
         lines[1],
-        "SCH-001   warning   default   unsafe       missing-required       An object schema requires none of its properties, and not all of them have a `default`."
+        "SCH-001     warning   default   unsafe       missing-required        An object schema requires none of its properties, and not all of them have a `default`."
     );
     assert_eq!(
         lines[2],
-        "SCH-002   warning   default   safe/unsafe  open-object            An object schema declares its properties but accepts others too."
+        "SCH-002     warning   default   safe/unsafe  open-object             An object schema declares its properties but accepts others too."
     );
     assert_eq!(lines.len(), 1 + toolschema::lint::RULES.len() + 3);
+    // Aligned: every column of every row starts where its header does, after two spaces (the
+    // longest code, COMPAT-001, and name, provider-drops-keyword, included).
+    let starts: Vec<usize> = ["SEVERITY", "SET ", "FIX", "NAME", "SUMMARY"]
+        .iter()
+        .map(|h| lines[0].find(h).unwrap())
+        .collect();
+    for line in &lines[1..=toolschema::lint::RULES.len()] {
+        for &start in &starts {
+            assert_eq!(&line[start - 2..start], "  ", "{line}");
+            assert_ne!(&line[start..start + 1], " ", "{line}");
+        }
+    }
     for rule in toolschema::lint::RULES {
         assert!(r.stdout.contains(rule.code()), "{}", rule.code());
     }
