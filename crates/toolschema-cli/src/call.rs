@@ -251,10 +251,9 @@ fn list(
             writeln!(out, "{}", line.trim_end()).map_err(write_error)?;
         }
     }
-    let n = tools.len();
     say!(
-        "toolschema: {n} tool{} listed by {target}",
-        if n == 1 { "" } else { "s" }
+        "toolschema: {} listed by {target}",
+        crate::output::count(tools.len(), "tool", "tools")
     );
     Ok(Outcome::Valid)
 }

@@ -146,7 +146,11 @@ fn counts(diff: &Diff) -> String {
 }
 
 fn tools_line(diff: &Diff) -> String {
-    format!("{} tools before, {} after", diff.old_tools, diff.new_tools)
+    format!(
+        "{} before, {} after",
+        crate::output::count(diff.old_tools, "tool", "tools"),
+        diff.new_tools
+    )
 }
 
 fn text(diff: &Diff) -> String {

@@ -2,7 +2,7 @@
 //! forbid, and report what it does wrong.
 
 use crate::input::{parse_json, parse_seconds, read_text, InputError};
-use crate::output::{say, Escapes, TerminalSafe};
+use crate::output::{count, say, Escapes, TerminalSafe};
 use crate::server_args::ServerAddress;
 use crate::Outcome;
 use serde_json::{json, Value};
@@ -385,10 +385,12 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
     let all: Vec<&Finding> = report.findings.iter().collect();
     let (errors, warnings, infos) = counts(&all);
     out.push_str(&format!(
-        "\n{} tools, {} cases, {} findings ({errors} error, {warnings} warning, {infos} info) in {:.1}s",
-        report.tools.len(),
-        report.cases,
-        report.findings.len(),
+        "\n{}, {}, {} ({}, {}, {infos} info) in {:.1}s",
+        count(report.tools.len(), "tool", "tools"),
+        count(report.cases, "case", "cases"),
+        count(report.findings.len(), "finding", "findings"),
+        count(errors, "error", "errors"),
+        count(warnings, "warning", "warnings"),
         report.seconds
     ));
     if replayed.is_none() {

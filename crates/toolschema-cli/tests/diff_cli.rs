@@ -620,7 +620,7 @@ fn new_text_for_the_model_is_a_security_change() {
              t: compatible property-added: new optional field 'x'\n\
              t: security schema-description-changed: description of field 'x' changed: {{+{shown}+}}\n\
              t: security schema-text-changed: name of field 'x' changed: {{+x+}}\n\
-             9 changes: 0 breaking, 6 security, 3 compatible (1 tools before, 1 after).\n"
+             9 changes: 0 breaking, 6 security, 3 compatible (1 tool before, 1 after).\n"
         )
     );
     let (code, _, stderr) = ts(&["diff", &old, &new, "--fail-on", "breaking"]);

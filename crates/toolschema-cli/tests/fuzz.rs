@@ -360,7 +360,7 @@ fn text_and_junit_reports_group_by_tool() {
     );
     let last = lines.last().unwrap();
     assert!(last.starts_with("2 tools, "), "{last}");
-    assert!(last.contains(" cases, 1 findings (1 error, 0 warning, 0 info) in "));
+    assert!(last.contains(" cases, 1 finding (1 error, 0 warnings, 0 info) in "));
     assert!(last.ends_with("; seed 5 (--seed 5 repeats this run)"));
 
     let (code, junit, stderr) = fuzz(

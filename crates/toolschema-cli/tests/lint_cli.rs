@@ -50,7 +50,7 @@ small.json:17:56: DESC-003 info: property 'path' has no description: the model r
 small.json:20:7: TOOL-003 critical: tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
  20 |       "name": "search",
     |       ^
-Found 9 problems in 3 tools in 1 file: 1 critical, 6 warning, 2 info. 3 fixable with --fix, 1 more with --unsafe-fixes.
+Found 9 problems in 3 tools in 1 file: 1 critical, 6 warnings, 2 info. 3 fixable with --fix, 1 more with --unsafe-fixes.
 "#;
 
 #[test]
@@ -196,7 +196,7 @@ fn github_output_is_workflow_annotations() {
 ::warning file=small.json,line=16,col=7,title=TOOL-002 name-clients-reject::name contains '.': OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$ (Anthropic's: no '.', at most 128) (tool 'files.read')
 ::notice file=small.json,line=17,col=56,title=DESC-003 property-description::property 'path' has no description: the model reads it to know what to send (tool 'files.read')
 ::error file=small.json,line=20,col=7,title=TOOL-003 duplicate-name::tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
-Found 4 problems in 3 tools in 1 file: 1 critical, 2 warning, 1 info. 1 fixable with --fix.
+Found 4 problems in 3 tools in 1 file: 1 critical, 2 warnings, 1 info. 1 fixable with --fix.
 "
     );
 }
@@ -501,7 +501,7 @@ fn fix_prints_the_fixed_catalog_keeping_every_other_byte() {
         "{}",
         r.stderr
     );
-    assert!(r.stderr.ends_with("Fixed 4 problems. Found 2 problems in 3 tools in 1 file: 0 critical, 2 warning, 0 info. 2 fixable with --fix --unsafe-fixes.\n"), "{}", r.stderr);
+    assert!(r.stderr.ends_with("Fixed 4 problems. Found 2 problems in 3 tools in 1 file: 0 critical, 2 warnings, 0 info. 2 fixable with --fix --unsafe-fixes.\n"), "{}", r.stderr);
 
     let r = run(&["lint", "fix_layout.json", "--fix", "--unsafe-fixes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
