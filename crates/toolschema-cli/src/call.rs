@@ -136,7 +136,9 @@ pub fn run(args: CallArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
             );
             Ok(Outcome::Invalid)
         }
-        Session::Called(record, compiled) => report(&record, compiled.as_ref(), &args, &target, out),
+        Session::Called(record, compiled) => {
+            report(&record, compiled.as_ref(), &args, &target, out)
+        }
     }
 }
 
@@ -241,7 +243,11 @@ fn list(
                 (name, description)
             })
             .collect();
-        let width = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0);
+        let width = rows
+            .iter()
+            .map(|(n, _)| n.chars().count())
+            .max()
+            .unwrap_or(0);
         for (name, description) in rows {
             let line = if description.is_empty() {
                 name
@@ -293,12 +299,10 @@ fn report(
             say!("toolschema: the MCP server {target} answered the call of '{name}' with error {code}: {message}{data}");
             return Ok(Outcome::Invalid);
         }
-        Answer::Hang => {
-            return Err(InputError(format!(
-                "the MCP server {target} did not answer the call of '{name}' within {}s (--timeout)",
-                args.timeout.as_secs_f64()
-            )))
-        }
+        Answer::Hang => return Err(InputError(format!(
+            "the MCP server {target} did not answer the call of '{name}' within {}s (--timeout)",
+            args.timeout.as_secs_f64()
+        ))),
         Answer::Closed { how, stderr } => {
             return Err(InputError(format!(
                 "the MCP server {target} {how} before it answered the call of '{name}'{}",

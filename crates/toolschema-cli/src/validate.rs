@@ -176,8 +176,11 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     let (name, text) = json_argument_text("--args", raw_args)?;
     let arguments = parse_json(&name, &text)?;
     let lone_surrogates = toolschema::json::has_lone_surrogate(&text);
-    let verdict =
-        compiled.validate_input_declared(&arguments, lone_surrogates, args.unknown_arguments.rejects());
+    let verdict = compiled.validate_input_declared(
+        &arguments,
+        lone_surrogates,
+        args.unknown_arguments.rejects(),
+    );
     toolschema::json::drop_deep(arguments);
     let valid = verdict.is_ok();
     write_verdict(&verdict, args.format == Format::Json, out)?;

@@ -30,7 +30,11 @@ fn ts(args: &[String]) -> Run {
 
 /// `toolschema call FLAGS... -- SERVER...`
 fn call(flags: &[&str], server: &[String]) -> Run {
-    let mut args: Vec<String> = ["call"].iter().chain(flags).map(|s| s.to_string()).collect();
+    let mut args: Vec<String> = ["call"]
+        .iter()
+        .chain(flags)
+        .map(|s| s.to_string())
+        .collect();
     args.push("--".into());
     args.extend(server.iter().cloned());
     ts(&args)
@@ -117,7 +121,11 @@ fn server_everything_lists_calls_and_refuses_as_validate_does() {
     // A structured result, checked against the tool's outputSchema: printed once, as JSON
     // (the text block restating it is not printed again).
     let r = call(
-        &["get-structured-content", "--args", r#"{"location": "Chicago"}"#],
+        &[
+            "get-structured-content",
+            "--args",
+            r#"{"location": "Chicago"}"#,
+        ],
         &server,
     );
     assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stdout);
@@ -147,7 +155,11 @@ fn server_everything_lists_calls_and_refuses_as_validate_does() {
     // Sent anyway, the server answers with an error result: exit 1, said on stderr.
     let r = call(&["get-sum", "--args", bad, "--no-check"], &server);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert!(r.stdout.contains("Invalid arguments for tool get-sum"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("Invalid arguments for tool get-sum"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(
         r.stderr,
         "toolschema: 'get-sum' answered with an error result (isError)\n"
@@ -157,8 +169,9 @@ fn server_everything_lists_calls_and_refuses_as_validate_does() {
     let r = call(&["get-summ", "--args", r#"{"a": 1, "b": 2}"#], &server);
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr
-            .contains("unknown tool 'get-summ' (did you mean 'get-sum'?) (--no-check sends the call anyway)"),
+        r.stderr.contains(
+            "unknown tool 'get-summ' (did you mean 'get-sum'?) (--no-check sends the call anyway)"
+        ),
         "{}",
         r.stderr
     );
@@ -178,7 +191,11 @@ fn mcp_server_time_results_are_checked_against_their_output_schema() {
         r.stderr
     );
     let r = call(
-        &["get_current_time", "--args", r#"{"timezone": "Europe/Paris"}"#],
+        &[
+            "get_current_time",
+            "--args",
+            r#"{"timezone": "Europe/Paris"}"#,
+        ],
         &server,
     );
     assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stdout);
@@ -202,7 +219,11 @@ fn mcp_server_time_results_are_checked_against_their_output_schema() {
     assert_eq!(result["content"][0]["type"], "text");
     // The server refuses a timezone it does not know: an error result, exit 1.
     let r = call(
-        &["get_current_time", "--args", r#"{"timezone": "Mars/Olympus"}"#],
+        &[
+            "get_current_time",
+            "--args",
+            r#"{"timezone": "Mars/Olympus"}"#,
+        ],
         &server,
     );
     assert_eq!(r.code, 1);
@@ -212,7 +233,14 @@ fn mcp_server_time_results_are_checked_against_their_output_schema() {
         "toolschema: 'get_current_time' answered with an error result (isError)\n"
     );
     // Arguments the schema refuses are not sent.
-    let r = call(&["convert_time", "--args", r#"{"source_timezone": "Etc/UTC"}"#], &server);
+    let r = call(
+        &[
+            "convert_time",
+            "--args",
+            r#"{"source_timezone": "Etc/UTC"}"#,
+        ],
+        &server,
+    );
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
@@ -227,7 +255,10 @@ fn an_invalid_call_never_reaches_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("record.jsonl");
     let server = recording_server(&record, &[]);
-    let r = call(&["search", "--args", r#"{"query": "ab", "limt": 5}"#], &server);
+    let r = call(
+        &["search", "--args", r#"{"query": "ab", "limt": 5}"#],
+        &server,
+    );
     assert_eq!(
         (r.code, r.stdout.as_str()),
         (1, "argument 'query' string length must be >= 3 (got 2)\nunexpected argument 'limt' (did you mean 'limit'?)\n"),
@@ -240,7 +271,10 @@ fn an_invalid_call_never_reaches_the_server() {
     );
     // Arguments that cannot be read start no server at all.
     let unread = dir.path().join("unread.jsonl");
-    let r = call(&["search", "--args", "{query"], &recording_server(&unread, &[]));
+    let r = call(
+        &["search", "--args", "{query"],
+        &recording_server(&unread, &[]),
+    );
     assert_eq!(r.code, 2);
     assert_eq!(
         r.stderr,
@@ -261,7 +295,10 @@ fn an_invalid_call_never_reaches_the_server() {
     assert_eq!(calls.len(), 1);
     // (With a progress token in `_meta`, so that progress notifications stretch the wait.)
     assert_eq!(
-        (&calls[0]["params"]["name"], &calls[0]["params"]["arguments"]),
+        (
+            &calls[0]["params"]["name"],
+            &calls[0]["params"]["arguments"]
+        ),
         (&json!("search"), &json!({"query": "ab"}))
     );
     // An open schema takes a misspelt argument, unless told to reject it as validate does.
@@ -302,7 +339,10 @@ fn results_that_break_the_contract_are_said_and_exit_1() {
             "toolschema: the result of 'search' breaks its outputSchema:\n  field 'total' must be an integer (got a string)\n"
         )
     );
-    let r = call(&["search", "--args", r#"{"query": "no-structured"}"#], &server);
+    let r = call(
+        &["search", "--args", r#"{"query": "no-structured"}"#],
+        &server,
+    );
     assert_eq!(
         (r.code, r.stdout.as_str(), r.stderr.as_str()),
         (
@@ -324,15 +364,21 @@ fn results_that_break_the_contract_are_said_and_exit_1() {
     let r = call(&["crash"], &server);
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("exited with exit code 3 before it answered the call of 'crash'")
-            && r.stderr.contains("recording-server: fatal: crash requested"),
+        r.stderr
+            .contains("exited with exit code 3 before it answered the call of 'crash'")
+            && r.stderr
+                .contains("recording-server: fatal: crash requested"),
         "{}",
         r.stderr
     );
-    let r = call(&["slow", "--args", r#"{"ms": 20000}"#, "--timeout", "1"], &server);
+    let r = call(
+        &["slow", "--args", r#"{"ms": 20000}"#, "--timeout", "1"],
+        &server,
+    );
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("did not answer the call of 'slow' within 1s (--timeout)"),
+        r.stderr
+            .contains("did not answer the call of 'slow' within 1s (--timeout)"),
         "{}",
         r.stderr
     );
@@ -341,7 +387,8 @@ fn results_that_break_the_contract_are_said_and_exit_1() {
     assert_eq!(r.code, 0);
     assert_eq!(r.stdout, "answered after a malformed line\n");
     assert!(
-        r.stderr.starts_with("warning: during the call of 'malformed_then_answer', ")
+        r.stderr
+            .starts_with("warning: during the call of 'malformed_then_answer', ")
             && r.stderr.contains("this line is not JSON"),
         "{}",
         r.stderr
@@ -352,12 +399,7 @@ fn results_that_break_the_contract_are_said_and_exit_1() {
 fn over_streamable_http() {
     let server = HttpServer::everything();
     let url = &server.url;
-    let r = ts(&[
-        "call".into(),
-        "--list".into(),
-        "--url".into(),
-        url.clone(),
-    ]);
+    let r = ts(&["call".into(), "--list".into(), "--url".into(), url.clone()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout.lines().count(), 13);
     let r = ts(&[

@@ -752,8 +752,15 @@ fn a_no_argument_tool_left_open_is_flagged_and_closed_only_by_an_unsafe_fix() {
     // The safe fixes leave it open; the unsafe ones close it, and the lint then passes.
     let r = run_in(dir.path(), &["lint", "t.json", "--write"], None);
     assert_eq!(r.code, 1, "{}", r.stderr);
-    assert_eq!(std::fs::read_to_string(dir.path().join("t.json")).unwrap(), catalog);
-    let r = run_in(dir.path(), &["lint", "t.json", "--write", "--unsafe-fixes"], None);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.json")).unwrap(),
+        catalog
+    );
+    let r = run_in(
+        dir.path(),
+        &["lint", "t.json", "--write", "--unsafe-fixes"],
+        None,
+    );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("t.json")).unwrap(),

@@ -842,11 +842,13 @@ fn unknown_arguments_reject_refuses_a_misspelt_argument_of_an_open_schema() {
     let r = validate(&[catalog, "--tool", "read_text_file", "--args", typo]);
     assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"), "{}", r.stderr);
     let reject = ["--unknown-arguments", "reject"];
-    let r = validate(&[
-        &[catalog, "--tool", "read_text_file", "--args", typo][..],
-        &reject,
-    ]
-    .concat());
+    let r = validate(
+        &[
+            &[catalog, "--tool", "read_text_file", "--args", typo][..],
+            &reject,
+        ]
+        .concat(),
+    );
     assert_eq!(
         (r.code, r.stdout.as_str(), r.stderr.as_str()),
         (
@@ -856,11 +858,19 @@ fn unknown_arguments_reject_refuses_a_misspelt_argument_of_an_open_schema() {
         )
     );
     // The schema's own errors come first; declared arguments pass.
-    let r = validate(&[
-        &[catalog, "--tool", "read_text_file", "--args", r#"{"taill": 5}"#][..],
-        &reject,
-    ]
-    .concat());
+    let r = validate(
+        &[
+            &[
+                catalog,
+                "--tool",
+                "read_text_file",
+                "--args",
+                r#"{"taill": 5}"#,
+            ][..],
+            &reject,
+        ]
+        .concat(),
+    );
     assert_eq!(
         (r.code, r.stdout.as_str()),
         (
@@ -868,11 +878,19 @@ fn unknown_arguments_reject_refuses_a_misspelt_argument_of_an_open_schema() {
             "missing required argument 'path'\nunexpected argument 'taill' (did you mean 'tail'?)\n"
         )
     );
-    let r = validate(&[
-        &[catalog, "--tool", "read_text_file", "--args", r#"{"path": "/a", "tail": 5}"#][..],
-        &reject,
-    ]
-    .concat());
+    let r = validate(
+        &[
+            &[
+                catalog,
+                "--tool",
+                "read_text_file",
+                "--args",
+                r#"{"path": "/a", "tail": 5}"#,
+            ][..],
+            &reject,
+        ]
+        .concat(),
+    );
     assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"));
     let dir = tempfile::tempdir().unwrap();
     let calls = dir.path().join("calls.jsonl");
