@@ -49,11 +49,11 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N", default_value_t = default_jobs(), value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
 
-    /// Fuzz only the tools whose name matches GLOB (`*` and `?`; repeatable).
+    /// Fuzz (or replay) only the tools whose name matches GLOB (`*` and `?`; repeatable).
     #[arg(long = "tool", value_name = "GLOB")]
     tools: Vec<String>,
 
-    /// Leave out the tools whose name matches GLOB (repeatable).
+    /// Leave out the tools whose name matches GLOB, in a run and a replay (repeatable).
     #[arg(long = "skip", value_name = "GLOB")]
     skip: Vec<String>,
 
@@ -118,6 +118,21 @@ pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         headers: args.server.headers()?,
         max_message_bytes: args.server.max_message_bytes,
     };
+    // A replay sends again only the findings of the tools --tool and --skip select.
+    let replaying = replaying.map(|(seed, requests)| {
+        let all = requests.len();
+        let kept: Vec<_> = requests
+            .into_iter()
+            .filter(|request| options.selects(&request.tool))
+            .collect();
+        if kept.len() < all {
+            say!(
+                "note: {} left out by --tool/--skip",
+                count(all - kept.len(), "finding", "findings")
+            );
+        }
+        (seed, kept)
+    });
     let bar = ProgressBar::new();
     let runtime = toolschema_mcp::runtime()
         .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
