@@ -480,11 +480,26 @@ fn a_live_server_is_linted_in_one_step() {
         "{}",
         r.stderr
     );
-    assert!(
-        r.stdout.starts_with(&format!("<snapshot of '{server}'>:")),
-        "{}",
-        r.stdout
+    // The findings are named by the command that listed them.
+    assert!(r.stdout.starts_with(&format!("{server}:")), "{}", r.stdout);
+    // In SARIF too: the artifact's URI is the command, not a placeholder.
+    let sarif = run_in(
+        dir.path(),
+        &["lint", "--format", "sarif", "--timeout", "60", "--", &server],
     );
+    assert_eq!(sarif.code, 1, "{}", sarif.stderr);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let uris: std::collections::BTreeSet<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(uris, std::collections::BTreeSet::from([server.as_str()]));
     assert!(r.stdout.ends_with("Found 13 problems in 13 tools in 1 file: 0 critical, 13 warnings, 0 info. 13 fixable with --fix.\n"), "{}", r.stdout);
     // With -o: the snapshot is kept, and the findings point into it.
     let r = run_in(
