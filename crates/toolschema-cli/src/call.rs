@@ -85,7 +85,7 @@ enum Session {
     /// The arguments break the schema: not sent.
     Refused(toolschema::ValidationErrors),
     /// The call was sent; its answer, and the tool compiled when it was checked.
-    Called(CallRecord, Option<CompiledTool>),
+    Called(Box<CallRecord>, Option<Box<CompiledTool>>),
 }
 
 /// Run `toolschema call`.
@@ -137,7 +137,7 @@ pub fn run(args: CallArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
             Ok(Outcome::Invalid)
         }
         Session::Called(record, compiled) => {
-            report(&record, compiled.as_ref(), &args, &target, out)
+            report(&record, compiled.as_deref(), &args, &target, out)
         }
     }
 }
@@ -174,7 +174,7 @@ async fn session(
     let record = caller.call(name, arguments).await;
     caller.close().await;
     let record = record.map_err(|e| InputError(e.0))?;
-    Ok(Session::Called(record, compiled))
+    Ok(Session::Called(Box::new(record), compiled))
 }
 
 /// The tool compiled from the listing, when the arguments pass its schema; otherwise how the
@@ -187,7 +187,7 @@ fn check(
     name: &str,
     arguments: &Value,
     lone_surrogates: bool,
-) -> Result<CompiledTool, Result<Session, InputError>> {
+) -> Result<Box<CompiledTool>, Result<Session, InputError>> {
     let listing = target.to_string();
     let text = serde_json::to_string(&json!({ "tools": tools }))
         .map_err(|e| Err(InputError(format!("cannot read the listing: {e}"))))?;
@@ -208,7 +208,7 @@ fn check(
         lone_surrogates,
         args.unknown_arguments.rejects(),
     ) {
-        Ok(()) => Ok(compiled),
+        Ok(()) => Ok(Box::new(compiled)),
         Err(errors) => Err(Ok(Session::Refused(errors))),
     }
 }
@@ -299,10 +299,12 @@ fn report(
             say!("toolschema: the MCP server {target} answered the call of '{name}' with error {code}: {message}{data}");
             return Ok(Outcome::Invalid);
         }
-        Answer::Hang => return Err(InputError(format!(
+        Answer::Hang => {
+            return Err(InputError(format!(
             "the MCP server {target} did not answer the call of '{name}' within {}s (--timeout)",
             args.timeout.as_secs_f64()
-        ))),
+        )))
+        }
         Answer::Closed { how, stderr } => {
             return Err(InputError(format!(
                 "the MCP server {target} {how} before it answered the call of '{name}'{}",

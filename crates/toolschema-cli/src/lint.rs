@@ -518,10 +518,7 @@ fn snapshot_input(args: &LintArgs) -> Result<Input, InputError> {
             }
             // Named by its command line (or URL), as its pins are: what the user typed, and in
             // SARIF a URI that says which server the findings are about.
-            let name = args
-                .server
-                .lock_key()
-                .unwrap_or_else(|| target.to_string());
+            let name = args.server.lock_key().unwrap_or_else(|| target.to_string());
             Ok(Input::Snapshot(name, text))
         }
     }

@@ -922,7 +922,10 @@ fn replay_honours_tool_and_skip() {
         "{stderr}"
     );
     let (found, stderr) = replayed(&["--tool", "set_volume"]);
-    assert_eq!(found, BTreeSet::from([pair("set_volume", "accepted-invalid")]));
+    assert_eq!(
+        found,
+        BTreeSet::from([pair("set_volume", "accepted-invalid")])
+    );
     assert!(
         stderr.contains("note: 2 findings left out by --tool/--skip\n"),
         "{stderr}"

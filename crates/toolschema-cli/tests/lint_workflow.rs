@@ -485,7 +485,15 @@ fn a_live_server_is_linted_in_one_step() {
     // In SARIF too: the artifact's URI is the command, not a placeholder.
     let sarif = run_in(
         dir.path(),
-        &["lint", "--format", "sarif", "--timeout", "60", "--", &server],
+        &[
+            "lint",
+            "--format",
+            "sarif",
+            "--timeout",
+            "60",
+            "--",
+            &server,
+        ],
     );
     assert_eq!(sarif.code, 1, "{}", sarif.stderr);
     let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
