@@ -1,9 +1,9 @@
 //! `toolschema call`: call one tool of a live server by hand, its arguments checked first.
 
 use crate::input::{json_argument_text, parse_json, parse_seconds, InputError};
-use crate::output::{say, Escapes, TerminalSafe};
+use crate::output::{say, TerminalSafe};
 use crate::server_args::ServerAddress;
-use crate::validate::{write_error, write_verdict, ReadCatalog, UnknownArguments};
+use crate::validate::{write_error, write_verdict, Format, ReadCatalog, UnknownArguments};
 use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -72,12 +72,6 @@ pub struct CallArgs {
     timeout: Duration,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
-    Text,
-    Json,
-}
-
 /// How a session with the server ended.
 enum Session {
     /// `--list`: the tools, as sent.
@@ -91,13 +85,7 @@ enum Session {
 /// Run `toolschema call`.
 pub fn run(args: CallArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     let target = args.address.require_target()?;
-    let mut out = TerminalSafe::new(
-        out,
-        match args.format {
-            Format::Text => Escapes::Text,
-            Format::Json => Escapes::Json,
-        },
-    );
+    let mut out = TerminalSafe::new(out, args.format.escapes());
     let out: &mut dyn Write = &mut out;
     // The arguments are read before the server starts: bad input costs no server.
     let (arguments, lone_surrogates) = match &args.args {

@@ -89,10 +89,21 @@ impl UnknownArguments {
     }
 }
 
+/// `--format` of `validate` and `call`: text for people, or JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     Text,
     Json,
+}
+
+impl Format {
+    /// How what would steer a terminal is written in this format.
+    pub(crate) fn escapes(self) -> Escapes {
+        match self {
+            Format::Text => Escapes::Text,
+            Format::Json => Escapes::Json,
+        }
+    }
 }
 
 fn parse_dialect(value: &str) -> Result<Dialect, String> {
@@ -143,13 +154,7 @@ impl ValidateArgs {
 
 /// Run `toolschema validate`.
 pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let mut out = TerminalSafe::new(
-        out,
-        match args.format {
-            Format::Text => Escapes::Text,
-            Format::Json => Escapes::Json,
-        },
-    );
+    let mut out = TerminalSafe::new(out, args.format.escapes());
     let out: &mut dyn Write = &mut out;
     if let (Some(schema), Some(instances)) = (&args.schema, &args.instances) {
         return validate_instances(&args, schema, instances, out);

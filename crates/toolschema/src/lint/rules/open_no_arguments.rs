@@ -1,7 +1,7 @@
 //! SCH-014.
 
 use crate::json::Members;
-use crate::lint::context::{Report, ToolContext};
+use crate::lint::context::{Report, ToolContext, ANNOTATIONS};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
 use crate::lint::Applicability;
@@ -41,23 +41,14 @@ declare_rule! {
     };
 }
 
-/// Root keywords that leave a schema saying nothing about its members.
-const SILENT: &[&str] = &[
-    "type",
-    "$schema",
-    "$id",
-    "$anchor",
-    "$comment",
-    "$defs",
-    "definitions",
-    "description",
-    "title",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-];
+/// Root keywords that leave a schema saying nothing about its members, beside the annotations
+/// (all of [`ANNOTATIONS`] but `$ref`, which brings another schema's).
+const SILENT: &[&str] = &["type", "$schema", "$id", "$anchor", "$defs", "definitions"];
+
+/// Whether the root keyword `key` says nothing about the members of the value.
+fn silent(key: &str) -> bool {
+    SILENT.contains(&key) || (key != "$ref" && ANNOTATIONS.contains(&key)) || key.starts_with("x-")
+}
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(doc) = cx.standard_input() else {
@@ -72,10 +63,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
     let Some(map) = root.value.as_object() else {
         return;
     };
-    let silent = map
-        .keys()
-        .all(|key| SILENT.contains(&key.as_str()) || key.starts_with("x-"));
-    if !silent || map.member("type") != Some(&Value::String("object".into())) {
+    if !map.keys().all(|key| silent(key)) || map.member("type") != Some(&Value::String("object".into())) {
         return;
     }
     let edits = SourceEdits::new(cx.text, cx.spans());
