@@ -88,13 +88,22 @@ pub fn run(args: CallArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     let mut out = TerminalSafe::new(out, args.format.escapes());
     let out: &mut dyn Write = &mut out;
     // The arguments are read before the server starts: bad input costs no server.
-    let (arguments, lone_surrogates) = match &args.args {
+    let arguments = match &args.args {
         Some(raw) => {
             let (name, text) = json_argument_text("--args", raw)?;
             let value = parse_json(&name, &text)?;
-            (value, toolschema::json::has_lone_surrogate(&text))
+            // What is sent must be what was written: a value reading would change is refused,
+            // as `adapt --restore` refuses it.
+            if let Some(lossy) = toolschema::json::first_lossy_value(&text) {
+                let at = toolschema::json::position_of(&text, lossy.offset);
+                return Err(InputError(format!(
+                    "{name}:{}:{}: {}; the call would not send what you wrote",
+                    at.line, at.column, lossy.loss
+                )));
+            }
+            value
         }
-        None => (json!({}), false),
+        None => json!({}),
     };
     let options = CallOptions {
         timeout: args.timeout,
@@ -104,11 +113,7 @@ pub fn run(args: CallArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
     let runtime = toolschema_mcp::runtime()
         .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
     let session = runtime.block_on(unless_interrupted(session(
-        &args,
-        &target,
-        &options,
-        arguments,
-        lone_surrogates,
+        &args, &target, &options, arguments,
     )));
     runtime.shutdown_background();
     let session =
@@ -136,7 +141,6 @@ async fn session(
     target: &Target,
     options: &CallOptions,
     arguments: Value,
-    lone_surrogates: bool,
 ) -> Result<Session, InputError> {
     let (caller, tools) = Caller::open(target, options)
         .await
@@ -151,7 +155,7 @@ async fn session(
     let compiled = if args.no_check {
         None
     } else {
-        match check(args, target, &tools, name, &arguments, lone_surrogates) {
+        match check(args, target, &tools, name, &arguments) {
             Ok(compiled) => Some(compiled),
             Err(failure) => {
                 caller.close().await;
@@ -174,7 +178,6 @@ fn check(
     tools: &[Value],
     name: &str,
     arguments: &Value,
-    lone_surrogates: bool,
 ) -> Result<Box<CompiledTool>, Result<Session, InputError>> {
     let listing = target.to_string();
     let text = serde_json::to_string(&json!({ "tools": tools }))
@@ -191,11 +194,8 @@ fn check(
             "the tools of {listing}: {e} (--no-check sends the call anyway)"
         )))
     })?;
-    match compiled.validate_input_declared(
-        arguments,
-        lone_surrogates,
-        args.unknown_arguments.rejects(),
-    ) {
+    // (No lone surrogate: the arguments were refused before.)
+    match compiled.validate_input_declared(arguments, false, args.unknown_arguments.rejects()) {
         Ok(()) => Ok(Box::new(compiled)),
         Err(errors) => Err(Ok(Session::Refused(errors))),
     }

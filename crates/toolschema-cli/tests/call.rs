@@ -281,6 +281,24 @@ fn an_invalid_call_never_reaches_the_server() {
         "error: --args:1:2: invalid JSON: expected an object key in double quotes\n"
     );
     assert!(!unread.exists());
+    // Nor do arguments reading would change: what is sent must be what was written.
+    for (args, said) in [
+        (
+            r#"{"query": "ab\ud800c"}"#,
+            "error: --args:1:14: the string holds a lone surrogate, \\ud800, which is read as U+FFFD; the call would not send what you wrote\n",
+        ),
+        (
+            r#"{"query": "abc", "limit": 12345678901234567890123}"#,
+            "error: --args:1:27: the number 12345678901234567890123 is read as the 64-bit float 1.2345678901234568e+22; the call would not send what you wrote\n",
+        ),
+    ] {
+        let r = call(
+            &["search", "--args", args, "--no-check"],
+            &recording_server(&unread, &[]),
+        );
+        assert_eq!((r.code, r.stderr.as_str()), (2, said));
+        assert!(!unread.exists());
+    }
     // --no-check sends them as given.
     std::fs::remove_file(&record).unwrap();
     let r = call(
