@@ -8,6 +8,7 @@ mod common;
 
 use common::http::HttpServer;
 use common::{recorded, recording_server, require, toolschema};
+use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -67,12 +68,17 @@ fn validate(catalog: &Path, tool: &str, args: &str, format: &str) -> Run {
 /// The snapshot of `server`, written to `dir/name`.
 fn snapshot(dir: &Path, name: &str, server: &[String]) -> std::path::PathBuf {
     let path = dir.join(name);
+    snapshot_to(&path, server);
+    path
+}
+
+/// The snapshot of `server`, written to `path`.
+fn snapshot_to(path: &Path, server: &[String]) {
     let mut args: Vec<String> = vec!["snapshot".into(), "-o".into(), path.display().to_string()];
     args.push("--".into());
     args.extend(server.iter().cloned());
     let r = ts(&args);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    path
 }
 
 fn methods(record: &Path) -> Vec<String> {
@@ -457,4 +463,71 @@ fn over_streamable_http() {
         (r.code, r.stdout.as_str()),
         (1, "missing required argument 'b'\n")
     );
+}
+
+/// Arguments for the recording server's `search` (`query` a string of 3 or more characters,
+/// `limit` an integer from 1 to 100, nothing else): right, wrong, misspelt and extra members.
+fn search_arguments() -> impl Strategy<Value = Value> {
+    let value = prop_oneof![
+        "[a-z]{0,5}".prop_map(Value::from),
+        (-3i64..130).prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+        Just(Value::Null),
+        Just(json!(2.5)),
+    ];
+    let any = proptest::collection::btree_map(
+        prop_oneof![Just("query"), Just("limit"), Just("limt"), Just("q")],
+        value,
+        0..4,
+    )
+    .prop_map(|members| {
+        Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    });
+    // Valid ones as often as the others, so that both outcomes are seen in a few dozen cases.
+    let valid = ("[a-z]{3,8}", proptest::option::of(1i64..=100)).prop_map(|(query, limit)| {
+        let mut arguments = json!({ "query": query });
+        if let Some(limit) = limit {
+            arguments["limit"] = json!(limit);
+        }
+        arguments
+    });
+    prop_oneof![valid, any]
+}
+
+proptest! {
+    // Each case starts `toolschema call` and a Node server: a few dozen, not thousands.
+    #![proptest_config(ProptestConfig { cases: 24, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// `call` sends exactly the calls `validate` finds valid, as written, and refuses the others
+    /// with `validate`'s words; the server never sees a refused one.
+    #[test]
+    fn a_call_is_sent_exactly_when_validate_says_its_arguments_are_valid(
+        arguments in search_arguments(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let catalog = dir.path().join("tools.json");
+        let listing = dir.path().join("listing.jsonl");
+        snapshot_to(&catalog, &recording_server(&listing, &[]));
+        let text = arguments.to_string();
+        let verdict = validate(&catalog, "search", &text, "text");
+        let record = dir.path().join("record.jsonl");
+        let r = call(&["search", "--args", &text], &recording_server(&record, &[]));
+        let sent: Vec<Value> = recorded(&record)
+            .into_iter()
+            .filter(|m| m["method"] == "tools/call")
+            .map(|m| m["params"]["arguments"].clone())
+            .collect();
+        if verdict.code == 0 {
+            prop_assert_eq!(r.code, 0, "{}", r.stderr);
+            prop_assert_eq!(sent, vec![arguments]);
+        } else {
+            prop_assert_eq!((r.code, &r.stdout), (1, &verdict.stdout));
+            prop_assert!(sent.is_empty(), "sent though invalid: {:?}", sent);
+        }
+    }
 }
