@@ -142,6 +142,7 @@ async fn guarded(
         }
     }
     parts.extensions.insert(principal.clone());
+    let ends_session = parts.method == Method::DELETE;
     let request = Request::from_parts(parts, Full::new(body_read));
     let call = tower_service::Service::call(&mut service, request);
     let opens = permit.is_some();
@@ -151,10 +152,16 @@ async fn guarded(
         Some(permit) => SessionRegistry::opening(permit, call).await,
         None => call.await,
     };
-    let response = match response {
+    let mut response = match response {
         Ok(response) => response,
         Err(never) => match never {},
     };
+    // rmcp answers a DELETE that ended the session 202; it is done, not accepted for later, and
+    // clients (the Python SDK) log "Session termination failed: 202" at the end of every
+    // session. 200, as the proxy answers.
+    if ends_session && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::OK;
+    }
     if opens {
         if let Some(id) = response
             .headers()

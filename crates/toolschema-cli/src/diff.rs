@@ -19,7 +19,8 @@ Examples:
 
 Classes: breaking (callers that worked may now fail; for outputSchema, consumers of results),
 security (what the model or the user is told changed or newly told), compatible (everything that worked still
-works). Exit status: 0 when no change at or above --fail-on, 1 when there is one, 2 for bad input.")]
+works). Exit status: 0 when no change at or above --fail-on (by default security: an injected
+instruction fails as a breaking change does), 1 when there is one, 2 for bad input.")]
 pub struct DiffArgs {
     /// The old catalog file (`-` for standard input).
     #[arg(value_name = "OLD")]
@@ -36,9 +37,9 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 
-    /// Fail (exit 1) on changes of this class or worse: breaking, security (breaking or security),
-    /// or any.
-    #[arg(long, value_enum, value_name = "CLASS", default_value_t = FailOn::Breaking)]
+    /// Fail (exit 1) on changes of this class or worse: breaking, security (breaking or security,
+    /// as `verify` fails), or any.
+    #[arg(long, value_enum, value_name = "CLASS", default_value_t = FailOn::Security)]
     fail_on: FailOn,
 }
 
@@ -145,7 +146,11 @@ fn counts(diff: &Diff) -> String {
 }
 
 fn tools_line(diff: &Diff) -> String {
-    format!("{} tools before, {} after", diff.old_tools, diff.new_tools)
+    format!(
+        "{} before, {} after",
+        crate::output::count(diff.old_tools, "tool", "tools"),
+        diff.new_tools
+    )
 }
 
 fn text(diff: &Diff) -> String {

@@ -2,7 +2,7 @@
 //! forbid, and report what it does wrong.
 
 use crate::input::{parse_json, parse_seconds, read_text, InputError};
-use crate::output::{say, Escapes, TerminalSafe};
+use crate::output::{count, say, Escapes, TerminalSafe};
 use crate::server_args::ServerAddress;
 use crate::Outcome;
 use serde_json::{json, Value};
@@ -49,11 +49,11 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "N", default_value_t = default_jobs(), value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
 
-    /// Fuzz only the tools whose name matches GLOB (`*` and `?`; repeatable).
+    /// Fuzz (or replay) only the tools whose name matches GLOB (`*` and `?`; repeatable).
     #[arg(long = "tool", value_name = "GLOB")]
     tools: Vec<String>,
 
-    /// Leave out the tools whose name matches GLOB (repeatable).
+    /// Leave out the tools whose name matches GLOB, in a run and a replay (repeatable).
     #[arg(long = "skip", value_name = "GLOB")]
     skip: Vec<String>,
 
@@ -118,6 +118,21 @@ pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         headers: args.server.headers()?,
         max_message_bytes: args.server.max_message_bytes,
     };
+    // A replay sends again only the findings of the tools --tool and --skip select.
+    let replaying = replaying.map(|(seed, requests)| {
+        let all = requests.len();
+        let kept: Vec<_> = requests
+            .into_iter()
+            .filter(|request| options.selects(&request.tool))
+            .collect();
+        if kept.len() < all {
+            say!(
+                "note: {} left out by --tool/--skip",
+                count(all - kept.len(), "finding", "findings")
+            );
+        }
+        (seed, kept)
+    });
     let bar = ProgressBar::new();
     let runtime = toolschema_mcp::runtime()
         .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
@@ -385,10 +400,12 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
     let all: Vec<&Finding> = report.findings.iter().collect();
     let (errors, warnings, infos) = counts(&all);
     out.push_str(&format!(
-        "\n{} tools, {} cases, {} findings ({errors} error, {warnings} warning, {infos} info) in {:.1}s",
-        report.tools.len(),
-        report.cases,
-        report.findings.len(),
+        "\n{}, {}, {} ({}, {}, {infos} info) in {:.1}s",
+        count(report.tools.len(), "tool", "tools"),
+        count(report.cases, "case", "cases"),
+        count(report.findings.len(), "finding", "findings"),
+        count(errors, "error", "errors"),
+        count(warnings, "warning", "warnings"),
         report.seconds
     ));
     if replayed.is_none() {

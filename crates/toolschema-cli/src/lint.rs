@@ -516,7 +516,10 @@ fn snapshot_input(args: &LintArgs) -> Result<Input, InputError> {
             if !args.quiet {
                 say!("toolschema: listed {listed}; -o FILE keeps the snapshot the findings point into");
             }
-            Ok(Input::Snapshot(format!("<snapshot of {target}>"), text))
+            // Named by its command line (or URL), as its pins are: what the user typed, and in
+            // SARIF a URI that says which server the findings are about.
+            let name = args.server.lock_key().unwrap_or_else(|| target.to_string());
+            Ok(Input::Snapshot(name, text))
         }
     }
 }

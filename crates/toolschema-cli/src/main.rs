@@ -1,6 +1,7 @@
 //! The `toolschema` command: validate, lint and test MCP tool catalogs.
 
 mod adapt;
+mod call;
 mod diff;
 mod fuzz;
 #[cfg(target_os = "linux")]
@@ -43,6 +44,8 @@ enum Command {
     Validate(validate::ValidateArgs),
     /// Print the tools of a live MCP server exactly as it lists them ({"tools": [...]}).
     Snapshot(snapshot::SnapshotArgs),
+    /// Call one tool of a live MCP server by hand, its arguments checked against its schema first.
+    Call(Box<call::CallArgs>),
     /// Call a live MCP server's tools with valid and invalid arguments; report what it does wrong.
     Fuzz(fuzz::FuzzArgs),
     /// Run an MCP server behind a proxy that validates tools/call arguments (stdio or HTTP).
@@ -128,6 +131,7 @@ fn main() -> ExitCode {
         Command::Proxy(args) => finish(proxy::run(*args), Ok(())),
         Command::Validate(args) => with_stdout(|out| validate::run(args, out)),
         Command::Snapshot(args) => with_stdout(|out| snapshot::run(args, out)),
+        Command::Call(args) => with_stdout(|out| call::run(*args, out)),
         Command::Fuzz(args) => with_stdout(|out| fuzz::run(args, out)),
         Command::Lint(args) => with_stdout(|out| lint::run(args, out)),
         Command::Rules(args) => with_stdout(|out| rules::list(args, out)),

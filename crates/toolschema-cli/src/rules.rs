@@ -67,22 +67,34 @@ pub fn list(args: RulesArgs, out: &mut dyn Write) -> Result<Outcome, InputError>
             writeln!(out, "{}", json!(rules))
         }
         ListFormat::Text => (|| {
-            writeln!(
-                out,
-                "{:<9} {:<9} {:<9} {:<12} {:<22} SUMMARY",
-                "CODE", "SEVERITY", "SET", "FIX", "NAME"
-            )?;
-            for rule in RULES {
-                writeln!(
-                    out,
-                    "{:<9} {:<9} {:<9} {:<12} {:<22} {}",
-                    rule.code(),
-                    rule.severity().as_str(),
-                    set(rule),
+            // Each column as wide as its widest cell, two spaces between columns.
+            let rows: Vec<[String; 6]> = std::iter::once(
+                ["CODE", "SEVERITY", "SET", "FIX", "NAME", "SUMMARY"].map(String::from),
+            )
+            .chain(RULES.iter().map(|rule| {
+                [
+                    rule.code().to_string(),
+                    rule.severity().as_str().to_string(),
+                    set(rule).to_string(),
                     fixes(rule),
-                    rule.name(),
-                    rule.summary()
-                )?;
+                    rule.name().to_string(),
+                    rule.summary().to_string(),
+                ]
+            }))
+            .collect();
+            let mut widths = [0; 5];
+            for row in &rows {
+                for (width, cell) in widths.iter_mut().zip(row) {
+                    *width = (*width).max(cell.chars().count());
+                }
+            }
+            for row in &rows {
+                let mut line = String::new();
+                for (width, cell) in widths.iter().zip(row) {
+                    line.push_str(&format!("{cell:<width$}  "));
+                }
+                line.push_str(&row[5]);
+                writeln!(out, "{line}")?;
             }
             writeln!(
                 out,

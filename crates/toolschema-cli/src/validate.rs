@@ -61,15 +61,49 @@ pub struct ValidateArgs {
     #[arg(long)]
     assert_format: bool,
 
+    /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
+    /// additionalProperties): allow (as the schema says) or reject (with a did-you-mean), as the
+    /// proxy's --unknown-arguments.
+    #[arg(long, value_enum, value_name = "WHAT", default_value_t = UnknownArguments::Allow)]
+    unknown_arguments: UnknownArguments,
+
     /// Output for a single call: text (one message per line) or json.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 }
 
+/// `--unknown-arguments` of `validate` and `call`: whether an open schema's undeclared top-level
+/// arguments pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Format {
+pub enum UnknownArguments {
+    /// As the schema says.
+    Allow,
+    /// Refused, as the proxy's `--unknown-arguments reject` refuses them.
+    Reject,
+}
+
+impl UnknownArguments {
+    /// Whether undeclared arguments are refused.
+    pub fn rejects(self) -> bool {
+        self == UnknownArguments::Reject
+    }
+}
+
+/// `--format` of `validate` and `call`: text for people, or JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
     Text,
     Json,
+}
+
+impl Format {
+    /// How what would steer a terminal is written in this format.
+    pub(crate) fn escapes(self) -> Escapes {
+        match self {
+            Format::Text => Escapes::Text,
+            Format::Json => Escapes::Json,
+        }
+    }
 }
 
 fn parse_dialect(value: &str) -> Result<Dialect, String> {
@@ -120,13 +154,7 @@ impl ValidateArgs {
 
 /// Run `toolschema validate`.
 pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
-    let mut out = TerminalSafe::new(
-        out,
-        match args.format {
-            Format::Text => Escapes::Text,
-            Format::Json => Escapes::Json,
-        },
-    );
+    let mut out = TerminalSafe::new(out, args.format.escapes());
     let out: &mut dyn Write = &mut out;
     if let (Some(schema), Some(instances)) = (&args.schema, &args.instances) {
         return validate_instances(&args, schema, instances, out);
@@ -153,17 +181,14 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
     let (name, text) = json_argument_text("--args", raw_args)?;
     let arguments = parse_json(&name, &text)?;
     let lone_surrogates = toolschema::json::has_lone_surrogate(&text);
-    let verdict = compiled.validate_input_read(&arguments, lone_surrogates);
+    let verdict = compiled.validate_input_declared(
+        &arguments,
+        lone_surrogates,
+        args.unknown_arguments.rejects(),
+    );
     toolschema::json::drop_deep(arguments);
     let valid = verdict.is_ok();
-    match args.format {
-        Format::Json => writeln!(out, "{}", verdict_json(&verdict)),
-        Format::Text => match &verdict {
-            Ok(()) => writeln!(out, "valid"),
-            Err(errors) => writeln!(out, "{errors}"),
-        },
-    }
-    .map_err(write_error)?;
+    write_verdict(&verdict, args.format == Format::Json, out)?;
     Ok(if valid {
         Outcome::Valid
     } else {
@@ -174,19 +199,19 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
 /// A catalog read for validation: a tool that breaks a rule is left out with a warning, so the
 /// other tools of a real server's catalog can still be checked; asking for the tool left out is an
 /// error.
-struct ReadCatalog {
-    catalog: Catalog,
+pub(crate) struct ReadCatalog {
+    pub(crate) catalog: Catalog,
     left_out: Vec<toolschema::CatalogError>,
 }
 
 impl ReadCatalog {
-    fn read(file: &str, text: &str) -> Result<ReadCatalog, InputError> {
+    pub(crate) fn read(file: &str, text: &str) -> Result<ReadCatalog, InputError> {
         let (catalog, left_out) = Catalog::from_json_lenient(file, text)?;
         Ok(ReadCatalog { catalog, left_out })
     }
 
     /// The tool named `name`, or why it cannot be checked.
-    fn require(&self, name: &str) -> Result<&toolschema::Tool, Unavailable<'_>> {
+    pub(crate) fn require(&self, name: &str) -> Result<&toolschema::Tool, Unavailable<'_>> {
         if let Some(error) = self.left_out.iter().find(|e| e.tool_name() == Some(name)) {
             return Err(Unavailable::LeftOut(error));
         }
@@ -195,7 +220,7 @@ impl ReadCatalog {
 
     /// Say once, on stderr, which tools were left out (all but `selected`, whose error is
     /// reported on its own).
-    fn warn_left_out(&self, selected: Option<&str>) {
+    pub(crate) fn warn_left_out(&self, selected: Option<&str>) {
         let others: Vec<String> = self
             .left_out
             .iter()
@@ -218,7 +243,7 @@ impl ReadCatalog {
 }
 
 /// Why a named tool cannot be checked.
-enum Unavailable<'c> {
+pub(crate) enum Unavailable<'c> {
     /// The tool breaks a rule; its error names the file, line and column.
     LeftOut(&'c toolschema::CatalogError),
     /// There is no such tool (with a did-you-mean).
@@ -227,7 +252,7 @@ enum Unavailable<'c> {
 
 impl Unavailable<'_> {
     /// The message, with the catalog's file name in front when it does not have it yet.
-    fn in_file(&self, file: &str) -> String {
+    pub(crate) fn in_file(&self, file: &str) -> String {
         match self {
             Unavailable::LeftOut(error) => error.to_string(),
             Unavailable::Unknown(error) => format!("{file}: {error}"),
@@ -244,11 +269,27 @@ impl std::fmt::Display for Unavailable<'_> {
     }
 }
 
-fn write_error(e: std::io::Error) -> InputError {
+pub(crate) fn write_error(e: std::io::Error) -> InputError {
     InputError(format!("cannot write output: {e}"))
 }
 
-fn verdict_json(verdict: &Result<(), toolschema::ValidationErrors>) -> Value {
+/// Write the verdict on one call's arguments as `validate --tool` does: `valid` or one message
+/// per line, or with `json` one JSON line.
+pub(crate) fn write_verdict(
+    verdict: &Result<(), toolschema::ValidationErrors>,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<(), InputError> {
+    match (json, verdict) {
+        (true, _) => writeln!(out, "{}", verdict_json(verdict)),
+        (false, Ok(())) => writeln!(out, "valid"),
+        (false, Err(errors)) => writeln!(out, "{errors}"),
+    }
+    .map_err(write_error)
+}
+
+/// A verdict as `validate --format json` writes it.
+pub(crate) fn verdict_json(verdict: &Result<(), toolschema::ValidationErrors>) -> Value {
     match verdict {
         Ok(()) => json!({"valid": true, "errors": []}),
         Err(errors) => json!({"valid": false, "errors": errors}),
@@ -294,10 +335,12 @@ fn validate_calls(
     // Compile each tool once, when a call first needs it.
     let mut compiled: std::collections::HashMap<String, Result<CompiledTool, String>> =
         std::collections::HashMap::new();
+    let refuse_undeclared = args.unknown_arguments.rejects();
     check_json_lines(name, &text, out, |call, lone_surrogates, tally| {
         check_call(
             catalog,
             &options,
+            refuse_undeclared,
             &mut compiled,
             call,
             lone_surrogates,
@@ -309,6 +352,7 @@ fn validate_calls(
 fn check_call(
     catalog: &ReadCatalog,
     options: &CompileOptions,
+    refuse_undeclared: bool,
     compiled: &mut std::collections::HashMap<String, Result<CompiledTool, String>>,
     call: &Value,
     lone_surrogates: bool,
@@ -339,7 +383,7 @@ fn check_call(
         Some(arguments) => arguments,
     };
     // (A lone surrogate anywhere in the line counts: the name cannot hold one and be known.)
-    let verdict = tool.validate_input_read(arguments, lone_surrogates);
+    let verdict = tool.validate_input_declared(arguments, lone_surrogates, refuse_undeclared);
     tally.invalid |= verdict.is_err();
     let mut record = verdict_json(&verdict);
     if let Value::Object(map) = &mut record {

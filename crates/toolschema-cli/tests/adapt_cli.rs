@@ -475,3 +475,55 @@ fn restore_keeps_a_null_the_original_takes() {
         out.stdout
     );
 }
+
+/// On a real draft-07 catalog (server-filesystem, 14 tools each with `$schema`), with every
+/// target: the `$schema` drop is said once for the file, in one sentence per thing the providers
+/// do, providers joined as a list is, verbs agreeing with them.
+#[test]
+fn lint_target_says_each_drop_once_in_grammatical_sentences() {
+    let path = support::real_catalog_path("filesystem");
+    let targets = "openai,openai-strict,anthropic,gemini,gemini-openapi";
+    let lint = |select: &str| {
+        let out = run(&[
+            "lint",
+            path.to_str().unwrap(),
+            "--target",
+            targets,
+            "--select",
+            select,
+            "--format",
+            "json",
+        ]);
+        let report: Value = serde_json::from_str(&out.stdout).unwrap();
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["tool"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        lint("COMPAT-006"),
+        [(
+            "read_file".to_string(),
+            "$schema \"http://json-schema.org/draft-07/schema#\" is left out: OpenAI \
+             (openai-strict), Anthropic (anthropic) and Gemini (gemini) read the schema as JSON \
+             Schema 2020-12 (draft-07 keywords are translated); Gemini (gemini-openapi) reads the \
+             schema as an OpenAPI 3.0 schema object"
+                .to_string()
+        )]
+    );
+    let dropped = lint("COMPAT-003");
+    assert!(!dropped.is_empty());
+    for (_, message) in &dropped {
+        assert!(
+            message.starts_with("OpenAI (openai-strict) and Gemini (gemini) do not read "),
+            "{message}"
+        );
+    }
+}

@@ -360,7 +360,7 @@ fn text_and_junit_reports_group_by_tool() {
     );
     let last = lines.last().unwrap();
     assert!(last.starts_with("2 tools, "), "{last}");
-    assert!(last.contains(" cases, 1 findings (1 error, 0 warning, 0 info) in "));
+    assert!(last.contains(" cases, 1 finding (1 error, 0 warnings, 0 info) in "));
     assert!(last.ends_with("; seed 5 (--seed 5 repeats this run)"));
 
     let (code, junit, stderr) = fuzz(
@@ -889,4 +889,45 @@ fn tools_no_finite_value_fits_get_invalid_cases_and_a_note_saying_why() {
             "{stdout}"
         );
     }
+}
+
+/// `--replay` sends again only the findings of the tools `--tool` and `--skip` select, and says
+/// how many it left out.
+#[test]
+fn replay_honours_tool_and_skip() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("findings.json");
+    std::fs::write(
+        &file,
+        r#"{"seed": 3, "findings": [
+            {"tool": "weather", "check": "output-schema", "arguments": {"city": "Oslo"}},
+            {"tool": "set_volume", "check": "accepted-invalid", "arguments": {"level": 99}},
+            {"tool": "divide", "check": "crash", "arguments": {"a": 1, "b": 0}}
+        ]}"#,
+    )
+    .unwrap();
+    let file = file.to_str().unwrap();
+    let replayed = |selection: &[&str]| {
+        let mut args = vec!["--replay", file, "--timeout", TIMEOUT, "--format", "json"];
+        args.extend(selection);
+        let (code, stdout, stderr) = fuzz(&args, &faulty_server());
+        assert_eq!(code, Some(1), "{stderr}");
+        (found(&report(&stdout, &stderr)), stderr)
+    };
+    let pair = |tool: &str, check: &str| (tool.to_string(), check.to_string());
+    let (found, stderr) = replayed(&["--skip", "divide", "--skip", "set_*"]);
+    assert_eq!(found, BTreeSet::from([pair("weather", "output-schema")]));
+    assert!(
+        stderr.contains("note: 2 findings left out by --tool/--skip\n"),
+        "{stderr}"
+    );
+    let (found, stderr) = replayed(&["--tool", "set_volume"]);
+    assert_eq!(
+        found,
+        BTreeSet::from([pair("set_volume", "accepted-invalid")])
+    );
+    assert!(
+        stderr.contains("note: 2 findings left out by --tool/--skip\n"),
+        "{stderr}"
+    );
 }

@@ -50,7 +50,7 @@ small.json:17:56: DESC-003 info: property 'path' has no description: the model r
 small.json:20:7: TOOL-003 critical: tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
  20 |       "name": "search",
     |       ^
-Found 9 problems in 3 tools in 1 file: 1 critical, 6 warning, 2 info. 3 fixable with --fix, 1 more with --unsafe-fixes.
+Found 9 problems in 3 tools in 1 file: 1 critical, 6 warnings, 2 info. 3 fixable with --fix, 1 more with --unsafe-fixes.
 "#;
 
 #[test]
@@ -132,8 +132,8 @@ fn sarif_output_for_code_scanning() {
     assert_eq!(run["columnKind"], "unicodeCodePoints");
     let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
     let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
-    assert_eq!(ids.len(), 14);
-    assert_eq!((ids[0], ids[13]), ("SCH-001", "TOOL-003"));
+    assert_eq!(ids.len(), 15);
+    assert_eq!((ids[0], ids[14]), ("SCH-001", "TOOL-003"));
     assert_eq!(rules[2]["defaultConfiguration"]["level"], "error");
     assert!(rules[2]["help"]["markdown"]
         .as_str()
@@ -164,7 +164,7 @@ fn sarif_output_for_code_scanning() {
         ]
     );
     let last = &results[5];
-    assert_eq!(last["ruleIndex"], 13);
+    assert_eq!(last["ruleIndex"], 14);
     assert_eq!(
         last["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
         "small.json"
@@ -196,7 +196,7 @@ fn github_output_is_workflow_annotations() {
 ::warning file=small.json,line=16,col=7,title=TOOL-002 name-clients-reject::name contains '.': OpenAI function names must match ^[a-zA-Z0-9_-]{1,64}$ (Anthropic's: no '.', at most 128) (tool 'files.read')
 ::notice file=small.json,line=17,col=56,title=DESC-003 property-description::property 'path' has no description: the model reads it to know what to send (tool 'files.read')
 ::error file=small.json,line=20,col=7,title=TOOL-003 duplicate-name::tool name 'search' is already used by the tool at line 4 (/tools/0) (tool 'search')
-Found 4 problems in 3 tools in 1 file: 1 critical, 2 warning, 1 info. 1 fixable with --fix.
+Found 4 problems in 3 tools in 1 file: 1 critical, 2 warnings, 1 info. 1 fixable with --fix.
 "
     );
 }
@@ -501,7 +501,7 @@ fn fix_prints_the_fixed_catalog_keeping_every_other_byte() {
         "{}",
         r.stderr
     );
-    assert!(r.stderr.ends_with("Fixed 4 problems. Found 2 problems in 3 tools in 1 file: 0 critical, 2 warning, 0 info. 2 fixable with --fix --unsafe-fixes.\n"), "{}", r.stderr);
+    assert!(r.stderr.ends_with("Fixed 4 problems. Found 2 problems in 3 tools in 1 file: 0 critical, 2 warnings, 0 info. 2 fixable with --fix --unsafe-fixes.\n"), "{}", r.stderr);
 
     let r = run(&["lint", "fix_layout.json", "--fix", "--unsafe-fixes"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -665,17 +665,29 @@ fn rules_lists_every_rule() {
     let lines: Vec<&str> = r.stdout.lines().collect();
     assert_eq!(
         lines[0],
-        "CODE      SEVERITY  SET       FIX          NAME                   SUMMARY"
+        "CODE        SEVERITY  SET       FIX          NAME                    SUMMARY"
     );
     assert_eq!(
         lines[1],
-        "SCH-001   warning   default   unsafe       missing-required       An object schema requires none of its properties, and not all of them have a `default`."
+        "SCH-001     warning   default   unsafe       missing-required        An object schema requires none of its properties, and not all of them have a `default`."
     );
     assert_eq!(
         lines[2],
-        "SCH-002   warning   default   safe/unsafe  open-object            An object schema declares its properties but accepts others too."
+        "SCH-002     warning   default   safe/unsafe  open-object             An object schema declares its properties but accepts others too."
     );
     assert_eq!(lines.len(), 1 + toolschema::lint::RULES.len() + 3);
+    // Aligned: every column of every row starts where its header does, after two spaces (the
+    // longest code, COMPAT-001, and name, provider-drops-keyword, included).
+    let starts: Vec<usize> = ["SEVERITY", "SET ", "FIX", "NAME", "SUMMARY"]
+        .iter()
+        .map(|h| lines[0].find(h).unwrap())
+        .collect();
+    for line in &lines[1..=toolschema::lint::RULES.len()] {
+        for &start in &starts {
+            assert_eq!(&line[start - 2..start], "  ", "{line}");
+            assert_ne!(&line[start..start + 1], " ", "{line}");
+        }
+    }
     for rule in toolschema::lint::RULES {
         assert!(r.stdout.contains(rule.code()), "{}", rule.code());
     }
@@ -719,6 +731,54 @@ fn rule_prints_the_rules_own_documentation() {
         r.stderr,
         "error: unknown rule 'shc-003' (did you mean 'SCH-003'?)\n"
     );
+}
+
+/// A tool whose whole inputSchema is `{"type": "object"}` declares no argument and accepts any:
+/// flagged at the default rules, closed only by the unsafe fix, documented by `rule`.
+#[test]
+fn a_no_argument_tool_left_open_is_flagged_and_closed_only_by_an_unsafe_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = "{\"tools\": [\n  {\"name\": \"get_time\", \"description\": \"Says the time now.\", \"inputSchema\": {\"type\": \"object\"}}\n]}\n";
+    std::fs::write(dir.path().join("t.json"), catalog).unwrap();
+    let r = run_in(dir.path(), &["lint", "t.json"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "t.json:2:61: SCH-014 warning: inputSchema declares no arguments and accepts any: a model may invent arguments no validator refuses (a tool without arguments takes {\"type\": \"object\", \"additionalProperties\": false}) (tool 'get_time') [fix: unsafe]\n \
+         2 | …\", \"description\": \"Says the time now.\", \"inputSchema\": {\"type\": \"object\"}}\n   \
+         |                                          ^\n\
+         Found 1 problem in 1 tool in 1 file: 0 critical, 1 warning, 0 info. 1 fixable with --fix --unsafe-fixes.\n"
+    );
+    // The safe fixes leave it open; the unsafe ones close it, and the lint then passes.
+    let r = run_in(dir.path(), &["lint", "t.json", "--write"], None);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.json")).unwrap(),
+        catalog
+    );
+    let r = run_in(
+        dir.path(),
+        &["lint", "t.json", "--write", "--unsafe-fixes"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("t.json")).unwrap(),
+        catalog.replace(
+            "{\"type\": \"object\"}",
+            "{\"type\": \"object\", \"additionalProperties\": false}"
+        )
+    );
+    let r = run(&["rule", "SCH-014"]);
+    assert_eq!(r.code, 0);
+    assert!(
+        r.stdout.starts_with(
+            "SCH-014 open-no-arguments\nseverity: warning, set: default, fix: unsafe\n\n"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("## Fix\nThe unsafe fix"), "{}", r.stdout);
 }
 
 #[test]
@@ -1083,4 +1143,18 @@ fn a_byte_order_mark_takes_no_column_and_is_not_shown() {
             assert!(!marked.stdout.contains('\u{feff}') && !marked.stdout.contains('\u{fffd}'));
         }
     }
+}
+
+/// clap-demo's tools (its live listing, which clap-demo's own tests hold equal to this file)
+/// pass the default rules.
+#[test]
+fn clap_demo_passes_its_own_lint() {
+    let tools = common::root().join("examples/clap-demo/tests/expected-tools.json");
+    let r = run(&["lint", tools.to_str().unwrap()]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "No problems in 3 tools in 1 file.\n"),
+        "{}",
+        r.stderr
+    );
 }

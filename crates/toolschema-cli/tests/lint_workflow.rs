@@ -83,7 +83,7 @@ fn a_file_that_cannot_be_linted_is_a_result_in_every_format() {
         r.stdout
     );
     assert!(r.stdout.ends_with(
-        "Found 7 problems in 3 tools in 1 file: 1 critical, 5 warning, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes. 2 files could not be linted.\n"
+        "Found 7 problems in 3 tools in 1 file: 1 critical, 5 warnings, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes. 2 files could not be linted.\n"
     ), "{}", r.stdout);
     assert_eq!(r.stderr, "");
 
@@ -270,7 +270,7 @@ fn statistics_count_findings_per_rule() {
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
-        "     2  SCH-002  [*]  open-object\n     1  DESC-001       missing-description\n     1  SCH-001       missing-required\n     1  SCH-011  [*]  nonstandard-format\n     1  TOOL-002       name-clients-reject\n     1  TOOL-003       duplicate-name\nFound 7 problems in 3 tools in 1 file: 1 critical, 5 warning, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes.\n"
+        "     2  SCH-002  [*]  open-object\n     1  DESC-001       missing-description\n     1  SCH-001       missing-required\n     1  SCH-011  [*]  nonstandard-format\n     1  TOOL-002       name-clients-reject\n     1  TOOL-003       duplicate-name\nFound 7 problems in 3 tools in 1 file: 1 critical, 5 warnings, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes.\n"
     );
     let r = run_in(
         dir.path(),
@@ -480,12 +480,35 @@ fn a_live_server_is_linted_in_one_step() {
         "{}",
         r.stderr
     );
-    assert!(
-        r.stdout.starts_with(&format!("<snapshot of '{server}'>:")),
-        "{}",
-        r.stdout
+    // The findings are named by the command that listed them.
+    assert!(r.stdout.starts_with(&format!("{server}:")), "{}", r.stdout);
+    // In SARIF too: the artifact's URI is the command, not a placeholder.
+    let sarif = run_in(
+        dir.path(),
+        &[
+            "lint",
+            "--format",
+            "sarif",
+            "--timeout",
+            "60",
+            "--",
+            &server,
+        ],
     );
-    assert!(r.stdout.ends_with("Found 13 problems in 13 tools in 1 file: 0 critical, 13 warning, 0 info. 13 fixable with --fix.\n"), "{}", r.stdout);
+    assert_eq!(sarif.code, 1, "{}", sarif.stderr);
+    let sarif: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let uris: std::collections::BTreeSet<&str> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(uris, std::collections::BTreeSet::from([server.as_str()]));
+    assert!(r.stdout.ends_with("Found 13 problems in 13 tools in 1 file: 0 critical, 13 warnings, 0 info. 13 fixable with --fix.\n"), "{}", r.stdout);
     // With -o: the snapshot is kept, and the findings point into it.
     let r = run_in(
         dir.path(),

@@ -830,3 +830,81 @@ fn a_lone_surrogate_is_not_called_valid_where_the_schema_could_tell_it_from_u_ff
     );
     assert_eq!(lines[1]["valid"], true);
 }
+
+/// The filesystem server's schemas are open: a misspelt `taill` passes them, as the schema says,
+/// unless `--unknown-arguments reject` refuses it with the proxy's words (after the schema's own
+/// errors), in a single call and in a batch alike.
+#[test]
+fn unknown_arguments_reject_refuses_a_misspelt_argument_of_an_open_schema() {
+    let catalog = real_catalog("filesystem");
+    let catalog = catalog.to_str().unwrap();
+    let typo = r#"{"path": "/tmp/a.txt", "taill": 5}"#;
+    let r = validate(&[catalog, "--tool", "read_text_file", "--args", typo]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"), "{}", r.stderr);
+    let reject = ["--unknown-arguments", "reject"];
+    let r = validate(
+        &[
+            &[catalog, "--tool", "read_text_file", "--args", typo][..],
+            &reject,
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str(), r.stderr.as_str()),
+        (
+            1,
+            "unexpected argument 'taill' (did you mean 'tail'?)\n",
+            ""
+        )
+    );
+    // The schema's own errors come first; declared arguments pass.
+    let r = validate(
+        &[
+            &[
+                catalog,
+                "--tool",
+                "read_text_file",
+                "--args",
+                r#"{"taill": 5}"#,
+            ][..],
+            &reject,
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (
+            1,
+            "missing required argument 'path'\nunexpected argument 'taill' (did you mean 'tail'?)\n"
+        )
+    );
+    let r = validate(
+        &[
+            &[
+                catalog,
+                "--tool",
+                "read_text_file",
+                "--args",
+                r#"{"path": "/a", "tail": 5}"#,
+            ][..],
+            &reject,
+        ]
+        .concat(),
+    );
+    assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"));
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        format!("{{\"name\": \"read_text_file\", \"arguments\": {typo}}}\n"),
+    )
+    .unwrap();
+    let r = validate(&[&[catalog, "--calls", calls.to_str().unwrap()][..], &reject].concat());
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (
+            1,
+            "{\"line\":1,\"tool\":\"read_text_file\",\"valid\":false,\"errors\":[{\"path\":\"/taill\",\"message\":\"unexpected argument 'taill' (did you mean 'tail'?)\"}]}\n"
+        )
+    );
+}

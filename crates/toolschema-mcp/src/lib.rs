@@ -5,6 +5,7 @@
 //! - [`fuzz`]: call every tool with valid and invalid arguments made from its schema, and
 //!   report crashes, hangs, protocol violations, internal errors, invalid arguments accepted,
 //!   results that break `outputSchema`, leaks and valid arguments refused.
+//! - [`call`]: one `tools/call` by hand, after the listing, with its answer as sent.
 //! - [`proxy`]: a validating stdio proxy a client starts in place of a server. Every message
 //!   passes through unchanged; `tools/call` arguments that break the tool's `inputSchema` are
 //!   answered with the core's messages instead of reaching the server.
@@ -21,6 +22,7 @@
 //! command uses), except the proxy's message path: each direction is a thread of its own with
 //! blocking I/O, which wakes the thread that handles a message directly.
 
+pub mod call;
 pub mod connection;
 pub mod framing;
 pub mod fuzz;

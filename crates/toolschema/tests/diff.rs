@@ -63,14 +63,14 @@ fn changes(old: Value, new: Value) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
-/// The change reporting the name `name` of the new argument (or field) `subject`, at `pointer`:
-/// text the model reads.
-fn name_text(pointer: &str, subject: &str, name: &str) -> (String, String, String, String) {
+/// The change reporting the name of the new argument (or field) `subject`, at `pointer`: text
+/// the model reads.
+fn name_text(pointer: &str, subject: &str) -> (String, String, String, String) {
     (
         "schema-text-changed".into(),
         "security".into(),
         pointer.into(),
-        format!("name of {subject} changed: {{+{name}+}}"),
+        format!("{subject} added: its name is new text the model reads"),
     )
 }
 
@@ -524,11 +524,7 @@ fn required_and_properties() {
                 "/inputSchema/required",
                 "new required argument 'mode'"
             ),
-            vec![name_text(
-                "/inputSchema/properties/mode",
-                "argument 'mode'",
-                "mode"
-            )]
+            vec![name_text("/inputSchema/properties/mode", "argument 'mode'")]
         ]
         .concat()
     );
@@ -575,8 +571,7 @@ fn required_and_properties() {
         .into_iter()
         .chain([name_text(
             "/inputSchema/properties/depth",
-            "argument 'depth'",
-            "depth"
+            "argument 'depth'"
         )])
         .collect::<Vec<_>>()
     );
@@ -629,8 +624,7 @@ fn required_and_properties() {
         .into_iter()
         .chain([name_text(
             "/inputSchema/properties/edits/items/properties/new",
-            "argument 'edits[].new'",
-            "new"
+            "argument 'edits[].new'"
         )])
         .collect::<Vec<_>>()
     );
@@ -1102,7 +1096,7 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
         [
             one("property-added", "breaking", "/inputSchema/properties/n",
                 "new optional argument 'n' (its values met what the object allowed of undeclared members; its own schema may refuse them)"),
-            vec![name_text("/inputSchema/properties/n", "argument 'n'", "n")]
+            vec![name_text("/inputSchema/properties/n", "argument 'n'")]
         ]
         .concat()
     );
@@ -1170,7 +1164,7 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
             "schema-text-changed".into(),
             "security".into(),
             "/inputSchema/patternProperties/^x_".into(),
-            "patternProperties of the input schema changed: {+^x_+}".into()
+            "'^x_' added to patternProperties of the input schema".into()
         )])
         .collect::<Vec<_>>()
     );
@@ -1200,7 +1194,7 @@ fn removed_members_meet_what_the_object_allows_of_undeclared_ones() {
             "schema-text-changed".into(),
             "security".into(),
             "/outputSchema/patternProperties/^x_".into(),
-            "patternProperties of the output schema changed: {+^x_+}".into()
+            "'^x_' added to patternProperties of the output schema".into()
         )])
         .collect::<Vec<_>>()
     );
@@ -1494,11 +1488,7 @@ fn output_schemas_in_the_reverse_direction() {
                 "/outputSchema",
                 "outputSchema added: results now promise a shape"
             ),
-            vec![name_text(
-                "/outputSchema/properties/total",
-                "field 'total'",
-                "total"
-            )]
+            vec![name_text("/outputSchema/properties/total", "field 'total'")]
         ]
         .concat()
     );
@@ -2174,8 +2164,7 @@ fn under_unevaluated_properties_what_evaluates_members_is_meaningful() {
         .into_iter()
         .chain([name_text(
             "/inputSchema/allOf/0/properties/a",
-            "argument 'a'",
-            "a"
+            "argument 'a'"
         )])
         .collect::<Vec<_>>()
     );
@@ -2196,8 +2185,7 @@ fn under_unevaluated_properties_what_evaluates_members_is_meaningful() {
         .into_iter()
         .chain([name_text(
             "/inputSchema/anyOf/0/properties/a",
-            "argument 'a'",
-            "a"
+            "argument 'a'"
         )])
         .collect::<Vec<_>>()
     );
@@ -2278,8 +2266,7 @@ fn a_branch_declaring_a_known_argument_constrains_it() {
         .into_iter()
         .chain([name_text(
             "/inputSchema/allOf/0/properties/offset",
-            "argument 'offset'",
-            "offset"
+            "argument 'offset'"
         )])
         .collect::<Vec<_>>()
     );
@@ -2309,7 +2296,7 @@ fn text_arriving_with_something_new_is_security() {
                 "/inputSchema/properties/notes/description".into(),
                 format!("description of argument 'notes' changed: {{+{shown}+}}")
             ),
-            name_text("/inputSchema/properties/notes", "argument 'notes'", "notes"),
+            name_text("/inputSchema/properties/notes", "argument 'notes'"),
         ]
     );
     // A new enum value, shown whole.
@@ -2360,7 +2347,7 @@ fn text_arriving_with_something_new_is_security() {
                 "/inputSchema/properties/kind/title".into(),
                 "title of argument 'kind' changed: {+Kind+}".into()
             ),
-            name_text("/inputSchema/properties/kind", "argument 'kind'", "kind"),
+            name_text("/inputSchema/properties/kind", "argument 'kind'"),
         ]
     );
     // A new output field, and a whole new outputSchema.
@@ -2391,7 +2378,7 @@ fn text_arriving_with_something_new_is_security() {
                 "/outputSchema".into(),
                 "outputSchema added: results now promise a shape".into()
             ),
-            name_text("/outputSchema/properties/x", "field 'x'", "x"),
+            name_text("/outputSchema/properties/x", "field 'x'"),
             (
                 "schema-annotation-changed".into(),
                 "security".into(),
@@ -2447,7 +2434,7 @@ fn names_patterns_and_formats_are_text_the_model_reads() {
         ),
         pair(
             &format!("/inputSchema/properties/{injected}"),
-            format!("name of argument '{shown}' changed: {{+{shown}+}}")
+            format!("argument '{shown}' added: its name is new text the model reads")
         )
     );
     // A new argument's pattern and format, and a pattern in its propertyNames.
@@ -2484,7 +2471,7 @@ fn names_patterns_and_formats_are_text_the_model_reads() {
                 ),
                 (
                     "/inputSchema/properties/b".to_string(),
-                    "name of argument 'b' changed: {+b+}".to_string()
+                    "argument 'b' added: its name is new text the model reads".to_string()
                 )
             ]
         );
@@ -2519,7 +2506,7 @@ fn names_patterns_and_formats_are_text_the_model_reads() {
         )[0],
         (
             format!("/inputSchema/properties/b/dependentRequired/{injected}"),
-            format!("dependentRequired of argument 'b' changed: {{+{shown}+}}")
+            format!("'{shown}' added to dependentRequired of argument 'b'")
         )
     );
     assert_eq!(
@@ -2529,7 +2516,7 @@ fn names_patterns_and_formats_are_text_the_model_reads() {
         ),
         pair(
             &format!("/inputSchema/properties/{injected}"),
-            format!("name of argument '{shown}' changed: {{+{shown}+}}")
+            format!("argument '{shown}' added: its name is new text the model reads")
         )
     );
     // A name only required, never declared.
@@ -2537,7 +2524,7 @@ fn names_patterns_and_formats_are_text_the_model_reads() {
         text(input(base.clone()), with(json!({"required": [injected]}))),
         pair(
             "/inputSchema/required",
-            format!("required of the input schema changed: {{+{shown}+}}")
+            format!("'{shown}' added to required of the input schema")
         )
     );
     // Names differing only in case are different text.

@@ -59,14 +59,16 @@ enum Commands {
 enum FilesCommand {
     /// List files and directories: the entries of each directory, or the file itself
     List {
-        /// Files or directories to list [default: .]
+        /// Files or directories to list
+        #[arg(default_value = ".")]
         paths: Vec<PathBuf>,
         /// Output format
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
         /// List at most this many entries
-        #[arg(long)]
-        limit: Option<usize>,
+        // A default, so that a model's first call cannot flood its context.
+        #[arg(long, default_value_t = 1000)]
+        limit: usize,
     },
 }
 
@@ -130,7 +132,9 @@ fn mcp_config() -> Config {
             "value",
             json!({
                 "description": "The value, any JSON value but null",
-                "type": ["string", "number", "boolean", "array", "object"]
+                "type": ["string", "number", "boolean", "array", "object"],
+                // A list's elements are any JSON value too; saying so is what OpenAI requires.
+                "items": {}
             }),
         )
 }
@@ -204,13 +208,7 @@ fn greet(name: &str, times: u8, shout: bool) {
     }
 }
 
-fn list_files(paths: &[PathBuf], format: Format, limit: Option<usize>) -> Result<(), String> {
-    let default = [PathBuf::from(".")];
-    let paths = if paths.is_empty() {
-        &default[..]
-    } else {
-        paths
-    };
+fn list_files(paths: &[PathBuf], format: Format, limit: usize) -> Result<(), String> {
     let mut entries: Vec<(PathBuf, &'static str, u64)> = Vec::new();
     for path in paths {
         let metadata =
@@ -230,7 +228,7 @@ fn list_files(paths: &[PathBuf], format: Format, limit: Option<usize>) -> Result
             entries.push((path.clone(), kind(&metadata), metadata.len()));
         }
     }
-    entries.truncate(limit.unwrap_or(usize::MAX));
+    entries.truncate(limit);
     match format {
         Format::Json => {
             let list: Vec<Value> = entries

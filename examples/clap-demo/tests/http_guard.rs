@@ -291,7 +291,7 @@ fn typescript_client_with_bearer_tokens_and_jwts() {
         "'dave' already has 3 open sessions, the most allowed (--max-sessions-per-token); close one (HTTP DELETE), or wait until one has been idle for --session-idle"
     );
     assert_eq!(out["otherClientsSession"]["status"], 404);
-    assert_eq!(out["deleted"], 202);
+    assert_eq!(out["deleted"], 200);
     assert_eq!(out["afterDelete"], 200);
 
     // SIGHUP: the token file read again.

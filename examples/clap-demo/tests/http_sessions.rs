@@ -151,3 +151,36 @@ fn a_standard_header_sent_twice_is_refused() {
     }
     server.stop();
 }
+
+/// The Python SDK client ends its session with a DELETE and logs "Session termination failed:
+/// 202" unless it is answered 200 or 204: `mcp stream` answers 200, as the proxy does.
+#[test]
+fn the_python_client_ends_its_session_without_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = common::StreamServer::start(dir.path(), &["--port", "0"]);
+    let python = common::workspace().join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "the Python MCP client is not installed in .venv: run ./scripts/test.sh"
+    );
+    let script = [
+        "import sys, anyio",
+        "from mcp import Client",
+        "async def main():",
+        "    async with Client(sys.argv[1], mode='legacy', cache=None) as client:",
+        "        print(len((await client.list_tools()).tools))",
+        "anyio.run(main)",
+    ]
+    .join("\n");
+    let mut command = std::process::Command::new(python);
+    command.args(["-c", &script, &server.url]);
+    let finished = common::run(command, Duration::from_secs(60));
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert!(finished.stdout.trim().parse::<usize>().unwrap() > 0);
+    assert!(
+        !finished.stderr.contains("Session termination failed"),
+        "{}",
+        finished.stderr
+    );
+    server.stop();
+}

@@ -127,11 +127,11 @@ impl Summary {
             return out;
         }
         out.push_str(&format!(
-            "Found {} problem{} in {scope}: {} critical, {} warning, {} info.",
+            "Found {} problem{} in {scope}: {} critical, {}, {} info.",
             self.problems(),
             plural(self.problems()),
             self.critical,
-            self.warning,
+            crate::output::count(self.warning, "warning", "warnings"),
             self.info
         ));
         if self.safe_fixes > 0 {

@@ -15,7 +15,7 @@
 
 pub mod checks;
 pub mod leaks;
-mod server;
+pub(crate) mod server;
 
 pub use checks::{Answer, CallRecord, Check, Observation, Severity};
 pub use server::Unavailable;
@@ -65,6 +65,15 @@ pub struct FuzzOptions {
     pub headers: Vec<(String, String)>,
     /// The largest message accepted from the server.
     pub max_message_bytes: usize,
+}
+
+impl FuzzOptions {
+    /// Whether the tool `name` is fuzzed (or replayed): it matches `--tool` (when given) and
+    /// not `--skip`.
+    pub fn selects(&self, name: &str) -> bool {
+        (self.tools.is_empty() || self.tools.iter().any(|g| g.matches(name)))
+            && !self.skip.iter().any(|g| g.matches(name))
+    }
 }
 
 impl Default for FuzzOptions {
@@ -298,11 +307,7 @@ pub async fn run(
     // A run narrowed with --tool likely needs fewer lanes than --jobs: its other lanes start
     // when a tool takes them, not beside the first, whose listing they would slow down.
     let (listing, order) = context.start_and_list(options.tools.is_empty()).await?;
-    let selected = |name: &str| {
-        (options.tools.is_empty() || options.tools.iter().any(|g| g.matches(name)))
-            && !options.skip.iter().any(|g| g.matches(name))
-    };
-    let (tools, mut runs) = prepare(listing, selected, &known_of(target));
+    let (tools, mut runs) = prepare(listing, |name| options.selects(name), &known_of(target));
     progress.planned(tools.len(), tools.len().saturating_mul(options.cases));
     let outcomes: Vec<ToolOutcome> = futures::stream::iter(tools.into_iter().map(Arc::new))
         .map(|tool| fuzz_tool(&context, tool))

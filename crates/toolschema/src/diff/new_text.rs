@@ -10,13 +10,13 @@
 //! text.
 
 use super::schema::{holds_text, is_annotation, join, shown, SchemaDiff};
-use super::words::word_diff;
 use super::{ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::MAX_DEPTH;
 use crate::schema::references::{
     IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE, NESTED_LISTS, NESTED_MAPS, NESTED_SINGLE,
 };
+use crate::text::visible;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -152,17 +152,21 @@ impl SchemaDiff<'_> {
             } else {
                 path.to_string()
             };
-            let label = if keyword == "properties" {
-                "name"
-            } else {
-                keyword
-            };
             let text = Value::String(name.to_string());
-            let message = format!(
-                "{label} of {} changed: {}",
-                self.subject(&subject_path),
-                word_diff("", name)
-            );
+            // Arrived, not changed: said as an addition (the name written out, hidden
+            // characters made visible by the subject or by `visible`).
+            let message = if keyword == "properties" {
+                format!(
+                    "{} added: its name is new text the model reads",
+                    self.subject(&subject_path)
+                )
+            } else {
+                format!(
+                    "'{}' added to {keyword} of {}",
+                    visible(name),
+                    self.subject(&subject_path)
+                )
+            };
             self.push_class(
                 ChangeCode::SchemaTextChanged,
                 ChangeClass::Security,

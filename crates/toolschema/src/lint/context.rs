@@ -56,7 +56,7 @@ pub(crate) struct SchemaDoc<'a> {
 
 /// Keywords that say something about a schema without constraining its value: a `$ref` beside
 /// only these is a plain use of what it points at.
-const ANNOTATIONS: &[&str] = &[
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "$ref",
     "$comment",
     "description",

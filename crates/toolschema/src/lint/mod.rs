@@ -403,6 +403,7 @@ impl Linter {
         if let (1, FileText::Whole(text)) = (threads, text) {
             let layout = CatalogLayout::scan(file, text)?;
             let mut names = NameRules::new(&name_rules, layout.tools.len());
+            let mut said = SaidOnce::default();
             let cache = RunCache::default();
             for location in &layout.tools {
                 let mut outcome = job.lint_tool(TextPiece::whole(text), location, &cache)?;
@@ -410,17 +411,20 @@ impl Linter {
                 if let Some(settings) = adjust {
                     settings.adjust(&mut outcome.diagnostics);
                 }
+                said.finish(&mut outcome);
                 each(&mut outcome.diagnostics, TextPiece::whole(text));
             }
             return Ok(Some(layout.tools.len()));
         }
         parallel::lint_in_parallel(&job, threads - 1, |tools| {
             let mut names = NameRules::new(&name_rules, tools);
+            let mut said = SaidOnce::default();
             move |outcome, piece| {
                 names.finish(outcome, piece);
                 if let Some(settings) = adjust {
                     settings.adjust(&mut outcome.diagnostics);
                 }
+                said.finish(outcome);
                 each(&mut outcome.diagnostics, piece);
             }
         })
@@ -489,6 +493,26 @@ fn compares_looks(rules: &[&'static Rule]) -> bool {
         .any(|r| std::ptr::eq(*r, &rules::confusable_name::CONFUSABLE_NAME))
 }
 
+/// Findings said once per file, in file order: the same rewrite (COMPAT-006) with the same
+/// words at the same place of several tools, such as a draft-07 `$schema` left out of every
+/// tool, is said at its first tool only. It is one fact about the file, not one per tool.
+#[derive(Default)]
+struct SaidOnce(std::collections::HashSet<(String, String)>);
+
+impl SaidOnce {
+    /// Leave out of `outcome` the findings an earlier tool of the file had.
+    fn finish(&mut self, outcome: &mut ToolOutcome) {
+        let tool = outcome.pointer.as_str();
+        outcome.diagnostics.retain(|d| {
+            if !std::ptr::eq(d.rule, &rules::provider_rewrites::PROVIDER_REWRITES) {
+                return true;
+            }
+            let place = d.pointer.strip_prefix(tool).unwrap_or(&d.pointer);
+            self.0.insert((place.to_string(), d.message.clone()))
+        });
+    }
+}
+
 /// The rules that read tool names in file order, with the names seen so far.
 struct NameRules<'a> {
     rules: &'a [&'static Rule],
@@ -551,8 +575,8 @@ impl<'a> NameRules<'a> {
         }
         let skeleton = outcome.skeleton.take();
         self.earlier.insert_first(name, skeleton, || EarlierTool {
-            // Nothing else reads the outcome's pointer.
-            pointer: std::mem::take(&mut outcome.pointer),
+            // (Cloned: the findings said once per file are told apart by it after this.)
+            pointer: outcome.pointer.clone(),
             position: position(name_offset),
         });
     }

@@ -378,7 +378,7 @@ mod tests {
         );
         assert_eq!(
             codes("SCH-01"),
-            ["SCH-010", "SCH-011", "SCH-012", "SCH-013"]
+            ["SCH-010", "SCH-011", "SCH-012", "SCH-013", "SCH-014"]
         );
         assert_eq!(codes("ALL").len(), RULES.len());
         assert_eq!(

@@ -1454,6 +1454,30 @@ impl CompiledTool {
         (!errors.is_empty()).then_some(ValidationErrors(errors))
     }
 
+    /// Check arguments read from JSON text as [`CompiledTool::validate_input_read`] does, and
+    /// with `refuse_undeclared` also refuse the top-level arguments the schema does not declare
+    /// ([`CompiledTool::undeclared_arguments`], after the schema's own errors): what the proxy's
+    /// `--unknown-arguments reject` refuses. Arguments that could not be checked stay so.
+    pub fn validate_input_declared(
+        &self,
+        arguments: &Value,
+        lone_surrogates: bool,
+        refuse_undeclared: bool,
+    ) -> Result<(), ValidationErrors> {
+        let verdict = self.validate_input_read(arguments, lone_surrogates);
+        if !refuse_undeclared || verdict.as_ref().is_err_and(ValidationErrors::is_unchecked) {
+            return verdict;
+        }
+        match (verdict, self.undeclared_arguments(arguments)) {
+            (verdict, None) => verdict,
+            (Ok(()), Some(undeclared)) => Err(undeclared),
+            (Err(mut errors), Some(undeclared)) => {
+                errors.0.extend(undeclared.0);
+                Err(errors)
+            }
+        }
+    }
+
     /// Check a result's `structuredContent` read from JSON text, which [holds a lone surrogate
     /// escape](crate::json::has_lone_surrogate) when `lone_surrogates` says so (see
     /// [`SchemaValidator::validate_read`]; otherwise as [`CompiledTool::validate_output`]).

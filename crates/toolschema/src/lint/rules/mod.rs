@@ -88,6 +88,7 @@ register_rules! {
     nonstandard_format::NONSTANDARD_FORMAT,
     contradiction::CONTRADICTION,
     lightweight_shape::LIGHTWEIGHT_SHAPE,
+    open_no_arguments::OPEN_NO_ARGUMENTS,
     invalid_name::INVALID_NAME,
     name_clients_reject::NAME_CLIENTS_REJECT,
     duplicate_name::DUPLICATE_NAME,

@@ -21,7 +21,8 @@ declare_rule! {
     /// `additionalProperties` is absent, `true` or `{}`. `unevaluatedProperties: false` counts
     /// as closed. Not flagged: a free-form map (an object with neither `properties` nor
     /// `patternProperties`, such as `{"type": "object"}` or `"metadata": {"type": "object"}`,
-    /// which accepts any member on purpose), a map with a schema for its values
+    /// which accepts any member on purpose; a whole `inputSchema` of that form is SCH-014's), a
+    /// map with a schema for its values
     /// (`"additionalProperties": {"type": "string"}`), branches of an `allOf`, and definitions a
     /// `$ref` composes.
     ///

@@ -14,7 +14,8 @@ declare_rule! {
     /// OpenAPI), a `$ref` written out in place or wrapped in an `anyOf` of one branch, draft-07
     /// keywords (`definitions`, list `items`, `dependencies`) in their 2020-12 form, `$schema`
     /// left out, a root without `"type": "object"`, an `allOf` merged, a `oneOf` of disjoint
-    /// branches written `anyOf`.
+    /// branches written `anyOf`. The same rewrite at the same place of several tools of a file
+    /// (a draft-07 `$schema` on every tool) is said once, at the first of them.
     ///
     /// ## Why it matters
     /// Sent as written, the provider rejects or misreads these. Nothing is lost once rewritten,
