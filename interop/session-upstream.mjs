@@ -4,10 +4,11 @@
 // its sessions as a server must: a request, GET stream or DELETE naming a session it does not
 // have is answered 404. For the proxy tests of session limits and ownership.
 //
-//   PORT=N node session-upstream.mjs [--init-delay-ms MS] [--record FILE]
+//   PORT=N node session-upstream.mjs [--init-delay-ms MS] [--expire-after-ms MS] [--record FILE]
 //
 // `--init-delay-ms` holds each `initialize` answer that long after the session exists (a slow
-// upstream: concurrent initializes overlap). Tool `whoami` answers with the session the call
+// upstream: concurrent initializes overlap). `--expire-after-ms` ends a session that long after
+// the last request it got (recorded as `{"expired": ID}`), as servers expire idle sessions. Tool `whoami` answers with the session the call
 // was served in and the `clientInfo.name` its initialize gave. With `--record`, every request
 // is recorded as one JSON line: method, session id, status, JSON-RPC method, and the standard
 // headers Mcp-Method and Mcp-Name it came with.
@@ -20,12 +21,24 @@ const option = (name) => {
   return at === -1 ? undefined : process.argv[at + 1];
 };
 const initDelay = Number(option("--init-delay-ms") ?? 0);
+const expireAfter = Number(option("--expire-after-ms") ?? 0);
 const recordFile = option("--record");
 const sessions = new Map();
 let next = 0;
 
 function record(entry) {
   if (recordFile) appendFileSync(recordFile, JSON.stringify(entry) + "\n");
+}
+
+// A session's expiry starts again with each request it gets.
+function touch(id) {
+  const session = sessions.get(id);
+  if (!session || expireAfter <= 0) return;
+  clearTimeout(session.expiry);
+  session.expiry = setTimeout(() => {
+    sessions.delete(id);
+    record({ expired: id });
+  }, expireAfter);
 }
 
 function json(res, status, body, headers = {}) {
@@ -47,6 +60,7 @@ function handle(req, res, body) {
   if (req.method === "POST" && method === "initialize" && sid === undefined) {
     const id = `s-${++next}`;
     sessions.set(id, { client: message.params?.clientInfo?.name ?? null });
+    touch(id);
     record({ http: "POST", method, created: id });
     const answer = () =>
       json(
@@ -70,10 +84,12 @@ function handle(req, res, body) {
     record({ http: req.method, session: sid ?? null, status: 404, method: method ?? null });
     return json(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
   }
+  touch(sid);
   const standard = {};
   for (const name of ["mcp-method", "mcp-name"]) if (req.headers[name] !== undefined) standard[name] = req.headers[name];
   record({ http: req.method, session: sid, status: 200, method: method ?? null, headers: standard });
   if (req.method === "DELETE") {
+    clearTimeout(session.expiry);
     sessions.delete(sid);
     res.writeHead(200);
     return res.end();

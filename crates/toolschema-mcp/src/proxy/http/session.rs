@@ -230,9 +230,22 @@ impl Session {
         origin: &Origin,
         decide: impl FnOnce(&mut Gate, &mut Vec<Action>),
     ) {
+        self.decide_marking(core, event_id, origin, decide, |_, _| {});
+    }
+
+    /// Decide, let `mark` see what was decided before it is handed on, and hand it on.
+    fn decide_marking(
+        &self,
+        core: &mut Core,
+        event_id: Option<String>,
+        origin: &Origin,
+        decide: impl FnOnce(&mut Gate, &mut Vec<Action>),
+        mark: impl FnOnce(&mut Core, &[Action]),
+    ) {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
         decide(&mut core.gate, &mut actions);
+        mark(core, &actions);
         self.hand_on(core, actions, event_id, origin);
         if core.gate.next_deadline() != before {
             self.deadline_moved.notify_one();
@@ -406,18 +419,40 @@ impl Session {
 
     /// The upstream did not answer request `id` with a message (it failed, answered with an
     /// HTTP error, broke off or was cancelled): the gate answers it with an error saying why,
-    /// and an HTTP failure is passed on to the client as it was.
+    /// and an HTTP failure is passed on to the client as it was. When `id` is the proxy's own
+    /// (its listing) and the failure speaks of the client's standing (an expired session, its
+    /// credentials), the client's requests that waited for it, and that the gate answers now,
+    /// get that failure too, as they would have had they gone on.
     pub fn request_failed(&self, id: &RequestId, reason: &str, failure: Option<HttpFailure>) {
         let mut core = lock(&self.core);
-        if let (Some(failure), ClientSide::Http(routes)) = (failure, &mut core.client) {
-            routes.fail_request(id.key(), failure);
+        let waiting = match &failure {
+            Some(failure) if failure.concerns_the_client() => core.gate.waiting_on(id.key()),
+            _ => Vec::new(),
+        };
+        if let (Some(failure), ClientSide::Http(routes)) = (&failure, &mut core.client) {
+            routes.fail_request(id.key(), failure.clone());
         }
         let line = error_line(Some(id), ErrorCode(-32000), reason, None);
-        self.decide_locked(
+        self.decide_marking(
             &mut core,
             None,
             &Origin::Request(id.key().clone()),
             |gate, out| gate.server_message(line, Instant::now(), out),
+            |core, actions| {
+                let (Some(failure), ClientSide::Http(routes)) = (&failure, &mut core.client) else {
+                    return;
+                };
+                if waiting.is_empty() {
+                    return;
+                }
+                for action in actions {
+                    if let Action::ToClient(line) = action {
+                        if let Some(stream) = routes.answers_any(line, &waiting) {
+                            routes.fail_request(&stream, failure.clone());
+                        }
+                    }
+                }
+            },
         );
     }
 

@@ -26,7 +26,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -124,12 +124,20 @@ struct LinkState {
     standalone: Mutex<Option<AbortHandle>>,
     /// Whether the session was taken over, and what the upstream said of it.
     takeover: Mutex<Takeover>,
+    /// The upstream answered 404 to a message naming the session: it ended it (expired, or
+    /// never had it), and every later message in it would get the same (MCP).
+    ended: AtomicBool,
 }
 
 impl LinkState {
-    /// The upstream answered a message of this session (with `success` or not); a taken-over
-    /// session is confirmed or refused by its first answer.
-    fn heard(&self, success: bool) {
+    /// The upstream answered a message sent with `session_id` with `status` (`None`: no answer
+    /// came); a taken-over session is confirmed or refused by its first answer, and a 404
+    /// ends the session.
+    fn heard(&self, status: Option<StatusCode>, session_id: Option<&str>) {
+        let success = status.is_some_and(|s| s.is_success());
+        if status == Some(StatusCode::NOT_FOUND) && session_id.is_some() && !self.stateless {
+            self.ended.store(true, Ordering::Relaxed);
+        }
         let mut takeover = lock(&self.takeover);
         if *takeover == Takeover::Unconfirmed {
             *takeover = if success {
@@ -170,6 +178,7 @@ impl UpstreamLink {
                 tasks: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(None),
                 takeover: Mutex::new(Takeover::No),
+                ended: AtomicBool::new(false),
             }),
             queue,
             receiver: Mutex::new(Some(receiver)),
@@ -215,6 +224,11 @@ impl UpstreamLink {
     pub fn adopt_session_id(&self, id: &str) {
         *lock(&self.state.session_id) = Some(id.to_string());
         *lock(&self.state.takeover) = Takeover::Unconfirmed;
+    }
+
+    /// Whether the upstream ended the session (it answered 404 to a message in it).
+    pub fn is_ended(&self) -> bool {
+        self.state.ended.load(Ordering::Relaxed)
     }
 
     /// Whether the session was taken over, and what the upstream said of it.
@@ -356,7 +370,10 @@ async fn post_message(state: &LinkState, outbound: Outbound) {
         Err(e) => return report(&format!("cannot send a message to the upstream: {e}")),
     };
     let sent = state.upstream.client.send(request).await;
-    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    state.heard(
+        sent.as_ref().ok().map(|r| r.status()),
+        session_id.as_deref(),
+    );
     match sent {
         Ok(response) if response.status().is_success() => {
             let _ = response.into_body().collect().await;
@@ -429,7 +446,10 @@ async fn answer(
         )
     })?;
     let sent = state.upstream.client.send(request).await;
-    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    state.heard(
+        sent.as_ref().ok().map(|r| r.status()),
+        session_id.as_deref(),
+    );
     let response = sent.map_err(|e| (format!("the upstream cannot be reached: {e}"), None))?;
     if let Some(new_id) = response
         .headers()
@@ -599,12 +619,13 @@ async fn resume(state: &LinkState, headers: &HeaderMap, last: &str) -> Result<In
     headers.insert("last-event-id", value);
     let session_id = lock(&state.session_id).clone();
     let request = build(state, Method::GET, &headers, None, session_id.as_deref())?;
-    let response = state
-        .upstream
-        .client
-        .send(request)
-        .await
-        .map_err(|e| format!("the upstream's stream broke off and cannot be resumed: {e}"))?;
+    let sent = state.upstream.client.send(request).await;
+    state.heard(
+        sent.as_ref().ok().map(|r| r.status()),
+        session_id.as_deref(),
+    );
+    let response =
+        sent.map_err(|e| format!("the upstream's stream broke off and cannot be resumed: {e}"))?;
     if !response.status().is_success() || !is_event_stream(response.headers()) {
         return Err(format!(
             "the upstream's stream broke off and cannot be resumed (HTTP {})",
@@ -629,7 +650,10 @@ async fn open_standalone(
     let request =
         build(&state, Method::GET, headers, None, session_id.as_deref()).map_err(bad_gateway)?;
     let sent = state.upstream.client.send(request).await;
-    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    state.heard(
+        sent.as_ref().ok().map(|r| r.status()),
+        session_id.as_deref(),
+    );
     let response = sent.map_err(|e| bad_gateway(format!("the upstream cannot be reached: {e}")))?;
     let status = response.status();
     if !status.is_success() || !is_event_stream(response.headers()) {
