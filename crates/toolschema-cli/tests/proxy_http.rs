@@ -1590,6 +1590,134 @@ fn a_client_that_stops_reading_loses_its_stream_and_memory_stays_bounded() {
     assert!(stderr.contains(lost), "reported: {stderr}");
 }
 
+/// A stdio client (`proxy --upstream` alone) that stops reading while the upstream floods it
+/// (96 notifications of 1 MiB, `--max-message-bytes 2MiB`): past the room of what waits for the
+/// client, the proxy reads neither side until the client reads (back-pressure, as a pipe), so
+/// it holds a bounded amount, and nothing is lost: once the client reads, every notification
+/// comes, whole and in order, then the answer.
+#[test]
+fn a_stdio_client_that_stops_reading_holds_the_upstream_back_and_loses_nothing() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let stderr = dir.path().join("stderr");
+    let mut proxy = Command::new(toolschema())
+        .args([
+            "proxy",
+            "--max-message-bytes",
+            "2MiB",
+            "--upstream",
+            &upstream.url,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut input = proxy.stdin.take().unwrap();
+    let mut output = BufReader::new(proxy.stdout.take().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| {
+            let said = std::fs::read_to_string(&stderr).unwrap_or_default();
+            panic!("not JSON ({e}): {line:?}; stderr: {said}")
+        })
+    };
+    let count = 96;
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(r#"{{"jsonrpc":"2.0","id":"flood","method":"tools/call","params":{{"name":"flood","arguments":{{"count":{count},"size":1048576}}}}}}"#),
+    ];
+    for line in &lines {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    assert_eq!(read()["id"], 0);
+    // The client reads nothing more for now.
+    let over = 48u64 << 20;
+    let pid = proxy.id();
+    let flooded = || recorded(&record).contains(&json!({"flooded": "flood"}));
+    let wrote_all = http::eventually(Duration::from_secs(15), flooded);
+    let peak = peak_rss(pid);
+    assert!(
+        peak <= over,
+        "the proxy held {} MiB for a client that does not read",
+        peak >> 20
+    );
+    assert!(
+        !wrote_all,
+        "the upstream wrote all {count} MiB while the client read nothing"
+    );
+    // Reading now: all of it, in order, then the answer.
+    for n in 0..count {
+        let note = read();
+        assert_eq!(note["method"], "notifications/message", "message {n}");
+        let data = note["params"]["data"].as_str().unwrap_or_default();
+        assert_eq!(data.len(), 1 << 20, "message {n}");
+    }
+    let answer = read();
+    assert_eq!(answer["id"], "flood", "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "flooded",
+        "{answer}"
+    );
+    drop(input);
+    let status = proxy.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// A stdio client that sends calls without waiting for their answers: at most 256 of its
+/// requests are under way at the upstream at once (each a task and a connection); a call past
+/// them is answered at once with an error that says why, and never sent.
+#[test]
+fn requests_under_way_at_the_upstream_are_bounded_and_those_past_the_bound_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let mut client = common::Session::start(
+        toolschema(),
+        &strings(&["proxy", "--upstream", &upstream.url]),
+    );
+    client.initialize();
+    client.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    assert!(client.recv_reply()["result"]["tools"].is_array());
+    for n in 1..=260 {
+        client.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#
+        ));
+    }
+    let mut refused = Vec::new();
+    while refused.len() < 4 {
+        let message = client.recv();
+        if message.get("id").is_some() {
+            refused.push(message);
+        }
+    }
+    for (message, id) in refused.iter().zip(257..) {
+        assert_eq!(message["id"], id, "{refused:?}");
+        let text = message["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("256 requests of this session are under way at the upstream already"),
+            "{message}"
+        );
+    }
+    let slow_calls = || {
+        recorded(&record)
+            .iter()
+            .filter(|e| e["message"]["params"]["name"] == "slow")
+            .count()
+    };
+    http::eventually(Duration::from_secs(20), || slow_calls() >= 256);
+    assert_eq!(slow_calls(), 256);
+    assert!(client
+        .stderr()
+        .contains("256 requests of the session are under way at the upstream"));
+}
+
 /// A server that answers `initialize`, then stops reading its input.
 const DEAF_SERVER: &str = r#"
 const rl = require("readline").createInterface({ input: process.stdin });

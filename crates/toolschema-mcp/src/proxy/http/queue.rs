@@ -13,7 +13,7 @@ use super::routes::Outgoing;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 /// How many messages may wait for the server (a process's stdin, the upstream's outbox).
 pub const SERVER_QUEUE: usize = 1024;
@@ -128,16 +128,18 @@ impl StreamReceiver {
     }
 }
 
-/// The room a queue toward the server has (a server process's stdin, the upstream's
-/// outbox): messages the server has not taken yet, bounded in count and, but for one message,
-/// in bytes, as a client stream's are. Each queued message holds a [`Permit`] until the server
-/// took it.
+/// The room a queue has: toward the server (a server process's stdin, the upstream's outbox),
+/// messages the server has not taken yet; toward a stdio client, what it has not read; the
+/// upstream's requests under way. Bounded in count and, but for one message, in bytes, as a
+/// client stream's are. Each queued message holds a [`Permit`] until it was taken.
 #[derive(Debug)]
 pub struct Budget {
     bytes: AtomicUsize,
     count: AtomicUsize,
     max_bytes: usize,
     max_count: usize,
+    /// Woken whenever room is given back.
+    room: Notify,
 }
 
 /// The room one queued message takes, given back when it is dropped.
@@ -155,6 +157,7 @@ impl Budget {
             count: AtomicUsize::new(0),
             max_bytes,
             max_count,
+            room: Notify::new(),
         })
     }
 
@@ -166,12 +169,37 @@ impl Budget {
         if count >= self.max_count || (bytes > 0 && bytes.saturating_add(size) > self.max_bytes) {
             return None;
         }
+        Some(self.take_anyway(size))
+    }
+
+    /// Room for a message of `size` bytes, taken whether there is some or not: for a queue
+    /// whose producers wait for room ([`Budget::wait_for_room`]) before they make what they
+    /// queue, and which may then not refuse it.
+    pub fn take_anyway(self: &Arc<Self>, size: usize) -> Permit {
         self.bytes.fetch_add(size, Ordering::AcqRel);
         self.count.fetch_add(1, Ordering::AcqRel);
-        Some(Permit {
+        Permit {
             budget: self.clone(),
             size,
-        })
+        }
+    }
+
+    /// Whether the queue holds less than its count and its bytes.
+    pub fn has_room(&self) -> bool {
+        self.count.load(Ordering::Acquire) < self.max_count
+            && self.bytes.load(Ordering::Acquire) < self.max_bytes
+    }
+
+    /// Wait until the queue has room ([`Budget::has_room`]).
+    pub async fn wait_for_room(&self) {
+        loop {
+            // Registered before the check: room given back after it wakes this wait.
+            let given_back = self.room.notified();
+            if self.has_room() {
+                return;
+            }
+            given_back.await;
+        }
     }
 
     /// The bytes and messages held now.
@@ -188,6 +216,7 @@ impl Drop for Permit {
     fn drop(&mut self) {
         self.budget.bytes.fetch_sub(self.size, Ordering::AcqRel);
         self.budget.count.fetch_sub(1, Ordering::AcqRel);
+        self.budget.room.notify_waiters();
     }
 }
 
@@ -290,6 +319,26 @@ mod tests {
                 prop_assert!(held <= max_bytes.max(largest));
             }
         }
+    }
+
+    /// A producer that waits for room is woken when a message is taken, and only then.
+    #[tokio::test]
+    async fn a_wait_for_room_ends_when_room_is_given_back() {
+        let budget = Budget::new(2, 100);
+        let first = budget.take_anyway(60);
+        let second = budget.take_anyway(60);
+        assert!(!budget.has_room());
+        let waiting = tokio::spawn({
+            let budget = budget.clone();
+            async move { budget.wait_for_room().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        drop(first);
+        waiting.await.unwrap();
+        assert!(budget.has_room());
+        drop(second);
+        assert_eq!(budget.held(), (0, 0));
     }
 
     #[test]

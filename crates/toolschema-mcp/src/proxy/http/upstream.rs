@@ -14,7 +14,7 @@
 
 use super::queue::{Budget, Permit, SERVER_QUEUE};
 use super::routes::{HttpFailure, Origin};
-use super::session::{lock, Outbound, Session};
+use super::session::{lock, NotSent, Outbound, Session};
 use super::sse::Decoder;
 use super::wire;
 use crate::message::{self, read, IdKey, Kind, Read, RequestId};
@@ -41,6 +41,11 @@ const ERROR_BODY_BYTES: usize = 64 * 1024;
 
 /// How long an idle pooled connection stays open.
 const POOL_IDLE: Duration = Duration::from_secs(30);
+
+/// How many requests one session (or 2026-07-28 lane) may have under way at the upstream at
+/// once, each a task and a connection: past it a request is not sent, and its client gets an
+/// error that says so (a stdio client may send without waiting for answers).
+pub(crate) const UPSTREAM_REQUESTS: usize = 256;
 
 /// The remote server, shared by every session of the proxy.
 pub(crate) struct Upstream {
@@ -149,8 +154,13 @@ impl LinkState {
     }
 }
 
-/// A message for the upstream, holding its room in the link's budget until it is sent.
-type Queued = (Outbound, Permit);
+/// A message for the upstream, holding its room in the link's budget until it is sent; a
+/// request holds its place among the requests under way until it ends.
+struct Queued {
+    outbound: Outbound,
+    _room: Permit,
+    under_way: Option<Permit>,
+}
 
 /// One session's link to the upstream.
 pub(crate) struct UpstreamLink {
@@ -159,6 +169,8 @@ pub(crate) struct UpstreamLink {
     receiver: Mutex<Option<mpsc::UnboundedReceiver<Queued>>>,
     /// What the upstream has not taken yet may take (the queue is bounded by it).
     budget: Arc<Budget>,
+    /// The requests under way ([`UPSTREAM_REQUESTS`]).
+    requests: Arc<Budget>,
 }
 
 impl UpstreamLink {
@@ -169,6 +181,7 @@ impl UpstreamLink {
         let budget = Budget::new(SERVER_QUEUE, upstream.max_message_bytes);
         UpstreamLink {
             budget,
+            requests: Budget::new(UPSTREAM_REQUESTS, usize::MAX),
             state: Arc::new(LinkState {
                 upstream,
                 session_id: Mutex::new(None),
@@ -198,15 +211,25 @@ impl UpstreamLink {
         tokio::spawn(send_queued(state, receiver, weak));
     }
 
-    /// Queue a message for the upstream; `false` when the upstream has not taken enough of
-    /// what came before to make room for it.
-    pub fn send(&self, outbound: Outbound) -> bool {
-        let Some(permit) = self.budget.take(outbound.line.len()) else {
-            return false;
+    /// Queue a message for the upstream, or say why not: the upstream has not taken enough of
+    /// what came before to make room for it, or it is a request and the session has as many
+    /// under way as it may.
+    pub fn send(&self, outbound: Outbound) -> Result<(), NotSent> {
+        let under_way = match outbound.request {
+            Some(_) => Some(self.requests.take(0).ok_or(NotSent::Requests)?),
+            None => None,
         };
+        let room = self
+            .budget
+            .take(outbound.line.len())
+            .ok_or(NotSent::Queue)?;
         // A closed queue: the session is closing.
-        let _ = self.queue.send((outbound, permit));
-        true
+        let _ = self.queue.send(Queued {
+            outbound,
+            _room: room,
+            under_way,
+        });
+        Ok(())
     }
 
     /// Whether this is a lane of 2026-07-28 requests.
@@ -303,11 +326,21 @@ async fn send_queued(
     mut queue: mpsc::UnboundedReceiver<Queued>,
     session: Weak<Session>,
 ) {
-    // Each message holds its room until it is sent (a request's, until its task is started).
-    while let Some((outbound, _permit)) = queue.recv().await {
+    // Each message holds its room until it is sent (a request's, until its task is started;
+    // its place among the requests under way, until the task ends).
+    while let Some(Queued {
+        outbound,
+        under_way,
+        ..
+    }) = queue.recv().await
+    {
         if let Some(id) = outbound.request.clone() {
             let key = id.key().clone();
-            let task = tokio::spawn(exchange(state.clone(), session.clone(), outbound, id));
+            let exchanged = exchange(state.clone(), session.clone(), outbound, id);
+            let task = tokio::spawn(async move {
+                exchanged.await;
+                drop(under_way);
+            });
             lock(&state.tasks).insert(key, task.abort_handle());
             continue;
         }
@@ -518,6 +551,7 @@ async fn answer(
     })?;
     let answered = answers(&data, &key);
     if let Some(session) = session.upgrade() {
+        session.client_room().await;
         session.server_message(data.clone(), None, &origin);
     }
     if answered {
@@ -598,6 +632,8 @@ async fn pump(
             let Some(session) = session.upgrade() else {
                 return end;
             };
+            // A stdio client that does not read holds the stream back.
+            session.client_room().await;
             session.server_message(data, event.id, origin);
         }
     }
