@@ -257,6 +257,130 @@ fn a_2026_07_28_request_whose_headers_disagree_with_its_body_is_refused() {
     assert_eq!(recorded(&record).len(), 1);
 }
 
+/// `Mcp-Param-*` headers (2026-07-28: arguments a tool annotates `x-mcp-header`, which the
+/// client mirrors into headers for intermediaries) are compared with the call's arguments as a
+/// server that reads the body compares them: one that disagrees, is missing for an argument
+/// given, or names an argument not given is refused with 400 and `-32020`, before the
+/// upstream. What goes on is set from the body; a name the tool does not declare goes on as it
+/// is; a 2025-11-25 call, whose revision has none, sends none on.
+#[test]
+fn mcp_param_headers_are_compared_with_the_arguments_and_set_from_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let call = |arguments: &str, params: &[(&str, &str)]| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"route","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let mut headers = vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "route"),
+        ];
+        headers.extend_from_slice(params);
+        http::request("POST", &proxy.url, &headers, &body)
+    };
+    let routed = |reply: &http::Reply| {
+        assert_eq!(reply.status, 200, "{reply:?}");
+        let answer = reply.messages().pop().unwrap();
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "routed",
+            "{reply:?}"
+        );
+    };
+    let last_call_headers = || {
+        recorded(&record)
+            .into_iter()
+            .filter(|e| e["message"]["params"]["name"] == "route")
+            .map(|e| e["headers"].clone())
+            .last()
+    };
+    let arguments = r#"{"region":"eu-west","dry":true,"target":{"shard":7},"note":"n"}"#;
+    let right = [
+        ("Mcp-Param-Region", "eu-west"),
+        ("Mcp-Param-Dry", "true"),
+        ("Mcp-Param-Shard", "7"),
+    ];
+    routed(&call(arguments, &right));
+    let sent = last_call_headers().unwrap();
+    assert_eq!(sent["mcp-param-region"], "eu-west", "{sent}");
+    assert_eq!(sent["mcp-param-dry"], "true", "{sent}");
+    assert_eq!(sent["mcp-param-shard"], "7", "{sent}");
+    // The same values otherwise written: Base64, an integer with a leading zero; set from the
+    // body on the way up. A name the tool does not declare goes on as it is.
+    routed(&call(
+        arguments,
+        &[
+            ("Mcp-Param-Region", "=?base64?ZXUtd2VzdA==?="),
+            ("Mcp-Param-Dry", "true"),
+            ("Mcp-Param-Shard", "07"),
+            ("Mcp-Param-Trace", "abc"),
+        ],
+    ));
+    let sent = last_call_headers().unwrap();
+    assert_eq!(sent["mcp-param-region"], "eu-west", "{sent}");
+    assert_eq!(sent["mcp-param-shard"], "7", "{sent}");
+    assert_eq!(sent["mcp-param-trace"], "abc", "{sent}");
+    let calls_before = recorded(&record).len();
+    let refused: [(&str, Vec<(&str, &str)>, &str); 4] = [
+        (
+            arguments,
+            vec![right[0], right[1], ("Mcp-Param-Shard", "8")],
+            "the Mcp-Param-Shard header '8' does not match the argument 'target.shard' ('7')",
+        ),
+        (
+            arguments,
+            vec![("Mcp-Param-Region", "us-east"), right[1], right[2]],
+            "the Mcp-Param-Region header 'us-east' does not match the argument 'region' ('eu-west')",
+        ),
+        (
+            arguments,
+            vec![right[1], right[2]],
+            "the Mcp-Param-Region header is missing for the argument 'region'",
+        ),
+        (
+            r#"{"region":"eu-west","target":{"shard":7}}"#,
+            vec![right[0], right[1], right[2]],
+            "the Mcp-Param-Dry header is sent, but the call gives no argument 'dry' it could mirror",
+        ),
+    ];
+    for (arguments, headers, why) in refused {
+        let reply = call(arguments, &headers);
+        assert_eq!(reply.status, 400, "{why}: {reply:?}");
+        assert_eq!(
+            reply.json(),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": format!("Header mismatch: {why}")}})
+        );
+    }
+    assert_eq!(
+        recorded(&record).len(),
+        calls_before,
+        "a refused call reached the upstream"
+    );
+    // 2025-11-25 has no Mcp-Param-* headers: none goes on.
+    let session = http::initialize(&proxy.url, &[]);
+    let reply = http::post(
+        &proxy.url,
+        &session,
+        &[("Mcp-Param-Region", "us-east"), ("Mcp-Param-Trace", "abc")],
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"route","arguments":{arguments}}}}}"#
+        ),
+    );
+    routed(&reply);
+    let sent = last_call_headers().unwrap();
+    assert!(
+        !sent
+            .as_object()
+            .unwrap()
+            .keys()
+            .any(|k| k.starts_with("mcp-param-")),
+        "{sent}"
+    );
+    proxy.stop();
+}
+
 #[test]
 fn faults_over_http_are_answered_and_nothing_invalid_is_forwarded() {
     let dir = tempfile::tempdir().unwrap();

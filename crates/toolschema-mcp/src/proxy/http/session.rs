@@ -82,6 +82,8 @@ pub(crate) struct Outbound {
 enum Refusal {
     /// The server (or the upstream) had no room for it.
     NotSent(NotSent),
+    /// Its `Mcp-Param-*` headers disagree with its body: why.
+    Headers(String),
 }
 
 /// Why a message was not sent to the server.
@@ -318,7 +320,11 @@ impl Session {
         for action in actions {
             match action {
                 Action::ToServer(line) => {
-                    let outbound = core.outbound(line);
+                    let mut outbound = core.outbound(line);
+                    if let Err(why) = core.mirror_params(&mut outbound) {
+                        refused.extend(outbound.request.map(|id| (id, Refusal::Headers(why))));
+                        continue;
+                    }
                     let request = outbound.request.clone();
                     let method = outbound.method.clone();
                     let Err(why) = self.backend.send(outbound) else {
@@ -370,8 +376,23 @@ impl Session {
             let (code, reason) = match why {
                 Refusal::NotSent(NotSent::Queue) => (-32000, "the server is not taking messages (too many wait for it); the request was not sent".to_string()),
                 Refusal::NotSent(NotSent::Requests) => (-32000, format!("{UPSTREAM_REQUESTS} requests of this session are under way at the upstream already (at most {UPSTREAM_REQUESTS} at once); the request was not sent")),
+                Refusal::Headers(why) => (wire::HEADER_MISMATCH, format!("Header mismatch: {why}")),
             };
             let line = error_line(Some(&id), ErrorCode(code), &reason, None);
+            if let (ClientSide::Http(routes), wire::HEADER_MISMATCH) = (&mut core.client, code) {
+                // Refused as a server that reads the body refuses it: 400.
+                let mut headers = HeaderMap::new();
+                headers.insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("application/json"),
+                );
+                let failure = HttpFailure {
+                    status: http::StatusCode::BAD_REQUEST,
+                    headers,
+                    body: line.clone().into(),
+                };
+                routes.fail_request(id.key(), failure);
+            }
             let mut answered = Vec::new();
             core.gate
                 .server_message(line, Instant::now(), &mut answered);
@@ -651,6 +672,20 @@ impl Core {
         }
     }
 
+    /// Set the `Mcp-Param-*` headers of a message for the upstream from its body, or say how
+    /// the client's disagree with it ([`wire::mirror_params`]).
+    fn mirror_params(&self, outbound: &mut Outbound) -> Result<(), String> {
+        if self.forwarding.is_none() {
+            return Ok(());
+        }
+        let Ok(text) = std::str::from_utf8(&outbound.line) else {
+            return Ok(());
+        };
+        wire::mirror_params(&mut outbound.headers, text, |tool| {
+            self.gate.mirrored_arguments(tool)
+        })
+    }
+
     /// Hand a message on to the client.
     fn hand_to_client(&mut self, line: Vec<u8>, event_id: Option<String>, origin: &Origin) {
         if let Some(forwarding) = self
@@ -756,6 +791,14 @@ impl Forwarding {
         let mut latest = headers.clone();
         for name in PER_REQUEST {
             latest.remove(*name);
+        }
+        let params: Vec<http::HeaderName> = latest
+            .keys()
+            .filter(|name| name.as_str().starts_with(wire::PARAM_PREFIX))
+            .cloned()
+            .collect();
+        for name in params {
+            latest.remove(name);
         }
         self.latest = latest;
     }
