@@ -297,7 +297,11 @@ impl Gate {
             changes_at_request,
         };
         let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
-        self.check_pins(tools_of(&result), Some(&own), out);
+        let lossy = match &message.result {
+            Some(at) if self.config.pins.is_some() => message::lossy_tools(text, at.clone()),
+            _ => Vec::new(),
+        };
+        self.check_pins(tools_of(&result), &lossy, Some(&own), out);
         let (warnings, completed) = self.registry.learn_page(tools_of(&result), page);
         self.own_listing_holds |= completed;
         self.learned(warnings, completed);
@@ -417,7 +421,11 @@ impl Gate {
         let Some(Value::Array(tools)) = result.get_mut("tools") else {
             return None;
         };
-        let left_out = self.check_pins(tools, Some(id), out);
+        let lossy = match self.config.pins {
+            Some(_) => message::lossy_tools_of_response(text),
+            None => Vec::new(),
+        };
+        let left_out = self.check_pins(tools, &lossy, Some(id), out);
         let policy = &self.config.policy;
         let overrides = &self.config.overrides;
         let before = tools.len();
