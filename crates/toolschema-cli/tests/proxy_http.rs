@@ -1453,27 +1453,9 @@ fn a_reader_that_stops_reading_the_access_log_never_stops_the_requests() {
         "alice:alice-token-0123456789abcdef\n",
     )
     .unwrap();
-    let fifo = dir.path().join("access.fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let (start_reading, may_read) = std::sync::mpsc::channel::<()>();
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            use std::io::Read;
-            // Opened as the proxy opens it, then not read until the requests are answered.
-            let mut file = std::fs::File::open(&fifo).unwrap();
-            may_read.recv().unwrap();
-            let mut text = String::new();
-            file.read_to_string(&mut text).unwrap();
-            text
-        })
-    };
+    let log = common::StalledFifo::new(&dir.path().join("access.fifo"));
     let mut args = strings(&["--auth-token-file", "tokens", "--access-log"]);
-    args.push(fifo.display().to_string());
+    args.push(log.path.display().to_string());
     args.push("--".into());
     args.extend(recording_server(&record, &[]));
     let proxy = Listening::start_in(Some(dir.path()), &args);
@@ -1488,9 +1470,9 @@ fn a_reader_that_stops_reading_the_access_log_never_stops_the_requests() {
         );
         assert_eq!(reply.status, 401, "request {n}");
     }
-    start_reading.send(()).unwrap();
+    log.start_reading();
     proxy.stop();
-    let text = reader.join().unwrap();
+    let text = log.text();
     let refused = text
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -1644,12 +1626,7 @@ fn out_of_descriptors_the_proxy_neither_spins_nor_keeps_clients_out() {
     // Served long before the stalled peers' 60 s are up, with descriptors left to reach the
     // upstream.
     let session = http::initialize(&proxy.url, &[]);
-    let listed = http::post(
-        &proxy.url,
-        &session,
-        &[],
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-    );
+    let listed = http::list_tools(&proxy.url, &session, 2);
     assert_eq!(listed.status, 200, "{listed:?}");
     assert!(listed.body.contains(r#""tools":["#), "{listed:?}");
     drop(stalled);

@@ -80,16 +80,21 @@ fn initialize(url: &str, client: usize) -> Reply {
     )
 }
 
-/// `tools/call whoami` in session `id` as `client`: the status, and the session and client
-/// the upstream served it for.
-fn whoami(url: &str, id: &str, client: usize) -> (u16, Option<Value>) {
+/// `tools/call whoami` in session `id` as `client`: the answer.
+fn call_whoami(url: &str, id: &str, client: usize) -> Reply {
     let auth = bearer(client);
-    let reply = http::post(
+    http::post(
         url,
         id,
         &[("authorization", auth.as_str())],
         r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#,
-    );
+    )
+}
+
+/// `tools/call whoami` in session `id` as `client`: the status, and the session and client
+/// the upstream served it for.
+fn whoami(url: &str, id: &str, client: usize) -> (u16, Option<Value>) {
+    let reply = call_whoami(url, id, client);
     let served = (reply.status == 200)
         .then(|| reply.messages().into_iter().next())
         .flatten()
@@ -364,38 +369,27 @@ fn a_session_the_upstream_expired_answers_every_call_with_its_404() {
         );
     };
     let refused = |url: &str, id: &str, how: &str| {
-        let auth = bearer(alice);
-        let reply = http::post(
-            url,
-            id,
-            &[("authorization", auth.as_str())],
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#,
-        );
+        let reply = call_whoami(url, id, alice);
         assert_eq!(reply.status, 404, "{how}: {reply:?}");
         assert_eq!(reply.json()["error"]["code"], -32001, "{how}: {reply:?}");
     };
+    let open = |client: usize| {
+        let reply = initialize(&proxy.url, client);
+        reply.header("mcp-session-id").unwrap().to_string()
+    };
     // The proxy knows the tools: the call goes on, its 404 comes back; and again.
-    let known = initialize(&proxy.url, alice)
-        .header("mcp-session-id")
-        .unwrap()
-        .to_string();
+    let known = open(alice);
     assert_eq!(whoami(&proxy.url, &known, alice).0, 200);
     expired(&known);
     refused(&proxy.url, &known, "tools known");
     refused(&proxy.url, &known, "tools known, again");
     // The proxy has not listed the tools in the session yet: its own listing meets the 404.
-    let unlisted = initialize(&proxy.url, alice)
-        .header("mcp-session-id")
-        .unwrap()
-        .to_string();
+    let unlisted = open(alice);
     expired(&unlisted);
     refused(&proxy.url, &unlisted, "tools not listed yet");
     refused(&proxy.url, &unlisted, "tools not listed yet, again");
     // Another replica takes the session over, and lists the tools first.
-    let other = initialize(&proxy.url, alice)
-        .header("mcp-session-id")
-        .unwrap()
-        .to_string();
+    let other = open(alice);
     assert_eq!(whoami(&proxy.url, &other, alice).0, 200);
     expired(&other);
     refused(&replica.url, &other, "taken over");

@@ -217,12 +217,7 @@ fn over_http_an_unpinned_tool_is_refused() {
     assert!(status.success(), "{stderr}");
     let proxy = Listening::start(&args);
     let session = http::initialize(&proxy.url, &[]);
-    let listing = http::post(
-        &proxy.url,
-        &session,
-        &[],
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-    );
+    let listing = http::list_tools(&proxy.url, &session, 1);
     let listed = names(&listing.messages().pop().unwrap());
     assert!(!listed.contains(&"extra_0".to_string()) && listed.contains(&"search".to_string()));
     let refused = http::post(
@@ -352,13 +347,10 @@ fn a_listed_definition_holding_a_lone_surrogate_matches_no_pin() {
     args.extend(server.iter().cloned());
     let proxy = Listening::start(&args);
     let session = http::initialize(&proxy.url, &[]);
-    let reply = http::post(
-        &proxy.url,
-        &session,
-        &[],
-        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
-    );
-    let listed = reply.messages().pop().unwrap();
+    let listed = http::list_tools(&proxy.url, &session, 3)
+        .messages()
+        .pop()
+        .unwrap();
     assert_eq!(names(&listed), Vec::<String>::new(), "{listed}");
     let reply = http::post(
         &proxy.url,

@@ -120,6 +120,49 @@ pub fn described_server(file: &Path) -> Vec<String> {
     ]
 }
 
+/// A FIFO whose reader opens it (so that a writer's open returns) and then reads nothing
+/// until it is told to: a log shipper that stalls.
+pub struct StalledFifo {
+    /// The FIFO.
+    pub path: PathBuf,
+    go: mpsc::Sender<()>,
+    reader: thread::JoinHandle<String>,
+}
+
+impl StalledFifo {
+    /// Make the FIFO at `path` and its reader.
+    pub fn new(path: &Path) -> StalledFifo {
+        let made = Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(made.success(), "mkfifo {}", path.display());
+        let (go, may_read) = mpsc::channel::<()>();
+        let fifo = path.to_path_buf();
+        let reader = thread::spawn(move || {
+            // Opened as the writer opens it, then not read until told.
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            may_read.recv().unwrap();
+            let mut text = String::new();
+            file.read_to_string(&mut text).unwrap();
+            text
+        });
+        StalledFifo {
+            path: path.to_path_buf(),
+            go,
+            reader,
+        }
+    }
+
+    /// Let the reader read, to the end of what is written.
+    pub fn start_reading(&self) {
+        self.go.send(()).unwrap();
+    }
+
+    /// Everything the reader read, once the writer closed the FIFO.
+    pub fn text(self) -> String {
+        let _ = self.go.send(());
+        self.reader.join().unwrap()
+    }
+}
+
 /// The lines the recording server received, parsed.
 pub fn recorded(record: &Path) -> Vec<Value> {
     recorded_lines(record)
