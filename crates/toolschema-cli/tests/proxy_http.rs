@@ -294,7 +294,7 @@ fn mcp_param_headers_are_compared_with_the_arguments_and_set_from_them() {
             .into_iter()
             .filter(|e| e["message"]["params"]["name"] == "route")
             .map(|e| e["headers"].clone())
-            .last()
+            .next_back()
     };
     let arguments = r#"{"region":"eu-west","dry":true,"target":{"shard":7},"note":"n"}"#;
     let right = [
@@ -323,7 +323,8 @@ fn mcp_param_headers_are_compared_with_the_arguments_and_set_from_them() {
     assert_eq!(sent["mcp-param-shard"], "7", "{sent}");
     assert_eq!(sent["mcp-param-trace"], "abc", "{sent}");
     let calls_before = recorded(&record).len();
-    let refused: [(&str, Vec<(&str, &str)>, &str); 4] = [
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let refused: [Case; 4] = [
         (
             arguments,
             vec![right[0], right[1], ("Mcp-Param-Shard", "8")],
