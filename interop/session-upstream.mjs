@@ -4,11 +4,12 @@
 // its sessions as a server must: a request, GET stream or DELETE naming a session it does not
 // have is answered 404. For the proxy tests of session limits and ownership.
 //
-//   PORT=N node session-upstream.mjs [--init-delay-ms MS] [--expire-after-ms MS] [--record FILE]
+//   PORT=N node session-upstream.mjs [--init-delay-ms MS] [--expire-after-ms MS] [--no-get] [--record FILE]
 //
 // `--init-delay-ms` holds each `initialize` answer that long after the session exists (a slow
 // upstream: concurrent initializes overlap). `--expire-after-ms` ends a session that long after
-// the last request it got (recorded as `{"expired": ID}`), as servers expire idle sessions. Tool `whoami` answers with the session the call
+// the last request it got (recorded as `{"expired": ID}`), as servers expire idle sessions.
+// `--no-get` answers every GET 404, as a server with no GET route may, its sessions alive. Tool `whoami` answers with the session the call
 // was served in and the `clientInfo.name` its initialize gave. With `--record`, every request
 // is recorded as one JSON line: method, session id, status, JSON-RPC method, and the standard
 // headers Mcp-Method and Mcp-Name it came with.
@@ -22,6 +23,7 @@ const option = (name) => {
 };
 const initDelay = Number(option("--init-delay-ms") ?? 0);
 const expireAfter = Number(option("--expire-after-ms") ?? 0);
+const noGet = process.argv.includes("--no-get");
 const recordFile = option("--record");
 const sessions = new Map();
 let next = 0;
@@ -78,6 +80,10 @@ function handle(req, res, body) {
         { "mcp-session-id": id },
       );
     return initDelay > 0 ? setTimeout(answer, initDelay) : answer();
+  }
+  if (noGet && req.method === "GET") {
+    record({ http: "GET", session: sid ?? null, status: 404, method: null });
+    return json(res, 404, { error: "no GET route" });
   }
   const session = sid === undefined ? undefined : sessions.get(sid);
   if (!session) {

@@ -398,6 +398,41 @@ fn a_session_the_upstream_expired_answers_every_call_with_its_404() {
     proxy.stop();
 }
 
+/// An upstream that answers a GET 404 (no GET route) while the session lives: the 404 reaches
+/// the client, and the session stays its opener's (a 404 to a GET ends nothing, or another
+/// token could take the live session over by naming it).
+#[test]
+fn a_404_to_a_get_stream_ends_no_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = upstream_with(0, &record, &["--no-get"]);
+    let proxy = proxy(dir.path(), &upstream, &[]);
+    let (alice, mallory) = (0, 2);
+    let id = initialize(&proxy.url, alice)
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let auth = bearer(alice);
+    let mut stream = http::open(
+        "GET",
+        &proxy.url,
+        &[
+            ("authorization", auth.as_str()),
+            ("mcp-session-id", id.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("accept", "text/event-stream"),
+        ],
+        "",
+    );
+    assert_eq!(http::read_reply(&mut stream).status, 404);
+    assert_eq!(whoami(&proxy.url, &id, mallory).0, 404);
+    assert_eq!(
+        whoami(&proxy.url, &id, alice),
+        (200, Some(json!({"session": id, "client": "alice"})))
+    );
+    proxy.stop();
+}
+
 /// Standard headers sent twice, in two cases, reach no server: 400 saying which.
 #[test]
 fn a_standard_header_sent_twice_is_refused_before_the_upstream() {

@@ -135,9 +135,10 @@ struct LinkState {
 }
 
 impl LinkState {
-    /// The upstream answered a message sent with `session_id` with `status` (`None`: no answer
-    /// came); a taken-over session is confirmed or refused by its first answer, and a 404
-    /// ends the session.
+    /// The upstream answered a request of this session with `status` (`None`: no answer
+    /// came); a taken-over session is confirmed or refused by its first answer. A 404 to a
+    /// message (a POST) naming the session, `session_id`, ends the session; a GET is `None`
+    /// there, since servers without a GET stream may answer it 404 while the session lives.
     fn heard(&self, status: Option<StatusCode>, session_id: Option<&str>) {
         let success = status.is_some_and(|s| s.is_success());
         if status == Some(StatusCode::NOT_FOUND) && session_id.is_some() && !self.stateless {
@@ -656,10 +657,7 @@ async fn resume(state: &LinkState, headers: &HeaderMap, last: &str) -> Result<In
     let session_id = lock(&state.session_id).clone();
     let request = build(state, Method::GET, &headers, None, session_id.as_deref())?;
     let sent = state.upstream.client.send(request).await;
-    state.heard(
-        sent.as_ref().ok().map(|r| r.status()),
-        session_id.as_deref(),
-    );
+    state.heard(sent.as_ref().ok().map(|r| r.status()), None);
     let response =
         sent.map_err(|e| format!("the upstream's stream broke off and cannot be resumed: {e}"))?;
     if !response.status().is_success() || !is_event_stream(response.headers()) {
@@ -686,10 +684,7 @@ async fn open_standalone(
     let request =
         build(&state, Method::GET, headers, None, session_id.as_deref()).map_err(bad_gateway)?;
     let sent = state.upstream.client.send(request).await;
-    state.heard(
-        sent.as_ref().ok().map(|r| r.status()),
-        session_id.as_deref(),
-    );
+    state.heard(sent.as_ref().ok().map(|r| r.status()), None);
     let response = sent.map_err(|e| bad_gateway(format!("the upstream cannot be reached: {e}")))?;
     let status = response.status();
     if !status.is_success() || !is_event_stream(response.headers()) {
