@@ -13,7 +13,9 @@
 // in two: joined, the data is no JSON), `split-body` (a JSON body with a raw line break inside a
 // string), `flood` (`count` notifications of `size` bytes each on the call's stream, as fast as
 // the client takes them, then the answer; recorded as `flooded`, or `closed` when the client
-// went first); with --pad-listing, `echo` has a description of BYTES
+// went first), `route` (arguments mirrored into `Mcp-Param-*` headers by `x-mcp-header`:
+// `region`, `dry`, `target.shard`; every `Mcp-Param-*` header a request brings is recorded);
+// with --pad-listing, `echo` has a description of BYTES
 // characters, for a tools/list answer (a plain JSON body) as large as a test needs. A GET stream with `Last-Event-ID: g-5` replays one
 // notification with id `g-6`.
 
@@ -50,6 +52,18 @@ const tools = [
   { name: "slow", inputSchema: { type: "object", properties: {} } },
   { name: "split", inputSchema: { type: "object", properties: {} } },
   { name: "split-body", inputSchema: { type: "object", properties: {} } },
+  {
+    name: "route",
+    inputSchema: {
+      type: "object",
+      properties: {
+        region: { type: "string", "x-mcp-header": "Region" },
+        dry: { type: "boolean", "x-mcp-header": "Dry" },
+        target: { type: "object", properties: { shard: { type: "integer", "x-mcp-header": "Shard" } } },
+        note: { type: "string" },
+      },
+    },
+  },
   {
     name: "flood",
     inputSchema: {
@@ -115,6 +129,7 @@ let owed = null;
 function handle(req, res, body) {
   const headers = {};
   for (const name of SEEN_HEADERS) if (req.headers[name] !== undefined) headers[name] = req.headers[name];
+  for (const name of Object.keys(req.headers)) if (name.startsWith("mcp-param-")) headers[name] = req.headers[name];
   let message = null;
   try {
     message = body ? JSON.parse(body) : null;
@@ -171,6 +186,8 @@ function handle(req, res, body) {
   switch (params?.name) {
     case "echo":
       return json(res, 200, text(id, `echo: ${params.arguments?.message}`));
+    case "route":
+      return json(res, 200, text(id, "routed"));
     case "resume":
       // One event with an id, then the stream ends without the answer.
       events(res);

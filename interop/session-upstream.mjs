@@ -4,10 +4,12 @@
 // its sessions as a server must: a request, GET stream or DELETE naming a session it does not
 // have is answered 404. For the proxy tests of session limits and ownership.
 //
-//   PORT=N node session-upstream.mjs [--init-delay-ms MS] [--record FILE]
+//   PORT=N node session-upstream.mjs [--init-delay-ms MS] [--expire-after-ms MS] [--no-get] [--record FILE]
 //
 // `--init-delay-ms` holds each `initialize` answer that long after the session exists (a slow
-// upstream: concurrent initializes overlap). Tool `whoami` answers with the session the call
+// upstream: concurrent initializes overlap). `--expire-after-ms` ends a session that long after
+// the last request it got (recorded as `{"expired": ID}`), as servers expire idle sessions.
+// `--no-get` answers every GET 404, as a server with no GET route may, its sessions alive. Tool `whoami` answers with the session the call
 // was served in and the `clientInfo.name` its initialize gave. With `--record`, every request
 // is recorded as one JSON line: method, session id, status, JSON-RPC method, and the standard
 // headers Mcp-Method and Mcp-Name it came with.
@@ -20,12 +22,25 @@ const option = (name) => {
   return at === -1 ? undefined : process.argv[at + 1];
 };
 const initDelay = Number(option("--init-delay-ms") ?? 0);
+const expireAfter = Number(option("--expire-after-ms") ?? 0);
+const noGet = process.argv.includes("--no-get");
 const recordFile = option("--record");
 const sessions = new Map();
 let next = 0;
 
 function record(entry) {
   if (recordFile) appendFileSync(recordFile, JSON.stringify(entry) + "\n");
+}
+
+// A session's expiry starts again with each request it gets.
+function touch(id) {
+  const session = sessions.get(id);
+  if (!session || expireAfter <= 0) return;
+  clearTimeout(session.expiry);
+  session.expiry = setTimeout(() => {
+    sessions.delete(id);
+    record({ expired: id });
+  }, expireAfter);
 }
 
 function json(res, status, body, headers = {}) {
@@ -47,6 +62,7 @@ function handle(req, res, body) {
   if (req.method === "POST" && method === "initialize" && sid === undefined) {
     const id = `s-${++next}`;
     sessions.set(id, { client: message.params?.clientInfo?.name ?? null });
+    touch(id);
     record({ http: "POST", method, created: id });
     const answer = () =>
       json(
@@ -65,15 +81,21 @@ function handle(req, res, body) {
       );
     return initDelay > 0 ? setTimeout(answer, initDelay) : answer();
   }
+  if (noGet && req.method === "GET") {
+    record({ http: "GET", session: sid ?? null, status: 404, method: null });
+    return json(res, 404, { error: "no GET route" });
+  }
   const session = sid === undefined ? undefined : sessions.get(sid);
   if (!session) {
     record({ http: req.method, session: sid ?? null, status: 404, method: method ?? null });
     return json(res, 404, { jsonrpc: "2.0", id: null, error: { code: -32001, message: "Session not found" } });
   }
+  touch(sid);
   const standard = {};
   for (const name of ["mcp-method", "mcp-name"]) if (req.headers[name] !== undefined) standard[name] = req.headers[name];
   record({ http: req.method, session: sid, status: 200, method: method ?? null, headers: standard });
   if (req.method === "DELETE") {
+    clearTimeout(session.expiry);
     sessions.delete(sid);
     res.writeHead(200);
     return res.end();

@@ -117,7 +117,12 @@ pub fn run(args: DiffArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
 /// Read a catalog file (`-` for standard input).
 pub fn read_catalog(path: &str) -> Result<Catalog, InputError> {
     let text = read_text(path)?;
-    Ok(Catalog::from_json(display_name(path), &text)?)
+    catalog_of_text(path, &text)
+}
+
+/// The catalog in `text`, read from the file at `path`.
+pub fn catalog_of_text(path: &str, text: &str) -> Result<Catalog, InputError> {
+    Ok(Catalog::from_json(display_name(path), text)?)
 }
 
 /// Print a diff in `format`.

@@ -1,10 +1,10 @@
 //! `toolschema pin` and `toolschema verify`: record what a server's tools look like, and check
 //! later that they still do.
 
-use crate::diff::{print, read_catalog, Format};
+use crate::diff::{catalog_of_text, print, Format};
 use crate::input::{read_text, InputError};
 use crate::output::{say, TerminalSafe};
-use crate::snapshot::ServerArgs;
+use crate::snapshot::{catalog_of, ServerArgs};
 use crate::Outcome;
 use std::io::Write;
 use std::path::Path;
@@ -105,12 +105,41 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The tools, refused when a definition holds a value that reading changes (a lone
+    /// surrogate escape read as U+FFFD, a number read as another): a pin of what was read
+    /// could not tell it from a definition read alike, so it would pin, or verify, what the
+    /// server did not send.
     fn load(&self, server: &ServerArgs) -> Result<Catalog, InputError> {
         match self {
-            Source::File(path) => read_catalog(path),
-            Source::Live(target, _) => server.catalog(target),
+            Source::File(path) => {
+                let text = read_text(path)?;
+                if let Some(lossy) = toolschema::json::first_lossy_value(&text) {
+                    let place = format!("{path}: at byte {}", lossy.offset);
+                    return Err(unpinnable(&place, &lossy.loss));
+                }
+                catalog_of_text(path, &text)
+            }
+            Source::Live(target, _) => {
+                let snapshot = server.snapshot(target)?;
+                if let Some((at, loss)) = snapshot.lossy.first() {
+                    let name = snapshot.tools[*at]
+                        .get("name")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("(no name)");
+                    let place = format!("{target}: tool '{name}' (tool {} listed)", at + 1);
+                    return Err(unpinnable(&place, loss));
+                }
+                catalog_of(&snapshot, target)
+            }
         }
     }
+}
+
+/// Why the tools at `place` cannot be pinned or verified: `loss`.
+fn unpinnable(place: &str, loss: &toolschema::json::Loss) -> InputError {
+    InputError(format!(
+        "{place}: {loss}; a pin cannot tell such a definition from another read alike, so nothing was pinned or verified (write the character itself, or a whole surrogate pair, or the number a 64-bit float holds)"
+    ))
 }
 
 fn read_lock(path: &str) -> Result<Lock, InputError> {

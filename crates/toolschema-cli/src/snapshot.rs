@@ -80,11 +80,15 @@ impl ServerArgs {
 
     /// The tools of the server `target`, read as a catalog named after it.
     pub fn catalog(&self, target: &Target) -> Result<Catalog, InputError> {
-        let snapshot = self.snapshot(target)?;
-        let text = serde_json::to_string(&snapshot.to_value())
-            .map_err(|e| InputError(format!("cannot read the snapshot: {e}")))?;
-        Ok(Catalog::from_json(&target.to_string(), &text)?)
+        catalog_of(&self.snapshot(target)?, target)
     }
+}
+
+/// The tools of a snapshot of `target`, read as a catalog named after it.
+pub fn catalog_of(snapshot: &Snapshot, target: &Target) -> Result<Catalog, InputError> {
+    let text = serde_json::to_string(&snapshot.to_value())
+        .map_err(|e| InputError(format!("cannot read the snapshot: {e}")))?;
+    Ok(Catalog::from_json(&target.to_string(), &text)?)
 }
 
 /// The snapshot as written: `{"tools": [...]}`, pretty-printed, with a final newline.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{node, require, toolschema};
+use common::{described_server, node, require, toolschema};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
@@ -726,4 +726,74 @@ fn a_definition_name_or_a_lightweight_type_holding_text_drifts() {
                 && c["after"] == INSTRUCTION),
         "{stdout}"
     );
+}
+
+/// A lone surrogate escape reads as U+FFFD, so definitions that differ only in which one they
+/// hold (`\ud800`, `\udbff`) would pin alike: `pin` and `verify` refuse such a definition
+/// (exit 2, saying where and why) from a file and from a live server, and write nothing.
+#[test]
+fn a_definition_holding_a_lone_surrogate_is_neither_pinned_nor_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).display().to_string();
+    let catalog = |description: &str| {
+        format!(
+            r#"{{"tools": [{{"name": "greet", "description": {description}, "inputSchema": {{"type": "object"}}}}]}}"#
+        )
+    };
+    std::fs::write(path("clean.json"), catalog(r#""Say hi.""#)).unwrap();
+    std::fs::write(path("low.json"), catalog(r#""Say hi.\ud800""#)).unwrap();
+    std::fs::write(path("high.json"), catalog(r#""Say hi.\udbff""#)).unwrap();
+    let (code, _, stderr) = ts(&["pin", "-o", &path("low.lock"), &path("low.json")]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("low.json: at byte ")
+            && stderr
+                .contains("the string holds a lone surrogate, \\ud800, which is read as U+FFFD")
+            && stderr.contains("a pin cannot tell such a definition from another read alike"),
+        "{stderr}"
+    );
+    assert!(!Path::new(&path("low.lock")).exists());
+    let key = ["--key", "greeter"];
+    let (code, _, stderr) = ts(&[
+        &["pin", "-o", &path("clean.lock"), &path("clean.json")][..],
+        &key,
+    ]
+    .concat());
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = ts(&[
+        &["verify", &path("clean.lock"), &path("high.json")][..],
+        &key,
+    ]
+    .concat());
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("\\udbff"), "{stderr}");
+
+    // A live server, under one command line: pinned clean, then listing a lone surrogate.
+    let description = dir.path().join("description.json");
+    std::fs::write(&description, r#""Say hi.""#).unwrap();
+    let server = described_server(&description);
+    let with = |head: &[&str]| {
+        let mut args: Vec<String> = head.iter().map(|s| s.to_string()).collect();
+        args.push("--".into());
+        args.extend(server.iter().cloned());
+        args
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ts(&args)
+    };
+    let lock = path("live.lock");
+    assert_eq!(run(with(&["pin", "-o", &lock])).0, 0);
+    assert_eq!(run(with(&["verify", &lock])).0, 0);
+    std::fs::write(&description, r#""Say hi.\ud800""#).unwrap();
+    let (code, _, stderr) = run(with(&["verify", &lock]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("tool 'greet' (tool 1 listed): the string holds a lone surrogate, \\ud800"),
+        "{stderr}"
+    );
+    let before = std::fs::read_to_string(&lock).unwrap();
+    let (code, _, stderr) = run(with(&["pin", "-o", &lock]));
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&lock).unwrap(), before);
 }

@@ -861,26 +861,8 @@ fn a_reader_that_stops_reading_the_audit_log_never_stops_the_calls() {
     // `--audit /dev/stdout` in a container hands the log to a shipper that may stall: the calls
     // must go on, what the log cannot hold is dropped whole and counted in the log itself.
     let setup = setup();
-    let fifo = setup.record.with_file_name("audit.fifo");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
-    let (start_reading, may_read) = std::sync::mpsc::channel::<()>();
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            use std::io::Read;
-            // Opened as the proxy opens it for writing, then not read until the calls are done.
-            let mut file = std::fs::File::open(&fifo).unwrap();
-            may_read.recv().unwrap();
-            let mut text = String::new();
-            file.read_to_string(&mut text).unwrap();
-            text
-        })
-    };
-    let fifo_arg = fifo.display().to_string();
+    let log = common::StalledFifo::new(&setup.record.with_file_name("audit.fifo"));
+    let fifo_arg = log.path.display().to_string();
     let mut proxy = start(&setup, &["--audit", &fifo_arg, "--audit-arguments"], &[]);
     let calls = 1_000;
     let padding = "x".repeat(8 * 1024);
@@ -895,11 +877,11 @@ fn a_reader_that_stops_reading_the_audit_log_never_stops_the_calls() {
             )
         );
     }
-    start_reading.send(()).unwrap();
+    log.start_reading();
     proxy.close_stdin();
     let (status, stderr) = proxy.wait();
     assert!(status.success(), "{stderr}");
-    let text = reader.join().unwrap();
+    let text = log.text();
     let lines: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))

@@ -257,6 +257,131 @@ fn a_2026_07_28_request_whose_headers_disagree_with_its_body_is_refused() {
     assert_eq!(recorded(&record).len(), 1);
 }
 
+/// `Mcp-Param-*` headers (2026-07-28: arguments a tool annotates `x-mcp-header`, which the
+/// client mirrors into headers for intermediaries) are compared with the call's arguments as a
+/// server that reads the body compares them: one that disagrees, is missing for an argument
+/// given, or names an argument not given is refused with 400 and `-32020`, before the
+/// upstream. What goes on is set from the body; a name the tool does not declare goes on as it
+/// is; a 2025-11-25 call, whose revision has none, sends none on.
+#[test]
+fn mcp_param_headers_are_compared_with_the_arguments_and_set_from_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let proxy = Listening::start(&strings(&["--upstream", &upstream.url]));
+    let call = |arguments: &str, params: &[(&str, &str)]| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"route","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let mut headers = vec![
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "route"),
+        ];
+        headers.extend_from_slice(params);
+        http::request("POST", &proxy.url, &headers, &body)
+    };
+    let routed = |reply: &http::Reply| {
+        assert_eq!(reply.status, 200, "{reply:?}");
+        let answer = reply.messages().pop().unwrap();
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "routed",
+            "{reply:?}"
+        );
+    };
+    let last_call_headers = || {
+        recorded(&record)
+            .into_iter()
+            .filter(|e| e["message"]["params"]["name"] == "route")
+            .map(|e| e["headers"].clone())
+            .next_back()
+    };
+    let arguments = r#"{"region":"eu-west","dry":true,"target":{"shard":7},"note":"n"}"#;
+    let right = [
+        ("Mcp-Param-Region", "eu-west"),
+        ("Mcp-Param-Dry", "true"),
+        ("Mcp-Param-Shard", "7"),
+    ];
+    routed(&call(arguments, &right));
+    let sent = last_call_headers().unwrap();
+    assert_eq!(sent["mcp-param-region"], "eu-west", "{sent}");
+    assert_eq!(sent["mcp-param-dry"], "true", "{sent}");
+    assert_eq!(sent["mcp-param-shard"], "7", "{sent}");
+    // The same values otherwise written: Base64, an integer with a leading zero; set from the
+    // body on the way up. A name the tool does not declare goes on as it is.
+    routed(&call(
+        arguments,
+        &[
+            ("Mcp-Param-Region", "=?base64?ZXUtd2VzdA==?="),
+            ("Mcp-Param-Dry", "true"),
+            ("Mcp-Param-Shard", "07"),
+            ("Mcp-Param-Trace", "abc"),
+        ],
+    ));
+    let sent = last_call_headers().unwrap();
+    assert_eq!(sent["mcp-param-region"], "eu-west", "{sent}");
+    assert_eq!(sent["mcp-param-shard"], "7", "{sent}");
+    assert_eq!(sent["mcp-param-trace"], "abc", "{sent}");
+    let calls_before = recorded(&record).len();
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str);
+    let refused: [Case; 4] = [
+        (
+            arguments,
+            vec![right[0], right[1], ("Mcp-Param-Shard", "8")],
+            "the Mcp-Param-Shard header '8' does not match the argument 'target.shard' ('7')",
+        ),
+        (
+            arguments,
+            vec![("Mcp-Param-Region", "us-east"), right[1], right[2]],
+            "the Mcp-Param-Region header 'us-east' does not match the argument 'region' ('eu-west')",
+        ),
+        (
+            arguments,
+            vec![right[1], right[2]],
+            "the Mcp-Param-Region header is missing for the argument 'region'",
+        ),
+        (
+            r#"{"region":"eu-west","target":{"shard":7}}"#,
+            vec![right[0], right[1], right[2]],
+            "the Mcp-Param-Dry header is sent, but the call gives no argument 'dry' it could mirror",
+        ),
+    ];
+    for (arguments, headers, why) in refused {
+        let reply = call(arguments, &headers);
+        assert_eq!(reply.status, 400, "{why}: {reply:?}");
+        assert_eq!(
+            reply.json(),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": format!("Header mismatch: {why}")}})
+        );
+    }
+    assert_eq!(
+        recorded(&record).len(),
+        calls_before,
+        "a refused call reached the upstream"
+    );
+    // 2025-11-25 has no Mcp-Param-* headers: none goes on.
+    let session = http::initialize(&proxy.url, &[]);
+    let reply = http::post(
+        &proxy.url,
+        &session,
+        &[("Mcp-Param-Region", "us-east"), ("Mcp-Param-Trace", "abc")],
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"route","arguments":{arguments}}}}}"#
+        ),
+    );
+    routed(&reply);
+    let sent = last_call_headers().unwrap();
+    assert!(
+        !sent
+            .as_object()
+            .unwrap()
+            .keys()
+            .any(|k| k.starts_with("mcp-param-")),
+        "{sent}"
+    );
+    proxy.stop();
+}
+
 #[test]
 fn faults_over_http_are_answered_and_nothing_invalid_is_forwarded() {
     let dir = tempfile::tempdir().unwrap();
@@ -1329,27 +1454,9 @@ fn a_reader_that_stops_reading_the_access_log_never_stops_the_requests() {
         "alice:alice-token-0123456789abcdef\n",
     )
     .unwrap();
-    let fifo = dir.path().join("access.fifo");
-    assert!(std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap()
-        .success());
-    let (start_reading, may_read) = std::sync::mpsc::channel::<()>();
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            use std::io::Read;
-            // Opened as the proxy opens it, then not read until the requests are answered.
-            let mut file = std::fs::File::open(&fifo).unwrap();
-            may_read.recv().unwrap();
-            let mut text = String::new();
-            file.read_to_string(&mut text).unwrap();
-            text
-        })
-    };
+    let log = common::StalledFifo::new(&dir.path().join("access.fifo"));
     let mut args = strings(&["--auth-token-file", "tokens", "--access-log"]);
-    args.push(fifo.display().to_string());
+    args.push(log.path.display().to_string());
     args.push("--".into());
     args.extend(recording_server(&record, &[]));
     let proxy = Listening::start_in(Some(dir.path()), &args);
@@ -1364,9 +1471,9 @@ fn a_reader_that_stops_reading_the_access_log_never_stops_the_requests() {
         );
         assert_eq!(reply.status, 401, "request {n}");
     }
-    start_reading.send(()).unwrap();
+    log.start_reading();
     proxy.stop();
-    let text = reader.join().unwrap();
+    let text = log.text();
     let refused = text
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -1520,12 +1627,7 @@ fn out_of_descriptors_the_proxy_neither_spins_nor_keeps_clients_out() {
     // Served long before the stalled peers' 60 s are up, with descriptors left to reach the
     // upstream.
     let session = http::initialize(&proxy.url, &[]);
-    let listed = http::post(
-        &proxy.url,
-        &session,
-        &[],
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
-    );
+    let listed = http::list_tools(&proxy.url, &session, 2);
     assert_eq!(listed.status, 200, "{listed:?}");
     assert!(listed.body.contains(r#""tools":["#), "{listed:?}");
     drop(stalled);
@@ -1588,6 +1690,134 @@ fn a_client_that_stops_reading_loses_its_stream_and_memory_stays_bounded() {
     );
     let stderr = proxy.stop();
     assert!(stderr.contains(lost), "reported: {stderr}");
+}
+
+/// A stdio client (`proxy --upstream` alone) that stops reading while the upstream floods it
+/// (96 notifications of 1 MiB, `--max-message-bytes 2MiB`): past the room of what waits for the
+/// client, the proxy reads neither side until the client reads (back-pressure, as a pipe), so
+/// it holds a bounded amount, and nothing is lost: once the client reads, every notification
+/// comes, whole and in order, then the answer.
+#[test]
+fn a_stdio_client_that_stops_reading_holds_the_upstream_back_and_loses_nothing() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let stderr = dir.path().join("stderr");
+    let mut proxy = Command::new(toolschema())
+        .args([
+            "proxy",
+            "--max-message-bytes",
+            "2MiB",
+            "--upstream",
+            &upstream.url,
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    let mut input = proxy.stdin.take().unwrap();
+    let mut output = BufReader::new(proxy.stdout.take().unwrap());
+    let mut read = || {
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| {
+            let said = std::fs::read_to_string(&stderr).unwrap_or_default();
+            panic!("not JSON ({e}): {line:?}; stderr: {said}")
+        })
+    };
+    let count = 96;
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#.to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+        format!(r#"{{"jsonrpc":"2.0","id":"flood","method":"tools/call","params":{{"name":"flood","arguments":{{"count":{count},"size":1048576}}}}}}"#),
+    ];
+    for line in &lines {
+        writeln!(input, "{line}").unwrap();
+    }
+    input.flush().unwrap();
+    assert_eq!(read()["id"], 0);
+    // The client reads nothing more for now.
+    let over = 48u64 << 20;
+    let pid = proxy.id();
+    let flooded = || recorded(&record).contains(&json!({"flooded": "flood"}));
+    let wrote_all = http::eventually(Duration::from_secs(15), flooded);
+    let peak = peak_rss(pid);
+    assert!(
+        peak <= over,
+        "the proxy held {} MiB for a client that does not read",
+        peak >> 20
+    );
+    assert!(
+        !wrote_all,
+        "the upstream wrote all {count} MiB while the client read nothing"
+    );
+    // Reading now: all of it, in order, then the answer.
+    for n in 0..count {
+        let note = read();
+        assert_eq!(note["method"], "notifications/message", "message {n}");
+        let data = note["params"]["data"].as_str().unwrap_or_default();
+        assert_eq!(data.len(), 1 << 20, "message {n}");
+    }
+    let answer = read();
+    assert_eq!(answer["id"], "flood", "{answer}");
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "flooded",
+        "{answer}"
+    );
+    drop(input);
+    let status = proxy.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// A stdio client that sends calls without waiting for their answers: at most 256 of its
+/// requests are under way at the upstream at once (each a task and a connection); a call past
+/// them is answered at once with an error that says why, and never sent.
+#[test]
+fn requests_under_way_at_the_upstream_are_bounded_and_those_past_the_bound_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    let mut client = common::Session::start(
+        toolschema(),
+        &strings(&["proxy", "--upstream", &upstream.url]),
+    );
+    client.initialize();
+    client.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    assert!(client.recv_reply()["result"]["tools"].is_array());
+    for n in 1..=260 {
+        client.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#
+        ));
+    }
+    let mut refused = Vec::new();
+    while refused.len() < 4 {
+        let message = client.recv();
+        if message.get("id").is_some() {
+            refused.push(message);
+        }
+    }
+    for (message, id) in refused.iter().zip(257..) {
+        assert_eq!(message["id"], id, "{refused:?}");
+        let text = message["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("256 requests of this session are under way at the upstream already"),
+            "{message}"
+        );
+    }
+    let slow_calls = || {
+        recorded(&record)
+            .iter()
+            .filter(|e| e["message"]["params"]["name"] == "slow")
+            .count()
+    };
+    http::eventually(Duration::from_secs(20), || slow_calls() >= 256);
+    assert_eq!(slow_calls(), 256);
+    assert!(client
+        .stderr()
+        .contains("256 requests of the session are under way at the upstream"));
 }
 
 /// A server that answers `initialize`, then stops reading its input.

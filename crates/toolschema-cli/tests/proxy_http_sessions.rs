@@ -23,20 +23,23 @@ const TOKENS: [(&str, &str); 3] = [
 
 /// The predictable-id upstream, each `initialize` answered `delay_ms` after its session exists.
 fn upstream(delay_ms: u64, record: &Path) -> HttpServer {
+    upstream_with(delay_ms, record, &[])
+}
+
+/// The predictable-id upstream with `extra` options (`--expire-after-ms MS`).
+fn upstream_with(delay_ms: u64, record: &Path, extra: &[&str]) -> HttpServer {
     let script = require("interop/session-upstream.mjs")
         .display()
         .to_string();
-    HttpServer::start(
-        &node(),
-        &[
-            script,
-            "--init-delay-ms".into(),
-            delay_ms.to_string(),
-            "--record".into(),
-            record.display().to_string(),
-        ],
-        free_port(),
-    )
+    let mut args = vec![
+        script,
+        "--init-delay-ms".into(),
+        delay_ms.to_string(),
+        "--record".into(),
+        record.display().to_string(),
+    ];
+    args.extend(extra.iter().map(|s| s.to_string()));
+    HttpServer::start(&node(), &args, free_port())
 }
 
 /// The proxy in front of `upstream`, with the three tokens and `extra` options.
@@ -77,16 +80,21 @@ fn initialize(url: &str, client: usize) -> Reply {
     )
 }
 
-/// `tools/call whoami` in session `id` as `client`: the status, and the session and client
-/// the upstream served it for.
-fn whoami(url: &str, id: &str, client: usize) -> (u16, Option<Value>) {
+/// `tools/call whoami` in session `id` as `client`: the answer.
+fn call_whoami(url: &str, id: &str, client: usize) -> Reply {
     let auth = bearer(client);
-    let reply = http::post(
+    http::post(
         url,
         id,
         &[("authorization", auth.as_str())],
         r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","arguments":{}}}"#,
-    );
+    )
+}
+
+/// `tools/call whoami` in session `id` as `client`: the status, and the session and client
+/// the upstream served it for.
+fn whoami(url: &str, id: &str, client: usize) -> (u16, Option<Value>) {
+    let reply = call_whoami(url, id, client);
     let served = (reply.status == 200)
         .then(|| reply.messages().into_iter().next())
         .flatten()
@@ -216,7 +224,7 @@ fn recorded_for(record: &Path, id: &str) -> Vec<Value> {
         .unwrap_or_default()
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|entry| entry["session"] == id || entry["created"] == id)
+        .filter(|entry| entry["session"] == id || entry["created"] == id || entry["expired"] == id)
         .collect()
 }
 
@@ -240,8 +248,8 @@ fn a_session_id_claimed_before_it_exists_is_never_handed_to_the_claimer() {
             ("mcp-protocol-version", "2025-11-25"),
         ];
         match how {
-            // A ping goes to the upstream as it is (a call would first have the proxy list
-            // the tools in the session, and answer the call itself when that fails).
+            // A ping goes to the upstream as it is (a call would have the proxy list the
+            // tools in the session first, and get the 404 of that listing).
             "request" => {
                 http::request(
                     "POST",
@@ -335,6 +343,93 @@ fn a_session_id_claimed_before_it_exists_is_never_handed_to_the_claimer() {
     );
     assert_eq!(whoami(&replica.url, "s-1", mallory).0, 404);
     replica.stop();
+    proxy.stop();
+}
+
+/// A session the upstream expired answers 404, as the upstream did, to every request in it:
+/// a `tools/call` too, whether the proxy still knows the tools (the call goes on and comes back
+/// 404), must list them first in a session it opened (its own listing comes back 404) or takes
+/// the session over in another replica. Never a tool error, which would tell the client the call
+/// ran, nor a 200: the client learns to open a new session, as MCP asks of a 404.
+#[test]
+fn a_session_the_upstream_expired_answers_every_call_with_its_404() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = upstream_with(0, &record, &["--expire-after-ms", "1500"]);
+    let proxy = proxy(dir.path(), &upstream, &[]);
+    let replica_dir = tempfile::tempdir().unwrap();
+    let replica = self::proxy(replica_dir.path(), &upstream, &[]);
+    let alice = 0;
+    let expired = |id: &str| {
+        assert!(
+            http::eventually(std::time::Duration::from_secs(20), || {
+                recorded_for(&record, id).iter().any(|e| e["expired"] == id)
+            }),
+            "the upstream never expired {id}"
+        );
+    };
+    let refused = |url: &str, id: &str, how: &str| {
+        let reply = call_whoami(url, id, alice);
+        assert_eq!(reply.status, 404, "{how}: {reply:?}");
+        assert_eq!(reply.json()["error"]["code"], -32001, "{how}: {reply:?}");
+    };
+    let open = |client: usize| {
+        let reply = initialize(&proxy.url, client);
+        reply.header("mcp-session-id").unwrap().to_string()
+    };
+    // The proxy knows the tools: the call goes on, its 404 comes back; and again.
+    let known = open(alice);
+    assert_eq!(whoami(&proxy.url, &known, alice).0, 200);
+    expired(&known);
+    refused(&proxy.url, &known, "tools known");
+    refused(&proxy.url, &known, "tools known, again");
+    // The proxy has not listed the tools in the session yet: its own listing meets the 404.
+    let unlisted = open(alice);
+    expired(&unlisted);
+    refused(&proxy.url, &unlisted, "tools not listed yet");
+    refused(&proxy.url, &unlisted, "tools not listed yet, again");
+    // Another replica takes the session over, and lists the tools first.
+    let other = open(alice);
+    assert_eq!(whoami(&proxy.url, &other, alice).0, 200);
+    expired(&other);
+    refused(&replica.url, &other, "taken over");
+    refused(&replica.url, &other, "taken over, again");
+    replica.stop();
+    proxy.stop();
+}
+
+/// An upstream that answers a GET 404 (no GET route) while the session lives: the 404 reaches
+/// the client, and the session stays its opener's (a 404 to a GET ends nothing, or another
+/// token could take the live session over by naming it).
+#[test]
+fn a_404_to_a_get_stream_ends_no_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let upstream = upstream_with(0, &record, &["--no-get"]);
+    let proxy = proxy(dir.path(), &upstream, &[]);
+    let (alice, mallory) = (0, 2);
+    let id = initialize(&proxy.url, alice)
+        .header("mcp-session-id")
+        .unwrap()
+        .to_string();
+    let auth = bearer(alice);
+    let mut stream = http::open(
+        "GET",
+        &proxy.url,
+        &[
+            ("authorization", auth.as_str()),
+            ("mcp-session-id", id.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("accept", "text/event-stream"),
+        ],
+        "",
+    );
+    assert_eq!(http::read_reply(&mut stream).status, 404);
+    assert_eq!(whoami(&proxy.url, &id, mallory).0, 404);
+    assert_eq!(
+        whoami(&proxy.url, &id, alice),
+        (200, Some(json!({"session": id, "client": "alice"})))
+    );
     proxy.stop();
 }
 

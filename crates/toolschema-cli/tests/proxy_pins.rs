@@ -6,7 +6,7 @@
 mod common;
 
 use common::http::{self, Listening};
-use common::{recorded, recording_server, run, toolschema, Session};
+use common::{described_server, recorded, recording_server, run, toolschema, Session};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::Duration;
@@ -217,12 +217,7 @@ fn over_http_an_unpinned_tool_is_refused() {
     assert!(status.success(), "{stderr}");
     let proxy = Listening::start(&args);
     let session = http::initialize(&proxy.url, &[]);
-    let listing = http::post(
-        &proxy.url,
-        &session,
-        &[],
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-    );
+    let listing = http::list_tools(&proxy.url, &session, 1);
     let listed = names(&listing.messages().pop().unwrap());
     assert!(!listed.contains(&"extra_0".to_string()) && listed.contains(&"search".to_string()));
     let refused = http::post(
@@ -310,4 +305,65 @@ fn a_definition_renamed_to_an_instruction_is_drift_for_the_proxy() {
         .filter(|m| m["method"] == "tools/call" && m["params"]["name"] == "echo")
         .count();
     assert_eq!(echoes, 0);
+}
+
+/// A tool pinned with U+FFFD in its description, then listed with a lone surrogate escape
+/// there (which reads as U+FFFD, but is another text for a reader that keeps it): it matches no
+/// pin, since what was read cannot be told from what was pinned. It is left out of `tools/list`
+/// and its calls are refused, saying why, over stdio and over HTTP, the client's listing and
+/// the proxy's own alike.
+#[test]
+fn a_listed_definition_holding_a_lone_surrogate_matches_no_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("toolschema.lock");
+    let description = dir.path().join("description.json");
+    std::fs::write(&description, "\"Say hi.\u{FFFD}\"").unwrap();
+    let server = described_server(&description);
+    pin(&lock, &server);
+    std::fs::write(&description, r#""Say hi.\ud800""#).unwrap();
+    let lock_arg = lock.display().to_string();
+    let why = "its definition cannot be checked against";
+    // The proxy's own listing (a call first), then the client's.
+    let mut proxy = Session::proxy(&["--pin", &lock_arg], &server);
+    proxy.initialize();
+    let refused = call(&mut proxy, 1, "greet", json!({}));
+    let text = refused["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        refused["result"]["isError"] == true
+            && text.starts_with("tool 'greet' was refused: ")
+            && text.contains(why)
+            && text.contains("lone surrogate, \\ud800"),
+        "{refused}"
+    );
+    let listed = list(&mut proxy, 2);
+    assert_eq!(names(&listed), Vec::<String>::new(), "{listed}");
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    assert!(stderr.contains(why), "{stderr}");
+    // Over HTTP.
+    let mut args = vec!["--pin".to_string(), lock_arg.clone(), "--".to_string()];
+    args.extend(server.iter().cloned());
+    let proxy = Listening::start(&args);
+    let session = http::initialize(&proxy.url, &[]);
+    let listed = http::list_tools(&proxy.url, &session, 3)
+        .messages()
+        .pop()
+        .unwrap();
+    assert_eq!(names(&listed), Vec::<String>::new(), "{listed}");
+    let reply = http::post(
+        &proxy.url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"greet","arguments":{}}}"#,
+    );
+    let refused = reply.messages().pop().unwrap();
+    assert!(
+        refused["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains(why)),
+        "{refused}"
+    );
+    proxy.stop();
 }

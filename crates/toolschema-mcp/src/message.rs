@@ -275,6 +275,43 @@ pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> 
         .map(|m| m.value.clone())
 }
 
+/// The tools of a `tools/list` result (at `result` in `text`) whose definitions hold a value
+/// that reading changes ([`core_json::first_lossy_value`]: a lone surrogate escape read as
+/// U+FFFD, a number read as another), by their place in the page, with the first such value of
+/// each. A pin of what was read cannot tell such a definition from another read alike.
+pub fn lossy_tools(text: &str, result: Range<usize>) -> Vec<(usize, core_json::Loss)> {
+    // The whole result is looked at first, without reading its members: most hold none.
+    if core_json::first_lossy_value(&text[result.clone()]).is_none() {
+        return Vec::new();
+    }
+    let Some(tools) = core_json::object_members(text, result)
+        .ok()
+        .flatten()
+        .and_then(|members| member(&members, "tools"))
+    else {
+        return Vec::new();
+    };
+    let Ok(Some(elements)) = core_json::array_elements(text, tools) else {
+        return Vec::new();
+    };
+    elements
+        .into_iter()
+        .enumerate()
+        .filter_map(|(at, range)| {
+            core_json::first_lossy_value(&text[range]).map(|lossy| (at, lossy.loss))
+        })
+        .collect()
+}
+
+/// [`lossy_tools`] of the result of the response `text`.
+pub fn lossy_tools_of_response(text: &str) -> Vec<(usize, core_json::Loss)> {
+    core_json::root_members(text)
+        .ok()
+        .flatten()
+        .and_then(|members| member(&members, "result"))
+        .map_or_else(Vec::new, |result| lossy_tools(text, result))
+}
+
 /// Whether the `structuredContent` of the result at `result` in `text` holds a lone surrogate
 /// escape, which reads as U+FFFD (see [`core_json::has_lone_surrogate`]).
 pub fn lone_surrogates_in_structured_content(text: &str, result: Range<usize>) -> bool {
@@ -906,5 +943,48 @@ mod tests {
             batch_line(&[b"{\"a\":1}".to_vec(), b"{}".to_vec()]),
             b"[{\"a\":1},{}]"
         );
+    }
+
+    proptest::proptest! {
+        /// A page of tools, any of them holding a lone surrogate escape (or a number past 64
+        /// bits) in its name, description or schema: exactly those are found, by their place,
+        /// however the rest is written; and two definitions that differ only in which lone
+        /// surrogate they hold read alike, which is why a pin must refuse them.
+        #[test]
+        fn the_tools_holding_a_value_that_reading_changes_are_found(
+            tools in proptest::collection::vec(
+                (0usize..4, proptest::sample::select(vec!["\\ud800", "\\udbff", "\\udc00", "\\udfff"]), "[a-z ]{0,8}"),
+                0..8,
+            ),
+        ) {
+            let mut texts = Vec::new();
+            let mut lossy = Vec::new();
+            for (at, (place, escape, words)) in tools.iter().enumerate() {
+                let text = match place {
+                    0 => format!(r#"{{"name":"t{at}","description":"{words}","inputSchema":{{"type":"object"}}}}"#),
+                    1 => format!(r#"{{"name":"t{at}{escape}","inputSchema":{{"type":"object"}}}}"#),
+                    2 => format!(r#"{{"name":"t{at}","description":"{words}{escape}{words}","inputSchema":{{"type":"object"}}}}"#),
+                    _ => format!(r#"{{"name":"t{at}","inputSchema":{{"type":"object","properties":{{"n":{{"maximum":18446744073709551617}}}}}}}}"#),
+                };
+                if *place != 0 {
+                    lossy.push(at);
+                }
+                texts.push(text);
+            }
+            let result = format!(r#"{{"tools":[{}],"nextCursor":"\ud800"}}"#, texts.join(","));
+            let found: Vec<usize> = lossy_tools(&result, 0..result.len()).into_iter().map(|(at, _)| at).collect();
+            proptest::prop_assert_eq!(found, lossy);
+            let response = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+            let found: Vec<usize> = lossy_tools_of_response(&response).into_iter().map(|(at, _)| at).collect();
+            let expected: Vec<usize> = tools.iter().enumerate().filter(|(_, t)| t.0 != 0).map(|(at, _)| at).collect();
+            proptest::prop_assert_eq!(found, expected);
+        }
+    }
+
+    #[test]
+    fn definitions_differing_only_in_their_lone_surrogate_read_alike() {
+        let low = parse(r#"{"description":"a\ud800"}"#).unwrap();
+        let high = parse(r#"{"description":"a\udbff"}"#).unwrap();
+        assert_eq!(low, high);
     }
 }

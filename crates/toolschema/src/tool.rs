@@ -109,6 +109,67 @@ fn check_name_field(name: &str, field: NameField) -> Result<(), NameError> {
     Ok(())
 }
 
+/// An argument a tool asks Streamable HTTP clients to mirror into a request header (MCP
+/// 2026-07-28): a property of its `inputSchema` annotated `"x-mcp-header": "Region"` is sent as
+/// `Mcp-Param-Region` too, for intermediaries that route without reading the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MirroredArgument {
+    /// The name after `Mcp-Param-`, as annotated.
+    pub header: String,
+    /// The property names from the arguments' root down to the argument.
+    pub path: Vec<String>,
+}
+
+/// The key of the `inputSchema` annotation that mirrors an argument into a header.
+pub const MIRROR_KEYWORD: &str = "x-mcp-header";
+
+/// The arguments `input_schema` mirrors into headers: each property annotated with a
+/// [`MIRROR_KEYWORD`] whose value is an HTTP token, reached from the root through `properties`
+/// alone, as MCP defines the annotation (one under `items`, a combinator or a `$ref` mirrors
+/// nothing).
+///
+/// ```
+/// use toolschema::tool::mirrored_arguments;
+/// let schema = serde_json::json!({"type": "object", "properties": {
+///     "region": {"type": "string", "x-mcp-header": "Region"},
+///     "query": {"type": "string"}}});
+/// let mirrored = mirrored_arguments(&schema);
+/// assert_eq!(mirrored[0].header, "Region");
+/// assert_eq!(mirrored[0].path, ["region"]);
+/// ```
+pub fn mirrored_arguments(input_schema: &Value) -> Vec<MirroredArgument> {
+    let mut found = Vec::new();
+    let mut todo: Vec<(&Value, Vec<String>)> = vec![(input_schema, Vec::new())];
+    while let Some((schema, path)) = todo.pop() {
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+            continue;
+        };
+        for (name, property) in properties {
+            let mut at = path.clone();
+            at.push(name.clone());
+            if let Some(header) = property.get(MIRROR_KEYWORD).and_then(Value::as_str) {
+                if is_header_token(header) {
+                    found.push(MirroredArgument {
+                        header: header.to_string(),
+                        path: at.clone(),
+                    });
+                }
+            }
+            todo.push((property, at));
+        }
+    }
+    found.sort_by(|a, b| a.path.cmp(&b.path));
+    found
+}
+
+/// Whether `name` is an HTTP token (RFC 9110 `1*tchar`), as a header name must be.
+fn is_header_token(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
 /// Normalize one tag: lowercase, trimmed, whitespace runs become `-`, only `[a-z0-9-_.]` kept, at
 /// most [`MAX_TAG_LEN`] characters. `None` when nothing is left.
 pub fn normalize_tag(tag: &str) -> Option<String> {
@@ -984,6 +1045,32 @@ mod tests {
         assert_eq!(
             err(json!({"name": "t", "inputSchema": {}, "icons": [{"mimeType": "image/png"}]})),
             "icons must be an array of icon objects, each with a string \"src\""
+        );
+    }
+
+    #[test]
+    fn mirrored_arguments_are_reached_through_properties_alone() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "target": {"type": "object", "properties": {
+                "shard": {"type": "integer", "x-mcp-header": "Shard"}}},
+            "list": {"type": "array", "items": {"type": "object", "properties": {
+                "x": {"type": "string", "x-mcp-header": "Nope"}}}},
+            "bad": {"type": "string", "x-mcp-header": "Not a token"},
+            "any": {"anyOf": [{"type": "string", "x-mcp-header": "Nope2"}]}}});
+        let found: Vec<(String, Vec<String>)> = mirrored_arguments(&schema)
+            .into_iter()
+            .map(|m| (m.header, m.path))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("Region".to_string(), vec!["region".to_string()]),
+                (
+                    "Shard".to_string(),
+                    vec!["target".to_string(), "shard".to_string()]
+                ),
+            ]
         );
     }
 

@@ -376,6 +376,12 @@ pub fn post(url: &str, id: &str, extra: &[(&str, &str)], body: &str) -> Reply {
     request("POST", url, &headers, body)
 }
 
+/// `tools/list` (request id `request`) in session `id`: the answer.
+pub fn list_tools(url: &str, id: &str, request: u64) -> Reply {
+    let body = format!(r#"{{"jsonrpc":"2.0","id":{request},"method":"tools/list"}}"#);
+    post(url, id, &[], &body)
+}
+
 /// The path of a file in `dir`.
 pub fn file(dir: &Path, name: &str) -> PathBuf {
     dir.join(name)

@@ -85,6 +85,84 @@ pub fn scripted_server(record: &Path, verdicts: &Path, script: &str) -> Vec<Stri
     ]
 }
 
+/// A server with one tool, `greet`, whose description is the JSON text in the file its
+/// command line names, put into its `tools/list` answer as it is written there (a lone
+/// surrogate escape stays an escape): a test changes what the server lists under the same
+/// command line.
+const DESCRIBED_SERVER: &str = r#"
+const fs = require("fs");
+const file = process.argv[1];
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (text) => process.stdout.write(text + "\n");
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  const id = JSON.stringify(m.id);
+  if (m.method === "initialize") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"described","version":"1"}}}`);
+  } else if (m.method === "tools/list") {
+    const description = fs.readFileSync(file, "utf8").trim();
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"greet","description":${description},"inputSchema":{"type":"object"}}]}}`);
+  } else if (m.method === "tools/call") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"hi"}]}}`);
+  } else if (m.id !== undefined) {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
+  }
+});
+"#;
+
+/// The command that starts [`DESCRIBED_SERVER`] with the description in `file`.
+pub fn described_server(file: &Path) -> Vec<String> {
+    vec![
+        node(),
+        "-e".into(),
+        DESCRIBED_SERVER.into(),
+        file.display().to_string(),
+    ]
+}
+
+/// A FIFO whose reader opens it (so that a writer's open returns) and then reads nothing
+/// until it is told to: a log shipper that stalls.
+pub struct StalledFifo {
+    /// The FIFO.
+    pub path: PathBuf,
+    go: mpsc::Sender<()>,
+    reader: thread::JoinHandle<String>,
+}
+
+impl StalledFifo {
+    /// Make the FIFO at `path` and its reader.
+    pub fn new(path: &Path) -> StalledFifo {
+        let made = Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(made.success(), "mkfifo {}", path.display());
+        let (go, may_read) = mpsc::channel::<()>();
+        let fifo = path.to_path_buf();
+        let reader = thread::spawn(move || {
+            // Opened as the writer opens it, then not read until told.
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            may_read.recv().unwrap();
+            let mut text = String::new();
+            file.read_to_string(&mut text).unwrap();
+            text
+        });
+        StalledFifo {
+            path: path.to_path_buf(),
+            go,
+            reader,
+        }
+    }
+
+    /// Let the reader read, to the end of what is written.
+    pub fn start_reading(&self) {
+        self.go.send(()).unwrap();
+    }
+
+    /// Everything the reader read, once the writer closed the FIFO.
+    pub fn text(self) -> String {
+        let _ = self.go.send(());
+        self.reader.join().unwrap()
+    }
+}
+
 /// The lines the recording server received, parsed.
 pub fn recorded(record: &Path) -> Vec<Value> {
     recorded_lines(record)

@@ -215,6 +215,17 @@ where
 /// page would otherwise be listed until the time limit.
 const MAX_PAGES: usize = 10_000;
 
+/// Every tool of every `tools/list` page, each as read.
+pub(crate) struct Listed {
+    /// The tools, in order.
+    pub tools: Vec<Value>,
+    /// How many pages there were.
+    pub pages: usize,
+    /// The tools whose definitions hold a value that reading changed, by their place in
+    /// `tools`, with the first such value of each.
+    pub lossy: Vec<(usize, toolschema::json::Loss)>,
+}
+
 /// Every tool of every `tools/list` page, each as sent, and how many pages there were.
 /// `on_page` is told the number of each page before it is asked for.
 pub(crate) async fn list_all_tools(
@@ -222,8 +233,9 @@ pub(crate) async fn list_all_tools(
     results: &RawResults,
     watch: &Watch,
     mut on_page: impl FnMut(usize),
-) -> Result<(Vec<Value>, usize), SessionFailure> {
+) -> Result<Listed, SessionFailure> {
     let mut tools = Vec::new();
+    let mut lossy = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
     let mut pages = 0;
@@ -252,10 +264,16 @@ pub(crate) async fn list_all_tools(
             }
             Err(error) => return Err(service_failure(error)),
         }
-        let result = results.take(&id).ok_or_else(|| {
+        let (result, loss) = results.take_read(&id).ok_or_else(|| {
             SessionFailure::Misbehaved("its response carried no result".to_string())
         })?;
         let (page_tools, next) = read_page(result)?;
+        let before = tools.len();
+        lossy.extend(
+            loss.lossy_tools
+                .into_iter()
+                .map(|(at, loss)| (before + at, loss)),
+        );
         tools.extend(page_tools);
         match next {
             None => break,
@@ -271,7 +289,11 @@ pub(crate) async fn list_all_tools(
             }
         }
     }
-    Ok((tools, pages))
+    Ok(Listed {
+        tools,
+        pages,
+        lossy,
+    })
 }
 
 /// The tools of one page and the cursor of the next.

@@ -31,14 +31,24 @@ pub fn kind_of(bytes: &[u8]) -> Option<Kind> {
     }
 }
 
-/// Results of responses as received, by request id, each with whether its `structuredContent`
-/// held a lone surrogate escape (read as U+FFFD: see [`toolschema::json::has_lone_surrogate`]).
+/// What reading a result as received changed of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadLoss {
+    /// Its `structuredContent` held a lone surrogate escape (read as U+FFFD: see
+    /// [`toolschema::json::has_lone_surrogate`]).
+    pub structured_content_lone_surrogates: bool,
+    /// The tools of a `tools/list` result whose definitions hold a value that reading changes,
+    /// by their place in the page ([`message::lossy_tools`]).
+    pub lossy_tools: Vec<(usize, toolschema::json::Loss)>,
+}
+
+/// Results of responses as received, by request id, each with what reading it changed.
 #[derive(Debug, Clone, Default)]
-pub struct RawResults(Arc<Mutex<HashMap<IdKey, (Value, bool)>>>);
+pub struct RawResults(Arc<Mutex<HashMap<IdKey, (Value, ReadLoss)>>>);
 
 impl RawResults {
     /// Keep the `result` of a response; anything else is ignored.
-    pub fn observe(&self, message: &Value, lone_surrogates: bool) {
+    pub fn observe(&self, message: &Value, loss: ReadLoss) {
         let (Some(id), Some(result)) = (message.get("id"), message.get("result")) else {
             return;
         };
@@ -46,7 +56,7 @@ impl RawResults {
             return;
         }
         if let Ok(mut results) = self.0.lock() {
-            results.insert(IdKey::of(id), (result.clone(), lone_surrogates));
+            results.insert(IdKey::of(id), (result.clone(), loss));
         }
     }
 
@@ -55,9 +65,8 @@ impl RawResults {
         self.take_read(id).map(|(result, _)| result)
     }
 
-    /// Take the result of the response to request `id`, with whether its `structuredContent`
-    /// held a lone surrogate escape.
-    pub fn take_read(&self, id: &RequestId) -> Option<(Value, bool)> {
+    /// Take the result of the response to request `id`, with what reading it changed.
+    pub fn take_read(&self, id: &RequestId) -> Option<(Value, ReadLoss)> {
         let id = serde_json::to_value(id).ok()?;
         self.0.lock().ok()?.remove(&IdKey::of(&id))
     }
@@ -261,15 +270,22 @@ impl Watch {
             }
         }
         // (Looked for in the whole text first, before its members are read: most hold none.)
-        let lone_surrogates = std::str::from_utf8(bytes).is_ok_and(|text| {
-            toolschema::json::has_lone_surrogate(text)
-                && toolschema::json::root_members(text)
+        let loss = std::str::from_utf8(bytes)
+            .ok()
+            .filter(|text| toolschema::json::first_lossy_value(text).is_some())
+            .and_then(|text| {
+                let result = toolschema::json::root_members(text)
                     .ok()
                     .flatten()
-                    .and_then(|members| message::member(&members, "result"))
-                    .is_some_and(|at| message::lone_surrogates_in_structured_content(text, at))
-        });
-        results.observe(&value, lone_surrogates);
+                    .and_then(|members| message::member(&members, "result"))?;
+                Some(ReadLoss {
+                    structured_content_lone_surrogates:
+                        message::lone_surrogates_in_structured_content(text, result.clone()),
+                    lossy_tools: message::lossy_tools(text, result),
+                })
+            })
+            .unwrap_or_default();
+        results.observe(&value, loss);
         match serde_json::from_value::<ServerJsonRpcMessage>(value) {
             Ok(typed) => Received::Deliver(Box::new(typed)),
             Err(e) => {
@@ -444,7 +460,12 @@ mod tests {
                 Received::Deliver(_)
             ));
             let (_, said) = results.take_read(&RequestId::Number(id)).unwrap();
-            assert_eq!(said, lone, "{}", String::from_utf8_lossy(line));
+            assert_eq!(
+                said.structured_content_lone_surrogates,
+                lone,
+                "{}",
+                String::from_utf8_lossy(line)
+            );
         }
     }
 
@@ -465,7 +486,7 @@ mod tests {
         );
         assert_eq!(results.take(&RequestId::Number(3)), None);
         // A string id is a different id.
-        results.observe(&json!({"id": "3", "result": {}}), false);
+        results.observe(&json!({"id": "3", "result": {}}), ReadLoss::default());
         assert_eq!(results.take(&RequestId::Number(3)), None);
         assert!(watch.unclaimed_strays().is_empty());
     }

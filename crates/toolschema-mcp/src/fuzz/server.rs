@@ -167,7 +167,7 @@ impl Server {
         )
         .await;
         match listing {
-            Ok(Ok((tools, _))) => Ok(tools),
+            Ok(Ok(listed)) => Ok(listed.tools),
             Ok(Err(failure)) => Err(self.unavailable(&live, "listing its tools", failure).await),
             Err(_) => Err(Unavailable(format!(
                 "the MCP server {} did not list its tools within {}s",
@@ -353,9 +353,9 @@ impl Server {
         };
         let answer = match response {
             Ok(_) => match live.results.take_read(&id) {
-                Some((result, lone_surrogates)) => Answer::Result {
+                Some((result, loss)) => Answer::Result {
                     result,
-                    lone_surrogates,
+                    lone_surrogates: loss.structured_content_lone_surrogates,
                 },
                 None => Answer::Unreadable("the answer carried no result".into()),
             },

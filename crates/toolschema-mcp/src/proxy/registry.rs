@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use toolschema::tool::{mirrored_arguments, MirroredArgument};
 use toolschema::{CompileOptions, CompiledTool};
 
 /// A listed tool.
@@ -21,6 +22,8 @@ struct Entry {
     /// a relisted identical definition keeps its validators.
     raw: String,
     state: State,
+    /// The arguments its `inputSchema` mirrors into `Mcp-Param-*` headers.
+    mirrored: Vec<MirroredArgument>,
 }
 
 enum State {
@@ -203,6 +206,7 @@ impl ToolRegistry {
                             Entry {
                                 raw,
                                 state: State::ListedTwice,
+                                mirrored: Vec::new(),
                             },
                         );
                     }
@@ -216,11 +220,16 @@ impl ToolRegistry {
             if unchanged {
                 continue;
             }
+            let mirrored = tool
+                .get("inputSchema")
+                .map(mirrored_arguments)
+                .unwrap_or_default();
             self.tools.insert(
                 name.to_string(),
                 Entry {
                     raw,
                     state: State::Listed,
+                    mirrored,
                 },
             );
         }
@@ -263,6 +272,12 @@ impl ToolRegistry {
             },
             State::Listed => Lookup::Unknown,
         }
+    }
+
+    /// The arguments tool `name` mirrors into `Mcp-Param-*` headers (none for a tool not
+    /// listed, or listed twice differently).
+    pub fn mirrored(&self, name: &str) -> &[MirroredArgument] {
+        self.tools.get(name).map_or(&[], |entry| &entry.mirrored)
     }
 
     /// The output validators of `name`, if its calls were validated.

@@ -51,6 +51,10 @@ pub struct Snapshot {
     pub tools: Vec<Value>,
     /// How many `tools/list` pages the server returned.
     pub pages: usize,
+    /// The tools whose definitions hold a value that reading changed (a lone surrogate escape
+    /// read as U+FFFD, a number read as another), by their place in `tools`, with the first
+    /// such value of each: what was read of them is not exactly what the server sent.
+    pub lossy: Vec<(usize, toolschema::json::Loss)>,
 }
 
 impl Snapshot {
@@ -331,6 +335,10 @@ where
     .await;
     // Closing politely (stdin closed, or the HTTP session deleted) is best effort.
     let _ = tokio::time::timeout(Duration::from_secs(2), session.cancel()).await;
-    let (tools, pages) = listed?;
-    Ok(Snapshot { tools, pages })
+    let listed = listed?;
+    Ok(Snapshot {
+        tools: listed.tools,
+        pages: listed.pages,
+        lossy: listed.lossy,
+    })
 }

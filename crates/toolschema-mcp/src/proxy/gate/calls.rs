@@ -48,6 +48,11 @@ impl AdmittedCall {
         self.text.len()
     }
 
+    /// The key of the call's id.
+    pub(super) fn key(&self) -> &IdKey {
+        self.id.key()
+    }
+
     /// The call as a request that never reached the server.
     pub(super) fn into_pending(self, audit_arguments: bool) -> Pending {
         Pending {
@@ -85,7 +90,7 @@ impl Waiting {
 
     /// Whether this is a call with id `key`.
     pub(super) fn has_id(&self, key: &IdKey) -> bool {
-        matches!(self, Waiting::Call(call) if call.id.key() == key)
+        matches!(self, Waiting::Call(call) if call.key() == key)
     }
 }
 

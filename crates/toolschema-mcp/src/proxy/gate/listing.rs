@@ -121,6 +121,35 @@ impl Gate {
         Ok(())
     }
 
+    /// The client requests that wait for the proxy's own request `key` (a page of its own
+    /// listing out now): the calls, and the requests of the batches, waiting for the listing.
+    /// None when `key` is not that page's id.
+    pub fn waiting_on(&self, key: &IdKey) -> Vec<IdKey> {
+        if !self.listing.is_waiting_for(key) {
+            return Vec::new();
+        }
+        let mut keys = Vec::new();
+        for waiting in &self.waiting {
+            match waiting {
+                Waiting::Call(call) => keys.push(call.key().clone()),
+                Waiting::Batch(text) => {
+                    if let Ok(Read::Batch(elements)) = message::read(text) {
+                        keys.extend(elements.iter().filter_map(
+                            |range| match message::read_object(text, range.clone()) {
+                                Ok(Message {
+                                    kind: message::Kind::Request { id, .. },
+                                    ..
+                                }) => Some(id.key().clone()),
+                                _ => None,
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        keys
+    }
+
     /// A call that needs the tools waits for the proxy's own listing (started now if none is
     /// under way); it is decided as a call that cannot be checked when the last listing failed
     /// and the pause is not over, or when too much waits already.
@@ -268,7 +297,11 @@ impl Gate {
             changes_at_request,
         };
         let own = RequestId::from_text(&format!("\"toolschema-proxy-{}\"", self.next_own_id));
-        self.check_pins(tools_of(&result), Some(&own), out);
+        let lossy = match &message.result {
+            Some(at) if self.config.pins.is_some() => message::lossy_tools(text, at.clone()),
+            _ => Vec::new(),
+        };
+        self.check_pins(tools_of(&result), &lossy, Some(&own), out);
         let (warnings, completed) = self.registry.learn_page(tools_of(&result), page);
         self.own_listing_holds |= completed;
         self.learned(warnings, completed);
@@ -388,7 +421,11 @@ impl Gate {
         let Some(Value::Array(tools)) = result.get_mut("tools") else {
             return None;
         };
-        let left_out = self.check_pins(tools, Some(id), out);
+        let lossy = match self.config.pins {
+            Some(_) => message::lossy_tools_of_response(text),
+            None => Vec::new(),
+        };
+        let left_out = self.check_pins(tools, &lossy, Some(id), out);
         let policy = &self.config.policy;
         let overrides = &self.config.overrides;
         let before = tools.len();

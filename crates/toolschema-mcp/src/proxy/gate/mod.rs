@@ -257,6 +257,11 @@ impl Gate {
         !self.waiting.is_empty()
     }
 
+    /// The arguments tool `name` mirrors into `Mcp-Param-*` headers, as last listed.
+    pub fn mirrored_arguments(&self, name: &str) -> &[toolschema::tool::MirroredArgument] {
+        self.registry.mirrored(name)
+    }
+
     /// Client requests in flight at the server (or waiting in the gate).
     pub fn requests_in_flight(&self) -> usize {
         self.pending.len() + self.waiting.len()

@@ -4,7 +4,9 @@
 //! annotation flipped, a schema widened), or that is not pinned at all, is reported once per
 //! listing, on stderr and in the audit log. With `--pin-mode enforce` (the default with `--pin`)
 //! it is also left out of `tools/list`, and its calls are refused with a tool error that says
-//! the definition changed; `warn` only reports.
+//! the definition changed; `warn` only reports. A definition holding a value that reading
+//! changes (a lone surrogate escape read as U+FFFD, a number read as another) matches no pin:
+//! what was read of it cannot be told from other definitions read alike.
 
 use super::{report, Action, Gate};
 use crate::message::RequestId;
@@ -13,6 +15,7 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use toolschema::diff::{PinStatus, PinnedServer};
+use toolschema::json::Loss;
 
 /// What the proxy does with a tool that does not match its pin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -36,8 +39,16 @@ pub struct Pins {
 }
 
 impl Pins {
-    /// Why `tool` (as listed) does not match its pin, or `None` when it does.
-    fn mismatch(&self, tool: &Value) -> Option<String> {
+    /// Why `tool` (as listed) does not match its pin, or `None` when it does; `lossy`, the
+    /// first value of its definition that reading changed, if any: such a definition cannot be
+    /// told from others read alike, so it matches no pin.
+    fn mismatch(&self, tool: &Value, lossy: Option<&Loss>) -> Option<String> {
+        if let Some(loss) = lossy {
+            return Some(format!(
+                "its definition cannot be checked against {}: {loss}, and a pin cannot tell it from a definition read alike",
+                self.file
+            ));
+        }
         match self.server.check(tool) {
             PinStatus::Pinned => None,
             PinStatus::NotInLock => Some(format!("it is not pinned in {}", self.file)),
@@ -62,6 +73,7 @@ impl Gate {
     pub(super) fn check_pins(
         &mut self,
         tools: &[Value],
+        lossy: &[(usize, Loss)],
         listing: Option<&RequestId>,
         out: &mut Vec<Action>,
     ) -> Vec<String> {
@@ -69,11 +81,15 @@ impl Gate {
             return Vec::new();
         };
         let mut left_out = Vec::new();
-        for tool in tools {
+        for (at, tool) in tools.iter().enumerate() {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 continue;
             };
-            let Some(why) = pins.mismatch(tool) else {
+            let loss = lossy
+                .iter()
+                .find(|(place, _)| *place == at)
+                .map(|(_, loss)| loss);
+            let Some(why) = pins.mismatch(tool, loss) else {
                 self.pin_mismatches.remove(name);
                 continue;
             };

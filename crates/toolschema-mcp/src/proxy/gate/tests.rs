@@ -193,6 +193,34 @@ fn a_call_before_any_listing_waits_for_the_proxys_own_listing_of_every_page() {
     assert_eq!(valid.to_server.len(), 1);
 }
 
+/// The transport asks which client requests wait for one of the proxy's own requests (to
+/// give them what the upstream answered that request, an expired session's 404): the calls
+/// waiting for the page out now, and only for that page's id.
+#[test]
+fn the_calls_waiting_for_the_own_listing_are_named_by_its_page() {
+    let mut session = Session::new(GateConfig::default());
+    session.client(call(json!(1), "search", json!({"query": "rust"})));
+    session.client(call(json!("b"), "search", json!({"query": "go"})));
+    let own = RequestId::from_text("\"toolschema-proxy-1\"");
+    let waiting = session.gate.waiting_on(own.key());
+    assert_eq!(
+        waiting,
+        [
+            RequestId::from_text("1").key().clone(),
+            RequestId::from_text("\"b\"").key().clone()
+        ]
+    );
+    assert!(session
+        .gate
+        .waiting_on(RequestId::from_text("1").key())
+        .is_empty());
+    // The page answered: nothing waits for it any more.
+    session.server(
+        json!({"jsonrpc": "2.0", "id": "toolschema-proxy-1", "result": {"tools": [search_tool()]}}),
+    );
+    assert!(session.gate.waiting_on(own.key()).is_empty());
+}
+
 #[test]
 fn everything_but_the_waiting_calls_flows_during_the_own_listing() {
     let mut session = Session::new(audited());

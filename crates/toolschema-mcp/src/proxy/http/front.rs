@@ -549,7 +549,7 @@ impl Front {
         {
             let mut sessions = lock(&self.sessions);
             if let Some(held) = sessions.get(id).cloned() {
-                if takeover_of(&held) == Takeover::Refused {
+                if upstream_refused(&held) {
                     sessions.remove(id);
                     self.guard.sessions().ended(id);
                     close_here(held);
@@ -800,7 +800,7 @@ impl Front {
         let expired = |session: &Arc<Session>| {
             session.is_closed()
                 || session.is_gone()
-                || takeover_of(session) == Takeover::Refused
+                || upstream_refused(session)
                 || (session.idle_for() > idle && !session.is_busy())
         };
         let mut done = Vec::new();
@@ -893,6 +893,16 @@ fn takeover_of(session: &Session) -> Takeover {
     match session.backend() {
         Backend::Upstream(link) => link.takeover(),
         Backend::Stdio(_) => Takeover::No,
+    }
+}
+
+/// Whether the upstream refused the session: it refused its takeover, or ended it (404). It is
+/// no session of the proxy's from then on: a request naming its id is taken as naming one it
+/// does not know (at an upstream, taken over again, and answered as the upstream answers).
+fn upstream_refused(session: &Session) -> bool {
+    match session.backend() {
+        Backend::Upstream(link) => link.is_ended() || link.takeover() == Takeover::Refused,
+        Backend::Stdio(_) => false,
     }
 }
 

@@ -6,26 +6,19 @@
 //! the message would take it past its byte budget: what a queue holds never exceeds the budget
 //! by more than one message (and a message is never larger than `--max-message-bytes`). The
 //! sender (the session, under its lock) decides what a refusal costs the client: its stream.
-//! Queues toward the server are bounded the same way ([`Budget`]): what a server does not take
-//! costs the client the message (a request is answered with an error).
+//! One [`Budget`] bounds every queue: a client's streams, the queues toward the server (what a
+//! server does not take costs the client the message: a request is answered with an error),
+//! the queue toward a stdio client (whose producers wait for room) and the upstream's requests
+//! under way.
 
 use super::routes::Outgoing;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 
 /// How many messages may wait for the server (a process's stdin, the upstream's outbox).
 pub const SERVER_QUEUE: usize = 1024;
-
-/// What both ends of a queue share.
-#[derive(Debug, Default)]
-struct Shared {
-    /// The bytes of the messages in the queue.
-    held: AtomicUsize,
-    /// The sender gave the stream up: the client did not read it.
-    lost: AtomicBool,
-}
 
 /// Why a message was not queued.
 #[derive(Debug)]
@@ -39,29 +32,32 @@ pub enum Refused {
 /// The proxy's end of a client stream.
 #[derive(Debug)]
 pub struct StreamSender {
-    sender: mpsc::Sender<Outgoing>,
-    shared: Arc<Shared>,
-    budget: usize,
+    sender: mpsc::Sender<(Outgoing, Permit)>,
+    budget: Arc<Budget>,
+    /// Set when the sender gave the stream up: the client did not read it.
+    lost: Arc<AtomicBool>,
 }
 
 /// The client's end of a stream, read by the HTTP answer.
 #[derive(Debug)]
 pub struct StreamReceiver {
-    receiver: mpsc::Receiver<Outgoing>,
-    shared: Arc<Shared>,
+    receiver: mpsc::Receiver<(Outgoing, Permit)>,
+    lost: Arc<AtomicBool>,
 }
 
-/// A queue of at most `count` messages and, but for one message, `budget` bytes.
+/// A queue of at most `count` messages and, but for one message, `budget` bytes (a
+/// [`Budget`]: each message holds its room until it is read).
 pub fn stream(count: usize, budget: usize) -> (StreamSender, StreamReceiver) {
-    let (sender, receiver) = mpsc::channel(count.max(1));
-    let shared = Arc::new(Shared::default());
+    let count = count.max(1);
+    let (sender, receiver) = mpsc::channel(count);
+    let lost = Arc::new(AtomicBool::new(false));
     (
         StreamSender {
             sender,
-            shared: shared.clone(),
-            budget,
+            budget: Budget::new(count, budget),
+            lost: lost.clone(),
         },
-        StreamReceiver { receiver, shared },
+        StreamReceiver { receiver, lost },
     )
 }
 
@@ -71,19 +67,13 @@ impl StreamSender {
         if self.sender.is_closed() {
             return Err(Refused::Closed(item));
         }
-        let size = item.data.len();
-        // One sender, under the session's lock: `held` only shrinks meanwhile.
-        let held = self.shared.held.load(Ordering::Acquire);
-        if held > 0 && held.saturating_add(size) > self.budget {
+        // One sender, under the session's lock: the room only grows meanwhile.
+        let Some(permit) = self.budget.take(item.data.len()) else {
             return Err(Refused::Full);
-        }
-        self.shared.held.fetch_add(size, Ordering::AcqRel);
-        self.sender.try_send(item).map_err(|e| {
-            self.shared.held.fetch_sub(size, Ordering::AcqRel);
-            match e {
-                mpsc::error::TrySendError::Full(_) => Refused::Full,
-                mpsc::error::TrySendError::Closed(item) => Refused::Closed(item),
-            }
+        };
+        self.sender.try_send((item, permit)).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => Refused::Full,
+            mpsc::error::TrySendError::Closed((item, _)) => Refused::Closed(item),
         })
     }
 
@@ -95,26 +85,23 @@ impl StreamSender {
     /// Give the stream up because its client does not read it: the client's end reads what
     /// was queued, then learns it lost the stream.
     pub fn lose(self) {
-        self.shared.lost.store(true, Ordering::Release);
+        self.lost.store(true, Ordering::Release);
     }
 
     /// The bytes queued now.
     #[cfg(test)]
     pub fn held(&self) -> usize {
-        self.shared.held.load(Ordering::Acquire)
+        self.budget.held().0
     }
 }
 
 impl StreamReceiver {
     /// The next message, `None` once the stream ended (or was lost).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Outgoing>> {
-        let polled = self.receiver.poll_recv(cx);
-        if let Poll::Ready(Some(item)) = &polled {
-            self.shared
-                .held
-                .fetch_sub(item.data.len(), Ordering::AcqRel);
-        }
-        polled
+        // Its room is given back as it is read.
+        self.receiver
+            .poll_recv(cx)
+            .map(|item| item.map(|(item, _room)| item))
     }
 
     /// The next message, `None` once the stream ended (or was lost).
@@ -124,20 +111,22 @@ impl StreamReceiver {
 
     /// Whether the stream ended because its client did not read it.
     pub fn was_lost(&self) -> bool {
-        self.shared.lost.load(Ordering::Acquire)
+        self.lost.load(Ordering::Acquire)
     }
 }
 
-/// The room a queue toward the server has (a server process's stdin, the upstream's
-/// outbox): messages the server has not taken yet, bounded in count and, but for one message,
-/// in bytes, as a client stream's are. Each queued message holds a [`Permit`] until the server
-/// took it.
+/// The room a queue has: toward a client's stream or a stdio client, what it has not read;
+/// toward the server (a server process's stdin, the upstream's outbox), messages the server
+/// has not taken yet; the upstream's requests under way. Bounded in count and, but for one message, in bytes, as a
+/// client stream's are. Each queued message holds a [`Permit`] until it was taken.
 #[derive(Debug)]
 pub struct Budget {
     bytes: AtomicUsize,
     count: AtomicUsize,
     max_bytes: usize,
     max_count: usize,
+    /// Woken whenever room is given back.
+    room: Notify,
 }
 
 /// The room one queued message takes, given back when it is dropped.
@@ -155,6 +144,7 @@ impl Budget {
             count: AtomicUsize::new(0),
             max_bytes,
             max_count,
+            room: Notify::new(),
         })
     }
 
@@ -166,12 +156,37 @@ impl Budget {
         if count >= self.max_count || (bytes > 0 && bytes.saturating_add(size) > self.max_bytes) {
             return None;
         }
+        Some(self.take_anyway(size))
+    }
+
+    /// Room for a message of `size` bytes, taken whether there is some or not: for a queue
+    /// whose producers wait for room ([`Budget::wait_for_room`]) before they make what they
+    /// queue, and which may then not refuse it.
+    pub fn take_anyway(self: &Arc<Self>, size: usize) -> Permit {
         self.bytes.fetch_add(size, Ordering::AcqRel);
         self.count.fetch_add(1, Ordering::AcqRel);
-        Some(Permit {
+        Permit {
             budget: self.clone(),
             size,
-        })
+        }
+    }
+
+    /// Whether the queue holds less than its count and its bytes.
+    pub fn has_room(&self) -> bool {
+        self.count.load(Ordering::Acquire) < self.max_count
+            && self.bytes.load(Ordering::Acquire) < self.max_bytes
+    }
+
+    /// Wait until the queue has room ([`Budget::has_room`]).
+    pub async fn wait_for_room(&self) {
+        loop {
+            // Registered before the check: room given back after it wakes this wait.
+            let given_back = self.room.notified();
+            if self.has_room() {
+                return;
+            }
+            given_back.await;
+        }
     }
 
     /// The bytes and messages held now.
@@ -188,6 +203,7 @@ impl Drop for Permit {
     fn drop(&mut self) {
         self.budget.bytes.fetch_sub(self.size, Ordering::AcqRel);
         self.budget.count.fetch_sub(1, Ordering::AcqRel);
+        self.budget.room.notify_waiters();
     }
 }
 
@@ -290,6 +306,26 @@ mod tests {
                 prop_assert!(held <= max_bytes.max(largest));
             }
         }
+    }
+
+    /// A producer that waits for room is woken when a message is taken, and only then.
+    #[tokio::test]
+    async fn a_wait_for_room_ends_when_room_is_given_back() {
+        let budget = Budget::new(2, 100);
+        let first = budget.take_anyway(60);
+        let second = budget.take_anyway(60);
+        assert!(!budget.has_room());
+        let waiting = tokio::spawn({
+            let budget = budget.clone();
+            async move { budget.wait_for_room().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        drop(first);
+        waiting.await.unwrap();
+        assert!(budget.has_room());
+        drop(second);
+        assert_eq!(budget.held(), (0, 0));
     }
 
     #[test]

@@ -52,6 +52,18 @@ pub struct HttpFailure {
     pub body: bytes::Bytes,
 }
 
+impl HttpFailure {
+    /// Whether it speaks of the client's standing (its credentials, 401 and 403, or its
+    /// session, 404) rather than of one message: any request in the client's name would have
+    /// met it, so a request the proxy made for the client's requests fails them with it too.
+    pub fn concerns_the_client(&self) -> bool {
+        matches!(
+            self.status,
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::NOT_FOUND
+        )
+    }
+}
+
 /// Where a message for the client came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
@@ -214,16 +226,29 @@ impl Routes {
         }
     }
 
+    /// The stream a message for the client ends, if it is an answer to an open request (or
+    /// batch), and whether that answer is one to any request of `requests`.
+    pub fn answers_any(&self, data: &[u8], requests: &[IdKey]) -> Option<IdKey> {
+        let Route::Answer(key) = self.route(data) else {
+            return None;
+        };
+        let batch = self.batches.get(&key);
+        let answers = requests.iter().any(|request| {
+            *request == key || batch.is_some_and(|b| b.iter().any(|r| r.key() == request))
+        });
+        answers.then_some(key)
+    }
+
     /// The HTTP failure recorded for request `id`, if any.
     pub fn take_failure(&mut self, id: &IdKey) -> Option<HttpFailure> {
         self.failures.remove(id)
     }
 
-    /// Close every stream: the session ended.
+    /// Close every stream: the session ended. The failures recorded stay, for the answers
+    /// queued with them and not read yet.
     pub fn close_all(&mut self) {
         self.requests.clear();
         self.batches.clear();
-        self.failures.clear();
         self.tokens.clear();
         self.standalone = None;
         self.backlog.clear();

@@ -11,10 +11,10 @@
 //! request ids are made unique before the gate sees them, since independent requests may
 //! reuse an id.
 
-use super::queue::StreamReceiver;
+use super::queue::{Budget, StreamReceiver};
 use super::routes::{Delivery, HttpFailure, Origin, Outgoing, Routes};
 use super::stdio_server::{Queued, StdioServer};
-use super::upstream::UpstreamLink;
+use super::upstream::{UpstreamLink, UPSTREAM_REQUESTS};
 use super::wire;
 use crate::framing::{Frame, OversizedLine};
 use crate::message::{
@@ -42,8 +42,19 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) enum ClientSide {
     /// An HTTP client: its streams.
     Http(Box<Routes>),
-    /// A client on this process's standard output: one line per message, to its writer.
-    Stdio(std::sync::mpsc::Sender<Queued>),
+    /// A client on this process's standard output.
+    Stdio(StdioClient),
+}
+
+/// A client on this process's standard output: one line per message, to its writer. What it
+/// has not read is bounded by `budget`: what the proxy reads for it (from the client itself,
+/// from the upstream) waits for room there ([`Session::client_room`]), so a client that does
+/// not read holds the upstream back, as a pipe does, and loses nothing.
+pub(crate) struct StdioClient {
+    /// The writer of standard output.
+    pub writer: std::sync::mpsc::Sender<Queued>,
+    /// The room of what waits for the writer.
+    pub budget: Arc<Budget>,
 }
 
 /// The server behind the session.
@@ -67,12 +78,32 @@ pub(crate) struct Outbound {
     pub method: Option<String>,
 }
 
+/// Why a request the gate let through was answered instead of sent.
+enum Refusal {
+    /// The server (or the upstream) had no room for it.
+    NotSent(NotSent),
+    /// Its `Mcp-Param-*` headers disagree with its body: why.
+    Headers(String),
+}
+
+/// Why a message was not sent to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotSent {
+    /// The server has not taken enough of what came before to make room for it.
+    Queue,
+    /// It is a request, and as many as a session may have are under way at the upstream
+    /// ([`UPSTREAM_REQUESTS`]).
+    Requests,
+}
+
 impl Backend {
-    /// Queue a message for the server; `false` when the server has not taken enough of what
-    /// came before to make room for it.
-    fn send(&self, outbound: Outbound) -> bool {
+    /// Queue a message for the server, or say why not.
+    fn send(&self, outbound: Outbound) -> Result<(), NotSent> {
         match self {
-            Backend::Stdio(server) => server.send(outbound.line),
+            Backend::Stdio(server) => server
+                .send(outbound.line)
+                .then_some(())
+                .ok_or(NotSent::Queue),
             Backend::Upstream(link) => link.send(outbound),
         }
     }
@@ -120,8 +151,13 @@ pub(crate) struct Session {
     gone: AtomicBool,
     /// The server's queue had no room for the last message (said once until it has).
     server_full: AtomicBool,
+    /// The upstream had as many requests of the session under way as it may (said once until
+    /// a message is sent again).
+    requests_full: AtomicBool,
     /// Woken when the gate's next deadline moved, or the session closed.
     pub deadline_moved: Notify,
+    /// The room of a stdio client's queue, waited for outside the lock.
+    client_room: Option<Arc<Budget>>,
 }
 
 /// How a session is set up.
@@ -141,7 +177,12 @@ impl Session {
     /// [`UpstreamLink::start`]) and [`Session::watch_deadlines`].
     pub fn new(parts: SessionParts) -> Arc<Session> {
         let forwarding = matches!(parts.backend, Backend::Upstream(_)).then(Forwarding::default);
+        let client_room = match &parts.client {
+            ClientSide::Stdio(client) => Some(client.budget.clone()),
+            ClientSide::Http(_) => None,
+        };
         Arc::new(Session {
+            client_room,
             label: parts.label,
             core: Mutex::new(Core {
                 gate: parts.gate,
@@ -156,6 +197,7 @@ impl Session {
             closed: AtomicBool::new(false),
             gone: AtomicBool::new(false),
             server_full: AtomicBool::new(false),
+            requests_full: AtomicBool::new(false),
             deadline_moved: Notify::new(),
         })
     }
@@ -186,6 +228,16 @@ impl Session {
                 }
             }
         });
+    }
+
+    /// Wait until a stdio client's queue has room for what is read next for it (at once for
+    /// an HTTP client, whose streams are bounded on their own). Waited for before a message
+    /// from the client or the server is decided, never under the lock: what one decision adds
+    /// may take the queue past its budget, by what the gate answers one message with.
+    pub async fn client_room(&self) {
+        if let Some(budget) = &self.client_room {
+            budget.wait_for_room().await;
+        }
     }
 
     /// Whether the session was closed.
@@ -230,9 +282,22 @@ impl Session {
         origin: &Origin,
         decide: impl FnOnce(&mut Gate, &mut Vec<Action>),
     ) {
+        self.decide_marking(core, event_id, origin, decide, |_, _| {});
+    }
+
+    /// Decide, let `mark` see what was decided before it is handed on, and hand it on.
+    fn decide_marking(
+        &self,
+        core: &mut Core,
+        event_id: Option<String>,
+        origin: &Origin,
+        decide: impl FnOnce(&mut Gate, &mut Vec<Action>),
+        mark: impl FnOnce(&mut Core, &[Action]),
+    ) {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
         decide(&mut core.gate, &mut actions);
+        mark(core, &actions);
         self.hand_on(core, actions, event_id, origin);
         if core.gate.next_deadline() != before {
             self.deadline_moved.notify_one();
@@ -255,25 +320,40 @@ impl Session {
         for action in actions {
             match action {
                 Action::ToServer(line) => {
-                    let outbound = core.outbound(line);
+                    let mut outbound = core.outbound(line);
+                    if let Err(why) = core.mirror_params(&mut outbound) {
+                        refused.extend(outbound.request.map(|id| (id, Refusal::Headers(why))));
+                        continue;
+                    }
                     let request = outbound.request.clone();
                     let method = outbound.method.clone();
-                    if self.backend.send(outbound) {
+                    let Err(why) = self.backend.send(outbound) else {
                         self.server_full.store(false, Ordering::Relaxed);
-                    } else if !self.server_full.swap(true, Ordering::Relaxed) {
-                        // Said once until the server takes messages again.
-                        report_for(
-                            &self.label,
-                            &format!(
+                        self.requests_full.store(false, Ordering::Relaxed);
+                        continue;
+                    };
+                    // Said once until the server takes messages again.
+                    let (said, report) = match why {
+                        NotSent::Queue => (
+                            &self.server_full,
+                            format!(
                                 "the server has not taken what was sent to it before ({} messages or --max-message-bytes wait), so a {} was not sent, nor what follows until it takes some",
                                 super::queue::SERVER_QUEUE,
                                 method.as_deref().unwrap_or("message")
                             ),
-                        );
-                        refused.extend(request);
-                    } else {
-                        refused.extend(request);
+                        ),
+                        NotSent::Requests => (
+                            &self.requests_full,
+                            format!(
+                                "{UPSTREAM_REQUESTS} requests of the session are under way at the upstream, as many as one session may have: a {} was not sent, nor requests that follow until one ends",
+                                method.as_deref().unwrap_or("request")
+                            ),
+                        ),
+                    };
+                    if !said.swap(true, Ordering::Relaxed) {
+                        report_for(&self.label, &report);
                     }
+                    refused.extend(request.map(|id| (id, Refusal::NotSent(why))));
                 }
                 Action::ToClient(line) => {
                     // The upstream's event id goes with the message it came with.
@@ -292,9 +372,27 @@ impl Session {
             }
         }
         // A request the server had no room for is answered with an error that says so.
-        for id in refused {
-            let reason = "the server is not taking messages (too many wait for it); the request was not sent";
-            let line = error_line(Some(&id), ErrorCode(-32000), reason, None);
+        for (id, why) in refused {
+            let (code, reason) = match why {
+                Refusal::NotSent(NotSent::Queue) => (-32000, "the server is not taking messages (too many wait for it); the request was not sent".to_string()),
+                Refusal::NotSent(NotSent::Requests) => (-32000, format!("{UPSTREAM_REQUESTS} requests of this session are under way at the upstream already (at most {UPSTREAM_REQUESTS} at once); the request was not sent")),
+                Refusal::Headers(why) => (wire::HEADER_MISMATCH, format!("Header mismatch: {why}")),
+            };
+            let line = error_line(Some(&id), ErrorCode(code), &reason, None);
+            if let (ClientSide::Http(routes), wire::HEADER_MISMATCH) = (&mut core.client, code) {
+                // Refused as a server that reads the body refuses it: 400.
+                let mut headers = HeaderMap::new();
+                headers.insert(
+                    http::header::CONTENT_TYPE,
+                    http::HeaderValue::from_static("application/json"),
+                );
+                let failure = HttpFailure {
+                    status: http::StatusCode::BAD_REQUEST,
+                    headers,
+                    body: line.clone().into(),
+                };
+                routes.fail_request(id.key(), failure);
+            }
             let mut answered = Vec::new();
             core.gate
                 .server_message(line, Instant::now(), &mut answered);
@@ -406,18 +504,40 @@ impl Session {
 
     /// The upstream did not answer request `id` with a message (it failed, answered with an
     /// HTTP error, broke off or was cancelled): the gate answers it with an error saying why,
-    /// and an HTTP failure is passed on to the client as it was.
+    /// and an HTTP failure is passed on to the client as it was. When `id` is the proxy's own
+    /// (its listing) and the failure speaks of the client's standing (an expired session, its
+    /// credentials), the client's requests that waited for it, and that the gate answers now,
+    /// get that failure too, as they would have had they gone on.
     pub fn request_failed(&self, id: &RequestId, reason: &str, failure: Option<HttpFailure>) {
         let mut core = lock(&self.core);
-        if let (Some(failure), ClientSide::Http(routes)) = (failure, &mut core.client) {
-            routes.fail_request(id.key(), failure);
+        let waiting = match &failure {
+            Some(failure) if failure.concerns_the_client() => core.gate.waiting_on(id.key()),
+            _ => Vec::new(),
+        };
+        if let (Some(failure), ClientSide::Http(routes)) = (&failure, &mut core.client) {
+            routes.fail_request(id.key(), failure.clone());
         }
         let line = error_line(Some(id), ErrorCode(-32000), reason, None);
-        self.decide_locked(
+        self.decide_marking(
             &mut core,
             None,
             &Origin::Request(id.key().clone()),
             |gate, out| gate.server_message(line, Instant::now(), out),
+            |core, actions| {
+                let (Some(failure), ClientSide::Http(routes)) = (&failure, &mut core.client) else {
+                    return;
+                };
+                if waiting.is_empty() {
+                    return;
+                }
+                for action in actions {
+                    if let Action::ToClient(line) = action {
+                        if let Some(stream) = routes.answers_any(line, &waiting) {
+                            routes.fail_request(&stream, failure.clone());
+                        }
+                    }
+                }
+            },
         );
     }
 
@@ -552,6 +672,20 @@ impl Core {
         }
     }
 
+    /// Set the `Mcp-Param-*` headers of a message for the upstream from its body, or say how
+    /// the client's disagree with it ([`wire::mirror_params`]).
+    fn mirror_params(&self, outbound: &mut Outbound) -> Result<(), String> {
+        if self.forwarding.is_none() {
+            return Ok(());
+        }
+        let Ok(text) = std::str::from_utf8(&outbound.line) else {
+            return Ok(());
+        };
+        wire::mirror_params(&mut outbound.headers, text, |tool| {
+            self.gate.mirrored_arguments(tool)
+        })
+    }
+
     /// Hand a message on to the client.
     fn hand_to_client(&mut self, line: Vec<u8>, event_id: Option<String>, origin: &Origin) {
         if let Some(forwarding) = self
@@ -578,11 +712,13 @@ impl Core {
                     tracing::debug!("a message for a client stream that is gone was dropped");
                 }
             }
-            ClientSide::Stdio(writer) => {
+            ClientSide::Stdio(client) => {
+                let line = restore(line);
+                let permit = client.budget.take_anyway(line.len());
                 // A closed writer: the client is gone, and its end of input ends the proxy.
-                let _ = writer.send(Queued {
-                    line: restore(line),
-                    _permit: None,
+                let _ = client.writer.send(Queued {
+                    line,
+                    _permit: Some(permit),
                 });
             }
         }
@@ -655,6 +791,14 @@ impl Forwarding {
         let mut latest = headers.clone();
         for name in PER_REQUEST {
             latest.remove(*name);
+        }
+        let params: Vec<http::HeaderName> = latest
+            .keys()
+            .filter(|name| name.as_str().starts_with(wire::PARAM_PREFIX))
+            .cloned()
+            .collect();
+        for name in params {
+            latest.remove(name);
         }
         self.latest = latest;
     }

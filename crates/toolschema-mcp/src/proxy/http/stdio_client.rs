@@ -4,9 +4,13 @@
 //! One session: the client's messages are read on a thread (as the stdio relay reads them),
 //! decided by the gate, and posted upstream; what the upstream sends, on any stream (the GET
 //! stream the proxy opens once the session is initialized included), reaches the client's
-//! stdout in the order it is decided.
+//! stdout in the order it is decided. What waits for the client to read it is bounded (1,024
+//! messages, `--max-message-bytes`): past it the proxy reads neither the client nor the
+//! upstream until the client reads (back-pressure, as over a pipe; nothing is dropped).
 
-use super::session::{ClientSide, Session, SessionParts};
+use super::queue::Budget;
+use super::routes::STREAM_CAPACITY;
+use super::session::{ClientSide, Session, SessionParts, StdioClient};
 use super::stdio_server::{write_lines, Queued};
 use super::upstream::{Upstream, UpstreamLink};
 use super::{HttpProxyConfig, ServerSide};
@@ -57,7 +61,10 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
     let session = Session::new(SessionParts {
         label: format!("stdio client of {}", upstream.url()),
         gate: Gate::new(gate_config),
-        client: ClientSide::Stdio(to_client),
+        client: ClientSide::Stdio(StdioClient {
+            writer: to_client,
+            budget: Budget::new(STREAM_CAPACITY, config.max_message_bytes),
+        }),
         backend: super::session::Backend::Upstream(UpstreamLink::new(upstream, false, true)),
         audit,
         client_name: None,
@@ -68,11 +75,14 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
     let (ended, client_done) = oneshot::channel();
     let reader = session.clone();
     let max = config.max_message_bytes;
+    let runtime = tokio::runtime::Handle::current();
     std::thread::Builder::new()
         .name("client-stdin".into())
         .spawn(move || {
             let mut lines = LineReader::new(BufReader::with_capacity(BUFFER_BYTES, input), max);
             loop {
+                // A client that does not read what it is sent is not read either.
+                runtime.block_on(reader.client_room());
                 match lines.next_blocking() {
                     Ok(Some(Frame::Line(line))) => reader.client_message(line, None),
                     Ok(Some(Frame::Oversized(over))) => reader.client_message_too_large(&over),

@@ -14,7 +14,7 @@
 
 use super::queue::{Budget, Permit, SERVER_QUEUE};
 use super::routes::{HttpFailure, Origin};
-use super::session::{lock, Outbound, Session};
+use super::session::{lock, NotSent, Outbound, Session};
 use super::sse::Decoder;
 use super::wire;
 use crate::message::{self, read, IdKey, Kind, Read, RequestId};
@@ -26,7 +26,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -41,6 +41,11 @@ const ERROR_BODY_BYTES: usize = 64 * 1024;
 
 /// How long an idle pooled connection stays open.
 const POOL_IDLE: Duration = Duration::from_secs(30);
+
+/// How many requests one session (or 2026-07-28 lane) may have under way at the upstream at
+/// once, each a task and a connection: past it a request is not sent, and its client gets an
+/// error that says so (a stdio client may send without waiting for answers).
+pub(crate) const UPSTREAM_REQUESTS: usize = 256;
 
 /// The remote server, shared by every session of the proxy.
 pub(crate) struct Upstream {
@@ -124,12 +129,21 @@ struct LinkState {
     standalone: Mutex<Option<AbortHandle>>,
     /// Whether the session was taken over, and what the upstream said of it.
     takeover: Mutex<Takeover>,
+    /// The upstream answered 404 to a message naming the session: it ended it (expired, or
+    /// never had it), and every later message in it would get the same (MCP).
+    ended: AtomicBool,
 }
 
 impl LinkState {
-    /// The upstream answered a message of this session (with `success` or not); a taken-over
-    /// session is confirmed or refused by its first answer.
-    fn heard(&self, success: bool) {
+    /// The upstream answered a request of this session with `status` (`None`: no answer
+    /// came); a taken-over session is confirmed or refused by its first answer. A 404 to a
+    /// message (a POST) naming the session, `session_id`, ends the session; a GET is `None`
+    /// there, since servers without a GET stream may answer it 404 while the session lives.
+    fn heard(&self, status: Option<StatusCode>, session_id: Option<&str>) {
+        let success = status.is_some_and(|s| s.is_success());
+        if status == Some(StatusCode::NOT_FOUND) && session_id.is_some() && !self.stateless {
+            self.ended.store(true, Ordering::Relaxed);
+        }
         let mut takeover = lock(&self.takeover);
         if *takeover == Takeover::Unconfirmed {
             *takeover = if success {
@@ -141,8 +155,13 @@ impl LinkState {
     }
 }
 
-/// A message for the upstream, holding its room in the link's budget until it is sent.
-type Queued = (Outbound, Permit);
+/// A message for the upstream, holding its room in the link's budget until it is sent; a
+/// request holds its place among the requests under way until it ends.
+struct Queued {
+    outbound: Outbound,
+    _room: Permit,
+    under_way: Option<Permit>,
+}
 
 /// One session's link to the upstream.
 pub(crate) struct UpstreamLink {
@@ -151,6 +170,8 @@ pub(crate) struct UpstreamLink {
     receiver: Mutex<Option<mpsc::UnboundedReceiver<Queued>>>,
     /// What the upstream has not taken yet may take (the queue is bounded by it).
     budget: Arc<Budget>,
+    /// The requests under way ([`UPSTREAM_REQUESTS`]).
+    requests: Arc<Budget>,
 }
 
 impl UpstreamLink {
@@ -161,6 +182,7 @@ impl UpstreamLink {
         let budget = Budget::new(SERVER_QUEUE, upstream.max_message_bytes);
         UpstreamLink {
             budget,
+            requests: Budget::new(UPSTREAM_REQUESTS, usize::MAX),
             state: Arc::new(LinkState {
                 upstream,
                 session_id: Mutex::new(None),
@@ -170,6 +192,7 @@ impl UpstreamLink {
                 tasks: Mutex::new(HashMap::new()),
                 standalone: Mutex::new(None),
                 takeover: Mutex::new(Takeover::No),
+                ended: AtomicBool::new(false),
             }),
             queue,
             receiver: Mutex::new(Some(receiver)),
@@ -189,15 +212,25 @@ impl UpstreamLink {
         tokio::spawn(send_queued(state, receiver, weak));
     }
 
-    /// Queue a message for the upstream; `false` when the upstream has not taken enough of
-    /// what came before to make room for it.
-    pub fn send(&self, outbound: Outbound) -> bool {
-        let Some(permit) = self.budget.take(outbound.line.len()) else {
-            return false;
+    /// Queue a message for the upstream, or say why not: the upstream has not taken enough of
+    /// what came before to make room for it, or it is a request and the session has as many
+    /// under way as it may.
+    pub fn send(&self, outbound: Outbound) -> Result<(), NotSent> {
+        let under_way = match outbound.request {
+            Some(_) => Some(self.requests.take(0).ok_or(NotSent::Requests)?),
+            None => None,
         };
+        let room = self
+            .budget
+            .take(outbound.line.len())
+            .ok_or(NotSent::Queue)?;
         // A closed queue: the session is closing.
-        let _ = self.queue.send((outbound, permit));
-        true
+        let _ = self.queue.send(Queued {
+            outbound,
+            _room: room,
+            under_way,
+        });
+        Ok(())
     }
 
     /// Whether this is a lane of 2026-07-28 requests.
@@ -215,6 +248,11 @@ impl UpstreamLink {
     pub fn adopt_session_id(&self, id: &str) {
         *lock(&self.state.session_id) = Some(id.to_string());
         *lock(&self.state.takeover) = Takeover::Unconfirmed;
+    }
+
+    /// Whether the upstream ended the session (it answered 404 to a message in it).
+    pub fn is_ended(&self) -> bool {
+        self.state.ended.load(Ordering::Relaxed)
     }
 
     /// Whether the session was taken over, and what the upstream said of it.
@@ -289,11 +327,21 @@ async fn send_queued(
     mut queue: mpsc::UnboundedReceiver<Queued>,
     session: Weak<Session>,
 ) {
-    // Each message holds its room until it is sent (a request's, until its task is started).
-    while let Some((outbound, _permit)) = queue.recv().await {
+    // Each message holds its room until it is sent (a request's, until its task is started;
+    // its place among the requests under way, until the task ends).
+    while let Some(Queued {
+        outbound,
+        under_way,
+        ..
+    }) = queue.recv().await
+    {
         if let Some(id) = outbound.request.clone() {
             let key = id.key().clone();
-            let task = tokio::spawn(exchange(state.clone(), session.clone(), outbound, id));
+            let exchanged = exchange(state.clone(), session.clone(), outbound, id);
+            let task = tokio::spawn(async move {
+                exchanged.await;
+                drop(under_way);
+            });
             lock(&state.tasks).insert(key, task.abort_handle());
             continue;
         }
@@ -356,7 +404,10 @@ async fn post_message(state: &LinkState, outbound: Outbound) {
         Err(e) => return report(&format!("cannot send a message to the upstream: {e}")),
     };
     let sent = state.upstream.client.send(request).await;
-    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    state.heard(
+        sent.as_ref().ok().map(|r| r.status()),
+        session_id.as_deref(),
+    );
     match sent {
         Ok(response) if response.status().is_success() => {
             let _ = response.into_body().collect().await;
@@ -429,7 +480,10 @@ async fn answer(
         )
     })?;
     let sent = state.upstream.client.send(request).await;
-    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    state.heard(
+        sent.as_ref().ok().map(|r| r.status()),
+        session_id.as_deref(),
+    );
     let response = sent.map_err(|e| (format!("the upstream cannot be reached: {e}"), None))?;
     if let Some(new_id) = response
         .headers()
@@ -498,6 +552,7 @@ async fn answer(
     })?;
     let answered = answers(&data, &key);
     if let Some(session) = session.upgrade() {
+        session.client_room().await;
         session.server_message(data.clone(), None, &origin);
     }
     if answered {
@@ -578,6 +633,8 @@ async fn pump(
             let Some(session) = session.upgrade() else {
                 return end;
             };
+            // A stdio client that does not read holds the stream back.
+            session.client_room().await;
             session.server_message(data, event.id, origin);
         }
     }
@@ -599,12 +656,10 @@ async fn resume(state: &LinkState, headers: &HeaderMap, last: &str) -> Result<In
     headers.insert("last-event-id", value);
     let session_id = lock(&state.session_id).clone();
     let request = build(state, Method::GET, &headers, None, session_id.as_deref())?;
-    let response = state
-        .upstream
-        .client
-        .send(request)
-        .await
-        .map_err(|e| format!("the upstream's stream broke off and cannot be resumed: {e}"))?;
+    let sent = state.upstream.client.send(request).await;
+    state.heard(sent.as_ref().ok().map(|r| r.status()), None);
+    let response =
+        sent.map_err(|e| format!("the upstream's stream broke off and cannot be resumed: {e}"))?;
     if !response.status().is_success() || !is_event_stream(response.headers()) {
         return Err(format!(
             "the upstream's stream broke off and cannot be resumed (HTTP {})",
@@ -629,7 +684,7 @@ async fn open_standalone(
     let request =
         build(&state, Method::GET, headers, None, session_id.as_deref()).map_err(bad_gateway)?;
     let sent = state.upstream.client.send(request).await;
-    state.heard(sent.as_ref().is_ok_and(|r| r.status().is_success()));
+    state.heard(sent.as_ref().ok().map(|r| r.status()), None);
     let response = sent.map_err(|e| bad_gateway(format!("the upstream cannot be reached: {e}")))?;
     let status = response.status();
     if !status.is_success() || !is_event_stream(response.headers()) {

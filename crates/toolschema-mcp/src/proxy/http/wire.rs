@@ -156,6 +156,141 @@ pub fn check_standard_headers(
     }
 }
 
+/// The prefix of the headers that mirror tool arguments (MCP 2026-07-28), in lower case.
+pub const PARAM_PREFIX: &str = "mcp-param-";
+
+/// An argument's value as an `Mcp-Param-*` header carries it (before encoding): a string as it
+/// is, a boolean as `true` or `false`, an integer in decimal; nothing for any other value
+/// (`null`, a fraction, an object), which MCP does not mirror.
+pub fn argument_header_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::String(text) => Some(text.clone()),
+        serde_json::Value::Bool(flag) => Some(flag.to_string()),
+        serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The `Mcp-Param-*` headers of a message for the upstream, as a server that reads the body
+/// must see them: a 2026-07-28 `tools/call`'s mirrored arguments (`mirrored`, by tool name) are
+/// compared with the client's headers, as that server compares them (an integer by its value),
+/// and set from the body; the client's headers that name no mirrored argument go on as they
+/// are (MCP: an intermediary forwards those it does not recognize). In any other message, where
+/// no revision defines them, the client's are removed. The error says what disagrees: a header
+/// missing for an argument given, given for an argument absent, or another value.
+pub fn mirror_params<'a>(
+    headers: &mut http::HeaderMap,
+    text: &str,
+    mirrored: impl FnOnce(&str) -> &'a [toolschema::tool::MirroredArgument],
+) -> Result<(), String> {
+    let names: Vec<http::HeaderName> = headers
+        .keys()
+        .filter(|name| name.as_str().starts_with(PARAM_PREFIX))
+        .cloned()
+        .collect();
+    let mut sent = Vec::new();
+    for name in names {
+        for value in headers.get_all(&name) {
+            sent.push((name.clone(), value.clone()));
+        }
+        headers.remove(&name);
+    }
+    let Ok(message::Read::One(message)) = message::read(text) else {
+        return Ok(());
+    };
+    let is_call = matches!(&message.kind, Kind::Request { method, .. } if method == "tools/call");
+    let modern = message::declared_revision(text, &message).is_some_and(|r| message::is_modern(&r));
+    if !is_call || !modern {
+        return Ok(());
+    }
+    let call = message::tool_call(text, &message);
+    let Some(tool) = call.name.as_deref() else {
+        return Ok(());
+    };
+    let declared = mirrored(tool);
+    let arguments = match &call.arguments {
+        Some(Ok(arguments)) => Some(arguments),
+        _ => None,
+    };
+    let mut derived = Vec::new();
+    for argument in declared {
+        let name = format!("{PARAM_PREFIX}{}", argument.header.to_ascii_lowercase());
+        let shown = format!("Mcp-Param-{}", argument.header);
+        let value = arguments.and_then(|arguments| {
+            argument
+                .path
+                .iter()
+                .try_fold(arguments, |at, key| at.get(key))
+        });
+        let expected = value.and_then(argument_header_text);
+        if expected.is_some() && call.lone_surrogates && value.is_some_and(|v| v.is_string()) {
+            return Err(format!(
+                "the arguments hold a lone surrogate escape, which the {shown} header cannot carry as the body does"
+            ));
+        }
+        let given: Vec<&http::HeaderValue> = sent
+            .iter()
+            .filter(|(sent_name, _)| sent_name.as_str() == name)
+            .map(|(_, value)| value)
+            .collect();
+        let place = argument.path.join(".");
+        match (&expected, given.as_slice()) {
+            (None, []) => {}
+            (Some(_), []) => {
+                return Err(format!(
+                    "the {shown} header is missing for the argument '{place}'"
+                ))
+            }
+            (None, [_, ..]) => {
+                return Err(format!(
+                    "the {shown} header is sent, but the call gives no argument '{place}' it could mirror"
+                ))
+            }
+            (Some(expected), [value]) => {
+                let value = decode_header_value(value.as_bytes())
+                    .map_err(|why| format!("the {shown} header {why}"))?;
+                let agrees = match value {
+                    ref text if text == expected => true,
+                    // An integer is compared by its value (`07` is `7`).
+                    ref text => matches!(
+                        (text.trim().parse::<i128>(), expected.parse::<i128>()),
+                        (Ok(a), Ok(b)) if a == b
+                    ),
+                };
+                if !agrees {
+                    return Err(format!(
+                        "the {shown} header '{value}' does not match the argument '{place}' ('{expected}')"
+                    ));
+                }
+            }
+            (Some(_), [_, _, ..]) => {
+                return Err(format!("the {shown} header is sent more than once"))
+            }
+        }
+        if let Some(expected) = expected {
+            derived.push((name, encode_header_value(&expected)));
+        }
+    }
+    for (name, value) in sent {
+        let declared_here = derived.iter().any(|(derived, _)| *derived == name.as_str())
+            || declared.iter().any(|a| {
+                name.as_str() == format!("{PARAM_PREFIX}{}", a.header.to_ascii_lowercase())
+            });
+        if !declared_here {
+            headers.append(name, value);
+        }
+    }
+    for (name, value) in derived {
+        if let (Ok(name), Ok(value)) = (
+            http::HeaderName::from_bytes(name.as_bytes()),
+            http::HeaderValue::from_str(&value),
+        ) {
+            headers.insert(name, value);
+        }
+    }
+    Ok(())
+}
+
 /// A message from the upstream (an event's data, or a JSON body), on one line for the gate and
 /// the client's stream; or why it is refused.
 ///
@@ -313,6 +448,58 @@ mod tests {
             let encoded = encode_header_value(&value);
             prop_assert!(http::HeaderValue::from_str(&encoded).is_ok());
             prop_assert_eq!(decode_header_value(encoded.as_bytes()), Ok(value));
+        }
+
+        /// For any arguments of a tool that mirrors three of them (a string, a boolean, a
+        /// nested integer), headers a client derives from the body pass and go on as they came;
+        /// one whose value differs, one missing for an argument given, and one for an argument
+        /// not given are each refused.
+        #[test]
+        fn mirrored_headers_pass_exactly_when_they_agree_with_the_arguments(
+            region in proptest::option::of("\\PC{0,20}"),
+            dry in proptest::option::of(any::<bool>()),
+            shard in proptest::option::of(any::<i64>()),
+            break_one in 0usize..6,
+        ) {
+            let mirrored = vec![
+                toolschema::tool::MirroredArgument { header: "Region".into(), path: vec!["region".into()] },
+                toolschema::tool::MirroredArgument { header: "Dry".into(), path: vec!["dry".into()] },
+                toolschema::tool::MirroredArgument { header: "Shard".into(), path: vec!["target".into(), "shard".into()] },
+            ];
+            let mut arguments = serde_json::Map::new();
+            if let Some(region) = &region { arguments.insert("region".into(), region.clone().into()); }
+            if let Some(dry) = dry { arguments.insert("dry".into(), dry.into()); }
+            if let Some(shard) = shard { arguments.insert("target".into(), serde_json::json!({"shard": shard})); }
+            let text = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "route", "arguments": arguments,
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}).to_string();
+            let values = [
+                ("mcp-param-region", region.clone()),
+                ("mcp-param-dry", dry.map(|d| d.to_string())),
+                ("mcp-param-shard", shard.map(|n| n.to_string())),
+            ];
+            let mut client = http::HeaderMap::new();
+            for (name, value) in &values {
+                if let Some(value) = value {
+                    client.insert(*name, encode_header_value(value).parse().unwrap());
+                }
+            }
+            let mut sent = client.clone();
+            prop_assert_eq!(mirror_params(&mut sent, &text, |_| &mirrored), Ok(()));
+            prop_assert_eq!(&sent, &client);
+            // Break one header: another value where one is given, or one where none is.
+            let (name, value) = &values[break_one % 3];
+            let mut broken = client.clone();
+            let wrong = match value {
+                Some(value) if break_one < 3 => Some(format!("{value}x")),
+                Some(_) => None,
+                None => Some("1".to_string()),
+            };
+            match wrong {
+                Some(wrong) => { broken.insert(*name, encode_header_value(&wrong).parse().unwrap()); }
+                None => { broken.remove(*name); }
+            }
+            prop_assert!(mirror_params(&mut broken, &text, |_| &mirrored).is_err());
         }
 
         /// Any JSON value, pretty-printed over many lines, reads the same on one line.
