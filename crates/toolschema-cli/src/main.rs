@@ -2,6 +2,7 @@
 
 mod adapt;
 mod diff;
+mod docs;
 mod fuzz;
 #[cfg(target_os = "linux")]
 mod init;
@@ -64,6 +65,9 @@ enum Command {
     Adapt(adapt::AdaptArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     Completions(CompletionsArgs),
+    /// Write the book's generated pages (rule pages, CLI reference) from the code.
+    #[command(hide = true)]
+    GenerateDocs(docs::GenerateDocsArgs),
 }
 
 /// Arguments of `toolschema completions`.
@@ -137,6 +141,9 @@ fn main() -> ExitCode {
         Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
         Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
         Command::Completions(args) => with_stdout(|out| completions(args, out)),
+        Command::GenerateDocs(args) => with_stdout(|out| {
+            docs::run(args, <Cli as clap::CommandFactory>::command(), out)
+        }),
     }
 }
 
