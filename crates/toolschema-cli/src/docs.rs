@@ -108,7 +108,10 @@ fn stale_files(dir: &Path, pages: &[Page]) -> Result<Vec<PathBuf>, InputError> {
     let mut stale: Vec<PathBuf> = pages
         .iter()
         .filter(|page| {
-            std::fs::read_to_string(dir.join(&page.path)).ok().as_deref() != Some(&page.text)
+            std::fs::read_to_string(dir.join(&page.path))
+                .ok()
+                .as_deref()
+                != Some(&page.text)
         })
         .map(|page| page.path.clone())
         .collect();

@@ -141,9 +141,9 @@ fn main() -> ExitCode {
         Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
         Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
         Command::Completions(args) => with_stdout(|out| completions(args, out)),
-        Command::GenerateDocs(args) => with_stdout(|out| {
-            docs::run(args, <Cli as clap::CommandFactory>::command(), out)
-        }),
+        Command::GenerateDocs(args) => {
+            with_stdout(|out| docs::run(args, <Cli as clap::CommandFactory>::command(), out))
+        }
     }
 }
 

@@ -47,12 +47,18 @@ fn a_stale_or_extra_page_fails_the_check_and_generating_fixes_it() {
     // A rule page edited by hand, a CLI reference one flag behind, a page for no rule.
     let rule_page = dir.path().join("rules/SCH-002.md");
     let text = std::fs::read_to_string(&rule_page).expect("the SCH-002 page");
-    std::fs::write(&rule_page, text.replace("additionalProperties", "additionalProps"))
-        .expect("edit the page");
+    std::fs::write(
+        &rule_page,
+        text.replace("additionalProperties", "additionalProps"),
+    )
+    .expect("edit the page");
     let cli = dir.path().join("reference/cli.md");
     let text = std::fs::read_to_string(&cli).expect("the CLI reference");
-    std::fs::write(&cli, text.replacen("--assert-format", "--assert-formats", 1))
-        .expect("edit the reference");
+    std::fs::write(
+        &cli,
+        text.replacen("--assert-format", "--assert-formats", 1),
+    )
+    .expect("edit the reference");
     std::fs::write(dir.path().join("rules/SCH-999.md"), "# gone\n").expect("add a page");
 
     let output = Command::cargo_bin("toolschema")
