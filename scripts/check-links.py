@@ -4,8 +4,9 @@
 Usage: check-links.py BOOK_HTML_DIR [MARKDOWN_FILE ...]
 
 In the built HTML, every relative link must name a file that exists and, when it has a
-#fragment, an element with that id in it. In each Markdown file given (the README), every
-relative link must name a file that exists. Links with a scheme (https:, mailto:) are not
+#fragment, an element with that id in it. In each Markdown file given (the README, or its
+draft), every relative link must name a file that exists, read from the current directory (the
+repository's root, where the README lives). Links with a scheme (https:, mailto:) are not
 followed: the check runs offline. Exits 1 listing each broken link.
 """
 import os
@@ -86,7 +87,7 @@ def check_markdown(path):
                 parts = urlsplit(link)
                 if parts.scheme or not parts.path:
                     continue
-                target = os.path.join(os.path.dirname(path), unquote(parts.path))
+                target = unquote(parts.path)
                 if not os.path.exists(target):
                     broken.append(f"{path}:{number}: {link}: no such file")
     return broken
