@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds and tests the book in docs/: installs mdBook from crates.io into target/tools (once;
 # skipped when that version is already there), then `mdbook build docs` and `mdbook test docs`,
-# which must pass without a warning, then an offline check of every internal link of the built
-# book and of the README draft. The generated pages and the command lines of the book are checked
-# by cargo test (crates/toolschema-cli/tests/docs_generated.rs and docs_examples.rs).
+# which must pass without a warning, then `cargo doc` of the library crates without a warning,
+# then an offline check of every internal link of the built book and of the README draft. The
+# generated pages and the command lines of the book are checked by cargo test
+# (crates/toolschema-cli/tests/docs_generated.rs and docs_examples.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +40,8 @@ echo "==> mdbook build docs"
 run "$MDBOOK" build docs
 echo "==> mdbook test docs"
 run "$MDBOOK" test docs
+echo "==> cargo doc (the library crates' own documentation, without a warning)"
+RUSTDOCFLAGS="-D warnings" cargo doc -p toolschema -p toolschema-clap --no-deps --locked --quiet
 echo "==> link check"
 drafts=()
 for f in docs/README.draft.md; do
