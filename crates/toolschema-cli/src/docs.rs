@@ -6,11 +6,12 @@
 //! committed pages differ from what the code generates.
 
 use crate::input::InputError;
+use crate::rules::{fixes, set};
 use crate::Outcome;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use toolschema::lint::{Rule, RuleSet, RULES};
+use toolschema::lint::{Rule, RULES};
 
 /// The command that regenerates the pages, as the stale-page message tells it.
 const REGENERATE: &str = "cargo run -p toolschema-cli -- generate-docs docs/src";
@@ -128,21 +129,6 @@ fn stale_files(dir: &Path, pages: &[Page]) -> Result<Vec<PathBuf>, InputError> {
     }
     stale.sort();
     Ok(stale)
-}
-
-fn set(rule: &Rule) -> &'static str {
-    match rule.set() {
-        RuleSet::Default => "default",
-        RuleSet::Pedantic => "pedantic",
-    }
-}
-
-fn fixes(rule: &Rule) -> String {
-    if rule.fixes().is_empty() {
-        return "none".into();
-    }
-    let kinds: Vec<_> = rule.fixes().iter().map(|f| f.as_str()).collect();
-    kinds.join(", ")
 }
 
 /// `SUMMARY.md` with the lines between the markers replaced by one line per rule page.

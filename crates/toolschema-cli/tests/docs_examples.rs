@@ -20,6 +20,8 @@
 //! `DOCS_EXAMPLES=overwrite cargo test -p toolschema-cli --test docs_examples` writes each
 //! failing case's actual status and output into its page, to review with `git diff`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

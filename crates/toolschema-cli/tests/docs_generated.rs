@@ -2,6 +2,8 @@
 //! generates today: a rule's doc comment or a flag's help that changed fails this test until
 //! `cargo run -p toolschema-cli -- generate-docs docs/src` writes the pages again.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
 
