@@ -3,7 +3,7 @@
 # interop tests drive (npm and PyPI, into interop/node_modules and .venv), builds once, puts the
 # test data in target/test-data (scripts/test-data.sh: the JSON Schema Test Suite from PyPI, the
 # real catalogs snapshotted from the live servers), then runs the whole test suite, the formatting
-# check and clippy.
+# check and clippy, then builds and tests the book (scripts/docs.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,3 +42,6 @@ cargo test --workspace --all-features --locked
 
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+
+echo "==> the book (docs/)"
+./scripts/docs.sh

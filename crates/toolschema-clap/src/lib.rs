@@ -36,6 +36,62 @@
 //! }
 //! ```
 //!
+//! [`with_mcp`] adds the `mcp` subcommand; [`dispatch`] runs it when it was chosen.
+//! [`mcp_command`] gives the subcommand alone, and [`run`] runs it, for applications that add
+//! it themselves. The book's page "A clap CLI as MCP tools" shows what `mcp` does.
+//!
+//! # The tools, without serving them
+//!
+//! [`ToolSet`] holds the tools of an application, as `tools/list` would list them.
+//! [`ToolSet::prepare`] checks a call and rebuilds its command line, without running anything.
+//!
+//! ```
+//! use clap::{Arg, Command};
+//! use serde_json::json;
+//! use toolschema_clap::{Config, ToolSet};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let app = Command::new("demo").subcommand(
+//!     Command::new("greet")
+//!         .about("Say hello")
+//!         .arg(Arg::new("times").long("times").value_parser(clap::value_parser!(u8).range(1..=10))),
+//! );
+//! let tools = ToolSet::new(&app, &Config::new())?;
+//! let greet = tools.get("demo_greet").expect("one tool per leaf command");
+//! let schema = greet.tool().fields()["inputSchema"].clone();
+//! assert_eq!(schema["properties"]["times"]["maximum"], json!(10));
+//!
+//! let call = tools.prepare("demo_greet", &json!({"times": 3}))?;
+//! assert_eq!(call.args, ["greet", "--times=3"]);
+//! let refused = tools.prepare("demo_greet", &json!({"times": 11})).unwrap_err();
+//! assert_eq!(refused.to_string(), "argument 'times' value must be <= 10 (got 11)");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Configuration
+//!
+//! [`Config`] chooses which commands and flags become tools, names them, and annotates them.
+//! A path or flag that does not exist is an error when the tools are built.
+//!
+//! ```
+//! use clap::Command;
+//! use toolschema_clap::{Config, ToolAnnotations, ToolSet};
+//!
+//! let app = Command::new("demo")
+//!     .subcommand(Command::new("files").subcommand(Command::new("list")).subcommand(Command::new("delete")));
+//! let config = Config::new()
+//!     .prefix("fs")
+//!     .deny_command("files delete")
+//!     .annotate("files list", ToolAnnotations { read_only_hint: Some(true), ..Default::default() });
+//! let tools = ToolSet::new(&app, &config).expect("the configuration names real commands");
+//! let names: Vec<_> = tools.tools().iter().map(|t| t.name()).collect();
+//! assert_eq!(names, ["fs_files_list"]);
+//!
+//! let typo = Config::new().deny_command("files remove");
+//! assert!(ToolSet::new(&app, &typo).is_err());
+//! ```
+//!
 //! # The mapping
 //!
 //! | clap | JSON Schema |

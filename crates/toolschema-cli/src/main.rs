@@ -3,6 +3,7 @@
 mod adapt;
 mod call;
 mod diff;
+mod docs;
 mod fuzz;
 #[cfg(target_os = "linux")]
 mod init;
@@ -67,6 +68,9 @@ enum Command {
     Adapt(adapt::AdaptArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     Completions(CompletionsArgs),
+    /// Write the book's generated pages (rule pages, CLI reference) from the code.
+    #[command(hide = true)]
+    GenerateDocs(docs::GenerateDocsArgs),
 }
 
 /// Arguments of `toolschema completions`.
@@ -141,6 +145,9 @@ fn main() -> ExitCode {
         Command::Verify(args) => with_stdout(|out| pin::run_verify(args, out)),
         Command::Adapt(args) => with_stdout(|out| adapt::run(args, out)),
         Command::Completions(args) => with_stdout(|out| completions(args, out)),
+        Command::GenerateDocs(args) => {
+            with_stdout(|out| docs::run(args, <Cli as clap::CommandFactory>::command(), out))
+        }
     }
 }
 

@@ -29,14 +29,16 @@ pub struct RuleArgs {
     code: String,
 }
 
-fn set(rule: &Rule) -> &'static str {
+/// The rule's set as `toolschema rules` and the book write it.
+pub(crate) fn set(rule: &Rule) -> &'static str {
     match rule.set() {
         RuleSet::Default => "default",
         RuleSet::Pedantic => "pedantic",
     }
 }
 
-fn fixes(rule: &Rule) -> String {
+/// The kinds of fix a rule offers (`safe/unsafe`), or `none`.
+pub(crate) fn fixes(rule: &Rule) -> String {
     if rule.fixes().is_empty() {
         return "none".into();
     }
