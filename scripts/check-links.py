@@ -4,10 +4,11 @@
 Usage: check-links.py BOOK_HTML_DIR [MARKDOWN_FILE ...]
 
 In the built HTML, every relative link must name a file that exists and, when it has a
-#fragment, an element with that id in it. In each Markdown file given (the README, or its
-draft), every relative link must name a file that exists, read from the current directory (the
-repository's root, where the README lives). Links with a scheme (https:, mailto:) are not
-followed: the check runs offline. Exits 1 listing each broken link.
+#fragment, an element with that id in it. In each Markdown file given (the README, docs/MOVED.md),
+every relative link must name a file that exists, read from the file's own folder; a link to a
+book page (docs/src/*.md) with a #fragment must name an id of that page as built. Run it from the
+repository's root. Links with a scheme (https:, mailto:) are not followed: the check runs
+offline. Exits 1 listing each broken link.
 """
 import os
 import re
@@ -74,7 +75,10 @@ def check_book(root):
 LINK = re.compile(r"\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
-def check_markdown(path):
+BOOK_SOURCE = os.path.normpath("docs/src")
+
+
+def check_markdown(path, book):
     broken = []
     in_code = False
     with open(path, encoding="utf-8") as f:
@@ -87,9 +91,15 @@ def check_markdown(path):
                 parts = urlsplit(link)
                 if parts.scheme or not parts.path:
                     continue
-                target = unquote(parts.path)
+                target = os.path.normpath(os.path.join(os.path.dirname(path), unquote(parts.path)))
                 if not os.path.exists(target):
                     broken.append(f"{path}:{number}: {link}: no such file")
+                    continue
+                source = os.path.relpath(target, BOOK_SOURCE)
+                if parts.fragment and target.endswith(".md") and not source.startswith(".."):
+                    page = os.path.join(book, source[: -len(".md")] + ".html")
+                    if not os.path.exists(page) or unquote(parts.fragment) not in read(page).ids:
+                        broken.append(f"{path}:{number}: {link}: no such anchor")
     return broken
 
 
@@ -99,7 +109,7 @@ def main():
         return 2
     broken, count = check_book(sys.argv[1])
     for path in sys.argv[2:]:
-        broken += check_markdown(path)
+        broken += check_markdown(path, sys.argv[1])
     for line in broken:
         print(f"broken link: {line}")
     if broken:

@@ -2,7 +2,7 @@
 # Builds and tests the book in docs/: installs mdBook from crates.io into target/tools (once;
 # skipped when that version is already there), then `mdbook build docs` and `mdbook test docs`,
 # which must pass without a warning, then `cargo doc` of the library crates without a warning,
-# then an offline check of every internal link of the built book and of the README (and its draft). The
+# then an offline check of every internal link of the built book, of the README and of docs/MOVED.md. The
 # generated pages and the command lines of the book are checked by cargo test
 # (crates/toolschema-cli/tests/docs_generated.rs and docs_examples.rs).
 set -euo pipefail
@@ -43,8 +43,4 @@ run "$MDBOOK" test docs
 echo "==> cargo doc (the library crates' own documentation, without a warning)"
 RUSTDOCFLAGS="-D warnings" cargo doc -p toolschema -p toolschema-clap --no-deps --locked --quiet
 echo "==> link check"
-readmes=()
-for f in README.md docs/README.draft.md; do
-  if [ -f "$f" ]; then readmes+=("$f"); fi
-done
-python3 scripts/check-links.py target/book "${readmes[@]}"
+python3 scripts/check-links.py target/book README.md docs/MOVED.md

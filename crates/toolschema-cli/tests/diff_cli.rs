@@ -182,7 +182,7 @@ fn filesystem_release(old: bool, allowed: &Path) -> Vec<String> {
 }
 
 /// The diff of two real releases, both snapshotted live, checked by hand against the two
-/// listings (see the README): 2026.1.14 to 2026.8.31 adds `openWorldHint: false` to every
+/// listings (see docs/src/commands/diff.md): 2026.1.14 to 2026.8.31 adds `openWorldHint: false` to every
 /// tool, makes `move_file` destructive, and lets `read_media_file` return any file as an
 /// embedded resource.
 #[test]

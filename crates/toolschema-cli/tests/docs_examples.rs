@@ -1,6 +1,6 @@
 //! Every command line the book and the README show runs, and prints what they show.
 //!
-//! A ```` ```console ```` block in `docs/src/**/*.md`, `docs/README.draft.md` or `README.md`
+//! A ```` ```console ```` block in `docs/src/**/*.md` or `README.md`
 //! holds cases, written as trycmd writes them:
 //!
 //! ```text
@@ -50,12 +50,7 @@ fn pages() -> Vec<PathBuf> {
     let root = repo_root();
     let mut pages = Vec::new();
     collect_markdown(&root.join("docs/src"), &mut pages);
-    for extra in ["docs/README.draft.md", "README.md"] {
-        let path = root.join(extra);
-        if path.exists() {
-            pages.push(path);
-        }
-    }
+    pages.push(root.join("README.md"));
     pages.sort();
     pages
 }
