@@ -5,7 +5,7 @@
 # real catalogs snapshotted from the live servers), then runs the whole test suite, the formatting
 # check and clippy; then the packages: built once (scripts/package.sh: the wheel, the sdist and
 # the npm packages, from one `packaged`-profile build) and tested as users install them
-# (scripts/test-packages.sh).
+# (scripts/test-packages.sh), and the crates as crates.io takes them (cargo package, cargo doc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,3 +51,9 @@ echo "==> packages: build (scripts/package.sh)"
 echo "==> packages: install and test (scripts/test-packages.sh)"
 ./scripts/test-packages.sh
 
+# Packaging without the verifying build, which would compile every crate and its dependencies
+# again from the .crate files (the test suite above built and tested the same sources).
+# --allow-dirty: what is checked is that the sources package, whatever git says of them.
+echo "==> crates.io: cargo package --workspace --no-verify, cargo doc with -D warnings"
+cargo package --workspace --locked --no-verify --allow-dirty --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet

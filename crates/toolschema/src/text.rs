@@ -176,7 +176,7 @@ pub(crate) fn only_printable_ascii(text: &str, also: &[u8]) -> bool {
 /// spelling: each with its byte offset and kind. A zero-width joiner between two pictographs, a
 /// variation selector after one, the tag characters of a flag sequence (after U+1F3F4), and a
 /// single zero-width non-joiner or joiner between two letters of one script that spells with it
-/// (Arabic, the Indic scripts and others: see [`JOINING_SCRIPTS`]) are left out. A run of them, or
+/// (Arabic, the Indic scripts and others: see `JOINING_SCRIPTS`) are left out. A run of them, or
 /// one beside a letter of any other script (ASCII above all), is hidden text.
 pub fn hidden_chars(text: &str) -> Vec<(usize, char, HiddenKind)> {
     let mut found = Vec::new();

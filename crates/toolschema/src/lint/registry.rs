@@ -25,7 +25,7 @@ pub enum RuleSet {
 
 /// A lint rule: a stable code, a severity, the fixes it can offer, and its documentation.
 ///
-/// The documentation is the rule's own doc comment, captured by [`declare_rule!`]: `toolschema
+/// The documentation is the rule's own doc comment, captured by `declare_rule!`: `toolschema
 /// rules` and `toolschema rule CODE` print it, so it is written once.
 pub struct Rule {
     pub(crate) code: &'static str,
