@@ -190,14 +190,19 @@ JSON
 git_q -C "$user_repo" init --quiet
 git_q -C "$user_repo" add -A
 git_q -C "$user_repo" commit --quiet -m "catalogs"
+# try_repo NAME CODE RESULT: `pre-commit try-repo` of the checkout's toolschema-lint in the user's
+# repository exits CODE and reports the hook as RESULT (Passed or Failed).
+try_repo() {
+  local code=0
+  (cd "$user_repo" && as_user "$pre_commit" try-repo "$root" toolschema-lint --all-files >"$scratch/try.out" 2>&1) || code=$?
+  if [ "$code" -eq "$2" ] && grep -q "^toolschema lint.*$3" "$scratch/try.out"; then
+    ok "$1"
+  else
+    fail "$1: exit $code" "$(tail -30 "$scratch/try.out")"
+  fi
+}
 (cd "$user_repo" && "$reference" lint catalog.json search.tools.json >"$scratch/lint-findings.txt" 2>&1) || true
-code=0
-(cd "$user_repo" && as_user "$pre_commit" try-repo "$root" toolschema-lint --all-files >"$scratch/try.out" 2>&1) || code=$?
-if [ "$code" -eq 1 ] && grep -q "^toolschema lint.*Failed" "$scratch/try.out"; then
-  ok "pre-commit try-repo: toolschema-lint fails on the bad catalog"
-else
-  fail "pre-commit try-repo: toolschema-lint exited $code" "$(tail -30 "$scratch/try.out")"
-fi
+try_repo "pre-commit try-repo: toolschema-lint fails on the bad catalog" 1 Failed
 # Each finding line the binary prints (file:line:col: CODE severity: message) is in the hook's
 # output, as printed.
 missing=$(grep -E '^[^ ].*: [A-Z]+-[0-9]+ ' "$scratch/lint-findings.txt" | while IFS= read -r finding; do
@@ -210,13 +215,7 @@ else
   fail "pre-commit try-repo: findings missing from the hook's output" "$missing" "$(cat "$scratch/lint-findings.txt")"
 fi
 (cd "$user_repo" && "$reference" lint --write catalog.json search.tools.json >/dev/null 2>&1) || true
-code=0
-(cd "$user_repo" && as_user "$pre_commit" try-repo "$root" toolschema-lint --all-files >"$scratch/try.out" 2>&1) || code=$?
-if [ "$code" -eq 0 ] && grep -q "^toolschema lint.*Passed" "$scratch/try.out"; then
-  ok "pre-commit try-repo: toolschema-lint passes after lint --fix"
-else
-  fail "pre-commit try-repo: toolschema-lint after lint --fix exited $code" "$(tail -20 "$scratch/try.out")"
-fi
+try_repo "pre-commit try-repo: toolschema-lint passes after lint --fix" 0 Passed
 
 # The hooks as a user configures them, with args: a hook repository holding the checkout's hook
 # files, at a commit (pre-commit clones it like any other).
