@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests the packages of target/dist/ (scripts/package.sh) as users install them, with no Rust on
 # PATH and nothing of the checkout importable (each run from an empty temporary folder):
-#   wheel       a fresh venv, `pip install` of the wheel, then the README's quick start
+#   wheel       a fresh venv, `pip install` of the wheel, then the README's quick start; the
+#               same through `uvx toolschema`
 #   npm         `npm install` of the launcher and platform tarballs in an empty folder, then
 #               the same through `npx toolschema`; the launcher's own tests (node --test)
 #   pre-commit  `pre-commit try-repo` of the checkout on a temporary git repository holding a bad
@@ -143,6 +144,10 @@ fi
 check "wheel: no Python module of the checkout is importable" \
   sh -c "cd '$empty' && ! '$venv/bin/python' -c 'import toolschema' 2>/dev/null"
 quick_start wheel "$scratch/wheel-project" "$venv/bin/toolschema"
+
+echo "== uvx (the wheel, run by uv in an environment of its own)"
+UV_CACHE_DIR=$scratch/uv-cache quick_start uvx "$scratch/uvx-project" \
+  "$tools/bin/uvx" --quiet --offline --no-index --find-links "$dist" "toolschema@$version"
 
 echo "== npm: $(basename "${launchers[0]}") $(basename "${platforms[0]}")"
 npm_dir=$scratch/npm-project
