@@ -31,6 +31,10 @@ server_url=${INPUT_SERVER_URL:-}
 server_command=${INPUT_SERVER_COMMAND:-}
 [ -n "$paths" ] || fail_input "input 'paths' is empty: name the catalogs to lint"
 [ -n "$version" ] || fail_input "input 'version' is empty: name the toolschema version to install"
+# A version as PEP 440 spells one (it names a folder too): digits, letters, dots, +, !, -.
+if ! [[ $version =~ ^[0-9][0-9A-Za-z.+!-]*$ ]]; then
+  fail_input "input 'version' is '$version', not a version"
+fi
 case "$fail_on" in
   breaking | security | any) ;;
   *) fail_input "input 'fail-on' is '$fail_on': use breaking, security or any" ;;

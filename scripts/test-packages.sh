@@ -352,6 +352,12 @@ if [ "$action_code" -eq 2 ] && grep -q "^::error title=toolschema action::input 
 else
   fail "action: snapshot without server: exit $action_code" "$(cat "$scratch/action.out")"
 fi
+run_action "$ws" INPUT_PATHS="tools.json" INPUT_VERSION="../../etc"
+if [ "$action_code" -eq 2 ] && grep -q "^::error title=toolschema action::input 'version' is '../../etc', not a version" "$scratch/action.out"; then
+  ok "action: a version that is not one is refused (exit 2)"
+else
+  fail "action: bad version: exit $action_code" "$(cat "$scratch/action.out")"
+fi
 
 echo
 echo "packages: $passed passed, $failed failed"
