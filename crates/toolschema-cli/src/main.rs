@@ -31,9 +31,17 @@ use std::process::ExitCode;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// What `--version` prints after the name: the version and the commit built from (build.rs).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("TOOLSCHEMA_BUILD_COMMIT_INFO"),
+    ")"
+);
+
 /// toolschema: check the contract between an MCP server and the model that calls it.
 #[derive(Debug, Parser)]
-#[command(name = "toolschema", version, about, long_about = None)]
+#[command(name = "toolschema", version = VERSION, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -74,6 +74,8 @@ pub struct GuardArgs {
     pub allowed_hosts: Vec<String>,
 
     /// Also accept requests from this browser origin, like https://app.example.com (repeatable)
+    // The doc comment is the flag's --help text, where a URL in <> would show the brackets.
+    #[allow(rustdoc::bare_urls)]
     #[arg(long = "allowed-origin", value_name = "ORIGIN", help_heading = HEADING)]
     pub allowed_origins: Vec<String>,
 

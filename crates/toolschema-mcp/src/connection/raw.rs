@@ -138,7 +138,7 @@ fn ends(bytes: &[u8]) -> (&[u8], &[u8]) {
 /// How much of a stray line is quoted.
 const EXCERPT: usize = 160;
 
-/// The start of `bytes` as text for a message, cut at [`EXCERPT`] characters.
+/// The start of `bytes` as text for a message, cut at `EXCERPT` characters.
 pub fn excerpt(bytes: &[u8]) -> String {
     toolschema::text::shorten(String::from_utf8_lossy(bytes).trim(), EXCERPT)
 }

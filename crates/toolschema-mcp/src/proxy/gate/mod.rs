@@ -4,10 +4,10 @@
 //! of time; it answers each with [`Action`]s, in the order they must happen: a message to write
 //! to the server or to the client, an audit record to append. It does no I/O and never waits.
 //!
-//! - It learns the tools from the listings that pass through ([`listing`]), and lists them
+//! - It learns the tools from the listings that pass through (`listing`), and lists them
 //!   itself when a call needs them: the call waits inside the gate while every other message
 //!   keeps flowing, and a listing that fails or takes too long fails the waiting calls closed.
-//! - It admits or refuses each `tools/call` ([`calls`]): every call is checked or refused, never
+//! - It admits or refuses each `tools/call` (`calls`): every call is checked or refused, never
 //!   forwarded unchecked unless the configuration says so; results are checked against the
 //!   tool's `outputSchema`.
 //! - It answers every request exactly once with the id as the client sent it, matching ids by

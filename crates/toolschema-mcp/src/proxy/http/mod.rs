@@ -7,9 +7,9 @@
 //!
 //! The decisions are the [`Gate`](super::Gate)'s, one per session, exactly as over stdio; this
 //! module moves messages between HTTP requests, event streams, processes and the upstream
-//! ([`session`]), puts the guard of toolschema-http in front ([`front`]), and speaks both
+//! (`session`), puts the guard of toolschema-http in front (`front`), and speaks both
 //! protocol revisions: 2025-11-25 with `initialize` and sessions, 2026-07-28 with the revision
-//! in every request's `_meta`, no session, and the standard request headers ([`wire`]).
+//! in every request's `_meta`, no session, and the standard request headers (`wire`).
 //!
 //! Nothing is shared between proxy processes but what the protocol carries: a 2026-07-28
 //! request can go to any replica, and so can a request of a 2025-11-25 session at an upstream

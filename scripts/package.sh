@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Builds every package of toolschema into target/dist/, from one build of the binary (cargo's
+# `packaged` profile: release with thin LTO, stripped):
+#   toolschema-VERSION-py3-none-manylinux_*.whl   the PyPI wheel (maturin, bindings = "bin")
+#   toolschema-VERSION.tar.gz                    the PyPI sdist (builds with cargo)
+#   toolschema-VERSION.tgz                       the npm launcher package (npm/toolschema)
+#   toolschema-cli-PLATFORM-VERSION.tgz          the npm package of this machine's platform,
+#                                                holding the wheel's own binary
+# The tools (maturin, auditwheel) come from PyPI into target/dist-tools, a venv of the script's
+# own (packaging/requirements.txt). The commit the binary names in `--version` is the checkout's
+# HEAD. Only this machine's platform is built: the other npm platform packages and wheels need a
+# machine of that kind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+dist=$root/target/dist
+tools=$root/target/dist-tools
+
+say() { printf '==> %s\n' "$*"; }
+
+say "packaging tools (target/dist-tools)"
+if [ ! -x "$tools/bin/python" ]; then
+  python3 -m venv "$tools"
+fi
+"$tools/bin/pip" install --quiet --disable-pip-version-check -r packaging/requirements.txt
+
+# The version line's commit: also for builds git cannot read the checkout of (build.rs prefers it).
+if commit=$(git rev-parse HEAD 2>/dev/null); then
+  export TOOLSCHEMA_BUILD_COMMIT=$commit
+fi
+
+version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
+npm_version=$(node -p 'require("./npm/toolschema/package.json").version')
+hooks_version=$(sed -n 's/^dependencies = \["toolschema==\(.*\)"\]$/\1/p' pyproject.toml)
+action_version=$(sed -n '/^  version:$/,/default:/s/^    default: "\(.*\)"$/\1/p' action.yml)
+for pair in "npm/toolschema/package.json:$npm_version" "pyproject.toml (the hooks' dependency):$hooks_version" \
+  "action.yml (input version):$action_version"; do
+  if [ "${pair##*:}" != "$version" ]; then
+    echo "error: Cargo.toml says version $version, ${pair%:*} says '${pair##*:}'" >&2
+    exit 1
+  fi
+done
+
+rm -rf "$dist"
+mkdir -p "$dist"
+
+say "wheel (maturin, profile packaged; manylinux checked by maturin's auditwheel check)"
+start=$(date +%s)
+# The pyproject.toml beside the crate (the root's is the pre-commit hooks' package). `pypi`: a
+# tag PyPI accepts (manylinux, the lowest the binary's symbols allow), or a failure.
+"$tools/bin/maturin" build --quiet --locked -m crates/toolschema-cli/Cargo.toml \
+  --compatibility pypi --auditwheel check --out "$dist"
+echo "built in $(( $(date +%s) - start ))s"
+wheels=("$dist"/toolschema-"$version"-*.whl)
+if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
+  echo "error: expected one wheel in $dist, found: ${wheels[*]}" >&2
+  exit 1
+fi
+wheel=${wheels[0]}
+case "$(basename "$wheel")" in
+  *-py3-none-manylinux*) ;;
+  *) echo "error: $(basename "$wheel") is not a py3-none-manylinux wheel, which PyPI needs" >&2; exit 1 ;;
+esac
+"$tools/bin/auditwheel" show "$wheel"
+
+say "sdist"
+"$tools/bin/maturin" sdist -m crates/toolschema-cli/Cargo.toml --out "$dist"
+
+say "npm packages"
+# This machine's npm platform key (linux-x64-gnu, ...), as the launcher computes it.
+key=$(node -p 'require("./npm/toolschema/bin/toolschema.js").platformKey() || ""')
+if [ -z "$key" ]; then
+  echo "error: no npm platform package is declared for this machine (see npm/toolschema/bin/toolschema.js)" >&2
+  exit 1
+fi
+stage=$dist/npm-stage
+mkdir -p "$stage/launcher/bin" "$stage/cli-$key"
+cp npm/toolschema/package.json "$stage/launcher/"
+cp npm/toolschema/bin/toolschema.js "$stage/launcher/bin/"
+cp npm/toolschema/README.md "$stage/launcher/"
+# The binary inside the wheel: the npm package carries the very bytes pip installs.
+"$tools/bin/python" - "$wheel" "$stage/cli-$key/toolschema" <<'PY'
+import sys, zipfile
+wheel, out = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    names = [n for n in z.namelist() if n.endswith(".data/scripts/toolschema")]
+    if len(names) != 1:
+        sys.exit(f"error: expected one toolschema binary in {wheel}, found {names}")
+    with z.open(names[0]) as src, open(out, "wb") as dst:
+        dst.write(src.read())
+PY
+chmod 755 "$stage/cli-$key/toolschema"
+node - "$stage/cli-$key" "$key" <<'JS'
+// The platform package's manifest: name, version and metadata from the launcher's, and the
+// os/cpu/libc fields npm installs it by.
+const fs = require("node:fs");
+const path = require("node:path");
+const [dir, key] = process.argv.slice(2);
+const launcher = JSON.parse(fs.readFileSync("npm/toolschema/package.json", "utf8"));
+const { PLATFORMS } = require(path.resolve("npm/toolschema/bin/toolschema.js"));
+const p = PLATFORMS[key];
+const manifest = {
+  name: `@toolschema/cli-${key}`,
+  version: launcher.version,
+  description: `The toolschema binary for ${key} (installed by the toolschema package)`,
+  license: launcher.license,
+  repository: launcher.repository,
+  homepage: launcher.homepage,
+  os: [p.os],
+  cpu: [p.cpu],
+  ...(p.libc ? { libc: [p.libc] } : {}),
+  files: [p.os === "win32" ? "toolschema.exe" : "toolschema"],
+  preferUnplugged: true,
+};
+fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+fs.writeFileSync(
+  path.join(dir, "README.md"),
+  `# ${manifest.name}\n\nThe \`toolschema\` binary for ${key}. Install \`toolschema\` instead: its launcher finds this package.\n`,
+);
+JS
+(cd "$stage/launcher" && npm pack --silent --pack-destination "$dist" >/dev/null)
+(cd "$stage/cli-$key" && npm pack --silent --pack-destination "$dist" >/dev/null)
+rm -rf "$stage"
+
+# The commit the binaries name, for the package tests (HEAD may have moved since).
+printf '%s\n' "${TOOLSCHEMA_BUILD_COMMIT:-}" >"$dist/built-from-commit.txt"
+
+say "artifacts"
+ls -l "$dist" | sed 1d
