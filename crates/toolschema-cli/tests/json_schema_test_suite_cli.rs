@@ -18,29 +18,10 @@ use toolschema::json::{array_elements, object_members, value_range};
 
 /// `--document URI=FILE` for every file of the suite's `remotes/`.
 fn remote_documents() -> Vec<String> {
-    let root = support::json_schema_test_suite().join("remotes");
-    let mut documents = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|x| x == "json") {
-                let relative = path
-                    .strip_prefix(&root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                documents.push(format!(
-                    "--document=http://localhost:1234/{relative}={}",
-                    path.display()
-                ));
-            }
-        }
-    }
-    documents.sort();
-    documents
+    support::suite_remotes()
+        .into_iter()
+        .map(|(uri, path)| format!("--document={uri}={}", path.display()))
+        .collect()
 }
 
 fn member(text: &str, range: Range<usize>, key: &str) -> Range<usize> {
