@@ -946,6 +946,14 @@ async fn fuzz_tool_on(
     let mut stopped = None;
     let mut budget_spent = false;
     for (i, case) in generated.cases.iter().enumerate() {
+        if found.contains_key(&Check::Hang) {
+            // Every further case could cost the whole timeout again, and the hang is proven.
+            note = Some(format!(
+                "stopped after a confirmed hang; {} cases not sent",
+                generated.cases.len() - i
+            ));
+            break;
+        }
         if context
             .deadline
             .is_some_and(|deadline| Instant::now() >= deadline)
@@ -954,14 +962,6 @@ async fn fuzz_tool_on(
             note = Some(format!(
                 "stopped when the run's budget (--budget {}) was spent; {} cases not sent",
                 seconds(context.options.budget.unwrap_or_default()),
-                generated.cases.len() - i
-            ));
-            break;
-        }
-        if found.contains_key(&Check::Hang) {
-            // Every further case could cost the whole timeout again, and the hang is proven.
-            note = Some(format!(
-                "stopped after a confirmed hang; {} cases not sent",
                 generated.cases.len() - i
             ));
             break;
