@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark `toolschema fuzz` against `mcptest fuzz` (crates.io mcptest 1.3.0) on two servers:
 # the project's faulty server (interop/faulty-server.mjs: one planted fault per check, one correct
-# tool) and npm server-everything. Both fuzzers get the same per-call timeout and their default
-# case counts; they run in turns, RUNS times each, so both see the same machine load.
+# tool) and npm server-everything, in two settings: each fuzzer's defaults (toolschema: --timeout
+# 10, --budget 50; mcptest: its own), and the same per-call timeout for both (TIMEOUT seconds:
+# toolschema --timeout, mcptest --max-call-ms). Both keep their default case counts; they run in
+# turns, RUNS times each, so both see the same machine load (say how loaded it was: the figures
+# move with it).
 #
 # Per run it records wall time, cases sent, cases per second, and what was found: for the faulty
 # server, which of the 8 planted faults each fuzzer reported with the right check (mcptest has
@@ -14,6 +17,7 @@
 # compiles for several minutes.
 #
 #   RUNS=5 TIMEOUT=2 ./scripts/bench-fuzz.sh
+#   TOOLSCHEMA=target/debug/toolschema MCPTEST_ROOT=/tmp/mcptest RUNS=1 ./scripts/bench-fuzz.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,9 +34,14 @@ for needed in interop/node_modules/.bin/mcp-server-everything interop/faulty-ser
   fi
 done
 
-echo "==> building toolschema (release)"
-cargo build --release --locked -p toolschema-cli
-toolschema="$PWD/target/release/toolschema"
+# TOOLSCHEMA=path/to/toolschema measures that build instead (say which in the figures).
+if [ -n "${TOOLSCHEMA:-}" ]; then
+  toolschema="$TOOLSCHEMA"
+else
+  echo "==> building toolschema (release)"
+  cargo build --release --locked -p toolschema-cli
+  toolschema="$PWD/target/release/toolschema"
+fi
 
 mcptest="$MCPTEST_ROOT/bin/mcptest"
 if [ ! -x "$mcptest" ]; then
@@ -40,7 +49,7 @@ if [ ! -x "$mcptest" ]; then
   cargo install mcptest --version "$MCPTEST_VERSION" --locked --root "$MCPTEST_ROOT"
 fi
 
-echo "==> $RUNS runs each, in turns, --timeout ${TIMEOUT}s (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+echo "==> $RUNS runs each, in turns, defaults and --timeout ${TIMEOUT}s (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
 python3 - "$RUNS" "$TIMEOUT" "$SEED" "$toolschema" "$mcptest" "$(command -v node)" "$PWD" <<'PY'
 import json, re, shlex, statistics, subprocess, sys, time
 
@@ -56,10 +65,14 @@ planted = {
     ("weather", "output-schema"), ("read_file", "leak"), ("search", "rejected-valid"),
 }
 
-def run_toolschema(server):
+# The settings: each fuzzer's defaults, then the same per-call timeout for both.
+settings = {"defaults": None, f"timeout {timeout}s": timeout}
+
+def run_toolschema(server, timeout):
     start = time.monotonic()
+    given = ["--timeout", timeout] if timeout else []
     done = subprocess.run(
-        [toolschema, "fuzz", "--seed", seed, "--timeout", timeout, "--format", "json", "--", *server],
+        [toolschema, "fuzz", "--seed", seed, *given, "--format", "json", "--", *server],
         capture_output=True, text=True)
     wall = time.monotonic() - start
     report = json.loads(done.stdout)
@@ -68,11 +81,11 @@ def run_toolschema(server):
 
 MCPTEST_LINE = re.compile(r"^\s*\[(ok|FAIL)\]\s+(\S+)\s+\((\d+) cases\)(?::\s*(.*))?$")
 
-def run_mcptest(server):
+def run_mcptest(server, timeout):
     start = time.monotonic()
+    given = ["--max-call-ms", str(int(float(timeout) * 1000))] if timeout else []
     done = subprocess.run(
-        [mcptest, "fuzz", "--server-command", shlex.join(server), "--seed", seed,
-         "--max-call-ms", str(int(float(timeout) * 1000))],
+        [mcptest, "fuzz", "--server-command", shlex.join(server), "--seed", seed, *given],
         capture_output=True, text=True)
     wall = time.monotonic() - start
     cases, found = 0, set()
@@ -88,13 +101,14 @@ def run_mcptest(server):
 
 results = {}
 for i in range(runs):
-    for name, server in servers.items():
-        for fuzzer, run in (("toolschema", run_toolschema), ("mcptest", run_mcptest)):
-            results.setdefault((name, fuzzer), []).append(run(server))
+    for setting, per_call in settings.items():
+        for name, server in servers.items():
+            for fuzzer, run in (("toolschema", run_toolschema), ("mcptest", run_mcptest)):
+                results.setdefault((setting, name, fuzzer), []).append(run(server, per_call))
 
 print()
-print(f"{'server':<11} {'fuzzer':<11} {'wall s':>8} {'cases':>6} {'cases/s':>8}  found (median of {runs} runs; found: every run)")
-for (name, fuzzer), rows in results.items():
+print(f"{'setting':<12} {'server':<11} {'fuzzer':<11} {'wall s':>8} {'cases':>6} {'cases/s':>8}  found (median of {runs} runs; found: every run)")
+for (setting, name, fuzzer), rows in results.items():
     wall = statistics.median(r[0] for r in rows)
     cases = statistics.median(r[1] for r in rows)
     rate = statistics.median(r[1] / r[0] for r in rows)
@@ -107,11 +121,12 @@ for (name, fuzzer), rows in results.items():
             what += "; also reported: " + ", ".join(f"{t} {c}" for t, c in extra)
     else:
         what = f"{len(always)} findings: " + ", ".join(f"{t} {c}" for t, c in sorted(always, key=str))
-    print(f"{name:<11} {fuzzer:<11} {wall:>8.2f} {cases:>6.0f} {rate:>8.1f}  {what}")
+    print(f"{setting:<12} {name:<11} {fuzzer:<11} {wall:>8.2f} {cases:>6.0f} {rate:>8.1f}  {what}")
 
-for name in servers:
-    ours = [r[0] for r in results[(name, "toolschema")]]
-    theirs = [r[0] for r in results[(name, "mcptest")]]
-    print(f"{name}: toolschema / mcptest wall {statistics.median(ours) / statistics.median(theirs):.2f}x"
-          f" (runs: toolschema {min(ours):.2f}..{max(ours):.2f} s, mcptest {min(theirs):.2f}..{max(theirs):.2f} s)")
+for setting in settings:
+    for name in servers:
+        ours = [r[0] for r in results[(setting, name, "toolschema")]]
+        theirs = [r[0] for r in results[(setting, name, "mcptest")]]
+        print(f"{setting}, {name}: toolschema / mcptest wall {statistics.median(ours) / statistics.median(theirs):.2f}x"
+              f" (runs: toolschema {min(ours):.2f}..{max(ours):.2f} s, mcptest {min(theirs):.2f}..{max(theirs):.2f} s)")
 PY

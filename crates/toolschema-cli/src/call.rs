@@ -67,7 +67,7 @@ pub struct CallArgs {
 
     /// Give up when the server has not started and listed its tools within this many seconds,
     /// or has not answered the call within as many again (progress notifications stretch that
-    /// wait, up to ten times).
+    /// wait, up to three times).
     #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = parse_seconds)]
     timeout: Duration,
 }
@@ -194,8 +194,9 @@ fn check(
             "the tools of {listing}: {e} (--no-check sends the call anyway)"
         )))
     })?;
-    // (No lone surrogate: the arguments were refused before.)
-    match compiled.validate_input_declared(arguments, false, args.unknown_arguments.rejects()) {
+    // (No text: arguments that reading changes, a lone surrogate or a number a double does not
+    // hold, were refused before, so the value read is what is sent.)
+    match compiled.validate_input_declared(arguments, None, args.unknown_arguments.rejects()) {
         Ok(()) => Ok(Box::new(compiled)),
         Err(errors) => Err(Ok(Session::Refused(errors))),
     }

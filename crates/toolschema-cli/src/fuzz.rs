@@ -45,6 +45,16 @@ pub struct FuzzArgs {
     #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
     timeout: Duration,
 
+    /// How long the whole run may take, in seconds: then no further case is sent, and the
+    /// report says which tools it cut short.
+    #[arg(long, value_name = "SECONDS", default_value = "50", value_parser = parse_seconds)]
+    budget: Duration,
+
+    /// How long shrinking one hang may take, in seconds (default: twice --timeout); the hang is
+    /// then reported with the smallest case found by then.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    hang_shrink_budget: Option<Duration>,
+
     /// How many tools are called side by side (default: one per CPU, at least 2, at most 8).
     #[arg(long, value_name = "N", default_value_t = default_jobs(), value_parser = clap::value_parser!(u16).range(1..))]
     jobs: u16,
@@ -117,6 +127,8 @@ pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
         skip: args.skip.iter().map(Glob::new).collect(),
         headers: args.server.headers()?,
         max_message_bytes: args.server.max_message_bytes,
+        budget: Some(args.budget),
+        hang_shrink_budget: args.hang_shrink_budget,
     };
     // A replay sends again only the findings of the tools --tool and --skip select.
     let replaying = replaying.map(|(seed, requests)| {
@@ -272,6 +284,12 @@ impl Progress for ProgressBar {
         }
     }
 
+    fn waiting(&self, what: &str) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(terminal_safe(what).to_string());
+        }
+    }
+
     fn found(&self, finding: &Finding) {
         if let Some(bar) = &self.0 {
             bar.println(format!(
@@ -387,6 +405,11 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
                     };
                     out.push_str(&format!("    case: {case}{more}\n"));
                 }
+                if let Some(cut) = &finding.shrinking_cut {
+                    out.push_str(&format!(
+                        "    shrinking stopped: {cut}; these are the smallest arguments found by then\n"
+                    ));
+                }
                 let replay = if replay.chars().count() > 400 {
                     let head: String = replay.chars().take(400).collect();
                     format!("{head}… (the whole line is in --format json)")
@@ -414,6 +437,12 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
             report.seed, report.seed
         ));
     }
+    if report.budget_spent {
+        out.push_str(&format!(
+            "\nthe run's budget (--budget {}s) was spent before every case was sent",
+            options.budget.unwrap_or_default().as_secs_f64()
+        ));
+    }
     out.push('\n');
     out
 }
@@ -430,6 +459,7 @@ fn json_report(report: &Report) -> String {
                 "arguments": f.arguments,
                 "message": f.message,
                 "replay": f.replay,
+                "shrinking_cut": f.shrinking_cut,
             })
         })
         .collect();
@@ -454,6 +484,7 @@ fn json_report(report: &Report) -> String {
             "cases": report.cases,
             "findings": report.findings.len(),
             "seconds": (report.seconds * 1000.0).round() / 1000.0,
+            "budget_spent": report.budget_spent,
         }
     });
     let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();

@@ -67,6 +67,11 @@ pub struct ValidateArgs {
     #[arg(long, value_enum, value_name = "WHAT", default_value_t = UnknownArguments::Allow)]
     unknown_arguments: UnknownArguments,
 
+    /// Make a JSON document available to `$ref` under URI (repeatable); nothing is ever
+    /// fetched from the network.
+    #[arg(long = "document", value_name = "URI=FILE")]
+    documents: Vec<String>,
+
     /// Output for a single call: text (one message per line) or json.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -141,14 +146,23 @@ impl clap::builder::TypedValueParser for DialectParser {
 }
 
 impl ValidateArgs {
-    fn compile_options(&self) -> CompileOptions {
+    fn compile_options(&self) -> Result<CompileOptions, InputError> {
         let mut options = CompileOptions::new()
             .assert_format(self.assert_format)
             .refuse_unknown_formats(self.assert_format);
         if let Some(dialect) = self.dialect {
             options = options.dialect(dialect);
         }
-        options
+        for document in &self.documents {
+            let Some((uri, path)) = document.split_once('=') else {
+                return Err(InputError(format!(
+                    "--document {document}: give the document as URI=FILE"
+                )));
+            };
+            let text = read_text(path)?;
+            options = options.register_document(uri, parse_json(display_name(path), &text)?);
+        }
+        Ok(options)
     }
 }
 
@@ -176,16 +190,12 @@ pub fn run(args: ValidateArgs, out: &mut dyn Write) -> Result<Outcome, InputErro
         .map_err(|e| InputError(e.in_file(catalog.catalog.file())))?;
     catalog.warn_left_out(Some(tool_name));
     let compiled = tool
-        .compile_with(&args.compile_options())
+        .compile_with(&args.compile_options()?)
         .map_err(|e| InputError(format!("{}: {e}", catalog.catalog.file())))?;
     let (name, text) = json_argument_text("--args", raw_args)?;
     let arguments = parse_json(&name, &text)?;
-    let lone_surrogates = toolschema::json::has_lone_surrogate(&text);
-    let verdict = compiled.validate_input_declared(
-        &arguments,
-        lone_surrogates,
-        args.unknown_arguments.rejects(),
-    );
+    let verdict =
+        compiled.validate_input_declared(&arguments, Some(&text), args.unknown_arguments.rejects());
     toolschema::json::drop_deep(arguments);
     let valid = verdict.is_ok();
     write_verdict(&verdict, args.format == Format::Json, out)?;
@@ -331,19 +341,19 @@ fn validate_calls(
 ) -> Result<Outcome, InputError> {
     let text = read_text(calls_path)?;
     let name = display_name(calls_path);
-    let options = args.compile_options();
+    let options = args.compile_options()?;
     // Compile each tool once, when a call first needs it.
     let mut compiled: std::collections::HashMap<String, Result<CompiledTool, String>> =
         std::collections::HashMap::new();
     let refuse_undeclared = args.unknown_arguments.rejects();
-    check_json_lines(name, &text, out, |call, lone_surrogates, tally| {
+    check_json_lines(name, &text, out, |call, line, tally| {
         check_call(
             catalog,
             &options,
             refuse_undeclared,
             &mut compiled,
             call,
-            lone_surrogates,
+            line,
             tally,
         )
     })
@@ -355,7 +365,7 @@ fn check_call(
     refuse_undeclared: bool,
     compiled: &mut std::collections::HashMap<String, Result<CompiledTool, String>>,
     call: &Value,
-    lone_surrogates: bool,
+    line: &str,
     tally: &mut Tally,
 ) -> Value {
     let Some(tool_name) = call.get("name").and_then(Value::as_str) else {
@@ -382,8 +392,14 @@ fn check_call(
         None | Some(Value::Null) => &empty,
         Some(arguments) => arguments,
     };
-    // (A lone surrogate anywhere in the line counts: the name cannot hold one and be known.)
-    let verdict = tool.validate_input_declared(arguments, lone_surrogates, refuse_undeclared);
+    // The arguments' own text: numbers are judged as it states them (the last `arguments`
+    // member counts, as it does in the value read).
+    let arguments_text = toolschema::json::root_members(line)
+        .ok()
+        .flatten()
+        .and_then(|members| members.into_iter().rev().find(|m| m.key == "arguments"))
+        .map_or("{}", |member| &line[member.value]);
+    let verdict = tool.validate_input_declared(arguments, Some(arguments_text), refuse_undeclared);
     tally.invalid |= verdict.is_err();
     let mut record = verdict_json(&verdict);
     if let Value::Object(map) = &mut record {
@@ -400,12 +416,12 @@ fn validate_instances(
 ) -> Result<Outcome, InputError> {
     let schema_text = read_text(schema_path)?;
     let schema = parse_json(display_name(schema_path), &schema_text)?;
-    let validator = SchemaValidator::with_options(&schema, &args.compile_options())
+    let validator = SchemaValidator::with_options(&schema, &args.compile_options()?)
         .map_err(|e| InputError(format!("{}: {e}", display_name(schema_path))))?;
     let text = read_text(instances_path)?;
     let name = display_name(instances_path);
-    check_json_lines(name, &text, out, |instance, lone_surrogates, tally| {
-        let verdict = validator.validate_read(instance, Subject::Value, lone_surrogates);
+    check_json_lines(name, &text, out, |instance, line, tally| {
+        let verdict = validator.validate_text(instance, line, Subject::Value);
         tally.invalid |= verdict.is_err();
         verdict_json(&verdict)
     })
@@ -417,7 +433,7 @@ fn check_json_lines(
     name: &str,
     text: &str,
     out: &mut dyn Write,
-    mut check: impl FnMut(&Value, bool, &mut Tally) -> Value,
+    mut check: impl FnMut(&Value, &str, &mut Tally) -> Value,
 ) -> Result<Outcome, InputError> {
     let mut tally = Tally::default();
     for (number, line) in json_lines(text) {
@@ -427,8 +443,7 @@ fn check_json_lines(
                 json!({"line": number, "error": e.to_string()})
             }
             Ok(value) => {
-                let lone_surrogates = toolschema::json::has_lone_surrogate(line);
-                let mut record = check(&value, lone_surrogates, &mut tally);
+                let mut record = check(&value, line, &mut tally);
                 toolschema::json::drop_deep(value);
                 if let Value::Object(map) = &mut record {
                     map.shift_insert(0, "line".into(), json!(number));

@@ -52,9 +52,14 @@ fn faulty_http_server() -> (HttpServer, String) {
 /// A run's exit code, stdout and stderr.
 type Outcome = (Option<i32>, String, String);
 
-/// `toolschema fuzz ARGS -- SERVER...`: exit code, stdout, stderr.
+/// `toolschema fuzz ARGS -- SERVER...`: exit code, stdout, stderr. Without a `--budget` of its
+/// own, a run has an hour: what these tests look at must not depend on how loaded the machine
+/// is (the budget's own tests give one).
 fn fuzz(args: &[&str], server: &[String]) -> Outcome {
     let mut all: Vec<String> = vec!["fuzz".into()];
+    if !args.contains(&"--budget") && !args.contains(&"--replay") {
+        all.extend(["--budget".into(), "3600".into()]);
+    }
     all.extend(args.iter().map(|s| s.to_string()));
     if !server.is_empty() {
         all.push("--".into());
@@ -929,5 +934,122 @@ fn replay_honours_tool_and_skip() {
     assert!(
         stderr.contains("note: 2 findings left out by --tool/--skip\n"),
         "{stderr}"
+    );
+}
+
+/// interop/scripted-server.mjs listing its built-in `slow` tool (it answers after `ms`
+/// milliseconds) with `ms` up to `max_ms`.
+fn slow_server(max_ms: u64) -> Vec<String> {
+    let script = serde_json::json!({"tools": [{
+        "name": "slow",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"ms": {"type": "integer", "minimum": 0, "maximum": max_ms}},
+            "required": ["ms"],
+            "additionalProperties": false
+        }
+    }]});
+    vec![
+        node(),
+        require("interop/scripted-server.mjs").display().to_string(),
+        "--script".into(),
+        script.to_string(),
+    ]
+}
+
+/// The one finding of a run's JSON report.
+fn only_finding(report: &Value) -> &Value {
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    &findings[0]
+}
+
+#[test]
+fn a_hang_whose_shrinking_budget_is_spent_is_reported_with_its_smallest_case_so_far() {
+    // Every `ms` past the 1 s timeout hangs; shrinking halves it step by step. A budget of
+    // 1.5 s leaves room for one step that hangs (a hang is only proven by a whole timeout).
+    let args = |budget: &'static str| {
+        [
+            "--seed",
+            "1",
+            "--timeout",
+            "1",
+            "--hang-shrink-budget",
+            budget,
+            "--format",
+            "json",
+        ]
+    };
+    let (code, stdout, stderr) = fuzz(&args("1.5"), &slow_server(60_000));
+    let cut = report(&stdout, &stderr);
+    assert_eq!(code, Some(1), "{stderr}");
+    let finding = only_finding(&cut);
+    assert_eq!(finding["check"], "hang", "{stdout}");
+    assert_eq!(
+        finding["shrinking_cut"], "its budget of 1.5 s was spent",
+        "{stdout}"
+    );
+    // The case reported still hangs (it is one that did), and its replay sends it.
+    let ms = finding["arguments"]["ms"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(ms > 1000, "{stdout}");
+    assert!(finding["replay"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("\"ms\":{ms}")));
+
+    // Given time, shrinking goes further and is not cut.
+    let (_, stdout, stderr) = fuzz(&args("60"), &slow_server(60_000));
+    let whole = report(&stdout, &stderr);
+    let finding = only_finding(&whole);
+    assert_eq!(finding["shrinking_cut"], Value::Null, "{stdout}");
+    let smallest = finding["arguments"]["ms"].as_u64().unwrap();
+    assert!(
+        smallest > 1000 && smallest < ms,
+        "{smallest} after {ms}: {stdout}"
+    );
+
+    // The text report says so too.
+    let (_, text, _) = fuzz(
+        &[
+            "--seed",
+            "1",
+            "--timeout",
+            "1",
+            "--hang-shrink-budget",
+            "1.5",
+        ],
+        &slow_server(60_000),
+    );
+    assert!(
+        text.contains("    shrinking stopped: its budget of 1.5 s was spent; these are the smallest arguments found by then\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_run_whose_budget_is_spent_sends_no_further_case_and_says_so() {
+    // Every call takes up to 0.3 s and none hangs: 100 cases cannot fit in 2 s.
+    let (code, stdout, stderr) = fuzz(
+        &["--seed", "2", "--budget", "2", "--format", "json"],
+        &slow_server(300),
+    );
+    let report = report(&stdout, &stderr);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(report["summary"]["budget_spent"], true, "{stdout}");
+    let tool = &report["tools"][0];
+    let sent = tool["cases"].as_u64().unwrap();
+    let note = tool["note"].as_str().unwrap_or_else(|| panic!("{stdout}"));
+    let not_sent: u64 = note
+        .strip_prefix("stopped when the run's budget (--budget 2 s) was spent; ")
+        .and_then(|rest| rest.strip_suffix(" cases not sent"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    assert!(sent < 100 && not_sent > 0, "{stdout}");
+    assert_eq!(sent + not_sent, 100, "{stdout}");
+    assert!(
+        report["findings"].as_array().unwrap().is_empty(),
+        "{stdout}"
     );
 }

@@ -908,3 +908,62 @@ fn unknown_arguments_reject_refuses_a_misspelt_argument_of_an_open_schema() {
         )
     );
 }
+
+/// Numbers are judged as the text states them, with `--args` and `--calls` (what the command
+/// said before: "arguments could not be checked: the number at 'id' (read as
+/// 9.007199254740992e15) is past 2^52 ...", for both).
+#[test]
+fn numbers_are_judged_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("tools.json");
+    std::fs::write(
+        &catalog,
+        r#"{"tools": [{"name": "get", "inputSchema": {"type": "object", "properties": {
+            "id": {"const": 9007199254740992}, "step": {"multipleOf": 0.1}}}}]}"#,
+    )
+    .unwrap();
+    let catalog = catalog.to_str().unwrap();
+    let r = validate(&[
+        catalog,
+        "--tool",
+        "get",
+        "--args",
+        r#"{"id": 9007199254740992.0}"#,
+    ]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "valid\n"));
+    let r = validate(&[
+        catalog,
+        "--tool",
+        "get",
+        "--args",
+        r#"{"id": 9007199254740993.0}"#,
+    ]);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (1, "argument 'id' must be exactly 9007199254740992\n")
+    );
+    let calls = dir.path().join("calls.jsonl");
+    std::fs::write(
+        &calls,
+        concat!(
+            r#"{"name": "get", "arguments": {"id": 9007199254740992.0, "step": 0.3}}"#,
+            "\n",
+            r#"{"arguments": {"step": 0.30000000000000000001}, "name": "get"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let r = validate(&[catalog, "--calls", calls.to_str().unwrap()]);
+    assert_eq!(
+        r.stdout,
+        concat!(
+            r#"{"line":1,"tool":"get","valid":true,"errors":[]}"#,
+            "\n",
+            r#"{"line":2,"tool":"get","valid":false,"errors":[{"path":"/step","message":"argument 'step' must be a multiple of 0.1"}]}"#,
+            "\n",
+        ),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.code, 1);
+}

@@ -15,7 +15,7 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct CallOptions {
     /// How long starting the server and listing its tools may take; and, separately, the call.
-    /// Progress notifications stretch a call's wait, within ten times this.
+    /// Progress notifications stretch a call's wait, within three times this (as the fuzzer's).
     pub timeout: Duration,
     /// HTTP headers sent with every request (`--url` only).
     pub headers: Vec<(String, String)>,
@@ -61,7 +61,16 @@ impl Caller {
     pub async fn call(&self, name: &str, arguments: Value) -> Result<CallRecord, Unavailable> {
         let params = json!({"name": name, "arguments": arguments});
         let lane = self.server.take_lane();
-        let record = self.server.call(lane, params, self.timeout, true).await;
+        let record = self
+            .server
+            .call(
+                lane,
+                params,
+                self.timeout,
+                self.timeout * crate::fuzz::server::PROGRESS_CEILING,
+                true,
+            )
+            .await;
         self.server.give_lane(lane);
         record
     }

@@ -449,6 +449,8 @@ pub struct ToolCall {
     /// Whether the arguments' text holds a lone surrogate escape, read as U+FFFD in
     /// `arguments` but forwarded as sent.
     pub lone_surrogates: bool,
+    /// Where the arguments are in the text (their numbers are judged as it states them).
+    pub arguments_at: Option<Range<usize>>,
 }
 
 /// Read the name and arguments of a `tools/call` request, building nothing else of it (the
@@ -471,11 +473,12 @@ pub fn tool_call(text: &str, message: &Message) -> ToolCall {
     let lone_surrogates = arguments_at
         .clone()
         .is_some_and(|at| core_json::has_lone_surrogate(&text[at]));
-    let arguments = arguments_at.map(|at| parse_at(text, at));
+    let arguments = arguments_at.clone().map(|at| parse_at(text, at));
     ToolCall {
         name,
         arguments,
         lone_surrogates,
+        arguments_at,
     }
 }
 

@@ -24,10 +24,12 @@ struct Tally {
     failures: Vec<String>,
 }
 
-/// The tests whose value the validator deliberately does not judge. The float
-/// 9007199254740992.0 (2^53) is also what 9007199254740993.0 reads as, so a validator that only
-/// sees the float cannot tell whether it equals an exact `const`; toolschema says so ("could not
-/// be checked") rather than judge it valid, where the suite takes 64-bit floats at their word.
+/// The tests whose value (a `Value` alone, without its text) the validator deliberately does
+/// not judge. The float 9007199254740992.0 (2^53) is also what 9007199254740993.0 reads as, so a
+/// validator that only sees the float cannot tell whether it equals an exact `const`; toolschema
+/// says so ("could not be checked") rather than judge it valid. Given the text
+/// ([`SchemaValidator::validate_text`], as the command reads values), it judges it: the command's
+/// run of the suite (toolschema-cli's `json_schema_test_suite_cli`) agrees on every test.
 const UNJUDGED_ON_PURPOSE: [&str; 1] = [
     "const.json / float and integers are equal up to 64-bit representation limits / float is valid",
 ];

@@ -65,6 +65,20 @@ pub struct FuzzOptions {
     pub headers: Vec<(String, String)>,
     /// The largest message accepted from the server.
     pub max_message_bytes: usize,
+    /// How long the whole run may take (`None`: no limit). Once it is spent no further case
+    /// is sent, shrinking stops, and a call's wait is not stretched by progress notifications
+    /// past it; the report says so.
+    pub budget: Option<Duration>,
+    /// How long shrinking one hang may take (`None`: twice the timeout). A hang found is
+    /// already confirmed; when this is spent it is reported with the smallest case found so far.
+    pub hang_shrink_budget: Option<Duration>,
+}
+
+impl FuzzOptions {
+    /// How long shrinking one hang may take.
+    fn hang_shrink_budget(&self) -> Duration {
+        self.hang_shrink_budget.unwrap_or(self.timeout * 2)
+    }
 }
 
 impl FuzzOptions {
@@ -87,6 +101,8 @@ impl Default for FuzzOptions {
             skip: Vec::new(),
             headers: Vec::new(),
             max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
+            budget: None,
+            hang_shrink_budget: None,
         }
     }
 }
@@ -111,6 +127,9 @@ pub struct Finding {
     pub case: Option<String>,
     /// How many cases failed this check for this tool.
     pub cases: usize,
+    /// Why shrinking stopped before it was done, when it did (`its budget of 20 s was spent`):
+    /// `arguments` are then the smallest case found by then.
+    pub shrinking_cut: Option<String>,
 }
 
 /// What happened to one tool.
@@ -160,6 +179,8 @@ pub struct Report {
     pub server_starts: u64,
     /// Set when the run could not finish: the server could not be restarted or reached again.
     pub stopped: Option<String>,
+    /// Whether the run's budget ([`FuzzOptions::budget`]) was spent before every case was sent.
+    pub budget_spent: bool,
 }
 
 impl Report {
@@ -181,6 +202,9 @@ pub trait Progress {
     fn case_done(&self, _tool: &str) {}
     /// A finding was confirmed.
     fn found(&self, _finding: &Finding) {}
+    /// What the run is waiting for now, when it is something slow (`confirming that 'sleep'
+    /// hangs: sent again, up to 10 s`); an empty text when that wait is over.
+    fn waiting(&self, _what: &str) {}
 }
 
 /// A progress listener that does nothing.
@@ -212,6 +236,8 @@ struct Prepared {
 struct Context<'a> {
     server: Server,
     options: &'a FuzzOptions,
+    /// When the run's budget is spent.
+    deadline: Option<Instant>,
     progress: &'a dyn Progress,
     /// Calls a dead server took with it when it could not be reached again to tell which one
     /// killed it.
@@ -301,6 +327,7 @@ pub async fn run(
     let context = Context {
         server: Server::new(reach(target, options), options.jobs),
         options,
+        deadline: options.budget.map(|budget| started + budget),
         progress,
         lost: std::sync::Mutex::new(Vec::new()),
     };
@@ -317,8 +344,10 @@ pub async fn run(
     let mut findings = Vec::new();
     let mut stopped = None;
     let mut cases = 0;
+    let mut budget_spent = false;
     for outcome in outcomes {
         cases += outcome.run.cases;
+        budget_spent |= outcome.budget_spent;
         runs.push(outcome.run);
         findings.extend(outcome.findings);
         if stopped.is_none() {
@@ -339,6 +368,7 @@ pub async fn run(
             replay: None,
             case: None,
             cases: lost.len(),
+            shrinking_cut: None,
         });
     }
     for stray in context.server.unclaimed_strays().await {
@@ -351,6 +381,7 @@ pub async fn run(
             replay: None,
             case: None,
             cases: 0,
+            shrinking_cut: None,
         });
     }
     context.server.shut_down().await;
@@ -363,6 +394,7 @@ pub async fn run(
         seconds: started.elapsed().as_secs_f64(),
         server_starts: context.server.starts(),
         stopped,
+        budget_spent,
     })
 }
 
@@ -377,6 +409,7 @@ pub async fn replay(
     let context = Context {
         server: Server::new(reach(target, options), 1),
         options,
+        deadline: None,
         progress,
         lost: std::sync::Mutex::new(Vec::new()),
     };
@@ -424,6 +457,7 @@ pub async fn replay(
                 replay: Some(replay_line(&tool.name, request.arguments.as_ref())),
                 case: None,
                 cases: 1,
+                shrinking_cut: None,
             };
             progress.found(&finding);
             findings.push(finding);
@@ -441,6 +475,7 @@ pub async fn replay(
         seconds: started.elapsed().as_secs_f64(),
         server_starts: context.server.starts(),
         stopped,
+        budget_spent: false,
     })
 }
 
@@ -513,6 +548,8 @@ struct ToolOutcome {
     run: ToolRun,
     findings: Vec<Finding>,
     stopped: Option<String>,
+    /// The run's budget was spent before its cases were all sent.
+    budget_spent: bool,
 }
 
 impl Context<'_> {
@@ -548,23 +585,54 @@ impl Context<'_> {
         }
     }
 
-    /// Send one call (again once if the runner interrupted it) and check its answer.
+    /// The longest a call may wait in all, progress notifications included: ten times the
+    /// timeout, but not past `until` (the run's budget, a shrinking's), and never less than the
+    /// timeout.
+    fn ceiling(&self, until: Option<Instant>) -> Duration {
+        let stretched = self.options.timeout * server::PROGRESS_CEILING;
+        match until {
+            Some(until) => stretched.min(
+                until
+                    .saturating_duration_since(Instant::now())
+                    .max(self.options.timeout),
+            ),
+            None => stretched,
+        }
+    }
+
+    /// Send one call (again once if the runner interrupted it) and check its answer; its wait
+    /// is stretched by progress notifications at most up to `until`. `None` when `until` came
+    /// first: the call was still under way, sending progress, when it was cut short, which
+    /// shows nothing of the server.
     async fn observe_call(
         &self,
         lane: usize,
         tool: &Prepared,
         arguments: Option<&Value>,
         alone: bool,
-    ) -> Result<(CallRecord, Vec<Observation>), Unavailable> {
+        until: Option<Instant>,
+    ) -> Result<Option<(CallRecord, Vec<Observation>)>, Unavailable> {
+        let ceiling = self.ceiling(until);
+        let cut_short = ceiling < self.options.timeout * server::PROGRESS_CEILING;
         let send = |alone| {
             self.server.call(
                 lane,
                 params(&tool.name, arguments),
                 self.options.timeout,
+                ceiling,
                 alone,
             )
         };
+        let started = Instant::now();
         let mut record = send(alone).await?;
+        // Past the ceiling only a call that kept sending progress can go unanswered: cut at a
+        // ceiling lowered by `until`, it did not hang.
+        if cut_short
+            && record.answer == Answer::Hang
+            && started.elapsed() + CEILING_SLACK >= ceiling
+        {
+            return Ok(None);
+        }
         if record.answer == Answer::Interrupted {
             record = send(alone).await?;
         }
@@ -596,7 +664,7 @@ impl Context<'_> {
             known: &known,
         };
         let observations = checks::observe(&tool.compiled, &sent, &record, self.options.timeout);
-        Ok((record, observations))
+        Ok(Some((record, observations)))
     }
 
     /// Send one call alone and check its answer.
@@ -605,7 +673,11 @@ impl Context<'_> {
         tool: &Prepared,
         arguments: Option<&Value>,
     ) -> Result<Vec<Observation>, Unavailable> {
-        Ok(self.observe_call(0, tool, arguments, true).await?.1)
+        Ok(self
+            .observe_call(0, tool, arguments, true, None)
+            .await?
+            .map(|(_, observations)| observations)
+            .unwrap_or_default())
     }
 
     /// Send `arguments` again; the observation of `check` if it fails it again.
@@ -615,15 +687,21 @@ impl Context<'_> {
         tool: &Prepared,
         arguments: Option<&Value>,
         check: Check,
+        until: Option<Instant>,
     ) -> Result<Option<Observation>, Unavailable> {
-        let (_, observations) = self
-            .observe_call(lane, tool, arguments, check.needs_isolation())
-            .await?;
+        let Some((_, observations)) = self
+            .observe_call(lane, tool, arguments, check.needs_isolation(), until)
+            .await?
+        else {
+            return Ok(None);
+        };
         Ok(observations.into_iter().find(|o| o.check == check))
     }
 
     /// Confirm that a case fails `check` when sent again, and shrink it while it still does.
-    /// `hang_repeated`: the case's own call already showed its hang twice.
+    /// `hang_repeated`: the case's own call already showed its hang twice (and the server
+    /// answered meanwhile: it takes calls side by side, so a hang's smaller cases may be tried
+    /// side by side too).
     async fn confirm_and_shrink(
         &self,
         lane: usize,
@@ -637,22 +715,36 @@ impl Context<'_> {
         // crashes the server too confirms it; the case itself is sent again only when none does.
         let shrink_first = check == Check::Crash;
         let mut shrunk = if shrink_first {
-            self.shrink(lane, tool, case.value.as_ref(), check).await
+            self.shrink(lane, tool, case.value.as_ref(), check, false)
+                .await
         } else {
-            None
+            Shrunk::default()
         };
-        let confirmed = shrunk.is_some() || (check == Check::Hang && hang_repeated);
+        let confirmed = shrunk.smallest.is_some() || (check == Check::Hang && hang_repeated);
         let mut observed = first.clone();
         if !confirmed {
-            match self.again(lane, tool, case.value.as_ref(), check).await? {
+            if check == Check::Hang {
+                self.progress.waiting(&format!(
+                    "confirming that '{}' hangs: its case sent again, waiting up to {}",
+                    tool.name,
+                    seconds(self.ceiling(self.deadline))
+                ));
+            }
+            let again = self
+                .again(lane, tool, case.value.as_ref(), check, self.deadline)
+                .await;
+            self.progress.waiting("");
+            match again? {
                 Some(again) => observed = again,
                 None => return Ok(None),
             }
         }
         if !shrink_first {
-            shrunk = self.shrink(lane, tool, case.value.as_ref(), check).await;
+            shrunk = self
+                .shrink(lane, tool, case.value.as_ref(), check, hang_repeated)
+                .await;
         }
-        let current = match shrunk {
+        let current = match shrunk.smallest {
             Some((smaller, again)) => {
                 observed = again;
                 Some(smaller)
@@ -668,49 +760,145 @@ impl Context<'_> {
             message: observed.message,
             case: Some(case.label.clone()),
             cases: 1,
+            shrinking_cut: shrunk.cut,
         }))
     }
 
     /// Shrink a case that failed `check` while it still fails it and the schema still judges it
-    /// the same way: the smallest case found and what it showed, if any smaller one failed.
+    /// the same way: the smallest case found and what it showed, if any smaller one failed, and
+    /// why shrinking stopped early if it did. A hang is shrunk within its budget
+    /// ([`FuzzOptions::hang_shrink_budget`]), `side_by_side` [`HANG_SHRINK_WIDTH`] candidates
+    /// at a time (for a server seen to answer while a call of it hangs).
     async fn shrink(
         &self,
         lane: usize,
         tool: &Prepared,
         start: Option<&Value>,
         check: Check,
-    ) -> Option<(Value, Observation)> {
-        let start = start?;
+        side_by_side: bool,
+    ) -> Shrunk {
+        let mut shrunk = Shrunk::default();
+        let Some(start) = start else {
+            return shrunk;
+        };
         let (_, _, verdict) = judge(&tool.compiled, Some(start));
         let costly = matches!(check, Check::Hang | Check::Crash);
-        let (mut calls, mut costs) = (0, 0);
-        let mut smallest: Option<(Value, Observation)> = None;
+        let hang = check == Check::Hang;
+        let hang_budget = self.options.hang_shrink_budget();
+        let until = match (hang, self.deadline) {
+            (true, Some(deadline)) => Some(deadline.min(Instant::now() + hang_budget)),
+            (true, None) => Some(Instant::now() + hang_budget),
+            (false, deadline) => deadline,
+        };
+        let width = if hang && side_by_side {
+            HANG_SHRINK_WIDTH
+        } else {
+            1
+        };
+        let (mut calls, mut costs, mut step) = (0, 0, 0);
         'shrinking: loop {
-            let current = smallest.as_ref().map_or(start, |(value, _)| value);
-            for candidate in generate::smaller(current) {
-                if calls >= SHRINK_CALLS || (costly && costs >= SHRINK_COSTLY) {
+            let current = shrunk.smallest.as_ref().map_or(start, |(value, _)| value);
+            let mut candidates = generate::smaller(current)
+                .into_iter()
+                .filter(|candidate| judge(&tool.compiled, Some(candidate)).2 == verdict);
+            loop {
+                if calls >= SHRINK_CALLS || (costly && costs >= SHRINK_COSTLY && !hang) {
                     break 'shrinking;
                 }
-                if judge(&tool.compiled, Some(&candidate)).2 != verdict {
-                    continue;
+                // A hang is proven only by a whole timeout without an answer: a step that
+                // cannot have one before the budget ends is not started.
+                if let Some(until) = until {
+                    let left = until.saturating_duration_since(Instant::now());
+                    if (hang && left < self.options.timeout) || left.is_zero() {
+                        shrunk.cut = Some(if hang && self.deadline.is_none_or(|d| d > until) {
+                            format!("its budget of {} was spent", seconds(hang_budget))
+                        } else {
+                            "the run's budget was spent".to_string()
+                        });
+                        break 'shrinking;
+                    }
                 }
-                calls += 1;
-                // A server that can no longer be reached ends the shrinking, not the finding
-                // (the run stops at its next call).
-                let Ok(again) = self.again(lane, tool, Some(&candidate), check).await else {
+                let batch: Vec<Value> = candidates.by_ref().take(width).collect();
+                if batch.is_empty() {
                     break 'shrinking;
-                };
-                if let Some(again) = again {
+                }
+                calls += batch.len();
+                step += 1;
+                if hang {
+                    self.progress.waiting(&format!(
+                        "shrinking the hang of '{}': {} smaller case{} sent (step {step}), waiting up to {}; {} of its budget left",
+                        tool.name,
+                        batch.len(),
+                        if batch.len() == 1 { "" } else { "s" },
+                        seconds(self.options.timeout),
+                        seconds(until.map_or(hang_budget, |u| u.saturating_duration_since(Instant::now())))
+                    ));
+                }
+                let answers = futures::future::join_all(
+                    batch
+                        .iter()
+                        .map(|candidate| self.again(lane, tool, Some(candidate), check, until)),
+                )
+                .await;
+                if hang {
+                    self.progress.waiting("");
+                }
+                // The first in order that still fails: the others are dropped.
+                let mut found = None;
+                for (candidate, answer) in batch.into_iter().zip(answers) {
+                    // A server that can no longer be reached ends the shrinking, not the
+                    // finding (the run stops at its next call).
+                    let Ok(answer) = answer else {
+                        break 'shrinking;
+                    };
+                    if let (None, Some(again)) = (&found, answer) {
+                        found = Some((candidate, again));
+                    }
+                }
+                if let Some(smaller) = found {
                     if costly {
                         costs += 1;
                     }
-                    smallest = Some((candidate, again));
+                    // A hang seen only once the budget ran out may have been a call cut short
+                    // while it sent progress: it does not count.
+                    if hang && until.is_some_and(|until| Instant::now() >= until) {
+                        shrunk.cut =
+                            Some(format!("its budget of {} was spent", seconds(hang_budget)));
+                        break 'shrinking;
+                    }
+                    shrunk.smallest = Some(smaller);
                     continue 'shrinking;
                 }
             }
-            break;
         }
-        smallest
+        shrunk
+    }
+}
+
+/// What shrinking made of a case.
+#[derive(Default)]
+struct Shrunk {
+    /// The smallest case that still failed, and what it showed.
+    smallest: Option<(Value, Observation)>,
+    /// Why it stopped before it was done, if it did.
+    cut: Option<String>,
+}
+
+/// How close to its ceiling a call must have waited to count as cut by it (timers fire a little
+/// late or early).
+const CEILING_SLACK: Duration = Duration::from_millis(100);
+
+/// How many smaller cases of a hang are sent side by side, for a server that answers while a
+/// call of it hangs: each step then costs one timeout for all of them.
+const HANG_SHRINK_WIDTH: usize = 4;
+
+/// A duration for a message: `10 s`, `2.5 s`.
+fn seconds(duration: Duration) -> String {
+    let s = duration.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
     }
 }
 
@@ -761,11 +949,24 @@ async fn fuzz_tool_on(
     // checked of them, which the tool's note says.
     let mut unread: Option<(usize, String)> = None;
     let mut stopped = None;
+    let mut budget_spent = false;
     for (i, case) in generated.cases.iter().enumerate() {
         if found.contains_key(&Check::Hang) {
             // Every further case could cost the whole timeout again, and the hang is proven.
             note = Some(format!(
                 "stopped after a confirmed hang; {} cases not sent",
+                generated.cases.len() - i
+            ));
+            break;
+        }
+        if context
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            budget_spent = true;
+            note = Some(format!(
+                "stopped when the run's budget (--budget {}) was spent; {} cases not sent",
+                seconds(context.options.budget.unwrap_or_default()),
                 generated.cases.len() - i
             ));
             break;
@@ -784,10 +985,19 @@ async fn fuzz_tool_on(
             break;
         }
         let outcome = context
-            .observe_call(lane, tool, case.value.as_ref(), false)
+            .observe_call(lane, tool, case.value.as_ref(), false, context.deadline)
             .await;
         let (record, observations) = match outcome {
-            Ok(outcome) => outcome,
+            Ok(Some(outcome)) => outcome,
+            Ok(None) => {
+                budget_spent = true;
+                note = Some(format!(
+                    "stopped when the run's budget (--budget {}) was spent, its last call still under way (sending progress notifications); {} cases not sent",
+                    seconds(context.options.budget.unwrap_or_default()),
+                    generated.cases.len() - i
+                ));
+                break;
+            }
             Err(e) => {
                 stopped = Some(e.0);
                 break;
@@ -875,6 +1085,7 @@ async fn fuzz_tool_on(
         },
         findings,
         stopped,
+        budget_spent,
     }
 }
 

@@ -21,8 +21,11 @@ use tokio::sync::{Mutex, RwLock};
 
 /// How long a server that answered nothing in time gets to answer a ping before it is restarted.
 const PING_LIMIT: Duration = Duration::from_secs(5);
-/// How many times the timeout a call that keeps sending progress notifications may take in all.
-pub(crate) const PROGRESS_CEILING: u32 = 10;
+/// How many times the timeout a call that keeps sending progress notifications may take in all:
+/// past that it counts as a hang. Three: a hang that says how it is doing (progress forever)
+/// costs 30 s at the default timeout, not the 100 s that ten times made every step of its
+/// shrinking cost.
+pub(crate) const PROGRESS_CEILING: u32 = 3;
 /// How long a case's call over a process of its own may go unanswered before the same call is
 /// sent again beside it (a twentieth of the timeout, within bounds): when the first hangs, the
 /// second is already under way to confirm it, so a confirmed hang costs about one timeout, not
@@ -260,8 +263,8 @@ impl Server {
         Unavailable(message)
     }
 
-    /// Call a tool with `params` (`{"name", "arguments"}`) on a lane, waiting at most `timeout`.
-    /// With `alone`, nothing else is in flight meanwhile (for a command, a lane is its own
+    /// Call a tool with `params` (`{"name", "arguments"}`) on a lane, waiting at most `timeout`
+    /// for an answer or a progress notification, and `ceiling` in all. With `alone`, nothing else is in flight meanwhile (for a command, a lane is its own
     /// process, so that holds by itself), and stray output that follows the answer (until the
     /// server answers a ping) counts too.
     pub(crate) async fn call(
@@ -269,6 +272,7 @@ impl Server {
         lane: usize,
         params: Value,
         timeout: Duration,
+        ceiling: Duration,
         alone: bool,
     ) -> Result<CallRecord, Unavailable> {
         let own_process = matches!(self.reach.target, Target::Command(_));
@@ -279,7 +283,9 @@ impl Server {
         };
         let others_before = self.in_flight.fetch_add(1, Ordering::SeqCst);
         let number = self.calls.fetch_add(1, Ordering::SeqCst);
-        let record = self.call_in_flight(lane, params, timeout, alone).await;
+        let record = self
+            .call_in_flight(lane, params, timeout, ceiling, alone)
+            .await;
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
         let others_started = self.calls.load(Ordering::SeqCst) != number + 1;
         record.map(|mut record| {
@@ -293,6 +299,7 @@ impl Server {
         lane: usize,
         params: Value,
         timeout: Duration,
+        ceiling: Duration,
         alone: bool,
     ) -> Result<CallRecord, Unavailable> {
         let live = self.current(lane).await?;
@@ -309,7 +316,7 @@ impl Server {
             // is not hanging), within a ceiling.
             let options = PeerRequestOptions::with_timeout(timeout)
                 .reset_timeout_on_progress()
-                .with_max_total_timeout(timeout * PROGRESS_CEILING);
+                .with_max_total_timeout(ceiling);
             peer.send_request_with_option(request, options)
         };
         let handle = match send().await {

@@ -80,7 +80,14 @@ impl Renderer<'_> {
     ) {
         let path = error.instance_path().as_str().to_string();
         let schema_path = error.schema_path().as_str();
-        let kind = error.kind();
+        let worded;
+        let kind = match self.exact_kind(error) {
+            Some(kind) => {
+                worded = kind;
+                &worded
+            }
+            None => error.kind(),
+        };
         let keyword = kind.keyword().to_string();
         match kind {
             ValidationErrorKind::Required { property } => {
@@ -158,11 +165,51 @@ impl Renderer<'_> {
             }
             _ => {
                 let subject = self.subject_at(&path);
-                let message =
-                    self.constraint_message(kind, schema_path, error.instance(), &subject);
+                // The value itself, not the engine's copy: a number stated otherwise than it
+                // reads is known by where it is (see `exact_kind`).
+                let instance = match error.instance() {
+                    std::borrow::Cow::Borrowed(instance) => instance,
+                    std::borrow::Cow::Owned(copy) => resolve(self.instance, &path).unwrap_or(copy),
+                };
+                let message = self.constraint_message(kind, schema_path, instance, &subject);
                 self.push(out, path, &keyword, message);
             }
         }
+    }
+
+    /// The engine's own kind of error for an error of a keyword judging numbers exactly (see
+    /// [`super::exact`]), built from the keyword in the schema, so that it is worded alike.
+    fn exact_kind(&self, error: &jsonschema::ValidationError<'_>) -> Option<ValidationErrorKind> {
+        if !super::exact::is_exact_error(error.kind()) {
+            return None;
+        }
+        let schema_path = error.schema_path().as_str();
+        let keyword = schema_path.rsplit('/').next()?;
+        let value = resolve(self.schema, schema_path).cloned();
+        use ValidationErrorKind as K;
+        Some(match (keyword, value) {
+            ("const", Some(expected_value)) => K::Constant {
+                expected_value: std::sync::Arc::new(expected_value),
+            },
+            ("enum", Some(options)) => K::Enum {
+                options: std::sync::Arc::new(options),
+            },
+            ("multipleOf", Some(value)) => K::MultipleOf {
+                multiple_of: value.as_f64().unwrap_or_default(),
+            },
+            ("minimum", Some(limit)) => K::Minimum { limit },
+            ("maximum", Some(limit)) => K::Maximum { limit },
+            ("exclusiveMinimum", Some(limit)) => K::ExclusiveMinimum { limit },
+            ("exclusiveMaximum", Some(limit)) => K::ExclusiveMaximum { limit },
+            ("uniqueItems", _) => K::UniqueItems,
+            ("type", _) => K::Type {
+                kind: TypeKind::Single(JsonType::Integer),
+            },
+            (keyword, _) => K::Custom {
+                keyword: keyword.to_string(),
+                message: format!("does not meet its `{keyword}`"),
+            },
+        })
     }
 
     /// A message for a single-value constraint, about `subject`.
@@ -527,18 +574,23 @@ impl Renderer<'_> {
 /// Whether an error inside an alternative says the value has the wrong shape for it (rather than
 /// breaking one of its constraints).
 fn is_shape_mismatch(error: &jsonschema::ValidationError<'_>, path: &str) -> bool {
+    let exact_shape = super::exact::is_exact_error(error.kind())
+        && ["/type", "/const", "/enum"]
+            .iter()
+            .any(|keyword| error.schema_path().as_str().ends_with(keyword));
     error.instance_path().as_str() == path
-        && matches!(
-            error.kind(),
-            ValidationErrorKind::Type { .. }
-                | ValidationErrorKind::Constant { .. }
-                | ValidationErrorKind::Enum { .. }
-                | ValidationErrorKind::FalseSchema
-                | ValidationErrorKind::Required { .. }
-                | ValidationErrorKind::AnyOf { .. }
-                | ValidationErrorKind::OneOfNotValid { .. }
-                | ValidationErrorKind::Not { .. }
-        )
+        && (exact_shape
+            || matches!(
+                error.kind(),
+                ValidationErrorKind::Type { .. }
+                    | ValidationErrorKind::Constant { .. }
+                    | ValidationErrorKind::Enum { .. }
+                    | ValidationErrorKind::FalseSchema
+                    | ValidationErrorKind::Required { .. }
+                    | ValidationErrorKind::AnyOf { .. }
+                    | ValidationErrorKind::OneOfNotValid { .. }
+                    | ValidationErrorKind::Not { .. }
+            ))
 }
 
 /// Whether a schema says nothing but a type, so a list of alternatives reads as `a string or null`.
@@ -626,6 +678,9 @@ fn got(n: Option<usize>) -> String {
 }
 
 fn got_number(instance: &Value) -> String {
+    if let Some(stated) = super::exact::stated_otherwise(instance) {
+        return format!(" (got {stated})");
+    }
     match instance {
         Value::Number(n) => format!(" (got {})", number(&Value::Number(n.clone()))),
         _ => String::new(),

@@ -28,6 +28,7 @@
 //! ```
 
 mod case_variants;
+mod exact;
 mod messages;
 
 use crate::json::{nesting_depth, MAX_DEPTH};
@@ -240,6 +241,45 @@ impl CompileOptions {
     }
 }
 
+/// What the engines of a schema are built with.
+struct EngineRecipe {
+    /// The draft, unless the schema's `$schema` names a registered meta-schema.
+    draft: Option<jsonschema::Draft>,
+    assert_format: bool,
+    refuse_unknown_formats: bool,
+    documents: Arc<HashMap<String, Value>>,
+}
+
+impl EngineRecipe {
+    /// The engine for `schema`; with `exact`, judging numbers as [`exact`] does.
+    fn build(
+        &self,
+        schema: &Value,
+        exact: bool,
+    ) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+        let engine = jsonschema::options();
+        let engine = match self.draft {
+            Some(draft) => engine.with_draft(draft),
+            None => engine,
+        };
+        let mut engine = engine
+            .should_validate_formats(self.assert_format)
+            .should_ignore_unknown_formats(!self.refuse_unknown_formats)
+            .with_retriever(RegisteredDocuments(self.documents.clone()))
+            .with_keyword(UNFETCHED_REF, |_, value, _| {
+                let reference = value.as_str().unwrap_or_default().to_string();
+                Ok(Box::new(UnfetchedRef(reference)))
+            });
+        if exact {
+            for name in exact::EXACT_KEYWORDS {
+                engine =
+                    engine.with_keyword(name, move |_, value, _| Ok(exact::compile(name, value)));
+            }
+        }
+        engine.build(schema)
+    }
+}
+
 /// The engine's retriever: registered documents, and a refusal for anything else.
 struct RegisteredDocuments(Arc<HashMap<String, Value>>);
 
@@ -303,6 +343,15 @@ impl<'i> jsonschema::Keyword<'i> for UnfetchedRef {
 /// A schema compiled for repeated validation.
 pub struct SchemaValidator {
     engine: jsonschema::Validator,
+    /// The engine with the keywords that compare numbers judging them as their text states
+    /// them (see [`exact`]): built when a value read from text first needs it.
+    exact_engine: std::sync::OnceLock<Option<jsonschema::Validator>>,
+    /// How the engines are built.
+    recipe: EngineRecipe,
+    /// Whether the schema has a keyword that compares numbers (see [`exact::compares_numbers`]).
+    compares_numbers: bool,
+    /// Whether it has a `multipleOf`, which the engine computes with floats.
+    has_multiple_of: bool,
     /// The standard schema validated against (lightweight shapes translated); messages read it.
     schema: Value,
     shape: SchemaShape,
@@ -413,25 +462,24 @@ impl SchemaValidator {
                         .documents
                         .contains_key(uri.split('#').next().unwrap_or(uri))
                 });
-        let engine = jsonschema::options();
-        let engine = if custom_meta_schema {
-            engine
-        } else {
-            engine.with_draft(dialect.engine_draft())
+        let recipe = EngineRecipe {
+            draft: (!custom_meta_schema).then(|| dialect.engine_draft()),
+            assert_format: options.assert_format,
+            refuse_unknown_formats: options.refuse_unknown_formats,
+            documents: Arc::new(options.documents.clone()),
         };
-        let engine = engine
-            .should_validate_formats(options.assert_format)
-            .should_ignore_unknown_formats(!options.refuse_unknown_formats)
-            .with_retriever(RegisteredDocuments(Arc::new(options.documents.clone())))
-            .with_keyword(UNFETCHED_REF, |_, value, _| {
-                let reference = value.as_str().unwrap_or_default().to_string();
-                Ok(Box::new(UnfetchedRef(reference)))
-            })
-            .build(&for_engine)
+        let engine = recipe
+            .build(&for_engine, false)
             .map_err(|error| compile_error(error, &patterns))?;
         drop(for_engine);
         Ok(SchemaValidator {
             engine,
+            compares_numbers: exact::compares_numbers(&standard),
+            has_multiple_of: crate::json::any_object(&standard, |map| {
+                map.get("multipleOf").is_some_and(Value::is_number)
+            }),
+            exact_engine: std::sync::OnceLock::new(),
+            recipe,
             guard_depth: can_recurse(&standard),
             in_place_chain,
             has_unfetched,
@@ -625,6 +673,117 @@ impl SchemaValidator {
         }
     }
 
+    /// Validate a value read from the JSON `text` (the text of this value alone), judging every
+    /// number as the text states it: `9007199254740992.0` equals `9007199254740992`, `1e400` is
+    /// more than the largest float, `0.10000000000000000001` is not `0.1`. A lone surrogate
+    /// escape in the text is treated as [`SchemaValidator::validate_read`] treats it.
+    pub fn validate_text(
+        &self,
+        instance: &Value,
+        text: &str,
+        subject: Subject,
+    ) -> Result<(), ValidationErrors> {
+        if crate::json::has_lone_surrogate(text) {
+            if let Some(reason) = self.lone_surrogates_unchecked() {
+                return Err(unchecked(subject, &reason));
+            }
+        }
+        if !self.compares_numbers {
+            return self.validate_as(instance, subject);
+        }
+        let inexact = crate::json::number::numbers_read_inexactly(text);
+        if inexact.is_empty() && !self.engine_may_misjudge(instance) {
+            return self.validate_as(instance, subject);
+        }
+        let Some(engine) = self.exact_engine() else {
+            return self.validate_as(instance, subject);
+        };
+        let Some(steps) = self.recursion(instance) else {
+            return Err(too_deep(subject));
+        };
+        // The numbers held inexactly, by the address of their `Value` in `instance`.
+        let mut stated = HashMap::new();
+        let mut pointers = HashMap::new();
+        for (pointer, decimal) in inexact {
+            if let Some(number) = instance.pointer(&pointer).filter(|v| v.is_number()) {
+                let address = number as *const Value as usize;
+                stated.insert(address, decimal);
+                pointers.insert(address, pointer);
+            }
+        }
+        with_stack_for(steps, || {
+            let (verdict, unreadable) = exact::with_stated(stated, || {
+                UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take());
+                let valid = engine.is_valid(instance);
+                if let Some(reference) = UNFETCHED_REACHED.with(|reached| reached.borrow_mut().take()) {
+                    return Err(unchecked(
+                        subject,
+                        &format!("the schema refers to {reference}, which is never fetched"),
+                    ));
+                }
+                if valid {
+                    Ok(())
+                } else if steps > STEPS_DETAILED {
+                    Err(too_deep_to_place(subject))
+                } else {
+                    Err(self.collect_errors_of(engine, instance, subject, usize::MAX))
+                }
+            });
+            match unreadable.and_then(|address| pointers.get(&address)) {
+                Some(pointer) => Err(unchecked(
+                    subject,
+                    &format!(
+                        "the number at '{}' has a power of ten past 10^(2^60), and `uniqueItems` compares it with the other items, where toolschema cannot tell two such numbers apart",
+                        crate::json::pointer::caller_path(instance, pointer)
+                    ),
+                )),
+                None => verdict,
+            }
+        })
+        .unwrap_or_else(|| {
+            Err(unchecked(
+                subject,
+                "no thread could be started to check it on",
+            ))
+        })
+    }
+
+    /// Whether the engine, which reads numbers as 64-bit integers and floats, may judge a
+    /// number of `instance` otherwise than its decimal: one past 2^52 (a float there is
+    /// compared by its binary value, not the decimal it is written as), or any number where the
+    /// schema has a `multipleOf` (divided with floats).
+    fn engine_may_misjudge(&self, instance: &Value) -> bool {
+        let mut stack = vec![instance];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Number(n)
+                    if self.has_multiple_of
+                        || n.as_f64().is_some_and(|f| f.abs() >= EXACT_FLOATS) =>
+                {
+                    return true;
+                }
+                Value::Object(map) => stack.extend(map.values()),
+                Value::Array(items) => stack.extend(items),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The engine that judges numbers exactly (see [`exact`]); `None` if it could not be built
+    /// (the schema compiled, so this is not expected): then values are judged as read.
+    fn exact_engine(&self) -> Option<&jsonschema::Validator> {
+        self.exact_engine
+            .get_or_init(|| {
+                let for_engine = match with_ecma_patterns(&self.schema) {
+                    Some((rewritten, _)) => std::borrow::Cow::Owned(rewritten),
+                    None => std::borrow::Cow::Borrowed(&self.schema),
+                };
+                self.recipe.build(&for_engine, true).ok()
+            })
+            .as_ref()
+    }
+
     /// Validate, rendering at most the first `limit` errors the engine reports (a 100,000-item
     /// array whose every item is wrong has as many; a caller that shows a few need not render
     /// them all).
@@ -690,6 +849,19 @@ impl SchemaValidator {
     #[cold]
     #[inline(never)]
     fn collect_errors(&self, instance: &Value, subject: Subject, limit: usize) -> ValidationErrors {
+        self.collect_errors_of(&self.engine, instance, subject, limit)
+    }
+
+    /// The errors `engine` finds, rendered for a model.
+    #[cold]
+    #[inline(never)]
+    fn collect_errors_of(
+        &self,
+        engine: &jsonschema::Validator,
+        instance: &Value,
+        subject: Subject,
+        limit: usize,
+    ) -> ValidationErrors {
         let renderer = messages::Renderer {
             instance,
             schema: &self.schema,
@@ -698,7 +870,7 @@ impl SchemaValidator {
             suggestions: std::cell::Cell::new(0),
         };
         let mut errors = Vec::new();
-        for error in self.engine.iter_errors(instance).take(limit) {
+        for error in engine.iter_errors(instance).take(limit) {
             renderer.render(&error, &mut errors);
         }
         dedup_in_order(&mut errors);
@@ -1434,6 +1606,38 @@ impl CompiledTool {
         }
     }
 
+    /// Check `tools/call` arguments read from the JSON `text` (the text of the arguments
+    /// alone), judging numbers as the text states them (see [`SchemaValidator::validate_text`]).
+    pub fn validate_input_text(
+        &self,
+        arguments: &Value,
+        text: &str,
+    ) -> Result<(), ValidationErrors> {
+        if arguments.is_object() {
+            self.input
+                .validate_text(arguments, text, Subject::Arguments)
+        } else {
+            self.validate_input(arguments)
+        }
+    }
+
+    /// Check a result's `structuredContent` read from the JSON `text` (the text of the
+    /// structured content alone), judging numbers as the text states them (see
+    /// [`SchemaValidator::validate_text`]; otherwise as [`CompiledTool::validate_output`]).
+    pub fn validate_output_text(
+        &self,
+        structured_content: Option<&Value>,
+        is_error: bool,
+        text: &str,
+    ) -> Result<(), ValidationErrors> {
+        match (&self.output, structured_content) {
+            (Some(output), Some(content)) if !is_error => {
+                output.validate_text(content, text, Subject::StructuredContent)
+            }
+            _ => self.validate_output(structured_content, is_error),
+        }
+    }
+
     /// Arguments that a server matching names without regard to case (Go's `encoding/json`)
     /// would read as others, at any depth: two names of one object that [fold
     /// alike](crate::text::folds_alike) (`path` beside `PATH`: which one it takes is not the one
@@ -1454,17 +1658,21 @@ impl CompiledTool {
         (!errors.is_empty()).then_some(ValidationErrors(errors))
     }
 
-    /// Check arguments read from JSON text as [`CompiledTool::validate_input_read`] does, and
-    /// with `refuse_undeclared` also refuse the top-level arguments the schema does not declare
+    /// Check arguments as [`CompiledTool::validate_input_text`] does when their JSON `text` is
+    /// given (else as [`CompiledTool::validate_input`]), and with `refuse_undeclared` also refuse
+    /// the top-level arguments the schema does not declare
     /// ([`CompiledTool::undeclared_arguments`], after the schema's own errors): what the proxy's
     /// `--unknown-arguments reject` refuses. Arguments that could not be checked stay so.
     pub fn validate_input_declared(
         &self,
         arguments: &Value,
-        lone_surrogates: bool,
+        text: Option<&str>,
         refuse_undeclared: bool,
     ) -> Result<(), ValidationErrors> {
-        let verdict = self.validate_input_read(arguments, lone_surrogates);
+        let verdict = match text {
+            Some(text) => self.validate_input_text(arguments, text),
+            None => self.validate_input(arguments),
+        };
         if !refuse_undeclared || verdict.as_ref().is_err_and(ValidationErrors::is_unchecked) {
             return verdict;
         }

@@ -45,10 +45,10 @@ pub fn json_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// `options` with every file under the suite's `remotes/` registered at the address the suite
-/// expects (nothing is fetched).
-pub fn with_suite_remotes(mut options: toolschema::CompileOptions) -> toolschema::CompileOptions {
+/// Every file under the suite's `remotes/`, with the address the suite expects it at.
+pub fn suite_remotes() -> Vec<(String, PathBuf)> {
     let root = json_schema_test_suite().join("remotes");
+    let mut remotes = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -61,12 +61,21 @@ pub fn with_suite_remotes(mut options: toolschema::CompileOptions) -> toolschema
                     .unwrap()
                     .to_string_lossy()
                     .replace('\\', "/");
-                let document: serde_json::Value =
-                    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-                options = options
-                    .register_document(format!("http://localhost:1234/{relative}"), document);
+                remotes.push((format!("http://localhost:1234/{relative}"), path));
             }
         }
+    }
+    remotes.sort();
+    remotes
+}
+
+/// `options` with every file under the suite's `remotes/` registered at the address the suite
+/// expects (nothing is fetched).
+pub fn with_suite_remotes(mut options: toolschema::CompileOptions) -> toolschema::CompileOptions {
+    for (uri, path) in suite_remotes() {
+        let document: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        options = options.register_document(uri, document);
     }
     options
 }

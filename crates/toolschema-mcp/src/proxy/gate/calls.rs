@@ -35,6 +35,8 @@ pub(super) struct AdmittedCall {
     arguments: Value,
     /// Whether the arguments' text holds a lone surrogate escape (read as U+FFFD).
     lone_surrogates: bool,
+    /// Where the arguments are in `text`.
+    arguments_at: Option<std::ops::Range<usize>>,
     text: String,
     started: Instant,
     route: Route,
@@ -152,6 +154,7 @@ impl Gate {
             tool,
             arguments: Value::Null,
             lone_surrogates: read.lone_surrogates,
+            arguments_at: read.arguments_at.clone(),
             text,
             started: now,
             route,
@@ -328,7 +331,16 @@ impl Gate {
         call: &AdmittedCall,
         look_for_undeclared: bool,
     ) -> Decision {
-        match compiled.validate_input(&call.arguments) {
+        // Numbers are judged as the text states them (`9007199254740993.0` is not 2^53).
+        let verdict = match call
+            .arguments_at
+            .as_ref()
+            .and_then(|at| call.text.get(at.clone()))
+        {
+            Some(text) => compiled.validate_input_text(&call.arguments, text),
+            None => compiled.validate_input(&call.arguments),
+        };
+        match verdict {
             Err(errors) if errors.is_unchecked() => {
                 let message = errors.messages().join("; ");
                 let reason = message
@@ -642,10 +654,21 @@ impl Gate {
             let structured = result.as_ref().and_then(|r| r.get("structuredContent"));
             match self.registry.output_schema(&tool) {
                 OutputSchema::Compiled(compiled) => {
-                    let lone_surrogates = message.result.as_ref().is_some_and(|at| {
-                        message::lone_surrogates_in_structured_content(&text, at.clone())
-                    });
-                    match compiled.validate_output_read(structured, false, lone_surrogates) {
+                    // The structured content's own text: its numbers are judged as it states
+                    // them, and a lone surrogate escape in it is seen.
+                    let structured_text = message
+                        .result
+                        .as_ref()
+                        .and_then(|at| toolschema::json::object_members(&text, at.clone()).ok()?)
+                        .and_then(|members| message::member(&members, "structuredContent"))
+                        .and_then(|at| text.get(at));
+                    let verdict = match structured_text {
+                        Some(structured_text) => {
+                            compiled.validate_output_text(structured, false, structured_text)
+                        }
+                        None => compiled.validate_output_read(structured, false, false),
+                    };
+                    match verdict {
                         Ok(()) => OutputVerdict::Passed,
                         // Neither a match nor a mismatch: a number or a lone surrogate the
                         // schema cannot judge.

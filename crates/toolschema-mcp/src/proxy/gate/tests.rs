@@ -1501,3 +1501,45 @@ fn a_batch_calling_an_unknown_tool_waits_for_the_own_listing() {
         ])]
     );
 }
+
+/// Numbers are judged as the text of the call states them, in arguments and in structured
+/// content (before, each of these was refused as "could not be checked": a float past 2^52
+/// where the schema compares it exactly).
+#[test]
+fn numbers_are_judged_as_the_text_states_them() {
+    let mut session = Session::new(GateConfig {
+        output_check: OutputCheck::Enforce,
+        ..GateConfig::default()
+    });
+    let tool = json!({
+        "name": "pick",
+        "inputSchema": {"type": "object", "properties": {"id": {"const": 9007199254740992_u64}}},
+        "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    });
+    session.listed(json!([tool]));
+    let equal = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"pick","arguments":{"id":9007199254740992.0}}}"#;
+    let passed = session.client_text(equal);
+    assert_eq!(passed.to_server.len(), 1, "{:?}", passed.to_client);
+    let other = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pick","arguments":{"id":9007199254740993.0}}}"#;
+    let refused = session.client_text(other);
+    assert!(refused.to_server.is_empty());
+    assert_eq!(
+        refused.to_client,
+        [tool_error(
+            json!(2),
+            "argument 'id' must be exactly 9007199254740992"
+        )]
+    );
+    // A structured result whose `n` is written with a fraction past 2^53 is not an integer
+    // (read as a float, it is one: the check used to say it "could not be checked").
+    let answered = session.server_text(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"n":9007199254740993.5}}}"#,
+    );
+    assert_eq!(
+        answered.to_client,
+        [tool_error(
+            json!(1),
+            "the result of tool 'pick' did not match its outputSchema and was withheld:\nfield 'n' must be an integer (got a number)"
+        )]
+    );
+}

@@ -1,0 +1,582 @@
+//! Numbers as their JSON text states them, exactly.
+//!
+//! A `serde_json::Value` holds a number as a 64-bit integer or float, so `9007199254740993.0`,
+//! `1e400` and `1e-400` are read with rounding. A [`Decimal`] holds what the text says: a sign,
+//! digits and a power of ten. It compares and divides exactly, which is all JSON Schema asks of
+//! numbers (`const`, `enum`, `multipleOf`, the bounds, `uniqueItems`, `integer`).
+
+use super::pointer::push_segment;
+use serde_json::{Number, Value};
+use std::cmp::Ordering;
+
+/// A decimal number held exactly: `digits × 10^exponent`, with a sign.
+///
+/// The digits have no leading or trailing zeros, so each number has one form: `1.0`, `1` and
+/// `10e-1` are the same `Decimal`. Zero has no digits and is never negative (JSON Schema does
+/// not tell `-0` from `0`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Decimal {
+    negative: bool,
+    /// ASCII digits, the first and last not `0`; empty for zero.
+    digits: Vec<u8>,
+    exponent: i64,
+    /// Whether the text's power of ten was past ±2^60 and `exponent` holds that limit instead
+    /// (see [`Decimal::is_beyond`]).
+    beyond: bool,
+}
+
+impl Decimal {
+    /// The number a JSON number text states; `None` when the text is not a JSON number.
+    pub fn parse(text: &str) -> Option<Decimal> {
+        let bytes = text.as_bytes();
+        let (negative, mut rest) = match bytes.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, bytes),
+        };
+        let integer_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        if integer_len == 0 || (integer_len > 1 && rest[0] == b'0') {
+            return None;
+        }
+        let mut digits: Vec<u8> = rest[..integer_len].to_vec();
+        rest = &rest[integer_len..];
+        let mut exponent: i64 = 0;
+        if let Some((b'.', after)) = rest.split_first() {
+            let fraction_len = after.iter().take_while(|b| b.is_ascii_digit()).count();
+            if fraction_len == 0 {
+                return None;
+            }
+            digits.extend_from_slice(&after[..fraction_len]);
+            exponent = -i64::try_from(fraction_len).ok()?;
+            rest = &after[fraction_len..];
+        }
+        if let Some((b'e' | b'E', after)) = rest.split_first() {
+            let (sign, after) = match after.split_first() {
+                Some((b'-', after)) => (-1i64, after),
+                Some((b'+', after)) => (1, after),
+                _ => (1, after),
+            };
+            let exponent_len = after.iter().take_while(|b| b.is_ascii_digit()).count();
+            if exponent_len == 0 || exponent_len != after.len() {
+                return None;
+            }
+            let mut stated: i64 = 0;
+            for digit in &after[..exponent_len] {
+                stated = stated
+                    .saturating_mul(10)
+                    .saturating_add(i64::from(digit - b'0'))
+                    .min(MAX_EXPONENT + 1);
+            }
+            exponent = exponent.checked_add(sign * stated)?;
+        } else if !rest.is_empty() {
+            return None;
+        }
+        Some(Decimal::normalized(negative, digits, exponent))
+    }
+
+    /// The number `number` holds: an integer exactly, a float as the shortest decimal that
+    /// reads back as it (what serde_json writes for it).
+    pub fn of(number: &Number) -> Decimal {
+        // Every `Number` is finite, and its text is a JSON number.
+        Decimal::parse(&number.to_string()).unwrap_or_else(Decimal::zero)
+    }
+
+    fn zero() -> Decimal {
+        Decimal {
+            negative: false,
+            digits: Vec::new(),
+            exponent: 0,
+            beyond: false,
+        }
+    }
+
+    fn normalized(negative: bool, mut digits: Vec<u8>, mut exponent: i64) -> Decimal {
+        let leading = digits.iter().take_while(|d| **d == b'0').count();
+        digits.drain(..leading);
+        while digits.last() == Some(&b'0') {
+            digits.pop();
+            exponent += 1;
+        }
+        if digits.is_empty() {
+            return Decimal::zero();
+        }
+        // Past the limit, the place of the leading digit is all that can be told.
+        let beyond = exponent.abs() > MAX_EXPONENT;
+        if beyond {
+            exponent = exponent.signum() * (MAX_EXPONENT + 1);
+        }
+        Decimal {
+            negative,
+            digits,
+            exponent,
+            beyond,
+        }
+    }
+
+    /// Whether its power of ten is past ±2^60, where it is held as 2^60 + 1: it still compares
+    /// rightly with every number that is not (it is further from 1 than any of them), divides as
+    /// it should, and is whole or not as it should be, but two such numbers cannot be told
+    /// apart.
+    pub fn is_beyond(&self) -> bool {
+        self.beyond
+    }
+
+    /// Whether it is zero.
+    pub fn is_zero(&self) -> bool {
+        self.digits.is_empty()
+    }
+
+    /// Whether it is a whole number.
+    pub fn is_integer(&self) -> bool {
+        self.exponent >= 0 || self.is_zero()
+    }
+
+    /// Whether dividing it by `divisor` gives a whole number (`multipleOf`); never for a zero
+    /// divisor.
+    pub fn is_multiple_of(&self, divisor: &Decimal) -> bool {
+        if divisor.is_zero() {
+            return false;
+        }
+        if self.is_zero() {
+            return true;
+        }
+        // self / divisor = (a / b) × 10^k, where a and b are the digits. Neither `a` nor `b`
+        // ends in 0, so for k < 0 the quotient needs 10 to divide `a`: never whole. For k >= 0
+        // it is whole when b divides a × 10^k: b with its factors 2 and 5 taken out (at most k
+        // of each, which 10^k supplies) must divide a.
+        let k = self.exponent - divisor.exponent;
+        if k < 0 {
+            return false;
+        }
+        let mut b = divisor.digits.clone();
+        for factor in [2u32, 5] {
+            let mut taken: i64 = 0;
+            while taken < k {
+                let (quotient, remainder) = divide_small(&b, factor);
+                if remainder != 0 {
+                    break;
+                }
+                b = quotient;
+                taken += 1;
+            }
+        }
+        is_zero_digits(&remainder(&self.digits, &b))
+    }
+
+    /// Its position among powers of ten: the exponent of its leading digit.
+    fn magnitude(&self) -> i64 {
+        self.exponent + self.digits.len() as i64
+    }
+
+    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
+        match (self.is_zero(), other.is_zero()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        // Same leading power of ten: digit strings compare as fractions 0.d1d2...
+        self.magnitude()
+            .cmp(&other.magnitude())
+            .then_with(|| self.digits.cmp(&other.digits))
+    }
+}
+
+/// The largest power of ten a [`Decimal`] holds exactly (it keeps sums of two exponents and
+/// of a text's length far inside 64 bits).
+const MAX_EXPONENT: i64 = 1 << 60;
+
+impl Ord for Decimal {
+    fn cmp(&self, other: &Decimal) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, false) => self.cmp_magnitude(other),
+            (true, true) => other.cmp_magnitude(self),
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::fmt::Display for Decimal {
+    /// Every digit, plain, with up to 20 zeros after them or 5 before; scientific notation
+    /// beyond.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_zero() {
+            return f.write_str("0");
+        }
+        if self.negative {
+            f.write_str("-")?;
+        }
+        let digits = std::str::from_utf8(&self.digits).unwrap_or("0");
+        let magnitude = self.magnitude();
+        if self.exponent >= 0 && self.exponent <= 20 {
+            write!(f, "{digits}{}", "0".repeat(self.exponent as usize))
+        } else if self.exponent < 0 && magnitude > 0 {
+            let (whole, fraction) = digits.split_at(magnitude as usize);
+            write!(f, "{whole}.{fraction}")
+        } else if self.exponent < 0 && magnitude > -6 {
+            write!(f, "0.{}{digits}", "0".repeat((-magnitude) as usize))
+        } else {
+            let (first, rest) = digits.split_at(1);
+            let dot = if rest.is_empty() { "" } else { "." };
+            if self.beyond {
+                let sign = if self.exponent < 0 { "-" } else { "" };
+                write!(f, "{first}{dot}{rest}e{sign}(more than 2^60)")
+            } else {
+                write!(f, "{first}{dot}{rest}e{}", magnitude - 1)
+            }
+        }
+    }
+}
+
+/// `digits` (ASCII, most significant first) divided by a small `divisor`.
+fn divide_small(digits: &[u8], divisor: u32) -> (Vec<u8>, u32) {
+    let mut quotient = Vec::with_capacity(digits.len());
+    let mut remainder = 0u32;
+    for digit in digits {
+        let current = remainder * 10 + u32::from(digit - b'0');
+        quotient.push(b'0' + (current / divisor) as u8);
+        remainder = current % divisor;
+    }
+    let leading = quotient.iter().take_while(|d| **d == b'0').count();
+    quotient.drain(..leading);
+    (quotient, remainder)
+}
+
+fn is_zero_digits(digits: &[u8]) -> bool {
+    digits.iter().all(|d| *d == b'0')
+}
+
+/// Compare two digit strings without leading zeros as whole numbers.
+fn cmp_whole(a: &[u8], b: &[u8]) -> Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+/// `a mod b` for whole numbers as ASCII digit strings (`b` not zero): long division, one digit
+/// of `a` at a time, costing the product of their lengths.
+fn remainder(a: &[u8], b: &[u8]) -> Vec<u8> {
+    let mut current: Vec<u8> = Vec::with_capacity(b.len() + 1);
+    for digit in a {
+        if !(current.is_empty() && *digit == b'0') {
+            current.push(*digit);
+        }
+        while cmp_whole(&current, b) != Ordering::Less {
+            subtract(&mut current, b);
+        }
+    }
+    current
+}
+
+/// `a -= b` for whole numbers as digit strings, `a >= b`; the result has no leading zeros.
+fn subtract(a: &mut Vec<u8>, b: &[u8]) {
+    let mut borrow = 0u8;
+    let offset = a.len() - b.len();
+    for i in (0..a.len()).rev() {
+        let subtrahend = if i >= offset { b[i - offset] - b'0' } else { 0 } + borrow;
+        let digit = a[i] - b'0';
+        if digit >= subtrahend {
+            a[i] = b'0' + digit - subtrahend;
+            borrow = 0;
+        } else {
+            a[i] = b'0' + digit + 10 - subtrahend;
+            borrow = 1;
+        }
+    }
+    let leading = a.iter().take_while(|d| **d == b'0').count();
+    a.drain(..leading);
+}
+
+/// The numbers of a JSON text that its `Value` holds otherwise than the text states them
+/// (`9007199254740993.0`, `1e400`, `1e-400`, `0.10000000000000000001`), each with its JSON
+/// Pointer and what the text states. Empty for most texts: a number written with at most 15 digits and no
+/// exponent reads back as written, and such texts are passed over without being read.
+pub fn numbers_read_inexactly(text: &str) -> Vec<(String, Decimal)> {
+    if !may_hold_inexact_number(text) {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    let mut scanner = Scanner {
+        bytes: text.as_bytes(),
+        text,
+        pos: super::text_start(text),
+    };
+    // Containers being read: the pointer of each, and the next index (arrays) or the key of
+    // the member being read (objects).
+    let mut stack: Vec<(String, Step)> = Vec::new();
+    let mut pointer = String::new();
+    loop {
+        scanner.skip_whitespace();
+        let Some(byte) = scanner.peek() else { break };
+        match byte {
+            b'{' => {
+                scanner.pos += 1;
+                stack.push((pointer.clone(), Step::Key));
+                continue;
+            }
+            b'[' => {
+                scanner.pos += 1;
+                stack.push((pointer.clone(), Step::Index(0)));
+                pointer = format!("{pointer}/0");
+                continue;
+            }
+            b'}' | b']' => {
+                scanner.pos += 1;
+                let Some((outer, _)) = stack.pop() else { break };
+                pointer = outer;
+            }
+            b',' => {
+                scanner.pos += 1;
+                match stack.last_mut() {
+                    Some((outer, Step::Index(i))) => {
+                        *i += 1;
+                        pointer = format!("{outer}/{i}");
+                    }
+                    Some((_, step)) => *step = Step::Key,
+                    None => break,
+                }
+                continue;
+            }
+            b'"' => {
+                let string = scanner.string();
+                if let Some((outer, step @ Step::Key)) = stack.last_mut() {
+                    scanner.skip_whitespace();
+                    if scanner.peek() == Some(b':') {
+                        scanner.pos += 1;
+                        pointer = push_segment(outer, &string.unwrap_or_default());
+                        *step = Step::Value;
+                        // A key given again: the last value counts, as a server reads it.
+                        let below = format!("{pointer}/");
+                        found.retain(|(at, _): &(String, Decimal)| {
+                            at != &pointer && !at.starts_with(&below)
+                        });
+                    }
+                }
+                continue;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = scanner.pos;
+                scanner.pos += 1;
+                while scanner.peek().is_some_and(|b| {
+                    b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')
+                }) {
+                    scanner.pos += 1;
+                }
+                let written = &text[start..scanner.pos];
+                // (Not a number JSON reads: the text was not JSON, and the value not read from it.)
+                let Some(stated) = Decimal::parse(written) else {
+                    continue;
+                };
+                let held = serde_json::from_str::<Number>(written)
+                    .ok()
+                    .map(|n| Decimal::of(&n));
+                // serde_json reads as this crate's reader does, except past the float range,
+                // where it refuses (the reader takes the largest float): inexact either way.
+                if held.as_ref() != Some(&stated) {
+                    found.push((pointer.clone(), stated));
+                }
+                continue;
+            }
+            _ => scanner.pos += 1,
+        }
+    }
+    found
+}
+
+#[derive(Debug)]
+enum Step {
+    Index(usize),
+    Key,
+    Value,
+}
+
+/// Whether `text` may hold a number read inexactly: a run of 16 digits (with a point among
+/// them), or an exponent. Strings count too: this only decides whether to look.
+fn may_hold_inexact_number(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut run = 0usize;
+    for (i, byte) in bytes.iter().enumerate() {
+        match byte {
+            b'0'..=b'9' => {
+                run += 1;
+                if run >= 16 {
+                    return true;
+                }
+            }
+            b'.' => {}
+            b'e' | b'E' if i > 0 && bytes[i - 1].is_ascii_digit() => return true,
+            _ => run = 0,
+        }
+    }
+    false
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    text: &'a str,
+    pos: usize,
+}
+
+impl Scanner<'_> {
+    fn skip_whitespace(&mut self) {
+        while self
+            .bytes
+            .get(self.pos)
+            .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// The string at the opening quote, decoded (a key, for pointers); `None` when it is not
+    /// one JSON reads.
+    fn string(&mut self) -> Option<String> {
+        let start = self.pos;
+        self.pos += 1;
+        while let Some(byte) = self.peek() {
+            self.pos += 1;
+            match byte {
+                b'\\' => self.pos += 1,
+                b'"' => break,
+                _ => {}
+            }
+        }
+        let raw = self.text.get(start..self.pos.min(self.text.len()))?;
+        super::reader::parse_with(raw, super::DuplicateKeys::KeepLast)
+            .ok()
+            .and_then(|v| match v {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(text: &str) -> Decimal {
+        Decimal::parse(text).unwrap()
+    }
+
+    #[test]
+    fn one_form_per_number() {
+        assert_eq!(d("1.0"), d("1"));
+        assert_eq!(d("10e-1"), d("1"));
+        assert_eq!(d("-0"), d("0"));
+        assert_eq!(d("-0.0e5"), d("0"));
+        assert_eq!(d("9007199254740992.0"), d("9007199254740992"));
+        assert_ne!(d("9007199254740993"), d("9007199254740992"));
+        assert_eq!(d("1E+2"), d("100"));
+        for bad in ["", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x", "1.5.2"] {
+            assert_eq!(Decimal::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn orders_exactly() {
+        let ordered = [
+            "-1e400",
+            "-9007199254740993",
+            "-9007199254740992",
+            "-1",
+            "-1e-400",
+            "0",
+            "1e-400",
+            "1e-320",
+            "0.1",
+            "0.10000000000000000001",
+            "1",
+            "9007199254740992",
+            "9007199254740993",
+            "1e308",
+            "1e400",
+        ];
+        for (i, a) in ordered.iter().enumerate() {
+            for (j, b) in ordered.iter().enumerate() {
+                assert_eq!(d(a).cmp(&d(b)), i.cmp(&j), "{a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn divides_exactly() {
+        let cases = [
+            ("0.3", "0.1", true),
+            ("0.0075", "0.0001", true),
+            ("0.00751", "0.0001", false),
+            ("1e308", "0.123456789", false),
+            ("12391239123", "1e-8", true),
+            ("9007199254740993", "3", true),
+            ("9007199254740994", "3", false),
+            ("1e400", "7", false),
+            ("7e400", "7", true),
+            ("1e400", "2e399", true),
+            ("1e400", "3e399", false),
+            ("4.5", "1.5", true),
+            ("0", "0.7", true),
+            ("-6", "4", false),
+            ("-6", "-1.5", true),
+            ("1", "0", false),
+        ];
+        for (a, b, whole) in cases {
+            assert_eq!(d(a).is_multiple_of(&d(b)), whole, "{a} / {b}");
+        }
+    }
+
+    #[test]
+    fn exponents_past_the_limit_keep_their_place() {
+        let huge = d("1e99999999999999999999");
+        let tiny = d("-2.5e-99999999999999999999");
+        assert!(huge.is_beyond() && tiny.is_beyond() && !d("1e400").is_beyond());
+        assert!(huge > d("1e1000000") && tiny < d("0") && tiny > d("-1e-1000000"));
+        assert!(huge.is_integer() && !d("1e-99999999999999999999").is_integer());
+        assert!(huge.is_multiple_of(&d("2e7")) && !huge.is_multiple_of(&d("3")));
+        assert!(!d("1e-99999999999999999999").is_multiple_of(&d("1e-30")));
+    }
+
+    #[test]
+    fn writes_the_number() {
+        for (text, written) in [
+            ("1.50", "1.5"),
+            ("1e400", "1e400"),
+            ("-1.25e-7", "-1.25e-7"),
+            ("0.000123", "0.000123"),
+            ("9007199254740993", "9007199254740993"),
+            ("1e20", "100000000000000000000"),
+            ("1e21", "1e21"),
+            ("123e30", "1.23e32"),
+            ("-5e-7", "-5e-7"),
+        ] {
+            assert_eq!(d(text).to_string(), written);
+        }
+    }
+
+    #[test]
+    fn finds_the_numbers_read_inexactly() {
+        let text = r#"{"a": 1, "b": [0.1, 9007199254740993.0, 1e400], "c\"d": {"e": 1e-400},
+            "f": "9007199254740993.0", "g": 12345678901234567890123, "h": 1.5e3}"#;
+        let found: Vec<(String, String)> = numbers_read_inexactly(text)
+            .into_iter()
+            .map(|(pointer, stated)| (pointer, stated.to_string()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/b/1".to_string(), "9007199254740993".to_string()),
+                ("/b/2".into(), "1e400".into()),
+                ("/c\"d/e".into(), "1e-400".into()),
+                ("/g".into(), "12345678901234567890123".into()),
+            ]
+        );
+        assert!(numbers_read_inexactly(r#"{"a": [1.5, 2, -3.25e2]}"#).is_empty());
+    }
+}
