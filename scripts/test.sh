@@ -41,7 +41,7 @@ if [ -z "${PROPTEST_RNG_SEED:-}" ]; then
 fi
 
 echo "==> cargo test (property tests seeded with PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
-cargo test --workspace --all-features --locked
+cargo test --workspace --all-features --locked --no-fail-fast
 
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
