@@ -78,17 +78,11 @@ pub(crate) async fn serve_http(
             route(request, service.clone(), guard.clone())
         })
     };
-    let served = toolschema_http::serve::serve(
-        listener,
-        limits,
-        toolschema_http::serve::connection_cap(),
-        make_service,
-        stop,
-    )
+    // Open event streams end when their sessions close.
+    toolschema_http::serve::serve_until_stopped(listener, limits, make_service, stop, || async {
+        shutdown.cancel();
+    })
     .await;
-    shutdown.cancel();
-    // Open event streams end when their sessions close; give them a moment, then stop anyway.
-    served.drain(std::time::Duration::from_secs(5)).await;
     Ok(())
 }
 

@@ -65,6 +65,34 @@ pub fn connection_cap() -> usize {
     soft.saturating_sub((soft / 2).max(32)).max(1)
 }
 
+/// How long a stopped server gives its open connections to finish (an event stream ends when
+/// its session closes) before it stops anyway.
+pub const DRAIN_GRACE: Duration = Duration::from_secs(5);
+
+/// What a server runs: [`serve`] at the process's [`connection_cap`] until `stop` completes,
+/// then `on_stop` (closing sessions, so their streams end), then [`DRAIN_GRACE`] for the open
+/// connections to finish.
+pub async fn serve_until_stopped<M, S, B, F>(
+    listener: TcpListener,
+    limits: Limits,
+    make_service: M,
+    stop: impl Future<Output = ()>,
+    on_stop: impl FnOnce() -> F,
+) where
+    M: FnMut() -> S,
+    S: Service<Request<RequestBody>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<BoxError>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+    F: Future<Output = ()>,
+{
+    let served = serve(listener, limits, connection_cap(), make_service, stop).await;
+    on_stop().await;
+    served.drain(DRAIN_GRACE).await;
+}
+
 /// Accept connections on `listener` and serve each with a service from `make_service`, within
 /// `limits` and at most `cap` connections ([`connection_cap`] for a server), until `stop`
 /// completes; then the listener is closed and the connections are handed back to be drained.

@@ -253,17 +253,11 @@ pub async fn serve(
             async move { Ok::<_, std::convert::Infallible>(front.handle(request).await) }
         })
     };
-    let served = toolschema_http::serve::serve(
-        listener,
-        limits,
-        toolschema_http::serve::connection_cap(),
-        make_service,
-        stop,
-    )
+    // Streams end with their sessions.
+    toolschema_http::serve::serve_until_stopped(listener, limits, make_service, stop, || async {
+        sweeper.abort();
+        front.close_all().await;
+    })
     .await;
-    sweeper.abort();
-    front.close_all().await;
-    // Streams end with their sessions; give the connections a moment, then stop anyway.
-    served.drain(Duration::from_secs(5)).await;
     Ok(())
 }
