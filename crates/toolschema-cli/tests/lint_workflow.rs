@@ -270,7 +270,7 @@ fn statistics_count_findings_per_rule() {
     assert_eq!(r.code, 1);
     assert_eq!(
         r.stdout,
-        "     2  SCH-002  [*]  open-object\n     1  DESC-001       missing-description\n     1  SCH-001       missing-required\n     1  SCH-011  [*]  nonstandard-format\n     1  TOOL-002       name-clients-reject\n     1  TOOL-003       duplicate-name\nFound 7 problems in 3 tools in 1 file: 1 critical, 5 warnings, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes.\n"
+        "     2  SCH-002   [*]  open-object\n     1  DESC-001       missing-description\n     1  SCH-001        missing-required\n     1  SCH-011   [*]  nonstandard-format\n     1  TOOL-002       name-clients-reject\n     1  TOOL-003       duplicate-name\nFound 7 problems in 3 tools in 1 file: 1 critical, 5 warnings, 1 info. 3 fixable with --fix, 1 more with --unsafe-fixes.\n"
     );
     let r = run_in(
         dir.path(),

@@ -378,12 +378,18 @@ impl<'w> Printer<'w> {
                     writeln!(self.out, "{document}")?;
                 }
                 _ => {
+                    // Codes differ in length (SCH-002, TOOL-002): pad them so the names line up;
+                    // the padding stays outside the colour codes.
+                    let width = rows.iter().map(|(rule, ..)| rule.code().len()).max();
+                    let width = width.unwrap_or(0);
                     for (rule, count, fixable) in rows {
                         let mark = if fixable > 0 { "[*]" } else { "   " };
+                        let code = rule.code();
+                        let pad = " ".repeat(width - code.len());
                         writeln!(
                             self.out,
-                            "{count:>6}  {}  {mark}  {}",
-                            paint(self.style.color, BOLD, rule.code()),
+                            "{count:>6}  {}{pad}  {mark}  {}",
+                            paint(self.style.color, BOLD, code),
                             rule.name()
                         )?;
                     }
