@@ -14,8 +14,18 @@
 //! of lines and `[..]` for any text within a line (timings, paths of the machine). The commands
 //! of one page run in order, in a scratch directory of their own holding a copy of `examples/`
 //! (so `pin` then `verify` work, and nothing is written into the repository) and a link to
-//! `interop/` (the test servers the suite installs). Only `toolschema` runs: no shell, no pipes;
-//! `< FILE` at the end gives the command that file as its standard input.
+//! `interop/` (the test servers the suite installs), with `node_modules` linked to
+//! `interop/node_modules` (so `npx -y PACKAGE` runs the installed server, offline) and `.venv` to
+//! the PyPI servers. No shell, no pipes: only `toolschema`, `clap-demo` (the example of
+//! `examples/clap-demo`) and `cargo run [--release] -p toolschema-cli|clap-demo -- ARGS` (the same
+//! binaries; cargo's own progress lines are not shown). `< FILE` at the end gives the command
+//! that file as its standard input; `> FILE` at the end writes its standard output there, and
+//! only standard error is compared. A block may be indented under a list item.
+//!
+//! Command lines outside console blocks (in `sh`, `yaml` or `text` blocks, or inline code such as
+//! `` `toolschema lint x.json --fix` ``) are found too: each must be listed in `ELSEWHERE` with
+//! what runs it (another test, a step of the test command) or how it is checked (a benchmark
+//! script answers `--help`), so nothing is added to the book silently unrun.
 //!
 //! `DOCS_EXAMPLES=overwrite cargo test -p toolschema-cli --test docs_examples` writes each
 //! failing case's actual status and output into its page, to review with `git diff`.
@@ -39,6 +49,8 @@ struct Case {
     output: Vec<String>,
     /// The page's lines (0-based, end exclusive) holding the status and output, to overwrite.
     expected_lines: std::ops::Range<usize>,
+    /// The block's indentation (under a list item), given back to lines written on overwrite.
+    indent: usize,
 }
 
 fn repo_root() -> PathBuf {
@@ -49,24 +61,11 @@ fn repo_root() -> PathBuf {
 fn pages() -> Vec<PathBuf> {
     let root = repo_root();
     let mut pages = Vec::new();
-    collect_markdown(&root.join("docs/src"), &mut pages);
+    collect_files(&root.join("docs/src"), &mut pages);
+    pages.retain(|p| p.extension().is_some_and(|e| e == "md"));
     pages.push(root.join("README.md"));
     pages.sort();
     pages
-}
-
-fn collect_markdown(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_markdown(&path, out);
-        } else if path.extension().is_some_and(|e| e == "md") {
-            out.push(path);
-        }
-    }
 }
 
 /// The cases of a page's ```` ```console ```` blocks.
@@ -75,8 +74,10 @@ fn parse_cases(text: &str) -> Vec<Case> {
     let mut cases = Vec::new();
     let mut i = 0;
     while i < lines.len() {
-        // A fence of three or more backticks: four let the output hold a fence of three.
-        let opening = lines[i].trim_end();
+        // A fence of three or more backticks: four let the output hold a fence of three. A
+        // fence indented under a list item has its indentation stripped from its lines.
+        let opening = lines[i].trim();
+        let indent = lines[i].len() - lines[i].trim_start().len();
         let fence_len = opening.chars().take_while(|c| *c == '`').count();
         if fence_len < 3 || &opening[fence_len..] != "console" {
             i += 1;
@@ -85,8 +86,8 @@ fn parse_cases(text: &str) -> Vec<Case> {
         let fence = &opening[..fence_len];
         i += 1;
         let mut current: Option<Case> = None;
-        while i < lines.len() && lines[i].trim_end() != fence {
-            let line = lines[i];
+        while i < lines.len() && lines[i].trim() != fence {
+            let line = unindent(lines[i], indent);
             if let Some(rest) = line.strip_prefix("$ ") {
                 if let Some(mut case) = current.take() {
                     case.expected_lines.end = i;
@@ -105,6 +106,7 @@ fn parse_cases(text: &str) -> Vec<Case> {
                     status: 0,
                     output: Vec::new(),
                     expected_lines: i + 1..i + 1,
+                    indent,
                 });
             } else if let Some(case) = current.as_mut() {
                 match line.strip_prefix("? ") {
@@ -123,6 +125,12 @@ fn parse_cases(text: &str) -> Vec<Case> {
         i += 1;
     }
     cases
+}
+
+/// A line of a block indented by `indent` columns, without that indentation.
+fn unindent(line: &str, indent: usize) -> &str {
+    let spaces = line.len() - line.trim_start_matches(' ').len();
+    &line[spaces.min(indent)..]
 }
 
 /// Split a command line as a POSIX shell would, for the forms the pages use: words, single
@@ -165,7 +173,9 @@ fn split_words(line: &str) -> Result<Vec<String>, String> {
                     }
                 }
             }
-            '<' if !in_word => words.push("<".into()),
+            '<' | '>' if !in_word && !matches!(chars.peek(), Some('<' | '>' | '&')) => {
+                words.push(c.to_string());
+            }
             '|' | '>' | '<' | '&' | ';' | '$' | '`' | '*' | '?' => {
                 return Err(format!("`{c}`, which only a shell reads"));
             }
@@ -237,6 +247,18 @@ fn scratch_dir() -> tempfile::TempDir {
         dir.path().join("interop"),
     )
     .expect("link interop/");
+    // `npx -y PACKAGE` finds the npm servers here, as in a project that installed them.
+    std::os::unix::fs::symlink(
+        root.join("interop/node_modules")
+            .canonicalize()
+            .expect("interop/node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .expect("link node_modules/");
+    // The PyPI servers (`.venv/bin/mcp-server-time`), when the test command has installed them.
+    if let Ok(venv) = root.join(".venv").canonicalize() {
+        std::os::unix::fs::symlink(venv, dir.path().join(".venv")).expect("link .venv/");
+    }
     dir
 }
 
@@ -249,9 +271,104 @@ fn count_requests(text: &[u8]) -> usize {
         .count()
 }
 
+/// The executable a page's command line runs, and its arguments.
+///
+/// - `toolschema ARGS`: the binary this crate builds.
+/// - `clap-demo ARGS`: the example CLI of `examples/clap-demo`, built beside it (the test command
+///   builds the workspace first; `cargo build -p clap-demo` builds it alone).
+/// - `cargo run [--release] -p toolschema-cli|clap-demo -- ARGS`: the same binaries with ARGS.
+///   Cargo's own progress lines (standard error) are not shown on the pages.
+fn program_of(words: &[String]) -> Result<(PathBuf, &[String]), String> {
+    let Some((program, args)) = words.split_first() else {
+        return Err("an empty command".into());
+    };
+    match program.as_str() {
+        "toolschema" => Ok((PathBuf::from(env!("CARGO_BIN_EXE_toolschema")), args)),
+        "clap-demo" => Ok((clap_demo()?, args)),
+        "cargo" => {
+            let words: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (package, rest) = match words.as_slice() {
+                ["run", "-p", package, "--", ..] => (*package, &args[4..]),
+                ["run", "--release", "-p", package, "--", ..] => (*package, &args[5..]),
+                _ => {
+                    return Err(
+                        "of cargo, only `cargo run [--release] -p PACKAGE -- ARGS` runs here"
+                            .into(),
+                    )
+                }
+            };
+            match package {
+                "toolschema-cli" => Ok((PathBuf::from(env!("CARGO_BIN_EXE_toolschema")), rest)),
+                "clap-demo" => Ok((clap_demo()?, rest)),
+                other => Err(format!(
+                    "`cargo run -p {other}`: only toolschema-cli and clap-demo run here"
+                )),
+            }
+        }
+        other => Err(format!(
+            "`{other}`: only `toolschema`, `clap-demo` and `cargo run -p` of them run here"
+        )),
+    }
+}
+
+/// The clap-demo binary of this build, refused when missing or older than its sources (a
+/// stale binary would check the page against old code).
+fn clap_demo() -> Result<PathBuf, String> {
+    let binary = Path::new(env!("CARGO_BIN_EXE_toolschema")).with_file_name("clap-demo");
+    let built = std::fs::metadata(&binary)
+        .and_then(|m| m.modified())
+        .map_err(|e| {
+            format!(
+                "{} is missing ({e}): build it with `cargo build -p clap-demo`",
+                binary.display()
+            )
+        })?;
+    let root = repo_root();
+    let mut sources = Vec::new();
+    for dir in ["examples/clap-demo/src", "crates/toolschema-clap/src"] {
+        collect_files(&root.join(dir), &mut sources);
+    }
+    for source in sources {
+        let changed = std::fs::metadata(&source).and_then(|m| m.modified());
+        if changed.is_ok_and(|changed| changed > built) {
+            return Err(format!(
+                "{} is older than {}: rebuild it with `cargo build -p clap-demo`",
+                binary.display(),
+                source.display()
+            ));
+        }
+    }
+    Ok(binary)
+}
+
+fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
 /// Run one case; the exit status and output lines it gave.
 fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
     let mut words = split_words(&case.command)?;
+    // `> FILE` at the end: standard output goes to that file, and only standard error is
+    // compared (as a shell shows it).
+    let stdout_file = match words.iter().position(|w| w == ">") {
+        Some(at) if at + 2 == words.len() => {
+            let file = words.pop().unwrap_or_default();
+            words.pop();
+            Some(dir.join(file))
+        }
+        Some(_) => return Err("`>` must come last, before one file".into()),
+        None => None,
+    };
     // `< FILE` at the end: the command's standard input (otherwise it reads an empty one).
     let stdin = match words.iter().position(|w| w == "<") {
         Some(at) if at + 2 == words.len() => {
@@ -264,16 +381,14 @@ fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
         Some(_) => return Err("`<` must come last, before one file".into()),
         None => None,
     };
-    let Some((program, args)) = words.split_first() else {
-        return Err("an empty command".into());
-    };
-    if program != "toolschema" {
-        return Err(format!("`{program}`: only `toolschema` commands run here"));
-    }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolschema"))
+    let (program, args) = program_of(&words)?;
+    let mut child = Command::new(program)
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        // npx uses the servers installed above and never downloads one: a page cannot depend
+        // on the network.
+        .env("npm_config_offline", "true")
         .env_remove("RUST_LOG")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -324,12 +439,17 @@ fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
     let status = child.wait().map_err(|e| format!("cannot run: {e}"))?;
     let _ = writer.join();
     let err = err_reader.join().unwrap_or_default();
+    let mut text = String::new();
+    match stdout_file {
+        Some(file) => std::fs::write(&file, &out)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?,
+        None => text.push_str(&String::from_utf8_lossy(&out)),
+    }
     let output = std::process::Output {
         status,
-        stdout: out,
+        stdout: Vec::new(),
         stderr: err,
     };
-    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&output.stderr));
     let lines = text.lines().map(str::to_string).collect();
     Ok((output.status.code().unwrap_or(-1), lines))
@@ -377,6 +497,11 @@ fn every_command_line_in_the_docs_runs_and_prints_what_the_docs_show() {
                         new.push(format!("? {status}"));
                     }
                     new.extend(actual);
+                    let pad = " ".repeat(case.indent);
+                    let new: Vec<String> = new
+                        .into_iter()
+                        .map(|l| if l.is_empty() { l } else { format!("{pad}{l}") })
+                        .collect();
                     rewrites.push((case.expected_lines.clone(), new));
                 }
             }
@@ -429,11 +554,409 @@ fn the_harness_reads_pages_as_described() {
     ));
     assert!(!matches(&cases[0].output, &["out 1.2 s here", "x"]));
     assert!(!matches(&cases[0].output, &["out here", "end"]));
-    assert!(split_words("toolschema a > b").is_err());
+    assert_eq!(
+        split_words("toolschema a > b").unwrap(),
+        ["toolschema", "a", ">", "b"]
+    );
+    assert!(split_words("toolschema a>b").is_err());
+    assert!(split_words("toolschema a >> b").is_err());
+    // Indented under a list item: the indentation is not part of the case.
+    let cases = parse_cases("1. x\n\n   ```console\n   $ toolschema b\n   out\n   ```\n");
+    assert_eq!(cases.len(), 1);
+    assert_eq!(cases[0].command, "toolschema b");
+    assert_eq!(cases[0].output, ["out"]);
+    assert_eq!(cases[0].indent, 3);
+    // What each program runs.
+    let words = |line: &str| split_words(line).unwrap();
+    let toolschema = PathBuf::from(env!("CARGO_BIN_EXE_toolschema"));
+    let cargo_run = words("cargo run --release -p toolschema-cli -- validate x");
+    let (program, args) = program_of(&cargo_run).unwrap();
+    assert_eq!((program, args), (toolschema.clone(), &cargo_run[6..]));
+    let plain = words("toolschema lint x");
+    assert_eq!(program_of(&plain).unwrap(), (toolschema, &plain[1..]));
+    for refused in [
+        "cargo build",
+        "cargo run -p other -- x",
+        "sh -c x",
+        "npx toolschema",
+    ] {
+        assert!(program_of(&words(refused)).is_err(), "{refused}");
+    }
     assert_eq!(
         split_words("toolschema a < b").unwrap(),
         ["toolschema", "a", "<", "b"]
     );
     assert!(split_words("toolschema a | b").is_err());
     assert!(split_words("toolschema \"$HOME\"").is_err());
+}
+
+/// The programs whose command lines a page may show. A line of any fenced block, or an inline
+/// code span, starting with one of them (or with `./scripts/`) is a command line.
+const PROGRAMS: &[&str] = &[
+    "toolschema",
+    "clap-demo",
+    "myapp",
+    "cargo",
+    "pip",
+    "pipx",
+    "uv",
+    "uvx",
+    "npx",
+    "npm",
+    "pre-commit",
+    "node",
+    "python",
+    "python3",
+];
+
+/// Pages generated from the code and left out of the search: the CLI reference is each
+/// subcommand's `--help`, whose `Examples:` are help text (test `docs_generated` keeps the page
+/// equal to what the binary prints).
+const GENERATED: &[&str] = &["docs/src/reference/cli.md"];
+
+/// How a command line that no console block runs is proven instead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Proof {
+    /// The file runs the same command line; the text is its step there.
+    Runs(&'static str, &'static str),
+    /// The file runs it with a local artifact or a test server in place of what the page names
+    /// (a wheel file for `toolschema`, `interop/faulty-server.mjs` for `dist/server.js`).
+    RunsSubstituted(&'static str, &'static str),
+    /// Not run by any test: a benchmark script, too slow for the tests. It must exist, be
+    /// executable and answer `--help`.
+    ScriptAnswersHelp,
+    /// Not run by any test: the file holds the text (a bench target, the crate installed).
+    OnlyChecked(&'static str, &'static str),
+}
+
+use Proof::{OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
+
+const PACKAGES: &str = "scripts/test-packages.sh";
+const TEST_SH: &str = "scripts/test.sh";
+
+/// Every command line the pages show that no console block runs: the page, the command line
+/// as the page writes it (comments cut), and its proof. An entry that matches no line fails
+/// the test, as does a line with no entry.
+const ELSEWHERE: &[(&str, &str, Proof)] = &[
+    // Install lines: the packages are tested as users install them, from target/dist/.
+    ("README.md", "pip install toolschema", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
+    ("README.md", "uvx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start uvx")),
+    ("README.md", "npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema")),
+    ("README.md", "cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace")),
+    ("README.md", "./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh")),
+    ("README.md", "pip install target/dist/toolschema-*.whl", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
+    ("README.md", "cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked")),
+    ("README.md", "./scripts/test.sh", Runs(".ci/run", "scripts/test.sh")),
+    ("README.md", "./scripts/docs.sh", Runs(TEST_SH, "./scripts/docs.sh")),
+    ("README.md", "cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps")),
+    ("docs/src/getting-started.md", "pip install toolschema", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
+    ("docs/src/getting-started.md", "npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema")),
+    ("docs/src/getting-started.md", "cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace")),
+    ("docs/src/getting-started.md", "./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh")),
+    ("docs/src/getting-started.md", "pip install target/dist/toolschema-*.whl", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
+    ("docs/src/getting-started.md", "cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked")),
+    ("docs/src/getting-started.md", "./scripts/test.sh", Runs(".ci/run", "scripts/test.sh")),
+    ("docs/src/contributing/tests.md", "./scripts/test.sh", Runs(".ci/run", "scripts/test.sh")),
+    ("docs/src/contributing/tests.md", "cargo fmt --check", Runs(TEST_SH, "cargo fmt --all -- --check")),
+    ("docs/src/contributing/tests.md", "./scripts/test-data.sh", Runs(TEST_SH, "./scripts/test-data.sh")),
+    ("docs/src/contributing/tests.md", "cargo run -p toolschema-cli -- generate-docs docs/src", RunsSubstituted("crates/toolschema-cli/tests/docs_generated.rs", "generate-docs")),
+    ("docs/src/contributing/design.md", "cargo run -p toolschema-cli -- generate-docs docs/src", RunsSubstituted("crates/toolschema-cli/tests/docs_generated.rs", "generate-docs")),
+    ("docs/src/commands/pin-verify.md", "cargo doc -p toolschema --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps")),
+    ("docs/src/library/toolschema.md", "cargo doc -p toolschema --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps")),
+    ("docs/src/library/clap.md", "cargo doc -p toolschema-clap --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps")),
+    ("docs/src/recipes/ci.md", "cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked")),
+    ("docs/src/recipes/ci.md", "toolschema lint servers/ --format github", RunsSubstituted(PACKAGES, "lint --format github tools.json servers")),
+    ("docs/src/recipes/fuzz-ci.md", "toolschema fuzz --seed 1 --cases 100 --format junit -- node dist/server.js > fuzz.xml", RunsSubstituted("docs/src/recipes/fuzz-ci.md", "$ toolschema fuzz --seed 1 --cases 20 --tool divide --format junit -- node interop/faulty-server.mjs > fuzz.xml")),
+    // A rule page (generated from the rule's doc comment) names the option adapt's page runs.
+    ("docs/src/rules/COMPAT-005.md", "toolschema adapt --restore", RunsSubstituted("docs/src/commands/adapt.md", "$ toolschema adapt examples/catalog.json --to openai-strict --restore search_docs")),
+    ("docs/src/library/clap-http.md", "clap-demo mcp stream", Runs("examples/clap-demo/tests/common/mod.rs", ".args([\"mcp\", \"stream\"])")),
+    // Benchmarks: too slow for the tests.
+    ("docs/src/benchmarks.md", "cargo bench -p toolschema --bench validate", OnlyChecked("crates/toolschema/Cargo.toml", "[[bench]]\nname = \"validate\"")),
+    ("docs/src/benchmarks.md", "./scripts/bench-lint.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/bench-proxy.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/bench-proxy-http.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/soak-http.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/bench-hostile.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/bench-clap.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/bench-fuzz.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/bench-adapt.sh", ScriptAnswersHelp),
+    ("docs/src/benchmarks.md", "./scripts/test-data.sh", Runs(TEST_SH, "./scripts/test-data.sh")),
+    ("docs/src/benchmarks.md", "cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace")),
+    ("docs/src/library/clap.md", "./scripts/bench-clap.sh", ScriptAnswersHelp),
+];
+
+/// A command line a page shows.
+struct Shown {
+    /// The page's line number (1-based).
+    line: usize,
+    /// The command line, continuation lines joined, a trailing `# comment` cut.
+    command: String,
+    /// Whether it is a case of a console block (so the test above runs it).
+    console: bool,
+}
+
+/// Every command line of a page: the cases of its console blocks, the lines of its other
+/// fenced blocks that start with `$ ` or a program (in YAML, after `run:`), and its inline code
+/// spans that are command lines (see [`inline_command`]).
+fn command_lines(text: &str) -> Vec<Shown> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let opening = lines[i].trim();
+        let fence_len = opening.chars().take_while(|c| *c == '`').count();
+        if fence_len < 3 {
+            for span in code_spans(lines[i]) {
+                if let Some(command) = inline_command(span) {
+                    shown.push(Shown {
+                        line: i + 1,
+                        command,
+                        console: false,
+                    });
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let fence = &opening[..fence_len];
+        let console = &opening[fence_len..] == "console";
+        i += 1;
+        // A block with `$ ` lines shows sessions: its other lines are output.
+        let sessions = lines[i..]
+            .iter()
+            .take_while(|l| l.trim() != fence)
+            .any(|l| l.trim().starts_with("$ "));
+        while i < lines.len() && lines[i].trim() != fence {
+            let start = i;
+            let line = lines[i].trim();
+            let command = if let Some(rest) = line.strip_prefix("$ ") {
+                Some(rest)
+            } else if console || sessions {
+                None
+            } else {
+                let rest = line.strip_prefix("- ").unwrap_or(line);
+                let rest = rest.strip_prefix("run: ").unwrap_or(rest);
+                starts_with_program(rest).then_some(rest)
+            };
+            if let Some(first) = command {
+                let mut command = first.to_string();
+                while command.ends_with('\\') && i + 1 < lines.len() {
+                    command.pop();
+                    i += 1;
+                    command.push_str(lines[i].trim_start());
+                }
+                shown.push(Shown {
+                    line: start + 1,
+                    command: cut_comment(&command).to_string(),
+                    console,
+                });
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    shown
+}
+
+/// The inline code spans of a line (single backticks).
+fn code_spans(line: &str) -> Vec<&str> {
+    line.split('`').skip(1).step_by(2).collect()
+}
+
+fn starts_with_program(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    PROGRAMS.contains(&first) || first.starts_with("./scripts/")
+}
+
+/// An inline code span is a command line when it starts with a program and is neither a
+/// name nor a form: a script's path alone is one; `toolschema lint` (a program and a
+/// subcommand) names a command; a placeholder in capitals (`FILE`, `@FILE`, `SERVER...`)
+/// makes a form.
+fn inline_command(span: &str) -> Option<String> {
+    if !starts_with_program(span) {
+        return None;
+    }
+    let words: Vec<&str> = span.split_whitespace().collect();
+    let script = words[0].starts_with("./scripts/");
+    let name = words.len() == 1 || (words.len() == 2 && !words[1].starts_with('-'));
+    if name && !script {
+        return None;
+    }
+    let placeholder = |word: &str| {
+        let word = word.trim_start_matches('@').trim_end_matches("...");
+        word.len() >= 2
+            && word.starts_with(|c: char| c.is_ascii_uppercase())
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    if words.iter().any(|w| placeholder(w) || *w == "...") {
+        return None;
+    }
+    Some(span.trim().to_string())
+}
+
+/// A command line without its trailing `# comment` (a `#` after a space, outside quotes).
+fn cut_comment(command: &str) -> &str {
+    let mut quote = None;
+    let mut previous = ' ';
+    for (at, c) in command.char_indices() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '#') if previous.is_whitespace() => return command[..at].trim_end(),
+            _ => {}
+        }
+        previous = c;
+    }
+    command.trim_end()
+}
+
+/// Check a proof: the file and step it names are there; a benchmark script answers `--help`.
+fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
+    let root = repo_root();
+    let (file, step) = match proof {
+        Runs(file, step) | RunsSubstituted(file, step) | OnlyChecked(file, step) => (file, step),
+        ScriptAnswersHelp => {
+            let script = root.join(command.trim_start_matches("./"));
+            let mode = std::fs::metadata(&script)
+                .map_err(|e| format!("{}: {e}", script.display()))?
+                .permissions();
+            if std::os::unix::fs::PermissionsExt::mode(&mode) & 0o111 == 0 {
+                return Err(format!("{} is not executable", script.display()));
+            }
+            let output = Command::new(&script)
+                .arg("--help")
+                .current_dir(&root)
+                .output()
+                .map_err(|e| format!("{}: {e}", script.display()))?;
+            let help = String::from_utf8_lossy(&output.stdout);
+            if !output.status.success() || help.trim().is_empty() {
+                return Err(format!(
+                    "`{command} --help` exited {:?} printing {help:?}",
+                    output.status.code()
+                ));
+            }
+            return Ok(());
+        }
+    };
+    let text = std::fs::read_to_string(root.join(file)).map_err(|e| format!("{file}: {e}"))?;
+    if text.contains(step) {
+        Ok(())
+    } else {
+        Err(format!("{file} has no step `{step}`"))
+    }
+}
+
+#[test]
+fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
+    let root = repo_root().canonicalize().expect("the repository");
+    let mut failures = Vec::new();
+    let mut used = vec![false; ELSEWHERE.len()];
+    let mut all_console = std::collections::HashSet::new();
+    let mut per_page = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).expect("read a page");
+        let shown = command_lines(&text);
+        all_console.extend(
+            shown
+                .iter()
+                .filter(|s| s.console)
+                .map(|s| s.command.clone()),
+        );
+        let name = page
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.strip_prefix(&root).ok().map(|p| p.display().to_string()))
+            .unwrap_or_else(|| page.display().to_string());
+        per_page.push((name, shown));
+    }
+    // (run and compared here, run elsewhere, run elsewhere with a substitute, only checked)
+    let mut totals = [0usize; 4];
+    let mut report = Vec::new();
+    for (page, shown) in &per_page {
+        if GENERATED.contains(&page.as_str()) {
+            continue;
+        }
+        let mut counts = [0usize; 4];
+        for s in shown {
+            if s.console || all_console.contains(&s.command) {
+                counts[0] += 1;
+                continue;
+            }
+            let entry = ELSEWHERE
+                .iter()
+                .position(|(p, c, _)| p == page && *c == s.command);
+            let Some(at) = entry else {
+                failures.push(format!(
+                    "{page}:{}: `{}` is not run: show it in a console block, or list it in \
+                     ELSEWHERE with what runs it",
+                    s.line, s.command
+                ));
+                continue;
+            };
+            used[at] = true;
+            let proof = ELSEWHERE[at].2;
+            if let Err(e) = check_proof(&s.command, proof) {
+                failures.push(format!("{page}:{}: `{}`: {e}", s.line, s.command));
+            }
+            counts[match proof {
+                Runs(..) => 1,
+                RunsSubstituted(..) => 2,
+                ScriptAnswersHelp | OnlyChecked(..) => 3,
+            }] += 1;
+        }
+        if counts.iter().sum::<usize>() > 0 {
+            report.push(format!(
+                "{page}: {} run here, {} run by another test or step, {} run there with a \
+                 substitute, {} only checked",
+                counts[0], counts[1], counts[2], counts[3]
+            ));
+        }
+        for (total, count) in totals.iter_mut().zip(counts) {
+            *total += count;
+        }
+    }
+    for ((page, command, _), used) in ELSEWHERE.iter().zip(&used) {
+        if !used {
+            failures.push(format!(
+                "ELSEWHERE lists `{command}` on {page}, which does not show it: remove the entry"
+            ));
+        }
+    }
+    eprintln!("{}", report.join("\n"));
+    eprintln!(
+        "command lines: {} run here, {} run by another test or step, {} run there with a \
+         substitute, {} only checked",
+        totals[0], totals[1], totals[2], totals[3]
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn command_lines_are_found_in_every_kind_of_block() {
+    let page = "Run `toolschema lint x.json --fix` or `toolschema lint` or `toolschema lint -- COMMAND`.\n\
+                ```sh\nmyapp mcp tools      # a comment\ncargo run -p a -- \\\n  b\necho no\n```\n\
+                ```yaml\n- run: toolschema lint servers/ # c\n```\n\
+                ```text\n$ myapp x\nmyapp output is not a command\n```\n\
+                ```console\n$ toolschema rules\ntoolschema output\n```\n\
+                Scripts: `./scripts/bench-x.sh`, `toolschema validate --args @FILE`.\n";
+    let shown: Vec<(usize, String, bool)> = command_lines(page)
+        .into_iter()
+        .map(|s| (s.line, s.command, s.console))
+        .collect();
+    let want = [
+        (1, "toolschema lint x.json --fix", false),
+        (3, "myapp mcp tools", false),
+        (4, "cargo run -p a -- b", false),
+        (9, "toolschema lint servers/", false),
+        (12, "myapp x", false),
+        (16, "toolschema rules", true),
+        (19, "./scripts/bench-x.sh", false),
+    ];
+    let want: Vec<(usize, String, bool)> = want
+        .iter()
+        .map(|(l, c, k)| (*l, (*c).to_string(), *k))
+        .collect();
+    assert_eq!(shown, want);
 }
