@@ -20,7 +20,10 @@
 //! `examples/clap-demo`) and `cargo run [--release] -p toolschema-cli|clap-demo -- ARGS` (the same
 //! binaries; cargo's own progress lines are not shown). `< FILE` at the end gives the command
 //! that file as its standard input; `> FILE` at the end writes its standard output there, and
-//! only standard error is compared. A block may be indented under a list item.
+//! only standard error is compared. `&` at the end starts a server in the background, for the
+//! page's next commands: its output is the lines it prints first (as many as shown; they say it
+//! is ready), and it is stopped (SIGTERM) when the page is done. A block may be indented under a
+//! list item.
 //!
 //! Command lines outside console blocks (in `sh`, `yaml` or `text` blocks, or inline code such as
 //! `` `toolschema lint x.json --fix` ``) are found too: each must be listed in `ELSEWHERE` with
@@ -355,6 +358,88 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// A command of a page, in its scratch directory.
+fn command(program: &Path, args: &[String], dir: &Path) -> Command {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        // npx uses the servers installed in the scratch directory and never downloads one: a
+        // page cannot depend on the network.
+        .env("npm_config_offline", "true")
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// A server a page started in the background (`$ COMMAND &`), stopped when the page is done.
+struct Background(std::process::Child);
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        // SIGTERM, as `kill %1` in a shell: the proxy then closes its sessions and their
+        // servers. SIGKILL only if it has not exited 10 s later.
+        let _ = Command::new("kill")
+            .arg(self.0.id().to_string())
+            .status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start a case that ends with `&`: a server the page's next commands reach. Its first lines
+/// (standard output and error, as they come), as many as the page shows, are its output: they
+/// say it is ready (the address it serves), so the case waits for them, up to 60 s. The exit
+/// status is 0 while it runs, and its own once it has exited (it could not listen, say).
+fn start_background(case: &Case, dir: &Path) -> Result<(Background, i32, Vec<String>), String> {
+    let line = case.command.trim_end();
+    let words = split_words(line.strip_suffix('&').unwrap_or(line))?;
+    let (program, args) = program_of(&words)?;
+    let mut child = command(&program, args, dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run: {e}"))?;
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let streams: [Box<dyn Read + Send>; 2] = [
+        Box::new(child.stdout.take().expect("piped stdout")),
+        Box::new(child.stderr.take().expect("piped stderr")),
+    ];
+    for stream in streams {
+        let tx = tx.clone();
+        // Read to the end, so the server never blocks on a full pipe.
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(stream)) {
+                let Ok(line) = line else { break };
+                let _ = tx.send(line);
+            }
+        });
+    }
+    drop(tx);
+    let mut lines = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while lines.len() < case.output.len() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => lines.push(line),
+            Err(_) => break,
+        }
+    }
+    let status = match child.try_wait() {
+        Ok(Some(status)) => status.code().unwrap_or(-1),
+        _ => 0,
+    };
+    Ok((Background(child), status, lines))
+}
+
 /// Run one case; the exit status and output lines it gave.
 fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
     let mut words = split_words(&case.command)?;
@@ -382,14 +467,7 @@ fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
         None => None,
     };
     let (program, args) = program_of(&words)?;
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        // npx uses the servers installed above and never downloads one: a page cannot depend
-        // on the network.
-        .env("npm_config_offline", "true")
-        .env_remove("RUST_LOG")
+    let mut child = command(&program, args, dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -475,10 +553,20 @@ fn every_command_line_in_the_docs_runs_and_prints_what_the_docs_show() {
         let dir = scratch_dir();
         let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
         let mut rewrites = Vec::new();
+        // Declared after `dir`, so dropped first: the servers stop before their folder goes.
+        let mut background = Vec::new();
         for case in &cases {
             count += 1;
             let where_ = format!("{}:{}", shown.display(), case.line);
-            match run(case, dir.path()) {
+            let result = if case.command.trim_end().ends_with(" &") {
+                start_background(case, dir.path()).map(|(server, status, lines)| {
+                    background.push(server);
+                    (status, lines)
+                })
+            } else {
+                run(case, dir.path())
+            };
+            match result {
                 Err(e) => failures.push(format!("{where_}: `{}`: {e}", case.command)),
                 Ok((status, actual)) => {
                     let refs: Vec<&str> = actual.iter().map(String::as_str).collect();
