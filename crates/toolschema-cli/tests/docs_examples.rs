@@ -379,9 +379,7 @@ impl Drop for Background {
     fn drop(&mut self) {
         // SIGTERM, as `kill %1` in a shell: the proxy then closes its sessions and their
         // servers. SIGKILL only if it has not exited 10 s later.
-        let _ = Command::new("kill")
-            .arg(self.0.id().to_string())
-            .status();
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while std::time::Instant::now() < deadline {
             if let Ok(Some(_)) = self.0.try_wait() {
@@ -715,9 +713,11 @@ enum Proof {
     ScriptAnswersHelp,
     /// Not run by any test: the file holds the text (a bench target, the crate installed).
     OnlyChecked(&'static str, &'static str),
+    /// Not run, nor checked: why. Counted apart, so it shows.
+    NotRun(&'static str),
 }
 
-use Proof::{OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
+use Proof::{NotRun, OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
 
 const PACKAGES: &str = "scripts/test-packages.sh";
 const TEST_SH: &str = "scripts/test.sh";
@@ -730,6 +730,8 @@ const ELSEWHERE: &[(&str, &str, Proof)] = &[
     ("README.md", "pip install toolschema", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
     ("README.md", "uvx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start uvx")),
     ("README.md", "npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema")),
+    ("README.md", "pipx run toolschema lint tools.json", NotRun("pipx is not among the tools the test command installs; uvx runs the same wheel")),
+    ("README.md", "npm install --save-dev toolschema", RunsSubstituted(PACKAGES, "npm install --offline --no-audit --no-fund --loglevel=error \"${launchers[0]}\" \"${platforms[0]}\"")),
     ("README.md", "cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace")),
     ("README.md", "./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh")),
     ("README.md", "pip install target/dist/toolschema-*.whl", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
@@ -739,13 +741,16 @@ const ELSEWHERE: &[(&str, &str, Proof)] = &[
     ("README.md", "cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps")),
     ("docs/src/getting-started.md", "pip install toolschema", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
     ("docs/src/getting-started.md", "npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema")),
+    ("docs/src/getting-started.md", "uvx toolschema", RunsSubstituted(PACKAGES, "quick_start uvx")),
+    ("docs/src/getting-started.md", "pipx run toolschema", NotRun("pipx is not among the tools the test command installs; uvx runs the same wheel")),
+    ("docs/src/getting-started.md", "npm install --save-dev toolschema", RunsSubstituted(PACKAGES, "npm install --offline --no-audit --no-fund --loglevel=error \"${launchers[0]}\" \"${platforms[0]}\"")),
     ("docs/src/getting-started.md", "cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace")),
     ("docs/src/getting-started.md", "./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh")),
     ("docs/src/getting-started.md", "pip install target/dist/toolschema-*.whl", RunsSubstituted(PACKAGES, "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"")),
     ("docs/src/getting-started.md", "cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked")),
     ("docs/src/getting-started.md", "./scripts/test.sh", Runs(".ci/run", "scripts/test.sh")),
     ("docs/src/contributing/tests.md", "./scripts/test.sh", Runs(".ci/run", "scripts/test.sh")),
-    ("docs/src/contributing/tests.md", "cargo fmt --check", Runs(TEST_SH, "cargo fmt --all -- --check")),
+    ("docs/src/contributing/tests.md", "cargo fmt --check", RunsSubstituted(TEST_SH, "cargo fmt --all -- --check")),
     ("docs/src/contributing/tests.md", "./scripts/test-data.sh", Runs(TEST_SH, "./scripts/test-data.sh")),
     ("docs/src/contributing/tests.md", "cargo run -p toolschema-cli -- generate-docs docs/src", RunsSubstituted("crates/toolschema-cli/tests/docs_generated.rs", "generate-docs")),
     ("docs/src/contributing/design.md", "cargo run -p toolschema-cli -- generate-docs docs/src", RunsSubstituted("crates/toolschema-cli/tests/docs_generated.rs", "generate-docs")),
@@ -833,11 +838,19 @@ fn command_lines(text: &str) -> Vec<Shown> {
                     i += 1;
                     command.push_str(lines[i].trim_start());
                 }
+                let (command, comment) = cut_comment(&command);
                 shown.push(Shown {
                     line: start + 1,
-                    command: cut_comment(&command).to_string(),
+                    command: command.to_string(),
                     console,
                 });
+                for form in comment_forms(comment) {
+                    shown.push(Shown {
+                        line: start + 1,
+                        command: form,
+                        console: false,
+                    });
+                }
             }
             i += 1;
         }
@@ -884,20 +897,36 @@ fn inline_command(span: &str) -> Option<String> {
     Some(span.trim().to_string())
 }
 
-/// A command line without its trailing `# comment` (a `#` after a space, outside quotes).
-fn cut_comment(command: &str) -> &str {
+/// A command line split from its trailing `# comment` (a `#` after a space, outside quotes).
+fn cut_comment(command: &str) -> (&str, &str) {
     let mut quote = None;
     let mut previous = ' ';
     for (at, c) in command.char_indices() {
         match (quote, c) {
             (None, '\'' | '"') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
-            (None, '#') if previous.is_whitespace() => return command[..at].trim_end(),
+            (None, '#') if previous.is_whitespace() => {
+                return (command[..at].trim_end(), &command[at + 1..]);
+            }
             _ => {}
         }
         previous = c;
     }
-    command.trim_end()
+    (command.trim_end(), "")
+}
+
+/// The other forms a comment offers: `# a wheel; or: uvx toolschema, pipx run toolschema`
+/// offers `uvx toolschema` and `pipx run toolschema`.
+fn comment_forms(comment: &str) -> Vec<String> {
+    let Some((_, forms)) = comment.split_once("or: ") else {
+        return Vec::new();
+    };
+    forms
+        .split(", ")
+        .map(str::trim)
+        .filter(|form| starts_with_program(form))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Check a proof: the file and step it names are there; a benchmark script answers `--help`.
@@ -905,6 +934,7 @@ fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
     let root = repo_root();
     let (file, step) = match proof {
         Runs(file, step) | RunsSubstituted(file, step) | OnlyChecked(file, step) => (file, step),
+        NotRun(_) => return Ok(()),
         ScriptAnswersHelp => {
             let script = root.join(command.trim_start_matches("./"));
             let mode = std::fs::metadata(&script)
@@ -959,17 +989,22 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
             .unwrap_or_else(|| page.display().to_string());
         per_page.push((name, shown));
     }
-    // (run and compared here, run elsewhere, run elsewhere with a substitute, only checked)
-    let mut totals = [0usize; 4];
+    // (run and compared here, inline repeats of a console case, run elsewhere, run elsewhere
+    // with a substitute, only checked, not run)
+    let mut totals = [0usize; 6];
     let mut report = Vec::new();
     for (page, shown) in &per_page {
         if GENERATED.contains(&page.as_str()) {
             continue;
         }
-        let mut counts = [0usize; 4];
+        let mut counts = [0usize; 6];
         for s in shown {
-            if s.console || all_console.contains(&s.command) {
+            if s.console {
                 counts[0] += 1;
+                continue;
+            }
+            if all_console.contains(&s.command) {
+                counts[1] += 1;
                 continue;
             }
             let entry = ELSEWHERE
@@ -989,16 +1024,17 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
                 failures.push(format!("{page}:{}: `{}`: {e}", s.line, s.command));
             }
             counts[match proof {
-                Runs(..) => 1,
-                RunsSubstituted(..) => 2,
-                ScriptAnswersHelp | OnlyChecked(..) => 3,
+                Runs(..) => 2,
+                RunsSubstituted(..) => 3,
+                ScriptAnswersHelp | OnlyChecked(..) => 4,
+                NotRun(_) => 5,
             }] += 1;
         }
         if counts.iter().sum::<usize>() > 0 {
             report.push(format!(
-                "{page}: {} run here, {} run by another test or step, {} run there with a \
-                 substitute, {} only checked",
-                counts[0], counts[1], counts[2], counts[3]
+                "{page}: {} run here, {} inline repeating a case, {} run by another test or \
+                 step, {} run there with a substitute, {} only checked, {} not run",
+                counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]
             ));
         }
         for (total, count) in totals.iter_mut().zip(counts) {
@@ -1014,9 +1050,9 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
     }
     eprintln!("{}", report.join("\n"));
     eprintln!(
-        "command lines: {} run here, {} run by another test or step, {} run there with a \
-         substitute, {} only checked",
-        totals[0], totals[1], totals[2], totals[3]
+        "command lines: {} run here, {} inline repeating a case, {} run by another test or step, \
+         {} run there with a substitute, {} only checked, {} not run",
+        totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -1024,7 +1060,7 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
 #[test]
 fn command_lines_are_found_in_every_kind_of_block() {
     let page = "Run `toolschema lint x.json --fix` or `toolschema lint` or `toolschema lint -- COMMAND`.\n\
-                ```sh\nmyapp mcp tools      # a comment\ncargo run -p a -- \\\n  b\necho no\n```\n\
+                ```sh\nmyapp mcp tools      # a comment; or: npx x y, not this\ncargo run -p a -- \\\n  b\necho no\n```\n\
                 ```yaml\n- run: toolschema lint servers/ # c\n```\n\
                 ```text\n$ myapp x\nmyapp output is not a command\n```\n\
                 ```console\n$ toolschema rules\ntoolschema output\n```\n\
@@ -1036,6 +1072,7 @@ fn command_lines_are_found_in_every_kind_of_block() {
     let want = [
         (1, "toolschema lint x.json --fix", false),
         (3, "myapp mcp tools", false),
+        (3, "npx x y", false),
         (4, "cargo run -p a -- b", false),
         (9, "toolschema lint servers/", false),
         (12, "myapp x", false),
