@@ -269,13 +269,16 @@ fn scratch_dir() -> tempfile::TempDir {
     dir
 }
 
-/// The JSON-RPC requests in a file of JSON lines: lines with both an `id` and a `method`.
-fn count_requests(text: &[u8]) -> usize {
-    String::from_utf8_lossy(text)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .filter(|message| message.get("id").is_some() && message.get("method").is_some())
-        .count()
+/// Whether a line is a JSON-RPC request: a JSON object with both an `id` and a `method`.
+fn is_request(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|message| message.get("id").is_some() && message.get("method").is_some())
+}
+
+/// Whether a line is a JSON-RPC response: a JSON object with an `id` and no `method`.
+fn is_response(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line)
+        .is_ok_and(|message| message.get("id").is_some() && message.get("method").is_none())
 }
 
 /// The executable a page's command line runs, and its arguments.
@@ -467,22 +470,23 @@ fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
         None => None,
     };
     let mut child = spawn(&words, dir, Stdio::piped())?;
-    // Standard input is written from a thread, and held open as a client holds its end open:
-    // until the command has answered each JSON-RPC request of the file (a line with an `id`
-    // and a `method`), one line per answer. Closing it sooner would race the answers with the
-    // command's own shutdown.
-    let requests = stdin.as_deref().map_or(0, count_requests);
+    // Standard input is written from a thread, a line at a time, as a client sends: after a
+    // JSON-RPC request (a line with an `id` and a `method`) it waits for an answer (a line of
+    // output) before it sends the next line. Then it is held open until the last request is
+    // answered: closing it sooner would race the answers with the command's own shutdown.
     let (answered_tx, answered_rx) = std::sync::mpsc::channel::<()>();
     let mut input = child.stdin.take();
     let writer = std::thread::spawn(move || {
         if let (Some(pipe), Some(text)) = (input.as_mut(), stdin) {
-            let _ = pipe.write_all(&text);
-            let _ = pipe.flush();
-        }
-        for _ in 0..requests {
-            // A command that never answers still gets its input closed, and the case fails.
-            if answered_rx.recv_timeout(Duration::from_secs(60)).is_err() {
-                break;
+            for line in String::from_utf8_lossy(&text).lines() {
+                if pipe.write_all(format!("{line}\n").as_bytes()).is_err() || pipe.flush().is_err()
+                {
+                    break;
+                }
+                // A command that never answers still gets its input closed, and the case fails.
+                if is_request(line) && answered_rx.recv_timeout(Duration::from_secs(60)).is_err() {
+                    break;
+                }
             }
         }
         drop(input);
@@ -496,14 +500,21 @@ fn run(case: &Case, dir: &Path) -> Result<(i32, Vec<String>), String> {
     });
     let mut out = Vec::new();
     let mut buf = [0u8; 8192];
+    // Where the line being read starts: each whole line that answers a request (a JSON-RPC
+    // response, not a notification) lets the writer go on.
+    let mut line_start = 0;
     loop {
         match stdout.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => {
-                for _ in buf[..n].iter().filter(|b| **b == b'\n') {
-                    let _ = answered_tx.send(());
-                }
                 out.extend_from_slice(&buf[..n]);
+                while let Some(end) = out[line_start..].iter().position(|b| *b == b'\n') {
+                    let line = String::from_utf8_lossy(&out[line_start..line_start + end]);
+                    if is_response(&line) {
+                        let _ = answered_tx.send(());
+                    }
+                    line_start += end + 1;
+                }
             }
         }
     }
