@@ -8,6 +8,8 @@
 # Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4).
 #
 #   RUNS=9 ./scripts/bench-adapt.sh
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

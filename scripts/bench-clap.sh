@@ -3,6 +3,8 @@
 # (`clap-demo mcp tools`, which maps every argument and probes the value parsers), against the
 # demo's own start-up, and tools/call latency through the TypeScript SDK client. Release build.
 # Not part of the test command. Needs interop/node_modules (./scripts/test.sh installs it).
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p clap-demo --quiet

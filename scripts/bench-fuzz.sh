@@ -18,6 +18,8 @@
 #
 #   RUNS=5 TIMEOUT=2 ./scripts/bench-fuzz.sh
 #   TOOLSCHEMA=target/debug/toolschema MCPTEST_ROOT=/tmp/mcptest RUNS=1 ./scripts/bench-fuzz.sh
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -5,6 +5,8 @@
 # then the proxy's memory after a client listed 5,000 tools 100 times without calling any.
 #
 #   ./scripts/bench-hostile.sh
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then

@@ -9,6 +9,8 @@
 # compiles for a few minutes.
 #
 #   RUNS=15 ./scripts/bench-lint.sh
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

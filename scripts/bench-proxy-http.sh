@@ -6,6 +6,8 @@
 # per call and its peak memory.
 #
 #   ./scripts/bench-proxy-http.sh [--sessions N] [--seconds N] [--rounds N]
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then

@@ -4,6 +4,8 @@
 # in one run; p50/p99 latency, calls per second, and the proxy's peak memory with 1,000 tools.
 #
 #   ./scripts/bench-proxy.sh [--calls N] [--tools N]
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then

@@ -15,6 +15,8 @@
 #
 # The full soak builds and runs the release binary; --short (about a minute, 8 sessions, small
 # hostile counts) runs target/debug/toolschema, the binary the test command builds.
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 profile=""
