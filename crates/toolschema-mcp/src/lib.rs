@@ -26,6 +26,7 @@ pub mod call;
 pub mod connection;
 pub mod framing;
 pub mod fuzz;
+mod line_split;
 pub mod message;
 pub mod proxy;
 pub mod server_process;

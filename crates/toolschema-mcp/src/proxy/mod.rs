@@ -17,18 +17,22 @@
 //! process; any other transport drives a gate per session the same way.
 
 mod audit;
+mod audit_log;
 pub mod gate;
 pub mod http;
+mod modes;
 mod overrides;
 mod own_stdio;
 mod policy;
 mod registry;
 mod relay;
 
-pub use audit::{AuditLog, AuditRecord, InputVerdict, OutputVerdict, Verdict};
+pub use audit::{AuditFormat, AuditRecord, InputVerdict, OutputVerdict, Verdict};
+pub use audit_log::AuditLog;
 pub use gate::{
     Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
 };
+pub use modes::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 pub use overrides::{ToolOverride, ToolOverrides};
 pub use policy::{Glob, HolderPolicy, ToolPolicy};
 
@@ -52,67 +56,6 @@ const SERVER_WATCH: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How much of a pipe is read at once.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
-
-/// What the proxy does with a result whose `structuredContent` breaks the tool's `outputSchema`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OutputCheck {
-    /// Do not check.
-    Off,
-    /// Report it on stderr and in the audit log; pass the result on.
-    #[default]
-    Warn,
-    /// Replace the result with an `isError` result that says what was wrong.
-    Enforce,
-}
-
-/// Whether the proxy checks `tools/call` arguments, and what it does with a call that fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum InputCheck {
-    /// Do not check: every call the policy allows is forwarded.
-    Off,
-    /// Check, report what fails on stderr and in the audit log, and forward the call anyway
-    /// (a gradual roll-out).
-    Warn,
-    /// Answer a call whose arguments break the schema, or whose tool's schema cannot be learned,
-    /// with a tool error; it never reaches the server.
-    #[default]
-    Enforce,
-}
-
-/// What the proxy does with top-level arguments the tool's schema does not declare, where the
-/// schema itself accepts them (it has no `additionalProperties`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum UnknownArguments {
-    /// What the schema says: accepted.
-    #[default]
-    Allow,
-    /// Accepted, and reported on stderr and in the audit log.
-    Warn,
-    /// Refused like any other error, with a did-you-mean.
-    Reject,
-}
-
-/// What the proxy does with a call it cannot check because it could not learn the tool's
-/// schema (no listing, a schema that does not compile, a `$ref` it never fetches).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnUnchecked {
-    /// Answer it with a tool error that says why.
-    #[default]
-    Refuse,
-    /// Forward it, with a warning on stderr for each call.
-    Forward,
-}
-
-/// What the proxy does with a call to a tool the server has not listed, neither in a listing
-/// that passed through nor in one the proxy made itself when the call came.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Unlisted {
-    /// Answer it with an error naming the closest listed tool; it never reaches the server.
-    #[default]
-    Refuse,
-    /// Forward it unchecked (for servers with tools they do not list), with a warning.
-    Forward,
-}
 
 /// The proxy's settings.
 #[derive(Debug, Clone)]

@@ -8,7 +8,8 @@
 //! finds an outbox's writer free writes everything queued in it, so neither thread waits on the
 //! other's writes, and a side that stops reading never stops the gate.
 
-use super::audit::{AuditLog, AuditRecord};
+use super::audit::AuditRecord;
+use super::audit_log::AuditLog;
 use super::gate::{report, Action, Gate};
 use crate::framing::{Frame, LineReader, OversizedLine};
 use crate::message::{sniff_id, RequestId};

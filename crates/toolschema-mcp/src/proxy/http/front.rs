@@ -25,7 +25,7 @@ use super::upstream::{Takeover, Upstream, UpstreamLink};
 use super::wire;
 use super::{HttpProxyConfig, ServerSide};
 use crate::message::{self, error_line, IdKey, Kind, Message, Read, RequestId};
-use crate::proxy::audit::AuditLog;
+use crate::proxy::audit_log::AuditLog;
 use crate::proxy::gate::{report, Gate};
 use crate::proxy::policy::{Glob, HolderPolicy};
 use bytes::Bytes;

@@ -30,7 +30,7 @@ pub use stdio_client::run_stdio_upstream;
 
 use super::gate::GateConfig;
 use super::overrides::ToolOverrides;
-use super::{audit::AuditLog, ProxyError};
+use super::{audit_log::AuditLog, ProxyError};
 use crate::server_process::{ServerCommand, DEFAULT_SHUTDOWN_GRACE};
 use front::Front;
 use http::HeaderMap;

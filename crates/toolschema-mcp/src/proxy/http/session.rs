@@ -20,7 +20,7 @@ use crate::framing::{Frame, OversizedLine};
 use crate::message::{
     self, error_line, member_at, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
 };
-use crate::proxy::audit::AuditLog;
+use crate::proxy::audit_log::AuditLog;
 use crate::proxy::gate::{report, Action, Gate};
 use http::HeaderMap;
 use rmcp::model::ErrorCode;

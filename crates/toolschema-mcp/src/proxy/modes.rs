@@ -1,0 +1,62 @@
+//! What the gate does with each kind of call it checks, as its user configures it.
+
+/// What the proxy does with a result whose `structuredContent` breaks the tool's `outputSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OutputCheck {
+    /// Do not check.
+    Off,
+    /// Report it on stderr and in the audit log; pass the result on.
+    #[default]
+    Warn,
+    /// Replace the result with an `isError` result that says what was wrong.
+    Enforce,
+}
+
+/// Whether the proxy checks `tools/call` arguments, and what it does with a call that fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputCheck {
+    /// Do not check: every call the policy allows is forwarded.
+    Off,
+    /// Check, report what fails on stderr and in the audit log, and forward the call anyway
+    /// (a gradual roll-out).
+    Warn,
+    /// Answer a call whose arguments break the schema, or whose tool's schema cannot be learned,
+    /// with a tool error; it never reaches the server.
+    #[default]
+    Enforce,
+}
+
+/// What the proxy does with top-level arguments the tool's schema does not declare, where the
+/// schema itself accepts them (it has no `additionalProperties`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UnknownArguments {
+    /// What the schema says: accepted.
+    #[default]
+    Allow,
+    /// Accepted, and reported on stderr and in the audit log.
+    Warn,
+    /// Refused like any other error, with a did-you-mean.
+    Reject,
+}
+
+/// What the proxy does with a call it cannot check because it could not learn the tool's
+/// schema (no listing, a schema that does not compile, a `$ref` it never fetches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnUnchecked {
+    /// Answer it with a tool error that says why.
+    #[default]
+    Refuse,
+    /// Forward it, with a warning on stderr for each call.
+    Forward,
+}
+
+/// What the proxy does with a call to a tool the server has not listed, neither in a listing
+/// that passed through nor in one the proxy made itself when the call came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Unlisted {
+    /// Answer it with an error naming the closest listed tool; it never reaches the server.
+    #[default]
+    Refuse,
+    /// Forward it unchecked (for servers with tools they do not list), with a warning.
+    Forward,
+}
