@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use toolschema::diff::{command_key, url_key, Lock};
 use toolschema_http::flags::GuardArgs;
-use toolschema_mcp::proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
-use toolschema_mcp::proxy::{
-    self, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, PinMode, Pins, ProxyConfig,
-    ToolPolicy, UnknownArguments, Unlisted,
-};
 use toolschema_mcp::ServerCommand;
+use toolschema_proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
+use toolschema_proxy::{
+    self as proxy, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, PinMode, Pins,
+    ProxyConfig, ToolPolicy, UnknownArguments, Unlisted,
+};
 
 /// Arguments of `toolschema proxy`.
 #[derive(Debug, clap::Args)]

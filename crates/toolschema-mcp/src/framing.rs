@@ -5,11 +5,11 @@
 //! id of most messages, so the sender can be told what happened). The framing itself is
 //! [`LineSplitter`]; this module reads streams with it.
 
-pub use crate::line_split::{
-    trim_line, Frame, LineSplitter, OversizedLine, DEFAULT_MAX_MESSAGE_BYTES, KEPT_ENDS,
-};
 use std::io::BufRead;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+pub use toolschema_gate::framing::{
+    trim_line, Frame, LineSplitter, OversizedLine, DEFAULT_MAX_MESSAGE_BYTES, KEPT_ENDS,
+};
 
 /// Reads lines of at most `max_bytes` bytes from a buffered stream: [`LineReader::next`] for an
 /// async stream, [`LineReader::next_blocking`] for a blocking one.

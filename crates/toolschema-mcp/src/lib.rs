@@ -26,13 +26,13 @@ pub mod call;
 pub mod connection;
 pub mod framing;
 pub mod fuzz;
-mod line_split;
-pub mod message;
-pub mod proxy;
 pub mod server_process;
 pub mod snapshot;
 
 pub use server_process::ServerCommand;
+/// The messages, read and written, are the gate's (toolschema-gate): one home for both the proxy
+/// and the rest of the runtime.
+pub use toolschema_gate::message;
 
 /// A single-threaded tokio runtime with what the runtime needs (I/O, timers, processes,
 /// signals).

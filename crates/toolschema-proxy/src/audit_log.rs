@@ -1,9 +1,9 @@
 //! The audit log: one JSON line per `tools/call`, appended to a file.
 
-use super::audit::{AuditFormat, AuditRecord};
-use super::overrides::ToolOverrides;
 use serde_json::json;
 use std::path::Path;
+use toolschema_gate::ToolOverrides;
+use toolschema_gate::{AuditFormat, AuditRecord};
 use toolschema_http::line_file::LineFile;
 
 /// An append-only JSON Lines file. Writing a record never waits for the file's reader: a log
@@ -71,11 +71,11 @@ fn now() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::RequestId;
-    use crate::proxy::audit::{InputVerdict, Verdict};
-    use crate::proxy::ToolOverride;
     use serde_json::Value;
     use std::time::Duration;
+    use toolschema_gate::message::RequestId;
+    use toolschema_gate::ToolOverride;
+    use toolschema_gate::{InputVerdict, Verdict};
 
     #[test]
     fn writes_one_line_per_record_with_arguments_only_when_asked() {

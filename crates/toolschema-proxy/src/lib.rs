@@ -1,4 +1,5 @@
-//! `proxy`: a validating stdio proxy in front of any MCP server.
+//! toolschema-proxy: a validating proxy in front of any MCP server, over stdio or Streamable
+//! HTTP on either side.
 //!
 //! The client starts the proxy where it would start the server; the proxy starts the server and
 //! passes every message through, in both directions, in order, byte for byte. It steps in only
@@ -12,35 +13,29 @@
 //! are, so it frames and forwards the original bytes and reads only `id` and `method` to route
 //! them. The messages it writes itself are built with rmcp's model types.
 //!
-//! The decisions live in [`gate::Gate`], which knows no transport: it is fed messages and time,
-//! and says what to write where. The stdio relay (two blocking threads) drives one gate per
-//! process; any other transport drives a gate per session the same way.
+//! The decisions live in [`Gate`] (the toolschema-gate crate), which knows no transport: it is
+//! fed messages and time, and says what to write where. This crate holds the transports: the
+//! stdio relay (two blocking threads, [`run`]) drives one gate per process; the HTTP front and
+//! upstream ([`http`]) drive a gate per session the same way. The audit file ([`AuditLog`]) is
+//! here too; the records it holds are the gate's.
 
-mod audit;
 mod audit_log;
-pub mod gate;
 pub mod http;
-mod modes;
-mod overrides;
 mod own_stdio;
-mod policy;
-mod registry;
 mod relay;
 
-pub use audit::{AuditFormat, AuditRecord, InputVerdict, OutputVerdict, Verdict};
 pub use audit_log::AuditLog;
-pub use gate::{
+pub use toolschema_gate::{
     Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
 };
-pub use modes::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
-pub use overrides::{ToolOverride, ToolOverrides};
-pub use policy::{Glob, HolderPolicy, ToolPolicy};
-
-use crate::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
-use crate::server_process::{
-    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
+/// The decisions, re-exported so that the proxy's users name one crate.
+pub use toolschema_gate::{
+    AuditFormat, AuditRecord, InputCheck, InputVerdict, OnUnchecked, OutputCheck, OutputVerdict,
+    Verdict,
 };
-use gate::report;
+pub use toolschema_gate::{Glob, HolderPolicy, ToolOverride, ToolOverrides, ToolPolicy};
+pub use toolschema_gate::{UnknownArguments, Unlisted};
+
 use relay::{ClientEnd, Relay};
 use serde_json::json;
 use std::fs::File;
@@ -50,6 +45,11 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
+use toolschema_gate::report;
+use toolschema_mcp::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
+use toolschema_mcp::server_process::{
+    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
+};
 
 /// How long one wait for the server's exit lasts before the proxy waits again.
 const SERVER_WATCH: Duration = Duration::from_secs(24 * 60 * 60);
@@ -283,7 +283,7 @@ where
                 &format!("the MCP server exited ({described}) before answering"),
                 json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
             );
-            let note = crate::server_process::stderr_note(tail.block().as_deref());
+            let note = toolschema_mcp::server_process::stderr_note(tail.block().as_deref());
             report(&format!(
                 "the MCP server '{command}' exited with {described}{note}"
             ));
