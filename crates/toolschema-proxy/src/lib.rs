@@ -11,7 +11,8 @@
 //! would re-serialize every message (dropping fields it does not know, reordering keys) and
 //! drops notifications whose method it does not know. A proxy must pass those through as they
 //! are, so it frames and forwards the original bytes and reads only `id` and `method` to route
-//! them. The messages it writes itself are built with rmcp's model types.
+//! them. The few messages it writes itself are written by toolschema-gate's `message`, in the shapes
+//! rmcp's model writes (a test compares them).
 //!
 //! The decisions live in [`Gate`] (the toolschema-gate crate), which knows no transport: it is
 //! fed messages and time, and says what to write where. This crate holds the transports: the

@@ -7,10 +7,10 @@
 
 use super::{excerpt, input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
 use crate::audit::{AuditRecord, InputVerdict, OutputVerdict};
+use crate::message::ErrorCode;
 use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
 use crate::registry::{Lookup, OutputSchema};
 use crate::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
-use rmcp::model::ErrorCode;
 use serde_json::{Map, Value};
 use std::time::Instant;
 

@@ -18,13 +18,13 @@ use super::upstream::{UpstreamLink, UPSTREAM_REQUESTS};
 use super::wire;
 use crate::audit_log::AuditLog;
 use http::HeaderMap;
-use rmcp::model::ErrorCode;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tokio::sync::Notify;
+use toolschema_gate::message::ErrorCode;
 use toolschema_gate::message::{
     self, error_line, member_at, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
 };
