@@ -76,8 +76,8 @@ pub struct ProxyArgs {
 
     /// With --pin: enforce (leave such tools out of tools/list and refuse their calls with a
     /// tool error saying the definition changed) or warn (report only)
-    #[arg(long, value_enum, default_value_t = PinModeArg::Enforce, requires = "pin")]
-    pin_mode: PinModeArg,
+    #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
+    pin_mode: PinMode,
 
     /// The settings file with a [proxy] table (token policies, overrides, tool scopes)
     /// [default: the nearest toolschema.toml, from the current directory up].
@@ -87,24 +87,24 @@ pub struct ProxyArgs {
     /// Check tools/call arguments against the tool's inputSchema: off, warn (report on stderr and
     /// in the audit log, forward anyway: a gradual roll-out) or enforce (answer the call with an
     /// isError result; it never reaches the server).
-    #[arg(long, value_enum, default_value_t = CheckArg::Enforce)]
-    input_check: CheckArg,
+    #[arg(long, value_enum, default_value_t = InputCheck::Enforce)]
+    input_check: InputCheck,
 
     /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
     /// additionalProperties): allow (as the schema says), warn, or reject (with a did-you-mean).
-    #[arg(long, value_enum, default_value_t = UnknownArgumentsArg::Allow)]
-    unknown_arguments: UnknownArgumentsArg,
+    #[arg(long, value_enum, default_value_t = UnknownArguments::Allow)]
+    unknown_arguments: UnknownArguments,
 
     /// A call the proxy cannot check, because it could not learn the tool's schema (the
     /// listing failed, the schema does not compile, it refers to a $ref that is never fetched):
     /// refuse (an isError result that says why) or forward (with a warning for each call).
-    #[arg(long, value_enum, default_value_t = OnUncheckedArg::Refuse)]
-    on_unchecked: OnUncheckedArg,
+    #[arg(long, value_enum, default_value_t = OnUnchecked::Refuse)]
+    on_unchecked: OnUnchecked,
 
     /// Check structuredContent against the tool's outputSchema: off, warn (report on stderr and
     /// in the audit log) or enforce (replace the result with an isError result).
-    #[arg(long, value_enum, default_value_t = CheckArg::Warn)]
-    output_check: CheckArg,
+    #[arg(long, value_enum, default_value_t = OutputCheck::Warn)]
+    output_check: OutputCheck,
 
     /// How long the proxy waits for the server to answer a tools/list it sends itself, in
     /// seconds; the calls waiting for it are refused after that.
@@ -124,8 +124,8 @@ pub struct ProxyArgs {
     /// case a listing it saw was short): refuse (an error with a did-you-mean; it never reaches
     /// the server) or forward (unchecked, with a warning: for servers with tools they do not
     /// list).
-    #[arg(long, value_enum, default_value_t = UnlistedArg::Refuse)]
-    unlisted: UnlistedArg,
+    #[arg(long, value_enum, default_value_t = Unlisted::Refuse)]
+    unlisted: Unlisted,
 
     /// The same as --unlisted refuse, now the default (kept for existing command lines).
     #[arg(long, conflicts_with = "unlisted")]
@@ -154,38 +154,6 @@ impl ProxyArgs {
     pub fn listens(&self) -> bool {
         self.listen.is_some()
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CheckArg {
-    Off,
-    Warn,
-    Enforce,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum UnknownArgumentsArg {
-    Allow,
-    Warn,
-    Reject,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum PinModeArg {
-    Warn,
-    Enforce,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum UnlistedArg {
-    Refuse,
-    Forward,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum OnUncheckedArg {
-    Refuse,
-    Forward,
 }
 
 /// Run `toolschema proxy` until the client or the server ends it (or a signal, with --listen).
@@ -287,25 +255,10 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
 /// The gate's settings from the flags.
 fn gate_config(args: &ProxyArgs) -> GateConfig {
     GateConfig {
-        input_check: match args.input_check {
-            CheckArg::Off => InputCheck::Off,
-            CheckArg::Warn => InputCheck::Warn,
-            CheckArg::Enforce => InputCheck::Enforce,
-        },
-        unknown_arguments: match args.unknown_arguments {
-            UnknownArgumentsArg::Allow => UnknownArguments::Allow,
-            UnknownArgumentsArg::Warn => UnknownArguments::Warn,
-            UnknownArgumentsArg::Reject => UnknownArguments::Reject,
-        },
-        on_unchecked: match args.on_unchecked {
-            OnUncheckedArg::Refuse => OnUnchecked::Refuse,
-            OnUncheckedArg::Forward => OnUnchecked::Forward,
-        },
-        output_check: match args.output_check {
-            CheckArg::Off => OutputCheck::Off,
-            CheckArg::Warn => OutputCheck::Warn,
-            CheckArg::Enforce => OutputCheck::Enforce,
-        },
+        input_check: args.input_check,
+        unknown_arguments: args.unknown_arguments,
+        on_unchecked: args.on_unchecked,
+        output_check: args.output_check,
         listing_timeout: args.listing_timeout,
         policy: ToolPolicy {
             allow: args.allow.iter().map(Glob::new).collect(),
@@ -314,8 +267,8 @@ fn gate_config(args: &ProxyArgs) -> GateConfig {
         },
         // --deny-unlisted is --unlisted refuse (clap keeps the two from meeting).
         unlisted: match (args.deny_unlisted, args.unlisted) {
-            (true, _) | (false, UnlistedArg::Refuse) => Unlisted::Refuse,
-            (false, UnlistedArg::Forward) => Unlisted::Forward,
+            (true, _) => Unlisted::Refuse,
+            (false, unlisted) => unlisted,
         },
         ..GateConfig::default()
     }
@@ -339,10 +292,7 @@ fn pins(args: &ProxyArgs) -> Result<Option<Pins>, InputError> {
         .map_err(|e| InputError(format!("{name}: {e}")))?;
     Ok(Some(Pins {
         server: std::sync::Arc::new(server.clone()),
-        mode: match args.pin_mode {
-            PinModeArg::Warn => PinMode::Warn,
-            PinModeArg::Enforce => PinMode::Enforce,
-        },
+        mode: args.pin_mode,
         file: name,
     }))
 }

@@ -60,3 +60,64 @@ pub enum Unlisted {
     /// Forward it unchecked (for servers with tools they do not list), with a warning.
     Forward,
 }
+
+/// Each mode as a clap value, named as on the command line. Written out rather than derived: a
+/// derive would show the variants' documentation, written for this API, in `--help`, where each
+/// flag's own help already says what its values do.
+#[cfg(feature = "clap")]
+macro_rules! clap_values {
+    ($($mode:ident { $($variant:ident => $name:literal),+ $(,)? })+) => {$(
+        impl clap::ValueEnum for $mode {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($mode::$variant),+]
+            }
+
+            fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+                Some(clap::builder::PossibleValue::new(match self {
+                    $($mode::$variant => $name),+
+                }))
+            }
+        }
+    )+};
+}
+
+#[cfg(feature = "clap")]
+use crate::PinMode;
+
+#[cfg(feature = "clap")]
+clap_values! {
+    OutputCheck { Off => "off", Warn => "warn", Enforce => "enforce" }
+    InputCheck { Off => "off", Warn => "warn", Enforce => "enforce" }
+    UnknownArguments { Allow => "allow", Warn => "warn", Reject => "reject" }
+    OnUnchecked { Refuse => "refuse", Forward => "forward" }
+    Unlisted { Refuse => "refuse", Forward => "forward" }
+    PinMode { Warn => "warn", Enforce => "enforce" }
+}
+
+#[cfg(all(test, feature = "clap"))]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    /// Every variant is a value, under its own name, and reads back as itself.
+    fn round_trips<T: ValueEnum + PartialEq + std::fmt::Debug>(expected: &[&str]) {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .map(|v| v.to_possible_value().unwrap().get_name().to_string())
+            .collect();
+        assert_eq!(names, expected);
+        for (variant, name) in T::value_variants().iter().zip(expected) {
+            assert_eq!(&T::from_str(name, false).unwrap(), variant);
+        }
+    }
+
+    #[test]
+    fn every_mode_is_a_value_under_its_name() {
+        round_trips::<OutputCheck>(&["off", "warn", "enforce"]);
+        round_trips::<InputCheck>(&["off", "warn", "enforce"]);
+        round_trips::<UnknownArguments>(&["allow", "warn", "reject"]);
+        round_trips::<OnUnchecked>(&["refuse", "forward"]);
+        round_trips::<Unlisted>(&["refuse", "forward"]);
+        round_trips::<PinMode>(&["warn", "enforce"]);
+    }
+}
