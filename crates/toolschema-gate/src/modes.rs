@@ -95,6 +95,7 @@ clap_values! {
 }
 
 #[cfg(all(test, feature = "clap"))]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
     use clap::ValueEnum;
