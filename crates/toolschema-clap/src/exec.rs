@@ -327,26 +327,32 @@ mod tests {
         );
     }
 
-    #[test]
-    fn kills_on_cancellation() {
+    /// Run a shell script until the call is cancelled after `after_ms`.
+    fn run_cancelled(script: &str, after_ms: u64) -> RunOutput {
         let cancel = CancellationToken::new();
         let trigger = cancel.clone();
-        let out = runtime()
+        let args = sh(script);
+        runtime()
             .block_on(async move {
                 tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    tokio::time::sleep(Duration::from_millis(after_ms)).await;
                     trigger.cancel();
                 });
                 run(
                     Path::new("/bin/sh"),
-                    &sh("exec sleep 30"),
+                    &args,
                     &[],
                     &limits(60_000, 1024),
                     cancel,
                 )
                 .await
             })
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn kills_on_cancellation() {
+        let out = run_cancelled("exec sleep 30", 200);
         assert_eq!(out.ending, Ending::Cancelled);
         assert_eq!(out.exit_code, 137);
     }
@@ -389,24 +395,7 @@ mod tests {
             "the grandchild {grandchild} outlived the timeout"
         );
 
-        let cancel = CancellationToken::new();
-        let trigger = cancel.clone();
-        let out = runtime()
-            .block_on(async move {
-                tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(500)).await;
-                    trigger.cancel();
-                });
-                run(
-                    Path::new("/bin/sh"),
-                    &sh(script),
-                    &[],
-                    &limits(60_000, 1024),
-                    cancel,
-                )
-                .await
-            })
-            .unwrap();
+        let out = run_cancelled(script, 3_000);
         assert_eq!(out.ending, Ending::Cancelled);
         let grandchild = out.stdout.trim();
         assert!(!grandchild.is_empty(), "{out:?}");
@@ -432,7 +421,7 @@ mod tests {
                 CancellationToken::new(),
             );
             // The call is dropped once the grandchild is running.
-            let _ = tokio::time::timeout(Duration::from_millis(1_500), call).await;
+            let _ = tokio::time::timeout(Duration::from_millis(3_000), call).await;
         });
         let grandchild = std::fs::read_to_string(&path).unwrap();
         let grandchild = grandchild.trim();
