@@ -21,6 +21,8 @@
 //! here too; the records it holds are the gate's.
 
 mod audit_log;
+#[cfg(feature = "clap")]
+pub mod flags;
 pub mod http;
 mod own_stdio;
 mod relay;
