@@ -75,6 +75,8 @@ pub struct ProxyArgs {
     #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
     pub pin_mode: PinMode,
 
+    // The help shows `[proxy]` as written; rustdoc would read it as a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     /// The settings file with a [proxy] table (token policies, overrides, tool scopes)
     /// [default: the nearest toolschema.toml, from the current directory up].
     #[arg(long, value_name = "FILE")]
