@@ -23,6 +23,14 @@ cargo fmt --all -- --check
 echo "==> cargo build"
 cargo build --workspace --all-features --locked
 
+# The proxy's decisions do no I/O because their crate cannot reach an async runtime, an HTTP stack
+# or the MCP runtime: not even through another crate.
+echo "==> toolschema-gate's dependencies"
+if cargo tree -p toolschema-gate -e normal --prefix none --locked | grep -E '^(tokio|hyper|mio|toolschema-mcp|toolschema-http) '; then
+  echo "toolschema-gate must not depend on the crates above (see its Cargo.toml)" >&2
+  exit 1
+fi
+
 echo "==> test data"
 ./scripts/test-data.sh
 

@@ -1,5 +1,9 @@
 //! Running a tool call: the application's own executable as a child process, with environment
 //! defaults, no standard input, bounded output, a timeout, and a kill on timeout or cancellation.
+//!
+//! The command runs in a process group of its own, and a kill stops the whole group: what the
+//! command started (a shell's `sleep`, a worker) dies with it, as with the proxy's servers
+//! (toolschema-mcp's `server_process`).
 
 use serde_json::{json, Value};
 use std::path::Path;
@@ -111,6 +115,48 @@ fn exit_code(status: std::process::ExitStatus) -> i64 {
     status.code().map_or(-1, i64::from)
 }
 
+/// The process group of a running command: [`Group::kill`] stops every process in it, and so does
+/// dropping it before [`Group::release`] (a call whose future is dropped).
+struct Group {
+    #[cfg(unix)]
+    id: Option<nix::unistd::Pid>,
+}
+
+impl Group {
+    /// The group `child` leads (it was spawned with `process_group(0)`).
+    fn of(child: &tokio::process::Child) -> Group {
+        Group {
+            #[cfg(unix)]
+            id: child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .map(nix::unistd::Pid::from_raw),
+        }
+    }
+
+    /// Kill every process in the group, then forget it: its id may be reused once they are gone.
+    fn kill(&mut self) {
+        #[cfg(unix)]
+        if let Some(id) = self.id.take() {
+            let _ = nix::sys::signal::killpg(id, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+
+    /// The command exited by itself: what it left running is its own business.
+    fn release(&mut self) {
+        #[cfg(unix)]
+        {
+            self.id = None;
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 /// Run `program` with `args`; variables in `env_defaults` are set unless the environment already
 /// has them.
 pub(crate) async fn run(
@@ -127,12 +173,15 @@ pub(crate) async fn run(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
     for (key, value) in env_defaults {
         if std::env::var_os(key).is_none() {
             command.env(key, value);
         }
     }
     let mut child = command.spawn()?;
+    let mut group = Group::of(&child);
     let stdout = Arc::new(Mutex::new(Captured::default()));
     let stderr = Arc::new(Mutex::new(Captured::default()));
     let mut readers = tokio::task::JoinSet::new();
@@ -143,12 +192,17 @@ pub(crate) async fn run(
         readers.spawn(read_bounded(pipe, limits.output_limit, stderr.clone()));
     }
     let (status, ending) = tokio::select! {
-        status = child.wait() => (status?, Ending::Exited),
+        status = child.wait() => {
+            group.release();
+            (status?, Ending::Exited)
+        }
         () = tokio::time::sleep(limits.timeout) => {
+            group.kill();
             child.start_kill()?;
             (child.wait().await?, Ending::TimedOut(limits.timeout))
         }
         () = cancel.cancelled() => {
+            group.kill();
             child.start_kill()?;
             (child.wait().await?, Ending::Cancelled)
         }
@@ -273,27 +327,108 @@ mod tests {
         );
     }
 
-    #[test]
-    fn kills_on_cancellation() {
+    /// Run a shell script until the call is cancelled after `after_ms`.
+    fn run_cancelled(script: &str, after_ms: u64) -> RunOutput {
         let cancel = CancellationToken::new();
         let trigger = cancel.clone();
-        let out = runtime()
+        let args = sh(script);
+        runtime()
             .block_on(async move {
                 tokio::spawn(async move {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
+                    tokio::time::sleep(Duration::from_millis(after_ms)).await;
                     trigger.cancel();
                 });
                 run(
                     Path::new("/bin/sh"),
-                    &sh("exec sleep 30"),
+                    &args,
                     &[],
                     &limits(60_000, 1024),
                     cancel,
                 )
                 .await
             })
-            .unwrap();
+            .unwrap()
+    }
+
+    #[test]
+    fn kills_on_cancellation() {
+        let out = run_cancelled("exec sleep 30", 200);
         assert_eq!(out.ending, Ending::Cancelled);
         assert_eq!(out.exit_code, 137);
+    }
+
+    /// Whether process `pid` is gone (a zombie waiting for its new parent counts as gone).
+    fn is_gone(pid: &str) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => true,
+            // The state follows the command name, which is in parentheses.
+            Ok(stat) => matches!(
+                stat.rsplit_once(')')
+                    .map(|(_, rest)| rest.trim_start().chars().next()),
+                Some(Some('Z' | 'X'))
+            ),
+        }
+    }
+
+    /// Wait (a few seconds at most) for `pid` to be gone.
+    fn dies(pid: &str) -> bool {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::time::Instant::now() < deadline {
+            if is_gone(pid) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    #[test]
+    fn a_kill_stops_what_the_command_started() {
+        // The shell starts a grandchild that would outlive it, says its id, and waits.
+        let script = "sleep 60 & echo $!; wait";
+        let out = run_script(script, &[], limits(3_000, 1024));
+        assert_eq!(out.ending, Ending::TimedOut(Duration::from_millis(3_000)));
+        let grandchild = out.stdout.trim();
+        assert!(!grandchild.is_empty(), "{out:?}");
+        assert!(
+            dies(grandchild),
+            "the grandchild {grandchild} outlived the timeout"
+        );
+
+        let out = run_cancelled(script, 3_000);
+        assert_eq!(out.ending, Ending::Cancelled);
+        let grandchild = out.stdout.trim();
+        assert!(!grandchild.is_empty(), "{out:?}");
+        assert!(
+            dies(grandchild),
+            "the grandchild {grandchild} outlived the cancellation"
+        );
+    }
+
+    #[test]
+    fn a_dropped_call_stops_what_the_command_started() {
+        let pid_file = tempfile::NamedTempFile::new().unwrap();
+        let path = pid_file.path().display().to_string();
+        let script = format!("sleep 60 & echo $! > '{path}'; wait");
+        let args = sh(&script);
+        let limits = limits(60_000, 1024);
+        runtime().block_on(async {
+            let call = run(
+                Path::new("/bin/sh"),
+                &args,
+                &[],
+                &limits,
+                CancellationToken::new(),
+            );
+            // The call is dropped once the grandchild is running.
+            let _ = tokio::time::timeout(Duration::from_millis(3_000), call).await;
+        });
+        let grandchild = std::fs::read_to_string(&path).unwrap();
+        let grandchild = grandchild.trim();
+        assert!(!grandchild.is_empty());
+        assert!(
+            dies(grandchild),
+            "the grandchild {grandchild} outlived the dropped call"
+        );
     }
 }

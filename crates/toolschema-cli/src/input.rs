@@ -4,8 +4,9 @@
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
-use std::time::Duration;
 pub use toolschema::size::parse_size;
+/// Seconds options, parsed as every server's flags parse them.
+pub use toolschema_http::flags::parse_seconds;
 
 /// A failure the user can fix: bad input, a missing file, an unknown tool. Exit code 2.
 #[derive(Debug)]
@@ -255,28 +256,6 @@ pub fn json_argument_text(flag: &str, value: &str) -> Result<(String, String), I
     }
 }
 
-/// The longest duration a seconds option takes: a day.
-pub const MAX_SECONDS: f64 = 86_400.0;
-
-/// Seconds as a duration: a positive number, fractions allowed, at most [`MAX_SECONDS`].
-pub fn parse_seconds(value: &str) -> Result<Duration, String> {
-    let seconds = value
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| *s > 0.0 && s.is_finite())
-        .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))?;
-    if seconds > MAX_SECONDS {
-        return Err(format!(
-            "'{value}' seconds is too long: at most {MAX_SECONDS} (a day)"
-        ));
-    }
-    Duration::try_from_secs_f64(seconds)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))
-}
-
 /// An HTTP header written `Name: value` (`--header`).
 pub fn parse_header(header: &str) -> Result<(String, String), InputError> {
     match header.split_once(':') {
@@ -292,6 +271,7 @@ pub fn parse_header(header: &str) -> Result<(String, String), InputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn seconds_are_positive() {

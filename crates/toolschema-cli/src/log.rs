@@ -32,11 +32,13 @@ pub fn init(verbosity: Verbosity) {
     let mut filter = Targets::new()
         .with_target("toolschema", LevelFilter::WARN)
         .with_target("toolschema_mcp", LevelFilter::WARN)
+        .with_target("toolschema_gate", LevelFilter::WARN)
+        .with_target("toolschema_proxy", LevelFilter::WARN)
         .with_target("toolschema_http", LevelFilter::WARN);
     if verbosity == Verbosity::Http {
         filter = filter
             .with_target("toolschema_http", LevelFilter::INFO)
-            .with_target("toolschema_mcp::proxy::http", LevelFilter::INFO);
+            .with_target("toolschema_proxy::http", LevelFilter::INFO);
     }
     let layer = tracing_subscriber::fmt::layer()
         .event_format(Lines)
@@ -50,7 +52,7 @@ pub fn init(verbosity: Verbosity) {
 struct Lines;
 
 fn prefix(target: &str) -> &'static str {
-    if target.starts_with("toolschema_mcp::proxy") {
+    if target.starts_with("toolschema_proxy") || target.starts_with("toolschema_gate") {
         "toolschema proxy"
     } else {
         "toolschema"

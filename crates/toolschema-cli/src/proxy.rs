@@ -1,199 +1,23 @@
 //! `toolschema proxy`: a validating proxy in front of any MCP server, over stdio or Streamable
 //! HTTP on either side.
 
-use crate::input::{parse_header, parse_seconds, parse_size, InputError};
+use crate::input::{parse_header, InputError};
 use crate::output::say;
 use crate::Outcome;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 use toolschema::diff::{command_key, url_key, Lock};
 use toolschema_http::flags::GuardArgs;
-use toolschema_mcp::proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
-use toolschema_mcp::proxy::{
-    self, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, PinMode, Pins, ProxyConfig,
-    ToolPolicy, UnknownArguments, Unlisted,
-};
 use toolschema_mcp::ServerCommand;
-
-/// Arguments of `toolschema proxy`.
-#[derive(Debug, clap::Args)]
-#[command(after_help = "\
-Start the proxy where a client would start the server (stdio on both sides):
-  toolschema proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/files
-  toolschema proxy --deny 'delete_*' --audit calls.jsonl -- python -m my_server
-Serve it over Streamable HTTP, one server process per session, or in front of a remote server:
-  toolschema proxy --listen 127.0.0.1:8080 -- python -m my_server
-  toolschema proxy --listen 0.0.0.0:8080 --auth-token-file tokens --upstream https://mcp.example.com/mcp
-Or reach a remote server from a client that only speaks stdio:
-  toolschema proxy --upstream https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN'
-
-Every message passes through unchanged in both directions. tools/call arguments that break the
-tool's inputSchema get an isError result with one message per line, and never reach the server;
-so does a call the proxy cannot check (it could not learn the tool's schema), unless
---on-unchecked forward.
-Exit status: 0 when the client closed its input (or, with --listen, on SIGINT or SIGTERM), the
-server's exit code when it exited on its own (1 if that was 0), 2 when the server could not be
-started or the settings cannot be used.")]
-pub struct ProxyArgs {
-    /// The command that starts the server over stdio, after `--` (or --upstream).
-    #[arg(
-        last = true,
-        value_name = "COMMAND",
-        required_unless_present = "upstream"
-    )]
-    command: Vec<String>,
-
-    /// Serve MCP over Streamable HTTP at http://ADDR/mcp (like 127.0.0.1:8080) instead of
-    /// stdio: one server process per session (or the --upstream), behind the access checks
-    /// below.
-    #[arg(long, value_name = "ADDR")]
-    listen: Option<String>,
-
-    /// The server is remote: its Streamable HTTP endpoint (http:// or https://), instead of a
-    /// command.
-    #[arg(long, value_name = "URL", conflicts_with = "command")]
-    upstream: Option<String>,
-
-    /// An HTTP header for every request to the --upstream, `Name: value` (repeatable).
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "upstream")]
-    headers: Vec<String>,
-
-    /// With --listen: the most sessions open at once (each has a server process with a
-    /// command); a new one past it is refused with 503.
-    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
-    max_sessions: u32,
-
-    /// The longest a request may take over HTTP, in seconds: its body must arrive, and its
-    /// answer come, within it (the request is then cancelled at the server).
-    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
-    request_timeout: Duration,
-
-    /// Check every listed tool against its pin in this lock file (`toolschema pin`), under the
-    /// key of the server command or --upstream URL: a tool that drifted from its pin, or is not
-    /// pinned, is reported once per listing (stderr and the audit log)
-    #[arg(long, value_name = "FILE")]
-    pin: Option<PathBuf>,
-
-    /// With --pin: enforce (leave such tools out of tools/list and refuse their calls with a
-    /// tool error saying the definition changed) or warn (report only)
-    #[arg(long, value_enum, default_value_t = PinModeArg::Enforce, requires = "pin")]
-    pin_mode: PinModeArg,
-
-    /// The settings file with a [proxy] table (token policies, overrides, tool scopes)
-    /// [default: the nearest toolschema.toml, from the current directory up].
-    #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
-
-    /// Check tools/call arguments against the tool's inputSchema: off, warn (report on stderr and
-    /// in the audit log, forward anyway: a gradual roll-out) or enforce (answer the call with an
-    /// isError result; it never reaches the server).
-    #[arg(long, value_enum, default_value_t = CheckArg::Enforce)]
-    input_check: CheckArg,
-
-    /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
-    /// additionalProperties): allow (as the schema says), warn, or reject (with a did-you-mean).
-    #[arg(long, value_enum, default_value_t = UnknownArgumentsArg::Allow)]
-    unknown_arguments: UnknownArgumentsArg,
-
-    /// A call the proxy cannot check, because it could not learn the tool's schema (the
-    /// listing failed, the schema does not compile, it refers to a $ref that is never fetched):
-    /// refuse (an isError result that says why) or forward (with a warning for each call).
-    #[arg(long, value_enum, default_value_t = OnUncheckedArg::Refuse)]
-    on_unchecked: OnUncheckedArg,
-
-    /// Check structuredContent against the tool's outputSchema: off, warn (report on stderr and
-    /// in the audit log) or enforce (replace the result with an isError result).
-    #[arg(long, value_enum, default_value_t = CheckArg::Warn)]
-    output_check: CheckArg,
-
-    /// How long the proxy waits for the server to answer a tools/list it sends itself, in
-    /// seconds; the calls waiting for it are refused after that.
-    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
-    listing_timeout: Duration,
-
-    /// Let only tools whose name matches GLOB through (`*` and `?`; repeatable).
-    #[arg(long = "allow", value_name = "GLOB")]
-    allow: Vec<String>,
-
-    /// Hide tools whose name matches GLOB from tools/list and refuse their calls (repeatable;
-    /// wins over --allow).
-    #[arg(long = "deny", value_name = "GLOB")]
-    deny: Vec<String>,
-
-    /// A call to a tool the server has not listed (the proxy lists the tools itself first, in
-    /// case a listing it saw was short): refuse (an error with a did-you-mean; it never reaches
-    /// the server) or forward (unchecked, with a warning: for servers with tools they do not
-    /// list).
-    #[arg(long, value_enum, default_value_t = UnlistedArg::Refuse)]
-    unlisted: UnlistedArg,
-
-    /// The same as --unlisted refuse, now the default (kept for existing command lines).
-    #[arg(long, conflicts_with = "unlisted")]
-    deny_unlisted: bool,
-
-    /// Append one JSON line per tools/call to FILE: time, tool, verdict, messages, duration,
-    /// isError, output check.
-    #[arg(long, value_name = "FILE")]
-    audit: Option<PathBuf>,
-
-    /// Also write each call's arguments to the audit log.
-    #[arg(long, requires = "audit")]
-    audit_arguments: bool,
-
-    /// The largest message accepted from either side: bytes, or with KiB, MiB or GiB. Larger
-    /// messages are refused without being buffered.
-    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
-    max_message_bytes: usize,
-
-    #[command(flatten)]
-    guard: GuardArgs,
-}
-
-impl ProxyArgs {
-    /// Whether the proxy serves over HTTP (and so logs the guard's events).
-    pub fn listens(&self) -> bool {
-        self.listen.is_some()
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum CheckArg {
-    Off,
-    Warn,
-    Enforce,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum UnknownArgumentsArg {
-    Allow,
-    Warn,
-    Reject,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum PinModeArg {
-    Warn,
-    Enforce,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum UnlistedArg {
-    Refuse,
-    Forward,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum OnUncheckedArg {
-    Refuse,
-    Forward,
-}
+pub use toolschema_proxy::flags::ProxyArgs;
+use toolschema_proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
+use toolschema_proxy::{self as proxy, GateConfig, Pins, ProxyConfig};
 
 /// Run `toolschema proxy` until the client or the server ends it (or a signal, with --listen).
 pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
     if args.listen.is_none() {
         refuse_guard_flags(&args.guard)?;
     }
-    let mut gate = gate_config(&args);
+    let mut gate = args.gate_config();
     gate.pins = pins(&args)?;
     if args.listen.is_none() && args.upstream.is_none() {
         return run_stdio(args, gate);
@@ -284,43 +108,6 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
     Ok(Outcome::Exit(u8::try_from(exit.code()).unwrap_or(1)))
 }
 
-/// The gate's settings from the flags.
-fn gate_config(args: &ProxyArgs) -> GateConfig {
-    GateConfig {
-        input_check: match args.input_check {
-            CheckArg::Off => InputCheck::Off,
-            CheckArg::Warn => InputCheck::Warn,
-            CheckArg::Enforce => InputCheck::Enforce,
-        },
-        unknown_arguments: match args.unknown_arguments {
-            UnknownArgumentsArg::Allow => UnknownArguments::Allow,
-            UnknownArgumentsArg::Warn => UnknownArguments::Warn,
-            UnknownArgumentsArg::Reject => UnknownArguments::Reject,
-        },
-        on_unchecked: match args.on_unchecked {
-            OnUncheckedArg::Refuse => OnUnchecked::Refuse,
-            OnUncheckedArg::Forward => OnUnchecked::Forward,
-        },
-        output_check: match args.output_check {
-            CheckArg::Off => OutputCheck::Off,
-            CheckArg::Warn => OutputCheck::Warn,
-            CheckArg::Enforce => OutputCheck::Enforce,
-        },
-        listing_timeout: args.listing_timeout,
-        policy: ToolPolicy {
-            allow: args.allow.iter().map(Glob::new).collect(),
-            deny: args.deny.iter().map(Glob::new).collect(),
-            holder: None,
-        },
-        // --deny-unlisted is --unlisted refuse (clap keeps the two from meeting).
-        unlisted: match (args.deny_unlisted, args.unlisted) {
-            (true, _) | (false, UnlistedArg::Refuse) => Unlisted::Refuse,
-            (false, UnlistedArg::Forward) => Unlisted::Forward,
-        },
-        ..GateConfig::default()
-    }
-}
-
 /// The pins of the server the proxy starts or reaches, from `--pin`.
 fn pins(args: &ProxyArgs) -> Result<Option<Pins>, InputError> {
     let Some(path) = &args.pin else {
@@ -339,10 +126,7 @@ fn pins(args: &ProxyArgs) -> Result<Option<Pins>, InputError> {
         .map_err(|e| InputError(format!("{name}: {e}")))?;
     Ok(Some(Pins {
         server: std::sync::Arc::new(server.clone()),
-        mode: match args.pin_mode {
-            PinModeArg::Warn => PinMode::Warn,
-            PinModeArg::Enforce => PinMode::Enforce,
-        },
+        mode: args.pin_mode,
         file: name,
     }))
 }

@@ -4,6 +4,30 @@
 use crate::guard::{AuthConfig, GuardConfig, Limits, OAuthConfig};
 use crate::scopes::ToolScopes;
 use std::path::PathBuf;
+use std::time::Duration;
+
+/// The longest duration a seconds option takes: a day.
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// Seconds as a duration (`--request-timeout 2.5`): a positive number, fractions allowed, at most
+/// [`MAX_SECONDS`]. A clap value parser for every command's seconds options.
+pub fn parse_seconds(value: &str) -> Result<Duration, String> {
+    let seconds = value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0 && s.is_finite())
+        .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))?;
+    if seconds > MAX_SECONDS {
+        return Err(format!(
+            "'{value}' seconds is too long: at most {MAX_SECONDS} (a day)"
+        ));
+    }
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("'{value}' is not a positive number of seconds"))
+}
 
 /// Where `--help` lists the guard's flags.
 const HEADING: &str = "Access (authentication, hosts, limits)";

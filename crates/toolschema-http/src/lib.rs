@@ -30,7 +30,7 @@ pub mod oauth;
 pub mod origin;
 pub mod principal;
 pub mod refusal;
-pub mod scopes;
+pub use toolschema_gate::scopes;
 pub mod serve;
 pub mod sessions;
 pub mod tokens;

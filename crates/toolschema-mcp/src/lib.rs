@@ -6,32 +6,34 @@
 //!   report crashes, hangs, protocol violations, internal errors, invalid arguments accepted,
 //!   results that break `outputSchema`, leaks and valid arguments refused.
 //! - [`call`]: one `tools/call` by hand, after the listing, with its answer as sent.
-//! - [`proxy`]: a validating stdio proxy a client starts in place of a server. Every message
-//!   passes through unchanged; `tools/call` arguments that break the tool's `inputSchema` are
-//!   answered with the core's messages instead of reaching the server.
+//! - [`server_process`]: a server started as a child process, in a process group of its own,
+//!   stopped with the group.
+//!
+//! The validating proxy is in crates of its own: its decisions in toolschema-gate, its
+//! transports in toolschema-proxy (which uses [`server_process`] and [`framing`]).
 //!
 //! Built on rmcp, the official Rust SDK, where its model fits: the snapshot's session (handshake,
-//! pings, Streamable HTTP) runs on rmcp, and the messages the proxy writes are rmcp model types.
+//! pings, Streamable HTTP) runs on rmcp.
 //! Where a message must survive byte for byte (forwarded messages, listed tools), the runtime keeps
 //! the raw JSON ([`framing`], [`message`]).
 //!
-//! The runtime never prints: what its user should know (a skipped message, a failed audit write)
+//! The runtime never prints: what its user should know (a skipped message, a server that died)
 //! is reported through `tracing` at `WARN`, and the binary decides what reaches the terminal.
 //!
 //! The runtime is async on tokio ([`runtime`] builds the single-threaded runtime the `toolschema`
-//! command uses), except the proxy's message path: each direction is a thread of its own with
-//! blocking I/O, which wakes the thread that handles a message directly.
+//! command uses).
 
 pub mod call;
 pub mod connection;
 pub mod framing;
 pub mod fuzz;
-pub mod message;
-pub mod proxy;
 pub mod server_process;
 pub mod snapshot;
 
 pub use server_process::ServerCommand;
+/// The messages, read and written, are the gate's (toolschema-gate): one home for both the proxy
+/// and the rest of the runtime.
+pub use toolschema_gate::message;
 
 /// A single-threaded tokio runtime with what the runtime needs (I/O, timers, processes,
 /// signals).

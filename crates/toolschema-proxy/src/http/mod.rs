@@ -28,10 +28,7 @@ mod wire;
 
 pub use stdio_client::run_stdio_upstream;
 
-use super::gate::GateConfig;
-use super::overrides::ToolOverrides;
-use super::{audit::AuditLog, ProxyError};
-use crate::server_process::{ServerCommand, DEFAULT_SHUTDOWN_GRACE};
+use crate::{audit_log::AuditLog, ProxyError};
 use front::Front;
 use http::HeaderMap;
 use serde::Deserialize;
@@ -40,7 +37,10 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use toolschema_gate::GateConfig;
+use toolschema_gate::ToolOverrides;
 use toolschema_http::{Guard, GuardConfig, ToolScopes};
+use toolschema_mcp::server_process::{ServerCommand, DEFAULT_SHUTDOWN_GRACE};
 
 /// How often idle sessions are looked for, at most.
 const SWEEP: Duration = Duration::from_secs(5);
@@ -131,7 +131,7 @@ impl HttpProxyConfig {
             file: ProxyFile::default(),
             audit: None,
             audit_arguments: false,
-            max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
+            max_message_bytes: toolschema_mcp::framing::DEFAULT_MAX_MESSAGE_BYTES,
             request_timeout: Duration::from_secs(300),
             max_sessions: 100,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,

@@ -17,8 +17,6 @@ use super::routes::{HttpFailure, Origin};
 use super::session::{lock, NotSent, Outbound, Session};
 use super::sse::Decoder;
 use super::wire;
-use crate::message::{self, read, IdKey, Kind, Read, RequestId};
-use crate::proxy::gate::report;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
@@ -31,6 +29,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
+use toolschema_gate::message::{self, read, IdKey, Kind, Read, RequestId};
+use toolschema_gate::report;
 use toolschema_http::client::{read_body, PooledClient};
 
 /// How many times a broken event stream is resumed before the request fails.

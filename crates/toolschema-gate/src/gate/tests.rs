@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::proxy::policy::Glob;
+use crate::policy::Glob;
 use serde_json::json;
 
 /// A gate with a clock the test moves.
@@ -739,7 +739,7 @@ fn repeated_listings_replace_each_other() {
     assert_eq!(session.gate.registry.len(), 1);
     assert!(matches!(
         session.gate.registry.lookup("t3"),
-        crate::proxy::registry::Lookup::Unknown
+        crate::registry::Lookup::Unknown
     ));
 }
 

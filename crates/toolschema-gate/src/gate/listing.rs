@@ -11,7 +11,7 @@
 use super::calls::{AdmittedCall, Waiting};
 use super::{report, Action, Gate};
 use crate::message::{self, result_line, IdKey, Message, Read, RequestId};
-use crate::proxy::registry::{Next, Page};
+use crate::registry::{Next, Page};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -194,7 +194,7 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) -> bool {
-        if self.config.input_check == crate::proxy::InputCheck::Off || self.server_gone.is_some() {
+        if self.config.input_check == crate::InputCheck::Off || self.server_gone.is_some() {
             return false;
         }
         self.learn_listed_pages();

@@ -2,9 +2,9 @@
 //! HTTP, what the client's token may see and call (its policy in `toolschema.toml`, the scopes
 //! tools need).
 
+use crate::scopes::ToolScopes;
 use std::collections::BTreeSet;
 pub use toolschema::Glob;
-use toolschema_http::ToolScopes;
 
 /// The allow and deny lists. A tool is allowed when no deny glob matches it and, if there are
 /// allow globs, one of them does; and when the client has a [`HolderPolicy`], that allows it

@@ -9,7 +9,6 @@
 //! Request ids are matched by their JSON value (`3`, `3.0` and `30e-1` are one id; `1` and `"1"`
 //! are two) and answered with the exact text the client sent ([`RequestId`]).
 
-use rmcp::model::{CallToolResult, ContentBlock, ErrorCode, ServerResult};
 use serde_json::{json, Value};
 use std::fmt;
 use std::ops::Range;
@@ -527,6 +526,22 @@ pub fn result_line(id: &RequestId, result: &Value) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A JSON-RPC error code: the numbers JSON-RPC 2.0 reserves, or any other (`-32000` and below
+/// are the implementation's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorCode(pub i32);
+
+impl ErrorCode {
+    /// The message is not valid JSON.
+    pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
+    /// The message is not a valid JSON-RPC request.
+    pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
+    /// The request's parameters are not valid.
+    pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
+    /// The receiver failed on its side.
+    pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
+}
+
 /// A JSON-RPC error response to `id` (`None`: a request whose id is unknown).
 pub fn error_line(
     id: Option<&RequestId>,
@@ -579,20 +594,15 @@ pub fn tool_error_result(text: String) -> Value {
 /// [`tool_error_result`] in the shape of the session's revision: with `resultType: "complete"`
 /// when it is 2026-07-28 or later (`modern`), which requires it on every result.
 pub fn tool_error_result_for(text: String, modern: bool) -> Value {
-    let mut result = ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(
-        text.clone(),
-    )]));
-    if !modern {
-        result.strip_result_type_for_legacy_peer();
+    // The shape rmcp's model writes (`CallToolResult::error` with one text block), written here
+    // so that the gate needs no MCP runtime; a test compares the two.
+    let mut result = serde_json::Map::new();
+    if modern {
+        result.insert("resultType".into(), json!("complete"));
     }
-    // Serializing the model cannot fail; if it ever did, write the same shape by hand.
-    serde_json::to_value(&result).unwrap_or_else(|_| {
-        let mut value = json!({"content": [{"type": "text", "text": text}], "isError": true});
-        if let (true, Value::Object(map)) = (modern, &mut value) {
-            map.insert("resultType".into(), json!("complete"));
-        }
-        value
-    })
+    result.insert("content".into(), json!([{"type": "text", "text": text}]));
+    result.insert("isError".into(), json!(true));
+    Value::Object(result)
 }
 
 /// The first protocol revision without the `initialize` handshake: every request declares its
@@ -735,6 +745,42 @@ mod tests {
         match read(text) {
             Ok(Read::One(message)) => message.kind,
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// What rmcp's model writes for a tool error with `text`, in the session's revision.
+    fn rmcp_tool_error(text: &str, modern: bool) -> String {
+        use rmcp::model::{CallToolResult, ContentBlock, ServerResult};
+        let mut result =
+            ServerResult::CallToolResult(CallToolResult::error(vec![ContentBlock::text(
+                text.to_string(),
+            )]));
+        if !modern {
+            result.strip_result_type_for_legacy_peer();
+        }
+        serde_json::to_string(&result).unwrap()
+    }
+
+    proptest::proptest! {
+        /// The tool error the gate writes by hand is, byte for byte, the one rmcp's model
+        /// writes (which the gate used to build it with), in both shapes.
+        #[test]
+        fn a_tool_error_is_written_as_rmcp_writes_it(text in "\\PC*|[\u{0}-\u{1f}\"\\\\\u{2028}]{0,6}", modern: bool) {
+            let ours = tool_error_result_for(text.clone(), modern).to_string();
+            proptest::prop_assert_eq!(ours, rmcp_tool_error(&text, modern));
+        }
+    }
+
+    #[test]
+    fn error_codes_are_json_rpc_s() {
+        use rmcp::model::ErrorCode as Rmcp;
+        for (ours, theirs) in [
+            (ErrorCode::PARSE_ERROR, Rmcp::PARSE_ERROR),
+            (ErrorCode::INVALID_REQUEST, Rmcp::INVALID_REQUEST),
+            (ErrorCode::INVALID_PARAMS, Rmcp::INVALID_PARAMS),
+            (ErrorCode::INTERNAL_ERROR, Rmcp::INTERNAL_ERROR),
+        ] {
+            assert_eq!(ours.0, theirs.0);
         }
     }
 

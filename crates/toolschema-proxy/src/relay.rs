@@ -8,10 +8,7 @@
 //! finds an outbox's writer free writes everything queued in it, so neither thread waits on the
 //! other's writes, and a side that stops reading never stops the gate.
 
-use super::audit::{AuditLog, AuditRecord};
-use super::gate::{report, Action, Gate};
-use crate::framing::{Frame, LineReader, OversizedLine};
-use crate::message::{sniff_id, RequestId};
+use super::audit_log::AuditLog;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -20,6 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 use tokio::sync::Notify;
+use toolschema_gate::message::{sniff_id, RequestId};
+use toolschema_gate::AuditRecord;
+use toolschema_gate::{report, Action, Gate};
+use toolschema_mcp::framing::{Frame, LineReader, OversizedLine};
 
 /// How much of a message is gathered before it is written: most messages go out in one `write`.
 const WRITE_BUFFER_BYTES: usize = 64 * 1024;

@@ -1,4 +1,5 @@
-//! `proxy`: a validating stdio proxy in front of any MCP server.
+//! toolschema-proxy: a validating proxy in front of any MCP server, over stdio or Streamable
+//! HTTP on either side.
 //!
 //! The client starts the proxy where it would start the server; the proxy starts the server and
 //! passes every message through, in both directions, in order, byte for byte. It steps in only
@@ -10,33 +11,34 @@
 //! would re-serialize every message (dropping fields it does not know, reordering keys) and
 //! drops notifications whose method it does not know. A proxy must pass those through as they
 //! are, so it frames and forwards the original bytes and reads only `id` and `method` to route
-//! them. The messages it writes itself are built with rmcp's model types.
+//! them. The few messages it writes itself are written by toolschema-gate's `message`, in the shapes
+//! rmcp's model writes (a test compares them).
 //!
-//! The decisions live in [`gate::Gate`], which knows no transport: it is fed messages and time,
-//! and says what to write where. The stdio relay (two blocking threads) drives one gate per
-//! process; any other transport drives a gate per session the same way.
+//! The decisions live in [`Gate`] (the toolschema-gate crate), which knows no transport: it is
+//! fed messages and time, and says what to write where. This crate holds the transports: the
+//! stdio relay (two blocking threads, [`run`]) drives one gate per process; the HTTP front and
+//! upstream ([`http`]) drive a gate per session the same way. The audit file ([`AuditLog`]) is
+//! here too; the records it holds are the gate's.
 
-mod audit;
-pub mod gate;
+mod audit_log;
+#[cfg(feature = "clap")]
+pub mod flags;
 pub mod http;
-mod overrides;
 mod own_stdio;
-mod policy;
-mod registry;
 mod relay;
 
-pub use audit::{AuditLog, AuditRecord, InputVerdict, OutputVerdict, Verdict};
-pub use gate::{
+pub use audit_log::AuditLog;
+pub use toolschema_gate::{
     Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
 };
-pub use overrides::{ToolOverride, ToolOverrides};
-pub use policy::{Glob, HolderPolicy, ToolPolicy};
-
-use crate::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
-use crate::server_process::{
-    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
+/// The decisions, re-exported so that the proxy's users name one crate.
+pub use toolschema_gate::{
+    AuditFormat, AuditRecord, InputCheck, InputVerdict, OnUnchecked, OutputCheck, OutputVerdict,
+    Verdict,
 };
-use gate::report;
+pub use toolschema_gate::{Glob, HolderPolicy, ToolOverride, ToolOverrides, ToolPolicy};
+pub use toolschema_gate::{UnknownArguments, Unlisted};
+
 use relay::{ClientEnd, Relay};
 use serde_json::json;
 use std::fs::File;
@@ -46,73 +48,17 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
+use toolschema_gate::report;
+use toolschema_mcp::framing::{LineReader, DEFAULT_MAX_MESSAGE_BYTES};
+use toolschema_mcp::server_process::{
+    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, DEFAULT_SHUTDOWN_GRACE,
+};
 
 /// How long one wait for the server's exit lasts before the proxy waits again.
 const SERVER_WATCH: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How much of a pipe is read at once.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
-
-/// What the proxy does with a result whose `structuredContent` breaks the tool's `outputSchema`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OutputCheck {
-    /// Do not check.
-    Off,
-    /// Report it on stderr and in the audit log; pass the result on.
-    #[default]
-    Warn,
-    /// Replace the result with an `isError` result that says what was wrong.
-    Enforce,
-}
-
-/// Whether the proxy checks `tools/call` arguments, and what it does with a call that fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum InputCheck {
-    /// Do not check: every call the policy allows is forwarded.
-    Off,
-    /// Check, report what fails on stderr and in the audit log, and forward the call anyway
-    /// (a gradual roll-out).
-    Warn,
-    /// Answer a call whose arguments break the schema, or whose tool's schema cannot be learned,
-    /// with a tool error; it never reaches the server.
-    #[default]
-    Enforce,
-}
-
-/// What the proxy does with top-level arguments the tool's schema does not declare, where the
-/// schema itself accepts them (it has no `additionalProperties`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum UnknownArguments {
-    /// What the schema says: accepted.
-    #[default]
-    Allow,
-    /// Accepted, and reported on stderr and in the audit log.
-    Warn,
-    /// Refused like any other error, with a did-you-mean.
-    Reject,
-}
-
-/// What the proxy does with a call it cannot check because it could not learn the tool's
-/// schema (no listing, a schema that does not compile, a `$ref` it never fetches).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnUnchecked {
-    /// Answer it with a tool error that says why.
-    #[default]
-    Refuse,
-    /// Forward it, with a warning on stderr for each call.
-    Forward,
-}
-
-/// What the proxy does with a call to a tool the server has not listed, neither in a listing
-/// that passed through nor in one the proxy made itself when the call came.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Unlisted {
-    /// Answer it with an error naming the closest listed tool; it never reaches the server.
-    #[default]
-    Refuse,
-    /// Forward it unchecked (for servers with tools they do not list), with a warning.
-    Forward,
-}
 
 /// The proxy's settings.
 #[derive(Debug, Clone)]
@@ -340,7 +286,7 @@ where
                 &format!("the MCP server exited ({described}) before answering"),
                 json!({"exitCode": status.and_then(|s| s.code()), "stderr": lines}),
             );
-            let note = crate::server_process::stderr_note(tail.block().as_deref());
+            let note = toolschema_mcp::server_process::stderr_note(tail.block().as_deref());
             report(&format!(
                 "the MCP server '{command}' exited with {described}{note}"
             ));

@@ -4,16 +4,16 @@
 
 use super::queue::{Budget, Permit};
 use super::session::{lock, Session};
-use crate::framing::LineReader;
-use crate::server_process::{
-    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, StderrTail,
-};
 use serde_json::json;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use toolschema_mcp::framing::LineReader;
+use toolschema_mcp::server_process::{
+    describe_exit, ServerCommand, ServerProcess, SpawnError, StderrMode, StderrTail,
+};
 
 /// How much of a pipe is read or written at once.
 const BUFFER_BYTES: usize = 64 * 1024;

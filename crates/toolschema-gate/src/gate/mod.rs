@@ -27,13 +27,13 @@ use super::overrides::ToolOverrides;
 use super::policy::ToolPolicy;
 use super::registry::ToolRegistry;
 use super::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
+use crate::message::ErrorCode;
 use crate::message::{
     self, batch_line, error_line, read, read_object, text_of, IdKey, Kind, Message, Read, RequestId,
 };
 use calls::{CallRecord, Waiting};
 use listing::{Listing, UnlearnedPage};
 pub use pins::{PinMode, Pins};
-use rmcp::model::ErrorCode;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;

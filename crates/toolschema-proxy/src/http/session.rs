@@ -16,20 +16,20 @@ use super::routes::{Delivery, HttpFailure, Origin, Outgoing, Routes};
 use super::stdio_server::{Queued, StdioServer};
 use super::upstream::{UpstreamLink, UPSTREAM_REQUESTS};
 use super::wire;
-use crate::framing::{Frame, OversizedLine};
-use crate::message::{
-    self, error_line, member_at, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
-};
-use crate::proxy::audit::AuditLog;
-use crate::proxy::gate::{report, Action, Gate};
+use crate::audit_log::AuditLog;
 use http::HeaderMap;
-use rmcp::model::ErrorCode;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 use tokio::sync::Notify;
+use toolschema_gate::message::ErrorCode;
+use toolschema_gate::message::{
+    self, error_line, member_at, read, sniff_id, IdKey, Kind, Malformed, Read, RequestId,
+};
+use toolschema_gate::{report, Action, Gate};
+use toolschema_mcp::framing::{Frame, OversizedLine};
 
 /// Lock a mutex; a panic elsewhere must not stop the proxy, so a poisoned lock is used as it is.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -436,15 +436,15 @@ impl Session {
             Read::Batch(elements) => {
                 let requests: Vec<RequestId> = elements
                     .iter()
-                    .filter_map(
-                        |range| match crate::message::read_object(&text, range.clone()) {
-                            Ok(crate::message::Message {
+                    .filter_map(|range| {
+                        match toolschema_gate::message::read_object(&text, range.clone()) {
+                            Ok(toolschema_gate::message::Message {
                                 kind: Kind::Request { id, .. },
                                 ..
                             }) => Some(id),
                             _ => None,
-                        },
-                    )
+                        }
+                    })
                     .collect();
                 let Some(id) = requests.first().cloned() else {
                     return Err(Malformed::NotAnObject);
@@ -815,7 +815,7 @@ impl Forwarding {
 /// an Invalid Request error, as the gate words it.
 fn refused_at_once(id: &RequestId) -> (IdKey, RequestId, StreamReceiver) {
     let (sender, receiver) = super::queue::stream(1, usize::MAX);
-    let reason = crate::proxy::gate::in_flight_already(id);
+    let reason = toolschema_gate::in_flight_already(id);
     let _ = sender.try_send(Outgoing {
         event_id: None,
         data: error_line(Some(id), ErrorCode::INVALID_REQUEST, &reason, None),

@@ -9,8 +9,8 @@
 //! what was read of it cannot be told from other definitions read alike.
 
 use super::{report, Action, Gate};
+use crate::audit::{AuditRecord, Verdict};
 use crate::message::RequestId;
-use crate::proxy::audit::{AuditRecord, Verdict};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,8 +3,8 @@
 //! with its body, the progress token and the subscription a message belongs to. Pure functions
 //! over the message text.
 
-use crate::message::{self, member_at, meta_member, IdKey, Kind, Message, RequestId};
 use toolschema::json::{self as core_json, DuplicateKeys};
+use toolschema_gate::message::{self, member_at, meta_member, IdKey, Kind, Message, RequestId};
 
 /// The `_meta` key that ties a notification to its `subscriptions/listen` request.
 pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
@@ -319,8 +319,8 @@ fn one_line(mut data: Vec<u8>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{declared_revision, is_modern, read, Read};
     use proptest::prelude::*;
+    use toolschema_gate::message::{declared_revision, is_modern, read, Read};
 
     fn message(text: &str) -> Message {
         match read(text).unwrap() {

@@ -17,10 +17,10 @@
 
 use super::queue::{self, Refused, StreamReceiver, StreamSender};
 use super::wire;
-use crate::message::{read, IdKey, Kind, Read, RequestId};
-use crate::proxy::gate::report;
 use http::{HeaderMap, StatusCode};
 use std::collections::{HashMap, VecDeque};
+use toolschema_gate::message::{read, IdKey, Kind, Read, RequestId};
+use toolschema_gate::report;
 
 /// How many messages wait for a client's stream before the oldest are dropped (they are
 /// bounded in bytes too, by the streams' budget).
@@ -126,7 +126,7 @@ pub enum Delivery {
 
 impl Default for Routes {
     fn default() -> Self {
-        Routes::new(crate::framing::DEFAULT_MAX_MESSAGE_BYTES)
+        Routes::new(toolschema_mcp::framing::DEFAULT_MAX_MESSAGE_BYTES)
     }
 }
 
@@ -339,7 +339,9 @@ impl Routes {
             Ok(Read::Batch(elements)) => {
                 let answered: Vec<IdKey> = elements
                     .iter()
-                    .filter_map(|range| crate::message::read_object(text, range.clone()).ok())
+                    .filter_map(|range| {
+                        toolschema_gate::message::read_object(text, range.clone()).ok()
+                    })
                     .filter_map(|message| match message.kind {
                         Kind::Response { id, .. } => Some(id.key().clone()),
                         _ => None,
@@ -476,7 +478,7 @@ fn too_slow(stream: &str, budget: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::RequestId;
+    use toolschema_gate::message::RequestId;
 
     fn key(raw: &str) -> IdKey {
         RequestId::from_text(raw).key().clone()

@@ -66,8 +66,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::super::{Action, Gate, GateConfig};
-    use crate::proxy::overrides::{ToolOverride, ToolOverrides};
-    use crate::proxy::policy::{Glob, HolderPolicy, ToolPolicy};
+    use crate::overrides::{ToolOverride, ToolOverrides};
+    use crate::policy::{Glob, HolderPolicy, ToolPolicy};
     use serde_json::{json, Value};
     use std::time::Instant;
 

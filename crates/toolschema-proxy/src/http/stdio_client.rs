@@ -14,13 +14,13 @@ use super::session::{ClientSide, Session, SessionParts, StdioClient};
 use super::stdio_server::{write_lines, Queued};
 use super::upstream::{Upstream, UpstreamLink};
 use super::{HttpProxyConfig, ServerSide};
-use crate::framing::{Frame, LineReader};
-use crate::proxy::gate::{report, Gate};
-use crate::proxy::{own_stdio, ProxyError, ProxyExit};
+use crate::{own_stdio, ProxyError, ProxyExit};
 use std::io::BufReader;
 use std::sync::mpsc;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
+use toolschema_gate::{report, Gate};
+use toolschema_mcp::framing::{Frame, LineReader};
 
 /// How much of a pipe is read or written at once.
 const BUFFER_BYTES: usize = 64 * 1024;

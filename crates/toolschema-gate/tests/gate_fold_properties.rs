@@ -17,8 +17,8 @@ use serde_json::{json, Map, Value};
 use std::collections::VecDeque;
 use std::time::Instant;
 use toolschema::json::{object_members, parse_with, DuplicateKeys};
-use toolschema_mcp::message::{self, Kind, Read};
-use toolschema_mcp::proxy::{Action, Gate, GateConfig, InputVerdict, Verdict};
+use toolschema_gate::message::{self, Kind, Read};
+use toolschema_gate::{Action, Gate, GateConfig, InputVerdict, Verdict};
 
 /// The `_meta` members the gate reads.
 const META_READ: &[&str] = &[

@@ -6,11 +6,11 @@
 //! `--on-unchecked forward` or `--input-check warn` let it through with a warning.
 
 use super::{excerpt, input_of, report, Action, Gate, Pending, PendingKind, Route, Verdict};
+use crate::audit::{AuditRecord, InputVerdict, OutputVerdict};
+use crate::message::ErrorCode;
 use crate::message::{self, error_line, result_line, IdKey, Message, RequestId};
-use crate::proxy::audit::{AuditRecord, InputVerdict, OutputVerdict};
-use crate::proxy::registry::{Lookup, OutputSchema};
-use crate::proxy::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
-use rmcp::model::ErrorCode;
+use crate::registry::{Lookup, OutputSchema};
+use crate::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 use serde_json::{Map, Value};
 use std::time::Instant;
 

@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 use toolschema::json::{parse_with, DuplicateKeys};
-use toolschema_mcp::message::{self, Kind, Read, RequestId};
-use toolschema_mcp::proxy::{Action, Gate, GateConfig, UnknownArguments, Unlisted};
+use toolschema_gate::message::{self, Kind, Read, RequestId};
+use toolschema_gate::{Action, Gate, GateConfig, UnknownArguments, Unlisted};
 
 /// What the simulated server does with one tools/list request.
 #[derive(Debug, Clone, Copy, PartialEq)]

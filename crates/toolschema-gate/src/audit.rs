@@ -1,0 +1,192 @@
+//! The audit log's records: one JSON line per `tools/call` (the file they go to is the
+//! transport's).
+
+use super::overrides::ToolOverrides;
+use crate::message::RequestId;
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+
+/// What the proxy did with a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Sent to the server.
+    Forwarded,
+    /// Arguments broke the tool's `inputSchema`; answered by the proxy.
+    Rejected,
+    /// Refused by `--allow`/`--deny`, or a call to a tool the server does not list (even to the
+    /// proxy's own listing); answered by the proxy.
+    Denied,
+    /// The proxy could not learn the tool's schema, so it could not check the call; answered by
+    /// the proxy.
+    UncheckedRefused,
+    /// Cancelled by the client while it waited for the proxy's own listing; never sent.
+    Cancelled,
+    /// A listed tool does not match its pin (one record per tool and listing, with the id of the
+    /// listing).
+    PinDrift,
+    /// A call to a tool that does not match its pin; answered by the proxy.
+    PinRefused,
+}
+
+impl Verdict {
+    /// The verdict as the audit log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Forwarded => "forwarded",
+            Verdict::Rejected => "rejected",
+            Verdict::Denied => "denied",
+            Verdict::UncheckedRefused => "unchecked-refused",
+            Verdict::Cancelled => "cancelled",
+            Verdict::PinDrift => "pin-drift",
+            Verdict::PinRefused => "pin-refused",
+        }
+    }
+}
+
+/// What the input check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputVerdict {
+    /// `--input-check off`.
+    Off,
+    /// The arguments fit the tool's `inputSchema`.
+    Passed,
+    /// They do not (refused, or forwarded anyway with `--input-check warn`).
+    Failed,
+    /// The tool's schema could not be learned (refused, or forwarded with `--on-unchecked
+    /// forward` or `--input-check warn`).
+    Unchecked,
+    /// The server does not list the tool, even to the proxy's own listing; forwarded unchecked
+    /// with `--unlisted forward` or `--input-check warn`.
+    Unlisted,
+}
+
+impl InputVerdict {
+    /// The verdict as the audit log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputVerdict::Off => "off",
+            InputVerdict::Passed => "passed",
+            InputVerdict::Failed => "failed",
+            InputVerdict::Unchecked => "unchecked",
+            InputVerdict::Unlisted => "unlisted",
+        }
+    }
+}
+
+/// What the output check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputVerdict {
+    /// `--output-check off`.
+    Off,
+    /// Nothing to check against: the tool has no `outputSchema`, or its calls are not validated.
+    NoSchema,
+    /// Not checked: the result is an error (`isError: true`, or a JSON-RPC error).
+    Skipped,
+    /// `structuredContent` fits the `outputSchema`.
+    Passed,
+    /// It does not; reported (`--output-check warn`).
+    Failed,
+    /// It does not; the result was replaced with an error (`--output-check enforce`).
+    Enforced,
+    /// The tool's `outputSchema` could not be learned (with `--output-check enforce` the result
+    /// was withheld).
+    Unchecked,
+}
+
+impl OutputVerdict {
+    /// The verdict as the audit log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutputVerdict::Off => "off",
+            OutputVerdict::NoSchema => "no_schema",
+            OutputVerdict::Skipped => "skipped",
+            OutputVerdict::Passed => "passed",
+            OutputVerdict::Failed => "failed",
+            OutputVerdict::Enforced => "enforced",
+            OutputVerdict::Unchecked => "unchecked",
+        }
+    }
+}
+
+/// One audit line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuditRecord {
+    /// The request id, as the client sent it.
+    pub id: RequestId,
+    /// The tool called.
+    pub tool: String,
+    /// What the proxy did.
+    pub verdict: Verdict,
+    /// What the input check found; `None` for calls refused before it (denied, malformed).
+    pub input_check: Option<InputVerdict>,
+    /// Why it refused, or what the output check found.
+    pub messages: Vec<String>,
+    /// From the call's arrival to its answer.
+    pub duration: Duration,
+    /// The result's `isError`; `None` when the call got no result.
+    pub is_error: Option<bool>,
+    /// The output check; `None` for calls that were not forwarded.
+    pub output_check: Option<OutputVerdict>,
+    /// A JSON-RPC error the call was answered with.
+    pub error: Option<String>,
+    /// The call's arguments (written only with `--audit-arguments`).
+    pub arguments: Option<Value>,
+}
+
+impl AuditRecord {
+    /// The record as one JSON line (without its newline), the id written exactly as the client
+    /// sent it: `time` (as the log states it), the name of the client that made the call (a
+    /// token's name, never the token), the fields of the called tool that the client saw
+    /// overridden, and the arguments only when `format` asks for them.
+    pub fn to_line(&self, time: &str, client: Option<&str>, format: &AuditFormat) -> String {
+        let rest = self.to_json(client, format).to_string();
+        let rest = rest.strip_prefix('{').unwrap_or(&rest);
+        format!("{{\"time\":{},\"id\":{},{rest}", json!(time), self.id.raw())
+    }
+
+    /// The record's fields after `time` and `id`.
+    fn to_json(&self, client: Option<&str>, format: &AuditFormat) -> Value {
+        let mut map = Map::new();
+        if let Some(client) = client {
+            map.insert("client".into(), json!(client));
+        }
+        map.insert("tool".into(), json!(self.tool));
+        map.insert("verdict".into(), json!(self.verdict.as_str()));
+        map.insert("messages".into(), json!(self.messages));
+        let millis = (self.duration.as_secs_f64() * 1e6).round() / 1e3;
+        map.insert("duration_ms".into(), json!(millis));
+        map.insert("isError".into(), json!(self.is_error));
+        map.insert(
+            "input_check".into(),
+            json!(self.input_check.map(InputVerdict::as_str)),
+        );
+        map.insert(
+            "output_check".into(),
+            json!(self.output_check.map(OutputVerdict::as_str)),
+        );
+        if let Some(error) = &self.error {
+            map.insert("error".into(), json!(error));
+        }
+        let overridden = format.overrides.fields(&self.tool);
+        if !overridden.is_empty() {
+            map.insert("overridden".into(), json!(overridden));
+        }
+        if format.include_arguments {
+            map.insert(
+                "arguments".into(),
+                self.arguments.clone().unwrap_or(Value::Null),
+            );
+        }
+        Value::Object(map)
+    }
+}
+
+/// What a record's line says besides the record: the overridden fields of its tool, and its
+/// arguments or not.
+#[derive(Debug, Clone, Default)]
+pub struct AuditFormat {
+    /// Include the arguments of each call.
+    pub include_arguments: bool,
+    /// The overrides the client saw.
+    pub overrides: ToolOverrides,
+}

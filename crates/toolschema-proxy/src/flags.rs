@@ -1,0 +1,179 @@
+//! `toolschema proxy`'s command-line flags, defined once: `#[command(flatten)]` them into a
+//! derive command (as the `toolschema` binary does), or add them to a builder command with
+//! [`clap::Args::augment_args`]. The check modes are the gate's own types.
+
+use std::path::PathBuf;
+use std::time::Duration;
+use toolschema::size::parse_size;
+use toolschema_gate::{
+    GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck, PinMode, ToolPolicy, UnknownArguments,
+    Unlisted,
+};
+use toolschema_http::flags::{parse_seconds, GuardArgs};
+
+/// Arguments of `toolschema proxy`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "\
+Start the proxy where a client would start the server (stdio on both sides):
+  toolschema proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/files
+  toolschema proxy --deny 'delete_*' --audit calls.jsonl -- python -m my_server
+Serve it over Streamable HTTP, one server process per session, or in front of a remote server:
+  toolschema proxy --listen 127.0.0.1:8080 -- python -m my_server
+  toolschema proxy --listen 0.0.0.0:8080 --auth-token-file tokens --upstream https://mcp.example.com/mcp
+Or reach a remote server from a client that only speaks stdio:
+  toolschema proxy --upstream https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN'
+
+Every message passes through unchanged in both directions. tools/call arguments that break the
+tool's inputSchema get an isError result with one message per line, and never reach the server;
+so does a call the proxy cannot check (it could not learn the tool's schema), unless
+--on-unchecked forward.
+Exit status: 0 when the client closed its input (or, with --listen, on SIGINT or SIGTERM), the
+server's exit code when it exited on its own (1 if that was 0), 2 when the server could not be
+started or the settings cannot be used.")]
+pub struct ProxyArgs {
+    /// The command that starts the server over stdio, after `--` (or --upstream).
+    #[arg(
+        last = true,
+        value_name = "COMMAND",
+        required_unless_present = "upstream"
+    )]
+    pub command: Vec<String>,
+
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp (like 127.0.0.1:8080) instead of
+    /// stdio: one server process per session (or the --upstream), behind the access checks
+    /// below.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+
+    /// The server is remote: its Streamable HTTP endpoint (http:// or https://), instead of a
+    /// command.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    pub upstream: Option<String>,
+
+    /// An HTTP header for every request to the --upstream, `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "upstream")]
+    pub headers: Vec<String>,
+
+    /// With --listen: the most sessions open at once (each has a server process with a
+    /// command); a new one past it is refused with 503.
+    #[arg(long, value_name = "N", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_sessions: u32,
+
+    /// The longest a request may take over HTTP, in seconds: its body must arrive, and its
+    /// answer come, within it (the request is then cancelled at the server).
+    #[arg(long, value_name = "SECONDS", default_value = "300", value_parser = parse_seconds)]
+    pub request_timeout: Duration,
+
+    /// Check every listed tool against its pin in this lock file (`toolschema pin`), under the
+    /// key of the server command or --upstream URL: a tool that drifted from its pin, or is not
+    /// pinned, is reported once per listing (stderr and the audit log)
+    #[arg(long, value_name = "FILE")]
+    pub pin: Option<PathBuf>,
+
+    /// With --pin: enforce (leave such tools out of tools/list and refuse their calls with a
+    /// tool error saying the definition changed) or warn (report only)
+    #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
+    pub pin_mode: PinMode,
+
+    // The help shows `[proxy]` as written; rustdoc would read it as a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
+    /// The settings file with a [proxy] table (token policies, overrides, tool scopes)
+    /// [default: the nearest toolschema.toml, from the current directory up].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Check tools/call arguments against the tool's inputSchema: off, warn (report on stderr and
+    /// in the audit log, forward anyway: a gradual roll-out) or enforce (answer the call with an
+    /// isError result; it never reaches the server).
+    #[arg(long, value_enum, default_value_t = InputCheck::Enforce)]
+    pub input_check: InputCheck,
+
+    /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
+    /// additionalProperties): allow (as the schema says), warn, or reject (with a did-you-mean).
+    #[arg(long, value_enum, default_value_t = UnknownArguments::Allow)]
+    pub unknown_arguments: UnknownArguments,
+
+    /// A call the proxy cannot check, because it could not learn the tool's schema (the
+    /// listing failed, the schema does not compile, it refers to a $ref that is never fetched):
+    /// refuse (an isError result that says why) or forward (with a warning for each call).
+    #[arg(long, value_enum, default_value_t = OnUnchecked::Refuse)]
+    pub on_unchecked: OnUnchecked,
+
+    /// Check structuredContent against the tool's outputSchema: off, warn (report on stderr and
+    /// in the audit log) or enforce (replace the result with an isError result).
+    #[arg(long, value_enum, default_value_t = OutputCheck::Warn)]
+    pub output_check: OutputCheck,
+
+    /// How long the proxy waits for the server to answer a tools/list it sends itself, in
+    /// seconds; the calls waiting for it are refused after that.
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
+    pub listing_timeout: Duration,
+
+    /// Let only tools whose name matches GLOB through (`*` and `?`; repeatable).
+    #[arg(long = "allow", value_name = "GLOB")]
+    pub allow: Vec<String>,
+
+    /// Hide tools whose name matches GLOB from tools/list and refuse their calls (repeatable;
+    /// wins over --allow).
+    #[arg(long = "deny", value_name = "GLOB")]
+    pub deny: Vec<String>,
+
+    /// A call to a tool the server has not listed (the proxy lists the tools itself first, in
+    /// case a listing it saw was short): refuse (an error with a did-you-mean; it never reaches
+    /// the server) or forward (unchecked, with a warning: for servers with tools they do not
+    /// list).
+    #[arg(long, value_enum, default_value_t = Unlisted::Refuse)]
+    pub unlisted: Unlisted,
+
+    /// The same as --unlisted refuse, now the default (kept for existing command lines).
+    #[arg(long, conflicts_with = "unlisted")]
+    pub deny_unlisted: bool,
+
+    /// Append one JSON line per tools/call to FILE: time, tool, verdict, messages, duration,
+    /// isError, output check.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+
+    /// Also write each call's arguments to the audit log.
+    #[arg(long, requires = "audit")]
+    pub audit_arguments: bool,
+
+    /// The largest message accepted from either side: bytes, or with KiB, MiB or GiB. Larger
+    /// messages are refused without being buffered.
+    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
+    pub max_message_bytes: usize,
+
+    /// The access checks of the HTTP endpoint (with --listen).
+    #[command(flatten)]
+    pub guard: GuardArgs,
+}
+
+impl ProxyArgs {
+    /// Whether the proxy serves over HTTP (and so logs the guard's events).
+    pub fn listens(&self) -> bool {
+        self.listen.is_some()
+    }
+
+    /// The gate's settings from the flags (the pins and the settings file's overrides are read
+    /// by the caller).
+    pub fn gate_config(&self) -> GateConfig {
+        GateConfig {
+            input_check: self.input_check,
+            unknown_arguments: self.unknown_arguments,
+            on_unchecked: self.on_unchecked,
+            output_check: self.output_check,
+            listing_timeout: self.listing_timeout,
+            policy: ToolPolicy {
+                allow: self.allow.iter().map(Glob::new).collect(),
+                deny: self.deny.iter().map(Glob::new).collect(),
+                holder: None,
+            },
+            // --deny-unlisted is --unlisted refuse (clap keeps the two from meeting).
+            unlisted: match (self.deny_unlisted, self.unlisted) {
+                (true, _) => Unlisted::Refuse,
+                (false, unlisted) => unlisted,
+            },
+            ..GateConfig::default()
+        }
+    }
+}
