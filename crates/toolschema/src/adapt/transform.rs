@@ -11,7 +11,7 @@ use super::profile::{EnumValues, OneOf, OutputDialect, Profile, References};
 use crate::json::pointer::{push_segment, resolve};
 use crate::schema::references::{check_ref_cycles, percent_decode};
 use crate::schema::vocabulary::{self, Family, Role};
-use crate::schema::{admits_type, compile_pattern, is_object_schema, Dialect};
+use crate::schema::{admits_type, compile_pattern, is_object_schema, value_type, Dialect};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -98,19 +98,6 @@ fn keywords_of_type(t: &str) -> impl Iterator<Item = &'static str> {
 fn is_type_specific(keyword: &str) -> bool {
     vocabulary::lookup(keyword)
         .is_some_and(|k| k.family != Family::Any && k.role != Role::Annotation)
-}
-
-/// The JSON type of a value, as a schema `type` names it.
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Whether a schema names what its values are (strict mode refuses a schema that does not).
@@ -1774,7 +1761,7 @@ impl<'a> Engine<'a> {
         at: &str,
         built: &mut Built,
     ) {
-        let kind = type_of(value);
+        let kind = value_type(value).name();
         let as_enum = match self.profile.enum_values.rule {
             EnumValues::Any => true,
             EnumValues::StringsAndNumbers => value.is_string() || value.is_number(),

@@ -33,6 +33,7 @@ mod from_rust;
 pub mod lightweight;
 pub(crate) mod patterns;
 pub(crate) mod references;
+pub mod value_type;
 pub mod vocabulary;
 
 #[cfg(feature = "schemars")]
@@ -40,6 +41,7 @@ pub use from_rust::input_schema_for;
 
 pub use dialect::{detect_dialect, Dialect, SUPPORTED_DIALECTS};
 pub use lightweight::{string_form, SCHEMA_VERSIONS};
+pub use value_type::{has_type, value_type, JsonType};
 
 use crate::json::Members;
 use crate::json::MAX_DEPTH;
