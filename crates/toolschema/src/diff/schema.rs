@@ -51,9 +51,8 @@ const ONE_OF_COUNTS: &str =
 /// `description`, `title` and `$schema` are read by their own arm of [`SchemaDiff::keyword`].
 pub(super) fn is_annotation(key: &str) -> bool {
     !matches!(key, "description" | "title" | "$schema")
-        && vocabulary::role(key).map_or(true, |role| {
-            matches!(role, Role::Annotation | Role::Identifier)
-        })
+        && vocabulary::role(key)
+            .is_none_or(|role| matches!(role, Role::Annotation | Role::Identifier))
 }
 
 /// Compares two schemas and records what changed.

@@ -7,6 +7,8 @@
 use super::Dialect;
 use crate::json::pointer::push_segment;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// What a keyword does to the value a schema is applied to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,7 +237,12 @@ pub const KEYWORDS: &[Keyword] = &[
 /// The keyword `name`, whatever the dialect (the core reads a keyword of one dialect for what
 /// it is in a schema of the other too, as a validator's unknown keyword never harms).
 pub fn lookup(name: &str) -> Option<&'static Keyword> {
-    KEYWORDS.iter().find(|k| k.name == name)
+    // Asked for every key of every schema the core reads: an index, built once.
+    static INDEX: OnceLock<HashMap<&'static str, &'static Keyword>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| KEYWORDS.iter().map(|k| (k.name, k)).collect())
+        .get(name)
+        .copied()
 }
 
 /// The keyword `name` as `dialect` defines it; `None` when `dialect` does not.
@@ -310,7 +317,7 @@ impl Subschema<'_> {
 /// The subschemas `value`, the value of keyword `name`, holds, in document order. Only the
 /// shapes the keyword takes count: an object for a single subschema, an array for a list, an
 /// object for a map (every member, as a schema map's member is always a schema; a draft-07
-/// `dependencies` member only when it is an object). `None` for a keyword that holds none.
+/// `dependencies` member only when it is an object). Empty for a keyword that holds none.
 pub fn subschemas_of<'v>(name: &'v str, value: &'v Value) -> Vec<Subschema<'v>> {
     let Some(keyword) = lookup(name) else {
         return Vec::new();
