@@ -858,6 +858,57 @@ fn safe_fixes_leave_open_what_closing_would_break() {
     );
 }
 
+/// A `$ref` beside annotations only (`description`, OpenAPI's `example`, `contentMediaType`) is
+/// a plain use of its target, which the safe fix closes as it would the schema written in place;
+/// beside a keyword that constrains (`minProperties`), the target is left open.
+#[test]
+fn a_ref_beside_annotations_only_is_a_plain_use_and_its_target_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, beside) in [
+        r#""description": "The options.""#,
+        r#""example": {"x": "1"}"#,
+        r#""contentMediaType": "application/json""#,
+        r#""minProperties": 1"#,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let text = format!(
+            "{{\"tools\": [{{\"name\": \"t\", \"description\": \"Finds pages.\", \"inputSchema\": {{\"type\": \"object\", \"properties\": {{\"o\": {{\"$ref\": \"#/$defs/o\", {beside}}}}}, \"additionalProperties\": false, \"$defs\": {{\"o\": {{\"type\": \"object\", \"properties\": {{\"x\": {{\"type\": \"string\", \"maxLength\": 9}}}}}}}}}}}}]}}\n"
+        );
+        let name = format!("case{i}.json");
+        std::fs::write(dir.path().join(&name), &text).unwrap();
+        let r = run_in(dir.path(), &["lint", &name, "--fix"], None);
+        let closed = text.replace(
+            "\"maxLength\": 9}}}",
+            "\"maxLength\": 9}}, \"additionalProperties\": false}",
+        );
+        let expected = if beside.contains("minProperties") {
+            &text
+        } else {
+            &closed
+        };
+        assert_eq!(&r.stdout, expected, "{beside}: {}", r.stderr);
+    }
+}
+
+/// An `inputSchema` that says `"type": "object"` beside names and annotations only (`$id`,
+/// `$dynamicAnchor`, OpenAPI's `example`) declares no arguments and accepts any.
+#[test]
+fn a_no_argument_tool_with_annotations_beside_is_flagged() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = "{\"tools\": [{\"name\": \"get_time\", \"description\": \"Says the time now.\", \"inputSchema\": {\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"$dynamicAnchor\": \"args\", \"type\": \"object\", \"example\": {}}}]}\n";
+    std::fs::write(dir.path().join("t.json"), catalog).unwrap();
+    let r = run_in(dir.path(), &["lint", "t.json", "--select", "SCH-014"], None);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("SCH-014 warning: inputSchema declares no arguments and accepts any"),
+        "{}",
+        r.stdout
+    );
+}
+
 /// Persian and Hindi spell words with zero-width (non-)joiners: SEC-001 leaves those alone, and
 /// still flags one between ASCII letters, or two in a row.
 #[test]

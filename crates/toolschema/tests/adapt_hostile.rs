@@ -622,3 +622,19 @@ fn restore_keeps_a_null_a_draft_07_ref_takes() {
         json!({"q": "a", "x": null})
     );
 }
+
+/// A `const` a profile cannot write keeps the type the validator gives its value: `2.0` and
+/// `1e300` are integers, `2.5` a number; the adapted schema still accepts the value.
+#[test]
+fn a_const_written_as_a_type_keeps_the_validators_type_of_its_value() {
+    let openapi = profile("gemini-openapi").unwrap();
+    for (constant, expected) in [("2.0", "integer"), ("1e300", "integer"), ("2.5", "number")] {
+        let value: Value = serde_json::from_str(constant).unwrap();
+        let tool = tool(json!({"type": "object", "properties": {"c": {"const": value}}}));
+        let adapted = adapt_tool(openapi, &tool).unwrap();
+        let written = &adapted.schema()["properties"]["c"];
+        assert_eq!(written["type"], json!(expected), "{constant}: {written}");
+        let validator = jsonschema::validator_for(written).unwrap();
+        assert!(validator.is_valid(&value), "{constant}: {written}");
+    }
+}

@@ -2784,3 +2784,28 @@ proptest! {
         }
     }
 }
+
+/// Draft-07's `dependencies` applies a member's schema to the same object, as `dependentSchemas`
+/// does: the names it mentions that the old schema already declared there are no new text.
+#[test]
+fn names_in_a_new_dependencies_schema_are_read_at_the_same_place() {
+    let draft7 = "http://json-schema.org/draft-07/schema#";
+    let d2020 = "https://json-schema.org/draft/2020-12/schema";
+    for (dialect, keyword) in [(draft7, "dependencies"), (d2020, "dependentSchemas")] {
+        let old = input(json!({"$schema": dialect, "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}));
+        let mut new = old.clone();
+        new["inputSchema"][keyword] = json!({"a": {"properties": {"b": {"maxLength": 3}}}});
+        let found = changes(old, new);
+        assert!(
+            found.iter().all(|c| !c.3.contains("'b' added")),
+            "{keyword}: {found:?}"
+        );
+        assert!(
+            found
+                .iter()
+                .any(|c| c.2 == format!("/inputSchema/{keyword}")),
+            "{keyword}: {found:?}"
+        );
+    }
+}

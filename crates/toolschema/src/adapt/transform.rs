@@ -10,7 +10,8 @@ use super::loss::{Accepts, LossAction, Topic};
 use super::profile::{EnumValues, OneOf, OutputDialect, Profile, References};
 use crate::json::pointer::{push_segment, resolve};
 use crate::schema::references::{check_ref_cycles, percent_decode};
-use crate::schema::{admits_type, compile_pattern, is_object_schema, Dialect};
+use crate::schema::vocabulary::{self, Family, Role};
+use crate::schema::{admits_type, compile_pattern, is_object_schema, value_type, Dialect};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 
@@ -74,97 +75,29 @@ fn refuse<T>(pointer: &str, message: impl Into<String>) -> Step<T> {
     })
 }
 
-/// Keywords that describe and never constrain: dropping them changes no verdict.
-const ANNOTATIONS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "example",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-    "$id",
-    "$anchor",
-    "$dynamicAnchor",
-    "$schema",
-    "$vocabulary",
-    "contentMediaType",
-    "contentEncoding",
-    "contentSchema",
-    "format",
-];
+/// Whether `key` describes and never constrains, so that dropping it changes no verdict: an
+/// annotation, a name, or `format` (which a validator asserts only when asked to).
+fn describes_only(key: &str) -> bool {
+    vocabulary::role(key)
+        .is_some_and(|role| matches!(role, Role::Annotation | Role::Identifier | Role::Format))
+}
 
-/// Keywords that apply only to values of one JSON type, by type (for splitting a type list).
-const TYPE_KEYWORDS: &[(&str, &[&str])] = &[
-    ("string", &["minLength", "maxLength", "pattern", "format"]),
-    (
-        "number",
-        &[
-            "minimum",
-            "maximum",
-            "exclusiveMinimum",
-            "exclusiveMaximum",
-            "multipleOf",
-        ],
-    ),
-    (
-        "array",
-        &[
-            "items",
-            "prefixItems",
-            "additionalItems",
-            "minItems",
-            "maxItems",
-            "uniqueItems",
-            "contains",
-            "minContains",
-            "maxContains",
-            "unevaluatedItems",
-        ],
-    ),
-    (
-        "object",
-        &[
-            "properties",
-            "required",
-            "additionalProperties",
-            "patternProperties",
-            "minProperties",
-            "maxProperties",
-            "propertyNames",
-            "dependentRequired",
-            "dependentSchemas",
-            "dependencies",
-            "unevaluatedProperties",
-        ],
-    ),
-];
-
-fn keywords_of_type(t: &str) -> &'static [&'static str] {
-    let t = if t == "integer" { "number" } else { t };
-    TYPE_KEYWORDS
-        .iter()
-        .find(|(name, _)| *name == t)
-        .map_or(&[], |(_, k)| k)
+/// The keywords that apply only to values of type `t`, by type (for splitting a type list), in
+/// the order they are written; annotations stay on the schema.
+fn keywords_of_type(t: &str) -> impl Iterator<Item = &'static str> {
+    let family = match t {
+        "string" => Some(Family::String),
+        "integer" | "number" => Some(Family::Number),
+        "array" => Some(Family::Array),
+        "object" => Some(Family::Object),
+        _ => None,
+    };
+    vocabulary::names(move |k| Some(k.family) == family && k.role != Role::Annotation)
 }
 
 fn is_type_specific(keyword: &str) -> bool {
-    TYPE_KEYWORDS.iter().any(|(_, k)| k.contains(&keyword))
-}
-
-/// The JSON type of a value, as a schema `type` names it.
-fn type_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    vocabulary::lookup(keyword)
+        .is_some_and(|k| k.family != Family::Any && k.role != Role::Annotation)
 }
 
 /// Whether a schema names what its values are (strict mode refuses a schema that does not).
@@ -850,7 +783,7 @@ impl<'a> Engine<'a> {
         }
         let stays = |k: &str| {
             matches!(k, "$ref" | "$schema" | "definitions" | "$defs" | "$comment")
-                || (ANNOTATIONS.contains(&k) && !k.starts_with('$') && k != "format")
+                || (vocabulary::is_annotation(k) && !k.starts_with('$'))
         };
         let ignored: Vec<&String> = map.keys().filter(|k| !stays(k)).collect();
         if ignored.is_empty() {
@@ -1828,7 +1761,7 @@ impl<'a> Engine<'a> {
         at: &str,
         built: &mut Built,
     ) {
-        let kind = type_of(value);
+        let kind = value_type(value).name();
         let as_enum = match self.profile.enum_values.rule {
             EnumValues::Any => true,
             EnumValues::StringsAndNumbers => value.is_string() || value.is_number(),
@@ -1960,7 +1893,7 @@ impl<'a> Engine<'a> {
         at: &str,
         built: &mut Built,
     ) {
-        let annotation = ANNOTATIONS.contains(&key);
+        let annotation = describes_only(key);
         let closed = is_closed(source);
         let accepts = if annotation {
             Accepts::Same
@@ -2097,8 +2030,8 @@ impl<'a> Engine<'a> {
                     let mut branch = Map::new();
                     branch.insert("type".into(), Value::String((*t).into()));
                     for k in keywords_of_type(t) {
-                        if let Some(v) = source.get(*k) {
-                            branch.insert((*k).into(), v.clone());
+                        if let Some(v) = source.get(k) {
+                            branch.insert(k.into(), v.clone());
                         }
                     }
                     branches.push(self.node(&Value::Object(branch), at, level + 1, false)?);
@@ -2565,7 +2498,7 @@ fn merge_member(
             _ => Ok(Some(value)),
         },
         // Other annotations: the first one stays.
-        k if ANNOTATIONS.contains(&k) && k != "format" => Ok(Some(value)),
+        k if describes_only(k) && k != "format" => Ok(Some(value)),
         "properties" | "$defs" | "definitions" | "patternProperties" | "dependentSchemas" => {
             let (Value::Object(mine), Value::Object(theirs)) = (existing, value) else {
                 return Err(key);

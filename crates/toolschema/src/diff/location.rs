@@ -9,7 +9,7 @@
 //! evaluates members is no longer a mere declaration: removing it can leave members unevaluated,
 //! and so refused.
 
-use crate::schema::references::{IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE};
+use crate::schema::vocabulary;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -92,25 +92,11 @@ pub(crate) fn names_at_location(schema: &Value) -> BTreeSet<String> {
         {
             names.extend(keys_of(Some(value)));
         }
-        for key in IN_PLACE_LISTS {
-            stack.extend(
-                map.get(*key)
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten(),
-            );
-        }
-        for key in IN_PLACE_SINGLE {
-            stack.extend(map.get(*key));
-        }
-        for key in IN_PLACE_MAPS {
-            stack.extend(
-                map.get(*key)
-                    .and_then(Value::as_object)
-                    .into_iter()
-                    .flat_map(Map::values),
-            );
-        }
+        stack.extend(
+            vocabulary::subschemas(map)
+                .filter(|sub| sub.in_place)
+                .map(|sub| sub.value),
+        );
     }
     names
 }

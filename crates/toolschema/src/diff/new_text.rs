@@ -13,15 +13,10 @@ use super::schema::{holds_text, is_annotation, join, shown, SchemaDiff};
 use super::{ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::MAX_DEPTH;
-use crate::schema::references::{
-    IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE, NESTED_LISTS, NESTED_MAPS, NESTED_SINGLE,
-};
+use crate::schema::vocabulary::{self, Holds, Under};
 use crate::text::visible;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
-
-/// Keywords whose member names are names of members of the instance.
-const NAMING_MAPS: &[&str] = &["properties", "dependentSchemas", "dependencies"];
 
 impl SchemaDiff<'_> {
     /// Report the text in `schema`, a new subschema at `at` describing the argument (or output
@@ -89,44 +84,25 @@ impl SchemaDiff<'_> {
                 );
             }
             "pattern" | "format" => self.constraint_text_changed(key, None, Some(value), at, path),
-            _ if NESTED_MAPS.contains(&key) || IN_PLACE_MAPS.contains(&key) => {
-                let in_place = IN_PLACE_MAPS.contains(&key);
-                for (name, schema) in value.as_object().into_iter().flatten() {
-                    let member_path = if key == "properties" {
-                        join(path, name)
-                    } else {
-                        path.to_string()
+            _ => {
+                for sub in vocabulary::subschemas_of(key, value) {
+                    let sub_path = match sub.under {
+                        _ if sub.in_place => path.to_string(),
+                        Some(Under::Member(name)) if key == "properties" => join(path, name),
+                        Some(Under::Member(_)) => path.to_string(),
+                        Some(Under::Index(i)) => format!("{path}[{i}]"),
+                        None => match key {
+                            "additionalProperties" | "unevaluatedProperties" => join(path, "*"),
+                            "propertyNames" | "contentSchema" => path.to_string(),
+                            _ => join(path, "[]"),
+                        },
                     };
-                    let known = if in_place { known } else { &elsewhere };
-                    self.new_text(schema, &push_segment(at, name), &member_path, depth, known);
+                    // `propertyNames` describes the names of the members here, not a member:
+                    // its `enum`, `const` and `pattern` are reported as its text above.
+                    let known = if sub.in_place { known } else { &elsewhere };
+                    self.new_text(sub.value, &sub.place(at), &sub_path, depth, known);
                 }
             }
-            _ if value.is_array()
-                && (IN_PLACE_LISTS.contains(&key) || NESTED_LISTS.contains(&key)) =>
-            {
-                let in_place = IN_PLACE_LISTS.contains(&key);
-                for (i, schema) in value.as_array().into_iter().flatten().enumerate() {
-                    let item_path = if in_place {
-                        path.to_string()
-                    } else {
-                        format!("{path}[{i}]")
-                    };
-                    let known = if in_place { known } else { &elsewhere };
-                    self.new_text(schema, &format!("{at}/{i}"), &item_path, depth, known);
-                }
-            }
-            _ if IN_PLACE_SINGLE.contains(&key) => self.new_text(value, at, path, depth, known),
-            _ if NESTED_SINGLE.contains(&key) => {
-                let nested = match key {
-                    "additionalProperties" | "unevaluatedProperties" => join(path, "*"),
-                    "propertyNames" | "contentSchema" => path.to_string(),
-                    _ => join(path, "[]"),
-                };
-                // `propertyNames` describes the names of the members here, not a member: its
-                // `enum`, `const` and `pattern` are reported as its text above.
-                self.new_text(value, at, &nested, depth, &elsewhere);
-            }
-            _ => {}
         }
     }
 
@@ -213,7 +189,13 @@ pub(super) fn mentioned_names<'a>(
     at: &str,
 ) -> Vec<(&'static str, &'a str, String)> {
     let mut names = Vec::new();
-    for keyword in NAMING_MAPS.iter().copied().chain(["patternProperties"]) {
+    // Maps whose member names are names of members of the value, then the patterns.
+    let naming_maps = vocabulary::names(|k| {
+        k.family == vocabulary::Family::Object
+            && matches!(k.holds, Holds::Map | Holds::MapOfSchemasOrNames)
+            && k.name != "patternProperties"
+    });
+    for keyword in naming_maps.chain(["patternProperties"]) {
         let keyword_at = push_segment(at, keyword);
         for name in schema
             .get(keyword)

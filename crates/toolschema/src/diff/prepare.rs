@@ -4,10 +4,8 @@
 
 use crate::json::pointer::{resolve, split_pointer};
 use crate::json::{nesting_depth, MAX_DEPTH};
-use crate::schema::references::{
-    percent_decode, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE, NESTED_LISTS, NESTED_MAPS,
-    NESTED_SINGLE,
-};
+use crate::schema::references::percent_decode;
+use crate::schema::vocabulary::{self, Holds, Role};
 use crate::schema::{detect_dialect, normalize_shape};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
@@ -118,20 +116,14 @@ const IGNORED_BESIDE_REF: &str = "x-ignored-beside-$ref";
 /// Keywords kept beside an inlined `$ref` whose dialect ignores its siblings: they accept and
 /// refuse nothing either way, and the model still reads them (the root's `$schema` and
 /// definitions are needed as well).
-const DESCRIBING: &[&str] = &[
-    "$schema",
-    "$id",
-    "$comment",
-    "$defs",
-    "definitions",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-];
+fn describes(key: &str) -> bool {
+    vocabulary::role(key).is_some_and(|role| {
+        matches!(
+            role,
+            Role::Identifier | Role::Definitions | Role::Annotation
+        )
+    })
+}
 
 impl<'a> Inliner<'a> {
     fn new(root: &'a Value, recursive: BTreeSet<String>, siblings_apply: bool) -> Self {
@@ -183,10 +175,10 @@ impl<'a> Inliner<'a> {
             // change to it is still a change (of text the model reads) and still moves a pin.
             let ignored: Map<String, Value> = siblings
                 .iter()
-                .filter(|(key, _)| !DESCRIBING.contains(&key.as_str()))
+                .filter(|(key, _)| !describes(key))
                 .map(|(key, value)| (key.clone(), value.clone()))
                 .collect();
-            siblings.retain(|key, _| DESCRIBING.contains(&key.as_str()));
+            siblings.retain(|key, _| describes(key));
             if !ignored.is_empty() {
                 siblings.insert(IGNORED_BESIDE_REF.to_string(), Value::Object(ignored));
             }
@@ -202,9 +194,10 @@ impl<'a> Inliner<'a> {
         stack: &mut Vec<String>,
         depth: usize,
     ) -> Option<Value> {
-        let single = IN_PLACE_SINGLE.contains(&key) || NESTED_SINGLE.contains(&key);
-        let list = IN_PLACE_LISTS.contains(&key) || NESTED_LISTS.contains(&key);
-        let map = IN_PLACE_MAPS.contains(&key) || NESTED_MAPS.contains(&key);
+        let holds = vocabulary::lookup(key).map_or(Holds::Nothing, |k| k.holds);
+        let single = matches!(holds, Holds::Schema | Holds::SchemaOrList);
+        let list = matches!(holds, Holds::List | Holds::SchemaOrList);
+        let map = matches!(holds, Holds::Map | Holds::MapOfSchemasOrNames);
         match value {
             Value::Object(_) if single => self.schema(value, stack, depth + 1),
             Value::Array(items) if list => {
@@ -362,6 +355,18 @@ mod tests {
             json!({"$schema": draft7, "type": "object",
                 "properties": {"p": {"minimum": 1, "description": "d",
                     "x-ignored-beside-$ref": {"type": "string", "maxLength": 3, "x-note": "n"}}}})
+        );
+        // Annotations of any kind only describe: kept beside the target, as `description` is.
+        let annotated = json!({"$schema": draft7, "type": "object",
+            "properties": {"p": {"$ref": "#/definitions/A", "example": "e",
+                "contentMediaType": "text/plain", "maxLength": 3}},
+            "definitions": {"A": {"minimum": 1}}});
+        assert_eq!(
+            prepare_schema(&annotated, true),
+            json!({"$schema": draft7, "type": "object",
+                "properties": {"p": {"minimum": 1, "example": "e",
+                    "contentMediaType": "text/plain",
+                    "x-ignored-beside-$ref": {"maxLength": 3}}}})
         );
         // The root of a zod schema: `$ref`, `definitions` and `$schema` side by side.
         let root = json!({"$schema": draft7, "$ref": "#/definitions/T",

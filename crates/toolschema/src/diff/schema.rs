@@ -8,6 +8,7 @@ use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::push_segment;
 use crate::json::{compare_numbers, same_value, same_value_opt, MAX_DEPTH};
+use crate::schema::vocabulary::{self, Bound, Role};
 use crate::schema::Dialect;
 use crate::text::visible;
 use serde_json::{Map, Value};
@@ -42,101 +43,16 @@ fn class_of(effect: Effect, direction: Direction) -> ChangeClass {
     }
 }
 
-/// Upper bounds: a smaller value accepts less.
-const UPPER_BOUNDS: &[&str] = &[
-    "maxLength",
-    "maxItems",
-    "maxProperties",
-    "maximum",
-    "exclusiveMaximum",
-    "maxContains",
-];
-/// Lower bounds: a larger value accepts less.
-const LOWER_BOUNDS: &[&str] = &[
-    "minLength",
-    "minItems",
-    "minProperties",
-    "minimum",
-    "exclusiveMinimum",
-    "minContains",
-];
-/// Validation keywords compared as a whole: present narrows, absent widens, a change is a change.
-const OTHER_CONSTRAINTS: &[&str] = &[
-    "not",
-    "const",
-    "multipleOf",
-    "uniqueItems",
-    "dependentRequired",
-    "dependencies",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-];
-/// Keywords that refer to another schema.
-const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
 /// Why a change of what a `oneOf` branch accepts is breaking, either way.
 const ONE_OF_COUNTS: &str =
     " (under oneOf a value may now match more than one branch, or one where it matched two)";
-/// Subschemas that apply to members or items; absent means `{}` (anything).
-const ANYTHING_WHEN_ABSENT: &[&str] = &["additionalItems", "unevaluatedItems", "propertyNames"];
-/// Maps of name to subschema (`patternProperties` is read apart: removing an entry can refuse).
-const SCHEMA_MAPS: &[&str] = &["dependentSchemas"];
-
-/// Keywords read for what they accept by their own arm of [`SchemaDiff::keyword`], beside those
-/// of the lists above; every other keyword is an annotation (text the model reads).
-const READ_KEYWORDS: &[&str] = &[
-    "type",
-    "properties",
-    "required",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "items",
-    "prefixItems",
-    "enum",
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "pattern",
-    "format",
-    "description",
-    "title",
-    "$schema",
-    "$defs",
-    "definitions",
-    "patternProperties",
-];
-/// Keywords reported as one constraint when they appear, though they hold subschemas (whose text
-/// is then reported apart).
-const WHOLE_SUBSCHEMAS: &[&str] = &[
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "dependentSchemas",
-    "dependencies",
-];
-
 /// Whether `key` is an annotation: a keyword that accepts and refuses nothing (`default`,
-/// `examples`, `$comment`, `deprecated`, unknown keywords), only text the model reads.
+/// `examples`, `$comment`, `deprecated`, `$id`, unknown keywords), only text the model reads.
+/// `description`, `title` and `$schema` are read by their own arm of [`SchemaDiff::keyword`].
 pub(super) fn is_annotation(key: &str) -> bool {
-    ![
-        READ_KEYWORDS,
-        SCHEMA_MAPS,
-        ANYTHING_WHEN_ABSENT,
-        UPPER_BOUNDS,
-        LOWER_BOUNDS,
-        OTHER_CONSTRAINTS,
-    ]
-    .iter()
-    .any(|list| list.contains(&key))
+    !matches!(key, "description" | "title" | "$schema")
+        && vocabulary::role(key)
+            .is_none_or(|role| matches!(role, Role::Annotation | Role::Identifier))
 }
 
 /// Compares two schemas and records what changed.
@@ -387,7 +303,9 @@ impl SchemaDiff<'_> {
         // A keyword that appeared with subschemas is reported above as one constraint; the text
         // in those subschemas is new text the model reads.
         if let (None, Some(n)) = (o, n) {
-            if WHOLE_SUBSCHEMAS.contains(&key) {
+            // Keywords reported as one constraint when they appear, though they hold subschemas
+            // (whose text is then reported apart).
+            if vocabulary::role(key) == Some(Role::InPlace) || key == "contains" {
                 let known = Rc::clone(&self.location.known_names);
                 self.new_keyword_text(key, n, at, path, depth + 1, &known);
             }
@@ -456,8 +374,10 @@ impl SchemaDiff<'_> {
             }
             "$defs" | "definitions" => self.members(key, o, n, at, path, depth, true),
             "patternProperties" => self.patterns(o, n, new, at, path, depth),
-            _ if SCHEMA_MAPS.contains(&key) => self.members(key, o, n, at, path, depth, false),
-            _ if ANYTHING_WHEN_ABSENT.contains(&key) => {
+            // `patternProperties` is read apart: removing an entry can refuse.
+            "dependentSchemas" => self.members(key, o, n, at, path, depth, false),
+            // Subschemas that apply to members or items; absent means `{}` (anything).
+            "additionalItems" | "unevaluatedItems" | "propertyNames" => {
                 let nested = if key == "propertyNames" {
                     path.to_string()
                 } else {
@@ -465,7 +385,7 @@ impl SchemaDiff<'_> {
                 };
                 self.compare(or_anything(o), or_anything(n), at, &nested, depth + 1)
             }
-            _ if UPPER_BOUNDS.contains(&key) || LOWER_BOUNDS.contains(&key) => {
+            _ if vocabulary::lookup(key).is_some_and(|k| k.bound.is_some()) => {
                 self.bound(key, o, n, at, path)
             }
             "if" | "then" | "else" => {
@@ -478,8 +398,9 @@ impl SchemaDiff<'_> {
                 let n = n.filter(|_| applies(new));
                 self.constraint(key, o, n, at, path)
             }
-            _ if OTHER_CONSTRAINTS.contains(&key) => self.constraint(key, o, n, at, path),
-            _ => self.annotation_changed(key, o, n, at, path),
+            // Every other keyword that is no annotation is compared as a whole: present narrows,
+            // absent widens, a change is a change.
+            _ => self.constraint(key, o, n, at, path),
         }
     }
 
@@ -1316,7 +1237,7 @@ impl SchemaDiff<'_> {
         } else {
             new_bound
         };
-        let upper = UPPER_BOUNDS.contains(&key);
+        let upper = vocabulary::lookup(key).is_some_and(|k| k.bound == Some(Bound::Upper));
         let effect = match (old_bound, new_bound) {
             (Some(None), _) | (_, Some(None)) => return self.constraint(key, o, n, at, path),
             (None, Some(_)) => Effect::Narrows,
@@ -1379,7 +1300,7 @@ impl SchemaDiff<'_> {
             // A `$ref` left as written (recursive, unresolved, or in a dialect toolschema does
             // not know) may be what made the keywords beside it ignored (draft-07 and older):
             // without it they may apply.
-            (Some(_), None) if REFERENCES.contains(&key) => (
+            (Some(_), None) if vocabulary::is_reference(key) => (
                 ChangeCode::ConstraintRemoved,
                 Effect::Changes,
                 format!(
@@ -1743,20 +1664,14 @@ enum Undeclared {
     Unevaluated,
 }
 
-/// Keywords that apply other schemas to the same object, whose members then count as evaluated
-/// for `unevaluatedProperties`.
-const EVALUATE_IN_PLACE: &[&str] = &[
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-];
+/// Whether `key` applies other schemas to the same object, whose members then count as evaluated
+/// for `unevaluatedProperties`: a reference, or an in-place applicator but `not` (whose
+/// annotations are dropped) and draft-07's `dependencies` (which the validator's
+/// `unevaluatedProperties` does not look into).
+fn evaluates_in_place(key: &str) -> bool {
+    vocabulary::is_reference(key)
+        || (!matches!(key, "not" | "dependencies") && vocabulary::role(key) == Some(Role::InPlace))
+}
 
 /// What an undeclared member of the object `schema` meets.
 fn undeclared_members(schema: &Map<String, Value>) -> Undeclared {
@@ -1770,7 +1685,7 @@ fn undeclared_members(schema: &Map<String, Value>) -> Undeclared {
             Some(unevaluated) if is_anything(unevaluated) => Undeclared::Anything,
             Some(unevaluated)
                 if is_false_schema(unevaluated)
-                    && !EVALUATE_IN_PLACE.iter().any(|k| schema.contains_key(*k)) =>
+                    && !schema.keys().any(|k| evaluates_in_place(k)) =>
             {
                 Undeclared::Refused
             }

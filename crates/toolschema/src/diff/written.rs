@@ -9,6 +9,7 @@ use super::prepare::local_pointer;
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::{push_segment, split_pointer};
+use crate::schema::vocabulary::{self, Role};
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -26,7 +27,7 @@ pub(super) fn report_written_text(
 ) {
     // The keywords inlining removes are structure, not text; a `$ref` is text for the names
     // it holds.
-    let mut known: HashSet<&str> = STRUCTURE.iter().copied().collect();
+    let mut known: HashSet<&str> = structure().collect();
     if let Some(old) = old {
         strings(old, &mut known);
     }
@@ -80,7 +81,9 @@ pub(super) fn report_written_text(
 }
 
 /// Keywords inlining removes: structure, not text the model reads.
-const STRUCTURE: &[&str] = &["$ref", "$defs", "definitions"];
+fn structure() -> impl Iterator<Item = &'static str> {
+    std::iter::once("$ref").chain(vocabulary::names(|k| k.role == Role::Definitions))
+}
 
 fn change(tool: &str, what: &str, text: &str, pointer: &str) -> Change {
     let message = format!(

@@ -10,7 +10,7 @@ use super::rng::SplitMix64;
 use crate::json::pointer::resolve;
 use crate::json::{as_count, Members};
 use crate::schema::references::percent_decode;
-use crate::schema::Dialect;
+use crate::schema::{value_type, Dialect, JsonType};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -31,7 +31,7 @@ impl Types {
     pub(crate) const FRACTION: Types = Types(64);
     pub(crate) const NUMBER: Types = Types(32 | 64);
 
-    fn named(name: &str) -> Types {
+    pub(crate) fn named(name: &str) -> Types {
         match name {
             "null" => Types::NULL,
             "boolean" => Types::BOOLEAN,
@@ -78,22 +78,16 @@ impl Types {
     }
 }
 
-/// The type of a value.
+/// The type of a value (see [`value_type`]), a number with a fraction as [`Types::FRACTION`].
 pub(crate) fn type_of(value: &Value) -> Types {
-    match value {
-        Value::Null => Types::NULL,
-        Value::Bool(_) => Types::BOOLEAN,
-        Value::Object(_) => Types::OBJECT,
-        Value::Array(_) => Types::ARRAY,
-        Value::String(_) => Types::STRING,
-        Value::Number(n) => {
-            let integral = n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0);
-            if integral {
-                Types::INTEGER
-            } else {
-                Types::FRACTION
-            }
-        }
+    match value_type(value) {
+        JsonType::Null => Types::NULL,
+        JsonType::Boolean => Types::BOOLEAN,
+        JsonType::Object => Types::OBJECT,
+        JsonType::Array => Types::ARRAY,
+        JsonType::String => Types::STRING,
+        JsonType::Integer => Types::INTEGER,
+        JsonType::Number => Types::FRACTION,
     }
 }
 

@@ -51,7 +51,7 @@
 //! assert!(generated.cases.iter().any(|c| c.label == "'limit' above its maximum (101)"));
 //! ```
 
-mod facts;
+pub(crate) mod facts;
 mod mutate;
 mod rng;
 mod sample;

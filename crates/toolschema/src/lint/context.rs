@@ -12,7 +12,7 @@ use crate::json::Members;
 use crate::json::{Position, SpanEntry, Spans};
 use crate::schema::is_object_schema;
 use crate::schema::references::{local_target, LocalTarget};
-use crate::schema::{detect_dialect, detect_shape, Dialect, SchemaError, SchemaShape};
+use crate::schema::{detect_dialect, detect_shape, vocabulary, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -54,19 +54,11 @@ pub(crate) struct SchemaDoc<'a> {
     references_understood: bool,
 }
 
-/// Keywords that say something about a schema without constraining its value: a `$ref` beside
-/// only these is a plain use of what it points at.
-pub(crate) const ANNOTATIONS: &[&str] = &[
-    "$ref",
-    "$comment",
-    "description",
-    "title",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-];
+/// Whether `key`, beside a `$ref`, leaves it a plain use of what it points at: the `$ref` itself
+/// or an annotation, which says something about the schema without constraining its value.
+pub(crate) fn leaves_ref_plain(key: &str) -> bool {
+    key == "$ref" || vocabulary::is_annotation(key)
+}
 
 impl<'a> SchemaDoc<'a> {
     fn new(
@@ -123,11 +115,8 @@ impl<'a> SchemaDoc<'a> {
     /// Follow every reference to the subschema it reaches, and note whether each one could be.
     fn find_references(&mut self) {
         let holds_reference = |n: &SchemaNode<'_>| {
-            n.object().is_some_and(|m| {
-                ["$ref", "$dynamicRef", "$recursiveRef"]
-                    .iter()
-                    .any(|k| m.member(k).is_some())
-            })
+            n.object()
+                .is_some_and(|m| vocabulary::references().any(|k| m.member(k).is_some()))
         };
         // A nested `$id` starts a resource of its own, against which the references inside it
         // resolve; these are read as relative to the root only, so the lint gives up on them.
@@ -200,7 +189,7 @@ impl<'a> SchemaDoc<'a> {
             if map.member("$ref").is_none() {
                 continue;
             }
-            let beside_others = map.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()));
+            let beside_others = map.keys().any(|k| !leaves_ref_plain(k));
             if node.inert || matches!(node.role, Role::Branch(_) | Role::Other) || beside_others {
                 pending.push(node.value);
             }

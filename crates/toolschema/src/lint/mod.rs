@@ -28,7 +28,7 @@
 
 mod compat;
 pub mod config;
-mod context;
+pub(crate) mod context;
 mod diagnostic;
 mod parallel;
 pub mod registry;
@@ -39,7 +39,7 @@ mod snapshot;
 mod source_edit;
 mod texts;
 mod translated;
-mod value_fit;
+pub(crate) mod value_fit;
 
 pub use crate::catalog::TextPiece;
 pub use config::{ConfigError, ConfigFile, LintConfig, LintSettings};

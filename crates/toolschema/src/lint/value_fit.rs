@@ -7,7 +7,7 @@
 
 use super::context::RunCache;
 use crate::json::{as_count, same_value, Members};
-use crate::schema::{admits_type, compile_pattern};
+use crate::schema::{admits_type, compile_pattern, value_type};
 use serde_json::{Map, Number, Value};
 
 /// Deepest value the check follows into arrays and objects.
@@ -40,7 +40,7 @@ fn check(
     let has = |key: &str| !skip.0.contains(&key);
     let get = |key: &str| if has(key) { schema.member(key) } else { None };
     if has("type") && schema.member("type").is_some() {
-        let type_name = json_type(value);
+        let type_name = value_type(value).name();
         if admits_type(schema, type_name) == Some(false)
             && !(type_name == "integer" && admits_type(schema, "number") == Some(true))
         {
@@ -218,20 +218,6 @@ fn check_object<'s>(
         }
     }
     None
-}
-
-/// The JSON type name of a value (`integer` for numbers without a fraction).
-pub(crate) fn json_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
-        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 fn describe_type(name: &str) -> String {

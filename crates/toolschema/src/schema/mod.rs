@@ -33,12 +33,15 @@ mod from_rust;
 pub mod lightweight;
 pub(crate) mod patterns;
 pub(crate) mod references;
+pub mod value_type;
+pub mod vocabulary;
 
 #[cfg(feature = "schemars")]
 pub use from_rust::input_schema_for;
 
 pub use dialect::{detect_dialect, Dialect, SUPPORTED_DIALECTS};
 pub use lightweight::{string_form, SCHEMA_VERSIONS};
+pub use value_type::{has_type, value_type, JsonType};
 
 use crate::json::Members;
 use crate::json::MAX_DEPTH;
@@ -159,30 +162,18 @@ impl SchemaShape {
     }
 }
 
-/// JSON Schema keywords that take a schema or a map of schemas; a map whose only keys are these
-/// reads as a standard schema, not as arguments.
-const SCHEMA_KEYWORDS: &[&str] = &[
-    "$defs",
-    "definitions",
-    "not",
-    "if",
-    "then",
-    "else",
-    "items",
-    "contains",
-    "additionalProperties",
-    "additionalItems",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "dependentSchemas",
-    "patternProperties",
-    "dependencies",
-    "contentSchema",
-    "const",
-    "default",
-    "examples",
-];
+/// Whether `key` is a JSON Schema keyword whose value may be an object (a schema, a map of
+/// schemas, or a `const`/`default`/`examples` value); a map whose only keys are these reads as a
+/// standard schema, not as arguments.
+fn takes_an_object(key: &str) -> bool {
+    matches!(key, "const" | "default" | "examples")
+        || vocabulary::lookup(key).is_some_and(|k| {
+            !matches!(
+                k.holds,
+                vocabulary::Holds::Nothing | vocabulary::Holds::List
+            )
+        })
+}
 
 /// Tell which shape `schema` is written in.
 ///
@@ -220,9 +211,7 @@ pub fn detect_shape(schema: &Value) -> SchemaShape {
     let any_marker = members
         .iter()
         .any(|(_, v)| lightweight::is_lightweight_property(v));
-    let all_keywords = members
-        .iter()
-        .all(|(k, _)| SCHEMA_KEYWORDS.contains(&k.as_str()));
+    let all_keywords = members.iter().all(|(k, _)| takes_an_object(k));
     let is_direct_map =
         all_properties && (versioned || (!members.is_empty() && (any_marker || !all_keywords)));
     if is_direct_map {

@@ -1,39 +1,11 @@
 //! `$ref` checks made before a schema reaches the engine: cycles that would never consume any
 //! input are reported as errors instead of being evaluated.
 
-use super::SchemaError;
-use crate::json::pointer::{push_segment, resolve};
+use super::{vocabulary, SchemaError};
+use crate::json::pointer::resolve;
 use crate::json::Members;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-
-/// Keywords whose subschemas apply to the same instance location as the schema holding them.
-pub(crate) const IN_PLACE_LISTS: &[&str] = &["allOf", "anyOf", "oneOf"];
-pub(crate) const IN_PLACE_SINGLE: &[&str] = &["not", "if", "then", "else"];
-pub(crate) const IN_PLACE_MAPS: &[&str] = &["dependentSchemas"];
-
-/// Keywords whose subschemas apply to other instance locations (or are definitions).
-pub(crate) const NESTED_SINGLE: &[&str] = &[
-    "items",
-    "additionalItems",
-    "additionalProperties",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "contains",
-    "propertyNames",
-    "contentSchema",
-];
-pub(crate) const NESTED_LISTS: &[&str] = &["prefixItems", "items"];
-pub(crate) const NESTED_MAPS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependencies",
-];
-
-/// The keywords that refer to another schema location.
-const REFERENCE_KEYWORDS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
 
 /// The most distinct reference targets a schema may hold to be compiled. The engine compiles a
 /// chain of references (`a` refers to `b`, which refers to `c`, ...) in time that grows with the
@@ -47,7 +19,7 @@ pub(crate) const MAX_REFERENCES: usize = 10_000;
 fn count_reference_targets(schema: &Value) -> Result<usize, SchemaError> {
     let mut targets: HashSet<&str> = HashSet::new();
     let too_many = crate::json::any_object(schema, |map| {
-        for keyword in REFERENCE_KEYWORDS {
+        for keyword in vocabulary::references() {
             if let Some(Value::String(target)) = map.get(keyword) {
                 targets.insert(target);
             }
@@ -67,9 +39,7 @@ fn count_reference_targets(schema: &Value) -> Result<usize, SchemaError> {
 /// schema without any reference; a property *named* `$ref` only makes them look closer.
 fn holds_references(value: &Value) -> bool {
     crate::json::any_object(value, |map| {
-        REFERENCE_KEYWORDS
-            .iter()
-            .any(|k| map.member(k).is_some_and(Value::is_string))
+        vocabulary::references().any(|k| map.member(k).is_some_and(Value::is_string))
     })
 }
 
@@ -93,29 +63,9 @@ pub(crate) fn subschemas(schema: &Value) -> Vec<(String, String)> {
             resource
         };
         // Children in document order; pushed reversed so they are visited in that order.
-        let mut children = Vec::new();
-        for (key, value) in map {
-            let key = key.as_str();
-            let base = push_segment(&pointer, key);
-            match value {
-                Value::Object(_)
-                    if IN_PLACE_SINGLE.contains(&key) || NESTED_SINGLE.contains(&key) =>
-                {
-                    children.push(base);
-                }
-                Value::Array(items)
-                    if IN_PLACE_LISTS.contains(&key) || NESTED_LISTS.contains(&key) =>
-                {
-                    children.extend((0..items.len()).map(|i| format!("{base}/{i}")));
-                }
-                Value::Object(members)
-                    if IN_PLACE_MAPS.contains(&key) || NESTED_MAPS.contains(&key) =>
-                {
-                    children.extend(members.keys().map(|name| push_segment(&base, name)));
-                }
-                _ => {}
-            }
-        }
+        let children: Vec<String> = vocabulary::subschemas(map)
+            .map(|sub| sub.pointer(&pointer))
+            .collect();
         stack.extend(children.into_iter().rev().map(|c| (c, resource.clone())));
         out.push((pointer, resource));
     }
@@ -129,7 +79,7 @@ fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<Edge> {
     let Some(Value::Object(map)) = resolve(schema, pointer) else {
         return out;
     };
-    for keyword in REFERENCE_KEYWORDS {
+    for keyword in vocabulary::references() {
         if let Some(reference) = map.get(keyword).and_then(Value::as_str) {
             if let Some(fragment) = reference.strip_prefix('#') {
                 // Only JSON Pointer fragments are followed; anchors are left to the engine.
@@ -140,23 +90,11 @@ fn in_place_edges(schema: &Value, pointer: &str, resource: &str) -> Vec<Edge> {
             }
         }
     }
-    for key in IN_PLACE_SINGLE {
-        if map.get(*key).is_some_and(Value::is_object) {
-            out.push((push_segment(pointer, key), None));
-        }
-    }
-    for key in IN_PLACE_LISTS {
-        if let Some(Value::Array(items)) = map.get(*key) {
-            let base = push_segment(pointer, key);
-            out.extend((0..items.len()).map(|i| (format!("{base}/{i}"), None)));
-        }
-    }
-    for key in IN_PLACE_MAPS {
-        if let Some(Value::Object(members)) = map.get(*key) {
-            let base = push_segment(pointer, key);
-            out.extend(members.keys().map(|k| (push_segment(&base, k), None)));
-        }
-    }
+    out.extend(
+        vocabulary::subschemas(map)
+            .filter(|sub| sub.in_place)
+            .map(|sub| (sub.pointer(pointer), None)),
+    );
     out
 }
 
@@ -437,6 +375,34 @@ mod tests {
             "cyclic $ref never reaches a value to check: #/$defs/a -> #/$defs/b -> #/$defs/a"
         );
         assert!(check_ref_cycles(&json!({"$ref": "#"})).is_err());
+    }
+
+    /// Draft-07's `dependencies` applies a member's schema to the same object, as
+    /// `dependentSchemas` does: a reference back to the root from there never reaches a value.
+    /// (The walk read it as applying to a member once, and let this cycle through.)
+    #[test]
+    fn dependencies_apply_in_place_as_dependent_schemas_do() {
+        let draft7 = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "dependencies": {"a": {"$ref": "#"}, "b": ["a"]}
+        });
+        assert_eq!(
+            check_ref_cycles(&draft7).unwrap_err().to_string(),
+            "cyclic $ref never reaches a value to check: # -> #"
+        );
+        let current = json!({"type": "object", "dependentSchemas": {"a": {"$ref": "#"}}});
+        assert_eq!(
+            check_ref_cycles(&current).unwrap_err(),
+            check_ref_cycles(&draft7).unwrap_err()
+        );
+        // A name list holds no schema: nothing to follow.
+        assert_eq!(
+            check_ref_cycles(
+                &json!({"$ref": "#/$defs/d", "$defs": {"d": {"dependencies": {"b": ["a"]}}}})
+            ),
+            Ok(1)
+        );
     }
 
     #[test]

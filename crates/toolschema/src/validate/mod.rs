@@ -34,11 +34,8 @@ mod messages;
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
 use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
-use crate::schema::references::{
-    check_references, stub_external_refs, IN_PLACE_LISTS, IN_PLACE_MAPS, IN_PLACE_SINGLE,
-    UNFETCHED_REF,
-};
-use crate::schema::{normalize_shape, Dialect, SchemaError, SchemaShape};
+use crate::schema::references::{check_references, stub_external_refs, UNFETCHED_REF};
+use crate::schema::{normalize_shape, vocabulary, Dialect, SchemaError, SchemaShape};
 use crate::tool::Tool;
 use jsonschema::error::ValidationErrorKind;
 use serde::Serialize;
@@ -1187,19 +1184,10 @@ impl ExactWalk<'_> {
             }
         }
         // Subschemas of the same value.
-        let lists = IN_PLACE_LISTS
-            .iter()
-            .filter_map(|k| map.get(*k).and_then(Value::as_array))
-            .flatten();
-        let single = IN_PLACE_SINGLE.iter().filter_map(|k| map.get(*k));
-        // Draft-07's `dependencies` holds schemas (applied in place) beside name lists.
-        let maps = IN_PLACE_MAPS
-            .iter()
-            .chain(["dependencies"].iter())
-            .filter_map(|k| map.get(*k).and_then(Value::as_object))
-            .flat_map(|entries| entries.values())
-            .filter(|entry| entry.is_object());
-        for sub in lists.chain(single).chain(maps) {
+        let in_place = vocabulary::subschemas(map)
+            .filter(|sub| sub.in_place)
+            .map(|sub| sub.value);
+        for sub in in_place {
             if let Some(found) = self.compares(sub, instance, path, depth + 1, nested) {
                 return Some(found);
             }

@@ -1,7 +1,8 @@
 //! SCH-014.
 
 use crate::json::Members;
-use crate::lint::context::{Report, ToolContext, ANNOTATIONS};
+use crate::lint::context::{leaves_ref_plain, Report, ToolContext};
+use crate::schema::vocabulary::{self, Role};
 use crate::lint::registry::declare_rule;
 use crate::lint::source_edit::SourceEdits;
 use crate::lint::Applicability;
@@ -41,13 +42,14 @@ declare_rule! {
     };
 }
 
-/// Root keywords that leave a schema saying nothing about its members, beside the annotations
-/// (all of [`ANNOTATIONS`] but `$ref`, which brings another schema's).
-const SILENT: &[&str] = &["type", "$schema", "$id", "$anchor", "$defs", "definitions"];
-
-/// Whether the root keyword `key` says nothing about the members of the value.
+/// Whether the root keyword `key` says nothing about the members of the value: `type`, a name
+/// or home of definitions, an annotation (but `$ref`, which brings another schema's), or an
+/// extension.
 fn silent(key: &str) -> bool {
-    SILENT.contains(&key) || (key != "$ref" && ANNOTATIONS.contains(&key)) || key.starts_with("x-")
+    key == "type"
+        || vocabulary::role(key).is_some_and(|r| matches!(r, Role::Identifier | Role::Definitions))
+        || (key != "$ref" && leaves_ref_plain(key))
+        || key.starts_with("x-")
 }
 
 fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {

@@ -7,6 +7,7 @@ use crate::lint::schema_walk::{Combinator, Role, SchemaNode};
 use crate::lint::source_edit::SourceEdits;
 use crate::lint::value_fit::matches_pattern;
 use crate::lint::Applicability;
+use crate::schema::vocabulary::{self, Family, Keyword};
 use crate::schema::Dialect;
 use crate::generate::{self, GenerateOptions, Kind};
 use crate::validate::{CompileOptions, SchemaValidator};
@@ -87,22 +88,14 @@ fn is_closed(value: Option<&Value>) -> bool {
     }
 }
 
-/// Keywords whose schemas apply to the same value as the object holding them, and may declare
-/// properties of their own for it.
-const IN_PLACE: &[&str] = &[
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "dependencies",
-    "unevaluatedProperties",
-];
+/// Whether `key` holds schemas that apply to the same value as the object holding it, and may
+/// declare properties of their own for it (`not` is read apart; `unevaluatedProperties` sees
+/// what they declare).
+fn composes_in_place(key: &str) -> bool {
+    key != "not"
+        && (vocabulary::lookup(key).is_some_and(Keyword::applies_in_place)
+            || key == "unevaluatedProperties")
+}
 
 /// Why adding `"additionalProperties": false` to an open object could reject an instance the
 /// schema accepted (one using only properties declared for it), if it could.
@@ -195,9 +188,8 @@ fn why_not_safe(
     if map.member("not").is_some_and(speaks_of_members) {
         return Some(Unsafe::Negates);
     }
-    for key in IN_PLACE {
-        let Some(value) = map.member(key) else { continue };
-        let harmless = match *key {
+    for (key, value) in map.iter().filter(|(key, _)| composes_in_place(key)) {
+        let harmless = match key.as_str() {
             "allOf" | "anyOf" | "oneOf" => value
                 .as_array()
                 .is_some_and(|branches| branches.iter().all(|b| declares_nothing_more(b, declared, 0))),
@@ -453,23 +445,11 @@ fn is_trivially_true(schema: &Value) -> bool {
     }
 }
 
-/// Keywords that speak of an object's members, or may (a reference).
-const MEMBER_KEYWORDS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "additionalProperties",
-    "unevaluatedProperties",
-    "required",
-    "dependentRequired",
-    "dependentSchemas",
-    "dependencies",
-    "minProperties",
-    "maxProperties",
-    "propertyNames",
-    "$ref",
-    "$dynamicRef",
-    "$recursiveRef",
-];
+/// Whether `key` speaks of an object's members, or may (a reference).
+fn speaks_of_members_keyword(key: &str) -> bool {
+    vocabulary::lookup(key)
+        .is_some_and(|k| k.family == Family::Object || k.role == vocabulary::Role::Reference)
+}
 
 /// Whether `schema` (under a `not`) says anything, at any depth, about the members of an
 /// object: a member keyword, or a `const`/`enum` holding an object. What a negation requires is
@@ -477,7 +457,7 @@ const MEMBER_KEYWORDS: &[&str] = &[
 fn speaks_of_members(schema: &Value) -> bool {
     any_object(schema, |m| {
         m.iter().any(|(key, value)| {
-            MEMBER_KEYWORDS.contains(&key.as_str())
+            speaks_of_members_keyword(key)
                 || (matches!(key.as_str(), "const" | "enum") && any_object(value, |_| true))
         })
     })
