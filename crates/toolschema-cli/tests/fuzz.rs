@@ -896,6 +896,57 @@ fn tools_no_finite_value_fits_get_invalid_cases_and_a_note_saying_why() {
     }
 }
 
+/// Structured content is judged as its text states its numbers, as the proxy and `call` judge
+/// it: 0.10000000000000000001 breaks a maximum of 0.1 (read as a float it is 0.1), 2^53 + 1
+/// breaks a maximum of 2^53 (read as a float it could not be checked); 0.1000 and 2^53 written
+/// as 9007199254740992.0 keep within them.
+#[test]
+fn structured_numbers_are_judged_as_the_server_wrote_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = serde_json::json!({"type": "object", "properties": {
+        "ratio": {"type": "number", "maximum": 0.1},
+        "count": {"type": "integer", "maximum": 9_007_199_254_740_992_u64}}});
+    let tool = |name: &str, structured: &str| {
+        serde_json::json!({"name": name, "outputSchema": output,
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            "x-result-text": format!(r#"{{"content":[],"structuredContent":{structured}}}"#)})
+    };
+    let script = serde_json::json!({"tools": [
+        tool("over_ratio", r#"{"ratio":0.10000000000000000001}"#),
+        tool("over_count", r#"{"count":9007199254740993}"#),
+        tool("at_bounds", r#"{"ratio":0.1000,"count":9007199254740992.0}"#),
+    ]})
+    .to_string();
+    let server = common::scripted_server(
+        &dir.path().join("record.jsonl"),
+        &dir.path().join("verdicts.jsonl"),
+        &script,
+    );
+    let args = [
+        "--seed",
+        "3",
+        "--cases",
+        "10",
+        "--timeout",
+        TIMEOUT,
+        "--format",
+        "json",
+    ];
+    let (code, stdout, stderr) = fuzz(&args, &server);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let report = report(&stdout, &stderr);
+    let output_findings: BTreeSet<String> = found(&report)
+        .into_iter()
+        .filter(|(_, check)| check == "output-schema")
+        .map(|(tool, _)| tool)
+        .collect();
+    assert_eq!(
+        output_findings,
+        BTreeSet::from(["over_count".to_string(), "over_ratio".to_string()]),
+        "{stdout}"
+    );
+}
+
 /// `--replay` sends again only the findings of the tools `--tool` and `--skip` select, and says
 /// how many it left out.
 #[test]
