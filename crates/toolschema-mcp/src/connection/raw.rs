@@ -270,10 +270,17 @@ impl Watch {
                 }
             }
         }
+        // (Looked for in the whole text first, before its members are read: a listing's pages
+        // hold no structured content, and most results no value that reading changes. A key
+        // spelled with an escape holds `\u`.)
         let loss = std::str::from_utf8(bytes)
             .ok()
             .filter(|_| answered.is_some())
-            .and_then(|text| {
+            .map(|text| (text, toolschema::json::first_lossy_value(text).is_some()))
+            .filter(|(text, lossy)| {
+                *lossy || text.contains("structuredContent") || text.contains("\\u")
+            })
+            .and_then(|(text, lossy)| {
                 let result = toolschema::json::root_members(text)
                     .ok()
                     .flatten()
@@ -284,9 +291,7 @@ impl Watch {
                     .and_then(|members| message::member(&members, "structuredContent"))
                     .and_then(|at| text.get(at))
                     .map(String::from);
-                // (Looked for in the whole text first, before the tools are read: most hold
-                // no lossy value.)
-                let lossy_tools = if toolschema::json::first_lossy_value(text).is_some() {
+                let lossy_tools = if lossy {
                     message::lossy_tools(text, result)
                 } else {
                     Vec::new()
