@@ -462,24 +462,16 @@ fn structured_numbers_are_judged_as_the_server_wrote_them() {
             ),
         ],
     );
-    let r = call(&["over_ratio"], &server);
-    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stderr
-            .starts_with("toolschema: the result of 'over_ratio' breaks its outputSchema:\n")
-            && r.stderr.contains("'ratio'"),
-        "{}",
-        r.stderr
-    );
-    let r = call(&["over_count"], &server);
-    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stderr
-            .starts_with("toolschema: the result of 'over_count' breaks its outputSchema:\n")
-            && r.stderr.contains("'count'"),
-        "{}",
-        r.stderr
-    );
+    for (tool, field) in [("over_ratio", "ratio"), ("over_count", "count")] {
+        let r = call(&[tool], &server);
+        assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+        let said = format!("toolschema: the result of '{tool}' breaks its outputSchema:\n");
+        assert!(
+            r.stderr.starts_with(&said) && r.stderr.contains(&format!("'{field}'")),
+            "{}",
+            r.stderr
+        );
+    }
     let r = call(&["at_bounds"], &server);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stdout);
 }

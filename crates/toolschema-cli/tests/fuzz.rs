@@ -998,24 +998,24 @@ fn structured_numbers_are_judged_as_the_server_wrote_them() {
         tool("over_ratio", r#"{"ratio":0.10000000000000000001}"#),
         tool("over_count", r#"{"count":9007199254740993}"#),
         tool("at_bounds", r#"{"ratio":0.1000,"count":9007199254740992.0}"#),
-    ]})
-    .to_string();
-    let server = common::scripted_server(
-        &dir.path().join("record.jsonl"),
-        &dir.path().join("verdicts.jsonl"),
-        &script,
+    ]});
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--seed",
+            "3",
+            "--cases",
+            "10",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "json",
+        ],
+        &common::scripted_server(
+            &dir.path().join("record.jsonl"),
+            &dir.path().join("verdicts.jsonl"),
+            &script.to_string(),
+        ),
     );
-    let args = [
-        "--seed",
-        "3",
-        "--cases",
-        "10",
-        "--timeout",
-        TIMEOUT,
-        "--format",
-        "json",
-    ];
-    let (code, stdout, stderr) = fuzz(&args, &server);
     assert_eq!(code, Some(1), "{stdout}\n{stderr}");
     let report = report(&stdout, &stderr);
     let output_findings: BTreeSet<String> = found(&report)
