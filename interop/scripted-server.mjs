@@ -9,8 +9,9 @@
 //
 // The script (JSON; `@FILE` reads it from a file):
 //   tools         the tools it lists (any JSON: odd names, lone surrogates, external $refs);
-//                 a tool's `x-result` is what its calls get, and with `x-second-result` each
-//                 call is answered a second time, with that
+//                 a tool's `x-result` is what its calls get (`x-result-text`: the result's JSON
+//                 text, written as it is, so its numbers stay as stated), and with
+//                 `x-second-result` each call is answered a second time, with that
 //   next_tools    the tools after a call to `change_tools` (which also sends list_changed)
 //   page_size     tools per tools/list page (0 or absent: one page)
 //   listings      what each tools/list request gets, in order (the last one repeats; default
@@ -135,6 +136,10 @@ async function callTool(id, params) {
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${params?.name}` } };
   }
   append(options.verdicts, JSON.stringify({ id, tool: tool.name, valid: judge(tool, args) }));
+  if (typeof tool["x-result-text"] === "string") {
+    // Written as it is: JSON.stringify would round its numbers.
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${tool["x-result-text"]}}`;
+  }
   const result = tool["x-result"] ?? text(`called ${tool.name}`);
   if (tool["x-second-result"] !== undefined) {
     // A server that answers one call twice.
@@ -143,7 +148,7 @@ async function callTool(id, params) {
   return { jsonrpc: "2.0", id, result };
 }
 
-// The response to one message, or null when there is none.
+// The response to one message (a string: its text, written as it is), or null when there is none.
 async function handle(message) {
   if (message === null || typeof message !== "object" || Array.isArray(message)) return null;
   const { id, method, params } = message;
@@ -177,6 +182,10 @@ async function handle(message) {
   }
 }
 
+function asText(response) {
+  return typeof response === "string" ? response : JSON.stringify(response);
+}
+
 async function receive(line) {
   append(options.record, line);
   let message;
@@ -187,11 +196,11 @@ async function receive(line) {
   }
   if (Array.isArray(message)) {
     const responses = (await Promise.all(message.map(handle))).filter((r) => r !== null);
-    if (responses.length > 0) process.stdout.write(JSON.stringify(responses) + "\n");
+    if (responses.length > 0) process.stdout.write(`[${responses.map(asText).join(",")}]\n`);
     return;
   }
   const response = await handle(message);
-  if (response !== null) send(response);
+  if (response !== null) process.stdout.write(asText(response) + "\n");
 }
 
 onLines(receive);

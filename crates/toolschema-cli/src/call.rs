@@ -267,11 +267,11 @@ fn report(
     for stray in &record.strays {
         say!("warning: during the call of '{name}', {stray}");
     }
-    let (result, lone_surrogates) = match &record.answer {
+    let (result, structured_text) = match &record.answer {
         Answer::Result {
             result,
-            lone_surrogates,
-        } => (result, *lone_surrogates),
+            structured_content,
+        } => (result, structured_content.as_deref()),
         Answer::Error {
             code,
             message,
@@ -339,7 +339,12 @@ fn report(
     }
     if let Some(compiled) = compiled {
         let structured = result.get("structuredContent");
-        match compiled.validate_output_read(structured, is_error, lone_surrogates) {
+        // Judged as the text states it, as the proxy judges it.
+        let verdict = match structured_text {
+            Some(text) => compiled.validate_output_text(structured, is_error, text),
+            None => compiled.validate_output(structured, is_error),
+        };
+        match verdict {
             Ok(()) => {}
             Err(errors) if errors.is_unchecked() => {
                 say!(

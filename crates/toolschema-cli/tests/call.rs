@@ -419,6 +419,63 @@ fn results_that_break_the_contract_are_said_and_exit_1() {
     );
 }
 
+/// A server whose tools answer with the result texts given (numbers as written), each under
+/// an outputSchema that bounds a ratio by 0.1 and a count by 2^53.
+fn exact_numbers_server(dir: &Path, results: &[(&str, &str)]) -> Vec<String> {
+    let output = json!({"type": "object", "properties": {
+        "ratio": {"type": "number", "maximum": 0.1},
+        "count": {"type": "integer", "maximum": 9_007_199_254_740_992_u64}}});
+    let tools: Vec<Value> = results
+        .iter()
+        .map(|(name, result)| {
+            json!({"name": name, "inputSchema": {"type": "object"}, "outputSchema": output,
+                "x-result-text": result})
+        })
+        .collect();
+    common::scripted_server(
+        &dir.join("record.jsonl"),
+        &dir.join("verdicts.jsonl"),
+        &json!({ "tools": tools }).to_string(),
+    )
+}
+
+/// Structured content is judged as its text states its numbers, as the proxy judges it: a
+/// ratio of 0.10000000000000000001 is over a maximum of 0.1 (read as a float it is 0.1), and
+/// 2^53 + 1 is over 2^53 (read as a float it could not be checked).
+#[test]
+fn structured_numbers_are_judged_as_the_server_wrote_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = exact_numbers_server(
+        dir.path(),
+        &[
+            (
+                "over_ratio",
+                r#"{"content":[],"structuredContent":{"ratio":0.10000000000000000001}}"#,
+            ),
+            (
+                "over_count",
+                r#"{"content":[],"structuredContent":{"count":9007199254740993}}"#,
+            ),
+            (
+                "at_bounds",
+                r#"{"content":[],"structuredContent":{"ratio":0.1000,"count":9007199254740992.0}}"#,
+            ),
+        ],
+    );
+    for (tool, field) in [("over_ratio", "ratio"), ("over_count", "count")] {
+        let r = call(&[tool], &server);
+        assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+        let said = format!("toolschema: the result of '{tool}' breaks its outputSchema:\n");
+        assert!(
+            r.stderr.starts_with(&said) && r.stderr.contains(&format!("'{field}'")),
+            "{}",
+            r.stderr
+        );
+    }
+    let r = call(&["at_bounds"], &server);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stdout);
+}
+
 #[test]
 fn over_streamable_http() {
     let server = HttpServer::everything();

@@ -320,6 +320,89 @@ fn a_run_narrowed_with_tool_starts_only_the_servers_its_tools_need() {
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert_eq!(starts(), 2, "{stderr}");
 }
+/// The faulty server behind a shell that notes its process id at each start (`exec` keeps it),
+/// and the file it notes them in.
+fn pid_noting_faulty_server(dir: &std::path::Path) -> (Vec<String>, std::path::PathBuf) {
+    let pids = dir.join("pids");
+    let server = vec![
+        "sh".to_string(),
+        "-c".to_string(),
+        format!(
+            "echo $$ >> '{}'; exec '{}' '{}'",
+            pids.display(),
+            node(),
+            require("interop/faulty-server.mjs").display()
+        ),
+    ];
+    (server, pids)
+}
+
+/// The process ids noted in `pids` (emptied), once none of them is running: a server killed as
+/// the run ended takes a moment to be reaped.
+fn pids_none_running(pids: &std::path::Path) -> Vec<u32> {
+    let noted: Vec<u32> = std::fs::read_to_string(pids)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    std::fs::remove_file(pids).ok();
+    let since = std::time::Instant::now();
+    while noted.iter().any(|&pid| common::alive(pid)) {
+        assert!(
+            since.elapsed() < Duration::from_secs(5),
+            "servers still running after the run: {:?}",
+            noted
+                .iter()
+                .filter(|&&pid| common::alive(pid))
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    noted
+}
+
+/// No server process outlives a run: every one started (the first ones, the restarts after
+/// divide's planted crashes, the spare started ahead of a restart, used or not) is gone when
+/// `fuzz` exits, over seeds whose crashes fall at different cases; and a run stopped by its
+/// budget while a hang is waited for leaves none either.
+#[test]
+fn no_server_outlives_the_run_after_crashes_and_spares() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, pids) = pid_noting_faulty_server(dir.path());
+    for seed in ["1", "2"] {
+        let args = ["--seed", seed, "--timeout", TIMEOUT, "--format", "json"];
+        let (code, stdout, stderr) = fuzz(&args, &server);
+        assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+        assert_eq!(found(&report(&stdout, &stderr)), planted(&[]), "{stdout}");
+        // Two lanes, a restart after divide's crash and after the smaller case that confirms
+        // it, and the spare started beside the first restart.
+        assert!(pids_none_running(&pids).len() >= 5, "seed {seed}: {stderr}");
+    }
+    // Cut by the budget while lookup's call hangs and divide's lane restarts.
+    let args = [
+        "--seed",
+        "1",
+        "--timeout",
+        TIMEOUT,
+        "--budget",
+        "3",
+        "--tool",
+        "lookup",
+        "--tool",
+        "divide",
+        "--format",
+        "json",
+    ];
+    let (_, stdout, stderr) = fuzz(&args, &server);
+    assert!(
+        report(&stdout, &stderr)["summary"]["budget_spent"]
+            .as_bool()
+            .unwrap(),
+        "{stdout}"
+    );
+    assert!(!pids_none_running(&pids).is_empty(), "{stderr}");
+}
+
 #[test]
 fn text_and_junit_reports_group_by_tool() {
     let server = faulty_server();
@@ -894,6 +977,57 @@ fn tools_no_finite_value_fits_get_invalid_cases_and_a_note_saying_why() {
             "{stdout}"
         );
     }
+}
+
+/// Structured content is judged as its text states its numbers, as the proxy and `call` judge
+/// it: 0.10000000000000000001 breaks a maximum of 0.1 (read as a float it is 0.1), 2^53 + 1
+/// breaks a maximum of 2^53 (read as a float it could not be checked); 0.1000 and 2^53 written
+/// as 9007199254740992.0 keep within them.
+#[test]
+fn structured_numbers_are_judged_as_the_server_wrote_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = serde_json::json!({"type": "object", "properties": {
+        "ratio": {"type": "number", "maximum": 0.1},
+        "count": {"type": "integer", "maximum": 9_007_199_254_740_992_u64}}});
+    let tool = |name: &str, structured: &str| {
+        serde_json::json!({"name": name, "outputSchema": output,
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}},
+            "x-result-text": format!(r#"{{"content":[],"structuredContent":{structured}}}"#)})
+    };
+    let script = serde_json::json!({"tools": [
+        tool("over_ratio", r#"{"ratio":0.10000000000000000001}"#),
+        tool("over_count", r#"{"count":9007199254740993}"#),
+        tool("at_bounds", r#"{"ratio":0.1000,"count":9007199254740992.0}"#),
+    ]});
+    let (code, stdout, stderr) = fuzz(
+        &[
+            "--seed",
+            "3",
+            "--cases",
+            "10",
+            "--timeout",
+            TIMEOUT,
+            "--format",
+            "json",
+        ],
+        &common::scripted_server(
+            &dir.path().join("record.jsonl"),
+            &dir.path().join("verdicts.jsonl"),
+            &script.to_string(),
+        ),
+    );
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let report = report(&stdout, &stderr);
+    let output_findings: BTreeSet<String> = found(&report)
+        .into_iter()
+        .filter(|(_, check)| check == "output-schema")
+        .map(|(tool, _)| tool)
+        .collect();
+    assert_eq!(
+        output_findings,
+        BTreeSet::from(["over_count".to_string(), "over_ratio".to_string()]),
+        "{stdout}"
+    );
 }
 
 /// `--replay` sends again only the findings of the tools `--tool` and `--skip` select, and says

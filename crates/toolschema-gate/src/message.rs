@@ -311,18 +311,6 @@ pub fn lossy_tools_of_response(text: &str) -> Vec<(usize, core_json::Loss)> {
         .map_or_else(Vec::new, |result| lossy_tools(text, result))
 }
 
-/// Whether the `structuredContent` of the result at `result` in `text` holds a lone surrogate
-/// escape, which reads as U+FFFD (see [`core_json::has_lone_surrogate`]).
-pub fn lone_surrogates_in_structured_content(text: &str, result: Range<usize>) -> bool {
-    // The whole result is looked at first, without reading its members: most hold none.
-    core_json::has_lone_surrogate(&text[result.clone()])
-        && core_json::object_members(text, result)
-            .ok()
-            .flatten()
-            .and_then(|members| member(&members, "structuredContent"))
-            .is_some_and(|at| core_json::has_lone_surrogate(&text[at]))
-}
-
 /// A member among `members` that a server may read otherwise than the proxy reads one of
 /// `names`, with the name it stands for: a spelling that a server matching names without regard
 /// to case (Go's `encoding/json`) takes for it (`"Name"` for `name`), or the member given a second

@@ -666,7 +666,7 @@ impl Gate {
                         Some(structured_text) => {
                             compiled.validate_output_text(structured, false, structured_text)
                         }
-                        None => compiled.validate_output_read(structured, false, false),
+                        None => compiled.validate_output(structured, false),
                     };
                     match verdict {
                         Ok(()) => OutputVerdict::Passed,

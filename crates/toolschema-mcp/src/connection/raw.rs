@@ -31,12 +31,13 @@ pub fn kind_of(bytes: &[u8]) -> Option<Kind> {
     }
 }
 
-/// What reading a result as received changed of it.
+/// What reading a result as received changed of it, and the text needed to judge it as sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadLoss {
-    /// Its `structuredContent` held a lone surrogate escape (read as U+FFFD: see
-    /// [`toolschema::json::has_lone_surrogate`]).
-    pub structured_content_lone_surrogates: bool,
+    /// The text of its `structuredContent` as received, when it has one: reading may round its
+    /// numbers or turn a lone surrogate escape into U+FFFD, so an output schema judges this text
+    /// ([`toolschema::CompiledTool::validate_output_text`]), as the proxy does.
+    pub structured_content: Option<String>,
     /// The tools of a `tools/list` result whose definitions hold a value that reading changes,
     /// by their place in the page ([`message::lossy_tools`]).
     pub lossy_tools: Vec<(usize, toolschema::json::Loss)>,
@@ -269,19 +270,35 @@ impl Watch {
                 }
             }
         }
-        // (Looked for in the whole text first, before its members are read: most hold none.)
+        // (Looked for in the whole text first, before its members are read: a listing's pages
+        // hold no structured content, and most results no value that reading changes. A key
+        // spelled with an escape holds `\u`.)
         let loss = std::str::from_utf8(bytes)
             .ok()
-            .filter(|text| toolschema::json::first_lossy_value(text).is_some())
-            .and_then(|text| {
+            .filter(|_| answered.is_some())
+            .map(|text| (text, toolschema::json::first_lossy_value(text).is_some()))
+            .filter(|(text, lossy)| {
+                *lossy || text.contains("structuredContent") || text.contains("\\u")
+            })
+            .and_then(|(text, lossy)| {
                 let result = toolschema::json::root_members(text)
                     .ok()
                     .flatten()
                     .and_then(|members| message::member(&members, "result"))?;
+                let structured_content = toolschema::json::object_members(text, result.clone())
+                    .ok()
+                    .flatten()
+                    .and_then(|members| message::member(&members, "structuredContent"))
+                    .and_then(|at| text.get(at))
+                    .map(String::from);
+                let lossy_tools = if lossy {
+                    message::lossy_tools(text, result)
+                } else {
+                    Vec::new()
+                };
                 Some(ReadLoss {
-                    structured_content_lone_surrogates:
-                        message::lone_surrogates_in_structured_content(text, result.clone()),
-                    lossy_tools: message::lossy_tools(text, result),
+                    structured_content,
+                    lossy_tools,
                 })
             })
             .unwrap_or_default();
@@ -442,17 +459,20 @@ mod tests {
     }
 
     #[test]
-    fn says_whether_a_results_structured_content_held_a_lone_surrogate() {
+    fn keeps_the_text_of_a_results_structured_content_as_sent() {
         let results = RawResults::default();
         let watch = Watch::default();
-        let lines: [(&[u8], bool); 4] = [
-            (br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"s":"\udc00"}}}"#, true),
-            // In the text content beside it, or as a pair: no.
-            (br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"\ud800"}],"structuredContent":{"s":"x"}}}"#, false),
-            (br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"structuredContent":{"s":"\ud83d\ude00"}}}"#, false),
-            (br#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"\ud800"}]}}"#, false),
+        let lines: [(&[u8], Option<&str>); 5] = [
+            (br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"s":"\udc00"}}}"#, Some(r#"{"s":"\udc00"}"#)),
+            // Numbers as stated, not as read.
+            (br#"{"jsonrpc":"2.0","id":2,"result":{"structuredContent": {"n":0.10000000000000000001, "m":9007199254740993} ,"content":[]}}"#, Some(r#"{"n":0.10000000000000000001, "m":9007199254740993}"#)),
+            // A key written with an escape is the same key.
+            (br#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"\u0073tructuredContent":[1e400]}}"#, Some("[1e400]")),
+            (br#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"\ud800"}]}}"#, None),
+            // Not a result's member.
+            (br#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"x","structuredContent":{}}]}}"#, None),
         ];
-        for (id, (line, lone)) in (1..).zip(lines) {
+        for (id, (line, kept)) in (1..).zip(lines) {
             watch
                 .sent(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call"}}"#).as_bytes());
             assert!(matches!(
@@ -461,8 +481,8 @@ mod tests {
             ));
             let (_, said) = results.take_read(&RequestId::Number(id)).unwrap();
             assert_eq!(
-                said.structured_content_lone_surrogates,
-                lone,
+                said.structured_content.as_deref(),
+                kept,
                 "{}",
                 String::from_utf8_lossy(line)
             );

@@ -108,8 +108,9 @@ pub enum Answer {
     Result {
         /// The result, as read here.
         result: Value,
-        /// Whether its text held a lone surrogate escape (read as U+FFFD).
-        lone_surrogates: bool,
+        /// The text of its `structuredContent` as received, when it has one: the output schema
+        /// judges its numbers as stated and sees a lone surrogate escape (read here as U+FFFD).
+        structured_content: Option<String>,
     },
     /// A JSON-RPC error.
     Error {
@@ -255,7 +256,7 @@ pub fn observe(
         }
         Answer::Result {
             result,
-            lone_surrogates,
+            structured_content,
         } => {
             if let Some(problem) = call_tool_result_problem(result) {
                 push(
@@ -309,10 +310,14 @@ pub fn observe(
                         ),
                     );
                 }
-                // A result the schema cannot judge (a number past 2^52 where the schema compares
-                // exactly, a lone surrogate where it may tell one from U+FFFD) is no finding.
-                if let Err(errors) = tool
-                    .validate_output_read(result.get("structuredContent"), false, *lone_surrogates)
+                // Judged as the text states it, as the proxy judges it. A result the schema cannot
+                // judge (a lone surrogate where it may tell one from U+FFFD) is no finding.
+                let structured = result.get("structuredContent");
+                let verdict = match structured_content {
+                    Some(text) => tool.validate_output_text(structured, false, text),
+                    None => tool.validate_output(structured, false),
+                };
+                if let Err(errors) = verdict
                     .or_else(|errors| if errors.is_unchecked() { Ok(()) } else { Err(errors) })
                 {
                     let reasons: Vec<&str> = errors.iter().take(3).map(|e| e.message.as_str()).collect();
@@ -500,10 +505,11 @@ mod tests {
             .collect()
     }
 
+    /// A result answered as `serde_json` writes it.
     fn ok(result: Value) -> Answer {
         Answer::Result {
+            structured_content: result.get("structuredContent").map(Value::to_string),
             result,
-            lone_surrogates: false,
         }
     }
 
@@ -561,10 +567,15 @@ mod tests {
         };
         let result = json!({"content": [], "structuredContent": {"s": "\u{fffd}"}});
         let seen = |lone_surrogates: bool| {
+            let text = if lone_surrogates {
+                r#"{"s": "\udc00"}"#
+            } else {
+                r#"{"s": "\ufffd"}"#
+            };
             let record = CallRecord {
                 answer: Answer::Result {
                     result: result.clone(),
-                    lone_surrogates,
+                    structured_content: Some(text.into()),
                 },
                 strays: Vec::new(),
                 alone: true,

@@ -362,7 +362,7 @@ impl Server {
             Ok(_) => match live.results.take_read(&id) {
                 Some((result, loss)) => Answer::Result {
                     result,
-                    lone_surrogates: loss.structured_content_lone_surrogates,
+                    structured_content: loss.structured_content,
                 },
                 None => Answer::Unreadable("the answer carried no result".into()),
             },

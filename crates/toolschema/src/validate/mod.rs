@@ -1674,23 +1674,6 @@ impl CompiledTool {
         }
     }
 
-    /// Check a result's `structuredContent` read from JSON text, which [holds a lone surrogate
-    /// escape](crate::json::has_lone_surrogate) when `lone_surrogates` says so (see
-    /// [`SchemaValidator::validate_read`]; otherwise as [`CompiledTool::validate_output`]).
-    pub fn validate_output_read(
-        &self,
-        structured_content: Option<&Value>,
-        is_error: bool,
-        lone_surrogates: bool,
-    ) -> Result<(), ValidationErrors> {
-        match (&self.output, structured_content) {
-            (Some(output), Some(content)) if !is_error => {
-                output.validate_read(content, Subject::StructuredContent, lone_surrogates)
-            }
-            _ => self.validate_output(structured_content, is_error),
-        }
-    }
-
     /// Check a result's `structuredContent` against the output schema.
     ///
     /// Passes when the tool has no output schema, and when the result is an error (`isError:
