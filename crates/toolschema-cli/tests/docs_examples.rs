@@ -890,6 +890,13 @@ const WHEEL: Proof = RunsSubstituted(
     PACKAGES,
     "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"",
 );
+
+/// `pipx run` of the wheel built into target/dist/ (its spec), then the quick start through it.
+const PIPX_RUN: Proof = RunsSubstituted(
+    PACKAGES,
+    "\"$pipx_tools/bin/pipx\" run --quiet --spec \"$wheel\" toolschema",
+);
+
 /// `npm install` of the launcher and platform tarballs built into target/dist/.
 const NPM_TARBALLS: Proof = RunsSubstituted(
     PACKAGES,
@@ -904,7 +911,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("pip install toolschema", WHEEL, &["README.md", "docs/src/getting-started.md"]),
     ("uvx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start uvx"), &["README.md"]),
     ("npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema"), &["README.md", "docs/src/getting-started.md"]),
-    ("pipx run toolschema lint tools.json", NotRun("pipx is not among the tools the test command installs; uvx runs the same wheel"), &["README.md"]),
+    ("pipx run toolschema lint tools.json", PIPX_RUN, &["README.md"]),
     ("npm install --save-dev toolschema", NPM_TARBALLS, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace"), &["README.md", "docs/src/getting-started.md"]),
     ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md"]),
@@ -914,7 +921,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/docs.sh", Runs(TEST_SH, "./scripts/docs.sh"), &["README.md"]),
     ("cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps"), &["README.md"]),
     ("uvx toolschema", RunsSubstituted(PACKAGES, "quick_start uvx"), &["docs/src/getting-started.md"]),
-    ("pipx run toolschema", NotRun("pipx is not among the tools the test command installs; uvx runs the same wheel"), &["docs/src/getting-started.md"]),
+    ("pipx run toolschema", PIPX_RUN, &["docs/src/getting-started.md"]),
     ("cargo fmt --check", RunsSubstituted(TEST_SH, "cargo fmt --all -- --check"), &["docs/src/contributing/tests.md"]),
     ("./scripts/test-data.sh", Runs(TEST_SH, "./scripts/test-data.sh"), &["docs/src/contributing/tests.md", "docs/src/benchmarks.md"]),
     ("cargo run -p toolschema-cli -- generate-docs docs/src", RunsSubstituted("crates/toolschema-cli/tests/docs_generated.rs", "generate-docs"), &["docs/src/contributing/tests.md", "docs/src/contributing/design.md"]),
