@@ -720,7 +720,9 @@ const HELP_EXAMPLE_URL_SERVER: &str =
 /// its job ([`HELP_EXAMPLE_STATUSES`]), and nothing on standard error saying a file is missing.
 /// The examples' URL is served by the proxy in front of server-everything
 /// ([`HELP_EXAMPLE_URL_SERVER`]). An example that serves (`--listen`) is started, must say
-/// where it serves, and is stopped. `> ~/FILE` writes under a home folder of the scratch
+/// where it serves, must answer a snapshot of its tools there ([`listing_case`]), and is
+/// stopped. A stdio proxy example is given a client's session (`examples/proxy-session.jsonl`)
+/// and must answer its initialize. `> ~/FILE` writes under a home folder of the scratch
 /// directory, whose folders exist (as for a user who has them).
 #[test]
 fn every_example_of_every_help_runs() {
@@ -780,10 +782,29 @@ fn every_example_of_every_help_runs() {
         let result = if words.iter().any(|w| w == "--listen") {
             case.command.push_str(" &");
             case.output = vec![String::new()];
-            start_background(&case, dir.path()).map(|(running, status, lines)| {
-                drop(running);
+            start_background(&case, dir.path()).and_then(|(running, status, lines)| {
                 let serving = lines.iter().any(|l| l.contains("serving MCP at http://"));
-                (if serving { status } else { -1 }, lines)
+                if !serving || status != 0 {
+                    return Ok((if serving { status } else { -1 }, lines));
+                }
+                // Serving is not enough: a client lists the tools of the server behind it.
+                let listed = run(&listing_case(&words, dir.path()), dir.path());
+                drop(running);
+                listed.map(|(status, mut listed)| {
+                    listed.splice(0..0, lines);
+                    (status, listed)
+                })
+            })
+        } else if subcommand == "proxy" {
+            // A stdio proxy with no client exits at once: a client's session shows it reaches
+            // its server (the initialize is answered with a result).
+            case.command.push_str(" < examples/proxy-session.jsonl");
+            run(&case, dir.path()).map(|(status, lines)| {
+                let initialized = lines.iter().any(|l| {
+                    serde_json::from_str::<serde_json::Value>(l)
+                        .is_ok_and(|m| m["id"] == 1 && m.get("result").is_some())
+                });
+                (if initialized { status } else { -1 }, lines)
             })
         } else {
             run(&case, dir.path())
@@ -831,6 +852,36 @@ fn every_example_of_every_help_runs() {
         examples.len(),
         failures.join("\n\n")
     );
+}
+
+/// A snapshot of what a help example that serves (`--listen ADDRESS`) serves, as a client sends
+/// it: to 127.0.0.1 at its port, with the first token of its `--auth-token-file`, if any.
+fn listing_case(words: &[String], dir: &Path) -> Case {
+    let after = |flag: &str| {
+        let at = words.iter().position(|w| w == flag)?;
+        words.get(at + 1).cloned()
+    };
+    let port = after("--listen")
+        .and_then(|a| a.rsplit_once(':').map(|(_, p)| p.to_string()))
+        .unwrap_or_default();
+    let mut command = format!("toolschema snapshot --url http://127.0.0.1:{port}/mcp");
+    if let Some(file) = after("--auth-token-file") {
+        let tokens = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        let token = tokens
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .find_map(|l| l.split_once(':').map(|(_, t)| t.trim().to_string()))
+            .unwrap_or_default();
+        command.push_str(&format!(" --header 'Authorization: Bearer {token}'"));
+    }
+    Case {
+        line: 0,
+        command,
+        status: 0,
+        output: Vec::new(),
+        expected_lines: 0..0,
+        indent: 0,
+    }
 }
 
 /// The programs whose command lines a page may show. A line of any fenced block, or an inline
