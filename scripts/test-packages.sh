@@ -149,6 +149,17 @@ echo "== uvx (the wheel, run by uv in an environment of its own)"
 UV_CACHE_DIR=$scratch/uv-cache quick_start uvx "$scratch/uvx-project" \
   "$tools/bin/uvx" --quiet --offline --no-index --find-links "$dist" "toolschema@$version"
 
+echo "== pipx run (the wheel, run by pipx in an environment of its own)"
+# The README's `pipx run toolschema ...` with the wheel of target/dist/ as its spec. pipx (pinned)
+# gets a venv of its own, and its home is in the scratch folder: nothing of the user's pipx, nor
+# of the checkout, is used. The wheel has no dependencies, so pip reads no index for it; pipx's
+# own first run fetches pip into its shared venv, as it does for a user.
+pipx_tools=$scratch/pipx-tools
+python3 -m venv "$pipx_tools"
+"$pipx_tools/bin/pip" install --quiet --disable-pip-version-check pipx==1.18.4
+PIPX_HOME=$scratch/pipx-home PIPX_BIN_DIR=$scratch/pipx-bin quick_start pipx "$scratch/pipx-project" \
+  "$pipx_tools/bin/pipx" run --quiet --spec "$wheel" toolschema
+
 echo "== npm: $(basename "${launchers[0]}") $(basename "${platforms[0]}")"
 npm_dir=$scratch/npm-project
 mkdir -p "$npm_dir"

@@ -13,9 +13,9 @@ use toolschema::Catalog;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema adapt tools.json --to openai-strict
-  toolschema adapt tools.json --to gemini-openapi --tools-only
-  toolschema adapt tools.json --to openai-strict --restore files_read --args '{\"path\": \"a\", \"tail\": null}'
+  toolschema adapt examples/catalog.json --to openai-strict
+  toolschema adapt examples/catalog.json --to gemini-openapi --tools-only
+  toolschema adapt examples/catalog.json --to openai-strict --restore search_docs --args '{\"query\": \"rust\", \"limit\": null}'
 
 Profiles: openai, openai-strict, anthropic, gemini, gemini-openapi.
 

@@ -20,8 +20,8 @@ use toolschema_mcp::snapshot::Target;
 Examples:
   toolschema call --list -- npx -y @modelcontextprotocol/server-everything
   toolschema call echo --args '{\"message\": \"hi\"}' -- npx -y @modelcontextprotocol/server-everything
-  toolschema call get_current_time --args @args.json --format json -- uvx mcp-server-time
-  toolschema call search --args '{}' --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer TOKEN'
+  toolschema call get_current_time --args '{\"timezone\": \"Europe/Paris\"}' --format json -- python -m mcp_server_time
+  toolschema call get-sum --args '{\"a\": 2, \"b\": 3}' --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer TOKEN'
 
 The arguments are checked against the tool's inputSchema first, with validate's messages: when
 they break it, nothing is sent (--no-check sends them anyway). The result's text content is

@@ -12,10 +12,10 @@ use toolschema::{Catalog, Tool};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema diff old.json new.json
-  toolschema diff tools.json -- npx -y @modelcontextprotocol/server-filesystem /srv
+  toolschema diff examples/catalog.json examples/catalog-v2.json
+  toolschema diff examples/files-server.json -- npx -y @modelcontextprotocol/server-filesystem .
   toolschema diff tools.json --url http://127.0.0.1:3001/mcp --format markdown
-  toolschema diff old.json new.json --format json --fail-on security
+  toolschema diff examples/catalog.json examples/catalog-v2.json --format json --fail-on security
 
 Classes: breaking (callers that worked may now fail; for outputSchema, consumers of results),
 security (what the model or the user is told changed or newly told), compatible (everything that worked still

@@ -18,11 +18,11 @@ use toolschema_mcp::fuzz::{
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema fuzz -- npx -y @modelcontextprotocol/server-everything
-  toolschema fuzz --seed 42 --cases 200 --tool 'search*' -- python -m my_server
-  toolschema fuzz --url http://127.0.0.1:3001/mcp --format junit > fuzz.xml
-  toolschema fuzz --format json -- ./server > findings.json
-  toolschema fuzz --replay findings.json -- ./server
+  toolschema fuzz -- python -m mcp_server_time
+  toolschema fuzz --seed 42 --cases 50 --tool 'get-*' -- npx -y @modelcontextprotocol/server-everything
+  toolschema fuzz --url http://127.0.0.1:3001/mcp --tool echo --format junit > fuzz.xml
+  toolschema fuzz --format json -- python -m mcp_server_time > findings.json
+  toolschema fuzz --replay findings.json -- python -m mcp_server_time
 
 Checks: crash, hang, protocol-violation, internal-error, accepted-invalid, output-schema, leak
 (errors and warnings), rejected-valid (information only). Every finding comes with its arguments,
@@ -268,7 +268,7 @@ impl Progress for ProgressBar {
     fn planned(&self, tools: usize, cases: usize) {
         if let Some(bar) = &self.0 {
             bar.set_length(cases as u64);
-            bar.set_message(format!("{tools} tools"));
+            bar.set_message(count(tools, "tool", "tools"));
         }
     }
 
@@ -339,14 +339,14 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
     let mut out = String::new();
     match replayed {
         Some(n) => out.push_str(&format!(
-            "toolschema fuzz --replay: {n} finding{} sent again, --timeout {}s\n",
-            if n == 1 { "" } else { "s" },
+            "toolschema fuzz --replay: {} sent again, --timeout {}s\n",
+            count(n, "finding", "findings"),
             options.timeout.as_secs_f64()
         )),
         None => out.push_str(&format!(
-            "toolschema fuzz: seed {}, up to {} cases per tool, --timeout {}s\n",
+            "toolschema fuzz: seed {}, up to {} per tool, --timeout {}s\n",
             report.seed,
-            options.cases,
+            count(options.cases, "case", "cases"),
             options.timeout.as_secs_f64()
         )),
     }
@@ -375,7 +375,11 @@ fn text_report(report: &Report, options: &FuzzOptions, replayed: Option<usize>) 
             "ok".to_string()
         };
         let detail = match run {
-            Some(run) => format!("  ({} cases, {:.1}s)", run.cases, run.seconds),
+            Some(run) => format!(
+                "  ({}, {:.1}s)",
+                count(run.cases, "case", "cases"),
+                run.seconds
+            ),
             None => String::new(),
         };
         out.push_str(&format!(

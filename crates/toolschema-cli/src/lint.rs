@@ -20,15 +20,15 @@ use toolschema::CatalogLayout;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema lint tools.json
-  toolschema lint catalogs/ --format sarif > lint.sarif
-  toolschema lint tools.json --select SCH,pedantic --ignore unbounded-size --fail-on critical
-  toolschema lint tools.json --fix > fixed.json
-  toolschema lint tools.json --diff
-  toolschema lint catalogs/ --write --unsafe-fixes
-  toolschema lint --statistics catalogs/
+  toolschema lint examples/catalog.json
+  toolschema lint examples/ --format sarif > lint.sarif
+  toolschema lint examples/catalog.json --select SCH,pedantic --ignore unbounded-size --fail-on critical
+  toolschema lint examples/catalog.json --fix > fixed.json
+  toolschema lint examples/catalog.json --diff
+  toolschema lint examples/catalog-v2.json --write --unsafe-fixes
+  toolschema lint --statistics examples/
   toolschema lint -o tools.json -- npx -y @modelcontextprotocol/server-everything
-  toolschema lint tools.json --target openai-strict,gemini-openapi
+  toolschema lint examples/catalog.json --target openai-strict,gemini-openapi
 
 Rules run unless told otherwise: the default set. `pedantic` names the opt-in style and hardening
 rules; `ALL` every rule. Settings may also come from a toolschema.toml, found from the current

@@ -16,7 +16,7 @@ use toolschema_mcp::snapshot::Target;
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema pin -- npx -y @modelcontextprotocol/server-filesystem /srv
+  toolschema pin -- npx -y @modelcontextprotocol/server-filesystem .
   toolschema pin -o toolschema.lock --url http://127.0.0.1:3001/mcp
   toolschema pin tools.json --key 'node server.js'
 
@@ -45,7 +45,7 @@ pub struct PinArgs {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema verify toolschema.lock -- npx -y @modelcontextprotocol/server-filesystem /srv
+  toolschema verify toolschema.lock -- npx -y @modelcontextprotocol/server-filesystem .
   toolschema verify toolschema.lock --url http://127.0.0.1:3001/mcp --format json
   toolschema verify toolschema.lock tools.json --key 'node server.js'
 

@@ -13,8 +13,8 @@ use toolschema_mcp::snapshot::{self, Snapshot, SnapshotOptions, Target};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema snapshot -- npx -y @modelcontextprotocol/server-everything
-  toolschema snapshot -o tools.json -- python -m my_server
+  toolschema snapshot -- python -m mcp_server_time
+  toolschema snapshot -o tools.json -- npx -y @modelcontextprotocol/server-everything
   toolschema snapshot --url http://127.0.0.1:3001/mcp --header 'Authorization: Bearer TOKEN'
 
 Prints {\"tools\": [...]} with every tool of every page, each exactly as the server sent it (same

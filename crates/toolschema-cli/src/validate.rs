@@ -14,10 +14,10 @@ use toolschema::{Catalog, CompileOptions, CompiledTool, Dialect, SchemaValidator
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Examples:
-  toolschema validate tools.json --tool search --args '{\"query\": \"rust\"}'
-  toolschema validate tools.json --tool search --args @args.json --format json
-  toolschema validate tools.json --calls recorded-calls.jsonl
-  toolschema validate --schema schema.json --instances values.jsonl
+  toolschema validate examples/catalog.json --tool search_docs --args '{\"query\": \"rust\"}'
+  toolschema validate examples/catalog.json --tool search_docs --args @examples/args.json --format json
+  toolschema validate examples/catalog.json --calls examples/calls.jsonl
+  toolschema validate --schema examples/port.schema.json --instances examples/ports.jsonl
 
 Exit status: 0 valid, 1 invalid, 2 bad input (unreadable or malformed files, unknown tool).")]
 pub struct ValidateArgs {

@@ -368,9 +368,17 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Start a command of a page in its scratch directory, its output piped.
 fn spawn(words: &[String], dir: &Path, stdin: Stdio) -> Result<std::process::Child, String> {
     let (program, args) = program_of(words)?;
+    // The PyPI servers' venv comes first on PATH, as once activated: `python -m mcp_server_time`
+    // runs the installed server.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(dir.join(".venv/bin")).chain(std::env::split_paths(&path)),
+    )
+    .map_err(|e| format!("PATH: {e}"))?;
     Command::new(program)
         .args(args)
         .current_dir(dir)
+        .env("PATH", path)
         .env("NO_COLOR", "1")
         // npx uses the servers installed in the scratch directory and never downloads one: a
         // page cannot depend on the network.
@@ -683,6 +691,199 @@ fn the_harness_reads_pages_as_described() {
     assert!(split_words("toolschema \"$HOME\"").is_err());
 }
 
+/// The exit statuses each subcommand's help examples may end with: those its help documents for
+/// a run that did its job (1 is a finding, an invalid call or a drift where the command reports
+/// one). 2 (bad input, a server that could not be reached, a usage error) is never one.
+const HELP_EXAMPLE_STATUSES: &[(&str, &[i32])] = &[
+    ("validate", &[0, 1]),
+    ("snapshot", &[0]),
+    ("call", &[0, 1]),
+    ("fuzz", &[0, 1]),
+    ("proxy", &[0]),
+    ("lint", &[0, 1]),
+    ("diff", &[0, 1]),
+    ("pin", &[0]),
+    // Run after the pin examples, against the same servers: nothing drifted.
+    ("verify", &[0]),
+    ("adapt", &[0]),
+    ("completions", &[0]),
+];
+
+/// The server the help examples' URL, `http://127.0.0.1:3001/mcp`, reaches.
+const HELP_EXAMPLE_URL_SERVER: &str =
+    "toolschema proxy --listen 127.0.0.1:3001 -- npx -y @modelcontextprotocol/server-everything &";
+
+/// The `Examples:` of every subcommand's help (the generated CLI reference, which test
+/// `docs_generated` keeps equal to `--help`) run as written, in order, in one scratch directory
+/// as a page's console blocks do. The help shows no output, so none is compared. Each example
+/// must run instead: no usage error, an exit status its command documents for a run that did
+/// its job ([`HELP_EXAMPLE_STATUSES`]), and nothing on standard error saying a file is missing.
+/// The examples' URL is served by the proxy in front of server-everything
+/// ([`HELP_EXAMPLE_URL_SERVER`]). An example that serves (`--listen`) is started, must say
+/// where it serves, must answer a snapshot of its tools there ([`listing_case`]), and is
+/// stopped. A stdio proxy example is given a client's session (`examples/proxy-session.jsonl`)
+/// and must answer its initialize. `> ~/FILE` writes under a home folder of the scratch
+/// directory, whose folders exist (as for a user who has them).
+#[test]
+fn every_example_of_every_help_runs() {
+    let root = repo_root();
+    let page = std::fs::read_to_string(root.join(GENERATED[0])).expect("read the CLI reference");
+    let examples: Vec<Shown> = command_lines(&page)
+        .into_iter()
+        .filter(is_help_example)
+        .collect();
+    let dir = scratch_dir();
+    let server = Case {
+        line: 0,
+        command: HELP_EXAMPLE_URL_SERVER.to_string(),
+        status: 0,
+        output: vec![String::new()],
+        expected_lines: 0..0,
+        indent: 0,
+    };
+    let (server, status, said) = start_background(&server, dir.path()).expect("start the server");
+    assert!(
+        status == 0
+            && said
+                .iter()
+                .any(|l| l.contains("serving MCP at http://127.0.0.1:3001/mcp")),
+        "`{HELP_EXAMPLE_URL_SERVER}` did not start (exit {status}): {said:?}"
+    );
+    let mut failures = Vec::new();
+    for example in &examples {
+        let words = split_words(&example.command).unwrap_or_default();
+        let subcommand = words.get(1).map_or("", String::as_str);
+        let Some((_, statuses)) = HELP_EXAMPLE_STATUSES.iter().find(|(c, _)| *c == subcommand)
+        else {
+            failures.push(format!(
+                "line {}: `{}`: no exit statuses for `{subcommand}` in HELP_EXAMPLE_STATUSES",
+                example.line, example.command
+            ));
+            continue;
+        };
+        // `> ~/FILE`: under the scratch directory's home folder, which has that file's folder.
+        let command = match example.command.split_once("> ~/") {
+            Some((head, file)) => {
+                let file = format!("home/{file}");
+                let folder = dir.path().join(&file);
+                std::fs::create_dir_all(folder.parent().expect("a folder")).expect("mkdir");
+                format!("{head}> {file}")
+            }
+            None => example.command.clone(),
+        };
+        let mut case = Case {
+            line: example.line,
+            command,
+            status: 0,
+            output: Vec::new(),
+            expected_lines: 0..0,
+            indent: 0,
+        };
+        let result = if words.iter().any(|w| w == "--listen") {
+            case.command.push_str(" &");
+            case.output = vec![String::new()];
+            start_background(&case, dir.path()).and_then(|(running, status, lines)| {
+                let serving = lines.iter().any(|l| l.contains("serving MCP at http://"));
+                if !serving || status != 0 {
+                    return Ok((if serving { status } else { -1 }, lines));
+                }
+                // Serving is not enough: a client lists the tools of the server behind it.
+                let listed = run(&listing_case(&words, dir.path()), dir.path());
+                drop(running);
+                listed.map(|(status, mut listed)| {
+                    listed.splice(0..0, lines);
+                    (status, listed)
+                })
+            })
+        } else if subcommand == "proxy" {
+            // A stdio proxy with no client exits at once: a client's session shows it reaches
+            // its server (the initialize is answered with a result).
+            case.command.push_str(" < examples/proxy-session.jsonl");
+            run(&case, dir.path()).map(|(status, lines)| {
+                let initialized = lines.iter().any(|l| {
+                    serde_json::from_str::<serde_json::Value>(l)
+                        .is_ok_and(|m| m["id"] == 1 && m.get("result").is_some())
+                });
+                (if initialized { status } else { -1 }, lines)
+            })
+        } else {
+            run(&case, dir.path())
+        };
+        match result {
+            Err(e) => failures.push(format!("line {}: `{}`: {e}", example.line, example.command)),
+            Ok((status, lines)) => {
+                eprintln!("line {}: exit {status}: {}", example.line, example.command);
+                // clap's usage errors, and the OS's word for a missing file.
+                let complaint = lines.iter().find_map(|line| {
+                    [
+                        "error: unexpected argument",
+                        "Usage: toolschema",
+                        "error: invalid value",
+                    ]
+                    .into_iter()
+                    .find(|c| line.starts_with(c))
+                    .or_else(|| line.contains("No such file").then_some("No such file"))
+                });
+                if !statuses.contains(&status) || complaint.is_some() {
+                    failures.push(format!(
+                        "line {}: `{}`\n  exited {status} (documented: {statuses:?}){}:\n{}",
+                        example.line,
+                        example.command,
+                        complaint
+                            .map(|c| format!(", saying `{c}`"))
+                            .unwrap_or_default(),
+                        indent(&lines.iter().take(20).cloned().collect::<Vec<_>>()),
+                    ));
+                }
+            }
+        }
+    }
+    drop(server);
+    eprintln!("help examples: {} run", examples.len());
+    assert!(
+        examples.len() >= 40,
+        "only {} help examples found",
+        examples.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} help examples do not run as written:\n\n{}",
+        failures.len(),
+        examples.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// A snapshot of what a help example that serves (`--listen ADDRESS`) serves, as a client sends
+/// it: to 127.0.0.1 at its port, with the first token of its `--auth-token-file`, if any.
+fn listing_case(words: &[String], dir: &Path) -> Case {
+    let after = |flag: &str| {
+        let at = words.iter().position(|w| w == flag)?;
+        words.get(at + 1).cloned()
+    };
+    let port = after("--listen")
+        .and_then(|a| a.rsplit_once(':').map(|(_, p)| p.to_string()))
+        .unwrap_or_default();
+    let mut command = format!("toolschema snapshot --url http://127.0.0.1:{port}/mcp");
+    if let Some(file) = after("--auth-token-file") {
+        let tokens = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        let token = tokens
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .find_map(|l| l.split_once(':').map(|(_, t)| t.trim().to_string()))
+            .unwrap_or_default();
+        command.push_str(&format!(" --header 'Authorization: Bearer {token}'"));
+    }
+    Case {
+        line: 0,
+        command,
+        status: 0,
+        output: Vec::new(),
+        expected_lines: 0..0,
+        indent: 0,
+    }
+}
+
 /// The programs whose command lines a page may show. A line of any fenced block, or an inline
 /// code span, starting with one of them (or with `./scripts/`) is a command line.
 const PROGRAMS: &[&str] = &[
@@ -703,9 +904,16 @@ const PROGRAMS: &[&str] = &[
 ];
 
 /// Pages generated from the code whose command lines need no entry: the CLI reference is each
-/// subcommand's `--help`, whose `Examples:` are help text (test `docs_generated` keeps the page
-/// equal to what the binary prints). Their lines are counted as not run.
+/// subcommand's `--help` (test `docs_generated` keeps the page equal to what the binary prints).
+/// Its `toolschema` lines, the help examples, are run by [`every_example_of_every_help_runs`];
+/// any other line of it is counted as not run.
 const GENERATED: &[&str] = &["docs/src/reference/cli.md"];
+
+/// Whether a command line of the CLI reference is a help example: a `toolschema` line outside
+/// console blocks (the help's examples are in text blocks).
+fn is_help_example(shown: &Shown) -> bool {
+    !shown.console && shown.command.starts_with("toolschema ")
+}
 
 /// How a command line that no console block runs is proven instead.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -720,11 +928,9 @@ enum Proof {
     ScriptAnswersHelp,
     /// Not run by any test: the file holds the text (a bench target, the crate installed).
     OnlyChecked(&'static str, &'static str),
-    /// Not run, nor checked: why. Counted apart, so it shows.
-    NotRun(&'static str),
 }
 
-use Proof::{NotRun, OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
+use Proof::{OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
 
 const PACKAGES: &str = "scripts/test-packages.sh";
 const TEST_SH: &str = "scripts/test.sh";
@@ -733,6 +939,13 @@ const WHEEL: Proof = RunsSubstituted(
     PACKAGES,
     "pip\" install --quiet --disable-pip-version-check --no-index \"$wheel\"",
 );
+
+/// `pipx run` of the wheel built into target/dist/ (its spec), then the quick start through it.
+const PIPX_RUN: Proof = RunsSubstituted(
+    PACKAGES,
+    "\"$pipx_tools/bin/pipx\" run --quiet --spec \"$wheel\" toolschema",
+);
+
 /// `npm install` of the launcher and platform tarballs built into target/dist/.
 const NPM_TARBALLS: Proof = RunsSubstituted(
     PACKAGES,
@@ -747,7 +960,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("pip install toolschema", WHEEL, &["README.md", "docs/src/getting-started.md"]),
     ("uvx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start uvx"), &["README.md"]),
     ("npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema"), &["README.md", "docs/src/getting-started.md"]),
-    ("pipx run toolschema lint tools.json", NotRun("pipx is not among the tools the test command installs; uvx runs the same wheel"), &["README.md"]),
+    ("pipx run toolschema lint tools.json", PIPX_RUN, &["README.md"]),
     ("npm install --save-dev toolschema", NPM_TARBALLS, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace"), &["README.md", "docs/src/getting-started.md"]),
     ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md"]),
@@ -757,7 +970,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/docs.sh", Runs(TEST_SH, "./scripts/docs.sh"), &["README.md"]),
     ("cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps"), &["README.md"]),
     ("uvx toolschema", RunsSubstituted(PACKAGES, "quick_start uvx"), &["docs/src/getting-started.md"]),
-    ("pipx run toolschema", NotRun("pipx is not among the tools the test command installs; uvx runs the same wheel"), &["docs/src/getting-started.md"]),
+    ("pipx run toolschema", PIPX_RUN, &["docs/src/getting-started.md"]),
     ("cargo fmt --check", RunsSubstituted(TEST_SH, "cargo fmt --all -- --check"), &["docs/src/contributing/tests.md"]),
     ("./scripts/test-data.sh", Runs(TEST_SH, "./scripts/test-data.sh"), &["docs/src/contributing/tests.md", "docs/src/benchmarks.md"]),
     ("cargo run -p toolschema-cli -- generate-docs docs/src", RunsSubstituted("crates/toolschema-cli/tests/docs_generated.rs", "generate-docs"), &["docs/src/contributing/tests.md", "docs/src/contributing/design.md"]),
@@ -935,7 +1148,6 @@ fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
     let root = repo_root();
     let (file, step) = match proof {
         Runs(file, step) | RunsSubstituted(file, step) | OnlyChecked(file, step) => (file, step),
-        NotRun(_) => return Ok(()),
         ScriptAnswersHelp => {
             let script = root.join(command.trim_start_matches("./"));
             let mode = std::fs::metadata(&script)
@@ -991,12 +1203,12 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
         per_page.push((name, shown));
     }
     // (run and compared here, inline repeats of a console case, run elsewhere, run elsewhere
-    // with a substitute, only checked, not run)
-    let mut totals = [0usize; 6];
+    // with a substitute, only checked, not run, help examples run with their status checked)
+    let mut totals = [0usize; 7];
     let mut report = Vec::new();
     for (page, shown) in &per_page {
         let generated = GENERATED.contains(&page.as_str());
-        let mut counts = [0usize; 6];
+        let mut counts = [0usize; 7];
         for s in shown {
             if s.console {
                 counts[0] += 1;
@@ -1007,7 +1219,7 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
                 continue;
             }
             if generated {
-                counts[5] += 1;
+                counts[if is_help_example(s) { 6 } else { 5 }] += 1;
                 continue;
             }
             let entry = ELSEWHERE
@@ -1030,14 +1242,14 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
                 Runs(..) => 2,
                 RunsSubstituted(..) => 3,
                 ScriptAnswersHelp | OnlyChecked(..) => 4,
-                NotRun(_) => 5,
             }] += 1;
         }
         if counts.iter().sum::<usize>() > 0 {
             report.push(format!(
                 "{page}: {} run here, {} inline repeating a case, {} run by another test or \
-                 step, {} run there with a substitute, {} only checked, {} not run",
-                counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]
+                 step, {} run there with a substitute, {} only checked, {} not run, {} help \
+                 examples run (status checked, no output shown)",
+                counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
             ));
         }
         for (total, count) in totals.iter_mut().zip(counts) {
@@ -1056,8 +1268,9 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
     eprintln!("{}", report.join("\n"));
     eprintln!(
         "command lines: {} run here, {} inline repeating a case, {} run by another test or step, \
-         {} run there with a substitute, {} only checked, {} not run",
-        totals[0], totals[1], totals[2], totals[3], totals[4], totals[5]
+         {} run there with a substitute, {} only checked, {} not run, {} help examples run \
+         (status checked, no output shown)",
+        totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6]
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -481,6 +481,29 @@ fn text_and_junit_reports_group_by_tool() {
     assert!(junit.ends_with("  </testsuite>\n</testsuites>\n"));
 }
 
+/// One case is said in the singular, in the run's first line, the tool's line and the summary.
+#[test]
+fn one_case_is_one_case_not_one_cases() {
+    let (code, text, stderr) = fuzz(
+        &["--tool", "add_note", "--seed", "5", "--cases", "1"],
+        &faulty_server(),
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("toolschema fuzz: seed 5, up to 1 case per tool, "),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("add_note  ok  (1 case, ")),
+        "{text}"
+    );
+    let last = lines.last().unwrap();
+    assert!(last.starts_with("1 tool, 1 case, 0 findings "), "{last}");
+}
+
 #[test]
 fn streamable_http_servers_are_fuzzed_with_headers() {
     let (_server, url) = faulty_http_server();

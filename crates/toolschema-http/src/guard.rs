@@ -230,8 +230,9 @@ impl Guard {
         let mut ways = Vec::new();
         if let Some(tokens) = &self.tokens {
             ways.push(format!(
-                "{} bearer tokens from {}",
+                "{} bearer {} from {}",
                 tokens.len(),
+                if tokens.len() == 1 { "token" } else { "tokens" },
                 tokens.path().display()
             ));
         }
@@ -240,11 +241,12 @@ impl Guard {
                 KeySource::File(path) => path.display().to_string(),
                 KeySource::Url(url) => url.clone(),
             };
+            let keys = oauth.keys().len();
             ways.push(format!(
-                "JWTs from {} for audience {} ({} keys from {source})",
+                "JWTs from {} for audience {} ({keys} {} from {source})",
                 oauth.issuer(),
                 oauth.audience(),
-                oauth.keys().len()
+                if keys == 1 { "key" } else { "keys" },
             ));
         }
         if ways.is_empty() {

@@ -180,8 +180,9 @@ pub(crate) fn parse_key_set(document: &Value, origin: &str) -> Result<Vec<Key>, 
     }
     if keys.is_empty() {
         return Err(JwksError(format!(
-            "{origin}: no usable signature key (RSA, EC P-256/P-384 or Ed25519) among {} keys",
-            entries.len()
+            "{origin}: no usable signature key (RSA, EC P-256/P-384 or Ed25519) among {} {}",
+            entries.len(),
+            if entries.len() == 1 { "key" } else { "keys" }
         )));
     }
     Ok(keys)
@@ -356,7 +357,15 @@ mod tests {
                 .err()
                 .map(|e| e.0),
             Some(
-                "test: no usable signature key (RSA, EC P-256/P-384 or Ed25519) among 1 keys"
+                "test: no usable signature key (RSA, EC P-256/P-384 or Ed25519) among 1 key".into()
+            )
+        );
+        assert_eq!(
+            parse_key_set(&json!({"keys": [{"kty": "oct"}, {"kty": "oct"}]}), "test")
+                .err()
+                .map(|e| e.0),
+            Some(
+                "test: no usable signature key (RSA, EC P-256/P-384 or Ed25519) among 2 keys"
                     .into()
             )
         );

@@ -192,6 +192,25 @@ async fn tokens_from_the_file_name_their_client() {
     }
 }
 
+/// The start-up line counts tokens and keys in words that agree with the count: one token
+/// file of one line, a key set of one key, then two of each.
+#[tokio::test]
+async fn the_start_up_line_says_one_token_and_one_key_in_the_singular() {
+    let setup = Setup::new();
+    std::fs::write(setup.path("tokens"), format!("alice:{ALICE}\n")).unwrap();
+    let one = setup.guard().await.describe();
+    assert!(one.contains(" 1 bearer token from "), "{one}");
+    assert!(one.contains(" (1 key from "), "{one}");
+    std::fs::write(setup.path("tokens"), format!("alice:{ALICE}\nbob:{BOB}\n")).unwrap();
+    write_key_set(
+        &setup.path("jwks.json"),
+        &[&setup.key, &signing_key("key-2")],
+    );
+    let two = setup.guard().await.describe();
+    assert!(two.contains(" 2 bearer tokens from "), "{two}");
+    assert!(two.contains(" (2 keys from "), "{two}");
+}
+
 #[tokio::test]
 async fn jwts_are_checked_for_signature_issuer_audience_and_time() {
     let setup = Setup::new();

@@ -15,13 +15,13 @@ use toolschema_http::flags::{parse_seconds, GuardArgs};
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
 Start the proxy where a client would start the server (stdio on both sides):
-  toolschema proxy -- npx -y @modelcontextprotocol/server-filesystem /srv/files
-  toolschema proxy --deny 'delete_*' --audit calls.jsonl -- python -m my_server
+  toolschema proxy -- npx -y @modelcontextprotocol/server-filesystem .
+  toolschema proxy --deny 'write_*' --audit calls.jsonl -- npx -y @modelcontextprotocol/server-filesystem .
 Serve it over Streamable HTTP, one server process per session, or in front of a remote server:
-  toolschema proxy --listen 127.0.0.1:8080 -- python -m my_server
-  toolschema proxy --listen 0.0.0.0:8080 --auth-token-file tokens --upstream https://mcp.example.com/mcp
+  toolschema proxy --listen 127.0.0.1:8080 -- python -m mcp_server_time
+  toolschema proxy --listen 0.0.0.0:8080 --auth-token-file examples/tokens --upstream http://127.0.0.1:3001/mcp
 Or reach a remote server from a client that only speaks stdio:
-  toolschema proxy --upstream https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN'
+  toolschema proxy --upstream http://127.0.0.1:3001/mcp --header 'Authorization: Bearer TOKEN'
 
 Every message passes through unchanged in both directions. tools/call arguments that break the
 tool's inputSchema get an isError result with one message per line, and never reach the server;
