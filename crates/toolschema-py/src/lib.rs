@@ -768,17 +768,34 @@ fn verify(
     Ok(changes_of(pins.verify(inner.tools().map(Tool::fields))))
 }
 
-/// Validate any JSON value against any schema: the list of errors (messages say ``value``).
-/// Used by the test suite against the JSON Schema Test Suite; tools use ``Catalog.validator``.
+/// Validate any JSON value against any schema (``toolschema validate --schema``): the list of
+/// errors (messages say ``value``). ``dialect`` (``2020-12`` or ``draft-07``) overrides the
+/// schema's ``$schema``; ``documents`` maps URIs to the JSON documents a ``$ref`` may name
+/// (``--document``): nothing is ever fetched.
 #[pyfunction]
+#[pyo3(signature = (schema, instance, *, dialect = None, documents = None))]
 fn validate_value(
     py: Python<'_>,
     schema: &Bound<'_, PyAny>,
     instance: &Bound<'_, PyAny>,
+    dialect: Option<&str>,
+    documents: Option<&Bound<'_, pyo3::types::PyDict>>,
 ) -> PyResult<Vec<ArgumentError>> {
     let schema_text = json_text_of(schema, "schema")?;
     let schema = parse(py, "schema", &schema_text)?;
-    let validator = toolschema::SchemaValidator::with_options(&schema, &CompileOptions::new())
+    let mut options = CompileOptions::new();
+    if let Some(dialect) = dialect {
+        let dialect: toolschema::Dialect = dialect
+            .parse()
+            .map_err(|e: toolschema::SchemaError| raise(py, "UsageError", e.to_string()))?;
+        options = options.dialect(dialect);
+    }
+    for (uri, document) in documents.into_iter().flat_map(|d| d.iter()) {
+        let uri: String = uri.extract()?;
+        let text = json_text_of(&document, &uri)?;
+        options = options.register_document(uri.clone(), parse(py, &uri, &text)?);
+    }
+    let validator = toolschema::SchemaValidator::with_options(&schema, &options)
         .map_err(|e| raise(py, "SchemaError", format!("schema: {e}")))?;
     let text = json_text_of(instance, "value")?;
     let value = parse(py, "value", &text)?;
