@@ -12,7 +12,7 @@ import toolschema
 from conftest import REPO, TEST_DATA, run
 
 CATALOGS: List[pathlib.Path] = sorted(
-    [REPO / "examples" / "catalog.json", REPO / "crates/toolschema-cli/tests/fixtures/tools.json"]
+    [REPO / "examples" / "catalog.json", REPO / "crates/toolschema-cli/tests/fixtures/adapt/tools.json"]
     + list((REPO / "crates/toolschema-cli/tests/fixtures/lint").glob("*.json"))
     + list((TEST_DATA / "catalogs").glob("*.json"))
 )
@@ -92,7 +92,7 @@ def test_restore_maps_a_call_back_as_the_command_does():
 
 
 def catalog_pairs():
-    old = REPO / "crates/toolschema-cli/tests/fixtures/tools.json"
+    old = REPO / "crates/toolschema-cli/tests/fixtures/adapt/tools.json"
     tools = json.loads(old.read_text())
     return old, tools
 

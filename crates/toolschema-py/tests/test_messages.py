@@ -67,7 +67,6 @@ CASES = [
     (obj({"t": {"type": "string"}}), {"t": "\u0000\u001f\"\\ \u2028"}),
     (OBJ, []),
     (OBJ, "text"),
-    (OBJ, None),
     (obj({"f": {"type": "number", "maximum": 1e308}}), {"f": 1.7976931348623157e308}),
     (obj({"f": {"type": "number", "minimum": 0}}), {"f": -5e-324}),
     (obj({"deep": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}}),
@@ -93,6 +92,8 @@ def test_messages_are_the_commands(unknown: str, tmp_path: pathlib.Path):
     compared = 0
     for i, ((schema, arguments), record) in enumerate(zip(CASES, records)):
         validator = catalog.validator(f"t{i}", unknown_arguments=unknown)
+        # A str given as the arguments is their JSON text: a JSON string goes as its text.
+        arguments = json.dumps(arguments) if isinstance(arguments, str) else arguments
         theirs = [(e["path"], e["message"]) for e in record["errors"]]
         try:
             ours = [(e.pointer, e.message) for e in validator.validate(arguments)]
@@ -100,9 +101,13 @@ def test_messages_are_the_commands(unknown: str, tmp_path: pathlib.Path):
             ours = [("", m) for m in str(e).split("\n")]
             assert "could not be checked" in str(e)
         assert ours == theirs, f"case {i}: {schema} {arguments!r}"
-        assert validator.is_valid(arguments) == record["valid"] or "could not be checked" in str(theirs)
-        # The same arguments as JSON text: the same verdict.
-        if not any("could not be checked" in m for _, m in ours):
+        if any("could not be checked" in m for _, m in ours):
+            assert not record["valid"]
+            with pytest.raises(toolschema.UncheckedError):
+                validator.is_valid(arguments)
+        else:
+            assert validator.is_valid(arguments) == record["valid"]
+            # The same arguments as JSON text: the same verdict.
             as_text = [(e.pointer, e.message) for e in validator.validate(json.dumps(arguments))]
             assert as_text == ours
         compared += 1
@@ -118,3 +123,13 @@ def test_a_path_is_written_as_a_caller_writes_it():
         ("rows[1].id", "/rows/1/id", "required"),
         ("rows[2].id", "/rows/2/id", "type"),
     ]
+
+
+def test_null_arguments_are_judged_as_validate_tool_judges_them(tmp_path):
+    # `--calls` and the proxy read absent or null arguments as {} (MCP's rule for a call);
+    # arguments given whole are judged as given, as `validate --tool --args null` judges them.
+    catalog_file = tmp_path / "catalog.json"
+    catalog_file.write_text(json.dumps(catalog_of([(OBJ, None)])))
+    code, out, _ = run(["validate", str(catalog_file), "--tool", "t0", "--args", "null"])
+    errors = toolschema.Catalog.from_file(catalog_file).validator("t0").validate(None)
+    assert code == 1 and [e.message for e in errors] == out.strip().split("\n")
