@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-venv=${1:?usage: scripts/test-python.sh VENV (a venv with the toolschema wheel installed)}
+venv=${1:?usage: scripts/test-python.sh VENV [PYTEST ARGS] (a venv with the toolschema wheel installed)}
+shift
 [ -x "$venv/bin/toolschema" ] || { echo "error: $venv has no toolschema command: install the wheel" >&2; exit 1; }
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r crates/toolschema-py/tests/requirements.txt
 empty=$(mktemp -d "${TMPDIR:-/tmp}/toolschema-python.XXXXXX")

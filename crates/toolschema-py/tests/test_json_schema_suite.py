@@ -25,6 +25,8 @@ def remotes() -> Dict[str, Any]:
 
 
 def python_record(schema: Any, value: Any, dialect: str, documents: Dict[str, Any]) -> Dict[str, Any]:
+    # A str given as the value is its JSON text: a JSON string goes as its text.
+    value = json.dumps(value) if isinstance(value, str) else value
     try:
         errors = toolschema.validate_value(schema, value, dialect=dialect, documents=documents)
     except toolschema.UncheckedError as e:
