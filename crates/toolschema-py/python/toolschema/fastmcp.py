@@ -22,6 +22,7 @@ from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 
 from . import Catalog, UncheckedError, Validator
+from ._calls import refusal
 
 __all__ = ["ValidateArguments"]
 
@@ -64,13 +65,9 @@ class ValidateArguments(Middleware):
             return await call_next(context)
         definition = tool.to_mcp_tool().model_dump(by_alias=True, exclude_none=True, mode="json")
         validator = self._validator(definition)
-        arguments = context.message.arguments
-        try:
-            errors = validator.validate({} if arguments is None else arguments)
-        except UncheckedError as e:
-            return _refusal([str(e)])
-        if errors:
-            return _refusal([e.message for e in errors])
+        messages = refusal(validator, context.message.arguments)
+        if messages:
+            return _refusal(messages)
         result = await call_next(context)
         if self.check_output and isinstance(result, ToolResult):
             try:

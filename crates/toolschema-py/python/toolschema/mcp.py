@@ -17,7 +17,8 @@ from typing import Any, Awaitable, Callable, Dict, List, Mapping, Sequence, Unio
 
 from mcp import types
 
-from . import Catalog, UncheckedError, Validator
+from . import Catalog, Validator
+from ._calls import refusal
 
 __all__ = ["checked_call_tool"]
 
@@ -54,13 +55,9 @@ def checked_call_tool(
         validator = validators.get(params.name)
         if validator is None:
             return await handler(ctx, params)
-        arguments = params.arguments
-        try:
-            errors = validator.validate({} if arguments is None else arguments)
-        except UncheckedError as e:
-            return _refusal([str(e)])
-        if errors:
-            return _refusal([e.message for e in errors])
+        messages = refusal(validator, params.arguments)
+        if messages:
+            return _refusal(messages)
         return await handler(ctx, params)
 
     return on_call_tool
