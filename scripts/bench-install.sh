@@ -14,7 +14,7 @@ version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 ruff_version=$(sed -n 's/^ruff==//p' packaging/requirements.txt)
 
 shopt -s nullglob
-wheels=("$dist"/toolschema-"$version"-py3-none-*.whl)
+wheels=("$dist"/toolschema-"$version"-cp39-abi3-*.whl)
 sdists=("$dist"/toolschema-"$version".tar.gz)
 npms=("$dist"/toolschema-"$version".tgz "$dist"/toolschema-cli-*-"$version".tgz)
 shopt -u nullglob

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds every package of toolschema into target/dist/, from one build of the binary (cargo's
 # `packaged` profile: release with thin LTO, stripped):
-#   toolschema-VERSION-py3-none-manylinux_*.whl   the PyPI wheel (maturin, bindings = "bin")
-#   toolschema-VERSION.tar.gz                    the PyPI sdist (builds with cargo)
+#   toolschema-VERSION-cp39-abi3-manylinux_*.whl  the PyPI wheel: the `toolschema` command (the
+#                                                binary, in the wheel's data scripts/) and the
+#                                                Python module `import toolschema` (maturin,
+#                                                PyO3 abi3, crates/toolschema-py/pyproject.toml)
+#   toolschema-VERSION.tar.gz                    the PyPI sdist (builds the Python module with
+#                                                cargo; the command then comes from cargo install)
 #   toolschema-VERSION.tgz                       the npm launcher package (npm/toolschema)
 #   toolschema-cli-PLATFORM-VERSION.tgz          the npm package of this machine's platform,
 #                                                holding the wheel's own binary
@@ -44,11 +48,28 @@ done
 rm -rf "$dist"
 mkdir -p "$dist"
 
+# The wheel's data scripts/ folder (crates/toolschema-py/pyproject.toml's `data`): made empty
+# first, so the sdist never carries a binary of this machine.
+data=$root/target/wheel-data
+rm -rf "$data"
+mkdir -p "$data/scripts"
+
+say "sdist (the Python module; no binary)"
+"$tools/bin/maturin" sdist -m crates/toolschema-py/Cargo.toml --out "$dist"
+
+say "the command (cargo, profile packaged)"
+start=$(date +%s)
+cargo build --quiet --locked --profile packaged -p toolschema-cli
+cp target/packaged/toolschema "$data/scripts/toolschema"
+chmod 755 "$data/scripts/toolschema"
+echo "built in $(( $(date +%s) - start ))s"
+
 say "wheel (maturin, profile packaged; manylinux checked by maturin's auditwheel check)"
 start=$(date +%s)
 # The pyproject.toml beside the crate (the root's is the pre-commit hooks' package). `pypi`: a
-# tag PyPI accepts (manylinux, the lowest the binary's symbols allow), or a failure.
-"$tools/bin/maturin" build --quiet --locked -m crates/toolschema-cli/Cargo.toml \
+# tag PyPI accepts (manylinux, the lowest the module's and the binary's symbols allow), or a
+# failure.
+"$tools/bin/maturin" build --quiet --locked -m crates/toolschema-py/Cargo.toml \
   --compatibility pypi --auditwheel check --out "$dist"
 echo "built in $(( $(date +%s) - start ))s"
 wheels=("$dist"/toolschema-"$version"-*.whl)
@@ -58,13 +79,19 @@ if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
 fi
 wheel=${wheels[0]}
 case "$(basename "$wheel")" in
-  *-py3-none-manylinux*) ;;
-  *) echo "error: $(basename "$wheel") is not a py3-none-manylinux wheel, which PyPI needs" >&2; exit 1 ;;
+  *-cp39-abi3-manylinux*) ;;
+  *) echo "error: $(basename "$wheel") is not a cp39-abi3-manylinux wheel, which PyPI needs" >&2; exit 1 ;;
 esac
 "$tools/bin/auditwheel" show "$wheel"
-
-say "sdist"
-"$tools/bin/maturin" sdist -m crates/toolschema-cli/Cargo.toml --out "$dist"
+# One wheel, both halves: the command and the module.
+"$tools/bin/python" - "$wheel" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+for want in (".data/scripts/toolschema", "toolschema/__init__.py", "toolschema/__init__.pyi",
+             "toolschema/py.typed", "toolschema/_toolschema.abi3.so"):
+    if not any(n.endswith(want) for n in names):
+        sys.exit(f"error: the wheel has no {want}: {names}")
+PY
 
 say "npm packages"
 # This machine's npm platform key (linux-x64-gnu, ...), as the launcher computes it.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tests the packages of target/dist/ (scripts/package.sh) as users install them, with no Rust on
 # PATH and nothing of the checkout importable (each run from an empty temporary folder):
-#   wheel       a fresh venv, `pip install` of the wheel, then the README's quick start; the
-#               same through `uvx toolschema`
+#   wheel       a fresh venv, `pip install` of the wheel, then the README's quick start, and
+#               the Python module's tests (scripts/test-python.sh); the same quick start
+#               through `uvx toolschema`
 #   npm         `npm install` of the launcher and platform tarballs in an empty folder, then
 #               the same through `npx toolschema`; the launcher's own tests (node --test)
 #   pre-commit  `pre-commit try-repo` of the checkout on a temporary git repository holding a bad
@@ -31,7 +32,7 @@ check() { local name=$1; shift; if "$@"; then ok "$name"; else fail "$name"; fi;
 
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 shopt -s nullglob
-wheels=("$dist"/toolschema-"$version"-py3-none-manylinux*.whl)
+wheels=("$dist"/toolschema-"$version"-cp39-abi3-manylinux*.whl)
 launchers=("$dist"/toolschema-"$version".tgz)
 platforms=("$dist"/toolschema-cli-*-"$version".tgz)
 shopt -u nullglob
@@ -141,9 +142,20 @@ if [ "$(cd "$empty" && USER_PATH_FIRST="$venv/bin" as_user sh -c 'command -v too
 else
   fail "wheel: toolschema on PATH is not the venv's"
 fi
-check "wheel: no Python module of the checkout is importable" \
-  sh -c "cd '$empty' && ! '$venv/bin/python' -c 'import toolschema' 2>/dev/null"
+# One distribution: the same wheel gives `import toolschema`, of the command's version.
+said=$(cd "$empty" && as_user "$venv/bin/python" -c 'import toolschema; print(toolschema.__version__, toolschema.__file__)' 2>&1) || true
+if [[ $said == "$version $venv/"*"/site-packages/toolschema/__init__.py" ]]; then
+  ok "wheel: import toolschema gives the installed module, version $version"
+else
+  fail "wheel: import toolschema says '$said', expected version $version from $venv"
+fi
 quick_start wheel "$scratch/wheel-project" "$venv/bin/toolschema"
+# The Python module's tests (pytest, hypothesis, mypy) against this very venv.
+if as_user "$root/scripts/test-python.sh" "$venv" >"$scratch/python-tests.log" 2>&1; then
+  ok "wheel: the Python module's tests ($(grep -E '^[0-9]+ passed' "$scratch/python-tests.log" | tail -1))"
+else
+  fail "wheel: the Python module's tests failed" "$(tail -40 "$scratch/python-tests.log")"
+fi
 
 echo "== uvx (the wheel, run by uv in an environment of its own)"
 UV_CACHE_DIR=$scratch/uv-cache quick_start uvx "$scratch/uvx-project" \

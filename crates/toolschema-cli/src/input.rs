@@ -223,13 +223,7 @@ impl toolschema::catalog::ByteSource for FileBytes {
 
 /// Parse JSON text, reporting errors as `name:line:column: invalid JSON: ...`.
 pub fn parse_json(name: &str, text: &str) -> Result<serde_json::Value, InputError> {
-    toolschema::json::parse(text).map_err(|e| {
-        let p = toolschema::json::position_of(text, e.offset);
-        InputError(format!(
-            "{name}:{}:{}: invalid JSON: {}",
-            p.line, p.column, e.message
-        ))
-    })
+    toolschema::json::parse_named(name, text).map_err(|e| InputError(e.to_string()))
 }
 
 /// Parse line `number` of a JSON Lines file, reporting errors as `name:number:column: ...`.

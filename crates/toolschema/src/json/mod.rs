@@ -45,6 +45,45 @@ impl Members for Value {
     }
 }
 
+/// A JSON text that is not JSON, placed in the text it came from: read as
+/// `name:line:column: invalid JSON: message`, the way every toolschema front end reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlacedSyntaxError {
+    /// What the text is called in the message: a file, a flag, `arguments`.
+    pub name: String,
+    /// Where the problem is (1-based line, column in characters).
+    pub position: Position,
+    /// What is wrong, without the name and position.
+    pub message: String,
+}
+
+impl std::fmt::Display for PlacedSyntaxError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: invalid JSON: {}",
+            self.name, self.position.line, self.position.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for PlacedSyntaxError {}
+
+/// [`parse`] the JSON `text` called `name`, a syntax error placed at its line and column.
+///
+/// ```
+/// let error = toolschema::json::parse_named("args.json", "{\n  \"a\": }").unwrap_err();
+/// assert_eq!((error.position.line, error.position.column), (2, 8));
+/// assert!(error.to_string().starts_with("args.json:2:8: invalid JSON: "));
+/// ```
+pub fn parse_named(name: &str, text: &str) -> Result<Value, PlacedSyntaxError> {
+    parse(text).map_err(|e| PlacedSyntaxError {
+        name: name.to_string(),
+        position: position_of(text, e.offset),
+        message: e.message,
+    })
+}
+
 /// What a value is, in words for a message: `an object`, `a string`, `null`.
 pub fn kind_in_words(value: &Value) -> &'static str {
     match value {

@@ -1,0 +1,201 @@
+//! Python values to JSON text and back.
+//!
+//! Arguments given as Python objects are written as the JSON text `json.dumps` would write, then
+//! read by the core's reader: the validator judges that text exactly as the command judges the
+//! same text (a big integer keeps every digit; a lone surrogate stays a lone surrogate).
+
+use crate::errors::raise;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::Value;
+
+/// The JSON text of a Python value: `None`, `bool`, `int`, `float`, `str`, `list`, `tuple` and
+/// `dict` with `str` keys, nested at most [`toolschema::json::MAX_DEPTH`] deep (deeper values
+/// are refused while writing, so a 100,000-deep list or a list holding itself never exhausts
+/// the stack). A `str` or `bytes` given where a value is expected is taken as JSON text itself.
+pub(crate) fn json_text_of(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    if let Ok(text) = value.cast::<PyString>() {
+        return text.to_cow().map(|s| s.into_owned()).map_err(|_| {
+            raise(
+                value.py(),
+                "NotJSONError",
+                format!("{what}: the JSON text is not valid Unicode (it holds a lone surrogate)"),
+            )
+        });
+    }
+    if let Ok(bytes) = value.cast::<PyBytes>() {
+        return String::from_utf8(bytes.as_bytes().to_vec()).map_err(|e| {
+            raise(
+                value.py(),
+                "NotJSONError",
+                format!(
+                    "{what}: the JSON text is not valid UTF-8 (at byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        });
+    }
+    let mut out = Vec::with_capacity(64);
+    write_value(value, &mut out, 0, what)?;
+    // Only valid UTF-8 is ever written: strings come from `str` and escapes are ASCII.
+    String::from_utf8(out)
+        .map_err(|_| raise(value.py(), "NotJSONError", format!("{what}: not UTF-8")))
+}
+
+/// The JSON value of `text`, read by the core's reader; a syntax error raises `JSONError` with
+/// the line and column.
+pub(crate) fn parse(py: Python<'_>, name: &str, text: &str) -> PyResult<Value> {
+    toolschema::json::parse_named(name, text).map_err(|e| json_error(py, &e))
+}
+
+/// `JSONError` for a placed syntax error.
+pub(crate) fn json_error(py: Python<'_>, error: &toolschema::json::PlacedSyntaxError) -> PyErr {
+    crate::errors::Raise::new(py, "JSONError", error.to_string())
+        .with("file", error.name.as_str())
+        .with("line", error.position.line)
+        .with("column", error.position.column)
+        .err()
+}
+
+fn not_json(value: &Bound<'_, PyAny>, what: &str, problem: String) -> PyErr {
+    raise(value.py(), "NotJSONError", format!("{what}: {problem}"))
+}
+
+fn write_value(
+    value: &Bound<'_, PyAny>,
+    out: &mut Vec<u8>,
+    depth: usize,
+    what: &str,
+) -> PyResult<()> {
+    if value.is_none() {
+        out.extend_from_slice(b"null");
+    } else if let Ok(flag) = value.cast::<PyBool>() {
+        out.extend_from_slice(if flag.is_true() { b"true" } else { b"false" });
+    } else if let Ok(text) = value.cast::<PyString>() {
+        write_string(text, out, what)?;
+    } else if let Ok(int) = value.cast::<PyInt>() {
+        if let Ok(n) = int.extract::<i64>() {
+            out.extend_from_slice(n.to_string().as_bytes());
+        } else {
+            // Past 64 bits: every digit, as Python writes the number (`int.__repr__`, not the
+            // `str()` of a subclass such as an IntEnum).
+            let digits = value
+                .py()
+                .get_type::<PyInt>()
+                .call_method1("__repr__", (int,))?;
+            out.extend_from_slice(digits.cast::<PyString>()?.to_cow()?.as_bytes());
+        }
+    } else if let Ok(float) = value.cast::<PyFloat>() {
+        let f = float.value();
+        match serde_json::Number::from_f64(f) {
+            // The shortest text that reads back as the same float, as `repr` gives.
+            Some(number) => out.extend_from_slice(number.to_string().as_bytes()),
+            None => return Err(not_json(value, what, format!("{f} is not a JSON number"))),
+        }
+    } else if let Ok(dict) = value.cast::<PyDict>() {
+        enter(value, depth, what)?;
+        out.push(b'{');
+        for (i, (key, item)) in dict.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let Ok(key) = key.cast::<PyString>() else {
+                let kind = key.get_type().name()?;
+                return Err(not_json(
+                    value,
+                    what,
+                    format!("a dict key must be a str to be JSON (got {kind})"),
+                ));
+            };
+            write_string(key, out, what)?;
+            out.push(b':');
+            write_value(&item, out, depth + 1, what)?;
+        }
+        out.push(b'}');
+    } else if let Ok(list) = value.cast::<PyList>() {
+        enter(value, depth, what)?;
+        out.push(b'[');
+        for (i, item) in list.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_value(&item, out, depth + 1, what)?;
+        }
+        out.push(b']');
+    } else if let Ok(tuple) = value.cast::<PyTuple>() {
+        enter(value, depth, what)?;
+        out.push(b'[');
+        for (i, item) in tuple.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            write_value(&item, out, depth + 1, what)?;
+        }
+        out.push(b']');
+    } else {
+        let kind = value.get_type().name()?;
+        return Err(not_json(
+            value,
+            what,
+            format!("a {kind} is not a JSON value (use dict, list, str, int, float, bool or None)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse an array or object nested past the depth the core reads JSON to.
+fn enter(value: &Bound<'_, PyAny>, depth: usize, what: &str) -> PyResult<()> {
+    if depth >= toolschema::json::MAX_DEPTH {
+        return Err(not_json(
+            value,
+            what,
+            format!(
+                "nests deeper than {} levels of arrays and objects (or holds itself)",
+                toolschema::json::MAX_DEPTH
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A `str` as a JSON string. A string holding a lone surrogate (which Python allows and UTF-8
+/// cannot carry) is written with `\u` escapes, as `json.dumps` writes it.
+fn write_string(text: &Bound<'_, PyString>, out: &mut Vec<u8>, what: &str) -> PyResult<()> {
+    if let Ok(s) = text.to_cow() {
+        return serde_json::to_writer(&mut *out, &*s)
+            .map_err(|e| raise(text.py(), "NotJSONError", format!("{what}: {e}")));
+    }
+    let units = text.call_method1("encode", ("utf-16-le", "surrogatepass"))?;
+    let units = units.cast::<PyBytes>()?.as_bytes();
+    out.push(b'"');
+    let mut pending = Vec::new();
+    for pair in units.chunks_exact(2) {
+        let unit = u16::from_le_bytes([pair[0], pair[1]]);
+        if (0xD800..0xE000).contains(&unit) {
+            flush_units(&mut pending, out);
+            out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
+        } else {
+            pending.push(unit);
+        }
+    }
+    flush_units(&mut pending, out);
+    out.push(b'"');
+    Ok(())
+}
+
+/// Write UTF-16 units holding no surrogate as the inside of a JSON string.
+fn flush_units(units: &mut Vec<u16>, out: &mut Vec<u8>) {
+    if units.is_empty() {
+        return;
+    }
+    let text = String::from_utf16_lossy(units);
+    let quoted = serde_json::Value::String(text).to_string();
+    out.extend_from_slice(&quoted.as_bytes()[1..quoted.len() - 1]);
+    units.clear();
+}
+
+/// A JSON value as a Python value (`json.loads` of its text: dicts keep their order).
+pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    let text = value.to_string();
+    py.import("json")?.call_method1("loads", (text,))
+}

@@ -1,0 +1,118 @@
+"""Properties, over generated cases: `validate` never raises on a JSON value, valid instances
+validate, mutated ones do not, and numbers are compared exactly whatever their size."""
+
+import json
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import toolschema
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: st.lists(children, max_size=5)
+    | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=30,
+)
+
+CATALOG = toolschema.Catalog.from_tools([
+    {
+        "name": "search",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "minLength": 1, "maxLength": 64},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+                "ratio": {"type": "number", "multipleOf": 0.25},
+                "tags": {"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": True},
+                "exact": {"type": "integer", "maximum": 2**70},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    {"name": "anything", "inputSchema": {"type": "object"}},
+])
+SEARCH = CATALOG.validator("search")
+ANYTHING = CATALOG.validator("anything")
+
+VALID_SEARCH = st.fixed_dictionaries(
+    {"query": st.text(min_size=1, max_size=64)},
+    optional={
+        "limit": st.integers(1, 100),
+        "ratio": st.integers(-1000, 1000).map(lambda n: n / 4),
+        "tags": st.lists(st.sampled_from(["a", "b", "c"]), unique=True),
+        "exact": st.integers(max_value=2**70),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_validate_never_raises_on_a_json_value(value):
+    # A str given as the arguments is their JSON text: a JSON string goes as its text.
+    given = json.dumps(value) if isinstance(value, str) else value
+    for validator in (SEARCH, ANYTHING):
+        errors = validator.validate(given)
+        assert all(isinstance(e.message, str) and e.message for e in errors)
+        assert validator.is_valid(given) == (not errors)
+        # As JSON text, the same verdict.
+        assert [e.message for e in validator.validate(json.dumps(value))] == [e.message for e in errors]
+    assert ANYTHING.is_valid(given) == isinstance(value, dict)
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALID_SEARCH)
+def test_valid_instances_validate(arguments):
+    assert SEARCH.validate(arguments) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(VALID_SEARCH, st.sampled_from(["drop-query", "long-query", "limit", "ratio", "tag", "extra", "exact"]),
+       st.integers(1, 2**80))
+def test_mutated_instances_do_not(arguments, mutation, n):
+    arguments = dict(arguments)
+    if mutation == "drop-query":
+        del arguments["query"]
+    elif mutation == "long-query":
+        arguments["query"] = "x" * (64 + n % 10 + 1)
+    elif mutation == "limit":
+        arguments["limit"] = 100 + n
+    elif mutation == "ratio":
+        arguments["ratio"] = (4 * (n % 1000) + 1) / 8
+    elif mutation == "tag":
+        arguments["tags"] = ["a", "a"]
+    elif mutation == "extra":
+        arguments["lmit"] = n
+    elif mutation == "exact":
+        arguments["exact"] = 2**70 + n
+    errors = SEARCH.validate(arguments)
+    assert errors, arguments
+    assert not SEARCH.is_valid(arguments)
+
+
+# A schema's own numbers are read as 64-bit floats: the bounds here are integers a float holds
+# exactly and writes exactly (to 2^53); the values are of any size.
+BOUNDS = st.integers(-(2**53), 2**53)
+
+
+@settings(max_examples=300, deadline=None)
+@given(BOUNDS, st.integers(-(2**200), 2**200) | st.integers(-(2**60), 2**60))
+def test_integers_of_any_size_are_compared_exactly(bound, n):
+    for m in (n, bound - 1, bound, bound + 1):
+        errors = toolschema.validate_value({"type": "integer", "maximum": bound}, m)
+        assert (not errors) == (m <= bound), (bound, m)
+
+
+# Found by the property above with larger bounds: the core compares a schema's float past 2^53
+# by its shortest decimal (3.6893488147419103e19 for 2^65), not by the value it holds, so
+# `maximum: 2^65` refuses 2^65 itself and `maximum: 2^64` lets 2^64 + 1 through. The command
+# does the same (same core call); kept here until the core is fixed.
+@pytest.mark.xfail(strict=True, reason="core: schema floats past 2^53 compared by their shortest decimal")
+@pytest.mark.parametrize("bound,value,valid", [(2**64, 2**64 + 1, False), (2**65, 2**65, True)])
+def test_bounds_past_2_to_the_53_are_compared_by_their_value(bound, value, valid):
+    assert (not toolschema.validate_value({"maximum": bound}, value)) == valid
