@@ -957,7 +957,7 @@ const NPM_TARBALLS: Proof = RunsSubstituted(
 /// fails the test, as does an entry for a page that does not show it.
 const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     // Install lines: scripts/test-packages.sh installs what target/dist/ holds, as users do.
-    ("pip install toolschema", WHEEL, &["README.md", "docs/src/getting-started.md"]),
+    ("pip install toolschema", WHEEL, &["README.md", "docs/src/getting-started.md", "docs/src/library/python.md"]),
     ("uvx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start uvx"), &["README.md"]),
     ("npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema"), &["README.md", "docs/src/getting-started.md"]),
     ("pipx run toolschema lint tools.json", PIPX_RUN, &["README.md"]),

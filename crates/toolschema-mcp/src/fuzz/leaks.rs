@@ -89,7 +89,7 @@ fn patterns() -> &'static Patterns {
             paths: compile(&[
                 (
                     "unix",
-                    r#"(?:^|[\s"'(\[{=,;:<>])(/(?:home|Users|root|usr|opt|var|srv|etc|private|mnt|app|workspace|work|data|run|snap|nix|Library|Applications|System|proc|boot|media|lib|lib64|bin|sbin)(?:/[^\s"'<>()\[\]{},;:*?|`]+)+)"#,
+                    r#"(?:^|[\s"'(\[{=,;:<>])(/(?:home|Users|root|usr|opt|var|srv|etc|private|mnt|app|workspace|work|data|run|snap|nix|Library|Applications|System|proc|boot|media|lib|lib64|bin|sbin|tmp)(?:/[^\s"'<>()\[\]{},;:*?|`]+)+)"#,
                 ),
                 ("windows", r#"\b[A-Za-z]:\\(?:[^\\\s"'<>|:*?]+\\)+[^\\\s"'<>|:*?]*"#),
             ]),
@@ -256,6 +256,14 @@ mod tests {
             Some("an absolute path of the server's machine: '/home/ada/.config/app.toml'")
         );
         assert!(leak("C:\\Users\\ada\\AppData\\x.txt").is_some());
+        // A checkout or virtual environment under /tmp is as much the machine's as one in /home.
+        assert_eq!(
+            leak("[Errno 36] File name too long: '/tmp/ci/.venv/lib/tzdata/zoneinfo/xx'")
+                .as_deref(),
+            Some(
+                "an absolute path of the server's machine: '/tmp/ci/.venv/lib/tzdata/zoneinfo/xx'"
+            )
+        );
         assert_eq!(
             leak("key sk-proj-abcdefghijklmnopqrstuvwx0123").as_deref(),
             Some("a secret-shaped token (an OpenAI or Anthropic API key): 'sk-proj-…'")

@@ -488,21 +488,21 @@ const SHAPE_KEYWORDS: &[&str] = &[
 /// Keywords the adapted schema uses fewer times than the original (gone altogether, for the
 /// shape keywords); each one must be in the loss report.
 pub fn keywords_lost(original: &Value, adapted: &Value) -> Vec<String> {
-    keywords_lost_by(original, adapted, keyword_counts)
+    keywords_lost_by(keyword_counts(original), keyword_counts(adapted))
 }
 
-/// [`keywords_lost`] where forms were merged: counted over distinct subschemas.
+/// [`keywords_lost`] where forms were merged: the original counted over distinct subschemas.
 pub fn keywords_lost_merging(original: &Value, adapted: &Value) -> Vec<String> {
-    keywords_lost_by(original, adapted, distinct_keyword_counts)
+    // The adapted side counts every use: two schemas the merge made alike (a property made
+    // nullable beside one that already was) are still two uses of their keywords.
+    keywords_lost_by(distinct_keyword_counts(original), keyword_counts(adapted))
 }
 
 fn keywords_lost_by(
-    original: &Value,
-    adapted: &Value,
-    counts: impl Fn(&Value) -> std::collections::BTreeMap<String, usize>,
+    before: std::collections::BTreeMap<String, usize>,
+    after: std::collections::BTreeMap<String, usize>,
 ) -> Vec<String> {
-    let after = counts(adapted);
-    counts(original)
+    before
         .into_iter()
         .filter(|(k, n)| {
             let left = after.get(k).copied().unwrap_or(0);
