@@ -56,11 +56,14 @@ struct Patterns {
     /// Paths: the path is the first group, or the whole match.
     paths: Vec<(&'static str, Regex)>,
     secrets: Vec<(&'static str, Regex)>,
+    /// Any absolute path of two or more parts; a leak when its top directory is one the
+    /// server's machine is known to have (see [`Known::add_machine_root`]).
+    any_path: Vec<(&'static str, Regex)>,
 }
 
 /// How many patterns there are, for the test that every one compiles.
 #[cfg(test)]
-const PATTERN_COUNT: usize = 5 + 2 + 9;
+const PATTERN_COUNT: usize = 5 + 2 + 9 + 1;
 
 /// The patterns, compiled once. They are constants of this file (a test compiles each), so a
 /// pattern that failed would only be left out, never panic on input.
@@ -93,6 +96,10 @@ fn patterns() -> &'static Patterns {
                 ),
                 ("windows", r#"\b[A-Za-z]:\\(?:[^\\\s"'<>|:*?]+\\)+[^\\\s"'<>|:*?]*"#),
             ]),
+            any_path: compile(&[(
+                "unix",
+                r#"(?:^|[\s"'(\[{=,;:<>])(/[^\s"'<>()\[\]{},;:*?|`/]+(?:/[^\s"'<>()\[\]{},;:*?|`]+)+)"#,
+            )]),
             secrets: compile(&[
                 ("an OpenAI or Anthropic API key", r"\bsk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}"),
                 ("a GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}"),
@@ -116,6 +123,9 @@ fn patterns() -> &'static Patterns {
 pub struct Known {
     text: Vec<String>,
     paths: Vec<String>,
+    /// Top directories the server's machine has besides the usual ones (`/ci` for a server
+    /// started in `/ci/checkout`), each with its trailing `/`.
+    machine_roots: Vec<String>,
 }
 
 impl Known {
@@ -130,6 +140,24 @@ impl Known {
             }
         }
         self.text.push(text.to_string());
+    }
+
+    /// Remember the top directory of `path`, a directory of the server's machine (the
+    /// directory a local server runs in), so that a path under it is found as the machine's
+    /// even where it is not one of the usual top directories (`/home`, `/tmp`, ...).
+    pub fn add_machine_root(&mut self, path: &std::path::Path) {
+        let mut parts = path.components();
+        if parts.next() != Some(std::path::Component::RootDir) {
+            return;
+        }
+        if let Some(std::path::Component::Normal(top)) = parts.next() {
+            if let Some(top) = top.to_str() {
+                let root = format!("/{top}/");
+                if !self.machine_roots.contains(&root) {
+                    self.machine_roots.push(root);
+                }
+            }
+        }
     }
 
     /// Add every string (and key) inside a JSON value.
@@ -211,6 +239,27 @@ pub fn find(text: &str, known: &Known, sent: Option<&serde_json::Value>) -> Opti
             }
         }
     }
+    if known.machine_roots.is_empty() {
+        return None;
+    }
+    for (_, pattern) in &patterns.any_path {
+        for captures in pattern.captures_iter(text) {
+            let Some(path) = captures.get(1) else {
+                continue;
+            };
+            let path = path.as_str().trim_end_matches(['.', '/']);
+            let on_machine = known
+                .machine_roots
+                .iter()
+                .any(|root| path.starts_with(root.as_str()));
+            if on_machine && !known.knows_path(path, sent) {
+                return Some(Leak {
+                    kind: LeakKind::Path,
+                    excerpt: shorten(path),
+                });
+            }
+        }
+    }
     None
 }
 
@@ -226,7 +275,7 @@ mod tests {
     fn every_pattern_compiles() {
         let p = patterns();
         assert_eq!(
-            p.traces.len() + p.paths.len() + p.secrets.len(),
+            p.traces.len() + p.paths.len() + p.secrets.len() + p.any_path.len(),
             PATTERN_COUNT
         );
     }
@@ -305,6 +354,33 @@ mod tests {
             None
         );
         assert!(find("config read from /home/bob/.env", &known, None).is_some());
+    }
+
+    #[test]
+    fn a_path_under_the_top_directory_the_server_runs_in_is_the_machines() {
+        let text = "[Errno 36] File name too long: '/build/ci/.venv/lib/tzdata/zoneinfo/xx'";
+        // `/build` is not a usual top directory: unknown, the path is passed over.
+        assert_eq!(leak(text), None);
+        let mut known = Known::default();
+        known.add_machine_root(std::path::Path::new("/build/ci"));
+        known.add_machine_root(std::path::Path::new("relative/dir"));
+        known.add_machine_root(std::path::Path::new("/"));
+        assert_eq!(known.machine_roots, ["/build/"]);
+        assert_eq!(
+            find(text, &known, None).map(|l| l.describe()).as_deref(),
+            Some("an absolute path of the server's machine: '/build/ci/.venv/lib/tzdata/zoneinfo/xx'")
+        );
+        // Another top directory, a lone top directory and a URL are not the machine's.
+        for clean in [
+            "see /api/v1/users",
+            "the value /build is fine",
+            "see https://example.com/build/x/y",
+        ] {
+            assert_eq!(find(clean, &known, None), None, "{clean}");
+        }
+        // What the caller named is still known.
+        known.add("/build/ci/data");
+        assert_eq!(find("reading /build/ci/data/a.txt", &known, None), None);
     }
 
     #[test]

@@ -257,6 +257,11 @@ fn known_of(target: &Target) -> Known {
     let mut known = Known::default();
     match target {
         Target::Command(command) => {
+            // The server runs here, on this machine, in this directory.
+            if let Ok(here) = std::env::current_dir() {
+                known.add_machine_root(&here);
+            }
+            known.add_machine_root(std::path::Path::new(&command.program));
             known.add(&command.program);
             for arg in &command.args {
                 known.add(arg);
