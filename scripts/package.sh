@@ -14,6 +14,11 @@
 # own (packaging/requirements.txt). The commit the binary names in `--version` is the checkout's
 # HEAD. Only this machine's platform is built: the other npm platform packages and wheels need a
 # machine of that kind.
+#
+# TOOLSCHEMA_PACKAGE_PROFILE=dev builds the same packages from the `dev` profile (stripped), which
+# reuses what `cargo build` already compiled: scripts/test.sh does so to test the packages as
+# users install them without compiling the whole tree again in release. Packages to publish, and
+# the install and Python benchmarks, use the default, `packaged`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -57,20 +62,31 @@ mkdir -p "$data/scripts"
 say "sdist (the Python module; no binary)"
 "$tools/bin/maturin" sdist -m crates/toolschema-py/Cargo.toml --out "$dist"
 
-say "the command (cargo, profile packaged)"
+profile=${TOOLSCHEMA_PACKAGE_PROFILE:-packaged}
+case "$profile" in
+  packaged) out_dir=target/packaged ;;
+  dev) out_dir=target/debug ;;
+  *) echo "error: TOOLSCHEMA_PACKAGE_PROFILE is 'packaged' or 'dev', not '$profile'" >&2; exit 1 ;;
+esac
+
+say "the command (cargo, profile $profile)"
 start=$(date +%s)
-cargo build --quiet --locked --profile packaged -p toolschema-cli
-cp target/packaged/toolschema "$data/scripts/toolschema"
+cargo build --quiet --locked --profile "$profile" -p toolschema-cli
+cp "$out_dir/toolschema" "$data/scripts/toolschema"
 chmod 755 "$data/scripts/toolschema"
+if [ "$profile" = dev ]; then
+  # The packaged profile strips its binary; a dev one carries hundreds of MiB of debug info.
+  strip "$data/scripts/toolschema"
+fi
 echo "built in $(( $(date +%s) - start ))s"
 
-say "wheel (maturin, profile packaged; manylinux checked by maturin's auditwheel check)"
+say "wheel (maturin, profile $profile; manylinux checked by maturin's auditwheel check)"
 start=$(date +%s)
 # The pyproject.toml beside the crate (the root's is the pre-commit hooks' package). `pypi`: a
 # tag PyPI accepts (manylinux, the lowest the module's and the binary's symbols allow), or a
 # failure.
 "$tools/bin/maturin" build --quiet --locked -m crates/toolschema-py/Cargo.toml \
-  --compatibility pypi --auditwheel check --out "$dist"
+  --profile "$profile" --strip --compatibility pypi --auditwheel check --out "$dist"
 echo "built in $(( $(date +%s) - start ))s"
 wheels=("$dist"/toolschema-"$version"-*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then

