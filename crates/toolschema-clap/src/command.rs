@@ -213,8 +213,8 @@ fn run_inner(app: &Command, matches: &ArgMatches, config: &Config) -> Result<(),
                 std::fs::write(&output, text)
                     .map_err(|e| format!("{}: cannot write: {e}", output.display()))?;
                 eprintln!(
-                    "wrote {} tools to {}",
-                    tools.tools().len(),
+                    "wrote {} to {}",
+                    toolschema::text::count(tools.tools().len(), "tool", "tools"),
                     output.display()
                 );
             }

@@ -248,7 +248,7 @@ fn list(
     }
     say!(
         "toolschema: {} listed by {target}",
-        crate::output::count(tools.len(), "tool", "tools")
+        toolschema::text::count(tools.len(), "tool", "tools")
     );
     Ok(Outcome::Valid)
 }

@@ -153,7 +153,7 @@ fn counts(diff: &Diff) -> String {
 fn tools_line(diff: &Diff) -> String {
     format!(
         "{} before, {} after",
-        crate::output::count(diff.old_tools, "tool", "tools"),
+        toolschema::text::count(diff.old_tools, "tool", "tools"),
         diff.new_tools
     )
 }

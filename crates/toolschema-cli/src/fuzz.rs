@@ -2,12 +2,13 @@
 //! forbid, and report what it does wrong.
 
 use crate::input::{parse_json, parse_seconds, read_text, InputError};
-use crate::output::{count, say, Escapes, TerminalSafe};
+use crate::output::{say, Escapes, TerminalSafe};
 use crate::server_args::ServerAddress;
 use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
+use toolschema::text::count;
 use toolschema::text::terminal_safe;
 use toolschema::Glob;
 use toolschema_mcp::fuzz::{

@@ -97,11 +97,6 @@ impl<W: Write> Write for TerminalSafe<W> {
 }
 
 /// Print a line to standard error, escaped as text (what `eprintln!` does, made safe).
-/// `n` and the noun that goes with it: `1 warning`, `2 warnings`.
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
 macro_rules! say {
     ($($arg:tt)*) => {
         eprintln!("{}", toolschema::text::terminal_safe(&format!($($arg)*)))

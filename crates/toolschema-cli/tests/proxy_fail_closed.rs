@@ -669,7 +669,7 @@ fn input_check_warn_reports_and_forwards() {
     let (_, stderr) = proxy.wait();
     for expected in [
         "toolschema proxy: tool 'count' was called with arguments that break its inputSchema (forwarded, --input-check warn): argument 'n' value must be <= 3 (got 9)\n",
-        "toolschema proxy: --deny 'nothing_*' matches none of the 1 tools the server lists\n",
+        "toolschema proxy: --deny 'nothing_*' matches none of the 1 tool the server lists\n",
     ] {
         assert_eq!(stderr.matches(expected).count(), 1, "{expected:?} once in:\n{stderr}");
     }

@@ -415,6 +415,25 @@ pub fn shorten(text: &str, max: usize) -> String {
     }
 }
 
+/// The noun that goes with `n`: `one` for 1, `many` for any other count.
+pub fn noun<'s>(n: u64, one: &'s str, many: &'s str) -> &'s str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
+}
+
+/// `n` and the noun that goes with it: `1 warning`, `2 warnings`, `0 warnings`.
+///
+/// ```
+/// assert_eq!(toolschema::text::count(1, "case", "cases"), "1 case");
+/// assert_eq!(toolschema::text::count(0, "case", "cases"), "0 cases");
+/// ```
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", noun(n as u64, one, many))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use toolschema::json::Position;
 use toolschema::lint::{
     Applicability, Diagnostic, LintSettings, Rule, Severity, TextPiece, PIECE_MARGIN,
 };
-use toolschema::text::{hidden_kind, is_printable_ascii, steers_terminal, terminal_safe};
+use toolschema::text::{count, hidden_kind, is_printable_ascii, steers_terminal, terminal_safe};
 
 /// How findings are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -106,19 +106,16 @@ impl Summary {
     /// One line for people: what was found, how much is fixable.
     fn line(&self) -> String {
         let scope = format!(
-            "{} tool{} in {} file{}",
-            self.tools,
-            plural(self.tools),
-            self.files,
-            plural(self.files)
+            "{} in {}",
+            count(self.tools, "tool", "tools"),
+            count(self.files, "file", "files")
         );
         let mut out = String::new();
         if self.fixed > 0 {
             out.push_str(&format!(
-                "{} {} problem{}. ",
+                "{} {}. ",
                 if self.dry_run { "Would fix" } else { "Fixed" },
-                self.fixed,
-                plural(self.fixed)
+                count(self.fixed, "problem", "problems")
             ));
         }
         if self.problems() == 0 {
@@ -127,11 +124,10 @@ impl Summary {
             return out;
         }
         out.push_str(&format!(
-            "Found {} problem{} in {scope}: {} critical, {}, {} info.",
-            self.problems(),
-            plural(self.problems()),
+            "Found {} in {scope}: {} critical, {}, {} info.",
+            count(self.problems(), "problem", "problems"),
             self.critical,
-            crate::output::count(self.warning, "warning", "warnings"),
+            count(self.warning, "warning", "warnings"),
             self.info
         ));
         if self.safe_fixes > 0 {
@@ -148,14 +144,6 @@ impl Summary {
         }
         out.push_str(&self.errors_sentence());
         out
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 

@@ -497,8 +497,10 @@ impl Gate {
         let unmatched: Vec<(String, String)> = patterns
             .filter(|(_, glob)| !self.registry.names().any(|name| glob.matches(name)))
             .map(|(flag, glob)| {
-                let warning =
-                    format!("{flag} '{glob}' matches none of the {count} tools the server lists");
+                let warning = format!(
+                    "{flag} '{glob}' matches none of the {} the server lists",
+                    toolschema::text::count(count, "tool", "tools")
+                );
                 (format!("{flag} '{glob}' matches nothing"), warning)
             })
             .collect();

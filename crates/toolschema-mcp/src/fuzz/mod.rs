@@ -959,8 +959,8 @@ async fn fuzz_tool_on(
         if found.contains_key(&Check::Hang) {
             // Every further case could cost the whole timeout again, and the hang is proven.
             note = Some(format!(
-                "stopped after a confirmed hang; {} cases not sent",
-                generated.cases.len() - i
+                "stopped after a confirmed hang; {} not sent",
+                toolschema::text::count(generated.cases.len() - i, "case", "cases")
             ));
             break;
         }
@@ -970,9 +970,9 @@ async fn fuzz_tool_on(
         {
             budget_spent = true;
             note = Some(format!(
-                "stopped when the run's budget (--budget {}) was spent; {} cases not sent",
+                "stopped when the run's budget (--budget {}) was spent; {} not sent",
                 seconds(context.options.budget.unwrap_or_default()),
-                generated.cases.len() - i
+                toolschema::text::count(generated.cases.len() - i, "case", "cases")
             ));
             break;
         }
@@ -984,8 +984,8 @@ async fn fuzz_tool_on(
             };
             let count = hangs.max(crashes);
             note = Some(format!(
-                "stopped after {count} cases {what}; {} cases not sent",
-                generated.cases.len() - i
+                "stopped after {count} cases {what}; {} not sent",
+                toolschema::text::count(generated.cases.len() - i, "case", "cases")
             ));
             break;
         }
@@ -997,9 +997,9 @@ async fn fuzz_tool_on(
             Ok(None) => {
                 budget_spent = true;
                 note = Some(format!(
-                    "stopped when the run's budget (--budget {}) was spent, its last call still under way (sending progress notifications); {} cases not sent",
+                    "stopped when the run's budget (--budget {}) was spent, its last call still under way (sending progress notifications); {} not sent",
                     seconds(context.options.budget.unwrap_or_default()),
-                    generated.cases.len() - i
+                    toolschema::text::count(generated.cases.len() - i, "case", "cases")
                 ));
                 break;
             }

@@ -686,8 +686,8 @@ impl Front {
         let open = lock(&self.sessions).len() + lock(&self.lanes).len() + *opening;
         if open >= self.config.max_sessions {
             let message = format!(
-                "this proxy serves at most {} sessions at once (--max-sessions); close one (HTTP DELETE) or try again later",
-                self.config.max_sessions
+                "this proxy serves at most {} at once (--max-sessions); close one (HTTP DELETE) or try again later",
+                toolschema::text::count(self.config.max_sessions, "session", "sessions")
             );
             report(&format!("refused a new session: {message}"));
             let mut answer =

@@ -264,32 +264,32 @@ impl Renderer<'_> {
             }
             K::MinItems { limit } => format!(
                 "{subject} must have at least {limit} {}{}",
-                plural(*limit, "item", "items"),
+                crate::text::noun(*limit, "item", "items"),
                 got(instance.as_array().map(Vec::len))
             ),
             K::MaxItems { limit } => format!(
                 "{subject} must have at most {limit} {}{}",
-                plural(*limit, "item", "items"),
+                crate::text::noun(*limit, "item", "items"),
                 got(instance.as_array().map(Vec::len))
             ),
             K::AdditionalItems { limit } => format!(
                 "{subject} must have at most {limit} {}{}",
-                plural(*limit as u64, "item", "items"),
+                crate::text::noun(*limit as u64, "item", "items"),
                 got(instance.as_array().map(Vec::len))
             ),
             K::UnevaluatedItems { unexpected } => format!(
                 "{subject} has items that are not allowed at {} {}",
-                plural(unexpected.len() as u64, "index", "indexes"),
+                crate::text::noun(unexpected.len() as u64, "index", "indexes"),
                 unexpected.join(", ")
             ),
             K::MinProperties { limit } => format!(
                 "{subject} must have at least {limit} {}{}",
-                plural(*limit, "property", "properties"),
+                crate::text::noun(*limit, "property", "properties"),
                 got(instance.as_object().map(|m| m.len()))
             ),
             K::MaxProperties { limit } => format!(
                 "{subject} must have at most {limit} {}{}",
-                plural(*limit, "property", "properties"),
+                crate::text::noun(*limit, "property", "properties"),
                 got(instance.as_object().map(|m| m.len()))
             ),
             K::UniqueItems => match first_duplicate(instance) {
@@ -412,8 +412,8 @@ impl Renderer<'_> {
         };
         format!(
             "{subject} must contain {bound} {n} {} that {} {contains}",
-            plural(n, "item", "items"),
-            plural(n, "is", "are")
+            crate::text::noun(n, "item", "items"),
+            crate::text::noun(n, "is", "are")
         )
     }
 
@@ -662,14 +662,6 @@ fn join_or(parts: &[String]) -> String {
         [] => String::new(),
         [only] => only.clone(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
-    }
-}
-
-fn plural<'s>(n: u64, one: &'s str, many: &'s str) -> &'s str {
-    if n == 1 {
-        one
-    } else {
-        many
     }
 }
 

@@ -96,7 +96,7 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             format!(
                 "object schema declares {} but {state}, and not every one has a default: every \
                  argument is optional",
-                count(properties.len(), "property", "properties")
+                crate::text::count(properties.len(), "property", "properties")
             ),
             fix,
         );
@@ -112,10 +112,3 @@ fn has_default(doc: &SchemaDoc<'_>, property: &Value) -> bool {
             .is_some_and(|target| target.member("default").is_some())
 }
 
-pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
