@@ -171,8 +171,8 @@ fn text(diff: &Diff) -> String {
     } else {
         let n = diff.changes.len();
         out.push_str(&format!(
-            "{n} change{}: {} ({}).\n",
-            if n == 1 { "" } else { "s" },
+            "{}: {} ({}).\n",
+            toolschema::text::count(n, "change", "changes"),
             counts(diff),
             tools_line(diff)
         ));

@@ -105,10 +105,10 @@ pub fn run(args: FuzzArgs, out: &mut dyn Write) -> Result<Outcome, InputError> {
             let (seed, requests, outside) = read_findings(path)?;
             if outside > 0 {
                 say!(
-                    "note: {outside} finding{} of {path} happened outside any call (output while no call waited, a crash nothing could tie to a call): nothing can send {} again; a run without --replay looks for {} anew",
-                    if outside == 1 { "" } else { "s" },
-                    if outside == 1 { "it" } else { "them" },
-                    if outside == 1 { "it" } else { "them" },
+                    "note: {} of {path} happened outside any call (output while no call waited, a crash nothing could tie to a call): nothing can send {} again; a run without --replay looks for {} anew",
+                    count(outside, "finding", "findings"),
+                    toolschema::text::noun(outside as u64, "it", "them"),
+                    toolschema::text::noun(outside as u64, "it", "them"),
                 );
             }
             Some((seed, requests))

@@ -104,8 +104,7 @@ pub fn snapshot_text(snapshot: &Snapshot) -> Result<String, InputError> {
 /// listed more than once are said after it: the snapshot keeps them as sent, and a client would
 /// not see as many tools as entries.
 pub fn describe(snapshot: &Snapshot, target: &Target) -> String {
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural = toolschema::text::count;
     let pages = plural(snapshot.pages, "tools/list page", "tools/list pages");
     let (mut not_objects, mut unnamed) = (0, 0);
     let mut seen = std::collections::HashSet::new();

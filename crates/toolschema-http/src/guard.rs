@@ -243,10 +243,10 @@ impl Guard {
             };
             let keys = oauth.keys().len();
             ways.push(format!(
-                "JWTs from {} for audience {} ({keys} {} from {source})",
+                "JWTs from {} for audience {} ({} from {source})",
                 oauth.issuer(),
                 oauth.audience(),
-                if keys == 1 { "key" } else { "keys" },
+                toolschema::text::count(keys, "key", "keys"),
             ));
         }
         if ways.is_empty() {

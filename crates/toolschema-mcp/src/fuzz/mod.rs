@@ -1068,9 +1068,9 @@ async fn fuzz_tool_on(
     }
     if let Some((count, why)) = unread {
         add_note(format!(
-            "{count} {} could not be read here, so nothing was checked of {}: {why}",
-            if count == 1 { "answer" } else { "answers" },
-            if count == 1 { "it" } else { "them" },
+            "{} could not be read here, so nothing was checked of {}: {why}",
+            toolschema::text::count(count, "answer", "answers"),
+            toolschema::text::noun(count as u64, "it", "them"),
         ));
     }
     let findings = found

@@ -17,11 +17,7 @@ fn shown_list(values: &[Value]) -> String {
 
 fn count(value: &Value, one: &str, many: &str) -> Option<String> {
     let n = crate::json::as_count(value)?;
-    Some(if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    })
+    Some(format!("{n} {}", crate::text::noun(n, one, many)))
 }
 
 /// The sentence that states `keyword: value`, or `None` when the keyword is not a constraint a

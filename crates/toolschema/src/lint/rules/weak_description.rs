@@ -125,8 +125,8 @@ fn check(cx: &ToolContext<'_>, report: &mut Report<'_>) {
             .to_string()
     } else if count < MIN_WORDS {
         format!(
-            "description has {count} word{}: say when to use the tool and what it returns",
-            if count == 1 { "" } else { "s" }
+            "description has {}: say when to use the tool and what it returns",
+            crate::text::count(count, "word", "words")
         )
     } else {
         return;
