@@ -267,11 +267,12 @@ fn report(
     for stray in &record.strays {
         say!("warning: during the call of '{name}', {stray}");
     }
-    let (result, structured_text) = match &record.answer {
+    let (result, structured_text, as_sent) = match &record.answer {
         Answer::Result {
             result,
             structured_content,
-        } => (result, structured_content.as_deref()),
+            as_sent,
+        } => (result, structured_content.as_deref(), as_sent.as_deref()),
         Answer::Error {
             code,
             message,
@@ -318,13 +319,18 @@ fn report(
     };
     match format {
         Format::Json => {
-            let mut text = serde_json::to_string_pretty(result)
-                .map_err(|e| InputError(format!("cannot write the result: {e}")))?;
+            // A result whose reading rounded a number or replaced a lone surrogate is printed
+            // as the server sent it: writing the value back would print another one.
+            let mut text = match as_sent {
+                Some(text) => text.to_string(),
+                None => serde_json::to_string_pretty(result)
+                    .map_err(|e| InputError(format!("cannot write the result: {e}")))?,
+            };
             text.push('\n');
             out.write_all(text.as_bytes()).map_err(write_error)?;
         }
         Format::Text => out
-            .write_all(result_text(result).as_bytes())
+            .write_all(result_text(result, structured_text).as_bytes())
             .map_err(write_error)?,
     }
     let mut outcome = Outcome::Valid;
@@ -366,8 +372,10 @@ fn report(
 
 /// A result as a person reads it: each text block as text, other blocks in a line that says
 /// what they are, and `structuredContent` as JSON. A text block that states the structured
-/// content again (as MCP asks servers to, for older clients) is not printed twice.
-fn result_text(result: &Value) -> String {
+/// content again (as MCP asks servers to, for older clients) is not printed twice. Structured
+/// content whose reading changed a value (`structured_text` is its text as sent) is printed as
+/// sent, never with a rounded number.
+fn result_text(result: &Value, structured_text: Option<&str>) -> String {
     let structured = result.get("structuredContent");
     let mut out = String::new();
     let mut push = |text: &str| {
@@ -415,8 +423,13 @@ fn result_text(result: &Value) -> String {
             _ => push(&block.to_string()),
         }
     }
-    if let Some(structured) = structured {
-        push(&serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string()));
+    let lossy = structured_text.filter(|text| toolschema::json::first_lossy_value(text).is_some());
+    match (lossy, structured) {
+        (Some(text), _) => push(text),
+        (None, Some(structured)) => push(
+            &serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string()),
+        ),
+        (None, None) => {}
     }
     out
 }

@@ -395,14 +395,16 @@ fn results_that_break_the_contract_are_said_and_exit_1() {
         "{}",
         r.stderr
     );
+    // (--timeout also bounds the start and the listing: 5 s, not 1, leaves node time to start
+    // on a loaded machine.)
     let r = call(
-        &["slow", "--args", r#"{"ms": 20000}"#, "--timeout", "1"],
+        &["slow", "--args", r#"{"ms": 60000}"#, "--timeout", "5"],
         &server,
     );
     assert_eq!(r.code, 2);
     assert!(
         r.stderr
-            .contains("did not answer the call of 'slow' within 1s (--timeout)"),
+            .contains("did not answer the call of 'slow' within 5s (--timeout)"),
         "{}",
         r.stderr
     );
@@ -474,6 +476,35 @@ fn structured_numbers_are_judged_as_the_server_wrote_them() {
     }
     let r = call(&["at_bounds"], &server);
     assert_eq!((r.code, r.stderr.as_str()), (0, ""), "{}", r.stdout);
+}
+
+/// What reading changes (a number past 64 bits, more digits than a float holds, a lone
+/// surrogate) is printed as the server sent it, in text and in JSON: never a rounded number.
+#[test]
+fn a_result_is_printed_as_sent_when_reading_it_would_change_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let structured =
+        r#"{"count":18446744073709551617,"ratio":0.10000000000000000001,"s":"\ud800"}"#;
+    let result = format!(
+        r#"{{"content":[{{"type":"text","text":"see below"}}],"structuredContent":{structured}}}"#
+    );
+    let server = exact_numbers_server(dir.path(), &[("big", result.as_str())]);
+    let r = call(&["big"], &server);
+    // Over the schema's bounds (so exit 1), and printed as sent.
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stdout, format!("see below\n{structured}\n"));
+    let r = call(&["big", "--format", "json"], &server);
+    assert_eq!(r.stdout, format!("{result}\n"));
+    // A result that reading keeps as it is is printed as JSON, pretty.
+    let small = r#"{"content":[],"structuredContent":{"count":12}}"#;
+    let server = exact_numbers_server(dir.path(), &[("small", small)]);
+    let r = call(&["small"], &server);
+    assert_eq!(
+        (r.code, r.stdout.as_str()),
+        (0, "{\n  \"count\": 12\n}\n"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]

@@ -38,6 +38,9 @@ pub struct ReadLoss {
     /// numbers or turn a lone surrogate escape into U+FFFD, so an output schema judges this text
     /// ([`toolschema::CompiledTool::validate_output_text`]), as the proxy does.
     pub structured_content: Option<String>,
+    /// The text of the whole result as received, when reading it changed a value (a number
+    /// rounded, a lone surrogate read as U+FFFD): what `toolschema call` prints as sent.
+    pub result_as_sent: Option<String>,
     /// The tools of a `tools/list` result whose definitions hold a value that reading changes,
     /// by their place in the page ([`message::lossy_tools`]).
     pub lossy_tools: Vec<(usize, toolschema::json::Loss)>,
@@ -291,13 +294,15 @@ impl Watch {
                     .and_then(|members| message::member(&members, "structuredContent"))
                     .and_then(|at| text.get(at))
                     .map(String::from);
-                let lossy_tools = if lossy {
-                    message::lossy_tools(text, result)
+                let (lossy_tools, result_as_sent) = if lossy {
+                    let as_sent = text.get(result.clone()).map(String::from);
+                    (message::lossy_tools(text, result), as_sent)
                 } else {
-                    Vec::new()
+                    (Vec::new(), None)
                 };
                 Some(ReadLoss {
                     structured_content,
+                    result_as_sent,
                     lossy_tools,
                 })
             })

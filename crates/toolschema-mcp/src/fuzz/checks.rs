@@ -111,6 +111,9 @@ pub enum Answer {
         /// The text of its `structuredContent` as received, when it has one: the output schema
         /// judges its numbers as stated and sees a lone surrogate escape (read here as U+FFFD).
         structured_content: Option<String>,
+        /// The whole result's text as received, when reading it changed a value (a rounded
+        /// number, a lone surrogate).
+        as_sent: Option<String>,
     },
     /// A JSON-RPC error.
     Error {
@@ -257,6 +260,7 @@ pub fn observe(
         Answer::Result {
             result,
             structured_content,
+            ..
         } => {
             if let Some(problem) = call_tool_result_problem(result) {
                 push(
@@ -509,6 +513,7 @@ mod tests {
     fn ok(result: Value) -> Answer {
         Answer::Result {
             structured_content: result.get("structuredContent").map(Value::to_string),
+            as_sent: None,
             result,
         }
     }
@@ -576,6 +581,7 @@ mod tests {
                 answer: Answer::Result {
                     result: result.clone(),
                     structured_content: Some(text.into()),
+                    as_sent: None,
                 },
                 strays: Vec::new(),
                 alone: true,

@@ -363,6 +363,7 @@ impl Server {
                 Some((result, loss)) => Answer::Result {
                     result,
                     structured_content: loss.structured_content,
+                    as_sent: loss.result_as_sent,
                 },
                 None => Answer::Unreadable("the answer carried no result".into()),
             },
