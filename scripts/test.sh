@@ -52,6 +52,20 @@ fi
 echo "==> cargo test (property tests seeded with PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
 cargo test --workspace --all-features --locked --no-fail-fast
 
+# Every benchmark the book shows runs, in smoke mode (scripts/usage.sh): its own code on tiny
+# inputs, with the debug binaries built above, checking what it checks. soak-http.sh's smoke mode
+# is its --short run, which `cargo test --test soak_http` ran above. The validation benchmark runs
+# as a test: criterion runs each benchmark once, in the dev profile (no release build).
+echo "==> benchmarks in smoke mode"
+cargo test --workspace --all-features --locked --bench validate
+./scripts/bench-lint.sh --smoke
+./scripts/bench-adapt.sh --smoke
+./scripts/bench-proxy.sh --smoke
+./scripts/bench-proxy-http.sh --smoke
+./scripts/bench-hostile.sh --smoke
+./scripts/bench-clap.sh --smoke
+./scripts/bench-fuzz.sh --smoke
+
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 

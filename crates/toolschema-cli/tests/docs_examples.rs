@@ -27,8 +27,8 @@
 //!
 //! Command lines outside console blocks (in `sh`, `yaml` or `text` blocks, or inline code such as
 //! `` `toolschema lint x.json --fix` ``) are found too: each must be listed in `ELSEWHERE` with
-//! what runs it (another test, a step of the test command) or how it is checked (a benchmark
-//! script answers `--help`), so nothing is added to the book silently unrun.
+//! what runs it (another test, a step of the test command, a benchmark script in smoke mode), so
+//! nothing is added to the book silently unrun.
 //!
 //! `DOCS_EXAMPLES=overwrite cargo test -p toolschema-cli --test docs_examples` writes each
 //! failing case's actual status and output into its page, to review with `git diff`.
@@ -923,14 +923,15 @@ enum Proof {
     /// The file runs it with a local artifact or a test server in place of what the page names
     /// (a wheel file for `toolschema`, `interop/faulty-server.mjs` for `dist/server.js`).
     RunsSubstituted(&'static str, &'static str),
-    /// Not run by any test: a benchmark script, too slow for the tests. It must exist, be
-    /// executable and answer `--help`.
-    ScriptAnswersHelp,
+    /// A benchmark script the file runs in smoke mode (its own code on tiny inputs, with the
+    /// debug binaries; see scripts/usage.sh); the text is that step. The script must also be
+    /// executable and answer `--help` with a help that names `--smoke`.
+    Smoke(&'static str, &'static str),
     /// Not run by any test: the file holds the text (a bench target, the crate installed).
     OnlyChecked(&'static str, &'static str),
 }
 
-use Proof::{OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
+use Proof::{OnlyChecked, Runs, RunsSubstituted, Smoke};
 
 const PACKAGES: &str = "scripts/test-packages.sh";
 const TEST_SH: &str = "scripts/test.sh";
@@ -982,16 +983,17 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     // A rule page (generated from the rule's doc comment) names an option adapt's page runs.
     ("toolschema adapt --restore", RunsSubstituted("docs/src/commands/adapt.md", "$ toolschema adapt examples/catalog.json --to openai-strict --restore search_docs"), &["docs/src/rules/COMPAT-005.md"]),
     ("clap-demo mcp stream", Runs("examples/clap-demo/tests/common/mod.rs", ".args([\"mcp\", \"stream\"])"), &["docs/src/library/clap-http.md"]),
-    // Benchmarks: too slow for the tests, so only checked.
-    ("cargo bench -p toolschema --bench validate", OnlyChecked("crates/toolschema/Cargo.toml", "[[bench]]\nname = \"validate\""), &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-lint.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-proxy.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-proxy-http.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/soak-http.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-hostile.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-clap.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
-    ("./scripts/bench-fuzz.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-adapt.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
+    // Benchmarks: the test command runs each in smoke mode (its own code on tiny inputs, with
+    // the debug binaries; scripts/usage.sh), the validation benchmark as a test.
+    ("cargo bench -p toolschema --bench validate", RunsSubstituted(TEST_SH, "cargo test --workspace --all-features --locked --bench validate"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-lint.sh", Smoke(TEST_SH, "./scripts/bench-lint.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-proxy.sh", Smoke(TEST_SH, "./scripts/bench-proxy.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-proxy-http.sh", Smoke(TEST_SH, "./scripts/bench-proxy-http.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/soak-http.sh", Smoke("crates/toolschema-cli/tests/soak_http.rs", "\"--short\".into()"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-hostile.sh", Smoke(TEST_SH, "./scripts/bench-hostile.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-clap.sh", Smoke(TEST_SH, "./scripts/bench-clap.sh --smoke"), &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
+    ("./scripts/bench-fuzz.sh", Smoke(TEST_SH, "./scripts/bench-fuzz.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-adapt.sh", Smoke(TEST_SH, "./scripts/bench-adapt.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace"), &["docs/src/benchmarks.md"]),
 ];
 
@@ -1143,12 +1145,13 @@ fn comment_forms(comment: &str) -> Vec<String> {
         .collect()
 }
 
-/// Check a proof: the file and step it names are there; a benchmark script answers `--help`.
+/// Check a proof: the file and step it names are there; a benchmark script run in smoke mode
+/// answers `--help` with a help that names `--smoke`.
 fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
     let root = repo_root();
     let (file, step) = match proof {
         Runs(file, step) | RunsSubstituted(file, step) | OnlyChecked(file, step) => (file, step),
-        ScriptAnswersHelp => {
+        Smoke(file, step) => {
             let script = root.join(command.trim_start_matches("./"));
             let mode = std::fs::metadata(&script)
                 .map_err(|e| format!("{}: {e}", script.display()))?
@@ -1162,13 +1165,14 @@ fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
                 .output()
                 .map_err(|e| format!("{}: {e}", script.display()))?;
             let help = String::from_utf8_lossy(&output.stdout);
-            if !output.status.success() || help.trim().is_empty() {
+            if !output.status.success() || !help.contains("--smoke") {
                 return Err(format!(
-                    "`{command} --help` exited {:?} printing {help:?}",
+                    "`{command} --help` exited {:?} printing {help:?}, which does not name \
+                     --smoke",
                     output.status.code()
                 ));
             }
-            return Ok(());
+            (file, step)
         }
     };
     let text = std::fs::read_to_string(root.join(file)).map_err(|e| format!("{file}: {e}"))?;
@@ -1240,8 +1244,8 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
             }
             counts[match proof {
                 Runs(..) => 2,
-                RunsSubstituted(..) => 3,
-                ScriptAnswersHelp | OnlyChecked(..) => 4,
+                RunsSubstituted(..) | Smoke(..) => 3,
+                OnlyChecked(..) => 4,
             }] += 1;
         }
         if counts.iter().sum::<usize>() > 0 {
