@@ -13,12 +13,10 @@ import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { numberOption } from "./bench-options.mjs";
 
 const [binary, ...rest] = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = rest.indexOf(name);
-  return at === -1 ? fallback : Number(rest[at + 1]);
-};
+const option = (name, fallback) => numberOption(rest, name, fallback);
 const calls = option("--calls", 5000);
 const toolCount = option("--tools", 1000);
 const roundCount = option("--rounds", 5);

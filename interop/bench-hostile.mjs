@@ -18,16 +18,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLines } from "./stdio-lines.mjs";
+import { numberOption } from "./bench-options.mjs";
 
 const [binary, ...rest] = process.argv.slice(2);
 if (!binary) {
   console.error("usage: node bench-hostile.mjs TOOLSCHEMA_BINARY [--arguments N] [--tools N] [--listings N]");
   process.exit(2);
 }
-const option = (name, fallback) => {
-  const at = rest.indexOf(name);
-  return at === -1 ? fallback : Number(rest[at + 1]);
-};
+const option = (name, fallback) => numberOption(rest, name, fallback);
 const argumentCount = option("--arguments", 8000);
 const toolCount = option("--tools", 5000);
 const listingCount = option("--listings", 100);
