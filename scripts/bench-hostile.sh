@@ -17,6 +17,6 @@ if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
 fi
 toolschema=$(bench_binary toolschema toolschema-cli)
 if $smoke; then
-  set -- --arguments 400 --tools 500 --listings 3 "$@"
+  set -- "$@" --arguments 400 --tools 500 --listings 3
 fi
 exec node interop/bench-hostile.mjs "$toolschema" "$@"

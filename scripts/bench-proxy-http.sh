@@ -17,6 +17,6 @@ if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
 fi
 toolschema=$(bench_binary toolschema toolschema-cli)
 if $smoke; then
-  set -- --sessions 4 --seconds 2 --rounds 1 "$@"
+  set -- "$@" --sessions 4 --seconds 2 --rounds 1
 fi
 exec node interop/bench-http-client.mjs "$toolschema" "$@"

@@ -16,6 +16,6 @@ if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
 fi
 toolschema=$(bench_binary toolschema toolschema-cli)
 if $smoke; then
-  set -- --calls 20 --rounds 1 --tools 50 --warmup 10 "$@"
+  set -- "$@" --calls 20 --rounds 1 --tools 50 --warmup 10
 fi
 exec node interop/bench-client.mjs "$toolschema" "$@"

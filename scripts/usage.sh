@@ -6,6 +6,7 @@
 #   binaries the test command builds (target/debug/, or $TOOLSCHEMA_BIN for toolschema), never a
 #   release build. The script still checks what it checks (exit codes, outputs parsed), so the
 #   test command (scripts/test.sh) runs every benchmark this way. Its figures mean nothing.
+#   Options and variables given with it (`--calls 50`, RUNS=3) win over its tiny ones.
 #
 # Sets `smoke` (true or false), takes `--smoke` out of the arguments, and defines bench_binary.
 # shellcheck shell=bash
