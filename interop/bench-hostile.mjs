@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Costs of hostile but valid inputs (not part of the test command):
+// Costs of hostile but valid inputs (scripts/bench-hostile.sh; the test command runs it only with --smoke):
 //
 //   1. a 1.75 MB tools/call with 8,000 undeclared arguments against a closed 200-argument tool,
 //      through `toolschema proxy`: time to its answer, the proxy's CPU time for it, and how long

@@ -5,7 +5,7 @@
 # profile: wall time and peak memory (RSS) of the whole process, median of RUNS runs. The profiles
 # run in turns so all see the same machine load; output goes to /dev/null.
 #
-# Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4).
+# The test command runs it only with --smoke. Needs python3 and cargo (Linux: peak memory comes from wait4).
 #
 #   RUNS=9 ./scripts/bench-adapt.sh
 #

@@ -2,7 +2,7 @@
 # Measures toolschema-clap on the clap-demo example: the start-up cost of building the tools
 # (`clap-demo mcp tools`, which maps every argument and probes the value parsers), against the
 # demo's own start-up, and tools/call latency through the TypeScript SDK client. Release build.
-# Not part of the test command. Needs interop/node_modules (./scripts/test.sh installs it).
+# The test command runs it only with --smoke. Needs interop/node_modules (./scripts/test.sh installs it).
 # It exits 1 when the demo fails, or a call is not answered as it should be.
 #
 #   RUNS=50 CALLS=500 ./scripts/bench-clap.sh

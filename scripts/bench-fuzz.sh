@@ -12,7 +12,7 @@
 # four checks of its own: crash, hang, protocol-violation, leak); for server-everything, the
 # findings. Prints the median of each figure and the planted faults found in every run.
 #
-# Not part of the test command. Needs node and python3; builds toolschema in release mode and
+# The test command runs it only with --smoke. Needs node and python3; builds toolschema in release mode and
 # installs mcptest into $MCPTEST_ROOT (outside the repository) when it is not there yet, which
 # compiles for several minutes.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of hostile but valid inputs (not part of the test command): a 1.75 MB tools/call with
+# Benchmark of hostile but valid inputs (the test command runs it only with --smoke): a 1.75 MB tools/call with
 # 8,000 undeclared arguments against a closed 200-argument tool, through `toolschema proxy` (time
 # to its answer, the proxy's CPU time, a ping's wait behind it) and through `toolschema validate`;
 # then the proxy's memory after a client listed 5,000 tools 100 times without calling any.

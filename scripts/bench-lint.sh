@@ -4,7 +4,7 @@
 # into target/test-data/catalogs; tools renamed to be unique, pretty-printed, about 12 MB): wall time and peak memory (RSS) of the whole process, all rules on, median of RUNS runs.
 # The two commands run in turns so both see the same machine load.
 #
-# Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4); installs
+# The test command runs it only with --smoke. Needs python3 and cargo (Linux: peak memory comes from wait4); installs
 # mcptest 1.3.0 into $MCPTEST_ROOT (outside the repository) when it is not there yet, which
 # compiles for a few minutes.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of `toolschema proxy` over Streamable HTTP (not part of the test command): 64
+# Benchmark of `toolschema proxy` over Streamable HTTP (the test command runs it only with --smoke): 64
 # concurrent sessions of the TypeScript SDK client call the echo tool of a TypeScript SDK server
 # over Streamable HTTP for 30 s, directly and through `toolschema proxy --listen --upstream`, in
 # interleaved rounds of one run; p50/p99 latency, calls per second, errors, the proxy's CPU time

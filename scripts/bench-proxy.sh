@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of `toolschema proxy` (not part of the test command): sequential tools/call round
+# Benchmark of `toolschema proxy` (the test command runs it only with --smoke): sequential tools/call round
 # trips on the echo tool of a TypeScript SDK server, directly and through the proxy, interleaved
 # in one run; p50/p99 latency, calls per second, and the proxy's peak memory with 1,000 tools.
 #
