@@ -3,7 +3,7 @@
 // tool of bench-server.mjs, directly and through `toolschema proxy`, interleaved in one run; then
 // the proxy's peak memory with a 1,000-tool list.
 //
-//   node bench-client.mjs TOOLSCHEMA_BINARY [--calls N] [--rounds N] [--tools N]
+//   node bench-client.mjs TOOLSCHEMA_BINARY [--calls N] [--rounds N] [--tools N] [--warmup N]
 //
 // Calls are measured in rounds of fresh sessions; the figures pool every round's samples, and the
 // spread of the per-round p50 ratios is shown beside them.
@@ -13,15 +13,14 @@ import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { numberOption } from "./bench-options.mjs";
 
 const [binary, ...rest] = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = rest.indexOf(name);
-  return at === -1 ? fallback : Number(rest[at + 1]);
-};
+const option = (name, fallback) => numberOption(rest, name, fallback);
 const calls = option("--calls", 5000);
 const toolCount = option("--tools", 1000);
 const roundCount = option("--rounds", 5);
+const warmup = option("--warmup", 300);
 const server = fileURLToPath(new URL("./bench-server.mjs", import.meta.url));
 
 async function connect(command, args) {
@@ -70,7 +69,7 @@ async function round() {
   const direct = await connect("node", [server]);
   const proxied = await connect(binary, ["proxy", "--", "node", server]);
   // Warm up both paths (JIT, the proxy's first tools/list and compile).
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < warmup; i++) {
     await echo(direct, i);
     await echo(proxied, i);
   }
@@ -114,6 +113,7 @@ do {
   listed += page.tools.length;
   cursor = page.nextCursor;
 } while (cursor);
+if (listed !== toolCount + 1) throw new Error(`the proxy listed ${listed} tools, not ${toolCount + 1}`);
 const afterListRss = peakRssMiB(large.transport.pid);
 for (let i = 0; i < toolCount; i++) {
   await large.client.callTool({ name: `search_${i}`, arguments: { query: "rust", limit: 5 } });
@@ -133,5 +133,5 @@ console.log(`p50 ratio (proxy / direct): ${(p.p50 / d.p50).toFixed(3)} (target <
 const sortedRatios = [...roundRatios].sort((a, b) => a - b);
 console.log(`p50 ratio per round: ${roundRatios.map((r) => r.toFixed(3)).join(" ")} (median ${percentile(sortedRatios, 50).toFixed(3)})`);
 console.log(`proxy CPU time per call: ${proxyCpuPerCallUs.toFixed(1)} us (user + system, all threads)`);
-console.log(`proxy peak RSS: ${smallListRss.toFixed(1)} MiB with the echo server (${calls + 300} calls a session)`);
+console.log(`proxy peak RSS: ${smallListRss.toFixed(1)} MiB with the echo server (${calls + warmup} calls a session)`);
 console.log(`proxy peak RSS: ${afterListRss.toFixed(1)} MiB after listing ${listed} tools, ${afterCallsRss.toFixed(1)} MiB after calling each once (every validator compiled)`);

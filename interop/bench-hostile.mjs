@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Costs of hostile but valid inputs (not part of the test command):
+// Costs of hostile but valid inputs (scripts/bench-hostile.sh; the test command runs it only with --smoke):
 //
 //   1. a 1.75 MB tools/call with 8,000 undeclared arguments against a closed 200-argument tool,
 //      through `toolschema proxy`: time to its answer, the proxy's CPU time for it, and how long
@@ -7,7 +7,10 @@
 //   2. the same arguments checked by `toolschema validate --tool wide --args @FILE`;
 //   3. the proxy's memory after a client listed 5,000 tools 100 times without calling any.
 //
-//   node bench-hostile.mjs TOOLSCHEMA_BINARY
+//   node bench-hostile.mjs TOOLSCHEMA_BINARY [--arguments N] [--tools N] [--listings N]
+//
+// The defaults are the figures above. It exits 1 when the proxy or `validate` lets the call
+// through, or a listing does not hold every tool.
 
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,10 +18,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readLines } from "./stdio-lines.mjs";
+import { numberOption } from "./bench-options.mjs";
 
-const [binary] = process.argv.slice(2);
+const [binary, ...rest] = process.argv.slice(2);
 if (!binary) {
-  console.error("usage: node bench-hostile.mjs TOOLSCHEMA_BINARY");
+  console.error("usage: node bench-hostile.mjs TOOLSCHEMA_BINARY [--arguments N] [--tools N] [--listings N]");
+  process.exit(2);
+}
+const option = (name, fallback) => numberOption(rest, name, fallback);
+const argumentCount = option("--arguments", 8000);
+const toolCount = option("--tools", 5000);
+const listingCount = option("--listings", 100);
+// recording-server.mjs lists 10 tools of its own before its extra ones.
+const baseTools = 10;
+if (toolCount < baseTools) {
+  console.error(`--tools must be at least ${baseTools}`);
   process.exit(2);
 }
 const server = fileURLToPath(new URL("./recording-server.mjs", import.meta.url));
@@ -74,9 +88,9 @@ function session(command, args) {
   };
 }
 
-// 8,000 undeclared arguments with 210-character names: 1.75 MB of JSON.
+// 8,000 undeclared arguments (by default) with 210-character names: 1.75 MB of JSON.
 const wideArguments = {};
-for (let i = 0; i < 8000; i++) {
+for (let i = 0; i < argumentCount; i++) {
   wideArguments[`undeclared_argument_${String(i).padStart(5, "0")}_`.padEnd(210, "x")] = "v";
 }
 const callBytes = JSON.stringify({
@@ -105,7 +119,7 @@ async function largeCall() {
   const cpu = cpuMs(proxy.pid) - cpuBefore;
   const lines = reply.r.result?.content?.[0]?.text?.split("\n").length ?? 0;
   await proxy.close();
-  return { answerMs: reply.ms, pingMs, cpuMs: cpu, lines };
+  return { answerMs: reply.ms, pingMs, cpuMs: cpu, lines, refused: reply.r.result?.isError === true };
 }
 
 function validateCall() {
@@ -131,22 +145,24 @@ function validateCall() {
 }
 
 async function repeatedListings() {
-  const proxy = session(binary, ["proxy", "--", "node", server, "--extra-tools", "4990"]);
+  const proxy = session(binary, ["proxy", "--", "node", server, "--extra-tools", String(toolCount - baseTools)]);
   await proxy.initialize();
   const before = memoryMiB(proxy.pid);
   let tools = 0;
-  for (let i = 1; i <= 100; i++) {
+  let short = 0;
+  for (let i = 1; i <= listingCount; i++) {
     tools = (await proxy.request(i, "tools/list", {})).result.tools.length;
+    if (tools !== toolCount) short++;
   }
   const after = memoryMiB(proxy.pid);
   await proxy.close();
-  return { tools, before, after };
+  return { tools, short, before, after };
 }
 
 const mb = (n) => (n / 1e6).toFixed(2);
 const large = await largeCall();
 console.log(
-  `large call (${mb(callBytes)} MB, 8,000 undeclared arguments, 200-argument closed tool) through the proxy: ` +
+  `large call (${mb(callBytes)} MB, ${argumentCount.toLocaleString("en")} undeclared arguments, 200-argument closed tool) through the proxy: ` +
     `answered in ${large.answerMs.toFixed(0)} ms (${large.lines} messages), proxy CPU ${large.cpuMs.toFixed(0)} ms, ` +
     `a ping sent behind it answered in ${large.pingMs.toFixed(0)} ms`,
 );
@@ -156,6 +172,15 @@ console.log(
 );
 const listings = await repeatedListings();
 console.log(
-  `proxy memory after 100 listings of ${listings.tools} tools: RSS ${listings.after.rss.toFixed(1)} MiB ` +
+  `proxy memory after ${listingCount} listings of ${listings.tools} tools: RSS ${listings.after.rss.toFixed(1)} MiB ` +
     `(peak ${listings.after.peak.toFixed(1)} MiB; ${listings.before.rss.toFixed(1)} MiB before)`,
 );
+
+// What the figures stand on: the call was refused, by the proxy and by `validate` (exit 1: the
+// arguments are invalid), and every listing held every tool.
+const failures = [];
+if (!large.refused) failures.push("the proxy did not refuse the call with undeclared arguments");
+if (validate.status !== 1) failures.push(`validate exited ${validate.status}, not 1`);
+if (listings.short > 0) failures.push(`${listings.short} listings did not hold ${toolCount} tools`);
+for (const failure of failures) console.error(`bench-hostile: ${failure}`);
+process.exit(failures.length === 0 ? 0 : 1);

@@ -14,12 +14,10 @@ import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { closeAll, connectAll, load, memoryMiB, percentile, start } from "./http-load.mjs";
+import { numberOption } from "./bench-options.mjs";
 
 const [binary, ...rest] = process.argv.slice(2);
-const option = (name, fallback) => {
-  const at = rest.indexOf(name);
-  return at === -1 ? fallback : Number(rest[at + 1]);
-};
+const option = (name, fallback) => numberOption(rest, name, fallback);
 const sessions = option("--sessions", 64);
 const seconds = option("--seconds", 30);
 const rounds = option("--rounds", 3);

@@ -5,15 +5,17 @@
 # profile: wall time and peak memory (RSS) of the whole process, median of RUNS runs. The profiles
 # run in turns so all see the same machine load; output goes to /dev/null.
 #
-# Not part of the test command. Needs python3 and cargo (Linux: peak memory comes from wait4).
+# The test command runs it only with --smoke. Needs python3 and cargo (Linux: peak memory comes from wait4).
 #
 #   RUNS=9 ./scripts/bench-adapt.sh
+#
+# --smoke (see scripts/usage.sh): a 200-tool catalog, one run, the debug binary.
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-$(if $smoke; then echo 1; else echo 5; fi)}
 
 # shellcheck source=scripts/bench-prepare.sh
 source scripts/bench-prepare.sh

@@ -2,14 +2,19 @@
 # Measures toolschema-clap on the clap-demo example: the start-up cost of building the tools
 # (`clap-demo mcp tools`, which maps every argument and probes the value parsers), against the
 # demo's own start-up, and tools/call latency through the TypeScript SDK client. Release build.
-# Not part of the test command. Needs interop/node_modules (./scripts/test.sh installs it).
+# The test command runs it only with --smoke. Needs interop/node_modules (./scripts/test.sh installs it).
+# It exits 1 when the demo fails, or a call is not answered as it should be.
+#
+#   RUNS=50 CALLS=500 ./scripts/bench-clap.sh
+#
+# --smoke (see scripts/usage.sh): 3 runs, 5 calls each, the debug binary.
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p clap-demo --quiet
-demo=target/release/clap-demo
-runs=${RUNS:-50}
+demo=$(bench_binary clap-demo clap-demo)
+runs=${RUNS:-$(if $smoke; then echo 3; else echo 50; fi)}
+calls=${CALLS:-$(if $smoke; then echo 5; else echo 500; fi)}
 
 median_ms() { # median wall time of a command over $runs runs
   python3 - "$runs" "$@" <<'PY'
@@ -27,4 +32,4 @@ PY
 
 echo "clap-demo greet Ada (the CLI alone): $(median_ms "$demo" greet Ada)"
 echo "clap-demo mcp tools -o - (build and list the tools): $(median_ms "$demo" mcp tools -o -)"
-node interop/clap-demo-bench.mjs "$demo" "${CALLS:-500}"
+node interop/clap-demo-bench.mjs "$demo" "$calls"

@@ -12,19 +12,24 @@
 # four checks of its own: crash, hang, protocol-violation, leak); for server-everything, the
 # findings. Prints the median of each figure and the planted faults found in every run.
 #
-# Not part of the test command. Needs node and python3; builds toolschema in release mode and
+# The test command runs it only with --smoke. Needs node and python3; builds toolschema in release mode and
 # installs mcptest into $MCPTEST_ROOT (outside the repository) when it is not there yet, which
 # compiles for several minutes.
 #
 #   RUNS=5 TIMEOUT=2 ./scripts/bench-fuzz.sh
-#   TOOLSCHEMA=target/debug/toolschema MCPTEST_ROOT=/tmp/mcptest RUNS=1 ./scripts/bench-fuzz.sh
+#   TOOLSCHEMA_BIN=target/debug/toolschema MCPTEST_ROOT=/tmp/mcptest RUNS=1 ./scripts/bench-fuzz.sh
+#
+# It exits 1 when a fuzzer ends with an error (toolschema: an exit status other than 0 and 1, or
+# a report that does not parse). --smoke (see scripts/usage.sh): one run, the same-timeout
+# setting only (TIMEOUT=1), toolschema with --cases 10, the debug binary; mcptest runs only when
+# it is already installed in $MCPTEST_ROOT (it is not installed in smoke mode).
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNS=${RUNS:-3}
-TIMEOUT=${TIMEOUT:-2}
+RUNS=${RUNS:-$(if $smoke; then echo 1; else echo 3; fi)}
+TIMEOUT=${TIMEOUT:-$(if $smoke; then echo 1; else echo 2; fi)}
 SEED=${SEED:-1}
 MCPTEST_ROOT=${MCPTEST_ROOT:-${TMPDIR:-/tmp}/toolschema-bench-mcptest}
 MCPTEST_VERSION=1.3.0
@@ -36,27 +41,37 @@ for needed in interop/node_modules/.bin/mcp-server-everything interop/faulty-ser
   fi
 done
 
-# TOOLSCHEMA=path/to/toolschema measures that build instead (say which in the figures).
-if [ -n "${TOOLSCHEMA:-}" ]; then
-  toolschema="$TOOLSCHEMA"
+# TOOLSCHEMA_BIN=path/to/toolschema measures that build instead (say which in the figures);
+# TOOLSCHEMA is its older name.
+if [ -n "${TOOLSCHEMA_BIN:-${TOOLSCHEMA:-}}" ]; then
+  toolschema="${TOOLSCHEMA_BIN:-$TOOLSCHEMA}"
 else
-  echo "==> building toolschema (release)"
-  cargo build --release --locked -p toolschema-cli
-  toolschema="$PWD/target/release/toolschema"
+  echo "==> toolschema ($(if $smoke; then echo "debug, smoke mode"; else echo release; fi))"
+  toolschema=$(bench_binary toolschema toolschema-cli)
 fi
 
 mcptest="$MCPTEST_ROOT/bin/mcptest"
 if [ ! -x "$mcptest" ]; then
-  echo "==> installing mcptest $MCPTEST_VERSION into $MCPTEST_ROOT"
-  cargo install mcptest --version "$MCPTEST_VERSION" --locked --root "$MCPTEST_ROOT"
+  if $smoke; then
+    echo "==> smoke mode: mcptest is not in $MCPTEST_ROOT, so only toolschema runs"
+    mcptest=""
+  else
+    echo "==> installing mcptest $MCPTEST_VERSION into $MCPTEST_ROOT"
+    cargo install mcptest --version "$MCPTEST_VERSION" --locked --root "$MCPTEST_ROOT"
+  fi
 fi
 
-echo "==> $RUNS runs each, in turns, defaults and --timeout ${TIMEOUT}s (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
-python3 - "$RUNS" "$TIMEOUT" "$SEED" "$toolschema" "$mcptest" "$(command -v node)" "$PWD" <<'PY'
+settings_shown="defaults and --timeout ${TIMEOUT}s"
+if $smoke; then settings_shown="--timeout ${TIMEOUT}s (smoke mode)"; fi
+echo "==> $RUNS runs each, in turns, $settings_shown (load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo n/a))"
+python3 - "$RUNS" "$TIMEOUT" "$SEED" "$toolschema" "$mcptest" "$(command -v node)" "$PWD" "$smoke" <<'PY'
 import json, re, shlex, statistics, subprocess, sys, time
 
 runs, timeout, seed = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 toolschema, mcptest, node, root = sys.argv[4:8]
+smoke = sys.argv[8] == "true"
+# Smoke mode: a few cases a tool, only the same-timeout setting (the defaults wait 10 s a hang).
+cases = ["--cases", "10"] if smoke else []
 servers = {
     "faulty": [node, f"{root}/interop/faulty-server.mjs"],
     "everything": [f"{root}/interop/node_modules/.bin/mcp-server-everything"],
@@ -69,15 +84,23 @@ planted = {
 
 # The settings: each fuzzer's defaults, then the same per-call timeout for both.
 settings = {"defaults": None, f"timeout {timeout}s": timeout}
+if smoke:
+    del settings["defaults"]
+fuzzers = ["toolschema", "mcptest"] if mcptest else ["toolschema"]
 
 def run_toolschema(server, timeout):
     start = time.monotonic()
     given = ["--timeout", timeout] if timeout else []
     done = subprocess.run(
-        [toolschema, "fuzz", "--seed", seed, *given, "--format", "json", "--", *server],
+        [toolschema, "fuzz", "--seed", seed, *given, *cases, "--format", "json", "--", *server],
         capture_output=True, text=True)
     wall = time.monotonic() - start
-    report = json.loads(done.stdout)
+    if done.returncode not in (0, 1):  # 1: findings
+        sys.exit(f"toolschema fuzz exited {done.returncode} on {server}:\n{done.stderr}")
+    try:
+        report = json.loads(done.stdout)
+    except ValueError as error:
+        sys.exit(f"toolschema fuzz printed no JSON report on {server} ({error}):\n{done.stderr}")
     found = {(f["tool"], f["check"]) for f in report["findings"]}
     return wall, report["summary"]["cases"], found
 
@@ -105,7 +128,8 @@ results = {}
 for i in range(runs):
     for setting, per_call in settings.items():
         for name, server in servers.items():
-            for fuzzer, run in (("toolschema", run_toolschema), ("mcptest", run_mcptest)):
+            for fuzzer in fuzzers:
+                run = run_toolschema if fuzzer == "toolschema" else run_mcptest
                 results.setdefault((setting, name, fuzzer), []).append(run(server, per_call))
 
 print()
@@ -125,7 +149,7 @@ for (setting, name, fuzzer), rows in results.items():
         what = f"{len(always)} findings: " + ", ".join(f"{t} {c}" for t, c in sorted(always, key=str))
     print(f"{setting:<12} {name:<11} {fuzzer:<11} {wall:>8.2f} {cases:>6.0f} {rate:>8.1f}  {what}")
 
-for setting in settings:
+for setting in settings if mcptest else []:
     for name in servers:
         ours = [r[0] for r in results[(setting, name, "toolschema")]]
         theirs = [r[0] for r in results[(setting, name, "mcptest")]]

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Benchmark of `toolschema proxy` (not part of the test command): sequential tools/call round
+# Benchmark of `toolschema proxy` (the test command runs it only with --smoke): sequential tools/call round
 # trips on the echo tool of a TypeScript SDK server, directly and through the proxy, interleaved
 # in one run; p50/p99 latency, calls per second, and the proxy's peak memory with 1,000 tools.
 #
-#   ./scripts/bench-proxy.sh [--calls N] [--tools N]
+#   ./scripts/bench-proxy.sh [--calls N] [--rounds N] [--tools N] [--warmup N]
+#
+# --smoke (see scripts/usage.sh): one round of 20 calls a path after 10 warm-up calls, 50 tools,
+# the debug binary.
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
@@ -11,5 +14,8 @@ cd "$(dirname "$0")/.."
 if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
   (cd interop && npm ci --no-audit --no-fund --loglevel=error)
 fi
-cargo build --release --locked -p toolschema-cli
-exec node interop/bench-client.mjs "$PWD/target/release/toolschema" "$@"
+toolschema=$(bench_binary toolschema toolschema-cli)
+if $smoke; then
+  set -- "$@" --calls 20 --rounds 1 --tools 50 --warmup 10
+fi
+exec node interop/bench-client.mjs "$toolschema" "$@"

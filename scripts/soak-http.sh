@@ -15,6 +15,7 @@
 #
 # The full soak builds and runs the release binary; --short (about a minute, 8 sessions, small
 # hostile counts) runs target/debug/toolschema, the binary the test command builds.
+# --smoke (see scripts/usage.sh) is --short, which is what `cargo test --test soak_http` runs.
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
@@ -33,8 +34,15 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if $smoke && ! $short; then
+  short=true
+  pass+=(--short)
+fi
 if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
   (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+fi
+if [ -z "$binary" ] && $smoke && [ -n "${TOOLSCHEMA_BIN:-}" ]; then
+  binary=$TOOLSCHEMA_BIN
 fi
 if [ -z "$binary" ]; then
   if [ -z "$profile" ]; then

@@ -52,6 +52,20 @@ fi
 echo "==> cargo test (property tests seeded with PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
 cargo test --workspace --all-features --locked --no-fail-fast
 
+# Every benchmark the book shows runs, in smoke mode (scripts/usage.sh): its own code on tiny
+# inputs, with the debug binaries built above, checking what it checks. soak-http.sh's smoke mode
+# is its --short run, which `cargo test --test soak_http` ran above. The validation benchmark runs
+# as a test: criterion runs each benchmark once, in the dev profile (no release build).
+echo "==> benchmarks in smoke mode"
+cargo test --workspace --all-features --locked --bench validate
+./scripts/bench-lint.sh --smoke
+./scripts/bench-adapt.sh --smoke
+./scripts/bench-proxy.sh --smoke
+./scripts/bench-proxy-http.sh --smoke
+./scripts/bench-hostile.sh --smoke
+./scripts/bench-clap.sh --smoke
+./scripts/bench-fuzz.sh --smoke
+
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
@@ -70,3 +84,37 @@ echo "==> packages: install and test (scripts/test-packages.sh)"
 echo "==> crates.io: cargo package --workspace --no-verify, cargo doc with -D warnings"
 cargo package --workspace --locked --no-verify --allow-dirty --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
+
+# The two ways the book installs from source, each into a scratch root, with the dev profile and
+# the target directory the tests built (so only what builds differently compiles), then the
+# installed command's --version: from the checkout, and from the crate `cargo package` made above,
+# as crates.io will give it (resolved afresh, offline, its workspace dependencies patched to this
+# checkout's crates, which are not published yet).
+echo "==> cargo install, from the checkout and from the packaged crate"
+install_root=$(mktemp -d)
+trap 'rm -rf "$install_root"' EXIT
+version=$(cargo pkgid --offline -p toolschema-cli)
+version=${version##*[#@]}
+check_version() {
+  local shown
+  shown=$("$1/bin/toolschema" --version)
+  echo "$shown"
+  case "$shown" in
+    "toolschema $version (commit "*) ;;
+    *) echo "$1/bin/toolschema --version printed \"$shown\", not toolschema $version (commit ...)" >&2; exit 1 ;;
+  esac
+}
+cargo install --locked --path crates/toolschema-cli --debug --target-dir target --root "$install_root/checkout" --quiet
+check_version "$install_root/checkout"
+tar -xzf "target/package/toolschema-cli-$version.crate" -C "$install_root"
+# The packaged crate has no workspace around it: the workspace's dev profile is given again, so
+# that a dependency resolved to the version the tests built is not built again (about 20 crates
+# resolve to other versions and are; 66 s of CPU on the first run, measured on 2 cores).
+patches=(--config 'profile.dev.debug="line-tables-only"' --config 'profile.dev.package."*".debug=false')
+for crate in toolschema toolschema-mcp toolschema-proxy toolschema-http toolschema-gate; do
+  patches+=(--config "patch.crates-io.$crate.path=\"$PWD/crates/$crate\""
+    --config "profile.dev.package.$crate.debug=\"line-tables-only\"")
+done
+cargo install --path "$install_root/toolschema-cli-$version" --offline --debug --target-dir target \
+  --root "$install_root/packaged" --quiet "${patches[@]}"
+check_version "$install_root/packaged"

@@ -27,8 +27,8 @@
 //!
 //! Command lines outside console blocks (in `sh`, `yaml` or `text` blocks, or inline code such as
 //! `` `toolschema lint x.json --fix` ``) are found too: each must be listed in `ELSEWHERE` with
-//! what runs it (another test, a step of the test command) or how it is checked (a benchmark
-//! script answers `--help`), so nothing is added to the book silently unrun.
+//! what runs it (another test, a step of the test command, a benchmark script in smoke mode), so
+//! nothing is added to the book silently unrun.
 //!
 //! `DOCS_EXAMPLES=overwrite cargo test -p toolschema-cli --test docs_examples` writes each
 //! failing case's actual status and output into its page, to review with `git diff`.
@@ -921,16 +921,16 @@ enum Proof {
     /// The file runs the same command line; the text is its step there.
     Runs(&'static str, &'static str),
     /// The file runs it with a local artifact or a test server in place of what the page names
-    /// (a wheel file for `toolschema`, `interop/faulty-server.mjs` for `dist/server.js`).
+    /// (a wheel file for `toolschema`, `interop/faulty-server.mjs` for `dist/server.js`), or
+    /// with options that keep it in the test command's build (`--debug`, a scratch `--root`).
     RunsSubstituted(&'static str, &'static str),
-    /// Not run by any test: a benchmark script, too slow for the tests. It must exist, be
-    /// executable and answer `--help`.
-    ScriptAnswersHelp,
-    /// Not run by any test: the file holds the text (a bench target, the crate installed).
-    OnlyChecked(&'static str, &'static str),
+    /// A benchmark script the file runs in smoke mode (its own code on tiny inputs, with the
+    /// debug binaries; see scripts/usage.sh); the text is that step. The script must also be
+    /// executable and answer `--help` with a help that names `--smoke`.
+    Smoke(&'static str, &'static str),
 }
 
-use Proof::{OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
+use Proof::{Runs, RunsSubstituted, Smoke};
 
 const PACKAGES: &str = "scripts/test-packages.sh";
 const TEST_SH: &str = "scripts/test.sh";
@@ -962,10 +962,12 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema"), &["README.md", "docs/src/getting-started.md"]),
     ("pipx run toolschema lint tools.json", PIPX_RUN, &["README.md"]),
     ("npm install --save-dev toolschema", NPM_TARBALLS, &["README.md", "docs/src/getting-started.md"]),
-    ("cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace"), &["README.md", "docs/src/getting-started.md"]),
-    ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md"]),
+    // Not published yet: the crate `cargo package` made, its workspace dependencies patched.
+    ("cargo install toolschema-cli", RunsSubstituted(TEST_SH, "cargo install --path \"$install_root/toolschema-cli-$version\" --offline"), &["README.md", "docs/src/getting-started.md"]),
+    // The test command builds the packages from the dev profile it already built.
+    ("./scripts/package.sh", RunsSubstituted(TEST_SH, "TOOLSCHEMA_PACKAGE_PROFILE=dev ./scripts/package.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
     ("pip install target/dist/toolschema-*.whl", WHEEL, &["README.md", "docs/src/getting-started.md"]),
-    ("cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked"), &["README.md", "docs/src/getting-started.md", "docs/src/recipes/ci.md"]),
+    ("cargo install --locked --path crates/toolschema-cli", RunsSubstituted(TEST_SH, "cargo install --locked --path crates/toolschema-cli --debug --target-dir target --root"), &["README.md", "docs/src/getting-started.md", "docs/src/recipes/ci.md"]),
     ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
     ("./scripts/docs.sh", Runs(TEST_SH, "./scripts/docs.sh"), &["README.md"]),
     ("cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps"), &["README.md"]),
@@ -982,16 +984,18 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     // A rule page (generated from the rule's doc comment) names an option adapt's page runs.
     ("toolschema adapt --restore", RunsSubstituted("docs/src/commands/adapt.md", "$ toolschema adapt examples/catalog.json --to openai-strict --restore search_docs"), &["docs/src/rules/COMPAT-005.md"]),
     ("clap-demo mcp stream", Runs("examples/clap-demo/tests/common/mod.rs", ".args([\"mcp\", \"stream\"])"), &["docs/src/library/clap-http.md"]),
-    // Benchmarks: too slow for the tests, so only checked.
-    ("cargo bench -p toolschema --bench validate", OnlyChecked("crates/toolschema/Cargo.toml", "[[bench]]\nname = \"validate\""), &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-lint.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-proxy.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-proxy-http.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/soak-http.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-hostile.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-clap.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
-    ("./scripts/bench-fuzz.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
-    ("./scripts/bench-adapt.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
+    // Benchmarks: the test command runs each in smoke mode (its own code on tiny inputs, with
+    // the debug binaries; scripts/usage.sh), the validation benchmark as a test.
+    ("cargo bench -p toolschema --bench validate", RunsSubstituted(TEST_SH, "cargo test --workspace --all-features --locked --bench validate"), &["docs/src/benchmarks.md"]),
+    ("cargo test --bench validate", RunsSubstituted(TEST_SH, "cargo test --workspace --all-features --locked --bench validate"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-lint.sh", Smoke(TEST_SH, "./scripts/bench-lint.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-proxy.sh", Smoke(TEST_SH, "./scripts/bench-proxy.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-proxy-http.sh", Smoke(TEST_SH, "./scripts/bench-proxy-http.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/soak-http.sh", Smoke("crates/toolschema-cli/tests/soak_http.rs", "\"--short\".into()"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-hostile.sh", Smoke(TEST_SH, "./scripts/bench-hostile.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-clap.sh", Smoke(TEST_SH, "./scripts/bench-clap.sh --smoke"), &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
+    ("./scripts/bench-fuzz.sh", Smoke(TEST_SH, "./scripts/bench-fuzz.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-adapt.sh", Smoke(TEST_SH, "./scripts/bench-adapt.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace"), &["docs/src/benchmarks.md"]),
 ];
 
@@ -1143,12 +1147,13 @@ fn comment_forms(comment: &str) -> Vec<String> {
         .collect()
 }
 
-/// Check a proof: the file and step it names are there; a benchmark script answers `--help`.
+/// Check a proof: the file and step it names are there; a benchmark script run in smoke mode
+/// answers `--help` with a help that names `--smoke`.
 fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
     let root = repo_root();
     let (file, step) = match proof {
-        Runs(file, step) | RunsSubstituted(file, step) | OnlyChecked(file, step) => (file, step),
-        ScriptAnswersHelp => {
+        Runs(file, step) | RunsSubstituted(file, step) => (file, step),
+        Smoke(file, step) => {
             let script = root.join(command.trim_start_matches("./"));
             let mode = std::fs::metadata(&script)
                 .map_err(|e| format!("{}: {e}", script.display()))?
@@ -1162,13 +1167,14 @@ fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
                 .output()
                 .map_err(|e| format!("{}: {e}", script.display()))?;
             let help = String::from_utf8_lossy(&output.stdout);
-            if !output.status.success() || help.trim().is_empty() {
+            if !output.status.success() || !help.contains("--smoke") {
                 return Err(format!(
-                    "`{command} --help` exited {:?} printing {help:?}",
+                    "`{command} --help` exited {:?} printing {help:?}, which does not name \
+                     --smoke",
                     output.status.code()
                 ));
             }
-            return Ok(());
+            (file, step)
         }
     };
     let text = std::fs::read_to_string(root.join(file)).map_err(|e| format!("{file}: {e}"))?;
@@ -1203,7 +1209,8 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
         per_page.push((name, shown));
     }
     // (run and compared here, inline repeats of a console case, run elsewhere, run elsewhere
-    // with a substitute, only checked, not run, help examples run with their status checked)
+    // with a substitute, benchmarks run in smoke mode, not run, help examples run with their
+    // status checked)
     let mut totals = [0usize; 7];
     let mut report = Vec::new();
     for (page, shown) in &per_page {
@@ -1241,13 +1248,13 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
             counts[match proof {
                 Runs(..) => 2,
                 RunsSubstituted(..) => 3,
-                ScriptAnswersHelp | OnlyChecked(..) => 4,
+                Smoke(..) => 4,
             }] += 1;
         }
         if counts.iter().sum::<usize>() > 0 {
             report.push(format!(
                 "{page}: {} run here, {} inline repeating a case, {} run by another test or \
-                 step, {} run there with a substitute, {} only checked, {} not run, {} help \
+                 step, {} run there with a substitute, {} run there in smoke mode, {} not run, {} help \
                  examples run (status checked, no output shown)",
                 counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
             ));
@@ -1268,7 +1275,7 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
     eprintln!("{}", report.join("\n"));
     eprintln!(
         "command lines: {} run here, {} inline repeating a case, {} run by another test or step, \
-         {} run there with a substitute, {} only checked, {} not run, {} help examples run \
+         {} run there with a substitute, {} run there in smoke mode, {} not run, {} help examples run \
          (status checked, no output shown)",
         totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6]
     );
