@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Tests deploy/ and the Dockerfile (scripts/test.sh runs it; needs what that script installs and
+# builds: .venv with kubernetes-validate, target/debug/toolschema, kubectl, promtool):
+#
+#   - the PrometheusRule is the rules file deploy/prometheus/toolschema-rules.yml, generated;
+#   - `kubectl kustomize` renders each overlay of deploy/kubernetes/overlays/, and the result is
+#     what deploy/kubernetes/rendered/ holds, so the plain manifests never drift from the sources;
+#   - the rendered manifests validate against the Kubernetes schemas of the current releases
+#     (PyPI kubernetes-validate, offline, strict: unknown fields fail);
+#   - scripts/check-deploy.py: what no schema checks (the flags are the proxy's, ports, probes,
+#     Secrets and files agree; the pod is non-root, read-only, without capabilities; the
+#     ServiceMonitor and PrometheusRule, which no Kubernetes schema covers; the Dockerfile builds
+#     what scripts/package.sh builds, on a base with every library the binary needs);
+#   - the proxy accepts the settings file the ConfigMap carries;
+#   - `promtool check rules` and `promtool test rules` on the alert rules;
+#   - and each check fails on a manifest, a rule or a Dockerfile broken on purpose.
+#
+#   ./scripts/test-deploy.sh            check
+#   ./scripts/test-deploy.sh --write    regenerate the PrometheusRule and deploy/kubernetes/rendered/
+#
+# `docker build` is not run: the test machines have no Docker engine.
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+write=false
+if [ "${1:-}" = --write ]; then
+  write=true
+elif [ $# -gt 0 ]; then
+  echo "usage: $0 [--write]" >&2
+  exit 2
+fi
+# The releases the manifests must be valid for: the three newest kubernetes-validate bundles.
+KUBERNETES_VERSIONS="1.35.0 1.36.0 1.37.0"
+toolschema=${TOOLSCHEMA_BIN:-${CARGO_TARGET_DIR:-target}/debug/toolschema}
+python=.venv/bin/python
+overlays=(upstream listen-command)
+
+for needed in "$python" .venv/bin/kubernetes-validate "$toolschema"; do
+  if [ ! -x "$needed" ]; then
+    echo "test-deploy: $needed is missing; run ./scripts/test.sh (it installs and builds it)" >&2
+    exit 2
+  fi
+done
+for needed in kubectl promtool readelf; do
+  if ! command -v "$needed" >/dev/null; then
+    echo "test-deploy: $needed is not on PATH; scripts/test.sh installs it (Debian packages" \
+      "kubernetes-client, prometheus, binutils)" >&2
+    exit 2
+  fi
+done
+# Debian's kubernetes-client (1.20) embeds kustomize v2, which cannot read `patches` or
+# `replicas`: these files need the kustomize of kubectl 1.27 or later (v5).
+kustomize_version=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
+if [ -z "$kustomize_version" ] || [ "$kustomize_version" -lt 5 ]; then
+  echo "test-deploy: $(command -v kubectl) embeds kustomize ${kustomize_version:-older than v4}," \
+    "which cannot render deploy/kubernetes/ (it needs kustomize v5: kubectl 1.27 or later)." \
+    "Put a newer kubectl first on PATH." >&2
+  exit 1
+fi
+
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failed=0
+problem() {
+  echo "test-deploy: $*" >&2
+  failed=1
+}
+
+# The PrometheusRule: the rules file under `spec:`, its own leading comments left out.
+prometheus_rule() {
+  printf '%s\n' \
+    "# Generated from deploy/prometheus/toolschema-rules.yml by scripts/test-deploy.sh --write:" \
+    "# edit that file, not this one (the test fails when they differ)." \
+    "apiVersion: monitoring.coreos.com/v1" \
+    "kind: PrometheusRule" \
+    "metadata:" \
+    "  name: toolschema-proxy" \
+    "  labels:" \
+    "    app.kubernetes.io/name: toolschema-proxy" \
+    "spec:"
+  sed -e '/^#/d' -e '/./s/^/  /' deploy/prometheus/toolschema-rules.yml
+}
+
+# An overlay as plain manifests (a file of deploy/kubernetes/rendered/).
+render() {
+  printf '%s\n' \
+    "# Rendered by \`kubectl kustomize deploy/kubernetes/overlays/$1\` (scripts/test-deploy.sh" \
+    "# --write): edit the kustomize sources, not this file."
+  kubectl kustomize "deploy/kubernetes/overlays/$1"
+}
+
+echo "==> PrometheusRule from the rules file"
+prometheus_rule >"$scratch/prometheusrule.yaml"
+if $write; then
+  cp "$scratch/prometheusrule.yaml" deploy/kubernetes/base/prometheusrule.yaml
+elif ! diff -u deploy/kubernetes/base/prometheusrule.yaml "$scratch/prometheusrule.yaml"; then
+  problem "deploy/kubernetes/base/prometheusrule.yaml is not generated from the rules file:" \
+    "run ./scripts/test-deploy.sh --write"
+fi
+
+echo "==> kubectl kustomize (kustomize v$kustomize_version)"
+for overlay in "${overlays[@]}"; do
+  render "$overlay" >"$scratch/$overlay.yaml"
+  if $write; then
+    cp "$scratch/$overlay.yaml" "deploy/kubernetes/rendered/$overlay.yaml"
+  elif ! diff -u "deploy/kubernetes/rendered/$overlay.yaml" "$scratch/$overlay.yaml"; then
+    problem "deploy/kubernetes/rendered/$overlay.yaml differs from what kubectl kustomize" \
+      "renders: run ./scripts/test-deploy.sh --write"
+  fi
+done
+
+# Run the checks on the files as rendered now (with --write, the same as the committed ones).
+validate() {
+  local file=$1 version
+  for version in $KUBERNETES_VERSIONS; do
+    .venv/bin/kubernetes-validate --strict --quiet --no-warn -k "$version" "$file" || return 1
+  done
+}
+"$toolschema" proxy --help >"$scratch/help.txt"
+echo "==> kubernetes-validate --strict, Kubernetes $KUBERNETES_VERSIONS"
+for overlay in "${overlays[@]}"; do
+  validate "$scratch/$overlay.yaml" || problem "$overlay: the manifests do not validate"
+done
+echo "==> scripts/check-deploy.py"
+for overlay in "${overlays[@]}"; do
+  "$python" scripts/check-deploy.py manifests "$overlay" "$scratch/$overlay.yaml" "$scratch/help.txt" ||
+    problem "$overlay: scripts/check-deploy.py failed"
+done
+"$python" scripts/check-deploy.py docker "$toolschema" || problem "the Dockerfile: scripts/check-deploy.py failed"
+
+# The ConfigMap's settings file: the proxy starts with it (and exits when its stdin closes),
+# or exits 2 saying what is wrong in it.
+echo "==> the proxy reads deploy/kubernetes/base/toolschema.toml"
+if ! "$toolschema" proxy --config deploy/kubernetes/base/toolschema.toml \
+  --upstream http://127.0.0.1:9/mcp </dev/null; then
+  problem "toolschema proxy does not accept deploy/kubernetes/base/toolschema.toml"
+fi
+
+echo "==> promtool check rules, promtool test rules"
+promtool check rules deploy/prometheus/toolschema-rules.yml || problem "promtool check rules failed"
+promtool test rules deploy/prometheus/toolschema-rules.test.yml || problem "promtool test rules failed"
+
+# Each check must catch what it is for: broken copies must fail it.
+echo "==> each check fails on a broken copy"
+must_fail() {
+  local what=$1
+  shift
+  if "$@" >"$scratch/out.txt" 2>&1; then
+    problem "a broken copy passed: $what"
+    cat "$scratch/out.txt" >&2
+  else
+    echo "ok, refused: $what ($(grep -m1 -E 'ERROR|check-deploy|FAILED|error' "$scratch/out.txt" || head -1 "$scratch/out.txt"))"
+  fi
+}
+broken="$scratch/broken.yaml"
+# A copy of the upstream overlay's manifests with a sed script applied, which must change it.
+mutate() {
+  sed "$1" "$scratch/upstream.yaml" >"$broken"
+  if cmp -s "$broken" "$scratch/upstream.yaml"; then
+    problem "the sed script '$1' changed nothing: fix this test"
+  fi
+}
+mutate 's/^  maxUnavailable: 1$/  maxUnavailable: [1]/'
+must_fail "a PodDisruptionBudget's maxUnavailable a list" validate "$broken"
+mutate 's/readOnlyRootFilesystem: true/readOnlyRootFileSystem: true/'
+must_fail "a misspelt securityContext field (strict schema)" validate "$broken"
+mutate '/^            - ALL$/d; s/^\(            \)drop:$/\1drop: []/'
+must_fail "capabilities not dropped" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
+mutate 's/--listen=0.0.0.0:8080/--listen-address=0.0.0.0:8080/'
+must_fail "a flag toolschema proxy does not have" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
+mutate 's/--metrics=0.0.0.0:9464/--metrics=0.0.0.0:9465/'
+must_fail "--metrics on a port the ServiceMonitor does not scrape" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
+mutate 's/^  replicas: 3$/  replicas: 1/'
+must_fail "one replica in front of an upstream" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
+mutate 's/> 0.2$/> 0.5/'
+must_fail "a PrometheusRule that is not the rules file" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
+# Each alert made never to fire: the rules test must notice.
+for alert in $(sed -n 's/^ *- alert: //p' deploy/prometheus/toolschema-rules.yml); do
+  mkdir -p "$scratch/rules-$alert"
+  "$python" - "$alert" "$scratch/rules-$alert/toolschema-rules.yml" <<'EOF'
+import sys, yaml
+alert, out = sys.argv[1], sys.argv[2]
+rules = yaml.safe_load(open("deploy/prometheus/toolschema-rules.yml"))
+for group in rules["groups"]:
+    for rule in group["rules"]:
+        if rule.get("alert") == alert:
+            rule["expr"] = "vector(1) == 0"
+yaml.safe_dump(rules, open(out, "w"))
+EOF
+  cp deploy/prometheus/toolschema-rules.test.yml "$scratch/rules-$alert/"
+  must_fail "$alert never firing" promtool test rules "$scratch/rules-$alert/toolschema-rules.test.yml"
+done
+# A Dockerfile that builds another profile than scripts/package.sh, or from a tree without
+# Cargo.lock: the copies go where check-deploy.py reads them (its repository root).
+mkdir -p "$scratch/repo/scripts" "$scratch/repo/crates/toolschema-cli" "$scratch/repo/deploy/kubernetes/base"
+cp scripts/check-deploy.py scripts/package.sh "$scratch/repo/scripts/"
+cp Cargo.toml Cargo.lock .dockerignore "$scratch/repo/"
+cp crates/toolschema-cli/Cargo.toml "$scratch/repo/crates/toolschema-cli/"
+cp deploy/kubernetes/base/deployment.yaml "$scratch/repo/deploy/kubernetes/base/"
+git -C "$scratch/repo" init --quiet && git -C "$scratch/repo" add -A
+sed 's/--profile packaged/--profile release/' Dockerfile >"$scratch/repo/Dockerfile"
+must_fail "a Dockerfile building another profile" "$python" "$scratch/repo/scripts/check-deploy.py" docker "$toolschema"
+sed 's/^target\/$/*.lock/' .dockerignore >"$scratch/repo/.dockerignore"
+cp Dockerfile "$scratch/repo/Dockerfile"
+git -C "$scratch/repo" add -A
+must_fail "a .dockerignore that leaves out Cargo.lock" "$python" "$scratch/repo/scripts/check-deploy.py" docker "$toolschema"
+
+if [ "$failed" != 0 ]; then
+  echo "test-deploy: FAILED" >&2
+  exit 1
+fi
+echo "test-deploy: all checks passed"
