@@ -111,6 +111,22 @@ for overlay in "${overlays[@]}"; do
   fi
 done
 
+# The book's example of an overlay of your own (docs/src/recipes/kubernetes.md, the YAML block
+# headed `# kustomization.yaml`) renders, with its URL and image in place of the examples'.
+echo "==> the recipe's own overlay"
+# As the page has it: the repository checked out beside the overlay, as ../toolschema.
+mkdir -p "$scratch/own"
+ln -s "$PWD" "$scratch/toolschema"
+awk '/^# kustomization.yaml$/ { keep = 1 } keep && /^```$/ { exit } keep' \
+  docs/src/recipes/kubernetes.md >"$scratch/own/kustomization.yaml"
+if ! kubectl kustomize "$scratch/own" >"$scratch/own.yaml"; then
+  problem "the recipe's overlay does not render"
+elif ! grep -q 'value: http://my-server.tools.svc.cluster.local:8000/mcp' "$scratch/own.yaml" ||
+  ! grep -q 'image: registry.internal/toolschema:0.1.0' "$scratch/own.yaml" ||
+  grep -q 'mcp-server.tools.svc' "$scratch/own.yaml"; then
+  problem "the recipe's overlay does not set its upstream URL and image"
+fi
+
 # Run the checks on the files as rendered now (with --write, the same as the committed ones).
 validate() {
   local file=$1 version

@@ -901,6 +901,9 @@ const PROGRAMS: &[&str] = &[
     "node",
     "python",
     "python3",
+    "kubectl",
+    "docker",
+    "promtool",
 ];
 
 /// Pages generated from the code whose command lines need no entry: the CLI reference is each
@@ -934,6 +937,7 @@ use Proof::{OnlyChecked, Runs, RunsSubstituted, ScriptAnswersHelp};
 
 const PACKAGES: &str = "scripts/test-packages.sh";
 const TEST_SH: &str = "scripts/test.sh";
+const DEPLOY: &str = "scripts/test-deploy.sh";
 /// `pip install` of the wheel built into target/dist/.
 const WHEEL: Proof = RunsSubstituted(
     PACKAGES,
@@ -966,7 +970,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md"]),
     ("pip install target/dist/toolschema-*.whl", WHEEL, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked"), &["README.md", "docs/src/getting-started.md", "docs/src/recipes/ci.md"]),
-    ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
+    ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md"]),
     ("./scripts/docs.sh", Runs(TEST_SH, "./scripts/docs.sh"), &["README.md"]),
     ("cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps"), &["README.md"]),
     ("uvx toolschema", RunsSubstituted(PACKAGES, "quick_start uvx"), &["docs/src/getting-started.md"]),
@@ -993,6 +997,19 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-fuzz.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
     ("./scripts/bench-adapt.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
     ("cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace"), &["docs/src/benchmarks.md"]),
+    // Deploy: no Docker engine and no cluster in the tests. scripts/test-deploy.sh renders what
+    // `kubectl apply -k` applies, checks the Dockerfile against the repository, and checks that
+    // the Secret the page creates is the one the manifests read.
+    ("docker build --build-arg TOOLSCHEMA_BUILD_COMMIT=$(git rev-parse HEAD) -t registry.example.com/toolschema:0.1.0 .", OnlyChecked(DEPLOY, "scripts/check-deploy.py docker"), &["docs/src/recipes/kubernetes.md"]),
+    ("docker push registry.example.com/toolschema:0.1.0", OnlyChecked("deploy/kubernetes/base/deployment.yaml", "image: registry.example.com/toolschema:0.1.0"), &["docs/src/recipes/kubernetes.md"]),
+    ("kubectl create secret generic toolschema-proxy-tokens --from-file=tokens=./tokens --from-file=scrape-token=./scrape-token", OnlyChecked("deploy/kubernetes/base/deployment.yaml", "secretName: toolschema-proxy-tokens"), &["docs/src/recipes/kubernetes.md"]),
+    ("kubectl apply -k deploy/kubernetes/overlays/upstream", RunsSubstituted(DEPLOY, "kubectl kustomize \"deploy/kubernetes/overlays/$1\""), &["docs/src/recipes/kubernetes.md"]),
+    ("kubectl apply -k deploy/kubernetes/overlays/listen-command", RunsSubstituted(DEPLOY, "kubectl kustomize \"deploy/kubernetes/overlays/$1\""), &["docs/src/recipes/kubernetes.md"]),
+    ("promtool test rules deploy/prometheus/toolschema-rules.test.yml", Runs(DEPLOY, "promtool test rules deploy/prometheus/toolschema-rules.test.yml"), &["docs/src/recipes/kubernetes.md"]),
+    ("promtool check rules", Runs(DEPLOY, "promtool check rules deploy/prometheus/toolschema-rules.yml"), &["docs/src/recipes/kubernetes.md"]),
+    ("promtool test rules", Runs(DEPLOY, "promtool test rules deploy/prometheus/toolschema-rules.test.yml"), &["docs/src/recipes/kubernetes.md"]),
+    ("./scripts/test-deploy.sh", Runs(TEST_SH, "./scripts/test-deploy.sh"), &["docs/src/recipes/kubernetes.md"]),
+    ("./scripts/test-deploy.sh --write", OnlyChecked(DEPLOY, "if [ \"${1:-}\" = --write ]"), &["docs/src/recipes/kubernetes.md"]),
 ];
 
 /// A command line a page shows.
