@@ -967,7 +967,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("pipx run toolschema lint tools.json", PIPX_RUN, &["README.md"]),
     ("npm install --save-dev toolschema", NPM_TARBALLS, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install toolschema-cli", OnlyChecked(TEST_SH, "cargo package --workspace"), &["README.md", "docs/src/getting-started.md"]),
-    ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md"]),
+    ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
     ("pip install target/dist/toolschema-*.whl", WHEEL, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked"), &["README.md", "docs/src/getting-started.md", "docs/src/recipes/ci.md"]),
     ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md"]),
