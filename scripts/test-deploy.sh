@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Tests deploy/ and the Dockerfile (scripts/test.sh runs it; needs what that script installs and
-# builds: .venv with kubernetes-validate, target/debug/toolschema, kubectl, promtool):
+# builds: .venv with kubernetes-validate, interop/node_modules, target/debug/toolschema, kubectl,
+# promtool):
 #
 #   - the PrometheusRule is the rules file deploy/prometheus/toolschema-rules.yml, generated;
 #   - `kubectl kustomize` renders each overlay of deploy/kubernetes/overlays/, and the result is
 #     what deploy/kubernetes/rendered/ holds, so the plain manifests never drift from the sources;
 #   - the rendered manifests validate against the Kubernetes schemas of the current releases
 #     (PyPI kubernetes-validate, offline, strict: unknown fields fail);
+#   - the ServiceMonitor and PrometheusRule validate against the Prometheus Operator's CRD schemas
+#     (npm @kubernetes-models/prometheus-operator, through interop/validate-crds.mjs);
 #   - scripts/check-deploy.py: what no schema checks (the flags are the proxy's, ports, probes,
 #     Secrets and files agree; the pod is non-root, read-only, without capabilities; the
 #     ServiceMonitor and PrometheusRule, which no Kubernetes schema covers; the Dockerfile builds
@@ -37,13 +40,14 @@ toolschema=${TOOLSCHEMA_BIN:-${CARGO_TARGET_DIR:-target}/debug/toolschema}
 python=.venv/bin/python
 overlays=(upstream listen-command)
 
-for needed in "$python" .venv/bin/kubernetes-validate "$toolschema"; do
-  if [ ! -x "$needed" ]; then
+for needed in "$python" .venv/bin/kubernetes-validate "$toolschema" \
+  interop/node_modules/@kubernetes-models/prometheus-operator; do
+  if [ ! -e "$needed" ]; then
     echo "test-deploy: $needed is missing; run ./scripts/test.sh (it installs and builds it)" >&2
     exit 2
   fi
 done
-for needed in kubectl promtool readelf; do
+for needed in kubectl promtool readelf node; do
   if ! command -v "$needed" >/dev/null; then
     echo "test-deploy: $needed is not on PATH; scripts/test.sh installs it (Debian packages" \
       "kubernetes-client, prometheus, binutils)" >&2
@@ -139,6 +143,21 @@ echo "==> kubernetes-validate --strict, Kubernetes $KUBERNETES_VERSIONS"
 for overlay in "${overlays[@]}"; do
   validate "$scratch/$overlay.yaml" || problem "$overlay: the manifests do not validate"
 done
+# The custom resources, as JSON for the validator: exactly the two the base holds.
+validate_crds() {
+  "$python" - "$1" "$scratch/crds.json" <<'EOF' && node interop/validate-crds.mjs "$scratch/crds.json"
+import json, sys, yaml
+objects = [d for d in yaml.safe_load_all(open(sys.argv[1]))
+           if d and d.get("kind") in ("ServiceMonitor", "PrometheusRule")]
+if len(objects) != 2:
+    sys.exit(f"{sys.argv[1]}: expected a ServiceMonitor and a PrometheusRule, found {len(objects)}")
+json.dump(objects, open(sys.argv[2], "w"))
+EOF
+}
+echo "==> Prometheus Operator CRD schemas (npm @kubernetes-models/prometheus-operator)"
+for overlay in "${overlays[@]}"; do
+  validate_crds "$scratch/$overlay.yaml" || problem "$overlay: the custom resources do not validate"
+done
 echo "==> scripts/check-deploy.py"
 for overlay in "${overlays[@]}"; do
   "$python" scripts/check-deploy.py manifests "$overlay" "$scratch/$overlay.yaml" "$scratch/help.txt" ||
@@ -182,6 +201,10 @@ mutate 's/^  maxUnavailable: 1$/  maxUnavailable: [1]/'
 must_fail "a PodDisruptionBudget's maxUnavailable a list" validate "$broken"
 mutate 's/readOnlyRootFilesystem: true/readOnlyRootFileSystem: true/'
 must_fail "a misspelt securityContext field (strict schema)" validate "$broken"
+mutate 's/^    interval: 30s$/    interval: 30 seconds/'
+must_fail "a ServiceMonitor interval Prometheus cannot read" validate_crds "$broken"
+mutate 's/^      for: 10m$/      for: ten minutes/'
+must_fail "a PrometheusRule 'for' Prometheus cannot read" validate_crds "$broken"
 mutate '/^            - ALL$/d; s/^\(            \)drop:$/\1drop: []/'
 must_fail "capabilities not dropped" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
 mutate 's/--listen=0.0.0.0:8080/--listen-address=0.0.0.0:8080/'
