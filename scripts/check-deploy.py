@@ -7,6 +7,14 @@
         pod runs as the Deployment promises (non-root, read-only, no capabilities). The
         ServiceMonitor and PrometheusRule (custom resources no Kubernetes schema covers) are
         checked for the fields the Prometheus Operator reads, and the rules against the rules file.
+    check-deploy.py run OVERLAY RENDERED.yaml TOOLSCHEMA_BINARY
+        The Deployment's command line, run here as the kubelet would run it, with its files
+        (the tokens, the ConfigMap's settings) in a scratch folder and its addresses on loopback,
+        in front of a real server (listen-command: PyPI mcp-server-time from .venv; upstream:
+        interop/http-upstream.mjs): tokens are required, the Service's host name is answered and
+        others are not, a valid call is served, an invalid one refused before the server, the
+        scraper's token lists no tool, the upstream gets its token, the probes answer without a
+        token, SIGTERM stops the proxy with status 0.
     check-deploy.py docker TOOLSCHEMA_BINARY
         The Dockerfile builds what scripts/package.sh builds and copies the binary from where cargo
         puts it; the distroless base has every library the binary needs; .dockerignore leaves
@@ -16,10 +24,18 @@ Prints one line per failure and exits 1 when there is one.
 """
 
 import fnmatch
+import json
+import os
 import re
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
+import time
 import tomllib
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import yaml
@@ -342,9 +358,286 @@ def check_docker(binary):
             fail(f".dockerignore leaves out {path}, which git tracks")
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_port(port, process, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            time.sleep(0.2)
+    return False
+
+
+def kubelet_expand(value, env):
+    """`$(NAME)` in an argument is the container's variable NAME, as the kubelet expands it."""
+    return re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: env.get(m.group(1), m.group(0)), value)
+
+
+class Client:
+    """A Streamable HTTP MCP client of its own (plain JSON or an event stream per answer)."""
+
+    def __init__(self, url, host, token):
+        self.url, self.host, self.token = url, host, token
+        self.session = None
+        self.version = None
+        self.next_id = 1
+
+    def post(self, method, params=None, notification=False):
+        message = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        if not notification:
+            message["id"] = self.next_id
+            self.next_id += 1
+        headers = {"Host": self.host, "Content-Type": "application/json",
+                   "Accept": "application/json, text/event-stream"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        if self.version:
+            headers["MCP-Protocol-Version"] = self.version
+        request = urllib.request.Request(self.url, json.dumps(message).encode(), headers)
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                status, body = response.status, response.read().decode()
+                kind = response.headers.get("Content-Type", "")
+                self.session = response.headers.get("Mcp-Session-Id") or self.session
+        except urllib.error.HTTPError as error:
+            return error.code, None
+        if notification or not body.strip():
+            return status, None
+        if "text/event-stream" in kind:
+            for line in body.splitlines():
+                if line.startswith("data:"):
+                    data = json.loads(line[5:])
+                    if data.get("id") == message["id"]:
+                        return status, data
+            return status, None
+        return status, json.loads(body)
+
+    def close(self):
+        """Ends the session (DELETE), as a client that is done does."""
+        headers = {"Host": self.host, "Mcp-Session-Id": self.session}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        request = urllib.request.Request(self.url, headers=headers, method="DELETE")
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def initialize(self):
+        status, answer = self.post("initialize", {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "check-deploy", "version": "1"}})
+        if status != 200 or not answer or "result" not in answer:
+            return status
+        self.version = answer["result"]["protocolVersion"]
+        self.post("notifications/initialized", notification=True)
+        return status
+
+    def tools(self):
+        status, answer = self.post("tools/list", {})
+        return sorted(t["name"] for t in (answer or {}).get("result", {}).get("tools", []))
+
+    def call(self, name, arguments):
+        status, answer = self.post("tools/call", {"name": name, "arguments": arguments})
+        return (answer or {}).get("result")
+
+
+def get(url, host, token=None):
+    headers = {"Host": host}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers),
+                                    timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, ""
+
+
+def run_deployment(overlay, rendered, binary):
+    binary = str(Path(binary).resolve())
+    docs = [d for d in yaml.safe_load_all(Path(rendered).read_text()) if d]
+    deployment = next(d for d in docs if d["kind"] == "Deployment")
+    config_map = next(d for d in docs if d["kind"] == "ConfigMap")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    known = help_flags(subprocess.run([binary, "proxy", "--help"], capture_output=True,
+                                      text=True, check=True).stdout)
+    scratch = Path(tempfile.mkdtemp(prefix="check-deploy-"))
+    # The Secret and the ConfigMap, as their volumes would show them.
+    tokens = {"alice": "alice-0123456789abcdef0123456789", "prometheus": "scrape-0123456789abcdef01234"}
+    (scratch / "tokens").write_text("".join(f"{n}:{t}\n" for n, t in tokens.items()))
+    for key, value in config_map["data"].items():
+        (scratch / key).write_text(value)
+    files = {"--auth-token-file": scratch / "tokens"}
+    port, metrics_port = free_port(), free_port()
+    upstream = None
+    env = {e["name"]: e["value"] for e in container.get("env", []) if "value" in e}
+    # Secrets the overlay reads through the environment.
+    env.update({e["name"]: f"{e['name'].lower()}-from-a-secret" for e in container.get("env", [])
+                if "valueFrom" in e})
+    if overlay == "upstream":
+        upstream_port = free_port()
+        record = scratch / "upstream.jsonl"
+        upstream = subprocess.Popen(["node", str(ROOT / "interop/http-upstream.mjs"),
+                                     "--record", str(record)],
+                                    env={**os.environ, "PORT": str(upstream_port)})
+        env["UPSTREAM_URL"] = f"http://127.0.0.1:{upstream_port}/mcp"
+    args = []
+    server = False
+    for arg in container["args"][1:]:
+        arg = kubelet_expand(arg, env)
+        if server:
+            # The server command: this machine's Python, with mcp-server-time in .venv.
+            args.append(str(ROOT / ".venv/bin/python") if arg == "python3" else arg)
+            continue
+        if arg == "--":
+            server = True
+            args.append(arg)
+            continue
+        name, _, value = arg.partition("=")
+        if name not in known:
+            print(f"check-deploy: {overlay}: {name} is not in this binary yet (observability "
+                  "contract); left out of this run")
+            continue
+        if name == "--listen":
+            value = f"127.0.0.1:{port}"
+        elif name == "--metrics":
+            value = f"127.0.0.1:{metrics_port}"
+        elif name == "--config":
+            value = str(scratch / Path(value).name)
+        elif name in files:
+            value = str(files[name])
+        args.append(f"{name}={value}")
+    host = next(a.split("=", 1)[1] for a in args if a.startswith("--allowed-host="))
+    try:
+        if upstream and not wait_for_port(upstream_port, upstream):
+            fail(f"{overlay}: interop/http-upstream.mjs did not start")
+            return
+        run_proxy(overlay, binary, args, scratch, env, host, tokens, known,
+                  (port, metrics_port), record if upstream else None)
+    finally:
+        if upstream:
+            upstream.terminate()
+            upstream.wait()
+
+
+def run_proxy(overlay, binary, args, scratch, env, host, tokens, known, ports, record):
+    port, metrics_port = ports
+    proxy = subprocess.Popen([binary, "proxy", *args], cwd=scratch,
+                             env={**os.environ, **env}, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        if not wait_for_port(port, proxy):
+            fail(f"{overlay}: the proxy did not start with the Deployment's arguments: "
+                 f"{proxy.stderr.read() if proxy.poll() is not None else 'no port'}")
+            return
+        exercise(overlay, f"http://127.0.0.1:{port}", host, tokens, known, metrics_port)
+        if record:
+            seen = [json.loads(line) for line in record.read_text().splitlines()]
+            calls = [s["message"] for s in seen
+                     if (s.get("message") or {}).get("method") == "tools/call"]
+            if [c["params"]["arguments"] for c in calls] != [{"message": "hello"}]:
+                fail(f"upstream: the upstream got these calls, not only the valid one: {calls}")
+            wanted = f"Bearer {env['UPSTREAM_TOKEN']}"
+            if not seen or any(s["headers"].get("authorization") != wanted for s in seen):
+                fail("upstream: the upstream did not get its token from --header on every request")
+    finally:
+        proxy.send_signal(signal.SIGTERM)
+        try:
+            status = proxy.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proxy.kill()
+            status = "none (killed after 30 s)"
+        if status != 0:
+            fail(f"{overlay}: the proxy's exit status on SIGTERM is {status}, not 0")
+        # Standard output holds the audit log's lines (and, with --log-format=json, maybe
+        # log lines): one JSON object each.
+        audited = []
+        for line in proxy.stdout.read().splitlines():
+            try:
+                audited.append(json.loads(line))
+            except ValueError:
+                fail(f"{overlay}: a line of standard output is not JSON: {line[:200]!r}")
+        tool = "get_current_time" if overlay == "listen-command" else "echo"
+        if sum(1 for entry in audited if entry.get("tool") == tool) != 2:
+            fail(f"{overlay}: --audit=/dev/stdout did not write the two calls of {tool}: "
+                 f"{audited[:4]}")
+
+
+def exercise(overlay, base, host, tokens, known, metrics_port):
+    url = f"{base}/mcp"
+    # The probes first, before any client: a pod no one has called yet must become ready, or
+    # the Service never sends it a client.
+    if "--metrics" in known:
+        if get(f"{base}/healthz", "localhost")[0] != 200:
+            fail(f"{overlay}: GET /healthz without a token, as the liveness probe sends it, "
+                 "is not 200")
+        deadline = time.monotonic() + 60
+        while (ready := get(f"{base}/readyz", "localhost"))[0] != 200:
+            if time.monotonic() > deadline:
+                fail(f"{overlay}: GET /readyz, as the readiness probe sends it, is not 200 "
+                     f"within 60 s of the start, before any client: {ready}")
+                break
+            time.sleep(1)
+    else:
+        print(f"check-deploy: {overlay}: /healthz, /readyz and /metrics not checked: this "
+              "binary has no --metrics yet")
+    if Client(url, host, None).initialize() != 401:
+        fail(f"{overlay}: a request without a token is not refused with 401")
+    if Client(url, "attacker.example", tokens["alice"]).initialize() in (200, None):
+        fail(f"{overlay}: a host name the Deployment does not allow is answered")
+    alice = Client(url, host, tokens["alice"])
+    if alice.initialize() != 200:
+        fail(f"{overlay}: alice cannot open a session through the Service's host name {host}")
+        return
+    tool, valid, invalid = (("get_current_time", {"timezone": "UTC"}, {"timezone": 5})
+                            if overlay == "listen-command"
+                            else ("echo", {"message": "hello"}, {"message": 5}))
+    listed = alice.tools()
+    if tool not in listed:
+        fail(f"{overlay}: tools/list through the proxy has no {tool}: {listed}")
+    result = alice.call(tool, valid)
+    if not result or result.get("isError"):
+        fail(f"{overlay}: a valid call of {tool} is not served: {result}")
+    result = alice.call(tool, invalid)
+    if not result or not result.get("isError"):
+        fail(f"{overlay}: an invalid call of {tool} is not refused: {result}")
+    # Closed first: interop/http-upstream.mjs gives every session the same id.
+    if alice.close() not in (200, 202, 204):
+        fail(f"{overlay}: alice's session does not close")
+    scraper = Client(url, host, tokens["prometheus"])
+    status = scraper.initialize()
+    listed = scraper.tools() if status == 200 else None
+    if listed != []:
+        fail(f"{overlay}: the scraper's token opens a session ({status}) that lists tools "
+             f"{listed}, not none (toolschema.toml denies it all)")
+    if "--metrics" not in known:
+        return
+    status, text = get(f"http://127.0.0.1:{metrics_port}/metrics", "localhost",
+                       tokens["prometheus"])
+    if status != 200 or "toolschema_proxy_calls_total" not in text:
+        fail(f"{overlay}: GET /metrics with the scrape token: {status}")
+
+
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "manifests":
         check_manifests(*sys.argv[2:])
+    elif len(sys.argv) == 5 and sys.argv[1] == "run":
+        run_deployment(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "docker":
         check_docker(sys.argv[2])
     else:

@@ -15,6 +15,8 @@
 #     ServiceMonitor and PrometheusRule, which no Kubernetes schema covers; the Dockerfile builds
 #     what scripts/package.sh builds, on a base with every library the binary needs);
 #   - the proxy accepts the settings file the ConfigMap carries;
+#   - each Deployment's command line runs here in front of a real server (check-deploy.py run):
+#     tokens, host names, a valid call served, an invalid one refused, SIGTERM;
 #   - `promtool check rules` and `promtool test rules` on the alert rules;
 #   - and each check fails on a manifest, a rule or a Dockerfile broken on purpose.
 #
@@ -34,8 +36,9 @@ elif [ $# -gt 0 ]; then
   echo "usage: $0 [--write]" >&2
   exit 2
 fi
-# The releases the manifests must be valid for: the three newest kubernetes-validate bundles.
-KUBERNETES_VERSIONS="1.35.0 1.36.0 1.37.0"
+# The releases the manifests must be valid for: the three newest kubernetes-validate bundles,
+# and 1.30, the first whose pods run a preStop `sleep` (the base uses one) by default.
+KUBERNETES_VERSIONS="1.30.0 1.35.0 1.36.0 1.37.0"
 toolschema=${TOOLSCHEMA_BIN:-${CARGO_TARGET_DIR:-target}/debug/toolschema}
 python=.venv/bin/python
 overlays=(upstream listen-command)
@@ -173,6 +176,12 @@ if ! "$toolschema" proxy --config deploy/kubernetes/base/toolschema.toml \
   problem "toolschema proxy does not accept deploy/kubernetes/base/toolschema.toml"
 fi
 
+echo "==> each Deployment's command line, run here (scripts/check-deploy.py run)"
+for overlay in "${overlays[@]}"; do
+  "$python" scripts/check-deploy.py run "$overlay" "$scratch/$overlay.yaml" "$toolschema" ||
+    problem "$overlay: the Deployment's command line does not serve as it should"
+done
+
 echo "==> promtool check rules, promtool test rules"
 promtool check rules deploy/prometheus/toolschema-rules.yml || problem "promtool check rules failed"
 promtool test rules deploy/prometheus/toolschema-rules.test.yml || problem "promtool test rules failed"
@@ -186,7 +195,9 @@ must_fail() {
     problem "a broken copy passed: $what"
     cat "$scratch/out.txt" >&2
   else
-    echo "ok, refused: $what ($(grep -m1 -E 'ERROR|check-deploy|FAILED|error' "$scratch/out.txt" || head -1 "$scratch/out.txt"))"
+    # The first line that says why (not the lines about what is valid or not checked).
+    echo "ok, refused: $what ($(grep -E 'ERROR|check-deploy|FAILED|error|must ' "$scratch/out.txt" |
+      grep -v -E ': valid$|not in this binary|not checked' | head -1))"
   fi
 }
 broken="$scratch/broken.yaml"
@@ -215,6 +226,10 @@ mutate 's/^  replicas: 3$/  replicas: 1/'
 must_fail "one replica in front of an upstream" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
 mutate 's/> 0.2$/> 0.5/'
 must_fail "a PrometheusRule that is not the rules file" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
+mutate 's/^    deny = \["\*"\]$/    deny = []/'
+must_fail "a settings file that lets the scraper's token call tools" "$python" scripts/check-deploy.py run upstream "$broken" "$toolschema"
+mutate "/--header=Authorization: Bearer/d"
+must_fail "no --header: the upstream gets no token" "$python" scripts/check-deploy.py run upstream "$broken" "$toolschema"
 # Each alert made never to fire: the rules test must notice.
 for alert in $(sed -n 's/^ *- alert: //p' deploy/prometheus/toolschema-rules.yml); do
   mkdir -p "$scratch/rules-$alert"
