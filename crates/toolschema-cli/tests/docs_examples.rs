@@ -970,7 +970,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/package.sh", Runs(TEST_SH, "./scripts/package.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
     ("pip install target/dist/toolschema-*.whl", WHEEL, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install --locked --path crates/toolschema-cli", OnlyChecked(TEST_SH, "cargo build --workspace --all-features --locked"), &["README.md", "docs/src/getting-started.md", "docs/src/recipes/ci.md"]),
-    ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md"]),
+    ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
     ("./scripts/docs.sh", Runs(TEST_SH, "./scripts/docs.sh"), &["README.md"]),
     ("cargo doc -p toolschema -p toolschema-clap --no-deps --open", RunsSubstituted("scripts/docs.sh", "cargo doc -p toolschema -p toolschema-clap --no-deps"), &["README.md"]),
     ("uvx toolschema", RunsSubstituted(PACKAGES, "quick_start uvx"), &["docs/src/getting-started.md"]),
