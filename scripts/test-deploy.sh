@@ -208,28 +208,29 @@ mutate() {
     problem "the sed script '$1' changed nothing: fix this test"
   fi
 }
-mutate 's/^  maxUnavailable: 1$/  maxUnavailable: [1]/'
-must_fail "a PodDisruptionBudget's maxUnavailable a list" validate "$broken"
-mutate 's/readOnlyRootFilesystem: true/readOnlyRootFileSystem: true/'
-must_fail "a misspelt securityContext field (strict schema)" validate "$broken"
-mutate 's/^    interval: 30s$/    interval: 30 seconds/'
-must_fail "a ServiceMonitor interval Prometheus cannot read" validate_crds "$broken"
-mutate 's/^      for: 10m$/      for: ten minutes/'
-must_fail "a PrometheusRule 'for' Prometheus cannot read" validate_crds "$broken"
-mutate '/^            - ALL$/d; s/^\(            \)drop:$/\1drop: []/'
-must_fail "capabilities not dropped" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
-mutate 's/--listen=0.0.0.0:8080/--listen-address=0.0.0.0:8080/'
-must_fail "a flag toolschema proxy does not have" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
-mutate 's/--metrics=0.0.0.0:9464/--metrics=0.0.0.0:9465/'
-must_fail "--metrics on a port the ServiceMonitor does not scrape" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
-mutate 's/^  replicas: 3$/  replicas: 1/'
-must_fail "one replica in front of an upstream" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
-mutate 's/> 0.2$/> 0.5/'
-must_fail "a PrometheusRule that is not the rules file" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt"
-mutate 's/^    deny = \["\*"\]$/    deny = []/'
-must_fail "a settings file that lets the scraper's token call tools" "$python" scripts/check-deploy.py run upstream "$broken" "$toolschema"
-mutate "/--header=Authorization: Bearer/d"
-must_fail "no --header: the upstream gets no token" "$python" scripts/check-deploy.py run upstream "$broken" "$toolschema"
+# Each row: the check, a sed script that breaks the upstream overlay's manifests, what it breaks.
+while IFS='|' read -r check script what; do
+  mutate "$script"
+  case $check in
+    schemas) must_fail "$what" validate "$broken" ;;
+    crds) must_fail "$what" validate_crds "$broken" ;;
+    manifests) must_fail "$what" "$python" scripts/check-deploy.py manifests upstream "$broken" "$scratch/help.txt" ;;
+    run) must_fail "$what" "$python" scripts/check-deploy.py run upstream "$broken" "$toolschema" ;;
+    *) problem "unknown check $check in the table below" ;;
+  esac
+done <<'EOF'
+schemas|s/^  maxUnavailable: 1$/  maxUnavailable: [1]/|a PodDisruptionBudget's maxUnavailable a list
+schemas|s/readOnlyRootFilesystem: true/readOnlyRootFileSystem: true/|a misspelt securityContext field (strict schema)
+crds|s/^    interval: 30s$/    interval: 30 seconds/|a ServiceMonitor interval Prometheus cannot read
+crds|s/^      for: 10m$/      for: ten minutes/|a PrometheusRule 'for' Prometheus cannot read
+manifests|/^            - ALL$/d; s/^\(            \)drop:$/\1drop: []/|capabilities not dropped
+manifests|s/--listen=0.0.0.0:8080/--listen-address=0.0.0.0:8080/|a flag toolschema proxy does not have
+manifests|s/--metrics=0.0.0.0:9464/--metrics=0.0.0.0:9465/|--metrics on a port the ServiceMonitor does not scrape
+manifests|s/^  replicas: 3$/  replicas: 1/|one replica in front of an upstream
+manifests|s/> 0.2$/> 0.5/|a PrometheusRule that is not the rules file
+run|s/^    deny = \["\*"\]$/    deny = []/|a settings file that lets the scraper's token call tools
+run|/--header=Authorization: Bearer/d|no --header: the upstream gets no token
+EOF
 # Each alert made never to fire: the rules test must notice.
 for alert in $(sed -n 's/^ *- alert: //p' deploy/prometheus/toolschema-rules.yml); do
   mkdir -p "$scratch/rules-$alert"
