@@ -14,7 +14,8 @@
         interop/http-upstream.mjs): tokens are required, the Service's host name is answered and
         others are not, a valid call is served, an invalid one refused before the server, the
         scraper's token lists no tool, the upstream gets its token, the probes answer without a
-        token, SIGTERM stops the proxy with status 0.
+        token before any client, /metrics exports every metric and series the alert rules read,
+        SIGTERM stops the proxy with status 0.
     check-deploy.py docker TOOLSCHEMA_BINARY
         The Dockerfile builds what scripts/package.sh builds and copies the binary from where cargo
         puts it; the distroless base has every library the binary needs; .dockerignore leaves
@@ -629,8 +630,22 @@ def exercise(overlay, base, host, tokens, known, metrics_port):
         return
     status, text = get(f"http://127.0.0.1:{metrics_port}/metrics", "localhost",
                        tokens["prometheus"])
-    if status != 200 or "toolschema_proxy_calls_total" not in text:
+    if status != 200:
         fail(f"{overlay}: GET /metrics with the scrape token: {status}")
+    # Every metric the alert rules read is one the proxy exports (a family is named in its
+    # `# TYPE` line; a histogram's series add _bucket, _sum and _count).
+    families = set(re.findall(r"^# TYPE (\S+) ", text, re.M))
+    for name in sorted(set(re.findall(r"\b((?:toolschema|mcp)_\w+)\s*[{[]", RULES.read_text()))):
+        family = re.sub(r"_(bucket|sum|count)$", "", name)
+        if family not in families and f"{family}_total" not in families \
+                and family.removesuffix("_total") not in families:
+            fail(f"{overlay}: the alert rules read {name}, which /metrics does not export "
+                 f"(it exports {sorted(families)})")
+    # And the series the rules select exist after one valid and one invalid call.
+    for series in [r'toolschema_proxy_calls_total\{[^}]*verdict="refused_invalid"',
+                   r'mcp_server_operation_duration_seconds_bucket\{[^}]*mcp_method_name="tools/call"']:
+        if not re.search(f"^{series}", text, re.M):
+            fail(f"{overlay}: /metrics has no series {series} after an invalid call")
 
 
 def main():
