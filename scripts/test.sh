@@ -11,6 +11,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# need_debian_package COMMAND PACKAGE: installs Debian's PACKAGE when COMMAND is not on PATH (as
+# root, or through sudo), updating the package lists before the first install.
+apt_updated=false
+need_debian_package() {
+  command -v "$1" >/dev/null && return 0
+  local sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    sudo=(sudo)
+  fi
+  echo "==> installing Debian's $2 (for $1)"
+  if ! $apt_updated; then
+    "${sudo[@]}" apt-get update -qq
+    apt_updated=true
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2"
+}
+
 echo "==> installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)
 if [ ! -x .venv/bin/python ]; then
@@ -34,6 +51,15 @@ fi
 
 echo "==> test data"
 ./scripts/test-data.sh
+
+# deploy/ and the Dockerfile: kustomize renders, Kubernetes schemas, the alert rules' tests.
+# kubectl's kustomize must be v5 (kubectl 1.27 or later): Debian's kubernetes-client is older,
+# and scripts/test-deploy.sh then fails saying so.
+echo "==> deploy manifests and alert rules (scripts/test-deploy.sh)"
+need_debian_package kubectl kubernetes-client
+need_debian_package promtool prometheus
+need_debian_package readelf binutils
+./scripts/test-deploy.sh
 
 # Property tests draw their cases from a seed taken from the commit: one commit's run is the same
 # on every machine (what fails in CI fails here), and each new commit draws new cases. A seed

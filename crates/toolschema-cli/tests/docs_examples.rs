@@ -901,6 +901,9 @@ const PROGRAMS: &[&str] = &[
     "node",
     "python",
     "python3",
+    "kubectl",
+    "docker",
+    "promtool",
 ];
 
 /// Pages generated from the code whose command lines need no entry: the CLI reference is each
@@ -928,12 +931,16 @@ enum Proof {
     /// debug binaries; see scripts/usage.sh); the text is that step. The script must also be
     /// executable and answer `--help` with a help that names `--smoke`.
     Smoke(&'static str, &'static str),
+    /// Not run: it needs what no test machine has (a Docker engine, a cluster). The file holds
+    /// what is checked of it instead; the text is that step.
+    NeedsMissing(&'static str, &'static str),
 }
 
-use Proof::{Runs, RunsSubstituted, Smoke};
+use Proof::{NeedsMissing, Runs, RunsSubstituted, Smoke};
 
 const PACKAGES: &str = "scripts/test-packages.sh";
 const TEST_SH: &str = "scripts/test.sh";
+const DEPLOY: &str = "scripts/test-deploy.sh";
 /// `pip install` of the wheel built into target/dist/.
 const WHEEL: Proof = RunsSubstituted(
     PACKAGES,
@@ -997,6 +1004,19 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-fuzz.sh", Smoke(TEST_SH, "./scripts/bench-fuzz.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-adapt.sh", Smoke(TEST_SH, "./scripts/bench-adapt.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace"), &["docs/src/benchmarks.md"]),
+    // Deploy: no Docker engine and no cluster in the tests. scripts/test-deploy.sh renders what
+    // `kubectl apply -k` applies, checks the Dockerfile against the repository, and checks that
+    // the Secret the page creates is the one the manifests read.
+    ("docker build --build-arg TOOLSCHEMA_BUILD_COMMIT=$(git rev-parse HEAD) -t registry.example.com/toolschema:0.1.0 .", NeedsMissing(DEPLOY, "scripts/check-deploy.py docker"), &["docs/src/recipes/kubernetes.md"]),
+    ("docker push registry.example.com/toolschema:0.1.0", NeedsMissing("deploy/kubernetes/base/deployment.yaml", "image: registry.example.com/toolschema:0.1.0"), &["docs/src/recipes/kubernetes.md"]),
+    ("kubectl create secret generic toolschema-proxy-tokens --from-file=tokens=./tokens --from-file=scrape-token=./scrape-token", NeedsMissing("deploy/kubernetes/base/deployment.yaml", "secretName: toolschema-proxy-tokens"), &["docs/src/recipes/kubernetes.md"]),
+    ("kubectl apply -k deploy/kubernetes/overlays/upstream", RunsSubstituted(DEPLOY, "kubectl kustomize \"deploy/kubernetes/overlays/$1\""), &["docs/src/recipes/kubernetes.md"]),
+    ("kubectl apply -k deploy/kubernetes/overlays/listen-command", RunsSubstituted(DEPLOY, "kubectl kustomize \"deploy/kubernetes/overlays/$1\""), &["docs/src/recipes/kubernetes.md"]),
+    ("promtool test rules deploy/prometheus/toolschema-rules.test.yml", Runs(DEPLOY, "promtool test rules deploy/prometheus/toolschema-rules.test.yml"), &["docs/src/recipes/kubernetes.md"]),
+    ("promtool check rules", Runs(DEPLOY, "promtool check rules deploy/prometheus/toolschema-rules.yml"), &["docs/src/recipes/kubernetes.md"]),
+    ("promtool test rules", Runs(DEPLOY, "promtool test rules deploy/prometheus/toolschema-rules.test.yml"), &["docs/src/recipes/kubernetes.md"]),
+    ("./scripts/test-deploy.sh", Runs(TEST_SH, "./scripts/test-deploy.sh"), &["docs/src/recipes/kubernetes.md"]),
+    ("./scripts/test-deploy.sh --write", NeedsMissing(DEPLOY, "if [ \"${1:-}\" = --write ]"), &["docs/src/recipes/kubernetes.md"]),
 ];
 
 /// A command line a page shows.
@@ -1152,7 +1172,7 @@ fn comment_forms(comment: &str) -> Vec<String> {
 fn check_proof(command: &str, proof: Proof) -> Result<(), String> {
     let root = repo_root();
     let (file, step) = match proof {
-        Runs(file, step) | RunsSubstituted(file, step) => (file, step),
+        Runs(file, step) | RunsSubstituted(file, step) | NeedsMissing(file, step) => (file, step),
         Smoke(file, step) => {
             let script = root.join(command.trim_start_matches("./"));
             let mode = std::fs::metadata(&script)
@@ -1211,11 +1231,11 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
     // (run and compared here, inline repeats of a console case, run elsewhere, run elsewhere
     // with a substitute, benchmarks run in smoke mode, not run, help examples run with their
     // status checked)
-    let mut totals = [0usize; 7];
+    let mut totals = [0usize; 8];
     let mut report = Vec::new();
     for (page, shown) in &per_page {
         let generated = GENERATED.contains(&page.as_str());
-        let mut counts = [0usize; 7];
+        let mut counts = [0usize; 8];
         for s in shown {
             if s.console {
                 counts[0] += 1;
@@ -1249,14 +1269,16 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
                 Runs(..) => 2,
                 RunsSubstituted(..) => 3,
                 Smoke(..) => 4,
+                NeedsMissing(..) => 7,
             }] += 1;
         }
         if counts.iter().sum::<usize>() > 0 {
             report.push(format!(
                 "{page}: {} run here, {} inline repeating a case, {} run by another test or \
                  step, {} run there with a substitute, {} run there in smoke mode, {} not run, {} help \
-                 examples run (status checked, no output shown)",
-                counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]
+                 examples run (status checked, no output shown), {} not runnable here (no Docker \
+                 engine or cluster; checked)",
+                counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6], counts[7]
             ));
         }
         for (total, count) in totals.iter_mut().zip(counts) {
@@ -1276,8 +1298,9 @@ fn every_command_line_the_docs_show_is_run_or_listed_with_its_proof() {
     eprintln!(
         "command lines: {} run here, {} inline repeating a case, {} run by another test or step, \
          {} run there with a substitute, {} run there in smoke mode, {} not run, {} help examples run \
-         (status checked, no output shown)",
-        totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6]
+         (status checked, no output shown), {} not runnable here (no Docker engine or cluster; \
+         checked)",
+        totals[0], totals[1], totals[2], totals[3], totals[4], totals[5], totals[6], totals[7]
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
