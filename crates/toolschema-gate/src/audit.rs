@@ -129,6 +129,11 @@ pub struct AuditRecord {
     pub output_check: Option<OutputVerdict>,
     /// A JSON-RPC error the call was answered with.
     pub error: Option<String>,
+    /// The code of that JSON-RPC error (for metrics; the log writes the message).
+    pub error_code: Option<i64>,
+    /// The JSON Schema keywords the arguments failed (for metrics; the log writes the
+    /// messages).
+    pub keywords: Vec<String>,
     /// The call's arguments (written only with `--audit-arguments`).
     pub arguments: Option<Value>,
 }

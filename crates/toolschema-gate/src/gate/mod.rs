@@ -267,6 +267,18 @@ impl Gate {
         self.pending.len() + self.waiting.len()
     }
 
+    /// Whether the server listed a tool of this name (the only names metrics may label with:
+    /// a client's made-up names never grow a label set).
+    pub fn knows_tool(&self, name: &str) -> bool {
+        self.registry.knows(name)
+    }
+
+    /// Whether the tools were learned from a complete listing (the proxy is ready to check
+    /// calls).
+    pub fn catalog_learned(&self) -> bool {
+        self.registry.is_current() || self.registry.len() > 0
+    }
+
     /// Time has passed: fail what waited too long.
     pub fn tick(&mut self, now: Instant, out: &mut Vec<Action>) {
         if self
@@ -906,6 +918,8 @@ impl Gate {
                 is_error: None,
                 output_check: Some(OutputVerdict::Skipped),
                 error: Some(error.to_string()),
+                error_code: Some(-32000),
+                keywords: record.keywords.clone(),
                 arguments: record.arguments.clone(),
             };
             self.audit(entry, out);
