@@ -6,15 +6,15 @@ use crate::output::say;
 use crate::Outcome;
 use std::path::Path;
 use std::sync::Arc;
-use toolschema_mcp::Runtime;
-use toolschema_proxy::health::Health;
-use toolschema_proxy::metrics::Metrics;
-use toolschema_proxy::metrics_listener::{MetricsListener, METRICS_PATH};
 use toolschema::diff::{command_key, url_key, Lock};
 use toolschema_http::flags::GuardArgs;
+use toolschema_mcp::Runtime;
 use toolschema_mcp::ServerCommand;
 pub use toolschema_proxy::flags::ProxyArgs;
+use toolschema_proxy::health::Health;
 use toolschema_proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
+use toolschema_proxy::metrics::Metrics;
+use toolschema_proxy::metrics_listener::{MetricsListener, METRICS_PATH};
 use toolschema_proxy::{self as proxy, GateConfig, Pins, ProxyConfig};
 
 /// Run `toolschema proxy` until the client or the server ends it (or a signal, with --listen).

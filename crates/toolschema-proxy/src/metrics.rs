@@ -450,8 +450,12 @@ mod tests {
         metrics.call(&record("echo", Verdict::Rejected), true);
         metrics.call(&record("made-up", Verdict::Denied), false);
         let text = metrics.render();
-        assert!(text.contains("toolschema_proxy_calls_total{tool=\"echo\",verdict=\"refused_invalid\"} 1\n"));
-        assert!(text.contains("toolschema_proxy_calls_total{tool=\"_other\",verdict=\"refused_policy\"} 1\n"));
+        assert!(text.contains(
+            "toolschema_proxy_calls_total{tool=\"echo\",verdict=\"refused_invalid\"} 1\n"
+        ));
+        assert!(text.contains(
+            "toolschema_proxy_calls_total{tool=\"_other\",verdict=\"refused_policy\"} 1\n"
+        ));
         assert!(text.contains(
             "toolschema_proxy_validation_failures_total{tool=\"echo\",keyword=\"minLength\"} 1\n"
         ));

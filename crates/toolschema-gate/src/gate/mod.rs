@@ -274,8 +274,9 @@ impl Gate {
     }
 
     /// Whether the tools were learned from a complete listing (the proxy is ready to check
-    /// calls).
-    pub fn catalog_learned(&self) -> bool {
+    /// calls). The pages of the client's listings waiting to be learned are learned first.
+    pub fn catalog_learned(&mut self) -> bool {
+        self.learn_listed_pages();
         self.registry.is_current() || self.registry.len() > 0
     }
 

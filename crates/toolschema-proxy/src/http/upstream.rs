@@ -436,9 +436,7 @@ async fn exchange(
     let kind = match &outcome {
         Ok(Ok(_)) => None,
         Ok(Err((_, Some(_)))) => Some(UpstreamError::Status),
-        Ok(Err((reason, None))) if reason.starts_with(UNREACHABLE) => {
-            Some(UpstreamError::Connect)
-        }
+        Ok(Err((reason, None))) if reason.starts_with(UNREACHABLE) => Some(UpstreamError::Connect),
         Ok(Err(_)) => Some(UpstreamError::Protocol),
         Err(_) => Some(UpstreamError::Timeout),
     };
