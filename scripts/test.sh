@@ -11,6 +11,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Install Debian packages the tests drive (PACKAGE:PROGRAM pairs) when PROGRAM is not on PATH:
+# with sudo when not root. Shared by the tests that need real Prometheus and others.
+apt_install_missing() {
+  local missing=() pair
+  for pair in "$@"; do
+    command -v "${pair#*:}" >/dev/null 2>&1 || missing+=("${pair%%:*}")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "==> apt-get install ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# Prometheus scrapes the proxy's metrics in tests/proxy_metrics.rs; promtool checks them.
+apt_install_missing prometheus:prometheus prometheus:promtool
+
 echo "==> installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)
 if [ ! -x .venv/bin/python ]; then
