@@ -152,6 +152,13 @@ fn prometheus_scrapes_the_counts_of_a_typescript_clients_calls() {
         .to_string();
     let proxy = Listening::start(&strings(&["--metrics", "127.0.0.1:0", "--", &server]));
     let base = metrics_base(&proxy.process);
+    // Ready once the command started and listed its tools (probed when asked).
+    let (status, body) = get(&format!("{base}/readyz"), &[]);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.starts_with(&format!("ready: '{server}' listed ")),
+        "{body}"
+    );
     let prometheus = Prometheus::start(base.trim_start_matches("http://"));
     let client = require("interop/metrics-client.mjs").display().to_string();
     let seen = http::client(&node(), &strings(&[&client, &proxy.url, "3", "2"]));

@@ -5,8 +5,8 @@
 //! there and its tools are learned, else 503 with a one-line reason:
 //!
 //! - stdio front: the gate of the one session has learned the catalog;
-//! - HTTP front with a command: the command started and listed its tools once (probed in the
-//!   background at start, again until it succeeds);
+//! - HTTP front with a command: the command started and listed its tools once (probed at
+//!   `/readyz` until it succeeds, then remembered: no server is started before a probe asks);
 //! - HTTP front with an `--upstream`: the upstream answers `initialize` and `tools/list` now
 //!   (probed at each `/readyz`, one probe at a time).
 
@@ -24,9 +24,6 @@ pub const READYZ: &str = "/readyz";
 /// How long one readiness probe of a server may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How long the background probe of a command waits before trying again.
-const PROBE_RETRY: Duration = Duration::from_secs(2);
-
 /// A check that says whether the proxy is ready: `Ok` with what it found, or why not.
 pub type Check = Box<dyn Fn() -> Result<String, String> + Send + Sync>;
 
@@ -36,12 +33,13 @@ enum Source {
     Starting,
     /// Asked each time.
     Check(Check),
-    /// The last outcome of a probe run in the background.
-    Probed(Result<String, String>),
-    /// Probed at each request.
-    Upstream {
+    /// Probed at each request until a probe succeeds; with `remember`, not again after that.
+    Probe {
         target: Target,
         options: SnapshotOptions,
+        remember: bool,
+        /// What the probe that succeeded found (with `remember`).
+        found: Arc<Mutex<Option<String>>>,
         /// One probe at a time: a burst of probes must not become a burst of sessions.
         running: Arc<tokio::sync::Mutex<()>>,
     },
@@ -83,43 +81,31 @@ impl Health {
         *lock(&self.source) = Source::Check(check);
     }
 
-    /// Readiness is whether `command` starts and lists its tools: probed now in the background,
-    /// and again until it succeeds once.
-    pub fn probe_command(self: &Arc<Self>, command: toolschema_mcp::ServerCommand) {
-        *lock(&self.source) = Source::Probed(Err(format!(
-            "the server command '{command}' has not listed its tools yet"
-        )));
-        let health = Arc::downgrade(self);
-        tokio::spawn(async move {
-            let target = Target::Command(command);
+    /// Readiness is whether `command` starts and lists its tools: probed at `/readyz` until it
+    /// does once.
+    pub fn probe_command(&self, command: toolschema_mcp::ServerCommand) {
+        *lock(&self.source) = Source::Probe {
+            target: Target::Command(command),
             // A command may take a while to start the first time (`npx` fetching it).
-            let options = SnapshotOptions::default();
-            loop {
-                let outcome = probe(&target, &options).await;
-                let Some(health) = health.upgrade() else {
-                    return;
-                };
-                let done = outcome.is_ok();
-                *lock(&health.source) = Source::Probed(outcome);
-                if done {
-                    return;
-                }
-                drop(health);
-                tokio::time::sleep(PROBE_RETRY).await;
-            }
-        });
+            options: SnapshotOptions::default(),
+            remember: true,
+            found: Arc::default(),
+            running: Arc::default(),
+        };
     }
 
     /// Readiness is whether the upstream at `url` answers `initialize` and `tools/list` with
     /// these headers, asked at each probe.
     pub fn probe_upstream(&self, url: &str, headers: Vec<(String, String)>) {
-        *lock(&self.source) = Source::Upstream {
+        *lock(&self.source) = Source::Probe {
             target: Target::Url(url.to_string()),
             options: SnapshotOptions {
                 timeout: PROBE_TIMEOUT,
                 headers,
                 ..SnapshotOptions::default()
             },
+            remember: false,
+            found: Arc::default(),
             running: Arc::default(),
         };
     }
@@ -130,18 +116,39 @@ impl Health {
         let known = match &*lock(&self.source) {
             Source::Starting => Ok(Err("the proxy is starting".to_string())),
             Source::Check(check) => Ok(check()),
-            Source::Probed(outcome) => Ok(outcome.clone()),
-            Source::Upstream {
+            Source::Probe {
                 target,
                 options,
+                remember,
+                found,
                 running,
-            } => Err((target.clone(), options.clone(), running.clone())),
+            } => match lock(found).clone() {
+                Some(found) => Ok(Ok(found)),
+                None => Err((
+                    target.clone(),
+                    options.clone(),
+                    *remember,
+                    found.clone(),
+                    running.clone(),
+                )),
+            },
         };
         let outcome = match known {
             Ok(outcome) => outcome,
-            Err((target, options, running)) => {
+            Err((target, options, remember, found, running)) => {
                 let _one = running.lock().await;
-                probe(&target, &options).await
+                // A probe that ran while this one waited may have found it.
+                let already = lock(&found).clone();
+                match already {
+                    Some(known) => Ok(known),
+                    None => {
+                        let outcome = probe(&target, &options).await;
+                        if let (true, Ok(known)) = (remember, &outcome) {
+                            *lock(&found) = Some(known.clone());
+                        }
+                        outcome
+                    }
+                }
             }
         };
         match outcome {
