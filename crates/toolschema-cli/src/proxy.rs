@@ -122,11 +122,11 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
     Ok(Outcome::Exit(u8::try_from(exit.code()).unwrap_or(1)))
 }
 
+/// What the proxy counts its calls in, and says its readiness to.
+type Observed = (Arc<Metrics>, Arc<Health>);
+
 /// With `--metrics ADDR`: bind its listener and serve the metrics and the probes there.
-fn start_metrics(
-    runtime: &Runtime,
-    args: &ProxyArgs,
-) -> Result<Option<(Arc<Metrics>, Arc<Health>)>, InputError> {
+fn start_metrics(runtime: &Runtime, args: &ProxyArgs) -> Result<Option<Observed>, InputError> {
     let Some(address) = &args.metrics else {
         return Ok(None);
     };

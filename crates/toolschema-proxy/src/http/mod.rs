@@ -156,10 +156,7 @@ impl HttpProxyConfig {
 
     /// The health the probes answer from, its readiness probing the server side.
     fn start_health(&self) -> Arc<crate::health::Health> {
-        let health = self
-            .health
-            .clone()
-            .unwrap_or_else(crate::health::Health::new);
+        let health = self.health.clone().unwrap_or_default();
         match &self.server {
             ServerSide::Command(command) => health.probe_command(command.clone()),
             ServerSide::Upstream { url, headers } => health.probe_upstream(
