@@ -226,9 +226,9 @@ impl Metrics {
         let le: Vec<String> = BUCKETS.iter().map(|b| format_float(*b)).collect();
         family(
             &mut out,
-            "mcp_server_operation_duration_seconds",
-            "histogram",
+            ("mcp_server_operation_duration_seconds", "histogram"),
             "Duration of MCP requests as the proxy answered them (semconv mcp.server.operation.duration).",
+            [],
         );
         for ((method, tool, error), histogram) in &series.durations {
             let labels = format!(
@@ -260,101 +260,79 @@ impl Metrics {
                 "mcp_server_operation_duration_seconds_count{{{labels}}} {cumulative}"
             );
         }
+        let calls = series.calls.iter().map(|((tool, verdict), count)| {
+            (
+                format!("tool=\"{}\",verdict=\"{verdict}\"", escape(tool)),
+                *count,
+            )
+        });
         family(
             &mut out,
-            "toolschema_proxy_calls_total",
-            "counter",
+            ("toolschema_proxy_calls_total", "counter"),
             "tools/call requests by tool and what the proxy did with them.",
+            calls,
         );
-        for ((tool, verdict), count) in &series.calls {
-            let _ = writeln!(
-                out,
-                "toolschema_proxy_calls_total{{tool=\"{}\",verdict=\"{verdict}\"}} {count}",
-                escape(tool)
-            );
-        }
+        let failures = series.failures.iter().map(|((tool, keyword), count)| {
+            let labels = format!("tool=\"{}\",keyword=\"{}\"", escape(tool), escape(keyword));
+            (labels, *count)
+        });
         family(
             &mut out,
-            "toolschema_proxy_validation_failures_total",
-            "counter",
+            ("toolschema_proxy_validation_failures_total", "counter"),
             "tools/call requests whose arguments failed a JSON Schema keyword, by tool and keyword.",
+            failures,
         );
-        for ((tool, keyword), count) in &series.failures {
-            let _ = writeln!(
-                out,
-                "toolschema_proxy_validation_failures_total{{tool=\"{}\",keyword=\"{}\"}} {count}",
-                escape(tool),
-                escape(keyword)
-            );
-        }
+        let open = u64::try_from(self.sessions_open.load(Ordering::Relaxed)).unwrap_or(0);
         family(
             &mut out,
-            "toolschema_proxy_sessions_open",
-            "gauge",
+            ("toolschema_proxy_sessions_open", "gauge"),
             "Sessions open (HTTP sessions and 2026-07-28 lanes, or the one stdio session).",
+            [(String::new(), open)],
         );
-        let _ = writeln!(
-            out,
-            "toolschema_proxy_sessions_open {}",
-            self.sessions_open.load(Ordering::Relaxed).max(0)
-        );
+        let errors = series
+            .upstream_errors
+            .iter()
+            .map(|(kind, count)| (format!("kind=\"{kind}\""), *count));
         family(
             &mut out,
-            "toolschema_proxy_upstream_errors_total",
-            "counter",
+            ("toolschema_proxy_upstream_errors_total", "counter"),
             "Requests the upstream failed, by kind.",
+            errors,
         );
-        for (kind, count) in &series.upstream_errors {
-            let _ = writeln!(
-                out,
-                "toolschema_proxy_upstream_errors_total{{kind=\"{kind}\"}} {count}"
-            );
-        }
         family(
             &mut out,
-            "toolschema_proxy_upstream_restarts_total",
-            "counter",
+            ("toolschema_proxy_upstream_restarts_total", "counter"),
             "Server processes started again after the one of a session exited.",
+            [(
+                String::new(),
+                self.upstream_restarts.load(Ordering::Relaxed),
+            )],
         );
-        let _ = writeln!(
-            out,
-            "toolschema_proxy_upstream_restarts_total {}",
-            self.upstream_restarts.load(Ordering::Relaxed)
-        );
+        let statuses = series
+            .http_requests
+            .iter()
+            .map(|(code, count)| (format!("code=\"{code}\""), *count));
         family(
             &mut out,
-            "toolschema_proxy_http_requests_total",
-            "counter",
+            ("toolschema_proxy_http_requests_total", "counter"),
             "HTTP requests to the proxy's front, by status code.",
+            statuses,
         );
-        for (code, count) in &series.http_requests {
-            let _ = writeln!(
-                out,
-                "toolschema_proxy_http_requests_total{{code=\"{code}\"}} {count}"
-            );
-        }
+        let refusals = series
+            .auth_refusals
+            .iter()
+            .map(|(reason, count)| (format!("reason=\"{reason}\""), *count));
         family(
             &mut out,
-            "toolschema_proxy_auth_refusals_total",
-            "counter",
+            ("toolschema_proxy_auth_refusals_total", "counter"),
             "Requests the guard refused, by reason.",
+            refusals,
         );
-        for (reason, count) in &series.auth_refusals {
-            let _ = writeln!(
-                out,
-                "toolschema_proxy_auth_refusals_total{{reason=\"{reason}\"}} {count}"
-            );
-        }
         family(
             &mut out,
-            "toolschema_proxy_spans_dropped_total",
-            "counter",
+            ("toolschema_proxy_spans_dropped_total", "counter"),
             "Trace spans dropped because the exporter's queue was full.",
-        );
-        let _ = writeln!(
-            out,
-            "toolschema_proxy_spans_dropped_total {}",
-            self.spans_dropped.load(Ordering::Relaxed)
+            [(String::new(), self.spans_dropped.load(Ordering::Relaxed))],
         );
         out
     }
@@ -391,10 +369,23 @@ fn keyword_label(keyword: &str) -> &str {
     }
 }
 
-/// The `# HELP` and `# TYPE` lines of a family.
-fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+/// A family: its `# HELP` and `# TYPE` lines, then a line per series (its labels, written, and
+/// its value).
+fn family(
+    out: &mut String,
+    (name, kind): (&str, &str),
+    help: &str,
+    series: impl IntoIterator<Item = (String, u64)>,
+) {
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} {kind}");
+    for (labels, value) in series {
+        if labels.is_empty() {
+            let _ = writeln!(out, "{name} {value}");
+        } else {
+            let _ = writeln!(out, "{name}{{{labels}}} {value}");
+        }
+    }
 }
 
 /// A label value as the text format writes it: `\`, `"` and newlines escaped.
