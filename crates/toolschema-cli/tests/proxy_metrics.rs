@@ -203,6 +203,10 @@ fn prometheus_scrapes_the_counts_of_a_typescript_clients_calls() {
         ),
         pairs(&[
             (
+                "mcp_method_name=initialize,gen_ai_tool_name=,error_type=",
+                1.0
+            ),
+            (
                 "mcp_method_name=tools/call,gen_ai_tool_name=_other,error_type=-32602",
                 1.0
             ),
@@ -218,6 +222,10 @@ fn prometheus_scrapes_the_counts_of_a_typescript_clients_calls() {
                 "mcp_method_name=tools/call,gen_ai_tool_name=get-sum,error_type=tool_error",
                 1.0
             ),
+            (
+                "mcp_method_name=tools/list,gen_ai_tool_name=,error_type=",
+                1.0
+            ),
         ])
     );
     // The histogram's buckets are cumulative: +Inf holds every call, and a quantile is a time.
@@ -227,6 +235,7 @@ fn prometheus_scrapes_the_counts_of_a_typescript_clients_calls() {
             &["gen_ai_tool_name"]
         ),
         pairs(&[
+            ("gen_ai_tool_name=", 2.0),
             ("gen_ai_tool_name=_other", 1.0),
             ("gen_ai_tool_name=echo", 5.0),
             ("gen_ai_tool_name=get-sum", 1.0)
@@ -311,8 +320,19 @@ fn a_client_calling_made_up_tools_cannot_grow_the_label_set() {
             assert!(reply["error"].is_object(), "{reply}");
         }
     }
+    // Made-up methods, which the server answers with an error, are timed as `_other`.
+    for i in 0..1_000 {
+        proxy.send(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"m{i}\",\"method\":\"made-up/{i}\"}}"
+        ));
+        assert!(proxy.recv_reply()["error"].is_object());
+    }
     let (status, exposition) = get(&format!("{base}/metrics"), &[]);
     assert_eq!(status, 200);
+    assert!(
+        exposition.contains("mcp_server_operation_duration_seconds_count{mcp_method_name=\"_other\",gen_ai_tool_name=\"\",error_type=\"-32601\"} 1000\n"),
+        "{exposition}"
+    );
     assert!(
         exposition.contains(&format!(
             "toolschema_proxy_calls_total{{tool=\"_other\",verdict=\"refused_policy\"}} {calls}\n"
@@ -320,8 +340,10 @@ fn a_client_calling_made_up_tools_cannot_grow_the_label_set() {
         "{exposition}"
     );
     assert!(!exposition.contains("made-up"), "{exposition}");
-    // Every family, one histogram series of 17 buckets, one counter: a few kilobytes.
-    assert!(exposition.len() < 8 * 1024, "{} bytes", exposition.len());
+    // Every family, a histogram series (19 lines) for initialize, tools/list, the made-up
+    // methods and the refused calls, one counter: the same lines whatever the names sent.
+    assert!(exposition.lines().count() < 140, "{exposition}");
+    assert!(exposition.len() < 16 * 1024, "{} bytes", exposition.len());
     proxy.close_stdin();
     proxy.wait();
 }

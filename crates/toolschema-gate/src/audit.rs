@@ -186,6 +186,18 @@ impl AuditRecord {
     }
 }
 
+/// A request other than `tools/call` that the server answered (`tools/call` has its
+/// [`AuditRecord`]): what the metrics time by method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operation {
+    /// The request's method.
+    pub method: String,
+    /// From its arrival to its answer.
+    pub duration: Duration,
+    /// The code of the JSON-RPC error it was answered with.
+    pub error_code: Option<i64>,
+}
+
 /// What a record's line says besides the record: the overridden fields of its tool, and its
 /// arguments or not.
 #[derive(Debug, Clone, Default)]

@@ -194,8 +194,12 @@ where
     gate_config.audit = audit.is_some() || config.metrics.is_some();
     gate_config.audit_arguments = config.audit_arguments;
     gate_config.max_message_bytes = max;
+    let mut gate = Gate::new(gate_config);
+    if config.metrics.is_some() {
+        gate.record_operations();
+    }
     let relay = Arc::new(Relay::new(
-        Gate::new(gate_config),
+        gate,
         Box::new(client_out),
         server_in,
         audit,

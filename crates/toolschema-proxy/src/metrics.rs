@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use toolschema_gate::{AuditRecord, OutputVerdict, Verdict};
+use toolschema_gate::{AuditRecord, Operation, OutputVerdict, Verdict};
 
 /// The most distinct tool names used as label values.
 pub const TOOL_LABELS: usize = 200;
@@ -186,6 +186,22 @@ impl Metrics {
             .observe(record.duration.as_secs_f64());
     }
 
+    /// Time one answered request other than `tools/call` (its method is the server's
+    /// vocabulary, not the client's: only requests the server answered are counted, and their
+    /// methods are few).
+    pub fn operation(&self, operation: &Operation) {
+        let method = method_label(&operation.method);
+        let error_type = operation
+            .error_code
+            .map(|code| code.to_string())
+            .unwrap_or_default();
+        lock(&self.series)
+            .durations
+            .entry((method.to_string(), String::new(), error_type))
+            .or_default()
+            .observe(operation.duration.as_secs_f64());
+    }
+
     /// A session opened (`+1`) or closed (`-1`).
     pub fn sessions(&self, change: i64) {
         self.sessions_open.fetch_add(change, Ordering::Relaxed);
@@ -352,6 +368,38 @@ fn tool_label(known: &mut HashSet<String>, name: &str, listed: bool) -> String {
         return name.to_string();
     }
     OTHER_TOOL.to_string()
+}
+
+/// The MCP methods a request may name (2025-11-25 and 2026-07-28); any other is `_other`, so
+/// that a client's made-up methods (which a server answers with an error) never grow the
+/// label set.
+const METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "tasks/get",
+    "tasks/list",
+    "tasks/result",
+    "tasks/cancel",
+];
+
+/// A method's label value.
+fn method_label(method: &str) -> &str {
+    if METHODS.contains(&method) {
+        method
+    } else {
+        OTHER_TOOL
+    }
 }
 
 /// A keyword's label value. The core names a fixed vocabulary; anything else (never expected)

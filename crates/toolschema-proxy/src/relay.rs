@@ -202,6 +202,11 @@ impl Relay {
             let mut gate = lock(&self.gate);
             let before = (gate.next_deadline(), gate.requests_in_flight() > 0);
             decide(&mut gate, &mut actions);
+            if let Some(metrics) = &self.metrics {
+                for operation in gate.take_operations() {
+                    metrics.operation(&operation);
+                }
+            }
             if !actions.is_empty() {
                 let mut to_client = lock(&self.client.queue);
                 let mut to_server = lock(&self.server.queue);

@@ -626,13 +626,7 @@ impl Gate {
             keywords,
             ..
         } = record;
-        let error_code = message.error.as_ref().map(|at| {
-            message::parse_at(&text, at.clone())
-                .ok()
-                .and_then(|e| e.get("code").and_then(Value::as_i64))
-                // A code that is not an integer is still an error.
-                .unwrap_or(ErrorCode::INTERNAL_ERROR.0.into())
-        });
+        let error_code = super::error_code(&text, message);
         let error = message.error.as_ref().map(|at| {
             message::parse_at(&text, at.clone())
                 .ok()

@@ -190,7 +190,13 @@ impl Session {
             client_room,
             label: parts.label,
             core: Mutex::new(Core {
-                gate: parts.gate,
+                gate: {
+                    let mut gate = parts.gate;
+                    if parts.metrics.is_some() {
+                        gate.record_operations();
+                    }
+                    gate
+                },
                 client: parts.client,
                 forwarding,
                 lane: parts.lane.then(LaneIds::default),
@@ -309,6 +315,11 @@ impl Session {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
         decide(&mut core.gate, &mut actions);
+        if let Some(metrics) = &self.metrics {
+            for operation in core.gate.take_operations() {
+                metrics.operation(&operation);
+            }
+        }
         mark(core, &actions);
         self.hand_on(core, actions, event_id, origin);
         if core.gate.next_deadline() != before {
