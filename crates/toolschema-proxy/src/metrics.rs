@@ -504,6 +504,29 @@ mod tests {
     }
 
     #[test]
+    fn verdicts_are_named_as_the_contract_names_them() {
+        let named = |verdict, output| {
+            let mut call = record("echo", verdict);
+            call.output_check = output;
+            verdict_label(&call)
+        };
+        assert_eq!(named(Verdict::Forwarded, None), Some("forwarded"));
+        assert_eq!(
+            named(Verdict::Forwarded, Some(OutputVerdict::Enforced)),
+            Some("output_withheld")
+        );
+        assert_eq!(named(Verdict::Rejected, None), Some("refused_invalid"));
+        assert_eq!(named(Verdict::Denied, None), Some("refused_policy"));
+        assert_eq!(
+            named(Verdict::UncheckedRefused, None),
+            Some("refused_unchecked")
+        );
+        assert_eq!(named(Verdict::PinRefused, None), Some("refused_pin_drift"));
+        assert_eq!(named(Verdict::PinDrift, None), None);
+        assert_eq!(named(Verdict::Cancelled, None), None);
+    }
+
+    #[test]
     fn label_values_are_escaped() {
         assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
         assert_eq!(keyword_label("a\"b"), "other");
