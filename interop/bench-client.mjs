@@ -4,6 +4,10 @@
 // the proxy's peak memory with a 1,000-tool list.
 //
 //   node bench-client.mjs TOOLSCHEMA_BINARY [--calls N] [--rounds N] [--tools N] [--warmup N]
+//                         [--metrics]
+//
+// With --metrics, a third path is interleaved with the other two: the proxy with
+// `--metrics 127.0.0.1:0` (its metrics counted for every call), compared with the plain proxy.
 //
 // Calls are measured in rounds of fresh sessions; the figures pool every round's samples, and the
 // spread of the per-round p50 ratios is shown beside them.
@@ -21,6 +25,7 @@ const calls = option("--calls", 5000);
 const toolCount = option("--tools", 1000);
 const roundCount = option("--rounds", 5);
 const warmup = option("--warmup", 300);
+const withMetrics = rest.includes("--metrics");
 const server = fileURLToPath(new URL("./bench-server.mjs", import.meta.url));
 
 async function connect(command, args) {
@@ -68,18 +73,22 @@ const echo = (c, i) => c.client.callTool({ name: "echo", arguments: { message: `
 async function round() {
   const direct = await connect("node", [server]);
   const proxied = await connect(binary, ["proxy", "--", "node", server]);
-  // Warm up both paths (JIT, the proxy's first tools/list and compile).
-  for (let i = 0; i < warmup; i++) {
-    await echo(direct, i);
-    await echo(proxied, i);
+  const sessions = { direct, proxied };
+  if (withMetrics) {
+    sessions.metrics = await connect(binary, ["proxy", "--metrics", "127.0.0.1:0", "--", "node", server]);
   }
-  const times = { direct: [], proxied: [] };
+  const paths = Object.keys(sessions);
+  // Warm up every path (JIT, the proxy's first tools/list and compile).
+  for (let i = 0; i < warmup; i++) {
+    for (const path of paths) await echo(sessions[path], i);
+  }
+  const times = Object.fromEntries(paths.map((path) => [path, []]));
   const cpuAtStart = cpuMs(proxied.transport.pid);
   for (let i = 0; i < calls; i++) {
-    // Alternate which path goes first, so neither gains from the other's warm caches.
-    const order = i % 2 === 0 ? ["direct", "proxied"] : ["proxied", "direct"];
+    // Rotate which path goes first, so none gains from another's warm caches.
+    const order = paths.map((_, k) => paths[(i + k) % paths.length]);
     for (const path of order) {
-      const c = path === "direct" ? direct : proxied;
+      const c = sessions[path];
       const start = performance.now();
       const result = await echo(c, i);
       times[path].push(performance.now() - start);
@@ -88,8 +97,7 @@ async function round() {
   }
   const cpuPerCallUs = ((cpuMs(proxied.transport.pid) - cpuAtStart) * 1000) / calls;
   const rss = peakRssMiB(proxied.transport.pid);
-  await direct.client.close();
-  await proxied.client.close();
+  for (const path of paths) await sessions[path].client.close();
   return { times, cpuPerCallUs, rss };
 }
 
@@ -132,6 +140,15 @@ console.log(`through proxy  ${ms(p.p50).padStart(8)}  ${ms(p.p99).padStart(8)}  
 console.log(`p50 ratio (proxy / direct): ${(p.p50 / d.p50).toFixed(3)} (target <= 1.2)`);
 const sortedRatios = [...roundRatios].sort((a, b) => a - b);
 console.log(`p50 ratio per round: ${roundRatios.map((r) => r.toFixed(3)).join(" ")} (median ${percentile(sortedRatios, 50).toFixed(3)})`);
+if (withMetrics) {
+  const metrics = rounds.flatMap((r) => r.times.metrics);
+  const m = summary(metrics);
+  const ratios = rounds.map((r) => summary(r.times.metrics).p50 / summary(r.times.proxied).p50);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  console.log(`proxy --metrics${ms(m.p50).padStart(9)}  ${ms(m.p99).padStart(8)}  ${ms(m.mean).padStart(8)}  ${m.callsPerSecond.toFixed(0).padStart(8)}`);
+  console.log(`p50 ratio (--metrics / plain proxy): ${(m.p50 / p.p50).toFixed(3)} (target <= 1.03)`);
+  console.log(`  per round: ${ratios.map((r) => r.toFixed(3)).join(" ")} (median ${percentile(sorted, 50).toFixed(3)})`);
+}
 console.log(`proxy CPU time per call: ${proxyCpuPerCallUs.toFixed(1)} us (user + system, all threads)`);
 console.log(`proxy peak RSS: ${smallListRss.toFixed(1)} MiB with the echo server (${calls + warmup} calls a session)`);
 console.log(`proxy peak RSS: ${afterListRss.toFixed(1)} MiB after listing ${listed} tools, ${afterCallsRss.toFixed(1)} MiB after calling each once (every validator compiled)`);

@@ -2,8 +2,10 @@
 # Benchmark of `toolschema proxy` (the test command runs it only with --smoke): sequential tools/call round
 # trips on the echo tool of a TypeScript SDK server, directly and through the proxy, interleaved
 # in one run; p50/p99 latency, calls per second, and the proxy's peak memory with 1,000 tools.
+# With --metrics, the proxy with `--metrics 127.0.0.1:0` is a third path in the same rounds, and
+# its p50 is compared with the plain proxy's (goal: at most 3% more).
 #
-#   ./scripts/bench-proxy.sh [--calls N] [--rounds N] [--tools N] [--warmup N]
+#   ./scripts/bench-proxy.sh [--calls N] [--rounds N] [--tools N] [--warmup N] [--metrics]
 #
 # --smoke (see scripts/usage.sh): one round of 20 calls a path after 10 warm-up calls, 50 tools,
 # the debug binary.

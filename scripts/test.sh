@@ -28,6 +28,14 @@ need_debian_package() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2"
 }
 
+# The Debian programs the tests drive: kubectl (kustomize) for deploy/, Prometheus and promtool
+# (tests/proxy_metrics.rs scrapes the proxy; the alert rules' tests), readelf (the Dockerfile's
+# binary check), HAProxy (tests/replicas_failover.rs).
+need_debian_package kubectl kubernetes-client
+need_debian_package prometheus prometheus
+need_debian_package promtool prometheus
+need_debian_package readelf binutils
+
 echo "==> installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)
 if [ ! -x .venv/bin/python ]; then
@@ -56,9 +64,6 @@ echo "==> test data"
 # kubectl's kustomize must be v5 (kubectl 1.27 or later): Debian's kubernetes-client is older,
 # and scripts/test-deploy.sh then fails saying so.
 echo "==> deploy manifests and alert rules (scripts/test-deploy.sh)"
-need_debian_package kubectl kubernetes-client
-need_debian_package promtool prometheus
-need_debian_package readelf binutils
 ./scripts/test-deploy.sh
 
 # Property tests draw their cases from a seed taken from the commit: one commit's run is the same

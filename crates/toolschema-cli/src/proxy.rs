@@ -5,16 +5,22 @@ use crate::input::{parse_header, InputError};
 use crate::output::say;
 use crate::Outcome;
 use std::path::Path;
+use std::sync::Arc;
 use toolschema::diff::{command_key, url_key, Lock};
 use toolschema_http::flags::GuardArgs;
+use toolschema_mcp::Runtime;
 use toolschema_mcp::ServerCommand;
 pub use toolschema_proxy::flags::ProxyArgs;
+use toolschema_proxy::health::Health;
 use toolschema_proxy::http::{self as http_proxy, HttpProxyConfig, ProxyFile, ServerSide};
+use toolschema_proxy::metrics::Metrics;
+use toolschema_proxy::metrics_listener::{MetricsListener, METRICS_PATH};
 use toolschema_proxy::{self as proxy, GateConfig, Pins, ProxyConfig};
 
 /// Run `toolschema proxy` until the client or the server ends it (or a signal, with --listen).
 pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
-    if args.listen.is_none() {
+    // With --metrics on another address than loopback, the access flags protect /metrics.
+    if args.listen.is_none() && args.metrics.is_none() {
         refuse_guard_flags(&args.guard)?;
     }
     let mut gate = args.gate_config();
@@ -58,6 +64,10 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
     config.file = file;
     let runtime = toolschema_mcp::runtime()
         .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+    if let Some((metrics, health)) = start_metrics(&runtime, &args)? {
+        config.metrics = Some(metrics);
+        config.health = Some(health);
+    }
     let outcome = match args.listen {
         Some(address) => {
             let guard = args.guard.into_config("/mcp", tool_scopes);
@@ -93,19 +103,50 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
     };
     let mut config = ProxyConfig::new(ServerCommand::new(program, rest));
     config.gate = gate;
+    let runtime = toolschema_mcp::runtime()
+        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+    if let Some((metrics, health)) = start_metrics(&runtime, &args)? {
+        config.metrics = Some(metrics);
+        config.health = Some(health);
+    }
     if args.config.is_some() {
         config.gate.overrides = read_proxy_file(args.config.as_deref())?.overrides;
     }
     config.audit = args.audit;
     config.audit_arguments = args.audit_arguments;
     config.max_message_bytes = args.max_message_bytes;
-    let runtime = toolschema_mcp::runtime()
-        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
     let result = runtime.block_on(proxy::run_stdio(config));
     // Reading stdin blocks a worker thread; do not wait for it.
     runtime.shutdown_background();
     let exit = result.map_err(|e| InputError(e.to_string()))?;
     Ok(Outcome::Exit(u8::try_from(exit.code()).unwrap_or(1)))
+}
+
+/// What the proxy counts its calls in, and says its readiness to.
+type Observed = (Arc<Metrics>, Arc<Health>);
+
+/// With `--metrics ADDR`: bind its listener and serve the metrics and the probes there.
+fn start_metrics(runtime: &Runtime, args: &ProxyArgs) -> Result<Option<Observed>, InputError> {
+    let Some(address) = &args.metrics else {
+        return Ok(None);
+    };
+    let guard = args
+        .guard
+        .clone()
+        .into_config(METRICS_PATH, Default::default());
+    let metrics = Arc::new(Metrics::new());
+    let health = Health::new();
+    let (served_metrics, served_health) = (metrics.clone(), health.clone());
+    let bound = runtime
+        .block_on(async move {
+            let listener = MetricsListener::bind(address, &guard).await?;
+            let bound = listener.local_addr();
+            listener.spawn(served_metrics, served_health);
+            Ok::<_, String>(bound)
+        })
+        .map_err(InputError)?;
+    say!("toolschema proxy: metrics at http://{bound}{METRICS_PATH}");
+    Ok(Some((metrics, health)))
 }
 
 /// The pins of the server the proxy starts or reaches, from `--pin`.

@@ -129,6 +129,11 @@ pub struct AuditRecord {
     pub output_check: Option<OutputVerdict>,
     /// A JSON-RPC error the call was answered with.
     pub error: Option<String>,
+    /// The code of that JSON-RPC error (for metrics; the log writes the message).
+    pub error_code: Option<i64>,
+    /// The JSON Schema keywords the arguments failed (for metrics; the log writes the
+    /// messages).
+    pub keywords: Vec<String>,
     /// The call's arguments (written only with `--audit-arguments`).
     pub arguments: Option<Value>,
 }
@@ -179,6 +184,18 @@ impl AuditRecord {
         }
         Value::Object(map)
     }
+}
+
+/// A request other than `tools/call` that the server answered (`tools/call` has its
+/// [`AuditRecord`]): what the metrics time by method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operation {
+    /// The request's method.
+    pub method: String,
+    /// From its arrival to its answer.
+    pub duration: Duration,
+    /// The code of the JSON-RPC error it was answered with.
+    pub error_code: Option<i64>,
 }
 
 /// What a record's line says besides the record: the overridden fields of its tool, and its

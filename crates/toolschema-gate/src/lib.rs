@@ -21,7 +21,7 @@ mod policy;
 mod registry;
 pub mod scopes;
 
-pub use audit::{AuditFormat, AuditRecord, InputVerdict, OutputVerdict, Verdict};
+pub use audit::{AuditFormat, AuditRecord, InputVerdict, Operation, OutputVerdict, Verdict};
 pub use gate::{
     in_flight_already, report, Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY,
     DEFAULT_LISTING_TIMEOUT,

@@ -35,9 +35,12 @@ pub use server_process::ServerCommand;
 /// and the rest of the runtime.
 pub use toolschema_gate::message;
 
+/// The async runtime the `toolschema` command runs on.
+pub type Runtime = tokio::runtime::Runtime;
+
 /// A single-threaded tokio runtime with what the runtime needs (I/O, timers, processes,
 /// signals).
-pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+pub fn runtime() -> std::io::Result<Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

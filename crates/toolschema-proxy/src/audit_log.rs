@@ -94,6 +94,8 @@ mod tests {
             is_error: None,
             output_check: None,
             error: None,
+            error_code: None,
+            keywords: vec!["minLength".into()],
             arguments: Some(arguments.clone()),
         };
         AuditLog::open(&path, false).unwrap().write(&record);

@@ -143,6 +143,13 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
     pub max_message_bytes: usize,
 
+    /// Serve metrics at http://ADDR/metrics (Prometheus text format), and the probes /healthz
+    /// and /readyz, on a listener of their own (like 127.0.0.1:9464). A non-loopback ADDR needs
+    /// --auth-token-file or --oauth-issuer: /metrics there takes a bearer token; the probes
+    /// never do.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+
     /// The access checks of the HTTP endpoint (with --listen).
     #[command(flatten)]
     pub guard: GuardArgs,

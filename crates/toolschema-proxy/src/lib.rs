@@ -23,7 +23,10 @@
 mod audit_log;
 #[cfg(feature = "clap")]
 pub mod flags;
+pub mod health;
 pub mod http;
+pub mod metrics;
+pub mod metrics_listener;
 mod own_stdio;
 mod relay;
 
@@ -76,6 +79,10 @@ pub struct ProxyConfig {
     pub max_message_bytes: usize,
     /// How long the server gets to exit once its input is closed, and again after `SIGTERM`.
     pub shutdown_grace: Duration,
+    /// Count every call here (`--metrics`).
+    pub metrics: Option<Arc<metrics::Metrics>>,
+    /// Say here whether the proxy is ready (the catalog is learned).
+    pub health: Option<Arc<health::Health>>,
 }
 
 impl ProxyConfig {
@@ -89,6 +96,8 @@ impl ProxyConfig {
             audit_arguments: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            metrics: None,
+            health: None,
         }
     }
 }
@@ -181,15 +190,30 @@ where
     let grace = config.shutdown_grace;
     let command = config.command.clone();
     let mut gate_config = config.gate.clone();
-    gate_config.audit = audit.is_some();
+    // The metrics count the gate's audit records.
+    gate_config.audit = audit.is_some() || config.metrics.is_some();
     gate_config.audit_arguments = config.audit_arguments;
     gate_config.max_message_bytes = max;
+    let mut gate = Gate::new(gate_config);
+    if config.metrics.is_some() {
+        gate.record_operations();
+    }
     let relay = Arc::new(Relay::new(
-        Gate::new(gate_config),
+        gate,
         Box::new(client_out),
         server_in,
         audit,
+        config.metrics.clone(),
     ));
+    let _session = metrics::OpenSession::new(config.metrics.clone());
+    if let Some(health) = &config.health {
+        let relay = Arc::downgrade(&relay);
+        health.set_check(Box::new(move || match relay.upgrade() {
+            Some(relay) if relay.catalog_learned() => Ok("the server's tools are learned".into()),
+            Some(_) => Err("the server's tools are not learned yet (no tools/list yet)".into()),
+            None => Err("the server is gone".into()),
+        }));
+    }
     let client_reader =
         LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, client_in), max);
     let server_reader =

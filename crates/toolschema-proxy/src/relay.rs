@@ -9,12 +9,13 @@
 //! other's writes, and a side that stops reading never stops the gate.
 
 use super::audit_log::AuditLog;
+use crate::metrics::Metrics;
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufRead, BufWriter, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 use tokio::sync::Notify;
 use toolschema_gate::message::{sniff_id, RequestId};
@@ -150,6 +151,7 @@ pub struct Relay {
     client: Outbox<ClientSink>,
     server: Outbox<ServerSink>,
     audit: Option<AuditLog>,
+    metrics: Option<Arc<Metrics>>,
     /// Set once writing to the client failed (reported once).
     client_failed: AtomicBool,
     /// Set once writing to the server failed: the server is gone.
@@ -173,6 +175,7 @@ impl Relay {
         client_out: Box<dyn Write + Send>,
         server_in: File,
         audit: Option<AuditLog>,
+        metrics: Option<Arc<Metrics>>,
     ) -> Relay {
         Relay {
             gate: Mutex::new(gate),
@@ -185,6 +188,7 @@ impl Relay {
                 server_in,
             )))),
             audit,
+            metrics,
             client_failed: AtomicBool::new(false),
             server_failed: AtomicBool::new(false),
             changed: Notify::new(),
@@ -198,6 +202,11 @@ impl Relay {
             let mut gate = lock(&self.gate);
             let before = (gate.next_deadline(), gate.requests_in_flight() > 0);
             decide(&mut gate, &mut actions);
+            if let Some(metrics) = &self.metrics {
+                for operation in gate.take_operations() {
+                    metrics.operation(&operation);
+                }
+            }
             if !actions.is_empty() {
                 let mut to_client = lock(&self.client.queue);
                 let mut to_server = lock(&self.server.queue);
@@ -205,7 +214,12 @@ impl Relay {
                     match action {
                         Action::ToServer(line) => to_server.push_back(Item::Line(line)),
                         Action::ToClient(line) => to_client.push_back(Item::Line(line)),
-                        Action::Audit(record) => to_client.push_back(Item::Audit(record)),
+                        Action::Audit(record) => {
+                            if let Some(metrics) = &self.metrics {
+                                metrics.call(&record, gate.knows_tool(&record.tool));
+                            }
+                            to_client.push_back(Item::Audit(record))
+                        }
                     }
                 }
             }
@@ -226,6 +240,11 @@ impl Relay {
         if moved {
             self.changed.notify_one();
         }
+    }
+
+    /// Whether the gate has learned the server's tools.
+    pub fn catalog_learned(&self) -> bool {
+        lock(&self.gate).catalog_learned()
     }
 
     /// When the gate must be told the time next.

@@ -26,6 +26,8 @@ pub(super) struct CallRecord {
     pub(super) messages: Vec<String>,
     /// Whether it reached the server.
     pub(super) forwarded: bool,
+    /// The JSON Schema keywords the arguments failed (forwarded with `--input-check warn`).
+    pub(super) keywords: Vec<String>,
 }
 
 /// A `tools/call` whose arguments are read and whose tool is allowed, about to be checked.
@@ -42,6 +44,8 @@ pub(super) struct AdmittedCall {
     route: Route,
     /// What the audit line of the call says besides the checks (a pin it does not match).
     notes: Vec<String>,
+    /// The JSON Schema keywords its arguments failed, once checked.
+    keywords: Vec<String>,
 }
 
 impl AdmittedCall {
@@ -66,6 +70,7 @@ impl AdmittedCall {
                 input: InputVerdict::Unchecked,
                 messages: Vec::new(),
                 forwarded: false,
+                keywords: Vec::new(),
             }),
             route: self.route,
             order: 0,
@@ -110,6 +115,8 @@ enum Decision {
     Checked {
         errors: Vec<String>,
         undeclared: Vec<String>,
+        /// The keywords behind `errors`.
+        keywords: Vec<String>,
     },
     /// It cannot be checked: why.
     Unchecked(String),
@@ -158,6 +165,7 @@ impl Gate {
             text,
             started: now,
             route,
+            keywords: Vec::new(),
             notes: Vec::new(),
         };
         // MCP treats absent arguments (and `null`, which some clients send) as none.
@@ -220,7 +228,14 @@ impl Gate {
         }
         let decision = self.decide(&call);
         match decision {
-            Decision::Checked { errors, undeclared } => self.checked(call, errors, undeclared, out),
+            Decision::Checked {
+                errors,
+                undeclared,
+                keywords,
+            } => {
+                call.keywords = keywords;
+                self.checked(call, errors, undeclared, out)
+            }
             Decision::Unchecked(reason) => {
                 let what = self.fate_of_unchecked();
                 // Once per tool: each call may reach a different part.
@@ -350,6 +365,10 @@ impl Gate {
                 Decision::Unchecked(reason)
             }
             verdict => Decision::Checked {
+                keywords: match &verdict {
+                    Err(errors) => errors.iter().map(|e| e.keyword.clone()).collect(),
+                    Ok(_) => Vec::new(),
+                },
                 errors: verdict
                     .err()
                     .map(|errors| {
@@ -375,14 +394,18 @@ impl Gate {
     /// A call checked against its schema: forward it, or refuse it.
     fn checked(
         &mut self,
-        call: AdmittedCall,
+        mut call: AdmittedCall,
         mut errors: Vec<String>,
         undeclared: Vec<String>,
         out: &mut Vec<Action>,
     ) {
         let mut warnings = Vec::new();
         match self.config.unknown_arguments {
-            UnknownArguments::Reject => errors.extend(undeclared),
+            UnknownArguments::Reject if !undeclared.is_empty() => {
+                // An argument the schema does not declare, refused as a closed schema would.
+                call.keywords.push("additionalProperties".into());
+                errors.extend(undeclared);
+            }
             UnknownArguments::Warn if !undeclared.is_empty() => {
                 report(&format!(
                     "tool '{}' was called with arguments its inputSchema does not declare (forwarded, --unknown-arguments warn): {}",
@@ -470,6 +493,7 @@ impl Gate {
             input,
             messages,
             forwarded: true,
+            keywords: call.keywords,
         };
         let kind = PendingKind::CallTool(record);
         if self.track(call.id, kind, call.route, call.started, out) {
@@ -487,15 +511,19 @@ impl Gate {
         messages: Option<Vec<String>>,
         out: &mut Vec<Action>,
     ) {
-        let (reply, is_error, text) = match answer {
+        let (reply, is_error, error_code, text) = match answer {
             Answer::ToolError(text) => (
                 result_line(&call.id, &self.tool_error(text.clone())),
                 Some(true),
+                None,
                 text,
             ),
-            Answer::Error(code, text) => {
-                (error_line(Some(&call.id), code, &text, None), None, text)
-            }
+            Answer::Error(code, text) => (
+                error_line(Some(&call.id), code, &text, None),
+                None,
+                Some(i64::from(code.0)),
+                text,
+            ),
         };
         let record = AuditRecord {
             id: call.id,
@@ -507,6 +535,8 @@ impl Gate {
             is_error,
             output_check: None,
             error: None,
+            error_code,
+            keywords: call.keywords,
             arguments: self.config.audit_arguments.then_some(call.arguments),
         };
         // Audited before the client sees the answer: the log keeps the order of the calls.
@@ -543,6 +573,8 @@ impl Gate {
             is_error: None,
             output_check: None,
             error: None,
+            error_code: None,
+            keywords: Vec::new(),
             arguments: self.config.audit_arguments.then_some(call.arguments),
         };
         self.audit(record, out);
@@ -591,8 +623,10 @@ impl Gate {
             arguments,
             input,
             messages: mut all_messages,
+            keywords,
             ..
         } = record;
+        let error_code = super::error_code(&text, message);
         let error = message.error.as_ref().map(|at| {
             message::parse_at(&text, at.clone())
                 .ok()
@@ -617,6 +651,8 @@ impl Gate {
                         is_error: None,
                         output_check: Some(OutputVerdict::Skipped),
                         error,
+                        error_code,
+                        keywords,
                         arguments,
                     };
                     self.audit(entry, out);
@@ -733,6 +769,8 @@ impl Gate {
             },
             output_check: Some(verdict),
             error,
+            error_code,
+            keywords,
             arguments,
         };
         // Audited before the client sees the result: the log keeps the order of the calls.

@@ -22,7 +22,7 @@ mod revision;
 #[cfg(test)]
 mod tests;
 
-use super::audit::{AuditRecord, InputVerdict, OutputVerdict, Verdict};
+use super::audit::{AuditRecord, InputVerdict, Operation, OutputVerdict, Verdict};
 use super::overrides::ToolOverrides;
 use super::policy::ToolPolicy;
 use super::registry::ToolRegistry;
@@ -158,8 +158,8 @@ enum PendingKind {
     },
     /// `tools/call`: the response is checked against the output schema and audited.
     CallTool(CallRecord),
-    /// Anything else.
-    Other,
+    /// Anything else: its method, kept when operations are recorded.
+    Other(Option<Box<str>>),
 }
 
 /// A JSON-RPC batch from the client, being answered.
@@ -216,6 +216,8 @@ pub struct Gate {
     tracked: u64,
     /// What was reported once and is not reported again.
     reported: HashSet<String>,
+    /// The requests other than `tools/call` answered, when recorded (for metrics).
+    operations: Option<Vec<Operation>>,
 }
 
 impl Gate {
@@ -239,7 +241,21 @@ impl Gate {
             next_batch: 0,
             tracked: 0,
             reported: HashSet::new(),
+            operations: None,
         }
+    }
+
+    /// Record each answered request other than `tools/call`, for [`Gate::take_operations`].
+    pub fn record_operations(&mut self) {
+        self.operations.get_or_insert_with(Vec::new);
+    }
+
+    /// The requests answered since the last time (none unless [`Gate::record_operations`]).
+    pub fn take_operations(&mut self) -> Vec<Operation> {
+        self.operations
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// The gate's settings.
@@ -265,6 +281,19 @@ impl Gate {
     /// Client requests in flight at the server (or waiting in the gate).
     pub fn requests_in_flight(&self) -> usize {
         self.pending.len() + self.waiting.len()
+    }
+
+    /// Whether the server listed a tool of this name (the only names metrics may label with:
+    /// a client's made-up names never grow a label set).
+    pub fn knows_tool(&self, name: &str) -> bool {
+        self.registry.knows(name)
+    }
+
+    /// Whether the tools were learned from a complete listing (the proxy is ready to check
+    /// calls). The pages of the client's listings waiting to be learned are learned first.
+    pub fn catalog_learned(&mut self) -> bool {
+        self.learn_listed_pages();
+        self.registry.is_current() || self.registry.len() > 0
     }
 
     /// Time has passed: fail what waited too long.
@@ -353,7 +382,9 @@ impl Gate {
                         cursor: cursor_param(&text, &message),
                         changes_at_request: self.registry.changes(),
                     },
-                    _ => PendingKind::Other,
+                    _ => PendingKind::Other(
+                        self.operations.is_some().then(|| method.as_str().into()),
+                    ),
                 };
                 if self.track(id.clone(), kind, route, now, out) {
                     self.send_on(route, text.into_bytes(), out);
@@ -757,6 +788,21 @@ impl Gate {
             route,
             ..
         } = pending;
+        if let Some(operations) = self.operations.as_mut() {
+            let method = match &kind {
+                PendingKind::Initialize => Some("initialize"),
+                PendingKind::ListTools { .. } => Some("tools/list"),
+                PendingKind::Other(method) => method.as_deref(),
+                PendingKind::CallTool(_) => None,
+            };
+            if let Some(method) = method {
+                operations.push(Operation {
+                    method: method.to_string(),
+                    duration: now.saturating_duration_since(started),
+                    error_code: error_code(&text, &message),
+                });
+            }
+        }
         match kind {
             PendingKind::Initialize => {
                 self.protocol = message
@@ -782,7 +828,7 @@ impl Gate {
                 let line = self.tools_call_result(text, &message, &id, started, record, out);
                 self.answered(route, line, out);
             }
-            PendingKind::Other => self.answered(route, text.into_bytes(), out),
+            PendingKind::Other(_) => self.answered(route, text.into_bytes(), out),
         }
     }
 
@@ -906,6 +952,8 @@ impl Gate {
                 is_error: None,
                 output_check: Some(OutputVerdict::Skipped),
                 error: Some(error.to_string()),
+                error_code: Some(-32000),
+                keywords: record.keywords.clone(),
                 arguments: record.arguments.clone(),
             };
             self.audit(entry, out);
@@ -1036,6 +1084,17 @@ fn excerpt(text: &str) -> String {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text.to_string(),
     }
+}
+
+/// The code of a response's JSON-RPC error (`-32603` when it is not an integer: still an
+/// error); `None` for a result.
+pub(super) fn error_code(text: &str, message: &Message) -> Option<i64> {
+    message.error.as_ref().map(|at| {
+        message::parse_at(text, at.clone())
+            .ok()
+            .and_then(|e| e.get("code").and_then(Value::as_i64))
+            .unwrap_or(ErrorCode::INTERNAL_ERROR.0.into())
+    })
 }
 
 /// The verdict of an input check as the audit writes it, for calls the gate answered.

@@ -111,6 +111,8 @@ impl Gate {
                     is_error: None,
                     output_check: None,
                     error: None,
+                    error_code: None,
+                    keywords: Vec::new(),
                     arguments: None,
                 };
                 self.audit(record, out);

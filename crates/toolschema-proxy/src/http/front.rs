@@ -85,6 +85,7 @@ pub(crate) struct Front {
     guard: Arc<Guard>,
     upstream: Option<Arc<Upstream>>,
     audit: Option<Arc<AuditLog>>,
+    health: Arc<crate::health::Health>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     lanes: Mutex<HashMap<String, Arc<Session>>>,
     /// Sessions being opened, counted against `--max-sessions` ([`Reservation`]).
@@ -128,12 +129,14 @@ impl Front {
         guard: Arc<Guard>,
         upstream: Option<Arc<Upstream>>,
         audit: Option<Arc<AuditLog>>,
+        health: Arc<crate::health::Health>,
     ) -> Front {
         Front {
             config,
             guard,
             upstream,
             audit,
+            health,
             sessions: Mutex::new(HashMap::new()),
             lanes: Mutex::new(HashMap::new()),
             opening: Arc::default(),
@@ -141,9 +144,33 @@ impl Front {
         }
     }
 
-    /// Answer one HTTP request.
+    /// Answer one HTTP request (counted by status).
     pub async fn handle(self: Arc<Self>, request: Request<RequestBody>) -> Answer {
+        let metrics = self.config.metrics.clone();
+        let answer = self.answer(request).await;
+        if let Some(metrics) = metrics {
+            metrics.http_request(answer.status().as_u16());
+        }
+        answer
+    }
+
+    /// A request refused before it reached a session (the guard's refusals counted by
+    /// reason).
+    fn refused(&self, refused: Refused) -> Answer {
+        if let (Refused::Guard(refusal), Some(metrics)) = (&refused, &self.config.metrics) {
+            metrics.auth_refusal(refusal.kind().code());
+        }
+        refused.into_answer()
+    }
+
+    async fn answer(self: Arc<Self>, request: Request<RequestBody>) -> Answer {
         let path = request.uri().path().to_string();
+        // The probes: outside the MCP path, never behind a token.
+        if let Some((status, text)) = self.health.answer(&path).await {
+            let mut answer = Response::new(Full::new(Bytes::from(text)).boxed());
+            *answer.status_mut() = status;
+            return answer;
+        }
         if self.guard.serves_metadata(&path) {
             return self.metadata(request);
         }
@@ -156,7 +183,7 @@ impl Front {
         let (parts, body) = request.into_parts();
         let principal = match self.guard.admit(&parts).await {
             Ok(principal) => principal,
-            Err(refusal) => return Refused::Guard(refusal).into_answer(),
+            Err(refusal) => return self.refused(Refused::Guard(refusal)),
         };
         let result = match parts.method {
             Method::POST => self.post(&parts, body, &principal).await,
@@ -167,7 +194,7 @@ impl Front {
                 "the MCP endpoint takes POST, GET and DELETE\n",
             )),
         };
-        result.unwrap_or_else(Refused::into_answer)
+        result.unwrap_or_else(|refused| self.refused(refused))
     }
 
     fn metadata(&self, request: Request<RequestBody>) -> Answer {
@@ -738,10 +765,7 @@ impl Front {
         lane: bool,
         label: String,
     ) -> Arc<Session> {
-        let mut gate_config = self.config.gate.clone();
-        gate_config.audit = self.audit.is_some();
-        gate_config.audit_arguments = self.config.audit_arguments;
-        gate_config.max_message_bytes = self.config.max_message_bytes;
+        let mut gate_config = self.config.session_gate(self.audit.is_some());
         gate_config.policy.holder = Some(self.holder_policy(principal));
         let session = Session::new(SessionParts {
             label,
@@ -749,6 +773,7 @@ impl Front {
             client: ClientSide::Http(Box::new(Routes::new(self.config.max_message_bytes))),
             backend,
             audit: self.audit.clone(),
+            metrics: self.config.metrics.clone(),
             client_name: Some(principal.name().to_string()),
             lane,
         });

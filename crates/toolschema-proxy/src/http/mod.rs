@@ -120,6 +120,10 @@ pub struct HttpProxyConfig {
     pub max_sessions: usize,
     /// How long a server process gets to exit once its input is closed, and after `SIGTERM`.
     pub shutdown_grace: Duration,
+    /// Count every call, request and session here (`--metrics`).
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// Say here whether the proxy is ready (`/readyz`); `None`: the front keeps its own.
+    pub health: Option<Arc<crate::health::Health>>,
 }
 
 impl HttpProxyConfig {
@@ -135,7 +139,37 @@ impl HttpProxyConfig {
             request_timeout: Duration::from_secs(300),
             max_sessions: 100,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            metrics: None,
+            health: None,
         }
+    }
+
+    /// The gate's settings for a session: audit records are made for the audit log and for
+    /// the metrics.
+    fn session_gate(&self, audit: bool) -> GateConfig {
+        let mut gate = self.gate.clone();
+        gate.audit = audit || self.metrics.is_some();
+        gate.audit_arguments = self.audit_arguments;
+        gate.max_message_bytes = self.max_message_bytes;
+        gate
+    }
+
+    /// The health the probes answer from, its readiness probing the server side.
+    fn start_health(&self) -> Arc<crate::health::Health> {
+        let health = self.health.clone().unwrap_or_default();
+        match &self.server {
+            ServerSide::Command(command) => health.probe_command(command.clone()),
+            ServerSide::Upstream { url, headers } => health.probe_upstream(
+                url,
+                headers
+                    .iter()
+                    .filter_map(|(name, value)| {
+                        Some((name.to_string(), value.to_str().ok()?.to_string()))
+                    })
+                    .collect(),
+            ),
+        }
+        health
     }
 
     /// The audit log, with the overrides it names.
@@ -223,7 +257,8 @@ pub async fn serve(
     let mut interrupt =
         signal(SignalKind::interrupt()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let idle = guard.limits().session_idle;
-    let front = Arc::new(Front::new(config, guard.clone(), upstream, audit));
+    let health = config.start_health();
+    let front = Arc::new(Front::new(config, guard.clone(), upstream, audit, health));
     ready(bound, &guard);
     let sweeper = {
         let front = Arc::downgrade(&front);

@@ -17,6 +17,7 @@ use super::stdio_server::{Queued, StdioServer};
 use super::upstream::{UpstreamLink, UPSTREAM_REQUESTS};
 use super::wire;
 use crate::audit_log::AuditLog;
+use crate::metrics::{Metrics, OpenSession, UpstreamError};
 use http::HeaderMap;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -143,6 +144,9 @@ pub(crate) struct Session {
     core: Mutex<Core>,
     backend: Backend,
     audit: Option<Arc<AuditLog>>,
+    metrics: Option<Arc<Metrics>>,
+    /// Counted among the sessions open until it closes.
+    open: Mutex<Option<OpenSession>>,
     /// The client's name for the audit log (a token's name, never the token).
     client_name: Option<String>,
     last_active: Mutex<Instant>,
@@ -167,6 +171,7 @@ pub(crate) struct SessionParts {
     pub client: ClientSide,
     pub backend: Backend,
     pub audit: Option<Arc<AuditLog>>,
+    pub metrics: Option<Arc<Metrics>>,
     pub client_name: Option<String>,
     /// Requests of independent clients share it: ids are made unique.
     pub lane: bool,
@@ -185,13 +190,21 @@ impl Session {
             client_room,
             label: parts.label,
             core: Mutex::new(Core {
-                gate: parts.gate,
+                gate: {
+                    let mut gate = parts.gate;
+                    if parts.metrics.is_some() {
+                        gate.record_operations();
+                    }
+                    gate
+                },
                 client: parts.client,
                 forwarding,
                 lane: parts.lane.then(LaneIds::default),
             }),
             backend: parts.backend,
             audit: parts.audit,
+            open: Mutex::new(Some(OpenSession::new(parts.metrics.clone()))),
+            metrics: parts.metrics,
             client_name: parts.client_name,
             last_active: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
@@ -255,6 +268,11 @@ impl Session {
         lock(&self.last_active).elapsed()
     }
 
+    /// Whether the gate has learned the server's tools.
+    pub fn catalog_learned(&self) -> bool {
+        lock(&self.core).gate.catalog_learned()
+    }
+
     /// Whether requests are in flight (an idle session with requests in flight is not idle).
     pub fn is_busy(&self) -> bool {
         lock(&self.core).gate.requests_in_flight() > 0
@@ -297,6 +315,11 @@ impl Session {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
         decide(&mut core.gate, &mut actions);
+        if let Some(metrics) = &self.metrics {
+            for operation in core.gate.take_operations() {
+                metrics.operation(&operation);
+            }
+        }
         mark(core, &actions);
         self.hand_on(core, actions, event_id, origin);
         if core.gate.next_deadline() != before {
@@ -365,6 +388,9 @@ impl Session {
                     core.hand_to_client(line, id, origin);
                 }
                 Action::Audit(record) => {
+                    if let Some(metrics) = &self.metrics {
+                        metrics.call(&record, core.gate.knows_tool(&record.tool));
+                    }
                     if let Some(audit) = &self.audit {
                         audit.write_for(&record, self.client_name.as_deref());
                     }
@@ -598,6 +624,13 @@ impl Session {
         });
     }
 
+    /// The upstream failed a request, or the server exited (counted).
+    pub fn upstream_error(&self, kind: UpstreamError) {
+        if let Some(metrics) = &self.metrics {
+            metrics.upstream_error(kind);
+        }
+    }
+
     /// The server is gone: every request in flight is answered with this error.
     pub fn server_gone(&self, message: &str, data: Value) {
         self.gone.store(true, Ordering::Relaxed);
@@ -638,6 +671,7 @@ impl Session {
         if self.closed.swap(true, Ordering::Relaxed) {
             return;
         }
+        lock(&self.open).take();
         if let ClientSide::Http(routes) = &mut lock(&self.core).client {
             routes.close_all();
         }

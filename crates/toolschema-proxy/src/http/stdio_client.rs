@@ -54,10 +54,7 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
             }
         })
         .map_err(ProxyError::Stdio)?;
-    let mut gate_config = config.gate.clone();
-    gate_config.audit = audit.is_some();
-    gate_config.audit_arguments = config.audit_arguments;
-    gate_config.max_message_bytes = config.max_message_bytes;
+    let gate_config = config.session_gate(audit.is_some());
     let session = Session::new(SessionParts {
         label: format!("stdio client of {}", upstream.url()),
         gate: Gate::new(gate_config),
@@ -67,9 +64,20 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
         }),
         backend: super::session::Backend::Upstream(UpstreamLink::new(upstream, false, true)),
         audit,
+        metrics: config.metrics.clone(),
         client_name: None,
         lane: false,
     });
+    if let Some(health) = &config.health {
+        let watched = std::sync::Arc::downgrade(&session);
+        health.set_check(Box::new(move || match watched.upgrade() {
+            Some(session) if session.catalog_learned() => {
+                Ok("the upstream's tools are learned".into())
+            }
+            Some(_) => Err("the upstream's tools are not learned yet (no tools/list yet)".into()),
+            None => Err("the session is closed".into()),
+        }));
+    }
     UpstreamLink::start(&session);
     session.watch_deadlines();
     let (ended, client_done) = oneshot::channel();

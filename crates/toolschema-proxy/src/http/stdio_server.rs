@@ -114,6 +114,7 @@ impl StdioServer {
                 let described = describe_exit(status);
                 let lines = server.tail.lines();
                 if !session.is_closed() {
+                    session.upstream_error(crate::metrics::UpstreamError::Exited);
                     super::session::report_for(
                         &session.label,
                         &format!(

@@ -17,6 +17,7 @@ use super::routes::{HttpFailure, Origin};
 use super::session::{lock, NotSent, Outbound, Session};
 use super::sse::Decoder;
 use super::wire;
+use crate::metrics::UpstreamError;
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
@@ -432,6 +433,16 @@ async fn exchange(
     let timeout = state.upstream.request_timeout;
     let initialize = outbound.method.as_deref() == Some("initialize");
     let outcome = tokio::time::timeout(timeout, answer(&state, &session, &outbound, &id)).await;
+    let kind = match &outcome {
+        Ok(Ok(_)) => None,
+        Ok(Err((_, Some(_)))) => Some(UpstreamError::Status),
+        Ok(Err((reason, None))) if reason.starts_with(UNREACHABLE) => Some(UpstreamError::Connect),
+        Ok(Err(_)) => Some(UpstreamError::Protocol),
+        Err(_) => Some(UpstreamError::Timeout),
+    };
+    if let (Some(kind), Some(session)) = (kind, session.upgrade()) {
+        session.upstream_error(kind);
+    }
     let failure = match outcome {
         Ok(Ok(answered)) => {
             if initialize {
@@ -457,6 +468,9 @@ async fn exchange(
 }
 
 type Failed = (String, Option<HttpFailure>);
+
+/// How a failure to reach the upstream begins (counted as a connection error).
+const UNREACHABLE: &str = "the upstream cannot be reached";
 
 /// Post the request and pass on its answer; `Ok` with the answer when one came.
 async fn answer(
@@ -484,7 +498,7 @@ async fn answer(
         sent.as_ref().ok().map(|r| r.status()),
         session_id.as_deref(),
     );
-    let response = sent.map_err(|e| (format!("the upstream cannot be reached: {e}"), None))?;
+    let response = sent.map_err(|e| (format!("{UNREACHABLE}: {e}"), None))?;
     if let Some(new_id) = response
         .headers()
         .get("mcp-session-id")

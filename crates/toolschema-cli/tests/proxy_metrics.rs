@@ -1,0 +1,423 @@
+//! `toolschema proxy --metrics ADDR` and the probes: a real Prometheus (Debian's `prometheus`)
+//! scrapes the proxy while the TypeScript SDK client makes valid and invalid calls through it
+//! to server-everything; the counts come back through Prometheus's HTTP API; `promtool check
+//! metrics` passes on the exposition. A client calling made-up tools cannot grow the label set.
+//! `/readyz` follows an upstream that goes and comes back, and no probe needs a token.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::http::{self, free_port, request, HttpServer, Listening};
+use common::{node, require, Session, WAIT};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+fn strings(values: &[&str]) -> Vec<String> {
+    values.iter().map(|s| s.to_string()).collect()
+}
+
+/// A program from Debian's `prometheus` package; the test fails saying how to install it.
+fn prometheus_tool(name: &str) -> String {
+    let found = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file());
+    match found {
+        Some(path) => path.display().to_string(),
+        None => panic!(
+            "{name} is not on PATH: install Debian's prometheus package (apt-get install -y --no-install-recommends prometheus), as scripts/test.sh does"
+        ),
+    }
+}
+
+/// The address the proxy says its metrics listener is at, from its stderr.
+fn metrics_base(process: &Session) -> String {
+    let mut base = None;
+    http::eventually(WAIT, || {
+        base = process
+            .stderr()
+            .split("metrics at ")
+            .nth(1)
+            .and_then(|rest| rest.split_once('\n'))
+            .map(|(url, _)| url.trim().trim_end_matches("/metrics").to_string());
+        base.is_some()
+    });
+    base.unwrap_or_else(|| panic!("no metrics listener: {}", process.stderr()))
+}
+
+/// GET `url`: status and body.
+fn get(url: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    let reply = request("GET", url, headers, "");
+    (reply.status, reply.body)
+}
+
+/// Prometheus started on a free port, scraping `target` every second; killed on drop.
+struct Prometheus {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Prometheus {
+    fn start(target: &str) -> Prometheus {
+        let program = prometheus_tool("prometheus");
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("prometheus.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: toolschema-proxy\n    static_configs:\n      - targets: ['{target}']\n"
+            ),
+        )
+        .unwrap();
+        let port = free_port();
+        let child = Command::new(program)
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                dir.path().join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let prometheus = Prometheus {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            _dir: dir,
+        };
+        let ready = http::eventually(WAIT * 2, || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+                && get(&format!("{}/-/ready", prometheus.url), &[]).0 == 200
+        });
+        assert!(ready, "prometheus did not become ready");
+        prometheus
+    }
+
+    /// An instant query through the HTTP API: `{labels: value}` of each series, the labels
+    /// written `name=value,...` in the order given.
+    fn query(&self, query: &str, labels: &[&str]) -> Vec<(String, f64)> {
+        let encoded: String = query
+            .bytes()
+            .map(|b| match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' | b'-' | b'.' => {
+                    (b as char).to_string()
+                }
+                _ => format!("%{b:02X}"),
+            })
+            .collect();
+        let (status, body) = get(&format!("{}/api/v1/query?query={encoded}", self.url), &[]);
+        assert_eq!(status, 200, "{body}");
+        let answer: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(answer["status"], "success", "{answer}");
+        let mut found: Vec<(String, f64)> = answer["data"]["result"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|series| {
+                let key = labels
+                    .iter()
+                    .map(|l| format!("{l}={}", series["metric"][l].as_str().unwrap_or("")))
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let value = series["value"][1].as_str().unwrap().parse().unwrap();
+                (key, value)
+            })
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
+    }
+}
+
+impl Drop for Prometheus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn pairs(expected: &[(&str, f64)]) -> Vec<(String, f64)> {
+    expected.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+}
+
+#[test]
+fn prometheus_scrapes_the_counts_of_a_typescript_clients_calls() {
+    let server = require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string();
+    let proxy = Listening::start(&strings(&["--metrics", "127.0.0.1:0", "--", &server]));
+    let base = metrics_base(&proxy.process);
+    // Ready once the command started and listed its tools (probed when asked).
+    let (status, body) = get(&format!("{base}/readyz"), &[]);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.starts_with(&format!("ready: '{server}' listed ")),
+        "{body}"
+    );
+    let prometheus = Prometheus::start(base.trim_start_matches("http://"));
+    let client = require("interop/metrics-client.mjs").display().to_string();
+    let seen = http::client(&node(), &strings(&[&client, &proxy.url, "3", "2"]));
+    assert_eq!(
+        seen["seen"],
+        json!([
+            "ok",
+            "ok",
+            "ok",
+            "tool_error",
+            "tool_error",
+            "tool_error",
+            "error -32602"
+        ])
+    );
+    let calls = pairs(&[
+        ("tool=_other,verdict=refused_policy", 1.0),
+        ("tool=echo,verdict=forwarded", 3.0),
+        ("tool=echo,verdict=refused_invalid", 2.0),
+        ("tool=get-sum,verdict=refused_invalid", 1.0),
+    ]);
+    let mut last = Vec::new();
+    let scraped = http::eventually(Duration::from_secs(30), || {
+        last = prometheus.query("toolschema_proxy_calls_total", &["tool", "verdict"]);
+        last == calls
+    });
+    assert!(scraped, "calls per tool and verdict: {last:?}");
+    assert_eq!(
+        prometheus.query(
+            "toolschema_proxy_validation_failures_total",
+            &["tool", "keyword"]
+        ),
+        pairs(&[
+            ("tool=echo,keyword=required", 2.0),
+            ("tool=get-sum,keyword=type", 1.0)
+        ])
+    );
+    assert_eq!(
+        prometheus.query(
+            "mcp_server_operation_duration_seconds_count",
+            &["mcp_method_name", "gen_ai_tool_name", "error_type"]
+        ),
+        pairs(&[
+            (
+                "mcp_method_name=initialize,gen_ai_tool_name=,error_type=",
+                1.0
+            ),
+            (
+                "mcp_method_name=tools/call,gen_ai_tool_name=_other,error_type=-32602",
+                1.0
+            ),
+            (
+                "mcp_method_name=tools/call,gen_ai_tool_name=echo,error_type=",
+                3.0
+            ),
+            (
+                "mcp_method_name=tools/call,gen_ai_tool_name=echo,error_type=tool_error",
+                2.0
+            ),
+            (
+                "mcp_method_name=tools/call,gen_ai_tool_name=get-sum,error_type=tool_error",
+                1.0
+            ),
+            (
+                "mcp_method_name=tools/list,gen_ai_tool_name=,error_type=",
+                1.0
+            ),
+        ])
+    );
+    // The histogram's buckets are cumulative: +Inf holds every call, and a quantile is a time.
+    assert_eq!(
+        prometheus.query(
+            "sum by (gen_ai_tool_name) (mcp_server_operation_duration_seconds_bucket{le=\"+Inf\"})",
+            &["gen_ai_tool_name"]
+        ),
+        pairs(&[
+            ("gen_ai_tool_name=", 2.0),
+            ("gen_ai_tool_name=_other", 1.0),
+            ("gen_ai_tool_name=echo", 5.0),
+            ("gen_ai_tool_name=get-sum", 1.0)
+        ])
+    );
+    let p99 = prometheus.query(
+        "histogram_quantile(0.99, sum by (le) (mcp_server_operation_duration_seconds_bucket))",
+        &[],
+    );
+    assert!(
+        p99.len() == 1 && p99[0].1 > 0.0 && p99[0].1 <= 300.0,
+        "{p99:?}"
+    );
+    assert_eq!(
+        prometheus.query("toolschema_proxy_sessions_open", &[]),
+        pairs(&[("", 1.0)])
+    );
+    let statuses = prometheus.query("toolschema_proxy_http_requests_total", &["code"]);
+    assert!(
+        statuses
+            .iter()
+            .any(|(code, n)| code == "code=200" && *n >= 9.0),
+        "{statuses:?}"
+    );
+    // promtool reads the exposition as Prometheus's own tools would.
+    let (status, exposition) = get(&format!("{base}/metrics"), &[]);
+    assert_eq!(status, 200);
+    let mut check = Command::new(prometheus_tool("promtool"))
+        .args(["check", "metrics"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    check
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(exposition.as_bytes())
+        .unwrap();
+    let checked = check.wait_with_output().unwrap();
+    assert!(
+        checked.status.success(),
+        "promtool check metrics: {}{}\n{exposition}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    proxy.stop();
+}
+
+#[test]
+fn a_client_calling_made_up_tools_cannot_grow_the_label_set() {
+    let server = require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string();
+    let mut proxy = Session::proxy(&["--metrics", "127.0.0.1:0"], &[server]);
+    let base = metrics_base(&proxy);
+    // Over stdio the proxy is ready once it learned the tools.
+    let (status, body) = get(&format!("{base}/readyz"), &[]);
+    assert_eq!(
+        (status, body.as_str()),
+        (
+            503,
+            "not ready: the server's tools are not learned yet (no tools/list yet)\n"
+        )
+    );
+    assert_eq!(get(&format!("{base}/healthz"), &[]).0, 200);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    proxy.recv_reply();
+    assert_eq!(get(&format!("{base}/readyz"), &[]).0, 200);
+    let calls = 10_000;
+    // Names with a quote and a newline in them, as a hostile client would send.
+    for chunk in (0..calls).collect::<Vec<_>>().chunks(100) {
+        for i in chunk {
+            proxy.send(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"made-up-{i}\\\"\\n\",\"arguments\":{{}}}}}}"
+            ));
+        }
+        for _ in chunk {
+            let reply = proxy.recv_reply();
+            assert!(reply["error"].is_object(), "{reply}");
+        }
+    }
+    // Made-up methods, which the server answers with an error, are timed as `_other`.
+    for i in 0..1_000 {
+        proxy.send(&format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"m{i}\",\"method\":\"made-up/{i}\"}}"
+        ));
+        assert!(proxy.recv_reply()["error"].is_object());
+    }
+    let (status, exposition) = get(&format!("{base}/metrics"), &[]);
+    assert_eq!(status, 200);
+    assert!(
+        exposition.contains("mcp_server_operation_duration_seconds_count{mcp_method_name=\"_other\",gen_ai_tool_name=\"\",error_type=\"-32601\"} 1000\n"),
+        "{exposition}"
+    );
+    assert!(
+        exposition.contains(&format!(
+            "toolschema_proxy_calls_total{{tool=\"_other\",verdict=\"refused_policy\"}} {calls}\n"
+        )),
+        "{exposition}"
+    );
+    assert!(!exposition.contains("made-up"), "{exposition}");
+    // Every family, a histogram series (19 lines) for initialize, tools/list, the made-up
+    // methods and the refused calls, one counter: the same lines whatever the names sent.
+    assert!(exposition.lines().count() < 140, "{exposition}");
+    assert!(exposition.len() < 16 * 1024, "{} bytes", exposition.len());
+    proxy.close_stdin();
+    proxy.wait();
+}
+
+#[test]
+fn readyz_follows_the_upstream_and_probes_need_no_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens");
+    std::fs::write(&tokens, "scraper:s3cret-token-for-the-metrics-test\n").unwrap();
+    let port = free_port();
+    let bin = require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string();
+    let mut upstream = HttpServer::start(&bin, &strings(&["streamableHttp"]), port);
+    let tokens = tokens.display().to_string();
+    // Beyond loopback the metrics listener needs tokens.
+    let refused = common::run(
+        common::toolschema(),
+        &strings(&[
+            "proxy",
+            "--metrics",
+            "0.0.0.0:0",
+            "--upstream",
+            &upstream.url,
+        ]),
+        WAIT,
+    );
+    assert_eq!(refused.0.code(), Some(2), "{refused:?}");
+    assert!(
+        refused
+            .2
+            .contains("--metrics 0.0.0.0:0 is not a loopback address"),
+        "{refused:?}"
+    );
+    let proxy = Listening::start(&strings(&[
+        "--auth-token-file",
+        &tokens,
+        "--metrics",
+        "0.0.0.0:0",
+        "--upstream",
+        &upstream.url,
+    ]));
+    let metrics_port = metrics_base(&proxy.process)
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let metrics = format!("http://127.0.0.1:{metrics_port}");
+    let front = proxy.url.trim_end_matches("/mcp").to_string();
+    let bearer = [("authorization", "Bearer s3cret-token-for-the-metrics-test")];
+    for base in [&front, &metrics] {
+        assert_eq!(get(&format!("{base}/healthz"), &[]), (200, "ok\n".into()));
+        let (status, body) = get(&format!("{base}/readyz"), &[]);
+        assert_eq!(status, 200, "{base}: {body}");
+        assert!(body.starts_with("ready: http://127.0.0.1:"), "{body}");
+    }
+    assert_eq!(get(&proxy.url, &[]).0, 401);
+    assert_eq!(get(&format!("{metrics}/metrics"), &[]).0, 401);
+    let (status, exposition) = get(&format!("{metrics}/metrics"), &bearer);
+    assert_eq!(status, 200);
+    assert!(
+        exposition.contains("toolschema_proxy_auth_refusals_total{reason=\"missing_token\"} 2\n"),
+        "{exposition}"
+    );
+    upstream.kill();
+    for base in [&front, &metrics] {
+        let (status, body) = get(&format!("{base}/readyz"), &[]);
+        assert_eq!(status, 503, "{body}");
+        assert!(body.starts_with("not ready: http://127.0.0.1:"), "{body}");
+        assert_eq!(body.lines().count(), 1, "{body}");
+    }
+    let _upstream = HttpServer::start(&bin, &strings(&["streamableHttp"]), port);
+    for base in [&front, &metrics] {
+        assert_eq!(get(&format!("{base}/readyz"), &[]).0, 200);
+    }
+    proxy.stop();
+}
