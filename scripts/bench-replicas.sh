@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Failover run of `toolschema proxy` replicas (not part of the test command): three
+# `toolschema proxy --listen --upstream` replicas in front of one upstream
+# (interop/replica-upstream.mjs), HAProxy in front of them (Debian's `haproxy`, started here
+# with a generated config, checking each replica's /readyz every 500 ms). 64 concurrent
+# 2026-07-28 clients (spread round-robin) and 8 2025-11-25 sessions of the TypeScript SDK
+# client (hashed on Mcp-Session-Id) call for 30 s; every fifth call has arguments the schema
+# refuses. One replica is killed (SIGKILL) at 10 s. Prints one JSON object: calls served and
+# failed, p50/p99, what each failed call's client saw (grouped by message), the time from the
+# kill until the last failed call ended, the requests HAProxy sent each replica, and what
+# reached the upstream (`upstream.invalid` must be 0). A short run: `--seconds 6 --kill-at 2`.
+#
+#   ./scripts/bench-replicas.sh [--clients N] [--sessions N] [--seconds N] [--kill-at SECONDS]
+#     [--check-ms MS] [--config-out FILE]
+#
+# TOOLSCHEMA=path uses that binary instead of building the release one.
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v haproxy >/dev/null 2>&1; then
+  echo "bench-replicas: haproxy is not on PATH: apt-get install -y --no-install-recommends haproxy" >&2
+  exit 1
+fi
+if [ ! -d interop/node_modules/@modelcontextprotocol/sdk ]; then
+  (cd interop && npm ci --no-audit --no-fund --loglevel=error)
+fi
+binary="${TOOLSCHEMA:-}"
+if [ -z "$binary" ]; then
+  cargo build --release --locked -p toolschema-cli
+  binary="$PWD/target/release/toolschema"
+fi
+exec node interop/replica-failover.mjs "$binary" "$(command -v haproxy)" \
+  --clients 64 --sessions 8 --seconds 30 --kill-at 10 --settle-ms 1500 "$@"
