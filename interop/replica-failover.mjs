@@ -9,6 +9,10 @@
 //
 //   node replica-failover.mjs TOOLSCHEMA HAPROXY [--clients N] [--sessions N] [--seconds N]
 //     [--kill-at SECONDS] [--check-ms MS] [--timeout-ms MS] [--settle-ms MS] [--config-out FILE]
+//     [--proxy-arg ARG]...
+//
+// Each `--proxy-arg` goes on every replica's command line (`--proxy-arg --input-check
+// --proxy-arg warn` lets invalid calls through: the upstream counts them).
 //
 // HAProxy sends requests without `Mcp-Session-Id` (2026-07-28 requests, and `initialize`)
 // round-robin, and hashes those with one on the header, so a session stays on its replica while
@@ -35,6 +39,7 @@ const REPLICAS = 3;
 // What goes on to replica-load.mjs as it came.
 const LOAD_OPTIONS = ["--clients", "--sessions", "--seconds", "--kill-at", "--timeout-ms", "--settle-ms"];
 const checkMs = Number(option("--check-ms", 500));
+const proxyArgs = rest.flatMap((arg, i) => (rest[i - 1] === "--proxy-arg" && i % 2 === 1 ? [arg] : []));
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 
 /** A port free now on the loopback. */
@@ -118,7 +123,7 @@ try {
   for (let i = 0; i < REPLICAS; i++) {
     const replica = await start(
       binary,
-      ["proxy", "--listen", "127.0.0.1:0", "--upstream", upstreamUrl],
+      ["proxy", "--listen", "127.0.0.1:0", "--upstream", upstreamUrl, ...proxyArgs],
       /serving MCP at http:\/\/(\S+)\/mcp\n/,
     );
     children.push(replica.child);

@@ -28,6 +28,8 @@ apt_install_missing() {
 
 # Prometheus scrapes the proxy's metrics in tests/proxy_metrics.rs; promtool checks them.
 apt_install_missing prometheus:prometheus prometheus:promtool
+# HAProxy balances proxy replicas, one killed under load, in tests/replicas_failover.rs.
+apt_install_missing haproxy:haproxy
 
 echo "==> installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)
