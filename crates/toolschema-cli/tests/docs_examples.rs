@@ -993,6 +993,9 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-fuzz.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
     ("./scripts/bench-adapt.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md"]),
     ("cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-replicas.sh", ScriptAnswersHelp, &["docs/src/benchmarks.md", "docs/src/proxy/scale-out.md"]),
+    // A replica behind HAProxy: tests/replicas_failover.rs starts three on free ports.
+    ("toolschema proxy --listen 127.0.0.1:8001 --upstream http://127.0.0.1:8080/mcp", RunsSubstituted("interop/replica-failover.mjs", "[\"proxy\", \"--listen\", \"127.0.0.1:0\", \"--upstream\", upstreamUrl"), &["docs/src/proxy/scale-out.md"]),
 ];
 
 /// A command line a page shows.

@@ -3,12 +3,12 @@
 //! `/readyz`) in front of one upstream that judges every call it receives. 2026-07-28 clients
 //! and TypeScript SDK sessions call through HAProxy, every fifth call invalid on purpose, and
 //! one replica is killed (SIGKILL) during the run. The short version of
-//! scripts/bench-replicas.sh.
+//! scripts/bench-replicas.sh. The HAProxy config the book shows is the one the run used.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
-use common::{debian_program, node, require, run, toolschema};
+use common::{debian_program, node, require, root, run, toolschema};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -21,6 +21,8 @@ const MARGIN_MS: u64 = 1500;
 fn a_replica_killed_under_load_loses_no_call_its_client_is_not_told_of() {
     let haproxy = debian_program("haproxy", "haproxy");
     let script = require("interop/replica-failover.mjs");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("haproxy.cfg");
     let args: Vec<String> = [
         script.display().to_string(),
         toolschema().to_string(),
@@ -39,6 +41,8 @@ fn a_replica_killed_under_load_loses_no_call_its_client_is_not_told_of() {
         (CHECK_MS + MARGIN_MS).to_string(),
         "--timeout-ms".into(),
         "10000".into(),
+        "--config-out".into(),
+        config.display().to_string(),
     ]
     .into();
     let (status, stdout, stderr) = run(&node(), &args, Duration::from_secs(120));
@@ -90,4 +94,30 @@ fn a_replica_killed_under_load_loses_no_call_its_client_is_not_told_of() {
     assert_eq!(haproxy["status"]["replica1"], "UP", "{report}");
     assert_eq!(haproxy["status"]["replica3"], "UP", "{report}");
     assert_eq!(report["replicasAlive"], 2, "{report}");
+    the_book_shows_the_config_the_run_used(&std::fs::read_to_string(&config).unwrap());
+}
+
+/// Every line of the HAProxy block of the scale-out page is a line of the config the run
+/// used, but for the addresses (`bind`, `server`), which the run picks free.
+fn the_book_shows_the_config_the_run_used(config: &str) {
+    let page = std::fs::read_to_string(root().join("docs/src/proxy/scale-out.md")).unwrap();
+    let block = page
+        .split("```haproxy\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("docs/src/proxy/scale-out.md shows an HAProxy config");
+    let used: Vec<&str> = config.lines().map(str::trim_end).collect();
+    let mut checked = 0;
+    for line in block.lines() {
+        let word = line.split_whitespace().next().unwrap_or("");
+        if line.trim().is_empty() || word == "server" || word == "bind" {
+            continue;
+        }
+        assert!(
+            used.contains(&line.trim_end()),
+            "the book shows `{line}`, which the run's config has not:\n{config}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 10, "{block}");
 }
