@@ -16,7 +16,7 @@
 //
 // HAProxy sends requests without `Mcp-Session-Id` (2026-07-28 requests, and `initialize`)
 // round-robin, and hashes those with one on the header, so a session stays on its replica while
-// that replica is up; a replica whose `/readyz` fails once is out until it passes twice.
+// that replica is up; a replica whose `/readyz` fails twice is out until it passes twice.
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -79,9 +79,12 @@ backend replicas
   # a 2025-11-25 session is hashed on its id.
   balance hdr(Mcp-Session-Id)
   hash-type consistent
+  # /readyz asks the upstream (initialize, tools/list): under load it may take a while, and
+  # one slow answer must not take every replica out at once.
   option httpchk GET /readyz
   http-check expect status 200
-  default-server check inter ${checkMs}ms fall 1 rise 2
+  timeout check 2s
+  default-server check inter ${checkMs}ms fall 2 rise 2
 ${servers}
 
 frontend stats

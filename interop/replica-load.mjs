@@ -15,8 +15,10 @@
 // - failed: the client was told (an HTTP error, a JSON-RPC error, a broken connection), grouped
 //   by what it saw; a call with no answer after `--timeout-ms` is failed as `timeout`;
 // - wrong: an answer that is not the right one (a silent wrong answer): counted apart.
-// After the kill, `recoveryMs` is from the kill to the end of the last failed call, and
-// `failedAfterSettle` counts failed calls that started more than `--settle-ms` after the kill.
+// After the kill, `recoveryMs` is from the kill to the end of the last failed call;
+// `lastFailedStartMs` is from the kill to the start of the last failed call (negative: every
+// failed call was under way at the kill); `failedAfterSettle` counts failed calls that started
+// more than `--settle-ms` after the kill.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -197,6 +199,7 @@ process.stdout.write(
     killedAtMs: killedAt === null ? null : round(killedAt - begin),
     failedBeforeKill: killedAt === null ? failed.length : failed.filter((c) => c.ended < killedAt).length,
     recoveryMs: killedAt === null ? null : round(lastFailure - killedAt),
+    lastFailedStartMs: afterKill.length ? round(Math.max(...afterKill.map((c) => c.started)) - killedAt) : null,
     failedAfterSettle: killedAt === null ? 0 : failed.filter((c) => c.started > killedAt + settleMs).length,
     servedAfterSettle: killedAt === null ? 0 : served.filter((c) => c.started > killedAt + settleMs).length,
   }) + "\n",
