@@ -8,12 +8,14 @@
 # refuses. One replica is killed (SIGKILL) at 10 s. Prints one JSON object: calls served and
 # failed, p50/p99, what each failed call's client saw (grouped by message), the time from the
 # kill until the last failed call ended, the requests HAProxy sent each replica, and what
-# reached the upstream (`upstream.invalid` must be 0). A short run: `--seconds 6 --kill-at 2`.
+# reached the upstream (`upstream.invalid` must be 0).
 #
-#   ./scripts/bench-replicas.sh [--clients N] [--sessions N] [--seconds N] [--kill-at SECONDS]
-#     [--check-ms MS] [--config-out FILE]
+#   ./scripts/bench-replicas.sh [--short] [--clients N] [--sessions N] [--seconds N]
+#     [--kill-at SECONDS] [--check-ms MS] [--settle-ms MS] [--proxy-arg ARG]... [--config-out FILE]
 #
-# TOOLSCHEMA=path uses that binary instead of building the release one.
+# --short (first) is what `cargo test --test replicas_failover` runs: 6 clients and 2 sessions
+# for 6 s, the kill at 2 s. Options after it change the run. TOOLSCHEMA=path uses that binary
+# instead of building the release one.
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
@@ -30,5 +32,9 @@ if [ -z "$binary" ]; then
   cargo build --release --locked -p toolschema-cli
   binary="$PWD/target/release/toolschema"
 fi
-exec node interop/replica-failover.mjs "$binary" "$(command -v haproxy)" \
-  --clients 64 --sessions 8 --seconds 30 --kill-at 10 --settle-ms 1500 "$@"
+run=(--clients 64 --sessions 8 --seconds 30 --kill-at 10 --settle-ms 2000)
+if [ "${1:-}" = "--short" ]; then
+  shift
+  run=(--clients 6 --sessions 2 --seconds 6 --kill-at 2 --settle-ms 2000)
+fi
+exec node interop/replica-failover.mjs "$binary" "$(command -v haproxy)" "${run[@]}" "$@"
