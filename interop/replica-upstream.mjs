@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import { validatorFor } from "./schema-validator.mjs";
+import { answerInitialize, json } from "./upstream-wire.mjs";
 
 const MODERN = "2026-07-28";
 const tools = [
@@ -42,11 +43,6 @@ const tools = [
 const judges = new Map(tools.map((tool) => [tool.name, validatorFor(tool.inputSchema)]));
 const stats = { calls: {}, invalid: 0, invalidSamples: [], sessions: 0, unknownSession: 0 };
 const sessions = new Set();
-
-function json(res, status, body, headers = {}) {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
 
 /** Judge a tools/call as it arrives: count it, and count it invalid when its schema says so. */
 function judge(params) {
@@ -91,20 +87,7 @@ function handle(req, res, body) {
     const id = randomUUID();
     sessions.add(id);
     stats.sessions += 1;
-    return json(
-      res,
-      200,
-      {
-        jsonrpc: "2.0",
-        id: message.id,
-        result: {
-          protocolVersion: "2025-11-25",
-          capabilities: { tools: {} },
-          serverInfo: { name: "replica-upstream", version: "1.0.0" },
-        },
-      },
-      { "mcp-session-id": id },
-    );
+    return answerInitialize(res, message, "replica-upstream", id);
   }
   if (!modern && !sessions.has(sid)) {
     stats.unknownSession += 1;
