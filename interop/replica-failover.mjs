@@ -115,6 +115,8 @@ function cleanup() {
   rmSync(dir, { recursive: true, force: true });
 }
 process.on("exit", cleanup);
+// Interrupted: the children go too ("exit" handlers do not run on a signal's default action).
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 try {
   const upstreamPort = await freePort();

@@ -5,8 +5,8 @@
 // sessions any replica of the proxy may carry on, since they live here). It judges every
 // tools/call as it arrives, before answering, with Ajv against the inputSchema it lists: `GET
 // /stats` answers with the calls per tool, how many its schemas refuse (the proxy must let none
-// through), the first of those, the sessions opened and the requests naming a session it does
-// not have.
+// through), the first of those, the sessions opened, those still open (no DELETE ended them)
+// and the requests naming a session it does not have.
 //
 //   PORT=N node replica-upstream.mjs
 //
@@ -67,7 +67,7 @@ function call(params) {
 }
 
 function handle(req, res, body) {
-  if (req.method === "GET" && req.url === "/stats") return json(res, 200, stats);
+  if (req.method === "GET" && req.url === "/stats") return json(res, 200, { ...stats, open: sessions.size });
   const sid = req.headers["mcp-session-id"];
   if (req.method === "DELETE") {
     sessions.delete(sid);
