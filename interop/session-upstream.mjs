@@ -16,6 +16,7 @@
 
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { answerInitialize, json } from "./upstream-wire.mjs";
 
 const option = (name) => {
   const at = process.argv.indexOf(name);
@@ -43,11 +44,6 @@ function touch(id) {
   }, expireAfter);
 }
 
-function json(res, status, body, headers = {}) {
-  res.writeHead(status, { "content-type": "application/json", ...headers });
-  res.end(JSON.stringify(body));
-}
-
 const tools = [{ name: "whoami", inputSchema: { type: "object", properties: {} } }];
 
 function handle(req, res, body) {
@@ -64,21 +60,7 @@ function handle(req, res, body) {
     sessions.set(id, { client: message.params?.clientInfo?.name ?? null });
     touch(id);
     record({ http: "POST", method, created: id });
-    const answer = () =>
-      json(
-        res,
-        200,
-        {
-          jsonrpc: "2.0",
-          id: message.id,
-          result: {
-            protocolVersion: "2025-11-25",
-            capabilities: { tools: {} },
-            serverInfo: { name: "session-upstream", version: "1.0.0" },
-          },
-        },
-        { "mcp-session-id": id },
-      );
+    const answer = () => answerInitialize(res, message, "session-upstream", id);
     return initDelay > 0 ? setTimeout(answer, initDelay) : answer();
   }
   if (noGet && req.method === "GET") {

@@ -35,6 +35,7 @@ need_debian_package kubectl kubernetes-client
 need_debian_package prometheus prometheus
 need_debian_package promtool prometheus
 need_debian_package readelf binutils
+need_debian_package haproxy haproxy
 
 echo "==> installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)

@@ -1017,6 +1017,9 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("promtool test rules", Runs(DEPLOY, "promtool test rules deploy/prometheus/toolschema-rules.test.yml"), &["docs/src/recipes/kubernetes.md"]),
     ("./scripts/test-deploy.sh", Runs(TEST_SH, "./scripts/test-deploy.sh"), &["docs/src/recipes/kubernetes.md"]),
     ("./scripts/test-deploy.sh --write", NeedsMissing(DEPLOY, "if [ \"${1:-}\" = --write ]"), &["docs/src/recipes/kubernetes.md"]),
+    ("./scripts/bench-replicas.sh", Smoke("crates/toolschema-cli/tests/replicas_failover.rs", "\"--smoke\".to_string()"), &["docs/src/benchmarks.md", "docs/src/proxy/scale-out.md"]),
+    // A replica behind HAProxy: tests/replicas_failover.rs starts three on free ports.
+    ("toolschema proxy --listen 127.0.0.1:8001 --upstream http://127.0.0.1:8080/mcp", RunsSubstituted("interop/replica-failover.mjs", "[\"proxy\", \"--listen\", \"127.0.0.1:0\", \"--upstream\", upstreamUrl"), &["docs/src/proxy/scale-out.md"]),
 ];
 
 /// A command line a page shows.

@@ -488,3 +488,19 @@ pub fn toolschema_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
         stderr: String::from_utf8(output.stderr).unwrap(),
     }
 }
+
+/// A program from a Debian package that scripts/test.sh installs (`package`), found on PATH; the
+/// test fails saying how to install it, never skips.
+pub fn debian_program(name: &str, package: &str) -> String {
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+        .map(|path| path.display().to_string())
+        .unwrap_or_else(|| {
+            panic!(
+                "{name} is not on PATH: install Debian's {package} package (apt-get install -y --no-install-recommends {package}), as scripts/test.sh does"
+            )
+        })
+}
