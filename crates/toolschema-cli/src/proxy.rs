@@ -54,6 +54,7 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
     config.max_message_bytes = args.max_message_bytes;
     config.request_timeout = args.request_timeout;
     config.max_sessions = args.max_sessions as usize;
+    config.trace = args.trace_config();
     let tool_scopes = file.tool_scopes.clone();
     config.file = file;
     let runtime = toolschema_mcp::runtime()
@@ -96,6 +97,7 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
     if args.config.is_some() {
         config.gate.overrides = read_proxy_file(args.config.as_deref())?.overrides;
     }
+    config.trace = args.trace_config();
     config.audit = args.audit;
     config.audit_arguments = args.audit_arguments;
     config.max_message_bytes = args.max_message_bytes;

@@ -26,6 +26,7 @@ pub mod flags;
 pub mod http;
 mod own_stdio;
 mod relay;
+pub mod trace;
 
 pub use audit_log::AuditLog;
 pub use toolschema_gate::{
@@ -76,6 +77,8 @@ pub struct ProxyConfig {
     pub max_message_bytes: usize,
     /// How long the server gets to exit once its input is closed, and again after `SIGTERM`.
     pub shutdown_grace: Duration,
+    /// Export traces over OTLP/HTTP.
+    pub trace: Option<trace::TraceConfig>,
 }
 
 impl ProxyConfig {
@@ -89,6 +92,7 @@ impl ProxyConfig {
             audit_arguments: false,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            trace: None,
         }
     }
 }
@@ -139,6 +143,9 @@ pub enum ProxyError {
     /// The proxy's standard streams, the server's pipes or the relay threads could not be set up.
     #[error("cannot set up the relay: {0}")]
     Stdio(std::io::Error),
+    /// The trace exporter cannot be set up (the endpoint is not a URL).
+    #[error("{0}")]
+    Trace(String),
 }
 
 /// Run the proxy on this process's stdin and stdout.
@@ -170,6 +177,10 @@ where
         ),
         None => None,
     };
+    let exporter = match &config.trace {
+        Some(trace) => Some(trace::Exporter::start(trace).map_err(ProxyError::Trace)?),
+        None => None,
+    };
     let mut terminate = signal(SignalKind::terminate()).map_err(ProxyError::Signals)?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ProxyError::Signals)?;
     let (mut process, stdin, stdout) =
@@ -181,14 +192,17 @@ where
     let grace = config.shutdown_grace;
     let command = config.command.clone();
     let mut gate_config = config.gate.clone();
-    gate_config.audit = audit.is_some();
+    // The tracer reads each call's verdict from the gate's records.
+    gate_config.audit = audit.is_some() || exporter.is_some();
     gate_config.audit_arguments = config.audit_arguments;
     gate_config.max_message_bytes = max;
+    let (exporter, export_task) = exporter.unzip();
     let relay = Arc::new(Relay::new(
         Gate::new(gate_config),
         Box::new(client_out),
         server_in,
         audit,
+        exporter.map(|exporter| trace::SessionTracer::new(exporter, None)),
     ));
     let client_reader =
         LineReader::new(BufReader::with_capacity(READ_BUFFER_BYTES, client_in), max);
@@ -259,7 +273,7 @@ where
             _ = relay.changed.notified() => {}
         }
     };
-    match first {
+    let exit = match first {
         First::Client(ClientEnd::EndOfInput) | First::Signal(_) => {
             // Closing the server's stdin asks it to exit; what it still sends is passed on.
             relay.close_server();
@@ -294,7 +308,11 @@ where
                 code: exit_code(status),
             })
         }
+    };
+    if let Some(task) = export_task {
+        task.finish(trace::EXPORT_GRACE).await;
     }
+    exit
 }
 
 /// Start one direction of the relay on a thread of its own; the receiver gets what it returned.

@@ -25,6 +25,7 @@ use super::upstream::{Takeover, Upstream, UpstreamLink};
 use super::wire;
 use super::{HttpProxyConfig, ServerSide};
 use crate::audit_log::AuditLog;
+use crate::trace::{traceparent_header, Exporter, SessionTracer};
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
@@ -85,6 +86,8 @@ pub(crate) struct Front {
     guard: Arc<Guard>,
     upstream: Option<Arc<Upstream>>,
     audit: Option<Arc<AuditLog>>,
+    /// Where the sessions' spans go, when the proxy exports traces.
+    exporter: Option<Exporter>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     lanes: Mutex<HashMap<String, Arc<Session>>>,
     /// Sessions being opened, counted against `--max-sessions` ([`Reservation`]).
@@ -128,12 +131,14 @@ impl Front {
         guard: Arc<Guard>,
         upstream: Option<Arc<Upstream>>,
         audit: Option<Arc<AuditLog>>,
+        exporter: Option<Exporter>,
     ) -> Front {
         Front {
             config,
             guard,
             upstream,
             audit,
+            exporter,
             sessions: Mutex::new(HashMap::new()),
             lanes: Mutex::new(HashMap::new()),
             opening: Arc::default(),
@@ -281,7 +286,11 @@ impl Front {
             return Ok(empty(StatusCode::ACCEPTED));
         }
         let (key, id, receiver) = session
-            .client_request(text.into_bytes(), &headers)
+            .client_request(
+                text.into_bytes(),
+                &headers,
+                traceparent_header(&parts.headers),
+            )
             .map_err(|malformed| parse_error(malformed.to_string()))?;
         let streams = parts
             .headers
@@ -739,10 +748,17 @@ impl Front {
         label: String,
     ) -> Arc<Session> {
         let mut gate_config = self.config.gate.clone();
-        gate_config.audit = self.audit.is_some();
+        // The tracer reads each call's verdict from the gate's records.
+        gate_config.audit = self.audit.is_some() || self.exporter.is_some();
         gate_config.audit_arguments = self.config.audit_arguments;
         gate_config.max_message_bytes = self.config.max_message_bytes;
         gate_config.policy.holder = Some(self.holder_policy(principal));
+        // A session with a server process of its own is named by the id the proxy gave it.
+        let session_id = (matches!(backend, Backend::Stdio(_)) && !lane).then(|| label.clone());
+        let tracer = self
+            .exporter
+            .clone()
+            .map(|exporter| SessionTracer::new(exporter, session_id));
         let session = Session::new(SessionParts {
             label,
             gate: Gate::new(gate_config),
@@ -751,6 +767,7 @@ impl Front {
             audit: self.audit.clone(),
             client_name: Some(principal.name().to_string()),
             lane,
+            tracer,
         });
         session.watch_deadlines();
         session

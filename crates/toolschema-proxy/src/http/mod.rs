@@ -120,6 +120,8 @@ pub struct HttpProxyConfig {
     pub max_sessions: usize,
     /// How long a server process gets to exit once its input is closed, and after `SIGTERM`.
     pub shutdown_grace: Duration,
+    /// Export traces over OTLP/HTTP.
+    pub trace: Option<crate::trace::TraceConfig>,
 }
 
 impl HttpProxyConfig {
@@ -135,6 +137,7 @@ impl HttpProxyConfig {
             request_timeout: Duration::from_secs(300),
             max_sessions: 100,
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
+            trace: None,
         }
     }
 
@@ -218,12 +221,17 @@ pub async fn serve(
         ServerSide::Command(_) => None,
     };
     let audit = config.open_audit()?;
+    let exporter = match &config.trace {
+        Some(trace) => Some(crate::trace::Exporter::start(trace).map_err(ProxyError::Trace)?),
+        None => None,
+    };
+    let (exporter, export_task) = exporter.unzip();
     let mut terminate =
         signal(SignalKind::terminate()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let mut interrupt =
         signal(SignalKind::interrupt()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let idle = guard.limits().session_idle;
-    let front = Arc::new(Front::new(config, guard.clone(), upstream, audit));
+    let front = Arc::new(Front::new(config, guard.clone(), upstream, audit, exporter));
     ready(bound, &guard);
     let sweeper = {
         let front = Arc::downgrade(&front);
@@ -259,5 +267,8 @@ pub async fn serve(
         front.close_all().await;
     })
     .await;
+    if let Some(task) = export_task {
+        task.finish(crate::trace::EXPORT_GRACE).await;
+    }
     Ok(())
 }

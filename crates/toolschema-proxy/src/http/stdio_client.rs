@@ -55,7 +55,13 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
         })
         .map_err(ProxyError::Stdio)?;
     let mut gate_config = config.gate.clone();
-    gate_config.audit = audit.is_some();
+    let exporter = match &config.trace {
+        Some(trace) => Some(crate::trace::Exporter::start(trace).map_err(ProxyError::Trace)?),
+        None => None,
+    };
+    let (exporter, export_task) = exporter.unzip();
+    // The tracer reads each call's verdict from the gate's records.
+    gate_config.audit = audit.is_some() || exporter.is_some();
     gate_config.audit_arguments = config.audit_arguments;
     gate_config.max_message_bytes = config.max_message_bytes;
     let session = Session::new(SessionParts {
@@ -69,6 +75,7 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
         audit,
         client_name: None,
         lane: false,
+        tracer: exporter.map(|exporter| crate::trace::SessionTracer::new(exporter, None)),
     });
     UpstreamLink::start(&session);
     session.watch_deadlines();
@@ -107,5 +114,8 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     session.close().await;
+    if let Some(task) = export_task {
+        task.finish(crate::trace::EXPORT_GRACE).await;
+    }
     Ok(exit)
 }
