@@ -2,7 +2,6 @@
 //! HTTP on either side.
 
 use crate::input::{parse_header, InputError};
-use crate::output::say;
 use crate::Outcome;
 use std::path::Path;
 use toolschema::diff::{command_key, url_key, Lock};
@@ -67,8 +66,10 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
                 &address,
                 guard,
                 |bound, guard| {
-                    say!("toolschema proxy: serving MCP at http://{bound}/mcp");
-                    say!("toolschema proxy: {}", guard.describe());
+                    crate::log::note(&format!(
+                        "toolschema proxy: serving MCP at http://{bound}/mcp"
+                    ));
+                    crate::log::note(&format!("toolschema proxy: {}", guard.describe()));
                 },
             ));
             served
