@@ -276,6 +276,107 @@ mod tests {
         }
     }
 
+    /// Values a hostile client may put anywhere: numbers no float holds, lone surrogates,
+    /// escapes, nesting, odd whitespace.
+    fn value() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just("1e400".to_string()),
+            Just("123456789012345678901234567890".to_string()),
+            Just("-0.0".to_string()),
+            Just(r#""\ud800""#.to_string()),
+            Just(r#""a\"b\u0000""#.to_string()),
+            Just("null".to_string()),
+            Just("{ }".to_string()),
+            Just("[ 1 ,2 ]".to_string()),
+            "[a-z]{0,5}".prop_map(|s| format!("\"{s}\"")),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            proptest::collection::vec(("[a-z_]{1,3}", inner), 0..3).prop_map(|members| {
+                let body: Vec<String> = members
+                    .iter()
+                    .map(|(k, v)| format!("\"{k}\" : {v}"))
+                    .collect();
+                format!("{{ {} }}", body.join(" , "))
+            })
+        })
+    }
+
+    /// A `params` object: some members, maybe a `_meta` object (maybe with a traceparent).
+    fn params() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let meta = prop_oneof![
+            Just(None),
+            proptest::collection::vec(("[a-z]{1,3}", value()), 0..3).prop_map(Some),
+        ];
+        let old = prop_oneof![Just(None), Just(Some(r#""x""#)), Just(Some("7"))];
+        (
+            proptest::collection::vec(("[a-z]{1,3}", value()), 0..4),
+            meta,
+            old,
+            0..5usize,
+        )
+            .prop_map(|(members, meta, old, at)| {
+                let mut all: Vec<String> = members
+                    .iter()
+                    .map(|(k, v)| format!("\"{k}\":{v}"))
+                    .collect();
+                if let Some(mut meta) = meta {
+                    let mut inner: Vec<String> = meta
+                        .drain(..)
+                        .map(|(k, v)| format!("\"{k}\": {v}"))
+                        .collect();
+                    if let Some(old) = old {
+                        inner.push(format!("\"traceparent\":{old}"));
+                    }
+                    let at = at.min(all.len());
+                    all.insert(at, format!("\"_meta\" :{{{}}}", inner.join(",")));
+                }
+                format!("{{{}}}", all.join(","))
+            })
+    }
+
+    proptest::proptest! {
+        /// The traceparent is set, and every other byte of the message is as it was: the
+        /// text differs only where the member was inserted, or the old value replaced.
+        #[test]
+        fn only_the_traceparent_changes(params in params()) {
+            let tp = "00-11111111111111111111111111111111-2222222222222222-01";
+            let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+            let out = with_traceparent(&text, &message(&text), tp).unwrap();
+            let parent = meta_parent(&out, &message(&out)).unwrap();
+            proptest::prop_assert_eq!(parent.trace.0, [0x11; 16]);
+            let prefix = text.bytes().zip(out.bytes()).take_while(|(a, b)| a == b).count();
+            let suffix = text.bytes().rev().zip(out.bytes().rev())
+                .take_while(|(a, b)| a == b).count().min(text.len() - prefix);
+            let removed = &text[prefix..text.len() - suffix];
+            proptest::prop_assert!(
+                removed.is_empty() || removed == "\"x\"" || removed == "7" || removed == "x" ,
+                "changed {:?} in {}", removed, text
+            );
+            proptest::prop_assert!(out.len() > text.len() - removed.len());
+            // The message still parses, as every reader reads it.
+            proptest::prop_assert!(toolschema_gate::message::parse(&out).is_ok());
+        }
+
+        /// Any text is read without a panic; what is read is a valid trace context, written
+        /// back as the same text (for version 00).
+        #[test]
+        fn traceparents_are_read_strictly(text in "(00|01|ff|0g)-[0-9a-fA-F]{30,33}-[0-9a-f]{15,17}-[0-9a-f]{1,3}|.{0,60}") {
+            if let Some(parent) = parse_traceparent(&text) {
+                proptest::prop_assert_ne!(parent.trace.0, [0; 16]);
+                proptest::prop_assert_ne!(parent.span.0, [0; 8]);
+                if text.starts_with("00") {
+                    let again = format_traceparent(parent.trace, parent.span, parent.sampled);
+                    proptest::prop_assert_eq!(&again[..53], &text[..53]);
+                    proptest::prop_assert_eq!(text.len(), 55);
+                    let flags = u8::from_str_radix(&text[53..], 16).unwrap();
+                    proptest::prop_assert_eq!(parent.sampled, flags & 1 == 1);
+                }
+            }
+        }
+    }
+
     #[test]
     fn new_ids_differ_and_are_never_zero() {
         let a = TraceId::random();

@@ -17,8 +17,8 @@ use toolschema::json as core_json;
 use toolschema_gate::message::{self, IdKey, Kind, Message, Read, RequestId};
 use toolschema_gate::{Action, AuditRecord, OutputVerdict, Verdict};
 
-/// How many requests are followed at once; past it, new ones go untraced (a client that never
-/// waits for answers must not grow the proxy's memory).
+/// How many requests are followed at once; past it, the oldest is let go untraced (a request
+/// never answered, cancelled say, must not grow the proxy's memory nor stop the tracing).
 const MAX_OPEN: usize = 4096;
 
 /// What `error.type` says of a result with `isError: true`.
@@ -170,8 +170,19 @@ impl SessionTracer {
         } else if let Some(revision) = message::declared_revision(text, &message) {
             shared.protocol_version = Some(revision);
         }
-        if shared.calls.len() >= MAX_OPEN || shared.calls.contains_key(id.key()) {
+        if shared.calls.contains_key(id.key()) {
+            // Its answer could not be told from the first one's.
             return None;
+        }
+        if shared.calls.len() >= MAX_OPEN {
+            let oldest = shared
+                .calls
+                .iter()
+                .min_by_key(|(_, call)| call.started)
+                .map(|(key, _)| key.clone());
+            if let Some(oldest) = oldest {
+                shared.calls.remove(&oldest);
+            }
         }
         let tool = match (method.as_str(), &message.params) {
             ("tools/call", Some(params)) => string_member(text, params.clone(), "name"),
