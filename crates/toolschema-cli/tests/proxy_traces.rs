@@ -333,3 +333,93 @@ fn a_collector_that_never_answers_or_fails_never_stops_the_calls() {
         assert!(spans(&out, 0).is_empty());
     }
 }
+
+#[test]
+fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_carry_it() {
+    use common::http::{initialize, list_tools, post};
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("spans.jsonl");
+    let record = dir.path().join("record.jsonl");
+    let collector = receiver(&out, &[]);
+    let endpoint = format!("http://127.0.0.1:{}/v1/traces", collector.port);
+    let mut args: Vec<String> = [
+        "proxy",
+        "--listen",
+        "127.0.0.1:0",
+        "--log-format",
+        "json",
+        "--otlp-endpoint",
+        &endpoint,
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(recording_server(&record, &[]));
+    let mut proxy = common::Session::start(toolschema(), &args);
+    // The address it serves at, from its JSON lines.
+    let start = Instant::now();
+    let url = loop {
+        let found = proxy.stderr().lines().find_map(|line| {
+            let line: Value = serde_json::from_str(line).ok()?;
+            let message = line["message"].as_str()?;
+            Some(message.split_once("serving MCP at ")?.1.to_string())
+        });
+        if let Some(url) = found {
+            break url;
+        }
+        assert!(start.elapsed() < WAIT, "not serving: {}", proxy.stderr());
+        thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let session = initialize(&url, &[]);
+    assert_eq!(list_tools(&url, &session, 1).status, 200);
+    let header = format!("00-{PARENT_TRACE}-{PARENT_SPAN}-01");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search","arguments":{"query":"header"}}}"#;
+    let reply = post(&url, &session, &[("traceparent", &header)], call);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let meta = "00-11111111111111111111111111111111-2222222222222222-00";
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"search","arguments":{{"query":"meta"}},"_meta":{{"traceparent":"{meta}"}}}}}}"#
+    );
+    let reply = post(&url, &session, &[("traceparent", &header)], &call);
+    assert_eq!(reply.status, 200, "{reply:?}");
+    // initialize, tools/list, one call: 2 + 2 + 3 (the unsampled call exports nothing).
+    let spans = spans(&out, 7);
+    let by_header = call_span(&spans, "2");
+    assert_eq!(by_header["trace_id"], PARENT_TRACE);
+    assert_eq!(by_header["parent_span_id"], PARENT_SPAN);
+    // The caller of call 3 does not sample its trace: no spans, but the server gets the trace.
+    assert!(!spans.iter().any(|s| s["trace_id"] == "11".repeat(16)));
+    let calls: Vec<Value> = recorded(&record)
+        .into_iter()
+        .filter(|m| m["method"] == "tools/call")
+        .collect();
+    let sent = calls[1]["params"]["_meta"]["traceparent"].as_str().unwrap();
+    assert!(
+        sent.starts_with(&format!("00-{}-", "11".repeat(16))),
+        "{sent}"
+    );
+    assert!(sent.ends_with("-00"), "{sent}");
+    assert_ne!(sent, meta);
+    let stderr = proxy.stderr();
+    let lines: Vec<Value> = stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    // The guard's line for each call carries its trace.
+    let guard: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["message"] == "tools/call" && l["tool"] == "search")
+        .collect();
+    assert_eq!(guard.len(), 2, "{stderr}");
+    assert_eq!(guard[0]["trace_id"], PARENT_TRACE);
+    assert_eq!(guard[1]["trace_id"], "11".repeat(16));
+    proxy.close_stdin();
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(proxy.pid().to_string())
+        .status();
+    let (_, stderr) = proxy.wait();
+    for line in stderr.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    }
+}

@@ -25,7 +25,7 @@ use super::upstream::{Takeover, Upstream, UpstreamLink};
 use super::wire;
 use super::{HttpProxyConfig, ServerSide};
 use crate::audit_log::AuditLog;
-use crate::trace::{traceparent_header, Exporter, SessionTracer};
+use crate::trace::{log_span, traceparent_header, Exporter, SessionTracer, TraceStart};
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
@@ -214,7 +214,13 @@ impl Front {
                 ))
             }
         };
-        self.guard.check_calls(parts, principal, &body)?;
+        // The trace of the request, decided now so that the guard's lines carry it too.
+        let trace = self
+            .exporter
+            .as_ref()
+            .and_then(|_| TraceStart::of_body(&body, traceparent_header(&parts.headers)));
+        log_span(trace.as_ref().map(|t| t.trace))
+            .in_scope(|| self.guard.check_calls(parts, principal, &body))?;
         let parse_error = |why: String| {
             Refused::Rpc(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR.0, why)
         };
@@ -286,11 +292,7 @@ impl Front {
             return Ok(empty(StatusCode::ACCEPTED));
         }
         let (key, id, receiver) = session
-            .client_request(
-                text.into_bytes(),
-                &headers,
-                traceparent_header(&parts.headers),
-            )
+            .client_request(text.into_bytes(), &headers, trace)
             .map_err(|malformed| parse_error(malformed.to_string()))?;
         let streams = parts
             .headers

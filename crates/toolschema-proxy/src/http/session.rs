@@ -17,7 +17,7 @@ use super::stdio_server::{Queued, StdioServer};
 use super::upstream::{UpstreamLink, UPSTREAM_REQUESTS};
 use super::wire;
 use crate::audit_log::AuditLog;
-use crate::trace::{log_span, SessionTracer};
+use crate::trace::{log_span, SessionTracer, TraceStart};
 use http::HeaderMap;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -417,7 +417,7 @@ impl Session {
         &self,
         body: Vec<u8>,
         headers: &HeaderMap,
-        traceparent: Option<&str>,
+        trace: Option<TraceStart>,
     ) -> Result<(IdKey, RequestId, StreamReceiver), Malformed> {
         self.touch();
         let text = message::text_of(body).map_err(|(_, malformed)| malformed)?;
@@ -472,7 +472,7 @@ impl Session {
         let trace = self
             .tracer
             .as_ref()
-            .and_then(|t| t.client_line(text.as_bytes(), traceparent));
+            .and_then(|t| t.client_line(text.as_bytes(), trace));
         let _in_trace = log_span(trace).entered();
         self.decide_locked(core, None, &Origin::Client, |gate, out| {
             gate.client_message(text.into_bytes(), Instant::now(), out)

@@ -13,7 +13,7 @@ pub use context::{parse_traceparent, SpanId, TraceId, TRACEPARENT};
 pub use export::{
     Dropped, ExportTask, Exporter, TraceConfig, DEFAULT_SERVICE_NAME, EXPORT_GRACE, QUEUE_SPANS,
 };
-pub use session::{SessionTracer, TOOL_ERROR};
+pub use session::{SessionTracer, TraceStart, TOOL_ERROR};
 
 /// The `tracing` target of the span a log line written during a traced request is in: a
 /// subscriber that wants `trace_id` on those lines enables it at `INFO`.

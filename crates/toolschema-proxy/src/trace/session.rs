@@ -7,7 +7,9 @@
 //! The tracer watches what the transport hands the gate and what the gate decides; it changes
 //! nothing but the `traceparent` of the requests forwarded.
 
-use super::context::{format_traceparent, meta_parent, with_traceparent, SpanId, TraceId};
+use super::context::{
+    format_traceparent, meta_parent, parse_traceparent, with_traceparent, Parent, SpanId, TraceId,
+};
 use super::export::Exporter;
 use super::otlp::{Span, SpanKind, Value};
 use std::collections::HashMap;
@@ -86,6 +88,49 @@ struct Shared {
     deciding: Option<IdKey>,
 }
 
+/// The trace a request belongs to, decided when it arrives.
+#[derive(Debug, Clone)]
+pub struct TraceStart {
+    /// Its trace: the caller's, or a new one.
+    pub trace: TraceId,
+    /// The caller's span, when it named a valid one.
+    parent: Option<Parent>,
+    /// The caller's `tracestate`, passed on with its parent.
+    trace_state: Option<String>,
+}
+
+impl TraceStart {
+    /// The trace of the request at `message` in `text`: the parent its
+    /// `params._meta.traceparent` names, else the one the HTTP `traceparent` header names,
+    /// else a new trace.
+    fn of(text: &str, message: &Message, header: Option<&str>) -> TraceStart {
+        let from_meta = meta_parent(text, message);
+        let parent = from_meta.or_else(|| header.and_then(parse_traceparent));
+        // A tracestate goes with the traceparent it came with.
+        let trace_state = from_meta
+            .and_then(|_| message::meta_member(text, message, "tracestate"))
+            .and_then(|at| match core_json::parse(&text[at]).ok()? {
+                serde_json::Value::String(state) => Some(state),
+                _ => None,
+            });
+        TraceStart {
+            trace: parent.map_or_else(TraceId::random, |p| p.trace),
+            parent,
+            trace_state,
+        }
+    }
+
+    /// The trace of an HTTP request's body, when it is one JSON-RPC request; `header` is its
+    /// `traceparent` header.
+    pub fn of_body(body: &[u8], header: Option<&str>) -> Option<TraceStart> {
+        let text = std::str::from_utf8(body).ok()?;
+        let Ok(Read::One(message)) = message::read(text) else {
+            return None;
+        };
+        matches!(message.kind, Kind::Request { .. }).then(|| TraceStart::of(text, &message, header))
+    }
+}
+
 /// The tracer of one session (one stdio relay, one HTTP session).
 pub struct SessionTracer {
     exporter: Exporter,
@@ -151,9 +196,9 @@ impl SessionTracer {
 
     /// A message from the client, before the gate sees it: a request starts a server span,
     /// in the trace its `params._meta.traceparent` names (or a new one). Returns the trace
-    /// id, for the log lines written while the gate decides. `http_parent` is the parent named
-    /// by an HTTP `traceparent` header, used when `_meta` names none.
-    pub fn client_line(&self, line: &[u8], http_parent: Option<&str>) -> Option<TraceId> {
+    /// id, for the log lines written while the gate decides. `start`: the trace the transport
+    /// placed the request in already ([`TraceStart::of_body`]); `None`: it is read here.
+    pub fn client_line(&self, line: &[u8], start: Option<TraceStart>) -> Option<TraceId> {
         let text = std::str::from_utf8(line).ok()?;
         let Ok(Read::One(message)) = message::read(text) else {
             return None;
@@ -188,16 +233,11 @@ impl SessionTracer {
             ("tools/call", Some(params)) => string_member(text, params.clone(), "name"),
             _ => None,
         };
-        let parent = meta_parent(text, &message)
-            .or_else(|| http_parent.and_then(super::context::parse_traceparent));
-        let trace_state =
-            message::meta_member(text, &message, "tracestate").and_then(
-                |at| match core_json::parse(&text[at]).ok()? {
-                    serde_json::Value::String(state) => Some(state),
-                    _ => None,
-                },
-            );
-        let trace = parent.map_or_else(TraceId::random, |p| p.trace);
+        let TraceStart {
+            trace,
+            parent,
+            trace_state,
+        } = start.unwrap_or_else(|| TraceStart::of(text, &message, None));
         let call = Call {
             method: method.clone(),
             tool,
@@ -206,7 +246,7 @@ impl SessionTracer {
             span: SpanId::random(),
             parent: parent.map(|p| p.span),
             sampled: parent.is_none_or(|p| p.sampled),
-            trace_state: trace_state.filter(|_| parent.is_some()),
+            trace_state,
             started: Instant::now(),
             started_unix: unix_nanos(),
             decided: None,
