@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of `toolschema proxy` (not part of the test command): sequential tools/call round
-# trips on the echo tool of a TypeScript SDK server, directly and through the proxy, interleaved
-# in one run; p50/p99 latency, calls per second, and the proxy's peak memory with 1,000 tools.
+# trips on the echo tool of a TypeScript SDK server, directly, through the proxy, and through the
+# proxy exporting traces to a local OTLP receiver, interleaved in one run; p50/p99 latency, calls
+# per second, the overhead of tracing, and the proxy's peak memory with 1,000 tools.
 #
 #   ./scripts/bench-proxy.sh [--calls N] [--tools N]
 # shellcheck source=scripts/usage.sh

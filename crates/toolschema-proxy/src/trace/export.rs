@@ -1,5 +1,6 @@
 //! Spans leave the proxy through a bounded queue drained by one background task, which POSTs
-//! them in batches to the collector. A call never waits for it: when the queue is full (the
+//! them in batches to the collector (a batch is sent when full, or half a second after its
+//! first span). A call never waits for it: when the queue is full (the
 //! collector is slow, down, or answers errors), spans are dropped and counted.
 
 use super::otlp::{export_request, Origin, Span};
@@ -17,6 +18,10 @@ pub const QUEUE_SPANS: usize = 4096;
 
 /// How long the proxy waits at exit for the spans still queued to be sent.
 pub const EXPORT_GRACE: Duration = Duration::from_secs(2);
+
+/// How long the first span of a batch waits for others before the batch is sent: a busy proxy
+/// sends a few large exports rather than one per call (the OpenTelemetry SDKs wait 5 s).
+const BATCH_DELAY: Duration = Duration::from_millis(500);
 
 /// How many spans one POST carries at most.
 const BATCH_SPANS: usize = 512;
@@ -186,6 +191,16 @@ async fn drain(
     let failing = AtomicBool::new(false);
     let mut batch = Vec::with_capacity(BATCH_SPANS);
     while receiver.recv_many(&mut batch, BATCH_SPANS).await > 0 {
+        if batch.len() < BATCH_SPANS {
+            // Asleep rather than waiting on the queue: spans queued meanwhile wake nothing.
+            tokio::time::sleep(BATCH_DELAY).await;
+            while batch.len() < BATCH_SPANS {
+                match receiver.try_recv() {
+                    Ok(span) => batch.push(span),
+                    Err(_) => break,
+                }
+            }
+        }
         let body = export_request(&origin, &batch);
         let count = batch.len() as u64;
         batch.clear();
