@@ -28,6 +28,42 @@ fn receiver(out: &Path, mode: &[&str]) -> HttpServer {
     )
 }
 
+/// A receiver of spans, and the files of one test.
+struct Traced {
+    /// Holds the files below while the test runs.
+    _dir: tempfile::TempDir,
+    /// The spans received, one JSON line each.
+    out: std::path::PathBuf,
+    /// What the recording server received.
+    record: std::path::PathBuf,
+    collector: HttpServer,
+    /// Where the proxy sends its spans.
+    endpoint: String,
+}
+
+impl Traced {
+    /// Where the spans go, what the server received, and the endpoint.
+    fn paths(&self) -> (&Path, &Path, &str) {
+        (&self.out, &self.record, &self.endpoint)
+    }
+
+    /// A receiver in `mode` (as interop/otlp-receiver.py takes it).
+    fn start(mode: &[&str]) -> Traced {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("spans.jsonl");
+        let record = dir.path().join("record.jsonl");
+        let collector = receiver(&out, mode);
+        let endpoint = format!("http://127.0.0.1:{}/v1/traces", collector.port);
+        Traced {
+            _dir: dir,
+            out,
+            record,
+            collector,
+            endpoint,
+        }
+    }
+}
+
 /// The spans received, once at least `least` arrived (or the wait is over).
 fn spans(out: &Path, least: usize) -> Vec<Value> {
     let start = Instant::now();
@@ -185,11 +221,8 @@ fn outcomes_id(spans: &[Value], verdict: &str) -> Value {
 
 #[test]
 fn stdio_spans_follow_the_mcp_conventions_and_the_server_joins_the_trace() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("spans.jsonl");
-    let record = dir.path().join("record.jsonl");
-    let collector = receiver(&out, &[]);
-    let endpoint = format!("http://127.0.0.1:{}/v1/traces", collector.port);
+    let traced = Traced::start(&[]);
+    let (out, record, endpoint) = traced.paths();
     let seen = stdio_client(
         &["calls"],
         &["--otlp-endpoint", &endpoint],
@@ -211,13 +244,12 @@ fn stdio_spans_follow_the_mcp_conventions_and_the_server_joins_the_trace() {
 
 #[test]
 fn http_spans_carry_the_session_and_the_standard_variables_configure_the_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("spans.jsonl");
-    let record = dir.path().join("record.jsonl");
-    let collector = receiver(&out, &[]);
+    let traced = Traced::start(&[]);
+    let (out, record) = (&traced.out, &traced.record);
+    // The base URL, without /v1/traces: the proxy adds it.
     let base = format!(
         "OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:{}/",
-        collector.port
+        traced.collector.port
     );
     let mut args = vec!["--".to_string()];
     args.extend(recording_server(&record, &[]));
@@ -246,11 +278,8 @@ fn http_spans_carry_the_session_and_the_standard_variables_configure_the_export(
 
 #[test]
 fn json_log_lines_carry_the_trace_id_of_the_call() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("spans.jsonl");
-    let record = dir.path().join("record.jsonl");
-    let collector = receiver(&out, &[]);
-    let endpoint = format!("http://127.0.0.1:{}/v1/traces", collector.port);
+    let traced = Traced::start(&[]);
+    let (out, record, endpoint) = traced.paths();
     // With --input-check warn the invalid call is reported (a log line) and forwarded.
     let seen = stdio_client(
         &["calls"],
@@ -302,11 +331,8 @@ fn json_log_lines_carry_the_trace_id_of_the_call() {
 #[test]
 fn a_collector_that_never_answers_or_fails_never_stops_the_calls() {
     for (mode, calls) in [(&["--hang"][..], 2000), (&["--status", "500"][..], 100)] {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("spans.jsonl");
-        let record = dir.path().join("record.jsonl");
-        let collector = receiver(&out, mode);
-        let endpoint = format!("http://127.0.0.1:{}/v1/traces", collector.port);
+        let traced = Traced::start(mode);
+        let (out, record, endpoint) = traced.paths();
         let seen = stdio_client(
             &["load", &calls.to_string()],
             &["--otlp-endpoint", &endpoint, "--log-format", "json"],
@@ -337,11 +363,8 @@ fn a_collector_that_never_answers_or_fails_never_stops_the_calls() {
 #[test]
 fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_carry_it() {
     use common::http::{initialize, list_tools, post};
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("spans.jsonl");
-    let record = dir.path().join("record.jsonl");
-    let collector = receiver(&out, &[]);
-    let endpoint = format!("http://127.0.0.1:{}/v1/traces", collector.port);
+    let traced = Traced::start(&[]);
+    let (out, record, endpoint) = traced.paths();
     let mut args: Vec<String> = [
         "proxy",
         "--listen",

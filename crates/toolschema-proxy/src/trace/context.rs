@@ -191,13 +191,9 @@ fn opening(object: Range<usize>, empty: bool, member: String) -> (Range<usize>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use toolschema_gate::message::{read, Read};
 
     fn message(text: &str) -> Message {
-        match read(text).unwrap() {
-            Read::One(message) => message,
-            Read::Batch(_) => panic!("a batch"),
-        }
+        toolschema_gate::message::read_object(text, 0..text.len()).unwrap()
     }
 
     const VALID: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
