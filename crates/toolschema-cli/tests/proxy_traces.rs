@@ -225,12 +225,12 @@ fn stdio_spans_follow_the_mcp_conventions_and_the_server_joins_the_trace() {
     let (out, record, endpoint) = traced.paths();
     let seen = stdio_client(
         &["calls"],
-        &["--otlp-endpoint", &endpoint],
-        &recording_server(&record, &[]),
+        &["--otlp-endpoint", endpoint],
+        &recording_server(record, &[]),
     );
     // initialize, tools/list, three calls: 2 + 2 + 3 + 2 + 3.
-    let spans = spans(&out, 12);
-    check_calls(&spans, &record, &seen["outcomes"], None);
+    let spans = spans(out, 12);
+    check_calls(&spans, record, &seen["outcomes"], None);
     for span in &spans {
         assert_eq!(span["resource"]["service.name"], "toolschema-proxy");
         assert_eq!(span["scope"], "toolschema-proxy");
@@ -252,7 +252,7 @@ fn http_spans_carry_the_session_and_the_standard_variables_configure_the_export(
         traced.collector.port
     );
     let mut args = vec!["--".to_string()];
-    args.extend(recording_server(&record, &[]));
+    args.extend(recording_server(record, &[]));
     let proxy = Listening::start_under(&["env", &base, "OTEL_SERVICE_NAME=gateway-7"], &args);
     let seen = client(
         &node(),
@@ -263,13 +263,13 @@ fn http_spans_carry_the_session_and_the_standard_variables_configure_the_export(
             proxy.url.clone(),
         ],
     );
-    let spans = spans(&out, 12);
+    let spans = spans(out, 12);
     let session = spans
         .iter()
         .find_map(|s| s["attributes"]["mcp.session.id"].as_str())
         .unwrap_or_else(|| panic!("no mcp.session.id: {spans:#?}"))
         .to_string();
-    check_calls(&spans, &record, &seen["outcomes"], Some(&session));
+    check_calls(&spans, record, &seen["outcomes"], Some(&session));
     assert!(spans
         .iter()
         .all(|s| s["resource"]["service.name"] == "gateway-7"));
@@ -285,13 +285,13 @@ fn json_log_lines_carry_the_trace_id_of_the_call() {
         &["calls"],
         &[
             "--otlp-endpoint",
-            &endpoint,
+            endpoint,
             "--log-format",
             "json",
             "--input-check",
             "warn",
         ],
-        &recording_server(&record, &[]),
+        &recording_server(record, &[]),
     );
     let lines: Vec<Value> = seen["stderr"]
         .as_array()
@@ -303,7 +303,7 @@ fn json_log_lines_carry_the_trace_id_of_the_call() {
         })
         .collect();
     // initialize, tools/list, three calls forwarded: 2 + 2 + 3 * 3.
-    let spans = spans(&out, 13);
+    let spans = spans(out, 13);
     let warned: Vec<&Value> = lines
         .iter()
         .filter(|l| l["message"].as_str().unwrap_or("").contains("'query'"))
@@ -335,8 +335,8 @@ fn a_collector_that_never_answers_or_fails_never_stops_the_calls() {
         let (out, record, endpoint) = traced.paths();
         let seen = stdio_client(
             &["load", &calls.to_string()],
-            &["--otlp-endpoint", &endpoint, "--log-format", "json"],
-            &recording_server(&record, &[]),
+            &["--otlp-endpoint", endpoint, "--log-format", "json"],
+            &recording_server(record, &[]),
         );
         assert_eq!(
             seen["outcomes"]["load"],
@@ -356,7 +356,7 @@ fn a_collector_that_never_answers_or_fails_never_stops_the_calls() {
         if mode[0] == "--status" {
             assert!(dropped >= 3 * calls, "{mode:?}: {dropped}");
         }
-        assert!(spans(&out, 0).is_empty());
+        assert!(spans(out, 0).is_empty());
     }
 }
 
@@ -372,12 +372,12 @@ fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_car
         "--log-format",
         "json",
         "--otlp-endpoint",
-        &endpoint,
+        endpoint,
         "--",
     ]
     .map(String::from)
     .to_vec();
-    args.extend(recording_server(&record, &[]));
+    args.extend(recording_server(record, &[]));
     let mut proxy = common::Session::start(toolschema(), &args);
     // The address it serves at, from its JSON lines.
     let start = Instant::now();
@@ -406,13 +406,13 @@ fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_car
     let reply = post(&url, &session, &[("traceparent", &header)], &call);
     assert_eq!(reply.status, 200, "{reply:?}");
     // initialize, tools/list, one call: 2 + 2 + 3 (the unsampled call exports nothing).
-    let spans = spans(&out, 7);
+    let spans = spans(out, 7);
     let by_header = call_span(&spans, "2");
     assert_eq!(by_header["trace_id"], PARENT_TRACE);
     assert_eq!(by_header["parent_span_id"], PARENT_SPAN);
     // The caller of call 3 does not sample its trace: no spans, but the server gets the trace.
     assert!(!spans.iter().any(|s| s["trace_id"] == "11".repeat(16)));
-    let calls: Vec<Value> = recorded(&record)
+    let calls: Vec<Value> = recorded(record)
         .into_iter()
         .filter(|m| m["method"] == "tools/call")
         .collect();
