@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Benchmark of `toolschema proxy` (the test command runs it only with --smoke): sequential tools/call round
-# trips on the echo tool of a TypeScript SDK server, directly and through the proxy, interleaved
-# in one run; p50/p99 latency, calls per second, and the proxy's peak memory with 1,000 tools.
-# With --metrics, the proxy with `--metrics 127.0.0.1:0` is a third path in the same rounds, and
-# its p50 is compared with the plain proxy's (goal: at most 3% more).
+# Benchmark of `toolschema proxy` (the test command runs it only with --smoke): sequential
+# tools/call round trips on the echo tool of a TypeScript SDK server, directly, through the proxy,
+# and through the proxy exporting traces to a local OTLP receiver, interleaved in one run;
+# p50/p99 latency, calls per second, the overhead of tracing (goal: at most 10% on p50), and the
+# proxy's peak memory with 1,000 tools. With --metrics, the proxy with `--metrics 127.0.0.1:0` is
+# one more path in the same rounds, and its p50 is compared with the plain proxy's (goal: at most
+# 3% more).
 #
 #   ./scripts/bench-proxy.sh [--calls N] [--rounds N] [--tools N] [--warmup N] [--metrics]
 #

@@ -134,10 +134,17 @@ fn main() -> ExitCode {
         }
     }
     let cli = Cli::parse();
-    log::init(match &cli.command {
-        Command::Proxy(args) if args.listens() => log::Verbosity::Http,
-        _ => log::Verbosity::Warnings,
-    });
+    let log_format = match &cli.command {
+        Command::Proxy(args) => args.log_format,
+        _ => log::LogFormat::Text,
+    };
+    log::init(
+        match &cli.command {
+            Command::Proxy(args) if args.listens() => log::Verbosity::Http,
+            _ => log::Verbosity::Warnings,
+        },
+        log_format,
+    );
     match cli.command {
         // The proxy owns the process's stdin and stdout: nothing may hold a lock on stdout.
         Command::Proxy(args) => finish(proxy::run(*args), Ok(())),

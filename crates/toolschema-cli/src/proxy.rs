@@ -2,7 +2,6 @@
 //! HTTP on either side.
 
 use crate::input::{parse_header, InputError};
-use crate::output::say;
 use crate::Outcome;
 use std::path::Path;
 use std::sync::Arc;
@@ -60,6 +59,7 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
     config.max_message_bytes = args.max_message_bytes;
     config.request_timeout = args.request_timeout;
     config.max_sessions = args.max_sessions as usize;
+    config.trace = args.trace_config();
     let tool_scopes = file.tool_scopes.clone();
     config.file = file;
     let runtime = toolschema_mcp::runtime()
@@ -76,8 +76,10 @@ pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
                 &address,
                 guard,
                 |bound, guard| {
-                    say!("toolschema proxy: serving MCP at http://{bound}/mcp");
-                    say!("toolschema proxy: {}", guard.describe());
+                    crate::log::note(&format!(
+                        "toolschema proxy: serving MCP at http://{bound}/mcp"
+                    ));
+                    crate::log::note(&format!("toolschema proxy: {}", guard.describe()));
                 },
             ));
             served
@@ -112,6 +114,7 @@ fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
     if args.config.is_some() {
         config.gate.overrides = read_proxy_file(args.config.as_deref())?.overrides;
     }
+    config.trace = args.trace_config();
     config.audit = args.audit;
     config.audit_arguments = args.audit_arguments;
     config.max_message_bytes = args.max_message_bytes;
@@ -145,7 +148,9 @@ fn start_metrics(runtime: &Runtime, args: &ProxyArgs) -> Result<Option<Observed>
             Ok::<_, String>(bound)
         })
         .map_err(InputError)?;
-    say!("toolschema proxy: metrics at http://{bound}{METRICS_PATH}");
+    crate::log::note(&format!(
+        "toolschema proxy: metrics at http://{bound}{METRICS_PATH}"
+    ));
     Ok(Some((metrics, health)))
 }
 

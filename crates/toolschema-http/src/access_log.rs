@@ -64,8 +64,9 @@ fn dropped_line(dropped: u64) -> String {
     .to_string()
 }
 
-/// The time a line is written, as the log states it.
-fn now() -> String {
+/// The time a line is written, as toolschema's JSON logs state it (RFC 3339, UTC, in
+/// milliseconds).
+pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 

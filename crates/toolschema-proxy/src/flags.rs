@@ -11,6 +11,15 @@ use toolschema_gate::{
 };
 use toolschema_http::flags::{parse_seconds, GuardArgs};
 
+/// How the proxy writes its log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `toolschema proxy: MESSAGE`, one line each.
+    Text,
+    /// One JSON object a line.
+    Json,
+}
+
 /// Arguments of `toolschema proxy`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
@@ -150,6 +159,19 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
 
+    /// Export traces over OTLP/HTTP (protobuf) to this URL, like
+    /// http://127.0.0.1:4318/v1/traces: a span per request, with the validation and the call to
+    /// the server as children [default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or
+    /// $OTEL_EXPORTER_OTLP_ENDPOINT/v1/traces; the service name is $OTEL_SERVICE_NAME, or
+    /// toolschema-proxy].
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+
+    /// How the proxy's own log lines on stderr are written: text, or json (one object a line,
+    /// with the trace_id of the request being handled).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
     /// The access checks of the HTTP endpoint (with --listen).
     #[command(flatten)]
     pub guard: GuardArgs,
@@ -159,6 +181,14 @@ impl ProxyArgs {
     /// Whether the proxy serves over HTTP (and so logs the guard's events).
     pub fn listens(&self) -> bool {
         self.listen.is_some()
+    }
+
+    /// The trace exporter's settings from --otlp-endpoint, or from the standard variables
+    /// (`None`: no traces).
+    pub fn trace_config(&self) -> Option<crate::trace::TraceConfig> {
+        crate::trace::TraceConfig::resolve(self.otlp_endpoint.as_deref(), |name| {
+            std::env::var(name).ok()
+        })
     }
 
     /// The gate's settings from the flags (the pins and the settings file's overrides are read

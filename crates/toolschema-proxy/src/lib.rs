@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod metrics_listener;
 mod own_stdio;
 mod relay;
+pub mod trace;
 
 pub use audit_log::AuditLog;
 pub use toolschema_gate::{
@@ -83,6 +84,8 @@ pub struct ProxyConfig {
     pub metrics: Option<Arc<metrics::Metrics>>,
     /// Say here whether the proxy is ready (the catalog is learned).
     pub health: Option<Arc<health::Health>>,
+    /// Export traces over OTLP/HTTP.
+    pub trace: Option<trace::TraceConfig>,
 }
 
 impl ProxyConfig {
@@ -98,6 +101,7 @@ impl ProxyConfig {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             metrics: None,
             health: None,
+            trace: None,
         }
     }
 }
@@ -148,6 +152,9 @@ pub enum ProxyError {
     /// The proxy's standard streams, the server's pipes or the relay threads could not be set up.
     #[error("cannot set up the relay: {0}")]
     Stdio(std::io::Error),
+    /// The trace exporter cannot be set up (the endpoint is not a URL).
+    #[error("{0}")]
+    Trace(String),
 }
 
 /// Run the proxy on this process's stdin and stdout.
@@ -179,6 +186,8 @@ where
         ),
         None => None,
     };
+    let exporter = trace::start_exporter(config.trace.as_ref(), config.metrics.as_ref())
+        .map_err(ProxyError::Trace)?;
     let mut terminate = signal(SignalKind::terminate()).map_err(ProxyError::Signals)?;
     let mut interrupt = signal(SignalKind::interrupt()).map_err(ProxyError::Signals)?;
     let (mut process, stdin, stdout) =
@@ -190,20 +199,22 @@ where
     let grace = config.shutdown_grace;
     let command = config.command.clone();
     let mut gate_config = config.gate.clone();
-    // The metrics count the gate's audit records.
-    gate_config.audit = audit.is_some() || config.metrics.is_some();
+    // The metrics count the gate's audit records; the tracer reads each call's verdict there.
+    gate_config.audit = audit.is_some() || config.metrics.is_some() || exporter.is_some();
     gate_config.audit_arguments = config.audit_arguments;
     gate_config.max_message_bytes = max;
     let mut gate = Gate::new(gate_config);
     if config.metrics.is_some() {
         gate.record_operations();
     }
+    let (exporter, export_task) = exporter.unzip();
     let relay = Arc::new(Relay::new(
         gate,
         Box::new(client_out),
         server_in,
         audit,
         config.metrics.clone(),
+        exporter.map(|exporter| trace::SessionTracer::new(exporter, None)),
     ));
     let _session = metrics::OpenSession::new(config.metrics.clone());
     if let Some(health) = &config.health {
@@ -283,7 +294,7 @@ where
             _ = relay.changed.notified() => {}
         }
     };
-    match first {
+    let exit = match first {
         First::Client(ClientEnd::EndOfInput) | First::Signal(_) => {
             // Closing the server's stdin asks it to exit; what it still sends is passed on.
             relay.close_server();
@@ -318,7 +329,11 @@ where
                 code: exit_code(status),
             })
         }
+    };
+    if let Some(task) = export_task {
+        task.finish(trace::EXPORT_GRACE).await;
     }
+    exit
 }
 
 /// Start one direction of the relay on a thread of its own; the receiver gets what it returned.

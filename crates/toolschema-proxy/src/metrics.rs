@@ -69,7 +69,8 @@ pub struct Metrics {
     series: Mutex<Series>,
     sessions_open: AtomicI64,
     upstream_restarts: AtomicU64,
-    spans_dropped: AtomicU64,
+    /// The trace exporter's count of spans that never reached the collector.
+    spans_dropped: std::sync::OnceLock<Arc<crate::trace::Dropped>>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -230,9 +231,11 @@ impl Metrics {
         *lock(&self.series).auth_refusals.entry(reason).or_default() += 1;
     }
 
-    /// Spans the trace exporter dropped (its queue was full).
-    pub fn spans_dropped(&self, count: u64) {
-        self.spans_dropped.fetch_add(count, Ordering::Relaxed);
+    /// Export this count of the trace exporter's lost spans (a full queue, a failed export) as
+    /// `toolschema_proxy_spans_dropped_total`. A proxy has one exporter: a second count is
+    /// ignored.
+    pub fn count_spans_dropped(&self, dropped: Arc<crate::trace::Dropped>) {
+        let _ = self.spans_dropped.set(dropped);
     }
 
     /// The exposition, in the Prometheus text format (0.0.4).
@@ -348,7 +351,10 @@ impl Metrics {
             &mut out,
             ("toolschema_proxy_spans_dropped_total", "counter"),
             "Trace spans dropped because the exporter's queue was full.",
-            [(String::new(), self.spans_dropped.load(Ordering::Relaxed))],
+            [(
+                String::new(),
+                self.spans_dropped.get().map_or(0, |dropped| dropped.get()),
+            )],
         );
         out
     }

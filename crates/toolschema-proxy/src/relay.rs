@@ -9,6 +9,7 @@
 //! other's writes, and a side that stops reading never stops the gate.
 
 use super::audit_log::AuditLog;
+use super::trace::{log_span, SessionTracer};
 use crate::metrics::Metrics;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -158,6 +159,8 @@ pub struct Relay {
     server_failed: AtomicBool,
     /// Woken when the gate's next deadline moved, or its last request in flight was answered.
     pub changed: Notify,
+    /// The spans of the session, when the proxy exports traces.
+    tracer: Option<SessionTracer>,
 }
 
 /// Why the client-to-server direction stopped.
@@ -176,6 +179,7 @@ impl Relay {
         server_in: File,
         audit: Option<AuditLog>,
         metrics: Option<Arc<Metrics>>,
+        tracer: Option<SessionTracer>,
     ) -> Relay {
         Relay {
             gate: Mutex::new(gate),
@@ -192,20 +196,31 @@ impl Relay {
             client_failed: AtomicBool::new(false),
             server_failed: AtomicBool::new(false),
             changed: Notify::new(),
+            tracer,
         }
     }
 
     /// Let the gate decide, queue its actions in order, then write them.
     fn decide(&self, decide: impl FnOnce(&mut Gate, &mut Vec<Action>)) {
+        self.decide_on(false, decide)
+    }
+
+    /// [`decide`](Self::decide); `client`: on a message of the client's (the tracer times it).
+    fn decide_on(&self, client: bool, decide: impl FnOnce(&mut Gate, &mut Vec<Action>)) {
         let mut actions = Vec::new();
         let moved = {
             let mut gate = lock(&self.gate);
             let before = (gate.next_deadline(), gate.requests_in_flight() > 0);
+            let started = Instant::now();
             decide(&mut gate, &mut actions);
             if let Some(metrics) = &self.metrics {
                 for operation in gate.take_operations() {
                     metrics.operation(&operation);
                 }
+            }
+            if let Some(tracer) = &self.tracer {
+                let window = client.then(|| (started, Instant::now()));
+                tracer.observe(&mut actions, window);
             }
             if !actions.is_empty() {
                 let mut to_client = lock(&self.client.queue);
@@ -269,7 +284,14 @@ impl Relay {
         loop {
             match reader.next_blocking() {
                 Ok(Some(Frame::Line(line))) => {
-                    self.decide(|gate, out| gate.client_message(line, Instant::now(), out))
+                    let trace = self
+                        .tracer
+                        .as_ref()
+                        .and_then(|t| t.client_line(&line, None));
+                    let _in_trace = log_span(trace).entered();
+                    self.decide_on(true, |gate, out| {
+                        gate.client_message(line, Instant::now(), out)
+                    })
                 }
                 Ok(Some(Frame::Oversized(over))) => {
                     let id = sniffed_id(&over);

@@ -25,6 +25,7 @@ use super::upstream::{Takeover, Upstream, UpstreamLink};
 use super::wire;
 use super::{HttpProxyConfig, ServerSide};
 use crate::audit_log::AuditLog;
+use crate::trace::{log_span, traceparent_header, Exporter, SessionTracer, TraceStart};
 use bytes::Bytes;
 use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
@@ -86,6 +87,8 @@ pub(crate) struct Front {
     upstream: Option<Arc<Upstream>>,
     audit: Option<Arc<AuditLog>>,
     health: Arc<crate::health::Health>,
+    /// Where the sessions' spans go, when the proxy exports traces.
+    exporter: Option<Exporter>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     lanes: Mutex<HashMap<String, Arc<Session>>>,
     /// Sessions being opened, counted against `--max-sessions` ([`Reservation`]).
@@ -130,6 +133,7 @@ impl Front {
         upstream: Option<Arc<Upstream>>,
         audit: Option<Arc<AuditLog>>,
         health: Arc<crate::health::Health>,
+        exporter: Option<Exporter>,
     ) -> Front {
         Front {
             config,
@@ -137,6 +141,7 @@ impl Front {
             upstream,
             audit,
             health,
+            exporter,
             sessions: Mutex::new(HashMap::new()),
             lanes: Mutex::new(HashMap::new()),
             opening: Arc::default(),
@@ -236,7 +241,13 @@ impl Front {
                 ))
             }
         };
-        self.guard.check_calls(parts, principal, &body)?;
+        // The trace of the request, decided now so that the guard's lines carry it too.
+        let trace = self
+            .exporter
+            .as_ref()
+            .and_then(|_| TraceStart::of_body(&body, traceparent_header(&parts.headers)));
+        log_span(trace.as_ref().map(|t| t.trace))
+            .in_scope(|| self.guard.check_calls(parts, principal, &body))?;
         let parse_error = |why: String| {
             Refused::Rpc(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR.0, why)
         };
@@ -308,7 +319,7 @@ impl Front {
             return Ok(empty(StatusCode::ACCEPTED));
         }
         let (key, id, receiver) = session
-            .client_request(text.into_bytes(), &headers)
+            .client_request(text.into_bytes(), &headers, trace)
             .map_err(|malformed| parse_error(malformed.to_string()))?;
         let streams = parts
             .headers
@@ -765,8 +776,17 @@ impl Front {
         lane: bool,
         label: String,
     ) -> Arc<Session> {
-        let mut gate_config = self.config.session_gate(self.audit.is_some());
+        // The tracer reads each call's verdict from the gate's records.
+        let mut gate_config = self
+            .config
+            .session_gate(self.audit.is_some() || self.exporter.is_some());
         gate_config.policy.holder = Some(self.holder_policy(principal));
+        // A session with a server process of its own is named by the id the proxy gave it.
+        let session_id = (matches!(backend, Backend::Stdio(_)) && !lane).then(|| label.clone());
+        let tracer = self
+            .exporter
+            .clone()
+            .map(|exporter| SessionTracer::new(exporter, session_id));
         let session = Session::new(SessionParts {
             label,
             gate: Gate::new(gate_config),
@@ -776,6 +796,7 @@ impl Front {
             metrics: self.config.metrics.clone(),
             client_name: Some(principal.name().to_string()),
             lane,
+            tracer,
         });
         session.watch_deadlines();
         session

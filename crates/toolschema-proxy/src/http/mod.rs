@@ -124,6 +124,8 @@ pub struct HttpProxyConfig {
     pub metrics: Option<Arc<crate::metrics::Metrics>>,
     /// Say here whether the proxy is ready (`/readyz`); `None`: the front keeps its own.
     pub health: Option<Arc<crate::health::Health>>,
+    /// Export traces over OTLP/HTTP.
+    pub trace: Option<crate::trace::TraceConfig>,
 }
 
 impl HttpProxyConfig {
@@ -141,6 +143,7 @@ impl HttpProxyConfig {
             shutdown_grace: DEFAULT_SHUTDOWN_GRACE,
             metrics: None,
             health: None,
+            trace: None,
         }
     }
 
@@ -252,13 +255,23 @@ pub async fn serve(
         ServerSide::Command(_) => None,
     };
     let audit = config.open_audit()?;
+    let exporter = crate::trace::start_exporter(config.trace.as_ref(), config.metrics.as_ref())
+        .map_err(ProxyError::Trace)?;
+    let (exporter, export_task) = exporter.unzip();
     let mut terminate =
         signal(SignalKind::terminate()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let mut interrupt =
         signal(SignalKind::interrupt()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let idle = guard.limits().session_idle;
     let health = config.start_health();
-    let front = Arc::new(Front::new(config, guard.clone(), upstream, audit, health));
+    let front = Arc::new(Front::new(
+        config,
+        guard.clone(),
+        upstream,
+        audit,
+        health,
+        exporter,
+    ));
     ready(bound, &guard);
     let sweeper = {
         let front = Arc::downgrade(&front);
@@ -294,5 +307,8 @@ pub async fn serve(
         front.close_all().await;
     })
     .await;
+    if let Some(task) = export_task {
+        task.finish(crate::trace::EXPORT_GRACE).await;
+    }
     Ok(())
 }

@@ -18,6 +18,7 @@ use super::upstream::{UpstreamLink, UPSTREAM_REQUESTS};
 use super::wire;
 use crate::audit_log::AuditLog;
 use crate::metrics::{Metrics, OpenSession, UpstreamError};
+use crate::trace::{log_span, SessionTracer, TraceStart};
 use http::HeaderMap;
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -162,6 +163,8 @@ pub(crate) struct Session {
     pub deadline_moved: Notify,
     /// The room of a stdio client's queue, waited for outside the lock.
     client_room: Option<Arc<Budget>>,
+    /// The spans of the session, when the proxy exports traces.
+    tracer: Option<SessionTracer>,
 }
 
 /// How a session is set up.
@@ -175,6 +178,8 @@ pub(crate) struct SessionParts {
     pub client_name: Option<String>,
     /// Requests of independent clients share it: ids are made unique.
     pub lane: bool,
+    /// The spans of the session, when the proxy exports traces.
+    pub tracer: Option<SessionTracer>,
 }
 
 impl Session {
@@ -212,6 +217,7 @@ impl Session {
             server_full: AtomicBool::new(false),
             requests_full: AtomicBool::new(false),
             deadline_moved: Notify::new(),
+            tracer: parts.tracer,
         })
     }
 
@@ -314,11 +320,16 @@ impl Session {
     ) {
         let mut actions = Vec::new();
         let before = core.gate.next_deadline();
+        let started = Instant::now();
         decide(&mut core.gate, &mut actions);
         if let Some(metrics) = &self.metrics {
             for operation in core.gate.take_operations() {
                 metrics.operation(&operation);
             }
+        }
+        if let Some(tracer) = &self.tracer {
+            let window = matches!(origin, Origin::Client).then(|| (started, Instant::now()));
+            tracer.observe(&mut actions, window);
         }
         mark(core, &actions);
         self.hand_on(core, actions, event_id, origin);
@@ -432,6 +443,7 @@ impl Session {
         &self,
         body: Vec<u8>,
         headers: &HeaderMap,
+        trace: Option<TraceStart>,
     ) -> Result<(IdKey, RequestId, StreamReceiver), Malformed> {
         self.touch();
         let text = message::text_of(body).map_err(|(_, malformed)| malformed)?;
@@ -482,6 +494,12 @@ impl Session {
         if let Some(forwarding) = &mut core.forwarding {
             forwarding.remember(Some(&key), headers);
         }
+        // Under the session's lock: the gate's next decision is this message's.
+        let trace = self
+            .tracer
+            .as_ref()
+            .and_then(|t| t.client_line(text.as_bytes(), trace));
+        let _in_trace = log_span(trace).entered();
         self.decide_locked(core, None, &Origin::Client, |gate, out| {
             gate.client_message(text.into_bytes(), Instant::now(), out)
         });
@@ -495,6 +513,12 @@ impl Session {
         if let (Some(forwarding), Some(headers)) = (&mut core.forwarding, headers) {
             forwarding.remember(None, headers);
         }
+        // A stdio client's requests come this way too.
+        let trace = self
+            .tracer
+            .as_ref()
+            .and_then(|t| t.client_line(&body, None));
+        let _in_trace = log_span(trace).entered();
         self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
             gate.client_message(body, Instant::now(), out)
         });

@@ -54,7 +54,11 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
             }
         })
         .map_err(ProxyError::Stdio)?;
-    let gate_config = config.session_gate(audit.is_some());
+    let exporter = crate::trace::start_exporter(config.trace.as_ref(), config.metrics.as_ref())
+        .map_err(ProxyError::Trace)?;
+    let (exporter, export_task) = exporter.unzip();
+    // The tracer reads each call's verdict from the gate's records.
+    let gate_config = config.session_gate(audit.is_some() || exporter.is_some());
     let session = Session::new(SessionParts {
         label: format!("stdio client of {}", upstream.url()),
         gate: Gate::new(gate_config),
@@ -67,6 +71,7 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
         metrics: config.metrics.clone(),
         client_name: None,
         lane: false,
+        tracer: exporter.map(|exporter| crate::trace::SessionTracer::new(exporter, None)),
     });
     if let Some(health) = &config.health {
         let watched = std::sync::Arc::downgrade(&session);
@@ -115,5 +120,8 @@ pub async fn run_stdio_upstream(config: HttpProxyConfig) -> Result<ProxyExit, Pr
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     session.close().await;
+    if let Some(task) = export_task {
+        task.finish(crate::trace::EXPORT_GRACE).await;
+    }
     Ok(exit)
 }
