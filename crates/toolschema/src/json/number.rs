@@ -433,10 +433,10 @@ pub fn numbers_read_inexactly(text: &str) -> Vec<(String, Decimal)> {
 /// Each number is kept with the `Number` the value holds at its pointer, and applies only
 /// where the value still holds that number: a part of the value replaced since it was read
 /// is not given the old text's numbers.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatedNumbers(Vec<StatedNumber>);
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct StatedNumber {
     pointer: String,
     held: Number,
