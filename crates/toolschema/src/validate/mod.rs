@@ -520,7 +520,7 @@ impl SchemaValidator {
             assert_format: options.assert_format,
             refuse_unknown_formats: options.refuse_unknown_formats,
             documents: Arc::new(options.documents.clone()),
-            from_text: stated.is_some(),
+            from_text: stated.is_some() && !shape.is_lightweight(),
         };
         // The pointers of a lightweight shape's numbers are not those of the standard schema
         // it becomes; its numbers are read as the values hold them.
