@@ -41,6 +41,9 @@ pub struct ReadLoss {
     /// The tools of a `tools/list` result whose definitions hold a value that reading changes,
     /// by their place in the page ([`message::lossy_tools`]).
     pub lossy_tools: Vec<(usize, toolschema::json::Loss)>,
+    /// The numbers of a `tools/list` result that reading changes, as the text states them,
+    /// with pointers from its `tools` array: the tools' schemas compare them so.
+    pub stated_tools: toolschema::json::number::StatedNumbers,
 }
 
 /// Results of responses as received, by request id, each with what reading it changed.
@@ -291,13 +294,17 @@ impl Watch {
                     .and_then(|members| message::member(&members, "structuredContent"))
                     .and_then(|at| text.get(at))
                     .map(String::from);
-                let lossy_tools = if lossy {
-                    message::lossy_tools(text, result)
+                let (lossy_tools, stated_tools) = if lossy {
+                    (
+                        message::lossy_tools(text, result),
+                        toolschema::json::number::StatedNumbers::read(text).below("/result/tools"),
+                    )
                 } else {
-                    Vec::new()
+                    Default::default()
                 };
                 Some(ReadLoss {
                     structured_content,
+                    stated_tools,
                     lossy_tools,
                 })
             })

@@ -433,10 +433,10 @@ pub fn numbers_read_inexactly(text: &str) -> Vec<(String, Decimal)> {
 /// Each number is kept with the `Number` the value holds at its pointer, and applies only
 /// where the value still holds that number: a part of the value replaced since it was read
 /// is not given the old text's numbers.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StatedNumbers(Vec<StatedNumber>);
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct StatedNumber {
     pointer: String,
     held: Number,
@@ -684,6 +684,63 @@ mod tests {
         ] {
             assert_eq!(d(text).to_string(), written);
         }
+    }
+
+    #[test]
+    fn a_float_past_2_to_the_53_is_held_as_its_value() {
+        let held = |v: Value| Decimal::held_by(v.as_number().unwrap()).to_string();
+        // 2^65 is a float; its shortest decimal, 3.6893488147419103e19, is another number.
+        assert_eq!(
+            held(serde_json::json!(2f64.powi(65))),
+            "36893488147419103232"
+        );
+        assert_eq!(
+            held(serde_json::json!(-(2f64.powi(64)))),
+            "-18446744073709551616"
+        );
+        assert_eq!(held(serde_json::json!(2f64.powi(53))), "9007199254740992");
+        // The largest float, every digit of it.
+        assert_eq!(
+            held(serde_json::json!(f64::MAX)),
+            format!("{:.0}", f64::MAX)
+        );
+        assert_eq!(held(serde_json::json!(1e23)), "99999999999999991611392");
+        // Smaller floats keep their shortest decimal; integers are exact.
+        assert_eq!(held(serde_json::json!(0.1)), "0.1");
+        assert_eq!(held(serde_json::json!(u64::MAX)), u64::MAX.to_string());
+        assert_eq!(held(serde_json::json!(i64::MIN)), i64::MIN.to_string());
+    }
+
+    #[test]
+    fn stated_numbers_apply_where_the_value_still_holds_them() {
+        let text = r#"{"tools": [{"inputSchema": {"maximum": 18446744073709551617, "minimum": 0.1}}],
+            "x": 1e400}"#;
+        let stated = StatedNumbers::read(text);
+        let value = crate::json::parse(text).unwrap();
+        let tool = stated.below("/tools/0");
+        let schema = &value["tools"][0]["inputSchema"];
+        assert_eq!(
+            tool.stated_at("/inputSchema/maximum", &schema["maximum"])
+                .map(ToString::to_string),
+            Some("18446744073709551617".into())
+        );
+        // Below the schema: pointers from the schema.
+        let in_schema = tool.below("/inputSchema");
+        let found: Vec<String> = in_schema
+            .in_value(schema)
+            .into_iter()
+            .map(|(_, d)| d.to_string())
+            .collect();
+        assert_eq!(found, ["18446744073709551617"]);
+        // A value replaced since is not given the old text's number.
+        let replaced = serde_json::json!({"maximum": 5});
+        assert!(in_schema.in_value(&replaced).is_empty());
+        assert!(in_schema
+            .stated_at("/maximum", &replaced["maximum"])
+            .is_none());
+        // `/tools/0` is not `/tools/01`; nothing is found in a text of short numbers.
+        assert!(stated.below("/tools/01").is_empty());
+        assert!(StatedNumbers::read(r#"{"maximum": 10, "minimum": 0.5}"#).is_empty());
     }
 
     #[test]
