@@ -998,7 +998,8 @@ fn schema_integers_past_64_bits_are_compared_as_written() {
             values.push(integer.new_tree(&mut runner).unwrap().current());
         }
         let divisor = if a == 0 { 7 } else { a.abs() };
-        let keywords: [(&str, String, fn(i128, i128) -> bool); 6] = [
+        type Holds = fn(i128, i128) -> bool;
+        let keywords: [(&str, String, Holds); 6] = [
             ("maximum", a.to_string(), |b, a| b <= a),
             ("minimum", a.to_string(), |b, a| b >= a),
             ("exclusiveMaximum", a.to_string(), |b, a| b < a),

@@ -1199,7 +1199,10 @@ mod numbers_past_two_to_the_53 {
         // exactly: judged, not left unchecked.
         let divisor = parse(r#"{"properties": {"n": {"multipleOf": 10000000000000000}}}"#).unwrap();
         assert_eq!(
-            messages(divisor.clone(), parse(r#"{"n": 20000000000000001}"#).unwrap()),
+            messages(
+                divisor.clone(),
+                parse(r#"{"n": 20000000000000001}"#).unwrap()
+            ),
             vec!["argument 'n' must be a multiple of 1e16"]
         );
         assert!(messages(divisor, parse(r#"{"n": 20000000000000000}"#).unwrap()).is_empty());
