@@ -6,6 +6,10 @@
 //! built with these keywords in place of its own (`const`, `enum`, `multipleOf`, the bounds,
 //! `uniqueItems`, `type`) judges them as [`Decimal`]s. A number's decimal is looked up by the
 //! address of its `Value` in the value being validated, which stays put while it is validated.
+//!
+//! The schema's own numbers are read likewise ([`SchemaNumbers`]): as its text states them
+//! where it was read from text, by the address of each number in the schema the engine borrows
+//! while it compiles.
 
 use crate::json::number::Decimal;
 use serde_json::{Map, Value};
