@@ -8,6 +8,7 @@ use crate::Outcome;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::time::Duration;
+use toolschema::json::number::StatedNumbers;
 use toolschema::CompiledTool;
 use toolschema_mcp::call::{unless_interrupted, CallOptions, Caller};
 use toolschema_mcp::fuzz::checks::call_tool_result_problem;
@@ -142,7 +143,7 @@ async fn session(
     options: &CallOptions,
     arguments: Value,
 ) -> Result<Session, InputError> {
-    let (caller, tools) = Caller::open(target, options)
+    let (caller, tools, stated) = Caller::open(target, options)
         .await
         .map_err(|e| InputError(e.0))?;
     let name = match (&args.tool, args.list) {
@@ -155,7 +156,7 @@ async fn session(
     let compiled = if args.no_check {
         None
     } else {
-        match check(args, target, &tools, name, &arguments) {
+        match check(args, target, (&tools, &stated), name, &arguments) {
             Ok(compiled) => Some(compiled),
             Err(failure) => {
                 caller.close().await;
@@ -175,7 +176,7 @@ async fn session(
 fn check(
     args: &CallArgs,
     target: &Target,
-    tools: &[Value],
+    (tools, stated): (&[Value], &[StatedNumbers]),
     name: &str,
     arguments: &Value,
 ) -> Result<Box<CompiledTool>, Result<Session, InputError>> {
@@ -189,6 +190,15 @@ fn check(
             e.in_file(&format!("the tools of {listing}"))
         )))
     })?;
+    // The numbers of its schemas as the server's text states them (the catalog was read from
+    // the values, written again).
+    let listed = tools
+        .iter()
+        .position(|t| t.get("name") == Some(&json!(name)));
+    let tool = match listed.and_then(|at| stated.get(at)) {
+        Some(stated) => tool.clone().with_stated_numbers(stated.clone()),
+        None => tool.clone(),
+    };
     let compiled = tool.compile_with(&Default::default()).map_err(|e| {
         Err(InputError(format!(
             "the tools of {listing}: {e} (--no-check sends the call anyway)"

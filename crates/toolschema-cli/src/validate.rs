@@ -416,7 +416,8 @@ fn validate_instances(
 ) -> Result<Outcome, InputError> {
     let schema_text = read_text(schema_path)?;
     let schema = parse_json(display_name(schema_path), &schema_text)?;
-    let validator = SchemaValidator::with_options(&schema, &args.compile_options()?)
+    let stated = toolschema::json::number::StatedNumbers::read(&schema_text);
+    let validator = SchemaValidator::read_with_options(&schema, &stated, &args.compile_options()?)
         .map_err(|e| InputError(format!("{}: {e}", display_name(schema_path))))?;
     let text = read_text(instances_path)?;
     let name = display_name(instances_path);

@@ -1133,3 +1133,59 @@ fn a_tool_the_server_does_not_list_is_refused_by_default() {
         "{stderr}"
     );
 }
+
+/// A Python server states its bounds past 2^64 exactly (`"maximum": 18446744073709551616`,
+/// which no 64-bit float holds): the proxy compares them as stated, so 2^64 + 1 never reaches
+/// the server while 2^64 does, as the server itself judges.
+#[test]
+fn bounds_a_python_server_states_past_2_to_the_64_are_enforced_as_stated() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("received.jsonl");
+    let server = vec![
+        common::http::python(),
+        common::require("interop/py-big-numbers-server.py")
+            .display()
+            .to_string(),
+        record.display().to_string(),
+    ];
+    let mut proxy = Session::proxy(&[], &server);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let listing = reply(&mut proxy);
+    assert_eq!(
+        listing["result"]["tools"][0]["name"], "transfer",
+        "{listing}"
+    );
+    let call_with = |id: u32, amount: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"transfer","arguments":{{"amount":{amount}}}}}}}"#
+        )
+    };
+    proxy.send(&call_with(2, "18446744073709551617"));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            2,
+            "argument 'amount' value must be <= 18446744073709551616 (got 18446744073709551617)"
+        )
+    );
+    proxy.send(&call_with(3, "-18446744073709551617"));
+    assert_eq!(
+        reply(&mut proxy),
+        tool_error(
+            3,
+            "argument 'amount' value must be >= -18446744073709551616 (got -18446744073709551617)"
+        )
+    );
+    proxy.send(&call_with(4, "18446744073709551616"));
+    assert_eq!(
+        text_of(&reply(&mut proxy)),
+        "transferred 18446744073709551616"
+    );
+    drop(proxy);
+    let received = std::fs::read_to_string(&record).unwrap_or_default();
+    assert_eq!(
+        received,
+        "{\"tool\": \"transfer\", \"amount\": 18446744073709551616}\n"
+    );
+}

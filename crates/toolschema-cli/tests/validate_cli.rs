@@ -967,3 +967,95 @@ fn numbers_are_judged_as_written() {
     );
     assert_eq!(r.code, 1);
 }
+
+/// A schema's integers are compared as its text writes them, past 2^53, 2^63, 2^64 and
+/// 2^65: `validate --schema` and `validate --calls` (a catalog) as processes, on generated
+/// cases, agree with `i128` arithmetic.
+#[test]
+fn schema_integers_past_64_bits_are_compared_as_written() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, TestRunner};
+
+    let near = |power: u32| (-2i128..=2).prop_map(move |d| (1i128 << power) + d);
+    let integer = proptest::prop_oneof![
+        near(53),
+        near(63),
+        near(64),
+        near(65),
+        near(65).prop_map(|n| -n),
+        (-(10i128.pow(38))..10i128.pow(38)),
+    ];
+    let mut runner = TestRunner::new(Config {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(33),
+        ..Config::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    for case in 0..6 {
+        let a = integer.new_tree(&mut runner).unwrap().current();
+        // The schema's number and the values either side of it, and a few others.
+        let mut values: Vec<i128> = (-2..=2).map(|d| a + d).collect();
+        for _ in 0..4 {
+            values.push(integer.new_tree(&mut runner).unwrap().current());
+        }
+        let divisor = if a == 0 { 7 } else { a.abs() };
+        type Holds = fn(i128, i128) -> bool;
+        let keywords: [(&str, String, Holds); 6] = [
+            ("maximum", a.to_string(), |b, a| b <= a),
+            ("minimum", a.to_string(), |b, a| b >= a),
+            ("exclusiveMaximum", a.to_string(), |b, a| b < a),
+            ("exclusiveMinimum", a.to_string(), |b, a| b > a),
+            ("const", a.to_string(), |b, a| b == a),
+            ("multipleOf", divisor.to_string(), |b, a| b % a == 0),
+        ];
+        for (keyword, number, holds) in keywords {
+            let limit: i128 = number.parse().unwrap();
+            let schema = format!(r#"{{"{keyword}": {number}}}"#);
+            let schema_path = dir.path().join(format!("schema-{case}-{keyword}.json"));
+            std::fs::write(&schema_path, &schema).unwrap();
+            let instances = dir.path().join(format!("values-{case}-{keyword}.jsonl"));
+            let lines: Vec<String> = values.iter().map(i128::to_string).collect();
+            std::fs::write(&instances, lines.join("\n") + "\n").unwrap();
+            let r = validate(&[
+                "--schema",
+                schema_path.to_str().unwrap(),
+                "--instances",
+                instances.to_str().unwrap(),
+            ]);
+            let catalog = dir.path().join(format!("catalog-{case}-{keyword}.json"));
+            std::fs::write(
+                &catalog,
+                format!(
+                    r#"{{"tools": [{{"name": "t", "inputSchema": {{"type": "object", "properties": {{"n": {schema}}}}}}}]}}"#
+                ),
+            )
+            .unwrap();
+            let calls = dir.path().join(format!("calls-{case}-{keyword}.jsonl"));
+            let call_lines: Vec<String> = values
+                .iter()
+                .map(|b| format!(r#"{{"name": "t", "arguments": {{"n": {b}}}}}"#))
+                .collect();
+            std::fs::write(&calls, call_lines.join("\n") + "\n").unwrap();
+            let c = validate(&[
+                catalog.to_str().unwrap(),
+                "--calls",
+                calls.to_str().unwrap(),
+            ]);
+            for (record, call) in [(&r, "--schema"), (&c, "--calls")] {
+                let verdicts: Vec<bool> = record
+                    .stdout
+                    .lines()
+                    .map(|line| {
+                        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+                        v["valid"].as_bool().unwrap()
+                    })
+                    .collect();
+                let expected: Vec<bool> = values.iter().map(|b| holds(*b, limit)).collect();
+                assert_eq!(
+                    verdicts, expected,
+                    "{call} {schema} on {values:?}: {}{}",
+                    record.stdout, record.stderr
+                );
+            }
+        }
+    }
+}

@@ -13,6 +13,7 @@
 
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
+use toolschema::json::number::StatedNumbers;
 use toolschema::tool::{mirrored_arguments, MirroredArgument};
 use toolschema::{CompileOptions, CompiledTool};
 
@@ -21,6 +22,9 @@ struct Entry {
     /// The tool object as listed, as compact JSON text (a tenth of the memory of a parsed value);
     /// a relisted identical definition keeps its validators.
     raw: String,
+    /// The numbers of the listing's text that the tool's values hold otherwise (pointers from
+    /// the tool object): its schemas compare them as the text states them.
+    stated: StatedNumbers,
     state: State,
     /// The arguments its `inputSchema` mirrors into `Mcp-Param-*` headers.
     mirrored: Vec<MirroredArgument>,
@@ -163,6 +167,18 @@ impl ToolRegistry {
     /// Learn one page of tools. Returns warnings about tools that cannot be called, and whether
     /// the page completed a listing.
     pub fn learn_page(&mut self, tools: &[Value], page: Page<'_>) -> (Vec<String>, bool) {
+        self.learn_page_read(tools, &StatedNumbers::default(), page)
+    }
+
+    /// Learn one page of tools read from JSON text, as [`Registry::learn_page`] does: `stated`
+    /// holds the numbers of the text that the values hold otherwise, with pointers from the
+    /// `tools` array (`/0/inputSchema/maximum`); the tools' schemas compare them as stated.
+    pub fn learn_page_read(
+        &mut self,
+        tools: &[Value],
+        stated: &StatedNumbers,
+        page: Page<'_>,
+    ) -> (Vec<String>, bool) {
         let mut warnings = Vec::new();
         // The listing this page belongs to: a new one, or the one whose last page gave its
         // cursor (none when that page was not seen: its tools are learned, and complete nothing).
@@ -178,7 +194,7 @@ impl ToolRegistry {
                 .position(|l| l.next == cursor)
                 .map(|at| self.listings.remove(at)),
         };
-        for tool in tools {
+        for (index, tool) in tools.iter().enumerate() {
             let Some(name) = tool.get("name").and_then(Value::as_str) else {
                 warnings.push(format!(
                     "a tool in tools/list has no string \"name\"; it cannot be called: {}",
@@ -187,6 +203,7 @@ impl ToolRegistry {
                 continue;
             };
             let raw = tool.to_string();
+            let tool_stated = stated.below(&format!("/{index}"));
             let entry = self.tools.get(name);
             let listed_twice = entry.is_some_and(|e| matches!(e.state, State::ListedTwice));
             // A page of no listing in progress (asked with a cursor seen before, say) does not
@@ -196,7 +213,10 @@ impl ToolRegistry {
             }
             if let Some(listing) = &mut listing {
                 let again = !listing.names.insert(name.to_string());
-                if again && (listed_twice || entry.is_some_and(|e| e.raw != raw)) {
+                if again
+                    && (listed_twice
+                        || entry.is_some_and(|e| e.raw != raw || e.stated != tool_stated))
+                {
                     if !listed_twice {
                         warnings.push(format!(
                             "tool '{name}': {LISTED_TWICE}; its calls cannot be checked"
@@ -205,6 +225,7 @@ impl ToolRegistry {
                             name.to_string(),
                             Entry {
                                 raw,
+                                stated: tool_stated,
                                 state: State::ListedTwice,
                                 mirrored: Vec::new(),
                             },
@@ -213,10 +234,9 @@ impl ToolRegistry {
                     continue;
                 }
             }
-            let unchanged = self
-                .tools
-                .get(name)
-                .is_some_and(|e| e.raw == raw && !matches!(e.state, State::ListedTwice));
+            let unchanged = self.tools.get(name).is_some_and(|e| {
+                e.raw == raw && e.stated == tool_stated && !matches!(e.state, State::ListedTwice)
+            });
             if unchanged {
                 continue;
             }
@@ -228,6 +248,7 @@ impl ToolRegistry {
                 name.to_string(),
                 Entry {
                     raw,
+                    stated: tool_stated,
                     state: State::Listed,
                     mirrored,
                 },
@@ -261,7 +282,7 @@ impl ToolRegistry {
         };
         let first_time = matches!(entry.state, State::Listed);
         if first_time {
-            entry.state = compile(name, &entry.raw, &self.options);
+            entry.state = compile(name, &entry.raw, &entry.stated, &self.options);
         }
         match &entry.state {
             State::Compiled { tool, .. } => Lookup::Compiled(tool),
@@ -301,7 +322,7 @@ impl ToolRegistry {
 }
 
 /// Compile a listed tool's schemas.
-fn compile(name: &str, raw: &str, options: &CompileOptions) -> State {
+fn compile(name: &str, raw: &str, stated: &StatedNumbers, options: &CompileOptions) -> State {
     let tool = match serde_json::from_str::<Value>(raw) {
         Ok(tool) => tool,
         Err(e) => return State::Unusable(format!("its definition cannot be read again: {e}")),
@@ -312,13 +333,13 @@ fn compile(name: &str, raw: &str, options: &CompileOptions) -> State {
         Some(_) => return State::Unusable("its inputSchema is not a JSON object".into()),
     };
     let output = tool.get("outputSchema").filter(|schema| !schema.is_null());
-    match CompiledTool::from_schemas(name, input, output, options) {
+    match CompiledTool::read_from_schemas(name, input, output, stated, options) {
         Ok(compiled) => State::Compiled {
             tool: Box::new(compiled),
             output_problem: None,
         },
         Err(e) if e.field == "outputSchema" => {
-            match CompiledTool::from_schemas(name, input, None, options) {
+            match CompiledTool::read_from_schemas(name, input, None, stated, options) {
                 Ok(compiled) => State::Compiled {
                     tool: Box::new(compiled),
                     output_problem: Some(format!("outputSchema: {}", e.error)),

@@ -10,6 +10,7 @@ use crate::fuzz::server::{Reach, Server};
 use crate::fuzz::{CallRecord, Unavailable};
 use serde_json::{json, Value};
 use std::time::Duration;
+use toolschema::json::number::StatedNumbers;
 
 /// How the server is reached and how long it may take.
 #[derive(Debug, Clone)]
@@ -30,11 +31,13 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Start the server (or open a session with it) and list its tools, each as sent.
+    /// Start the server (or open a session with it) and list its tools, each as sent, with
+    /// the numbers of each tool's definition that reading changed, as the text states them
+    /// (pointers from the tool object; see [`toolschema::Tool::with_stated_numbers`]).
     pub async fn open(
         target: &Target,
         options: &CallOptions,
-    ) -> Result<(Caller, Vec<Value>), Unavailable> {
+    ) -> Result<(Caller, Vec<Value>, Vec<StatedNumbers>), Unavailable> {
         let reach = Reach {
             target: target.clone(),
             headers: options.headers.clone(),
@@ -43,12 +46,13 @@ impl Caller {
         };
         let server = Server::new(reach, 1);
         match server.start_and_list(false).await {
-            Ok(tools) => Ok((
+            Ok(listing) => Ok((
                 Caller {
                     server,
                     timeout: options.timeout,
                 },
-                tools,
+                listing.tools,
+                listing.stated,
             )),
             Err(unavailable) => {
                 server.shut_down().await;

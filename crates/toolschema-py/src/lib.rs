@@ -795,7 +795,8 @@ fn validate_value(
         let text = json_text_of(&document, &uri)?;
         options = options.register_document(uri.clone(), parse(py, &uri, &text)?);
     }
-    let validator = toolschema::SchemaValidator::with_options(&schema, &options)
+    let stated = toolschema::json::number::StatedNumbers::read(&schema_text);
+    let validator = toolschema::SchemaValidator::read_with_options(&schema, &stated, &options)
         .map_err(|e| raise(py, "SchemaError", format!("schema: {e}")))?;
     let text = json_text_of(instance, "value")?;
     let value = parse(py, "value", &text)?;

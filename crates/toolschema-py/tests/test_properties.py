@@ -95,9 +95,15 @@ def test_mutated_instances_do_not(arguments, mutation, n):
     assert not SEARCH.is_valid(arguments)
 
 
-# A schema's own numbers are read as 64-bit floats: the bounds here are integers a float holds
-# exactly and writes exactly (to 2^53); the values are of any size.
-BOUNDS = st.integers(-(2**53), 2**53)
+# A schema's own numbers are compared as its JSON text writes them, whatever their size: bounds
+# past 2^53, 2^64 and 2^200 as much as small ones.
+BOUNDS = (
+    st.integers(-(2**53), 2**53)
+    | st.integers(-(2**200), 2**200)
+    | st.sampled_from([2**53, 2**63, 2**64, 2**65, -(2**64)]).flatmap(
+        lambda p: st.integers(p - 3, p + 3)
+    )
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -108,11 +114,9 @@ def test_integers_of_any_size_are_compared_exactly(bound, n):
         assert (not errors) == (m <= bound), (bound, m)
 
 
-# Found by the property above with larger bounds: the core compares a schema's float past 2^53
-# by its shortest decimal (3.6893488147419103e19 for 2^65), not by the value it holds, so
-# `maximum: 2^65` refuses 2^65 itself and `maximum: 2^64` lets 2^64 + 1 through. The command
-# does the same (same core call); kept here until the core is fixed.
-@pytest.mark.xfail(strict=True, reason="core: schema floats past 2^53 compared by their shortest decimal")
+# Found by the property above with larger bounds, when the core compared a schema's float past
+# 2^53 by its shortest decimal (3.6893488147419103e19 for 2^65): `maximum: 2^65` refused 2^65
+# itself and `maximum: 2^64` let 2^64 + 1 through.
 @pytest.mark.parametrize("bound,value,valid", [(2**64, 2**64 + 1, False), (2**65, 2**65, True)])
 def test_bounds_past_2_to_the_53_are_compared_by_their_value(bound, value, valid):
     assert (not toolschema.validate_value({"maximum": bound}, value)) == valid

@@ -536,12 +536,24 @@ pub enum ToolError {
 /// assert!(tool.annotations().destructive()); // MCP's default for a hint not given
 /// assert_eq!(tool.to_value()["x-owner"], "search-team");
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Tool {
     /// Every field as written, in order; known fields are checked.
     fields: Map<String, Value>,
     annotations: ToolAnnotations,
     task_support: TaskSupport,
+    /// The numbers of the text the tool was read from that its fields hold otherwise, when it
+    /// was read from text (see [`Tool::with_stated_numbers`]).
+    stated: Option<crate::json::number::StatedNumbers>,
+}
+
+/// Two tools are equal when their fields are: the text they were read from does not count.
+impl PartialEq for Tool {
+    fn eq(&self, other: &Tool) -> bool {
+        self.fields == other.fields
+            && self.annotations == other.annotations
+            && self.task_support == other.task_support
+    }
 }
 
 /// The fields [`Tool`] knows; anything else is kept as it is.
@@ -595,6 +607,7 @@ impl Tool {
             fields,
             annotations,
             task_support,
+            stated: None,
         })
     }
 
@@ -700,6 +713,21 @@ impl Tool {
     /// Consume the tool, returning its fields.
     pub fn into_map(self) -> Map<String, Value> {
         self.fields
+    }
+
+    /// The tool was read from JSON text, and `stated` holds the numbers of that text its
+    /// fields hold otherwise (pointers from the tool object, `/inputSchema/maximum`; see
+    /// [`crate::json::number::StatedNumbers`]): its schemas then compile comparing numbers as
+    /// the text states them. [`crate::Catalog`] sets it for every tool it reads.
+    pub fn with_stated_numbers(mut self, stated: crate::json::number::StatedNumbers) -> Self {
+        self.stated = Some(stated);
+        self
+    }
+
+    /// The numbers of the text the tool was read from that its fields hold otherwise; `None`
+    /// when it was not read from text.
+    pub fn stated_numbers(&self) -> Option<&crate::json::number::StatedNumbers> {
+        self.stated.as_ref()
     }
 
     /// Set the title.

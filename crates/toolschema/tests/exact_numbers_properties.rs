@@ -9,7 +9,8 @@
 use num_bigint::BigInt;
 use proptest::prelude::*;
 use serde_json::Value;
-use toolschema::{SchemaValidator, Subject};
+use toolschema::json::number::StatedNumbers;
+use toolschema::{Catalog, CompileOptions, SchemaValidator, Subject};
 
 /// A JSON number text as a fraction `numerator / denominator`, both big integers.
 #[derive(Debug, Clone)]
@@ -142,8 +143,17 @@ fn instance_number() -> impl Strategy<Value = String> {
     ]
 }
 
-/// A number a schema holds exactly: what serde_json writes for a float or an integer.
+/// A number a schema states: what serde_json writes for a float or an integer, and any number
+/// text an instance may hold (a schema read from text is compared as its text states it).
 fn schema_number() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => written_schema_number(),
+        1 => instance_number(),
+    ]
+}
+
+/// What serde_json writes for a float or an integer.
+fn written_schema_number() -> impl Strategy<Value = String> {
     prop_oneof![
         edge_integer(),
         (1u32..=17, -2i64..=0).prop_map(|(d, e)| format!("{}e{}", f64::from(d) / 10.0, 308 + e)),
@@ -165,8 +175,11 @@ fn schema_number() -> impl Strategy<Value = String> {
 }
 
 fn positive_schema_number() -> impl Strategy<Value = String> {
+    // (A divisor below the smallest float reads as 0, which the meta-schema refuses.)
     schema_number().prop_filter("multipleOf is positive", |n| {
-        !n.starts_with('-') && compare(n, "0") == std::cmp::Ordering::Greater
+        !n.starts_with('-')
+            && compare(n, "0") == std::cmp::Ordering::Greater
+            && n.parse::<f64>().is_ok_and(|f| f > 0.0)
     })
 }
 
@@ -220,8 +233,7 @@ proptest! {
 
     #[test]
     fn verdicts_equal_the_reference_evaluators((keyword, numbers) in case()) {
-        let schema: Value = serde_json::from_str(&keyword.schema()).unwrap();
-        let validator = SchemaValidator::new(&schema).unwrap();
+        let validator = read_schema(&keyword.schema());
         let text = match keyword {
             Keyword::UniqueItems => format!("[{}]", numbers.join(", ")),
             _ => numbers[0].clone(),
@@ -238,23 +250,28 @@ proptest! {
         );
         // The same value inside an object, as arguments are.
         let wrapped = format!(r#"{{"v": {text}, "w": [{text}]}}"#);
-        let schema: Value = serde_json::from_str(&format!(
+        let validator = read_schema(&format!(
             r#"{{"properties": {{"v": {}, "w": {{"items": {}}}}}}}"#,
             keyword.schema(), keyword.schema()
-        )).unwrap();
-        let validator = SchemaValidator::new(&schema).unwrap();
+        ));
         let instance = toolschema::json::parse(&wrapped).unwrap();
         let verdict = validator.validate_text(&instance, &wrapped, Subject::Arguments);
         prop_assert_eq!(verdict.is_ok(), keyword.holds(&numbers), "{}: {:?}", wrapped, verdict);
     }
 }
 
+/// A schema compiled from its text, its numbers as the text states them.
+fn read_schema(text: &str) -> SchemaValidator {
+    let schema = toolschema::json::parse(text).unwrap();
+    SchemaValidator::read_with_options(&schema, &StatedNumbers::read(text), &CompileOptions::new())
+        .unwrap()
+}
+
 /// The cases the issue names, one by one, with what the command said before.
 #[test]
 fn the_named_edges_are_judged() {
     let judge = |schema: &str, text: &str| {
-        let schema: Value = serde_json::from_str(schema).unwrap();
-        let validator = SchemaValidator::new(&schema).unwrap();
+        let validator = read_schema(schema);
         let instance = toolschema::json::parse(text).unwrap();
         validator
             .validate_text(&instance, text, Subject::Value)
@@ -294,4 +311,158 @@ fn the_named_edges_are_judged() {
         "[1e99999999999999999999, 1e99999999999999999998]"
     )
     .is_err_and(|e| e.contains("could not be checked")));
+}
+
+/// Big integers at the places a 64-bit reading changes: 2^53, 2^63, 2^64 and 2^65, a few
+/// either side, and any integer up to 10^40.
+fn big_integer() -> impl Strategy<Value = BigInt> {
+    let near = |power: u32| {
+        (-3i64..=3, any::<bool>()).prop_map(move |(d, negative)| {
+            let n = BigInt::from(2).pow(power) + d;
+            if negative {
+                -n
+            } else {
+                n
+            }
+        })
+    };
+    prop_oneof![
+        near(53),
+        near(63),
+        near(64),
+        near(65),
+        "-?[1-9][0-9]{0,40}".prop_map(|s| s.parse::<BigInt>().unwrap()),
+    ]
+}
+
+/// A keyword over integers, `a` its number, and what it says of `b`.
+fn integer_case() -> impl Strategy<Value = (String, BigInt, BigInt, bool)> {
+    (
+        0usize..7,
+        big_integer(),
+        big_integer(),
+        any::<bool>(),
+        -2i64..=2,
+    )
+        .prop_map(|(keyword, a, b, near, d)| {
+            // Half the time `b` is `a` or right beside it, where a rounding decides.
+            let b = if near { &a + d } else { b };
+            let zero = BigInt::from(0);
+            let (schema, holds) = match keyword {
+                0 => (format!(r#"{{"maximum": {a}}}"#), b <= a),
+                1 => (format!(r#"{{"minimum": {a}}}"#), b >= a),
+                2 => (format!(r#"{{"exclusiveMaximum": {a}}}"#), b < a),
+                3 => (format!(r#"{{"exclusiveMinimum": {a}}}"#), b > a),
+                4 => (format!(r#"{{"const": {a}}}"#), b == a),
+                5 => (format!(r#"{{"enum": ["{a}", {a}, [{a}]]}}"#), b == a),
+                _ => {
+                    let a = if a == zero {
+                        BigInt::from(7)
+                    } else {
+                        BigInt::from_biguint(num_bigint::Sign::Plus, a.magnitude().clone())
+                    };
+                    let holds = &b % &a == zero;
+                    (format!(r#"{{"multipleOf": {a}}}"#), holds)
+                }
+            };
+            (schema, a, b, holds)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// A schema read from text compares its integers as the text states them, whatever their
+    /// size: directly, and as a tool of a catalog (what `validate`, the proxy and the Python
+    /// module compile).
+    #[test]
+    fn schema_integers_are_compared_as_written((schema, _a, b, holds) in integer_case()) {
+        let text = b.to_string();
+        let instance = toolschema::json::parse(&text).unwrap();
+        let verdict = read_schema(&schema).validate_text(&instance, &text, Subject::Value);
+        if let Err(errors) = &verdict {
+            prop_assert!(!errors.is_unchecked(), "{schema} on {text}: {errors}");
+        }
+        prop_assert_eq!(verdict.is_ok(), holds, "{} on {}: {:?}", schema, text, verdict);
+
+        let catalog_text = format!(
+            r#"{{"tools": [{{"name": "t", "inputSchema": {{"type": "object", "properties": {{"n": {schema}}}}}}}]}}"#
+        );
+        let catalog = Catalog::from_json("c.json", &catalog_text).unwrap();
+        let compiled = catalog.get("t").unwrap().compile().unwrap();
+        let arguments_text = format!(r#"{{"n": {text}}}"#);
+        let arguments = toolschema::json::parse(&arguments_text).unwrap();
+        let verdict = compiled.validate_input_text(&arguments, &arguments_text);
+        prop_assert_eq!(verdict.is_ok(), holds, "{} on {}: {:?}", schema, arguments_text, verdict);
+        // Without the arguments' text, a value that holds the number exactly is judged alike.
+        if let Ok(exact) = text.parse::<i64>() {
+            let verdict = compiled.validate_input(&serde_json::json!({"n": exact}));
+            prop_assert_eq!(verdict.is_ok(), holds, "{} on {} as a value: {:?}", schema, text, verdict);
+        }
+    }
+}
+
+/// The bounds past 2^53 the Python module's tests held as known failures: a schema's float is
+/// compared by the value its text states, not by the shortest decimal of the float nearest it.
+#[test]
+fn bounds_past_2_to_the_53_are_compared_by_their_value() {
+    let judge = |schema: &str, text: &str| {
+        let instance = toolschema::json::parse(text).unwrap();
+        read_schema(schema)
+            .validate_text(&instance, text, Subject::Value)
+            .map_err(|e| e.to_string())
+    };
+    let two_64 = "18446744073709551616";
+    let two_65 = "36893488147419103232";
+    assert_eq!(
+        judge(
+            &format!(r#"{{"maximum": {two_64}}}"#),
+            "18446744073709551617"
+        ),
+        Err("value must be <= 18446744073709551616 (got 18446744073709551617)".into())
+    );
+    assert_eq!(
+        judge(&format!(r#"{{"maximum": {two_64}}}"#), two_64),
+        Ok(())
+    );
+    assert_eq!(
+        judge(&format!(r#"{{"maximum": {two_65}}}"#), two_65),
+        Ok(())
+    );
+    assert!(judge(
+        &format!(r#"{{"maximum": {two_65}}}"#),
+        "36893488147419103233"
+    )
+    .is_err());
+    // A small number against a schema number no float holds.
+    assert!(judge(r#"{"minimum": 0.10000000000000000001}"#, "0.1").is_err());
+    assert!(judge(r#"{"const": 0.10000000000000000001}"#, "0.1").is_err());
+    assert_eq!(
+        judge(
+            r#"{"const": 0.10000000000000000001}"#,
+            "0.10000000000000000001"
+        ),
+        Ok(())
+    );
+    // Written in a form serde_json writes, the text is still what counts.
+    assert!(judge(r#"{"maximum": 3.6893488147419103e19}"#, two_65).is_err());
+}
+
+/// A schema built in code has no text: a float past 2^53 in it is compared as its value
+/// (2^65 is 36893488147419103232), a smaller float as its shortest decimal (`0.1`).
+#[test]
+fn a_schema_built_in_code_compares_its_floats_by_their_value() {
+    let two_65 = 2f64.powi(65);
+    let validator = SchemaValidator::new(&serde_json::json!({"maximum": two_65})).unwrap();
+    let judge = |text: &str| {
+        let instance = toolschema::json::parse(text).unwrap();
+        validator.validate_text(&instance, text, Subject::Value)
+    };
+    assert!(judge("36893488147419103232").is_ok());
+    assert!(judge("36893488147419103233").is_err());
+    let tenth = SchemaValidator::new(&serde_json::json!({"multipleOf": 0.1})).unwrap();
+    let instance = toolschema::json::parse("0.3").unwrap();
+    assert!(tenth
+        .validate_text(&instance, "0.3", Subject::Value)
+        .is_ok());
 }

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::ops::Range;
 use std::time::{Duration, Instant};
+use toolschema::json::number::StatedNumbers;
 
 /// The longest pause between two own listings after failures in a row.
 const MAX_RETRY: Duration = Duration::from_secs(60);
@@ -460,8 +461,11 @@ impl Gate {
             let Some(result) = response.get("result") else {
                 continue;
             };
-            let (warnings, completed) = self.registry.learn_page(
+            // The numbers of the schemas as the server's text states them.
+            let stated = StatedNumbers::read(&page.text).below("/result/tools");
+            let (warnings, completed) = self.registry.learn_page_read(
                 tools_of(result),
+                &stated,
                 Page {
                     cursor: page.cursor.as_deref(),
                     // A cursor that is not a string does not end the listing: the pages

@@ -224,6 +224,9 @@ pub(crate) struct Listed {
     /// The tools whose definitions hold a value that reading changed, by their place in
     /// `tools`, with the first such value of each.
     pub lossy: Vec<(usize, toolschema::json::Loss)>,
+    /// For each tool, the numbers of its definition that reading changed, as the text states
+    /// them (pointers from the tool object).
+    pub stated: Vec<toolschema::json::number::StatedNumbers>,
 }
 
 /// Every tool of every `tools/list` page, each as sent, and how many pages there were.
@@ -236,6 +239,7 @@ pub(crate) async fn list_all_tools(
 ) -> Result<Listed, SessionFailure> {
     let mut tools = Vec::new();
     let mut lossy = Vec::new();
+    let mut stated = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
     let mut pages = 0;
@@ -269,6 +273,7 @@ pub(crate) async fn list_all_tools(
         })?;
         let (page_tools, next) = read_page(result)?;
         let before = tools.len();
+        stated.extend((0..page_tools.len()).map(|at| loss.stated_tools.below(&format!("/{at}"))));
         lossy.extend(
             loss.lossy_tools
                 .into_iter()
@@ -293,6 +298,7 @@ pub(crate) async fn list_all_tools(
         tools,
         pages,
         lossy,
+        stated,
     })
 }
 

@@ -44,6 +44,9 @@ pub struct ReadLoss {
     /// The tools of a `tools/list` result whose definitions hold a value that reading changes,
     /// by their place in the page ([`message::lossy_tools`]).
     pub lossy_tools: Vec<(usize, toolschema::json::Loss)>,
+    /// The numbers of a `tools/list` result that reading changes, as the text states them,
+    /// with pointers from its `tools` array: the tools' schemas compare them so.
+    pub stated_tools: toolschema::json::number::StatedNumbers,
 }
 
 /// Results of responses as received, by request id, each with what reading it changed.
@@ -294,14 +297,18 @@ impl Watch {
                     .and_then(|members| message::member(&members, "structuredContent"))
                     .and_then(|at| text.get(at))
                     .map(String::from);
-                let (lossy_tools, result_as_sent) = if lossy {
-                    let as_sent = text.get(result.clone()).map(String::from);
-                    (message::lossy_tools(text, result), as_sent)
+                let (lossy_tools, stated_tools, result_as_sent) = if lossy {
+                    (
+                        message::lossy_tools(text, result.clone()),
+                        toolschema::json::number::StatedNumbers::read(text).below("/result/tools"),
+                        text.get(result).map(String::from),
+                    )
                 } else {
-                    (Vec::new(), None)
+                    Default::default()
                 };
                 Some(ReadLoss {
                     structured_content,
+                    stated_tools,
                     result_as_sent,
                     lossy_tools,
                 })

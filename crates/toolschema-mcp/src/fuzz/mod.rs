@@ -275,14 +275,15 @@ fn known_of(target: &Target) -> Known {
 /// Turn the listing into tools to call: those `selected` compiled (formats asserted), the others
 /// noted. `known` is what the caller knows of the server (its command line or URL).
 fn prepare(
-    listing: Vec<Value>,
+    listing: server::Listing,
     selected: impl Fn(&str) -> bool,
     known: &Known,
 ) -> (Vec<Prepared>, Vec<ToolRun>) {
     let mut prepared = Vec::new();
     let mut runs = Vec::new();
     let compile = CompileOptions::new().assert_format(true);
-    for raw in listing {
+    // (The schemas compare numbers as the server's text states them.)
+    for (raw, stated) in listing.tools.into_iter().zip(listing.stated) {
         let name = raw
             .get("name")
             .and_then(Value::as_str)
@@ -308,6 +309,7 @@ fn prepare(
         let mut tool_known = known.clone();
         tool_known.add(&raw.to_string());
         let compiled = Tool::from_value(raw)
+            .map(|tool| tool.with_stated_numbers(stated))
             .map_err(|e| e.to_string())
             .and_then(|tool| tool.compile_with(&compile).map_err(|e| e.to_string()));
         match compiled {
@@ -564,7 +566,7 @@ impl Context<'_> {
     async fn start_and_list(
         &self,
         every_lane: bool,
-    ) -> Result<(Vec<Value>, Vec<String>), Unavailable> {
+    ) -> Result<(server::Listing, Vec<String>), Unavailable> {
         let listing = match self.server.start_and_list(every_lane).await {
             Ok(listing) => listing,
             Err(e) => {
@@ -573,6 +575,7 @@ impl Context<'_> {
             }
         };
         let order = listing
+            .tools
             .iter()
             .filter_map(|t| t.get("name").and_then(Value::as_str).map(String::from))
             .collect();

@@ -112,6 +112,15 @@ enum Pass<'a> {
     Alone(#[allow(dead_code)] tokio::sync::RwLockWriteGuard<'a, ()>),
 }
 
+/// A server's tools as listed, each with the numbers of its definition that reading changed,
+/// as the text states them (see [`toolschema::json::number::StatedNumbers`]).
+pub(crate) struct Listing {
+    /// The tools, in order.
+    pub tools: Vec<Value>,
+    /// For each tool, its stated numbers (pointers from the tool object).
+    pub stated: Vec<toolschema::json::number::StatedNumbers>,
+}
+
 impl Server {
     /// A server called on `lanes` lanes (at least one).
     pub(crate) fn new(reach: Reach, lanes: usize) -> Self {
@@ -153,7 +162,7 @@ impl Server {
     /// its first call, so a run that needs fewer lanes starts fewer servers. Server processes
     /// starting side by side slow each other down: two Node servers take about 0.7 s where one
     /// takes 0.5 s on two cores.
-    pub(crate) async fn start_and_list(&self, every_lane: bool) -> Result<Vec<Value>, Unavailable> {
+    pub(crate) async fn start_and_list(&self, every_lane: bool) -> Result<Listing, Unavailable> {
         let others = (1..self.lanes.len())
             .filter(|_| every_lane)
             .map(|lane| self.current(lane));
@@ -162,7 +171,7 @@ impl Server {
         listed
     }
 
-    async fn list_on_first_lane(&self) -> Result<Vec<Value>, Unavailable> {
+    async fn list_on_first_lane(&self) -> Result<Listing, Unavailable> {
         let live = self.current(0).await?;
         let listing = tokio::time::timeout(
             self.reach.startup,
@@ -170,7 +179,10 @@ impl Server {
         )
         .await;
         match listing {
-            Ok(Ok(listed)) => Ok(listed.tools),
+            Ok(Ok(listed)) => Ok(Listing {
+                tools: listed.tools,
+                stated: listed.stated,
+            }),
             Ok(Err(failure)) => Err(self.unavailable(&live, "listing its tools", failure).await),
             Err(_) => Err(Unavailable(format!(
                 "the MCP server {} did not list its tools within {}s",

@@ -566,6 +566,7 @@ impl Catalog {
     ) -> Result<Catalog, CatalogError> {
         let layout = CatalogLayout::scan(file, text)?;
         let lines = LineIndex::new(text);
+        let stated = crate::json::number::StatedNumbers::read(text);
         let mut tools: Vec<CatalogTool> = Vec::with_capacity(layout.tools.len());
         let mut first_of_name: std::collections::HashMap<String, usize> =
             std::collections::HashMap::with_capacity(layout.tools.len());
@@ -583,7 +584,7 @@ impl Catalog {
                 pointer,
             } = source;
             let tool = match Tool::from_value(value.clone()) {
-                Ok(tool) => tool,
+                Ok(tool) => tool.with_stated_numbers(stated.below(&pointer)),
                 Err(error) => {
                     let field = error_field(&error);
                     let offset = spans

@@ -80,7 +80,43 @@ impl Decimal {
         Decimal::parse(&number.to_string()).unwrap_or_else(Decimal::zero)
     }
 
-    fn zero() -> Decimal {
+    /// The value `number` holds, for a number that has no text of its own (a schema built in
+    /// code): an integer exactly; a float past 2^53, where every float is a whole number, as
+    /// that number (`2^65` as `36893488147419103232`, not as its shortest decimal
+    /// `36893488147419103000`); a smaller float as its shortest decimal, what a program writing
+    /// `0.1` means (its binary value would make `multipleOf: 0.1` refuse `0.3`).
+    pub fn held_by(number: &Number) -> Decimal {
+        match number.as_f64() {
+            Some(float) if number.is_f64() && float.abs() >= TWO_TO_THE_53 => {
+                Decimal::of_whole_float(float)
+            }
+            _ => Decimal::of(number),
+        }
+    }
+
+    /// A finite float that is a whole number, exactly: its 53-bit significand times a power
+    /// of two, doubled digit by digit.
+    fn of_whole_float(float: f64) -> Decimal {
+        let bits = float.to_bits();
+        let biased = ((bits >> 52) & 0x7ff) as i64;
+        let significand = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+        let mut digits: Vec<u8> = significand.to_string().into_bytes();
+        // float = significand × 2^(biased - 1075); whole floats past 2^53 have a power >= 1.
+        for _ in 0..(biased - 1075).max(0) {
+            let mut carry = 0u8;
+            for digit in digits.iter_mut().rev() {
+                let doubled = (*digit - b'0') * 2 + carry;
+                *digit = b'0' + doubled % 10;
+                carry = doubled / 10;
+            }
+            if carry > 0 {
+                digits.insert(0, b'0' + carry);
+            }
+        }
+        Decimal::normalized(float < 0.0, digits, 0)
+    }
+
+    pub(crate) fn zero() -> Decimal {
         Decimal {
             negative: false,
             digits: Vec::new(),
@@ -180,6 +216,9 @@ impl Decimal {
             .then_with(|| self.digits.cmp(&other.digits))
     }
 }
+
+/// 2^53: from there up every float is a whole number, and not every whole number a float.
+const TWO_TO_THE_53: f64 = 9_007_199_254_740_992.0;
 
 /// The largest power of ten a [`Decimal`] holds exactly (it keeps sums of two exponents and
 /// of a text's length far inside 64 bits).
@@ -387,6 +426,93 @@ pub fn numbers_read_inexactly(text: &str) -> Vec<(String, Decimal)> {
     found
 }
 
+/// The numbers of a JSON text that its `Value` holds otherwise than the text states them
+/// (see [`numbers_read_inexactly`]), kept beside the value read: what lets a schema read from
+/// text compare `{"maximum": 18446744073709551616}` as 2^64 and not as the float nearest it.
+///
+/// Each number is kept with the `Number` the value holds at its pointer, and applies only
+/// where the value still holds that number: a part of the value replaced since it was read
+/// is not given the old text's numbers.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatedNumbers(Vec<StatedNumber>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct StatedNumber {
+    pointer: String,
+    held: Number,
+    stated: Decimal,
+}
+
+impl StatedNumbers {
+    /// The numbers of `text` held inexactly by the value read from it (none for most texts,
+    /// found without reading them: see [`numbers_read_inexactly`]).
+    pub fn read(text: &str) -> StatedNumbers {
+        let found = numbers_read_inexactly(text);
+        if found.is_empty() {
+            return StatedNumbers::default();
+        }
+        // (Read again only when a number was found: what the value holds at each pointer.)
+        let Ok(value) = super::reader::parse_with(text, super::DuplicateKeys::KeepLast) else {
+            return StatedNumbers::default();
+        };
+        StatedNumbers(
+            found
+                .into_iter()
+                .filter_map(|(pointer, stated)| {
+                    let held = value.pointer(&pointer)?.as_number()?.clone();
+                    Some(StatedNumber {
+                        pointer,
+                        held,
+                        stated,
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The numbers inside the value at `pointer`, with pointers from that value.
+    pub fn below(&self, pointer: &str) -> StatedNumbers {
+        StatedNumbers(
+            self.0
+                .iter()
+                .filter_map(|number| {
+                    let rest = number.pointer.strip_prefix(pointer)?;
+                    (rest.is_empty() || rest.starts_with('/')).then(|| StatedNumber {
+                        pointer: rest.to_string(),
+                        ..number.clone()
+                    })
+                })
+                .collect(),
+        )
+    }
+
+    /// What the text stated at `pointer`, where `held` (the value there) is still the number
+    /// read.
+    pub fn stated_at(&self, pointer: &str, held: &Value) -> Option<&Decimal> {
+        self.0
+            .iter()
+            .find(|number| number.pointer == pointer && held.as_number() == Some(&number.held))
+            .map(|number| &number.stated)
+    }
+
+    /// The number `root` holds at each pointer, with what the text stated, where `root` still
+    /// holds there the number read.
+    pub fn in_value<'v>(&self, root: &'v Value) -> Vec<(&'v Value, &Decimal)> {
+        self.0
+            .iter()
+            .filter_map(|number| {
+                let value = root.pointer(&number.pointer)?;
+                (value.as_number() == Some(&number.held)).then_some((value, &number.stated))
+            })
+            .collect()
+    }
+}
+
 #[derive(Debug)]
 enum Step {
     Index(usize),
@@ -558,6 +684,63 @@ mod tests {
         ] {
             assert_eq!(d(text).to_string(), written);
         }
+    }
+
+    #[test]
+    fn a_float_past_2_to_the_53_is_held_as_its_value() {
+        let held = |v: Value| Decimal::held_by(v.as_number().unwrap()).to_string();
+        // 2^65 is a float; its shortest decimal, 3.6893488147419103e19, is another number.
+        assert_eq!(
+            held(serde_json::json!(2f64.powi(65))),
+            "36893488147419103232"
+        );
+        assert_eq!(
+            held(serde_json::json!(-(2f64.powi(64)))),
+            "-18446744073709551616"
+        );
+        assert_eq!(held(serde_json::json!(2f64.powi(53))), "9007199254740992");
+        // The largest float, every digit of it.
+        assert_eq!(
+            held(serde_json::json!(f64::MAX)),
+            format!("{:.0}", f64::MAX)
+        );
+        assert_eq!(held(serde_json::json!(1e23)), "99999999999999991611392");
+        // Smaller floats keep their shortest decimal; integers are exact.
+        assert_eq!(held(serde_json::json!(0.1)), "0.1");
+        assert_eq!(held(serde_json::json!(u64::MAX)), u64::MAX.to_string());
+        assert_eq!(held(serde_json::json!(i64::MIN)), i64::MIN.to_string());
+    }
+
+    #[test]
+    fn stated_numbers_apply_where_the_value_still_holds_them() {
+        let text = r#"{"tools": [{"inputSchema": {"maximum": 18446744073709551617, "minimum": 0.1}}],
+            "x": 1e400}"#;
+        let stated = StatedNumbers::read(text);
+        let value = crate::json::parse(text).unwrap();
+        let tool = stated.below("/tools/0");
+        let schema = &value["tools"][0]["inputSchema"];
+        assert_eq!(
+            tool.stated_at("/inputSchema/maximum", &schema["maximum"])
+                .map(ToString::to_string),
+            Some("18446744073709551617".into())
+        );
+        // Below the schema: pointers from the schema.
+        let in_schema = tool.below("/inputSchema");
+        let found: Vec<String> = in_schema
+            .in_value(schema)
+            .into_iter()
+            .map(|(_, d)| d.to_string())
+            .collect();
+        assert_eq!(found, ["18446744073709551617"]);
+        // A value replaced since is not given the old text's number.
+        let replaced = serde_json::json!({"maximum": 5});
+        assert!(in_schema.in_value(&replaced).is_empty());
+        assert!(in_schema
+            .stated_at("/maximum", &replaced["maximum"])
+            .is_none());
+        // `/tools/0` is not `/tools/01`; nothing is found in a text of short numbers.
+        assert!(stated.below("/tools/01").is_empty());
+        assert!(StatedNumbers::read(r#"{"maximum": 10, "minimum": 0.5}"#).is_empty());
     }
 
     #[test]

@@ -6,6 +6,10 @@
 //! built with these keywords in place of its own (`const`, `enum`, `multipleOf`, the bounds,
 //! `uniqueItems`, `type`) judges them as [`Decimal`]s. A number's decimal is looked up by the
 //! address of its `Value` in the value being validated, which stays put while it is validated.
+//!
+//! The schema's own numbers are read likewise ([`SchemaNumbers`]): as its text states them
+//! where it was read from text, by the address of each number in the schema the engine borrows
+//! while it compiles.
 
 use crate::json::number::Decimal;
 use serde_json::{Map, Value};
@@ -83,21 +87,49 @@ pub(super) fn stated_otherwise(value: &Value) -> Option<String> {
     STATED.with(|cell| cell.borrow().get(&address).map(ToString::to_string))
 }
 
-/// Whether an instance value equals a schema value, numbers compared exactly.
-fn equal_to_schema(instance: &Value, schema: &Value) -> bool {
-    match (instance, schema) {
-        (Value::Number(_), Value::Number(expected)) => {
-            stated(instance).is_some_and(|n| n == Decimal::of(expected))
+/// A value a schema holds (`const`, an `enum` member), its numbers as the schema states them.
+enum Expected {
+    Number(Decimal),
+    Array(Vec<Expected>),
+    Object(HashMap<String, Expected>),
+    /// A string, boolean or null: compared as it is.
+    Other(Value),
+}
+
+impl Expected {
+    /// `value` (held in the schema the engine is built from), each number as `number` reads it.
+    fn of(value: &Value, number: &dyn Fn(&Value) -> Decimal) -> Expected {
+        match value {
+            Value::Number(_) => Expected::Number(number(value)),
+            Value::Array(items) => {
+                Expected::Array(items.iter().map(|v| Expected::of(v, number)).collect())
+            }
+            Value::Object(map) => Expected::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Expected::of(v, number)))
+                    .collect(),
+            ),
+            other => Expected::Other(other.clone()),
         }
-        (Value::Array(a), Value::Array(b)) => {
+    }
+}
+
+/// Whether an instance value equals a schema value, numbers compared exactly.
+fn equal_to_schema(instance: &Value, schema: &Expected) -> bool {
+    match (instance, schema) {
+        (Value::Number(_), Expected::Number(expected)) => {
+            stated(instance).is_some_and(|n| &n == expected)
+        }
+        (Value::Array(a), Expected::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| equal_to_schema(a, b))
         }
-        (Value::Object(a), Value::Object(b)) => {
+        (Value::Object(a), Expected::Object(b)) => {
             a.len() == b.len()
                 && a.iter()
                     .all(|(k, v)| b.get(k).is_some_and(|w| equal_to_schema(v, w)))
         }
-        (a, b) => a == b,
+        (a, Expected::Other(b)) => a == b,
+        _ => false,
     }
 }
 
@@ -147,8 +179,8 @@ enum Bound {
 }
 
 enum Exact {
-    Const(Value),
-    Enum(Vec<Value>),
+    Const(Expected),
+    Enum(Vec<Expected>),
     MultipleOf(Decimal),
     Bound(Bound, Decimal),
     UniqueItems,
@@ -214,23 +246,30 @@ impl<'i> jsonschema::Keyword<'i> for Exact {
     }
 }
 
-/// The keyword `name` of a schema, compiled to judge numbers exactly.
-pub(super) fn compile(name: &str, value: &Value) -> Box<dyn for<'i> jsonschema::Keyword<'i>> {
-    let number = || value.as_number().map(Decimal::of);
+/// The keyword `name` of a schema, compiled to judge numbers exactly; `number` reads each
+/// number the schema holds (see [`SchemaNumbers`]).
+pub(super) fn compile(
+    name: &str,
+    value: &Value,
+    number: &dyn Fn(&Value) -> Decimal,
+) -> Box<dyn for<'i> jsonschema::Keyword<'i>> {
+    let bound = || value.is_number().then(|| number(value));
     let exact = match name {
-        "const" => Exact::Const(value.clone()),
+        "const" => Exact::Const(Expected::of(value, number)),
         "enum" => match value {
-            Value::Array(options) => Exact::Enum(options.clone()),
+            Value::Array(options) => {
+                Exact::Enum(options.iter().map(|o| Expected::of(o, number)).collect())
+            }
             _ => Exact::Nothing,
         },
-        "multipleOf" => number().map_or(Exact::Nothing, Exact::MultipleOf),
-        "minimum" => number().map_or(Exact::Nothing, |n| Exact::Bound(Bound::Minimum, n)),
-        "maximum" => number().map_or(Exact::Nothing, |n| Exact::Bound(Bound::Maximum, n)),
+        "multipleOf" => bound().map_or(Exact::Nothing, Exact::MultipleOf),
+        "minimum" => bound().map_or(Exact::Nothing, |n| Exact::Bound(Bound::Minimum, n)),
+        "maximum" => bound().map_or(Exact::Nothing, |n| Exact::Bound(Bound::Maximum, n)),
         "exclusiveMinimum" => {
-            number().map_or(Exact::Nothing, |n| Exact::Bound(Bound::ExclusiveMinimum, n))
+            bound().map_or(Exact::Nothing, |n| Exact::Bound(Bound::ExclusiveMinimum, n))
         }
         "exclusiveMaximum" => {
-            number().map_or(Exact::Nothing, |n| Exact::Bound(Bound::ExclusiveMaximum, n))
+            bound().map_or(Exact::Nothing, |n| Exact::Bound(Bound::ExclusiveMaximum, n))
         }
         "uniqueItems" if value == &Value::Bool(true) => Exact::UniqueItems,
         "type" => match value {
@@ -247,6 +286,34 @@ pub(super) fn compile(name: &str, value: &Value) -> Box<dyn for<'i> jsonschema::
         _ => Exact::Nothing,
     };
     Box::new(exact)
+}
+
+/// How the numbers of a schema read: as its text states them where the `Value` holds them
+/// otherwise (by the address of the number in the schema the engine is built from, which the
+/// engine borrows while it compiles), else as the `Value` holds them ([`Decimal::of`] for a
+/// schema read from text, whose other numbers read back as written; [`Decimal::held_by`] for
+/// one built in code).
+pub(super) struct SchemaNumbers {
+    /// The stated numbers, by address.
+    pub(super) stated: HashMap<usize, Decimal>,
+    /// Whether the schema was read from text.
+    pub(super) from_text: bool,
+}
+
+impl SchemaNumbers {
+    /// The number `value` (a number of the schema) states.
+    pub(super) fn read(&self, value: &Value) -> Decimal {
+        let address = value as *const Value as usize;
+        if let Some(stated) = self.stated.get(&address) {
+            return stated.clone();
+        }
+        match value {
+            Value::Number(n) if self.from_text => Decimal::of(n),
+            Value::Number(n) => Decimal::held_by(n),
+            // (Only numbers are asked for.)
+            _ => Decimal::zero(),
+        }
+    }
 }
 
 /// Whether `schema` anywhere holds a keyword that compares numbers: then a number its value

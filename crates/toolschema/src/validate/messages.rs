@@ -26,6 +26,8 @@ pub(super) struct Renderer<'a> {
     /// Patterns as the engine read them, each with the pattern as written.
     pub(super) patterns: &'a std::collections::HashMap<String, String>,
     pub(super) subject: Subject,
+    /// The schema's numbers as its text states them, where its values hold them otherwise.
+    pub(super) stated: &'a crate::json::number::StatedNumbers,
     /// Suggestions computed so far.
     pub(super) suggestions: std::cell::Cell<usize>,
 }
@@ -212,6 +214,13 @@ impl Renderer<'_> {
         })
     }
 
+    /// A bound as the schema's text states it, where it was read from text.
+    fn limit(&self, limit: &Value, schema_path: &str) -> String {
+        self.stated
+            .stated_at(schema_path, limit)
+            .map_or_else(|| number(limit), ToString::to_string)
+    }
+
     /// A message for a single-value constraint, about `subject`.
     fn constraint_message(
         &self,
@@ -236,13 +245,13 @@ impl Renderer<'_> {
                 "{subject} string length must be <= {limit}{}",
                 got(instance.as_str().map(|s| s.chars().count()))
             ),
-            K::Minimum { limit } => format!("{} must be >= {}{}", self.number_subject(subject), number(limit), got_number(instance)),
-            K::Maximum { limit } => format!("{} must be <= {}{}", self.number_subject(subject), number(limit), got_number(instance)),
+            K::Minimum { limit } => format!("{} must be >= {}{}", self.number_subject(subject), self.limit(limit, schema_path), got_number(instance)),
+            K::Maximum { limit } => format!("{} must be <= {}{}", self.number_subject(subject), self.limit(limit, schema_path), got_number(instance)),
             K::ExclusiveMinimum { limit } => {
-                format!("{} must be > {}{}", self.number_subject(subject), number(limit), got_number(instance))
+                format!("{} must be > {}{}", self.number_subject(subject), self.limit(limit, schema_path), got_number(instance))
             }
             K::ExclusiveMaximum { limit } => {
-                format!("{} must be < {}{}", self.number_subject(subject), number(limit), got_number(instance))
+                format!("{} must be < {}{}", self.number_subject(subject), self.limit(limit, schema_path), got_number(instance))
             }
             K::Enum { options } => {
                 let values = options.as_array().map_or(&[][..], Vec::as_slice);
@@ -299,7 +308,10 @@ impl Renderer<'_> {
                 None => format!("{subject} must not contain duplicate items"),
             },
             K::MultipleOf { multiple_of } => {
-                format!("{subject} must be a multiple of {}", float(*multiple_of))
+                let divisor = resolve(self.schema, schema_path)
+                    .and_then(|held| self.stated.stated_at(schema_path, held))
+                    .map_or_else(|| float(*multiple_of), ToString::to_string);
+                format!("{subject} must be a multiple of {divisor}")
             }
             K::Not { schema } => format!("{subject} must not be {}", self.describe(schema, 0)),
             K::Contains => self.contains_message(schema_path, subject),

@@ -31,6 +31,7 @@ mod case_variants;
 mod exact;
 mod messages;
 
+use crate::json::number::StatedNumbers;
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
 use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
@@ -245,6 +246,9 @@ struct EngineRecipe {
     assert_format: bool,
     refuse_unknown_formats: bool,
     documents: Arc<HashMap<String, Value>>,
+    /// Whether the schema was read from text: its numbers not stated otherwise read back as
+    /// written (see [`exact::SchemaNumbers`]).
+    from_text: bool,
 }
 
 impl EngineRecipe {
@@ -252,7 +256,7 @@ impl EngineRecipe {
     fn build(
         &self,
         schema: &Value,
-        exact: bool,
+        exact: Option<&StatedNumbers>,
     ) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
         let engine = jsonschema::options();
         let engine = match self.draft {
@@ -267,10 +271,22 @@ impl EngineRecipe {
                 let reference = value.as_str().unwrap_or_default().to_string();
                 Ok(Box::new(UnfetchedRef(reference)))
             });
-        if exact {
+        if let Some(stated) = exact {
+            // The engine borrows `schema` while it compiles: a stated number is known by the
+            // address of its `Value` there.
+            let numbers = Arc::new(exact::SchemaNumbers {
+                stated: stated
+                    .in_value(schema)
+                    .into_iter()
+                    .map(|(value, decimal)| (value as *const Value as usize, decimal.clone()))
+                    .collect(),
+                from_text: self.from_text,
+            });
             for name in exact::EXACT_KEYWORDS {
-                engine =
-                    engine.with_keyword(name, move |_, value, _| Ok(exact::compile(name, value)));
+                let numbers = numbers.clone();
+                engine = engine.with_keyword(name, move |_, value, _| {
+                    Ok(exact::compile(name, value, &|n| numbers.read(n)))
+                });
             }
         }
         engine.build(schema)
@@ -345,6 +361,9 @@ pub struct SchemaValidator {
     exact_engine: std::sync::OnceLock<Option<jsonschema::Validator>>,
     /// How the engines are built.
     recipe: EngineRecipe,
+    /// The numbers of the schema its text states otherwise than its `Value` holds them, by
+    /// pointer into `schema`: when there are any, `engine` is the exact one.
+    stated: StatedNumbers,
     /// Whether the schema has a keyword that compares numbers (see [`exact::compares_numbers`]).
     compares_numbers: bool,
     /// Whether it has a `multipleOf`, which the engine computes with floats.
@@ -391,8 +410,45 @@ impl SchemaValidator {
         Self::with_options(schema, &CompileOptions::default())
     }
 
-    /// Compile a schema in any accepted shape.
+    /// Compile a schema in any accepted shape, built in code: a number it holds as a float
+    /// past 2^53 is compared as that float's value (see [`crate::json::number::Decimal::held_by`]). A schema read
+    /// from text is better compiled with [`SchemaValidator::read_with_options`].
     pub fn with_options(schema: &Value, options: &CompileOptions) -> Result<Self, SchemaError> {
+        Self::compile(schema, None, options)
+    }
+
+    /// Compile a schema read from JSON text, comparing its numbers as the text states them:
+    /// `stated` holds those the `Value` holds otherwise (`StatedNumbers::read(text)`, or the
+    /// part of it [below](StatedNumbers::below) the schema when the schema is part of a larger
+    /// text). `{"maximum": 18446744073709551616}` then refuses 2^64 + 1, which the float
+    /// nearest 2^64 would not.
+    ///
+    /// ```
+    /// use toolschema::json::number::StatedNumbers;
+    /// use toolschema::{CompileOptions, SchemaValidator};
+    ///
+    /// let text = r#"{"maximum": 18446744073709551616}"#;
+    /// let schema = toolschema::json::parse(text).unwrap();
+    /// let stated = StatedNumbers::read(text);
+    /// let validator =
+    ///     SchemaValidator::read_with_options(&schema, &stated, &CompileOptions::new()).unwrap();
+    /// let over = "18446744073709551617";
+    /// let value = toolschema::json::parse(over).unwrap();
+    /// assert!(validator.validate_text(&value, over, toolschema::Subject::Value).is_err());
+    /// ```
+    pub fn read_with_options(
+        schema: &Value,
+        stated: &StatedNumbers,
+        options: &CompileOptions,
+    ) -> Result<Self, SchemaError> {
+        Self::compile(schema, Some(stated), options)
+    }
+
+    fn compile(
+        schema: &Value,
+        stated: Option<&StatedNumbers>,
+        options: &CompileOptions,
+    ) -> Result<Self, SchemaError> {
         let (shape, standard) = match options.dialect {
             Some(_) => {
                 if !schema.is_object() && !schema.is_boolean() {
@@ -464,9 +520,19 @@ impl SchemaValidator {
             assert_format: options.assert_format,
             refuse_unknown_formats: options.refuse_unknown_formats,
             documents: Arc::new(options.documents.clone()),
+            from_text: stated.is_some() && !shape.is_lightweight(),
         };
+        // The pointers of a lightweight shape's numbers are not those of the standard schema
+        // it becomes; its numbers are read as the values hold them.
+        let stated = match stated {
+            Some(stated) if !shape.is_lightweight() => stated.clone(),
+            _ => StatedNumbers::default(),
+        };
+        // A schema with numbers its values hold otherwise than stated is judged by the engine
+        // that compares numbers exactly, whatever the value: even a small number may fall on
+        // the other side of `0.10000000000000000001` than of the float nearest it.
         let engine = recipe
-            .build(&for_engine, false)
+            .build(&for_engine, (!stated.is_empty()).then_some(&stated))
             .map_err(|error| compile_error(error, &patterns))?;
         drop(for_engine);
         Ok(SchemaValidator {
@@ -477,6 +543,7 @@ impl SchemaValidator {
             }),
             exact_engine: std::sync::OnceLock::new(),
             recipe,
+            stated,
             guard_depth: can_recurse(&standard),
             in_place_chain,
             has_unfetched,
@@ -575,8 +642,19 @@ impl SchemaValidator {
         let Some(exact) = &self.exact_numbers else {
             return verdict;
         };
+        let rounded = rounded_numbers(instance, exact.integers_too);
+        // Integers the value holds exactly (not floats): the engine that compares numbers
+        // exactly judges them as they are.
+        if !rounded.is_empty() && rounded.iter().all(|(_, number)| !number.is_f64()) {
+            if let Some(engine) = self.exact_engine() {
+                return match engine.is_valid(instance) {
+                    true => Judgement::Valid,
+                    false => Judgement::InvalidExactly,
+                };
+            }
+        }
         let mut compared = Vec::new();
-        for (pointer, number) in rounded_numbers(instance, exact.integers_too) {
+        for (pointer, number) in rounded {
             let path: Vec<String> = crate::json::pointer::split_pointer(&pointer)
                 .map(|step| step.into_owned())
                 .collect();
@@ -689,7 +767,7 @@ impl SchemaValidator {
             return self.validate_as(instance, subject);
         }
         let inexact = crate::json::number::numbers_read_inexactly(text);
-        if inexact.is_empty() && !self.engine_may_misjudge(instance) {
+        if inexact.is_empty() && self.stated.is_empty() && !self.engine_may_misjudge(instance) {
             return self.validate_as(instance, subject);
         }
         let Some(engine) = self.exact_engine() else {
@@ -770,13 +848,16 @@ impl SchemaValidator {
     /// The engine that judges numbers exactly (see [`exact`]); `None` if it could not be built
     /// (the schema compiled, so this is not expected): then values are judged as read.
     fn exact_engine(&self) -> Option<&jsonschema::Validator> {
+        if !self.stated.is_empty() {
+            return Some(&self.engine);
+        }
         self.exact_engine
             .get_or_init(|| {
                 let for_engine = match with_ecma_patterns(&self.schema) {
                     Some((rewritten, _)) => std::borrow::Cow::Owned(rewritten),
                     None => std::borrow::Cow::Borrowed(&self.schema),
                 };
-                self.recipe.build(&for_engine, true).ok()
+                self.recipe.build(&for_engine, Some(&self.stated)).ok()
             })
             .as_ref()
     }
@@ -796,8 +877,14 @@ impl SchemaValidator {
         };
         with_stack_for(steps, || match self.judge(instance, steps) {
             Judgement::Valid => Ok(()),
-            Judgement::Invalid if steps > STEPS_DETAILED => Err(too_deep_to_place(subject)),
+            Judgement::Invalid | Judgement::InvalidExactly if steps > STEPS_DETAILED => {
+                Err(too_deep_to_place(subject))
+            }
             Judgement::Invalid => Err(self.collect_errors(instance, subject, limit)),
+            Judgement::InvalidExactly => match self.exact_engine() {
+                Some(engine) => Err(self.collect_errors_of(engine, instance, subject, limit)),
+                None => Err(self.collect_errors(instance, subject, limit)),
+            },
             Judgement::Unchecked(reason) => Err(unchecked(subject, &reason)),
         })
         .unwrap_or_else(|| {
@@ -827,6 +914,7 @@ impl SchemaValidator {
             instance,
             schema: &self.schema,
             patterns: &self.patterns,
+            stated: &self.stated,
             subject,
             suggestions: std::cell::Cell::new(0),
         };
@@ -863,6 +951,7 @@ impl SchemaValidator {
             instance,
             schema: &self.schema,
             patterns: &self.patterns,
+            stated: &self.stated,
             subject,
             suggestions: std::cell::Cell::new(0),
         };
@@ -893,6 +982,8 @@ impl SchemaValidator {
 enum Judgement {
     Valid,
     Invalid,
+    /// Found not to fit by the engine that compares numbers exactly, which then says why.
+    InvalidExactly,
     /// It could not be judged, for this reason.
     Unchecked(String),
 }
@@ -960,6 +1051,9 @@ enum Place {
 fn rounding_may_decide(kind: &ValidationErrorKind) -> Option<Place> {
     use ValidationErrorKind as K;
     match kind {
+        // The exact engine's (a schema with stated numbers): any of its keywords may compare
+        // the number.
+        kind if exact::is_exact_error(kind) => Some(Place::AtOrAround),
         K::MultipleOf { .. } => Some(Place::At),
         K::Maximum { limit }
         | K::Minimum { limit }
@@ -1020,6 +1114,8 @@ fn exact_number_keyword(schema: &Value) -> Option<ExactNumbers> {
                         && member
                             .as_f64()
                             .is_some_and(|m| m.fract() != 0.0 || m.abs() > EXACT_DIVISOR)
+                        // (2^53 + 1 reads as the float 2^53.)
+                        || member.as_u64().is_some_and(|m| m > 1 << 53)
                     {
                         integers_too = true;
                     }
@@ -1501,11 +1597,33 @@ pub struct CompiledTool {
 }
 
 impl CompiledTool {
-    /// Compile a tool's `inputSchema` (any accepted shape) and `outputSchema`.
+    /// Compile a tool's `inputSchema` (any accepted shape) and `outputSchema`, their numbers
+    /// as the text the tool was read from states them, if it was (see
+    /// [`Tool::with_stated_numbers`]).
     pub fn new(tool: &Tool, options: &CompileOptions) -> Result<Self, CompileError> {
         let input = Value::Object(tool.input_schema().clone());
         let output = tool.output_schema().map(|s| Value::Object(s.clone()));
-        Self::from_schemas(tool.name(), &input, output.as_ref(), options)
+        Self::compile(
+            tool.name(),
+            &input,
+            output.as_ref(),
+            tool.stated_numbers(),
+            options,
+        )
+    }
+
+    /// Compile the schemas of a tool read from JSON text, as [`CompiledTool::from_schemas`]
+    /// does, comparing their numbers as the text states them: `stated` holds those of the
+    /// tool's text (pointers from the tool object: `/inputSchema/...`) that the values hold
+    /// otherwise (see [`SchemaValidator::read_with_options`]).
+    pub fn read_from_schemas(
+        name: &str,
+        input_schema: &Value,
+        output_schema: Option<&Value>,
+        stated: &StatedNumbers,
+        options: &CompileOptions,
+    ) -> Result<Self, CompileError> {
+        Self::compile(name, input_schema, output_schema, Some(stated), options)
     }
 
     /// Compile the schemas of a tool known only by its name, as a server lists it: what the
@@ -1516,11 +1634,24 @@ impl CompiledTool {
         output_schema: Option<&Value>,
         options: &CompileOptions,
     ) -> Result<Self, CompileError> {
+        Self::compile(name, input_schema, output_schema, None, options)
+    }
+
+    fn compile(
+        name: &str,
+        input_schema: &Value,
+        output_schema: Option<&Value>,
+        stated: Option<&StatedNumbers>,
+        options: &CompileOptions,
+    ) -> Result<Self, CompileError> {
         let compile = |field: &'static str, schema: &Value| {
-            SchemaValidator::with_options(schema, options).map_err(|error| CompileError {
-                tool: name.to_string(),
-                field,
-                error,
+            let stated = stated.map(|stated| stated.below(&format!("/{field}")));
+            SchemaValidator::compile(schema, stated.as_ref(), options).map_err(|error| {
+                CompileError {
+                    tool: name.to_string(),
+                    field,
+                    error,
+                }
             })
         };
         let input = compile("inputSchema", input_schema)?;
