@@ -18,21 +18,6 @@ fn strings(values: &[&str]) -> Vec<String> {
     values.iter().map(|s| s.to_string()).collect()
 }
 
-/// A program from Debian's `prometheus` package; the test fails saying how to install it.
-fn prometheus_tool(name: &str) -> String {
-    let found = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join(name))
-        .find(|candidate| candidate.is_file());
-    match found {
-        Some(path) => path.display().to_string(),
-        None => panic!(
-            "{name} is not on PATH: install Debian's prometheus package (apt-get install -y --no-install-recommends prometheus), as scripts/test.sh does"
-        ),
-    }
-}
-
 /// The address the proxy says its metrics listener is at, from its stderr.
 fn metrics_base(process: &Session) -> String {
     let mut base = None;
@@ -63,7 +48,7 @@ struct Prometheus {
 
 impl Prometheus {
     fn start(target: &str) -> Prometheus {
-        let program = prometheus_tool("prometheus");
+        let program = common::debian_program("prometheus", "prometheus");
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("prometheus.yml");
         std::fs::write(
@@ -263,7 +248,7 @@ fn prometheus_scrapes_the_counts_of_a_typescript_clients_calls() {
     // promtool reads the exposition as Prometheus's own tools would.
     let (status, exposition) = get(&format!("{base}/metrics"), &[]);
     assert_eq!(status, 200);
-    let mut check = Command::new(prometheus_tool("promtool"))
+    let mut check = Command::new(common::debian_program("promtool", "prometheus"))
         .args(["check", "metrics"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

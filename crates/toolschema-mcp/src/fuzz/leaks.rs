@@ -58,7 +58,7 @@ struct Patterns {
     secrets: Vec<(&'static str, Regex)>,
     /// Any absolute path of two or more parts; a leak when its top directory is one the
     /// server's machine is known to have (see [`Known::add_machine_root`]).
-    any_path: Vec<(&'static str, Regex)>,
+    any_path: Option<Regex>,
 }
 
 /// How many patterns there are, for the test that every one compiles.
@@ -96,10 +96,10 @@ fn patterns() -> &'static Patterns {
                 ),
                 ("windows", r#"\b[A-Za-z]:\\(?:[^\\\s"'<>|:*?]+\\)+[^\\\s"'<>|:*?]*"#),
             ]),
-            any_path: compile(&[(
-                "unix",
+            any_path: Regex::new(
                 r#"(?:^|[\s"'(\[{=,;:<>])(/[^\s"'<>()\[\]{},;:*?|`/]+(?:/[^\s"'<>()\[\]{},;:*?|`]+)+)"#,
-            )]),
+            )
+            .ok(),
             secrets: compile(&[
                 ("an OpenAI or Anthropic API key", r"\bsk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}"),
                 ("a GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,}|\bgithub_pat_[A-Za-z0-9_]{22,}"),
@@ -225,33 +225,24 @@ pub fn find(text: &str, known: &Known, sent: Option<&serde_json::Value>) -> Opti
             }
         }
     }
-    for (_, pattern) in &patterns.paths {
+    let usual = patterns.paths.iter().map(|(_, pattern)| (pattern, false));
+    // The machine's own top directories matter only once some are known.
+    let own = patterns
+        .any_path
+        .iter()
+        .filter(|_| !known.machine_roots.is_empty())
+        .map(|pattern| (pattern, true));
+    for (pattern, only_own) in usual.chain(own) {
         for captures in pattern.captures_iter(text) {
             let Some(path) = captures.get(1).or_else(|| captures.get(0)) else {
                 continue;
             };
             let path = path.as_str().trim_end_matches(['.', '/']);
-            if !known.knows_path(path, sent) {
-                return Some(Leak {
-                    kind: LeakKind::Path,
-                    excerpt: shorten(path),
-                });
-            }
-        }
-    }
-    if known.machine_roots.is_empty() {
-        return None;
-    }
-    for (_, pattern) in &patterns.any_path {
-        for captures in pattern.captures_iter(text) {
-            let Some(path) = captures.get(1) else {
-                continue;
-            };
-            let path = path.as_str().trim_end_matches(['.', '/']);
-            let on_machine = known
-                .machine_roots
-                .iter()
-                .any(|root| path.starts_with(root.as_str()));
+            let on_machine = !only_own
+                || known
+                    .machine_roots
+                    .iter()
+                    .any(|root| path.starts_with(root.as_str()));
             if on_machine && !known.knows_path(path, sent) {
                 return Some(Leak {
                     kind: LeakKind::Path,
@@ -275,7 +266,7 @@ mod tests {
     fn every_pattern_compiles() {
         let p = patterns();
         assert_eq!(
-            p.traces.len() + p.paths.len() + p.secrets.len() + p.any_path.len(),
+            p.traces.len() + p.paths.len() + p.secrets.len() + usize::from(p.any_path.is_some()),
             PATTERN_COUNT
         );
     }
