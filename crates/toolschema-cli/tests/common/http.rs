@@ -78,12 +78,27 @@ impl Listening {
     }
 }
 
-/// A port nothing listens on now.
+/// A port nothing listens on now, for a server that is told its port.
+///
+/// The ports come from below Linux's ephemeral range (32768 and up by default), each at most
+/// once per test process: a proxy started on `127.0.0.1:0` by a test running in parallel gets
+/// an ephemeral port, so it cannot take this one between this check and the server's bind.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
+    use std::sync::atomic::{AtomicU16, Ordering};
+    const FIRST: u16 = 20_000;
+    const SPAN: u16 = 12_000;
+    // Test binaries run one after another, but a server of the last one may linger a moment:
+    // each process starts at its own place in the span.
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let start = (std::process::id() % u32::from(SPAN)) as u16;
+    for _ in 0..SPAN {
+        let offset = (start + NEXT.fetch_add(1, Ordering::Relaxed)) % SPAN;
+        let port = FIRST + offset;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
+    panic!("no free port between {FIRST} and {}", FIRST + SPAN);
 }
 
 /// A server started on a port of its own, killed on drop.
@@ -96,7 +111,7 @@ pub struct HttpServer {
 impl HttpServer {
     /// Start `program args` with `PORT` in its environment and wait until the port answers.
     pub fn start(program: &str, args: &[String], port: u16) -> HttpServer {
-        let child = Command::new(program)
+        let mut child = Command::new(program)
             .args(args)
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
@@ -106,6 +121,10 @@ impl HttpServer {
             .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            // A server that could not bind exits: never mistake another listener for it.
+            if let Ok(Some(status)) = child.try_wait() {
+                panic!("{program} {args:?} exited ({status}) before it listened on port {port}");
+            }
             if start.elapsed() > WAIT * 2 {
                 panic!("{program} {args:?} did not listen on port {port}");
             }

@@ -261,7 +261,13 @@ fn known_of(target: &Target) -> Known {
             if let Ok(here) = std::env::current_dir() {
                 known.add_machine_root(&here);
             }
-            known.add_machine_root(std::path::Path::new(&command.program));
+            let program = std::path::Path::new(&command.program);
+            known.add_machine_root(program);
+            // Where the program really lives: a link (a venv linked into a scratch folder)
+            // or a bare name on PATH can name a folder under another top directory.
+            if let Some(real) = program_location(program, std::env::var_os("PATH")) {
+                known.add_machine_root(&real);
+            }
             known.add(&command.program);
             for arg in &command.args {
                 known.add(arg);
@@ -270,6 +276,21 @@ fn known_of(target: &Target) -> Known {
         Target::Url(url) => known.add(url),
     }
     known
+}
+
+/// The absolute path, links followed, of the program a command starts: as written when it
+/// holds a slash (relative to the current directory), else the first match on `search_path`.
+fn program_location(
+    program: &std::path::Path,
+    search_path: Option<std::ffi::OsString>,
+) -> Option<std::path::PathBuf> {
+    if program.components().count() > 1 {
+        return std::fs::canonicalize(program).ok();
+    }
+    std::env::split_paths(&search_path?)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+        .and_then(|found| std::fs::canonicalize(found).ok())
 }
 
 /// Turn the listing into tools to call: those `selected` compiled (formats asserted), the others
@@ -1100,6 +1121,30 @@ async fn fuzz_tool_on(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_program_is_located_through_links_and_on_the_search_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join("server"), "#!/bin/sh\n").unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("linked")).unwrap();
+        let real = std::fs::canonicalize(real.join("server")).unwrap();
+
+        let through_link = dir.path().join("linked/server");
+        assert_eq!(program_location(&through_link, None), Some(real.clone()));
+        let search =
+            std::env::join_paths([dir.path().join("none"), dir.path().join("linked")]).unwrap();
+        assert_eq!(
+            program_location(std::path::Path::new("server"), Some(search.clone())),
+            Some(real)
+        );
+        assert_eq!(
+            program_location(std::path::Path::new("absent"), Some(search)),
+            None
+        );
+        assert_eq!(program_location(std::path::Path::new("server"), None), None);
+    }
 
     #[test]
     fn replay_lines_are_tools_call_requests() {
