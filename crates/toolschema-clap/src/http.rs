@@ -45,6 +45,9 @@ pub(crate) async fn serve_http(
     guard: GuardConfig,
     ready: impl FnOnce(SocketAddr, &Guard),
 ) -> Result<(), ServeError> {
+    for asked in tokio::net::lookup_host((host, port)).await? {
+        guard.check_address(asked)?;
+    }
     let listener = tokio::net::TcpListener::bind((host, port)).await?;
     let address = listener.local_addr()?;
     let guard = Arc::new(Guard::start(guard, address).await?);

@@ -807,6 +807,27 @@ fn listening_beyond_loopback_needs_authentication() {
     );
     assert_eq!(status.code(), Some(2));
     assert!(stderr.contains("refusing to serve on 0.0.0.0:"), "{stderr}");
+    // The address is refused before it is bound: a port that is taken does not hide why.
+    let taken = std::net::TcpListener::bind("0.0.0.0:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let (status, _, stderr) = common::run(
+        toolschema(),
+        &strings(&[
+            "proxy",
+            "--listen",
+            &format!("0.0.0.0:{port}"),
+            "--",
+            "true",
+        ]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(status.code(), Some(2));
+    assert!(
+        stderr.contains(&format!(
+            "refusing to serve on 0.0.0.0:{port} without authentication"
+        )),
+        "{stderr}"
+    );
     let (status, _, stderr) = common::run(
         toolschema(),
         &strings(&["proxy", "--auth-token-file", "tokens", "--", "true"]),

@@ -168,17 +168,27 @@ pub struct Guard {
     endpoint_path: String,
 }
 
+impl GuardConfig {
+    /// The checks of [`Guard::start`] that need only the address asked for: run before binding,
+    /// so a server refused for its address says why even when the port is taken.
+    pub fn check_address(&self, address: SocketAddr) -> Result<(), StartError> {
+        let auth = &self.auth;
+        if auth.no_auth && auth.is_configured() {
+            return Err(StartError::Contradiction);
+        }
+        if !auth.is_configured() && !auth.no_auth && !address.ip().is_loopback() {
+            return Err(StartError::Unauthenticated(address));
+        }
+        Ok(())
+    }
+}
+
 impl Guard {
     /// The guard of a server bound to `bound`: refuses a non-loopback address without
     /// authentication, loads the tokens and the issuer's keys, opens the access log.
     pub async fn start(config: GuardConfig, bound: SocketAddr) -> Result<Guard, StartError> {
+        config.check_address(bound)?;
         let auth = &config.auth;
-        if auth.no_auth && auth.is_configured() {
-            return Err(StartError::Contradiction);
-        }
-        if !auth.is_configured() && !auth.no_auth && !bound.ip().is_loopback() {
-            return Err(StartError::Unauthenticated(bound));
-        }
         if config.limits.max_sessions_per_client == 0 {
             return Err(StartError::Setting(
                 "--max-sessions-per-token must be at least 1".into(),

@@ -224,6 +224,15 @@ pub async fn serve(
     ready: impl FnOnce(SocketAddr, &Guard),
 ) -> Result<(), ServeError> {
     use tokio::signal::unix::{signal, SignalKind};
+    let asked = tokio::net::lookup_host(address)
+        .await
+        .map_err(|source| ServeError::Bind {
+            address: address.to_string(),
+            source,
+        })?;
+    for asked in asked {
+        guard.check_address(asked)?;
+    }
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|source| ServeError::Bind {
