@@ -420,8 +420,7 @@ async fn starting_on_an_open_address_needs_authentication() {
         GuardConfig::default().check_address(open),
         Err(StartError::Unauthenticated(_))
     ));
-    let loopback: SocketAddr = "127.0.0.1:8080".parse().unwrap();
-    assert!(GuardConfig::default().check_address(loopback).is_ok());
+    assert!(GuardConfig::default().check_address(loopback()).is_ok());
     assert_eq!(
         error.to_string(),
         "refusing to serve on 0.0.0.0:8080 without authentication: anyone who can reach it could call every tool. Use --auth-token-file FILE, or --oauth-issuer URL --oauth-audience AUDIENCE, or --no-auth to serve without authentication on purpose"
