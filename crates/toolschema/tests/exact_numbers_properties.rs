@@ -258,6 +258,33 @@ proptest! {
         let verdict = validator.validate_text(&instance, &wrapped, Subject::Arguments);
         prop_assert_eq!(verdict.is_ok(), keyword.holds(&numbers), "{}: {:?}", wrapped, verdict);
     }
+
+    /// A number where a string is expected is said to be so in the same words whether or not
+    /// the schema elsewhere makes the numbers be judged exactly (an `integer` sibling does).
+    #[test]
+    fn a_number_of_the_wrong_type_is_told_alike_when_numbers_are_judged_exactly(
+        number in instance_number()
+    ) {
+        let arguments = format!(r#"{{"note": {number}}}"#);
+        let instance = toolschema::json::parse(&arguments).unwrap();
+        let mut said = Vec::new();
+        for schema in [
+            r#"{"type": "object", "properties": {"note": {"type": "string"}}}"#,
+            r#"{"type": "object", "properties": {"note": {"type": "string"}, "n": {"type": "integer"}}}"#,
+        ] {
+            let errors = read_schema(schema)
+                .validate_text(&instance, &arguments, Subject::Arguments)
+                .expect_err("a number is not a string");
+            let messages: Vec<String> = errors.into_vec().into_iter().map(|e| e.message).collect();
+            prop_assert_eq!(messages.len(), 1, "{}", arguments);
+            prop_assert!(
+                messages[0].starts_with("argument 'note' must be a string (got "),
+                "{} against {}: {:?}", arguments, schema, messages
+            );
+            said.push(messages);
+        }
+        prop_assert_eq!(&said[0], &said[1], "{}", arguments);
+    }
 }
 
 /// A schema compiled from its text, its numbers as the text states them.

@@ -355,11 +355,14 @@ impl Renderer<'_> {
 
     /// The type list as the schema declares it (`["string", "null"]` reads `a string or null`).
     fn declared_types(&self, schema_path: &str) -> Option<String> {
-        let names: Vec<String> = resolve(self.schema, schema_path)?
-            .as_array()?
-            .iter()
-            .map(|t| t.as_str().map(|t| type_name(t).to_string()))
-            .collect::<Option<_>>()?;
+        let names: Vec<String> = match resolve(self.schema, schema_path)? {
+            Value::String(name) => vec![type_name(name).to_string()],
+            Value::Array(names) => names
+                .iter()
+                .map(|t| t.as_str().map(|t| type_name(t).to_string()))
+                .collect::<Option<_>>()?,
+            _ => return None,
+        };
         Some(join_or(&names))
     }
 
