@@ -393,10 +393,14 @@ impl Gate {
             Kind::Notification { method } if method == "tools/call" => {
                 self.call_without_id(&text, route, out)
             }
-            Kind::Notification { method }
-                if method == "notifications/cancelled"
-                    && (self.cancel_waiting(&text, &message, now, out)
-                        || self.drop_cancel_of_own(&text, &message)) => {}
+            Kind::Notification { method } if method == "notifications/cancelled" => {
+                if !(self.cancel_waiting(&text, &message, now, out)
+                    || self.drop_cancel_of_own(&text, &message))
+                {
+                    self.cancel_forwarded(&text, &message, now, out);
+                    self.send_on(route, text.into_bytes(), out);
+                }
+            }
             Kind::Other => match request_with_bad_method(&text) {
                 // Its answer could not be told apart from what no request waits for: answered
                 // here, not forwarded.
@@ -824,6 +828,18 @@ impl Gate {
                 let line = self.tools_list_result(text, &id, cursor, changes_at_request, out);
                 self.answered(route, line, out);
             }
+            PendingKind::CallTool(record) if record.cancelled => {
+                // Audited when the client cancelled it: the answer's own record is dropped.
+                let mut checked = Vec::new();
+                let line =
+                    self.tools_call_result(text, &message, &id, started, record, &mut checked);
+                out.extend(
+                    checked
+                        .into_iter()
+                        .filter(|action| !matches!(action, Action::Audit(_))),
+                );
+                self.answered(route, line, out);
+            }
             PendingKind::CallTool(record) => {
                 let line = self.tools_call_result(text, &message, &id, started, record, out);
                 self.answered(route, line, out);
@@ -938,6 +954,10 @@ impl Gate {
 
     fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {
         if let PendingKind::CallTool(record) = &pending.kind {
+            if record.cancelled {
+                // Audited when the client cancelled it.
+                return;
+            }
             let entry = AuditRecord {
                 id: pending.id.clone(),
                 tool: record.tool.clone(),
