@@ -97,6 +97,9 @@ pub struct TraceStart {
     parent: Option<Parent>,
     /// The caller's `tracestate`, passed on with its parent.
     trace_state: Option<String>,
+    /// The id of the request's server span, chosen now so that the guard's access log line
+    /// can name it.
+    pub span: SpanId,
 }
 
 impl TraceStart {
@@ -117,6 +120,7 @@ impl TraceStart {
             trace: parent.map_or_else(TraceId::random, |p| p.trace),
             parent,
             trace_state,
+            span: SpanId::random(),
         }
     }
 
@@ -237,13 +241,14 @@ impl SessionTracer {
             trace,
             parent,
             trace_state,
+            span,
         } = start.unwrap_or_else(|| TraceStart::of(text, &message, None));
         let call = Call {
             method: method.clone(),
             tool,
             id: id_text(id),
             trace,
-            span: SpanId::random(),
+            span,
             parent: parent.map(|p| p.span),
             sampled: parent.is_none_or(|p| p.sampled),
             trace_state,
