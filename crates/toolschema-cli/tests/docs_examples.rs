@@ -972,7 +972,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     // Not published yet: the crate `cargo package` made, its workspace dependencies patched.
     ("cargo install toolschema-cli", RunsSubstituted(TEST_SH, "cargo install --path \"$install_root/toolschema-cli-$version\" --offline"), &["README.md", "docs/src/getting-started.md"]),
     // The test command builds the packages from the dev profile it already built.
-    ("./scripts/package.sh", RunsSubstituted(TEST_SH, "TOOLSCHEMA_PACKAGE_PROFILE=dev ./scripts/package.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
+    ("./scripts/package.sh", RunsSubstituted(TEST_SH, "TOOLSCHEMA_PACKAGE_PROFILE=dev ./scripts/package.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md", "docs/src/benchmarks.md"]),
     ("pip install target/dist/toolschema-*.whl", WHEEL, &["README.md", "docs/src/getting-started.md"]),
     ("cargo install --locked --path crates/toolschema-cli", RunsSubstituted(TEST_SH, "cargo install --locked --path crates/toolschema-cli --debug --target-dir target --root"), &["README.md", "docs/src/getting-started.md", "docs/src/recipes/ci.md"]),
     ("./scripts/test.sh", Runs(".ci/run", "scripts/test.sh"), &["README.md", "docs/src/getting-started.md", "docs/src/contributing/tests.md"]),
@@ -1003,6 +1003,9 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-clap.sh", Smoke(TEST_SH, "./scripts/bench-clap.sh --smoke"), &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
     ("./scripts/bench-fuzz.sh", Smoke(TEST_SH, "./scripts/bench-fuzz.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-adapt.sh", Smoke(TEST_SH, "./scripts/bench-adapt.sh --smoke"), &["docs/src/benchmarks.md"]),
+    // The package benchmarks, in smoke mode on the packages the test command built.
+    ("./scripts/bench-install.sh", Smoke(TEST_SH, "./scripts/bench-install.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-python.sh", Smoke(TEST_SH, "./scripts/bench-python.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("cargo test --test soak_http", Runs(TEST_SH, "cargo test --workspace"), &["docs/src/benchmarks.md"]),
     // Deploy: no Docker engine and no cluster in the tests. scripts/test-deploy.sh renders what
     // `kubectl apply -k` applies, checks the Dockerfile against the repository, creates the
