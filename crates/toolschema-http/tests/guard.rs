@@ -499,7 +499,10 @@ async fn odd_requests_and_odd_claims() {
     let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}},
                      {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files_read"}}]"#;
     assert_eq!(
-        guard.check_calls(&parts, &bob, batch, None).unwrap_err().status(),
+        guard
+            .check_calls(&parts, &bob, batch, None)
+            .unwrap_err()
+            .status(),
         StatusCode::FORBIDDEN
     );
     assert_eq!(

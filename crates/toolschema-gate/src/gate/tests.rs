@@ -284,9 +284,13 @@ fn a_forwarded_call_the_client_cancels_is_audited_once_as_cancelled() {
     assert!(late.audit.is_empty());
     // Nor when the server goes away before answering one.
     session.client(call(json!(6), "search", json!({"query": "rust"})));
-    session.client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}));
+    session.client(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}),
+    );
     let mut out = Vec::new();
-    session.gate.server_gone("gone", Value::Null, session.now, &mut out);
+    session
+        .gate
+        .server_gone("gone", Value::Null, session.now, &mut out);
     let gone = Effects::of(out);
     assert_eq!(gone.to_client.len(), 1);
     assert!(gone.audit.is_empty());
