@@ -315,12 +315,26 @@ impl Gate {
 
     /// A message from the client (one line, without its newline).
     pub fn client_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        match read_line(line, "client") {
-            Some((text, Read::One(message))) => {
-                self.client_one(text, message, Route::Direct, now, out)
-            }
-            Some((text, Read::Batch(elements))) => self.client_batch(text, elements, now, out),
-            None => {}
+        self.client_message_seen(line, now, out, |_, _| {})
+    }
+
+    /// [`client_message`](Self::client_message), giving `seen` the message as the gate read
+    /// it, before the gate decides on it: a tracer follows the request from there without
+    /// reading its text a second time.
+    pub fn client_message_seen(
+        &mut self,
+        line: Vec<u8>,
+        now: Instant,
+        out: &mut Vec<Action>,
+        seen: impl FnOnce(&str, &Read),
+    ) {
+        let Some((text, read)) = read_line(line, "client") else {
+            return;
+        };
+        seen(&text, &read);
+        match read {
+            Read::One(message) => self.client_one(text, message, Route::Direct, now, out),
+            Read::Batch(elements) => self.client_batch(text, elements, now, out),
         }
     }
 

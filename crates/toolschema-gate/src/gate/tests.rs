@@ -271,7 +271,7 @@ fn a_forwarded_call_the_client_cancels_is_audited_once_as_cancelled() {
     let cancel =
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}});
     let cancelled = session.client(cancel.clone());
-    assert_eq!(cancelled.to_server, [cancel.clone()]);
+    assert_eq!(cancelled.to_server, std::slice::from_ref(&cancel));
     assert_eq!(cancelled.audit.len(), 1);
     assert_eq!(cancelled.audit[0].verdict, Verdict::Cancelled);
     assert_eq!(cancelled.audit[0].tool, "search");
