@@ -232,7 +232,7 @@ impl SessionTracer {
             if let Some(params) = message.params.clone() {
                 shared.protocol_version = string_member(text, params, "protocolVersion");
             }
-        } else if let Some(revision) = message::declared_revision(text, &message) {
+        } else if let Some(revision) = message::declared_revision(text, message) {
             shared.protocol_version = Some(revision);
         }
         if shared.calls.contains_key(id.key()) {
