@@ -4,7 +4,16 @@
 # the wheel against `ruff --version` installed from PyPI (another Rust command shipped the same
 # way), measured in the same run with hyperfine (Debian's package; installed if missing).
 # "Cold" is each command's first run right after its install; the mean is hyperfine's over
-# warm runs. Nothing here is asserted: it prints figures.
+# warm runs. Nothing is asserted of the figures: it prints them. It fails when an installed
+# command does not print the version of the packages.
+#
+#   ./scripts/bench-install.sh          after ./scripts/package.sh (the `packaged` profile)
+#   ./scripts/bench-install.sh --smoke  the packages target/dist holds (the test command's are
+#                                       built from the dev profile); ruff from target/dist-tools
+#                                       (packaging/requirements.txt) instead of a download;
+#                                       3 warm runs a command
+# shellcheck source=scripts/usage.sh
+source "$(dirname "$0")/usage.sh"
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -22,12 +31,28 @@ shopt -u nullglob
 if ! command -v hyperfine >/dev/null; then
   apt-get install -y -qq hyperfine >/dev/null
 fi
+if $smoke; then
+  runs=(--warmup 0 --runs 3)
+  npx_runs=(--warmup 0 --runs 3)
+else
+  runs=(--warmup 5 --runs 100)
+  npx_runs=(--warmup 2 --runs 20)
+fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/toolschema-bench.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
 # first_run COMMAND...: the wall time of one run, in milliseconds.
 first_run() { local t; t=$(date +%s%N); "$@" >/dev/null; ms "$t"; }
+# says_version COMMAND...: fails unless it prints `toolschema VERSION (commit ...`.
+says_version() {
+  local shown
+  shown=$("$@")
+  case "$shown" in
+    "toolschema $version (commit "*) ;;
+    *) echo "$*: printed '$shown', not toolschema $version (commit ...)" >&2; return 1 ;;
+  esac
+}
 
 echo "== sizes"
 # size NAME BYTES: in KiB below a MiB, else in MiB.
@@ -49,30 +74,40 @@ t=$(date +%s%N)
 "$scratch/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "${wheels[0]}"
 echo "pip install of the wheel (venv made beforehand): $(ms "$t") ms"
 toolschema_cold=$(first_run "$scratch/venv/bin/toolschema" --version)
+says_version "$scratch/venv/bin/toolschema" --version
 mkdir -p "$scratch/npm"
 echo '{"name": "bench", "version": "1.0.0", "private": true}' >"$scratch/npm/package.json"
 t=$(date +%s%N)
 (cd "$scratch/npm" && npm install --offline --no-audit --no-fund --loglevel=error "${npms[@]}")
 echo "npm install of the two tarballs: $(ms "$t") ms"
 npx_cold=$(cd "$scratch/npm" && first_run npx --no-install toolschema --version)
+(cd "$scratch/npm" && says_version npx --no-install toolschema --version)
 
 echo "== ruff $ruff_version from PyPI, for comparison"
-python3 -m venv "$scratch/ruff-venv"
-t=$(date +%s%N)
-"$scratch/ruff-venv/bin/pip" install --quiet --disable-pip-version-check "ruff==$ruff_version"
-echo "pip install ruff (from PyPI, download included): $(ms "$t") ms"
-ruff_cold=$(first_run "$scratch/ruff-venv/bin/ruff" --version)
+if $smoke; then
+  # No download: the ruff scripts/package.sh installed, same version.
+  ruff=$tools/bin/ruff
+  [ -x "$ruff" ] || { echo "no $ruff: run scripts/package.sh" >&2; exit 1; }
+  echo "pip install ruff: not measured in smoke mode"
+else
+  python3 -m venv "$scratch/ruff-venv"
+  t=$(date +%s%N)
+  "$scratch/ruff-venv/bin/pip" install --quiet --disable-pip-version-check "ruff==$ruff_version"
+  echo "pip install ruff (from PyPI, download included): $(ms "$t") ms"
+  ruff=$scratch/ruff-venv/bin/ruff
+fi
+ruff_cold=$(first_run "$ruff" --version)
 
 echo "== start-up: first run after install"
 echo "toolschema --version (wheel): ${toolschema_cold} ms"
 echo "ruff --version (PyPI):        ${ruff_cold} ms"
 echo "npx toolschema --version:     ${npx_cold} ms"
 echo "== start-up: warm (hyperfine)"
-hyperfine --warmup 5 --runs 100 -N \
+hyperfine "${runs[@]}" -N \
   "$scratch/venv/bin/toolschema --version" \
-  "$scratch/ruff-venv/bin/ruff --version" \
+  "$ruff --version" \
   --export-markdown "$scratch/startup.md" >/dev/null
 cat "$scratch/startup.md"
-(cd "$scratch/npm" && hyperfine --warmup 2 --runs 20 -N "npx --no-install toolschema --version" \
+(cd "$scratch/npm" && hyperfine "${npx_runs[@]}" -N "npx --no-install toolschema --version" \
   "node node_modules/toolschema/bin/toolschema.js --version" --export-markdown "$scratch/npx.md" >/dev/null)
 cat "$scratch/npx.md"

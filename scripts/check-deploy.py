@@ -17,7 +17,8 @@
         token before any client, /metrics exports every metric and series the alert rules read,
         SIGTERM stops the proxy with status 0.
     check-deploy.py docker TOOLSCHEMA_BINARY
-        The Dockerfile builds what scripts/package.sh builds and copies the binary from where cargo
+        The Dockerfile's instructions are Docker's, and what it copies from the build context is
+        there; it builds what scripts/package.sh builds and copies the binary from where cargo
         puts it; the distroless base has every library the binary needs; .dockerignore leaves
         out build output and installs, and nothing git tracks.
 
@@ -243,6 +244,13 @@ def check_manifests(overlay, rendered, help_path):
         fail(f"{overlay}: the PrometheusRule's spec is not {RULES.relative_to(ROOT)}")
 
 
+# The instructions of the Dockerfile reference (docs.docker.com/reference/dockerfile).
+DOCKERFILE_INSTRUCTIONS = {
+    "ADD", "ARG", "CMD", "COPY", "ENTRYPOINT", "ENV", "EXPOSE", "FROM", "HEALTHCHECK", "LABEL",
+    "MAINTAINER", "ONBUILD", "RUN", "SHELL", "STOPSIGNAL", "USER", "VOLUME", "WORKDIR",
+}
+
+
 def dockerignore_patterns():
     patterns = []
     for line in (ROOT / ".dockerignore").read_text().splitlines():
@@ -277,6 +285,24 @@ def check_docker(binary):
     for line in dockerfile.splitlines():
         if line.strip() and not line.lstrip().startswith("#"):
             lines.append(line.strip())
+    # What `docker build` would refuse before building: an instruction it does not know, or a
+    # COPY from the context of a path that is not there (or that .dockerignore leaves out).
+    patterns = dockerignore_patterns()
+    for line in lines:
+        instruction = line.split()[0]
+        if instruction not in DOCKERFILE_INSTRUCTIONS:
+            fail(f"Dockerfile: `{instruction}` is not a Dockerfile instruction")
+        if line.endswith("\\"):
+            fail("Dockerfile: a continued line; this check reads one instruction a line")
+        words = line.split()
+        if instruction == "COPY" and not any(w.startswith("--from=") for w in words):
+            sources = [w for w in words[1:-1] if not w.startswith("--")]
+            for source in sources:
+                path = ROOT / source
+                if not path.exists():
+                    fail(f"Dockerfile: COPY {source}: no such path in the build context")
+                elif source != "." and ignored(source, patterns):
+                    fail(f"Dockerfile: COPY {source}: .dockerignore leaves it out")
     froms = [line.split() for line in lines if line.startswith("FROM ")]
     if len(froms) != 2:
         fail(f"Dockerfile: expected two stages (builder, runtime), found {len(froms)}")
@@ -347,7 +373,6 @@ def check_docker(binary):
         fail(f"{binary} needs {library}, which gcr.io/distroless/cc-debian12 does not have")
 
     # .dockerignore: build output and installs out, every tracked file in.
-    patterns = dockerignore_patterns()
     for path in ["target/debug/toolschema", "interop/node_modules/x/package.json",
                  ".venv/bin/python", "crates/toolschema-py/target/x"]:
         if not ignored(path, patterns):

@@ -13,15 +13,20 @@
 #   - scripts/check-deploy.py: what no schema checks (the flags are the proxy's, ports, probes,
 #     Secrets and files agree; the pod is non-root, read-only, without capabilities; the
 #     ServiceMonitor and PrometheusRule, which no Kubernetes schema covers; the Dockerfile builds
-#     what scripts/package.sh builds, on a base with every library the binary needs);
+#     what scripts/package.sh builds, on a base with every library the binary needs; its
+#     instructions are Docker's and what it copies is in the build context);
 #   - the proxy accepts the settings file the ConfigMap carries;
 #   - each Deployment's command line runs here in front of a real server (check-deploy.py run):
 #     tokens, host names, a valid call served, an invalid one refused, SIGTERM;
 #   - `promtool check rules` and `promtool test rules` on the alert rules;
+#   - the recipe's `kubectl create secret` runs (client side, `--dry-run=client -o yaml`) and
+#     makes the Secret the manifests read, with every key they read;
+#   - `--write` run in a scratch copy of what it writes restores what was broken there;
 #   - and each check fails on a manifest, a rule or a Dockerfile broken on purpose.
 #
 #   ./scripts/test-deploy.sh            check
 #   ./scripts/test-deploy.sh --write    regenerate the PrometheusRule and deploy/kubernetes/rendered/
+#                                       (only that: run the script again to check them)
 #
 # `docker build` is not run: the test machines have no Docker engine.
 # shellcheck source=scripts/usage.sh
@@ -43,14 +48,15 @@ toolschema=${TOOLSCHEMA_BIN:-${CARGO_TARGET_DIR:-target}/debug/toolschema}
 python=.venv/bin/python
 overlays=(upstream listen-command)
 
-for needed in "$python" .venv/bin/kubernetes-validate "$toolschema" \
+# --write needs kubectl alone.
+$write || for needed in "$python" .venv/bin/kubernetes-validate "$toolschema" \
   interop/node_modules/@kubernetes-models/prometheus-operator; do
   if [ ! -e "$needed" ]; then
     echo "test-deploy: $needed is missing; run ./scripts/test.sh (it installs and builds it)" >&2
     exit 2
   fi
 done
-for needed in kubectl promtool readelf node; do
+$write || for needed in kubectl promtool readelf node; do
   if ! command -v "$needed" >/dev/null; then
     echo "test-deploy: $needed is not on PATH; scripts/test.sh installs it (Debian packages" \
       "kubernetes-client, prometheus, binutils)" >&2
@@ -118,6 +124,12 @@ for overlay in "${overlays[@]}"; do
   fi
 done
 
+if $write; then
+  echo "wrote deploy/kubernetes/base/prometheusrule.yaml and deploy/kubernetes/rendered/:" \
+    "run ./scripts/test-deploy.sh to check them"
+  exit 0
+fi
+
 # The book's example of an overlay of your own (docs/src/recipes/kubernetes.md, the YAML block
 # headed `# kustomization.yaml`) renders, with its URL and image in place of the examples'.
 echo "==> the recipe's own overlay"
@@ -134,7 +146,73 @@ elif ! grep -q 'value: http://my-server.tools.svc.cluster.local:8000/mcp' "$scra
   problem "the recipe's overlay does not set its upstream URL and image"
 fi
 
-# Run the checks on the files as rendered now (with --write, the same as the committed ones).
+# --write, run as the page shows it in a scratch copy of what it reads and writes (never in the
+# checkout), with its outputs broken there first: it must write back the committed files.
+echo "==> ./scripts/test-deploy.sh --write, in a scratch copy"
+copy=$scratch/write-copy
+mkdir -p "$copy/scripts"
+cp scripts/test-deploy.sh scripts/usage.sh "$copy/scripts/"
+cp -R deploy "$copy/deploy"
+rm "$copy/deploy/kubernetes/rendered/upstream.yaml"
+echo "# stale" >>"$copy/deploy/kubernetes/rendered/listen-command.yaml"
+sed -i 's/^  name: toolschema-proxy$/  name: stale/' "$copy/deploy/kubernetes/base/prometheusrule.yaml"
+if ! (cd "$copy" && ./scripts/test-deploy.sh --write) >"$scratch/write.txt" 2>&1; then
+  problem "./scripts/test-deploy.sh --write failed in a scratch copy: $(cat "$scratch/write.txt")"
+elif ! diff -r deploy "$copy/deploy"; then
+  problem "./scripts/test-deploy.sh --write did not write back the committed files"
+fi
+
+# The recipe's Secret, made client side from a tokens file and a scrape token as the page
+# says: it is the Secret the manifests mount and scrape with, and holds every key they read.
+echo "==> kubectl create secret (client side), against the manifests"
+mkdir -p "$scratch/secret"
+printf 'alice:%s\nprometheus:%s\n' "$(head -c 24 /dev/urandom | base64)" scrape-token-example \
+  >"$scratch/secret/tokens"
+echo scrape-token-example >"$scratch/secret/scrape-token"
+# The command line is the page's (docs/src/recipes/kubernetes.md), made offline.
+if ! (cd "$scratch/secret" && kubectl create secret generic toolschema-proxy-tokens --from-file=tokens=./tokens --from-file=scrape-token=./scrape-token --dry-run=client -o yaml) \
+  >"$scratch/secret.yaml"; then
+  problem "kubectl create secret (--dry-run=client) failed"
+else
+  for overlay in "${overlays[@]}"; do
+    "$python" - "$scratch/secret.yaml" "$scratch/$overlay.yaml" "$scratch/secret" <<'EOF' ||
+import base64, pathlib, sys, yaml
+secret = yaml.safe_load(open(sys.argv[1]))
+files = pathlib.Path(sys.argv[3])
+name = secret["metadata"]["name"]
+if secret["kind"] != "Secret":
+    sys.exit(f"kubectl made a {secret['kind']}, not a Secret")
+data = {k: base64.b64decode(v) for k, v in secret["data"].items()}
+for key, value in data.items():
+    if value != (files / key).read_bytes():
+        sys.exit(f"the Secret's key {key} does not hold the file {key}")
+# Every key of this Secret the manifests read: a volume's items, a ServiceMonitor's credentials.
+read = set()
+def walk(node):
+    if isinstance(node, dict):
+        if node.get("secretName") == name:
+            read.update(item["key"] for item in node.get("items", []))
+        if node.get("name") == name and "key" in node:
+            read.add(node["key"])
+        for value in node.values():
+            walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            walk(value)
+for document in yaml.safe_load_all(open(sys.argv[2])):
+    walk(document)
+if not read:
+    sys.exit(f"{sys.argv[2]} reads no key of the Secret {name}")
+if read - set(data):
+    sys.exit(f"{sys.argv[2]} reads keys {sorted(read - set(data))} the Secret {name} lacks")
+print(f"{name}: keys {sorted(data)}; {sys.argv[2].rsplit('/', 1)[-1]} reads {sorted(read)}")
+EOF
+      problem "$overlay: the recipe's Secret is not the one the manifests read"
+  done
+fi
+
+# Run the checks on the files as rendered now.
+
 validate() {
   local file=$1 version
   for version in $KUBERNETES_VERSIONS; do
@@ -257,6 +335,10 @@ cp deploy/kubernetes/base/deployment.yaml "$scratch/repo/deploy/kubernetes/base/
 git -C "$scratch/repo" init --quiet && git -C "$scratch/repo" add -A
 sed 's/--profile packaged/--profile release/' Dockerfile >"$scratch/repo/Dockerfile"
 must_fail "a Dockerfile building another profile" "$python" "$scratch/repo/scripts/check-deploy.py" docker "$toolschema"
+sed 's/^COPY \. \.$/COPY src .\/src/' Dockerfile >"$scratch/repo/Dockerfile"
+must_fail "a Dockerfile copying a path the build context lacks" "$python" "$scratch/repo/scripts/check-deploy.py" docker "$toolschema"
+sed 's/^COPY \. \.$/COPPY . ./' Dockerfile >"$scratch/repo/Dockerfile"
+must_fail "a Dockerfile with an instruction docker does not know" "$python" "$scratch/repo/scripts/check-deploy.py" docker "$toolschema"
 sed 's/^target\/$/*.lock/' .dockerignore >"$scratch/repo/.dockerignore"
 cp Dockerfile "$scratch/repo/Dockerfile"
 git -C "$scratch/repo" add -A

@@ -6,8 +6,8 @@
 # check and clippy; builds and tests the book (scripts/docs.sh); then the packages: built once
 # (scripts/package.sh: the wheel, the sdist and the npm packages, from the `dev` profile the
 # tests already built, so the tree is not compiled again in release) and tested as users install
-# them (scripts/test-packages.sh), and the crates as crates.io takes them (cargo package, cargo
-# doc).
+# them (scripts/test-packages.sh) and measured in smoke mode (scripts/bench-install.sh,
+# scripts/bench-python.sh), and the crates as crates.io takes them (cargo package, cargo doc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +36,8 @@ need_debian_package prometheus prometheus
 need_debian_package promtool prometheus
 need_debian_package readelf binutils
 need_debian_package haproxy haproxy
+# hyperfine: scripts/bench-install.sh times start-ups with it (smoke mode below).
+need_debian_package hyperfine hyperfine
 
 echo "==> installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)
@@ -109,6 +111,11 @@ TOOLSCHEMA_PACKAGE_PROFILE=dev ./scripts/package.sh
 
 echo "==> packages: install and test (scripts/test-packages.sh)"
 ./scripts/test-packages.sh
+
+# The package benchmarks measure the packages: in smoke mode, the ones just built.
+echo "==> package benchmarks in smoke mode"
+./scripts/bench-install.sh --smoke
+./scripts/bench-python.sh --smoke
 
 # Packaging without the verifying build, which would compile every crate and its dependencies
 # again from the .crate files (the test suite above built and tested the same sources).

@@ -129,7 +129,7 @@ async fn guarded(
     let mut permit = None;
     let mut body_read = body.clone();
     if parts.method == Method::POST {
-        guard.check_calls(&parts, &principal, &body)?;
+        guard.check_calls(&parts, &principal, &body, None)?;
         match exact_body(body.clone()) {
             Ok(read) => body_read = read,
             Err(answer) => return Ok(*answer),

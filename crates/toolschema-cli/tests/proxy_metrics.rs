@@ -3,12 +3,13 @@
 //! to server-everything; the counts come back through Prometheus's HTTP API; `promtool check
 //! metrics` passes on the exposition. A client calling made-up tools cannot grow the label set.
 //! `/readyz` follows an upstream that goes and comes back, and no probe needs a token.
+//! Calls the client cancels and calls refused for pin drift are counted with their verdicts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::http::{self, free_port, request, HttpServer, Listening};
-use common::{node, require, Session, WAIT};
+use common::{node, recording_server, require, run, toolschema, Session, WAIT};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
@@ -405,4 +406,52 @@ fn readyz_follows_the_upstream_and_probes_need_no_token() {
         assert_eq!(get(&format!("{base}/readyz"), &[]).0, 200);
     }
     proxy.stop();
+}
+
+#[test]
+fn cancelled_calls_and_calls_refused_for_pin_drift_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("toolschema.lock");
+    let server = recording_server(&dir.path().join("record.jsonl"), &[]);
+    let mut args = strings(&["pin", "-o", &lock.display().to_string(), "--"]);
+    args.extend(server.iter().cloned());
+    let (status, _, stderr) = run(toolschema(), &args, Duration::from_secs(60));
+    assert!(status.success(), "{stderr}");
+    let lock_arg = lock.display().to_string();
+    let mut proxy = Session::proxy(&["--metrics", "127.0.0.1:0", "--pin", &lock_arg], &server);
+    let base = metrics_base(&proxy);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    proxy.recv_reply();
+    // A forwarded call the client cancels: the cancellation goes on, and the recording server,
+    // which ignores it, answers later; the answer still reaches the client.
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":500}}}"#);
+    proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the user gave up"}}"#);
+    let late = proxy.recv_reply();
+    assert_eq!(late["id"], 1, "{late}");
+    // The server changes `search` from its pin: the next call to it is refused.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"change_tools","arguments":{}}}"#);
+    proxy.recv_reply();
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+    proxy.recv_reply();
+    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"query":"abc"}}}"#);
+    let refused = proxy.recv_reply();
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let (status, exposition) = get(&format!("{base}/metrics"), &[]);
+    assert_eq!(status, 200);
+    let counted: Vec<&str> = exposition
+        .lines()
+        .filter(|l| l.starts_with("toolschema_proxy_calls_total{"))
+        .collect();
+    assert_eq!(
+        counted,
+        [
+            "toolschema_proxy_calls_total{tool=\"change_tools\",verdict=\"forwarded\"} 1",
+            "toolschema_proxy_calls_total{tool=\"search\",verdict=\"refused_pin_drift\"} 1",
+            "toolschema_proxy_calls_total{tool=\"slow\",verdict=\"cancelled\"} 1",
+        ],
+        "{exposition}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
 }

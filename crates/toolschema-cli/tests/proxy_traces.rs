@@ -365,6 +365,7 @@ fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_car
     use common::http::{initialize, list_tools, post};
     let traced = Traced::start(&[]);
     let (out, record, endpoint) = traced.paths();
+    let access = traced._dir.path().join("access.jsonl");
     let mut args: Vec<String> = [
         "proxy",
         "--listen",
@@ -373,6 +374,8 @@ fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_car
         "json",
         "--otlp-endpoint",
         endpoint,
+        "--access-log",
+        access.to_str().unwrap(),
         "--",
     ]
     .map(String::from)
@@ -436,6 +439,28 @@ fn http_traceparent_header_names_the_parent_unless_meta_does_and_guard_lines_car
     assert_eq!(guard.len(), 2, "{stderr}");
     assert_eq!(guard[0]["trace_id"], PARENT_TRACE);
     assert_eq!(guard[1]["trace_id"], "11".repeat(16));
+    // So does the access log's line, with the id of the call's server span.
+    let access: Vec<Value> = std::fs::read_to_string(&access)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let calls: Vec<&Value> = access
+        .iter()
+        .filter(|l| l["event"] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 2, "{access:#?}");
+    assert_eq!(calls[0]["trace_id"], PARENT_TRACE);
+    assert_eq!(calls[0]["span_id"], by_header["span_id"], "{by_header:#}");
+    assert_eq!(calls[1]["trace_id"], "11".repeat(16));
+    let span = calls[1]["span_id"].as_str().unwrap();
+    assert!(
+        span.len() == 16 && span.bytes().all(|b| b.is_ascii_hexdigit()) && span != PARENT_SPAN,
+        "{span}"
+    );
+    // A line about no traced request has no trace fields.
+    let session = access.iter().find(|l| l["event"] == "session").unwrap();
+    assert!(session.get("trace_id").is_none(), "{session}");
     proxy.close_stdin();
     let _ = Command::new("kill")
         .arg("-TERM")

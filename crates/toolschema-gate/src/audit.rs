@@ -19,7 +19,9 @@ pub enum Verdict {
     /// The proxy could not learn the tool's schema, so it could not check the call; answered by
     /// the proxy.
     UncheckedRefused,
-    /// Cancelled by the client while it waited for the proxy's own listing; never sent.
+    /// Cancelled by the client: while it waited for the proxy's own listing (never sent), or
+    /// once forwarded (recorded when the cancellation passes; an answer that comes anyway is
+    /// not recorded again).
     Cancelled,
     /// A listed tool does not match its pin (one record per tool and listing, with the id of the
     /// listing).

@@ -6,6 +6,9 @@
 //! {"time":"2026-11-22T10:00:00.000Z","client":"alice","auth":"token","event":"tools/call","tool":"greet","status":200}
 //! {"time":"2026-11-22T10:00:01.000Z","client":null,"auth":null,"event":"refused","tool":null,"status":401,"reason":"missing_token","message":"..."}
 //! ```
+//!
+//! A line about a traced request also carries `trace_id` and `span_id` ([`TraceIds`]), so a
+//! line can be found from its trace and back.
 
 use crate::line_file::LineFile;
 use crate::principal::Principal;
@@ -36,6 +39,16 @@ pub enum AccessEvent<'a> {
     Refused(&'a Refusal, Option<&'a str>),
 }
 
+/// The trace of the request a line is about: the W3C trace id and the id of the request's
+/// server span, in lowercase hex, as the exported spans carry them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceIds {
+    /// 32 hex digits.
+    pub trace_id: String,
+    /// 16 hex digits.
+    pub span_id: String,
+}
+
 impl AccessLog {
     /// Open (or create) `path` for appending.
     pub fn open(path: &Path) -> std::io::Result<AccessLog> {
@@ -43,11 +56,21 @@ impl AccessLog {
         Ok(AccessLog { file })
     }
 
-    /// Append one line. A failing write is logged, never fatal.
-    pub fn record(&self, principal: Option<&Principal>, event: AccessEvent<'_>) {
+    /// Append one line; `trace`: the trace of the request it is about, when it is traced. A
+    /// failing write is logged, never fatal.
+    pub fn record(
+        &self,
+        principal: Option<&Principal>,
+        event: AccessEvent<'_>,
+        trace: Option<&TraceIds>,
+    ) {
+        let mut json = to_json(principal, event);
+        if let (Some(trace), Value::Object(map)) = (trace, &mut json) {
+            map.insert("trace_id".into(), json!(trace.trace_id));
+            map.insert("span_id".into(), json!(trace.span_id));
+        }
         // Names and ids come from clients: nothing in the line steers a terminal showing it.
-        let mut line =
-            toolschema::text::json_safe(&to_json(principal, event).to_string()).into_owned();
+        let mut line = toolschema::text::json_safe(&json.to_string()).into_owned();
         line.push('\n');
         self.file.append(line.as_bytes());
     }
@@ -109,9 +132,13 @@ mod tests {
         let path = dir.path().join("access.jsonl");
         let log = AccessLog::open(&path).unwrap();
         let alice = Principal::new("alice", AuthMethod::Token, Default::default());
-        log.record(Some(&alice), AccessEvent::Call("greet"));
+        let trace = TraceIds {
+            trace_id: "4bf92f3577b34da6a3ce929d0e0e4736".into(),
+            span_id: "00f067aa0ba902b7".into(),
+        };
+        log.record(Some(&alice), AccessEvent::Call("greet"), Some(&trace));
         let refusal = Refusal::new(RefusalKind::MissingToken, "send a token");
-        log.record(None, AccessEvent::Refused(&refusal, None));
+        log.record(None, AccessEvent::Refused(&refusal, None), None);
         let lines: Vec<Value> = std::fs::read_to_string(&path)
             .unwrap()
             .lines()
@@ -121,6 +148,10 @@ mod tests {
         assert_eq!(lines[0]["client"], "alice");
         assert_eq!(lines[0]["auth"], "token");
         assert_eq!(lines[0]["tool"], "greet");
+        assert_eq!(lines[0]["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+        assert_eq!(lines[0]["span_id"], "00f067aa0ba902b7");
+        // An untraced request's line has no trace fields.
+        assert!(lines[1].get("trace_id").is_none() && lines[1].get("span_id").is_none());
         assert_eq!(lines[1]["client"], Value::Null);
         assert_eq!(lines[1]["status"], 401);
         assert_eq!(lines[1]["reason"], "missing_token");

@@ -16,7 +16,7 @@
 //! A `tools/list` answer is cut to what the client may call with [`Guard::may_call`].
 //! Decisions go to the access log and to `tracing`, naming clients, never their credentials.
 
-use crate::access_log::{AccessEvent, AccessLog};
+use crate::access_log::{AccessEvent, AccessLog, TraceIds};
 use crate::client::HttpClient;
 use crate::jwks::{self, JwksError, KeySet, KeySource};
 use crate::oauth::ResourceServer;
@@ -394,12 +394,14 @@ impl Guard {
     }
 
     /// Let a `tools/call` of `tool` through, or refuse it with 403 `insufficient_scope` naming
-    /// the scopes it needs. Both are logged.
+    /// the scopes it needs. Both are logged; `trace`: the trace of the request, for the access
+    /// log.
     pub fn authorize_call(
         &self,
         parts: &http::request::Parts,
         principal: &Principal,
         tool: &str,
+        trace: Option<&TraceIds>,
     ) -> Result<(), Refusal> {
         let required = self.scopes.required(tool);
         let missing: Vec<&str> = required
@@ -415,7 +417,7 @@ impl Guard {
                 "tools/call"
             );
             if let Some(log) = &self.access_log {
-                log.record(Some(principal), AccessEvent::Call(tool));
+                log.record(Some(principal), AccessEvent::Call(tool), trace);
             }
             return Ok(());
         }
@@ -436,30 +438,31 @@ impl Guard {
         }
         let refusal = Refusal::new(RefusalKind::InsufficientScope, message)
             .with_challenge(format!("Bearer {}", challenge.join(", ")));
-        self.log_refusal(Some(principal), &refusal, Some(tool));
+        self.log_refusal_in(Some(principal), &refusal, Some(tool), trace);
         Err(refusal)
     }
 
     /// Authorize every `tools/call` in a JSON-RPC request body ([`tool_calls`]). A body that
     /// cannot be read as JSON-RPC is refused (400) when the client's scopes matter: it could hide
-    /// a call the guard did not see.
+    /// a call the guard did not see. `trace`: the trace of the request, for the access log.
     pub fn check_calls(
         &self,
         parts: &http::request::Parts,
         principal: &Principal,
         body: &[u8],
+        trace: Option<&TraceIds>,
     ) -> Result<(), Refusal> {
         match tool_calls(body) {
             Some(names) => names
                 .iter()
-                .try_for_each(|name| self.authorize_call(parts, principal, name)),
+                .try_for_each(|name| self.authorize_call(parts, principal, name, trace)),
             None if self.scopes.is_empty() || principal.scopes().is_none() => Ok(()),
             None => {
                 let refusal = Refusal::new(
                     RefusalKind::BadRequest,
                     "the request body is not a JSON-RPC message this server can read",
                 );
-                self.log_refusal(Some(principal), &refusal, None);
+                self.log_refusal_in(Some(principal), &refusal, None, trace);
                 Err(refusal)
             }
         }
@@ -490,7 +493,7 @@ impl Guard {
             "session opened"
         );
         if let Some(log) = &self.access_log {
-            log.record(Some(principal), AccessEvent::SessionOpened);
+            log.record(Some(principal), AccessEvent::SessionOpened, None);
         }
     }
 
@@ -607,6 +610,17 @@ impl Guard {
         refusal: &Refusal,
         tool: Option<&str>,
     ) {
+        self.log_refusal_in(principal, refusal, tool, None)
+    }
+
+    /// [`log_refusal`](Self::log_refusal) of a request in `trace`.
+    fn log_refusal_in(
+        &self,
+        principal: Option<&Principal>,
+        refusal: &Refusal,
+        tool: Option<&str>,
+        trace: Option<&TraceIds>,
+    ) {
         tracing::warn!(
             client = principal.map(Principal::name),
             status = refusal.status().as_u16(),
@@ -616,7 +630,7 @@ impl Guard {
             refusal.message()
         );
         if let Some(log) = &self.access_log {
-            log.record(principal, AccessEvent::Refused(refusal, tool));
+            log.record(principal, AccessEvent::Refused(refusal, tool), trace);
         }
     }
 

@@ -335,11 +335,11 @@ async fn tool_scopes_decide_calls_and_listings() {
     assert!(guard.may_call(&jwt_user, "greet"));
     assert!(!guard.may_call(&jwt_user, "config_set"));
     assert_eq!(
-        guard.authorize_call(&parts, &jwt_user, "files_list"),
+        guard.authorize_call(&parts, &jwt_user, "files_list", None),
         Ok(())
     );
     let refused = guard
-        .authorize_call(&parts, &jwt_user, "config_set")
+        .authorize_call(&parts, &jwt_user, "config_set", None)
         .unwrap_err();
     assert_eq!(refused.status(), StatusCode::FORBIDDEN);
     assert_eq!(
@@ -505,12 +505,15 @@ async fn odd_requests_and_odd_claims() {
     let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}},
                      {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"files_read"}}]"#;
     assert_eq!(
-        guard.check_calls(&parts, &bob, batch).unwrap_err().status(),
+        guard
+            .check_calls(&parts, &bob, batch, None)
+            .unwrap_err()
+            .status(),
         StatusCode::FORBIDDEN
     );
     assert_eq!(
         guard
-            .check_calls(&parts, &bob, b"\xff{")
+            .check_calls(&parts, &bob, b"\xff{", None)
             .unwrap_err()
             .status(),
         StatusCode::BAD_REQUEST
@@ -519,7 +522,7 @@ async fn odd_requests_and_odd_claims() {
         .await
         .unwrap();
     assert_eq!(
-        open.check_calls(&parts, &Principal::anonymous(), b"\xff{"),
+        open.check_calls(&parts, &Principal::anonymous(), b"\xff{", None),
         Ok(())
     );
 

@@ -127,8 +127,9 @@ impl UpstreamError {
     }
 }
 
-/// The verdict of a call as the metrics name it; `None` for records that are not a call's
-/// outcome (a pin drift seen in a listing, a call cancelled before it was sent).
+/// The verdict of a call as the metrics name it; `None` for a record that is not a call's
+/// outcome (a pin drift seen in a listing, which the refused calls to the tool are counted
+/// apart from).
 pub fn verdict_label(record: &AuditRecord) -> Option<&'static str> {
     Some(match record.verdict {
         Verdict::Forwarded => match record.output_check {
@@ -141,7 +142,9 @@ pub fn verdict_label(record: &AuditRecord) -> Option<&'static str> {
         Verdict::Denied => "refused_policy",
         Verdict::UncheckedRefused => "refused_unchecked",
         Verdict::PinRefused => "refused_pin_drift",
-        Verdict::PinDrift | Verdict::Cancelled => return None,
+        // Cancelled by the client, before or after it was sent.
+        Verdict::Cancelled => "cancelled",
+        Verdict::PinDrift => return None,
     })
 }
 
@@ -529,7 +532,7 @@ mod tests {
         );
         assert_eq!(named(Verdict::PinRefused, None), Some("refused_pin_drift"));
         assert_eq!(named(Verdict::PinDrift, None), None);
-        assert_eq!(named(Verdict::Cancelled, None), None);
+        assert_eq!(named(Verdict::Cancelled, None), Some("cancelled"));
     }
 
     #[test]

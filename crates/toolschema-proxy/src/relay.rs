@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Instant;
 use tokio::sync::Notify;
-use toolschema_gate::message::{sniff_id, RequestId};
+use toolschema_gate::message::{sniff_id, Read, RequestId};
 use toolschema_gate::AuditRecord;
 use toolschema_gate::{report, Action, Gate};
 use toolschema_mcp::framing::{Frame, LineReader, OversizedLine};
@@ -284,13 +284,19 @@ impl Relay {
         loop {
             match reader.next_blocking() {
                 Ok(Some(Frame::Line(line))) => {
-                    let trace = self
-                        .tracer
-                        .as_ref()
-                        .and_then(|t| t.client_line(&line, None));
-                    let _in_trace = log_span(trace).entered();
-                    self.decide_on(true, |gate, out| {
-                        gate.client_message(line, Instant::now(), out)
+                    // Entered once the gate has read the message (the tracer reads it no
+                    // second time), for the lines written while the gate decides.
+                    let mut _in_trace = None;
+                    self.decide_on(true, |gate, out| match &self.tracer {
+                        Some(tracer) => {
+                            gate.client_message_seen(line, Instant::now(), out, |text, read| {
+                                if let Read::One(message) = read {
+                                    let trace = tracer.client_message(text, message, None);
+                                    _in_trace = Some(log_span(trace).entered());
+                                }
+                            })
+                        }
+                        None => gate.client_message(line, Instant::now(), out),
                     })
                 }
                 Ok(Some(Frame::Oversized(over))) => {

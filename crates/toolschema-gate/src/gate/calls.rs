@@ -28,6 +28,9 @@ pub(super) struct CallRecord {
     pub(super) forwarded: bool,
     /// The JSON Schema keywords the arguments failed (forwarded with `--input-check warn`).
     pub(super) keywords: Vec<String>,
+    /// Whether the client cancelled it once forwarded: it was audited then, and its answer,
+    /// if one comes, is not audited again.
+    pub(super) cancelled: bool,
 }
 
 /// A `tools/call` whose arguments are read and whose tool is allowed, about to be checked.
@@ -71,6 +74,7 @@ impl AdmittedCall {
                 messages: Vec::new(),
                 forwarded: false,
                 keywords: Vec::new(),
+                cancelled: false,
             }),
             route: self.route,
             order: 0,
@@ -494,6 +498,7 @@ impl Gate {
             messages,
             forwarded: true,
             keywords: call.keywords,
+            cancelled: false,
         };
         let kind = PendingKind::CallTool(record);
         if self.track(call.id, kind, call.route, call.started, out) {
@@ -579,6 +584,47 @@ impl Gate {
         };
         self.audit(record, out);
         true
+    }
+
+    /// A `notifications/cancelled` for a call forwarded to the server: audited now as
+    /// cancelled, since a server that honours the cancellation never answers it. The
+    /// notification goes on to the server, and an answer that comes anyway is still checked
+    /// and passed on, without a second audit record.
+    pub(super) fn cancel_forwarded(
+        &mut self,
+        text: &str,
+        message: &Message,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(cancelled) = cancelled_request(text, message) else {
+            return;
+        };
+        let Some(pending) = self.pending.get_mut(cancelled.key()) else {
+            return;
+        };
+        let PendingKind::CallTool(call) = &mut pending.kind else {
+            return;
+        };
+        if !call.forwarded || call.cancelled {
+            return;
+        }
+        call.cancelled = true;
+        let record = AuditRecord {
+            id: pending.id.clone(),
+            tool: call.tool.clone(),
+            verdict: Verdict::Cancelled,
+            input_check: Some(call.input),
+            messages: call.messages.clone(),
+            duration: now.saturating_duration_since(pending.started),
+            is_error: None,
+            output_check: None,
+            error: None,
+            error_code: None,
+            keywords: call.keywords.clone(),
+            arguments: call.arguments.clone(),
+        };
+        self.audit(record, out);
     }
 
     /// A `notifications/cancelled` from the client naming a request the proxy sent itself (its

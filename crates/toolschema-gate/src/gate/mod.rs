@@ -315,12 +315,26 @@ impl Gate {
 
     /// A message from the client (one line, without its newline).
     pub fn client_message(&mut self, line: Vec<u8>, now: Instant, out: &mut Vec<Action>) {
-        match read_line(line, "client") {
-            Some((text, Read::One(message))) => {
-                self.client_one(text, message, Route::Direct, now, out)
-            }
-            Some((text, Read::Batch(elements))) => self.client_batch(text, elements, now, out),
-            None => {}
+        self.client_message_seen(line, now, out, |_, _| {})
+    }
+
+    /// [`client_message`](Self::client_message), giving `seen` the message as the gate read
+    /// it, before the gate decides on it: a tracer follows the request from there without
+    /// reading its text a second time.
+    pub fn client_message_seen(
+        &mut self,
+        line: Vec<u8>,
+        now: Instant,
+        out: &mut Vec<Action>,
+        seen: impl FnOnce(&str, &Read),
+    ) {
+        let Some((text, read)) = read_line(line, "client") else {
+            return;
+        };
+        seen(&text, &read);
+        match read {
+            Read::One(message) => self.client_one(text, message, Route::Direct, now, out),
+            Read::Batch(elements) => self.client_batch(text, elements, now, out),
         }
     }
 
@@ -393,10 +407,14 @@ impl Gate {
             Kind::Notification { method } if method == "tools/call" => {
                 self.call_without_id(&text, route, out)
             }
-            Kind::Notification { method }
-                if method == "notifications/cancelled"
-                    && (self.cancel_waiting(&text, &message, now, out)
-                        || self.drop_cancel_of_own(&text, &message)) => {}
+            Kind::Notification { method } if method == "notifications/cancelled" => {
+                if !(self.cancel_waiting(&text, &message, now, out)
+                    || self.drop_cancel_of_own(&text, &message))
+                {
+                    self.cancel_forwarded(&text, &message, now, out);
+                    self.send_on(route, text.into_bytes(), out);
+                }
+            }
             Kind::Other => match request_with_bad_method(&text) {
                 // Its answer could not be told apart from what no request waits for: answered
                 // here, not forwarded.
@@ -824,6 +842,18 @@ impl Gate {
                 let line = self.tools_list_result(text, &id, cursor, changes_at_request, out);
                 self.answered(route, line, out);
             }
+            PendingKind::CallTool(record) if record.cancelled => {
+                // Audited when the client cancelled it: the answer's own record is dropped.
+                let mut checked = Vec::new();
+                let line =
+                    self.tools_call_result(text, &message, &id, started, record, &mut checked);
+                out.extend(
+                    checked
+                        .into_iter()
+                        .filter(|action| !matches!(action, Action::Audit(_))),
+                );
+                self.answered(route, line, out);
+            }
             PendingKind::CallTool(record) => {
                 let line = self.tools_call_result(text, &message, &id, started, record, out);
                 self.answered(route, line, out);
@@ -938,6 +968,10 @@ impl Gate {
 
     fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {
         if let PendingKind::CallTool(record) = &pending.kind {
+            if record.cancelled {
+                // Audited when the client cancelled it.
+                return;
+            }
             let entry = AuditRecord {
                 id: pending.id.clone(),
                 tool: record.tool.clone(),

@@ -261,6 +261,42 @@ fn everything_but_the_waiting_calls_flows_during_the_own_listing() {
 }
 
 #[test]
+fn a_forwarded_call_the_client_cancels_is_audited_once_as_cancelled() {
+    let mut session = Session::new(audited());
+    session.listed(json!([search_tool()]));
+    let sent = session.client(call(json!(5), "search", json!({"query": "rust"})));
+    assert_eq!(sent.to_server.len(), 1);
+    assert!(sent.audit.is_empty());
+    // The cancellation goes on to the server, and the call is audited then.
+    let cancel =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}});
+    let cancelled = session.client(cancel.clone());
+    assert_eq!(cancelled.to_server, std::slice::from_ref(&cancel));
+    assert_eq!(cancelled.audit.len(), 1);
+    assert_eq!(cancelled.audit[0].verdict, Verdict::Cancelled);
+    assert_eq!(cancelled.audit[0].tool, "search");
+    assert_eq!(cancelled.audit[0].input_check, Some(InputVerdict::Passed));
+    // Cancelled twice: one record still.
+    assert!(session.client(cancel).audit.is_empty());
+    // A late answer is checked and passed on, with no second record.
+    let late = session.server(json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": {"total": 1}, "content": []}}));
+    assert_eq!(late.to_client.len(), 1);
+    assert!(late.audit.is_empty());
+    // Nor when the server goes away before answering one.
+    session.client(call(json!(6), "search", json!({"query": "rust"})));
+    session.client(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}),
+    );
+    let mut out = Vec::new();
+    session
+        .gate
+        .server_gone("gone", Value::Null, session.now, &mut out);
+    let gone = Effects::of(out);
+    assert_eq!(gone.to_client.len(), 1);
+    assert!(gone.audit.is_empty());
+}
+
+#[test]
 fn the_client_cannot_cancel_the_proxys_own_listing() {
     let mut session = Session::new(audited());
     let listing = session.client(call(json!(1), "search", json!({"query": "rust"})));

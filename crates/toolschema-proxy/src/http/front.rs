@@ -44,6 +44,7 @@ use toolschema_gate::message::ErrorCode;
 use toolschema_gate::message::{self, error_line, IdKey, Kind, Message, Read, RequestId};
 use toolschema_gate::{report, Gate};
 use toolschema_gate::{Glob, HolderPolicy};
+use toolschema_http::access_log::TraceIds;
 use toolschema_http::serve::RequestBody;
 use toolschema_http::sessions::SessionPermit;
 use toolschema_http::{Guard, Principal, Refusal};
@@ -246,8 +247,14 @@ impl Front {
             .exporter
             .as_ref()
             .and_then(|_| TraceStart::of_body(&body, traceparent_header(&parts.headers)));
-        log_span(trace.as_ref().map(|t| t.trace))
-            .in_scope(|| self.guard.check_calls(parts, principal, &body))?;
+        let ids = trace.as_ref().map(|t| TraceIds {
+            trace_id: t.trace.to_string(),
+            span_id: t.span.to_string(),
+        });
+        log_span(trace.as_ref().map(|t| t.trace)).in_scope(|| {
+            self.guard
+                .check_calls(parts, principal, &body, ids.as_ref())
+        })?;
         let parse_error = |why: String| {
             Refused::Rpc(StatusCode::BAD_REQUEST, None, ErrorCode::PARSE_ERROR.0, why)
         };

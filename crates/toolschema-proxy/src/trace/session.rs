@@ -86,6 +86,9 @@ struct Shared {
     calls: HashMap<IdKey, Call>,
     /// The request of the client message the gate is deciding on.
     deciding: Option<IdKey>,
+    /// That message's text and what was read of it: when the gate forwards it unchanged, its
+    /// upstream span starts without reading it again.
+    deciding_read: Option<(String, Message)>,
 }
 
 /// The trace a request belongs to, decided when it arrives.
@@ -97,6 +100,9 @@ pub struct TraceStart {
     parent: Option<Parent>,
     /// The caller's `tracestate`, passed on with its parent.
     trace_state: Option<String>,
+    /// The id of the request's server span, chosen now so that the guard's access log line
+    /// can name it.
+    pub span: SpanId,
 }
 
 impl TraceStart {
@@ -117,6 +123,7 @@ impl TraceStart {
             trace: parent.map_or_else(TraceId::random, |p| p.trace),
             parent,
             trace_state,
+            span: SpanId::random(),
         }
     }
 
@@ -203,16 +210,29 @@ impl SessionTracer {
         let Ok(Read::One(message)) = message::read(text) else {
             return None;
         };
+        self.client_message(text, &message, start)
+    }
+
+    /// [`client_line`](Self::client_line) of a message the gate has read already
+    /// ([`Gate::client_message_seen`](toolschema_gate::Gate::client_message_seen)): `text`
+    /// and `message` as the gate read them, not read again.
+    pub fn client_message(
+        &self,
+        text: &str,
+        message: &Message,
+        start: Option<TraceStart>,
+    ) -> Option<TraceId> {
+        let mut shared = lock(&self.shared);
+        shared.deciding = None;
+        shared.deciding_read = None;
         let Kind::Request { id, method } = &message.kind else {
             return None;
         };
-        let mut shared = lock(&self.shared);
-        shared.deciding = None;
         if method == "initialize" {
             if let Some(params) = message.params.clone() {
                 shared.protocol_version = string_member(text, params, "protocolVersion");
             }
-        } else if let Some(revision) = message::declared_revision(text, &message) {
+        } else if let Some(revision) = message::declared_revision(text, message) {
             shared.protocol_version = Some(revision);
         }
         if shared.calls.contains_key(id.key()) {
@@ -237,13 +257,14 @@ impl SessionTracer {
             trace,
             parent,
             trace_state,
-        } = start.unwrap_or_else(|| TraceStart::of(text, &message, None));
+            span,
+        } = start.unwrap_or_else(|| TraceStart::of(text, message, None));
         let call = Call {
             method: method.clone(),
             tool,
             id: id_text(id),
             trace,
-            span: SpanId::random(),
+            span,
             parent: parent.map(|p| p.span),
             sampled: parent.is_none_or(|p| p.sampled),
             trace_state,
@@ -254,6 +275,7 @@ impl SessionTracer {
             verdict: None,
         };
         shared.deciding = Some(id.key().clone());
+        shared.deciding_read = Some((text.to_string(), message.clone()));
         shared.calls.insert(id.key().clone(), call);
         Some(trace)
     }
@@ -273,6 +295,8 @@ impl SessionTracer {
                 call.decided = Some(window);
             }
         }
+        // What was read of the client message holds for this decision's actions only.
+        let read = shared.deciding_read.take();
         if shared.calls.is_empty() {
             return;
         }
@@ -288,7 +312,7 @@ impl SessionTracer {
         for action in actions.iter_mut() {
             match action {
                 Action::ToServer(line) => {
-                    if let Some(traced) = forwarded(&mut shared, line, now) {
+                    if let Some(traced) = forwarded(&mut shared, line, read.as_ref(), now) {
                         *line = traced;
                     }
                 }
@@ -306,11 +330,25 @@ impl SessionTracer {
 }
 
 /// A request on its way to the server: if it is one being followed, its upstream span starts
-/// and the request carries it as its parent.
-fn forwarded(shared: &mut Shared, line: &[u8], now: Instant) -> Option<Vec<u8>> {
-    let text = std::str::from_utf8(line).ok()?;
-    let Ok(Read::One(message)) = message::read(text) else {
-        return None;
+/// and the request carries it as its parent. `read`: the client message just decided on, as it
+/// was read; used when the line is that message unchanged (comparing costs less than reading).
+fn forwarded(
+    shared: &mut Shared,
+    line: &[u8],
+    read: Option<&(String, Message)>,
+    now: Instant,
+) -> Option<Vec<u8>> {
+    let read_again;
+    let (text, message) = match read {
+        Some((text, message)) if text.as_bytes() == line => (text.as_str(), message),
+        _ => {
+            let text = std::str::from_utf8(line).ok()?;
+            let Ok(Read::One(message)) = message::read(text) else {
+                return None;
+            };
+            read_again = message;
+            (text, &read_again)
+        }
     };
     let Kind::Request { id, .. } = &message.kind else {
         return None;
@@ -322,7 +360,7 @@ fn forwarded(shared: &mut Shared, line: &[u8], now: Instant) -> Option<Vec<u8>> 
     let span = SpanId::random();
     call.upstream = Some((span, now));
     let traceparent = format_traceparent(call.trace, span, call.sampled);
-    with_traceparent(text, &message, &traceparent).map(String::into_bytes)
+    with_traceparent(text, message, &traceparent).map(String::into_bytes)
 }
 
 /// An answer on its way to the client: if it answers a request being followed, that
