@@ -8,8 +8,9 @@
 use super::describe;
 use super::loss::{Accepts, LossAction, Topic};
 use super::profile::{EnumValues, OneOf, OutputDialect, Profile, References};
-use crate::json::pointer::{push_segment, resolve};
-use crate::schema::references::{check_ref_cycles, percent_decode};
+use crate::json::pointer::push_segment;
+use crate::schema::document::{Document, Target, Unresolved};
+use crate::schema::references::check_ref_cycles;
 use crate::schema::vocabulary::{self, Family, Role};
 use crate::schema::{admits_type, compile_pattern, is_object_schema, value_type, Dialect};
 use serde_json::{Map, Value};
@@ -135,6 +136,8 @@ pub(crate) struct Engine<'a> {
     /// The profile as messages name it, made once.
     label: String,
     root: &'a Value,
+    /// The schema's references, resolved.
+    references: Document<'a>,
     /// The dialect the original is written in (it decides whether keywords beside a `$ref`
     /// apply).
     dialect: Dialect,
@@ -209,6 +212,7 @@ pub(crate) fn adapt_checked(
         dialect,
         label: profile.label(),
         root: schema,
+        references: Document::new(schema),
         to_2020: profile.dialect.rule != OutputDialect::AsWritten,
         losses: Vec::new(),
         seen: HashSet::new(),
@@ -709,38 +713,27 @@ impl<'a> Engine<'a> {
     /// Where a local reference points: the value and its pointer. Refused for references to
     /// other documents and for references that point at nothing.
     fn target(&self, reference: &str, at: &str) -> Step<(&'a Value, String)> {
-        // A reference through the root's own `$id` stays inside the schema.
-        let (document, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-        let root_id = self.root.get("$id").and_then(Value::as_str);
-        let local = match root_id.map(|id| id.trim_end_matches('#')) {
-            Some(id) if !document.is_empty() && document == id => format!("#{fragment}"),
-            _ => reference.to_string(),
-        };
-        let Some(fragment) = local.strip_prefix('#') else {
-            return refuse(
+        match self.references.locate(reference) {
+            Ok(Target { pointer, value }) if value.is_object() || value.is_boolean() => {
+                Ok((value, pointer))
+            }
+            Ok(_) | Err(Unresolved::NoValue) => {
+                refuse(at, format!("$ref {reference} points at no schema"))
+            }
+            Err(Unresolved::NoAnchor) => refuse(
+                at,
+                format!("$ref {reference} names no $anchor in the schema"),
+            ),
+            Err(Unresolved::Malformed) => {
+                refuse(at, format!("$ref {reference} is not a URI reference"))
+            }
+            Err(Unresolved::Elsewhere) => refuse(
                 at,
                 format!(
                     "$ref {reference} points outside the schema; adapt follows only references \
                      inside it"
                 ),
-            );
-        };
-        let pointer = if fragment.is_empty() || fragment.starts_with('/') {
-            percent_decode(fragment)
-        } else {
-            match find_anchor(self.root, fragment, String::new()) {
-                Some(p) => p,
-                None => {
-                    return refuse(
-                        at,
-                        format!("$ref {reference} names no $anchor in the schema"),
-                    )
-                }
-            }
-        };
-        match resolve(self.root, &pointer) {
-            Some(value) if value.is_object() || value.is_boolean() => Ok((value, pointer)),
-            _ => refuse(at, format!("$ref {reference} points at no schema")),
+            ),
         }
     }
 
@@ -2671,20 +2664,3 @@ fn nullable(schema: Value) -> Value {
     Value::Object(map)
 }
 
-/// The pointer of the subschema whose `$anchor` is `name`.
-fn find_anchor(value: &Value, name: &str, pointer: String) -> Option<String> {
-    match value {
-        Value::Object(map) => {
-            if map.get("$anchor").and_then(Value::as_str) == Some(name) {
-                return Some(pointer);
-            }
-            map.iter()
-                .find_map(|(k, v)| find_anchor(v, name, push_segment(&pointer, k)))
-        }
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .find_map(|(i, v)| find_anchor(v, name, format!("{pointer}/{i}"))),
-        _ => None,
-    }
-}

@@ -31,6 +31,7 @@ pub mod dialect;
 #[cfg(feature = "schemars")]
 mod from_rust;
 pub mod lightweight;
+pub(crate) mod document;
 pub(crate) mod patterns;
 pub(crate) mod references;
 pub mod value_type;
