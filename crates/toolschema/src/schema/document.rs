@@ -126,6 +126,16 @@ impl<'v> Document<'v> {
         }
     }
 
+    /// [`Document::locate`] for a reference whose fragment is a JSON Pointer (or empty); one
+    /// that names an anchor is not followed, for walks that leave anchors to the validator.
+    pub(crate) fn locate_pointer(&self, reference: &str) -> Result<Target<'v>, Unresolved> {
+        let fragment = reference.split_once('#').map_or("", |(_, f)| f);
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            return Err(Unresolved::NoAnchor);
+        }
+        self.locate(reference)
+    }
+
     /// Follow `$ref`s from `schema` to a schema that is not only a reference (at most 16 steps).
     /// `None` when a reference does not resolve, or the chain is longer.
     pub(crate) fn follow(&self, mut schema: &'v Value) -> Option<&'v Value> {
@@ -221,7 +231,10 @@ fn is_fragment(text: &str) -> bool {
     while i < bytes.len() {
         match bytes[i] {
             b'%' => {
-                if !bytes.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                if !bytes
+                    .get(i + 1..i + 3)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+                {
                     return false;
                 }
                 i += 3;
@@ -345,11 +358,18 @@ mod tests {
 
     #[test]
     fn references_resolve_as_the_validator_reads_them() {
-        let plain = json!({"type": "object", "$defs": {"a b": {}, "x/y": {}, "i": {"$anchor": "item"}}});
+        let plain =
+            json!({"type": "object", "$defs": {"a b": {}, "x/y": {}, "i": {"$anchor": "item"}}});
         let doc = Document::new(&plain);
         assert_eq!(pointer_of(&doc, "#").as_deref(), Some(""));
-        assert_eq!(pointer_of(&doc, "#/$defs/a%20b").as_deref(), Some("/$defs/a b"));
-        assert_eq!(pointer_of(&doc, "#/$defs/x~1y").as_deref(), Some("/$defs/x~1y"));
+        assert_eq!(
+            pointer_of(&doc, "#/$defs/a%20b").as_deref(),
+            Some("/$defs/a b")
+        );
+        assert_eq!(
+            pointer_of(&doc, "#/$defs/x~1y").as_deref(),
+            Some("/$defs/x~1y")
+        );
         assert_eq!(doc.resolve("#/$defs/x~1y"), Some(&plain["$defs"]["x/y"]));
         assert_eq!(pointer_of(&doc, "#item").as_deref(), Some("/$defs/i"));
         assert_eq!(doc.locate("#nothing"), Err(Unresolved::NoAnchor));
@@ -369,7 +389,11 @@ mod tests {
             "./s.json#/$defs/o",
             "../schemas/s.json#/$defs/o",
         ] {
-            assert_eq!(pointer_of(&doc, same).as_deref(), Some("/$defs/o"), "{same}");
+            assert_eq!(
+                pointer_of(&doc, same).as_deref(),
+                Some("/$defs/o"),
+                "{same}"
+            );
         }
         assert_eq!(
             doc.locate("https://example.com/s.json"),
@@ -379,7 +403,10 @@ mod tests {
             pointer_of(&doc, "https://example.com/schemas/s.json").as_deref(),
             Some("")
         );
-        assert_eq!(doc.locate("other.json#/$defs/o"), Err(Unresolved::Elsewhere));
+        assert_eq!(
+            doc.locate("other.json#/$defs/o"),
+            Err(Unresolved::Elsewhere)
+        );
     }
 
     #[test]
@@ -543,7 +570,10 @@ mod tests {
         let schema = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"type": "string"},
             "loop": {"$ref": "#/$defs/loop"}}});
         let doc = Document::new(&schema);
-        assert_eq!(doc.follow(&schema["$defs"]["a"]), Some(&schema["$defs"]["b"]));
+        assert_eq!(
+            doc.follow(&schema["$defs"]["a"]),
+            Some(&schema["$defs"]["b"])
+        );
         assert_eq!(doc.follow(&schema["$defs"]["loop"]), None);
     }
 }

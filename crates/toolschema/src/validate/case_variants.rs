@@ -278,14 +278,18 @@ impl<'s, 'a> Walk<'s, 'a> {
         id
     }
 
-    /// The subschema a `$ref` reaches, when this walk can tell: a JSON Pointer or an anchor in
-    /// the schema itself, with no embedded resource that could change what it resolves against.
+    /// The subschema a `$ref` reaches, when this walk can tell: a JSON Pointer into the schema
+    /// itself, with no embedded resource that could change what it resolves against.
     fn resolve_ref(&self, reference: &Value) -> Option<&'s Value> {
         let document = Document::new(self.root);
-        if *self.embeds_resources.get_or_init(|| document.embeds_resources()) {
+        if *self
+            .embeds_resources
+            .get_or_init(|| document.embeds_resources())
+        {
             return None;
         }
-        document.resolve(reference.as_str()?)
+        let target = document.locate_pointer(reference.as_str()?).ok()?;
+        Some(target.value)
     }
 }
 

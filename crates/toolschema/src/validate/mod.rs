@@ -1298,7 +1298,7 @@ impl ExactWalk<'_> {
         if let Some(reference) = map.get("$ref") {
             let target = reference
                 .as_str()
-                .and_then(|r| Document::new(self.root).locate(r).ok())
+                .and_then(|r| Document::new(self.root).locate_pointer(r).ok())
                 .map(|target| (target.value, inside_a_resource(self.root, &target.pointer)));
             match target {
                 Some((target, inside)) => {
