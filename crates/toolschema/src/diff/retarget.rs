@@ -5,10 +5,10 @@
 //! inlining shows the move, not a change of the definitions: it is replaced by one change saying
 //! the reference was retargeted, classed as the worst of the changes found below it.
 
-use crate::schema::document::fragment_pointer;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::resolve;
 use crate::json::same_value;
+use crate::schema::document::fragment_pointer;
 use crate::text::visible;
 use serde_json::Value;
 use std::collections::BTreeMap;

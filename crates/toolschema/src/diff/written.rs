@@ -5,10 +5,10 @@
 //! in the schemas as written, and reported as text the model reads (security). A pin hashes the
 //! definition as received, so the same change moves it.
 
-use crate::schema::document::fragment_pointer;
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::{push_segment, split_pointer};
+use crate::schema::document::fragment_pointer;
 use crate::schema::vocabulary::{self, Role};
 use serde_json::Value;
 use std::collections::HashSet;
