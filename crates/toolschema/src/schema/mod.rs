@@ -28,10 +28,10 @@
 //! ```
 
 pub mod dialect;
+pub(crate) mod document;
 #[cfg(feature = "schemars")]
 mod from_rust;
 pub mod lightweight;
-pub(crate) mod document;
 pub(crate) mod patterns;
 pub(crate) mod references;
 pub mod value_type;

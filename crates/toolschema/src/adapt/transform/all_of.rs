@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     /// An `allOf` written as one schema (for a profile that has no `allOf`).
     ///
     /// The parent's `additionalProperties` sees only the parent's own `properties` and

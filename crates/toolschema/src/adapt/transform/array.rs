@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     /// `prefixItems` (already adapted) with the `items` after them: kept, or, where the profile
     /// has no tuples, one item schema for every position.
     pub(super) fn tuple(
@@ -12,7 +12,7 @@ impl<'a> Engine<'a> {
         source: &Map<String, Value>,
         at: &str,
         level: usize,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) -> Step<()> {
         // What may follow the positions: 2020-12 `items` beside `prefixItems`, or draft-07
         // `additionalItems` beside a list of `items`.

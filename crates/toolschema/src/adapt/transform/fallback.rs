@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     /// A keyword the profile does not read: its sentence goes into the description, or, when it
     /// has none, it is dropped. Both are reported.
     pub(super) fn unsupported(
@@ -12,7 +12,7 @@ impl<'a> Engine<'a> {
         value: &Value,
         source: &Map<String, Value>,
         at: &str,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) {
         let annotation = describes_only(key);
         let closed = is_closed(source);
@@ -78,7 +78,7 @@ impl<'a> Engine<'a> {
         key: &str,
         value: &Value,
         at: &str,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
         accepts: Accepts,
         note: Option<String>,
     ) {

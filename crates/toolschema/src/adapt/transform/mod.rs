@@ -136,13 +136,14 @@ fn is_closed(schema: &Map<String, Value>) -> bool {
 
 /// The members kept as the loop meets them, and the members built beforehand that it adds at
 /// the end (subschemas adapted from a place other than their own key).
-struct Built {
+struct AdaptedMembers {
     out: Map<String, Value>,
     sentences: Vec<String>,
     description: Option<Value>,
 }
 
-pub(crate) struct Engine<'a> {
+/// One schema being adapted to one profile: what it reads, and the losses it has reported.
+pub(crate) struct Adaptation<'a> {
     profile: &'static Profile,
     /// The profile as messages name it, made once.
     label: String,
@@ -218,7 +219,7 @@ pub(crate) fn adapt_checked(
     schema: &Value,
     dialect: Dialect,
 ) -> Result<Outcome, Refusal> {
-    let mut engine = Engine {
+    let mut adaptation = Adaptation {
         profile,
         dialect,
         label: profile.label(),
@@ -230,14 +231,14 @@ pub(crate) fn adapt_checked(
         inlining: Vec::new(),
         nodes: 0,
     };
-    let mut adapted = engine.root_schema()?;
+    let mut adapted = adaptation.root_schema()?;
     let mut optional = Vec::new();
     let mut takes_null = Vec::new();
     take_marks(&mut adapted, String::new(), &mut optional, &mut takes_null);
     if let Some(limits) = profile.limits {
         super::limits::check(&adapted, &limits.rule, limits.source)?;
     }
-    let renamed = engine.rename_parameters(&mut adapted)?;
+    let renamed = adaptation.rename_parameters(&mut adapted)?;
     if profile.dialect.rule == OutputDialect::Draft202012 {
         let meta = jsonschema::draft202012::meta::validator();
         if let Some((pointer, error)) = first_meta_error(&meta, &adapted) {
@@ -249,7 +250,7 @@ pub(crate) fn adapt_checked(
     }
     Ok(Outcome {
         schema: adapted,
-        losses: engine.losses,
+        losses: adaptation.losses,
         optional,
         takes_null,
         renamed,
@@ -303,7 +304,7 @@ fn take_marks(value: &mut Value, pointer: String, optional: &mut Marked, takes_n
     }
 }
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     fn name(&self) -> &str {
         &self.label
     }

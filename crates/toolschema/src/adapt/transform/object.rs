@@ -3,14 +3,14 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     /// draft-07 `dependencies`, written as 2020-12's `dependentRequired` and `dependentSchemas`.
     pub(super) fn dependencies(
         &mut self,
         value: &Value,
         at: &str,
         level: usize,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) -> Step<()> {
         let Value::Object(map) = value else {
             return Ok(());

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     /// Where a local reference points: the value and its pointer. Refused for references to
     /// other documents and for references that point at nothing.
     pub(super) fn target(&self, reference: &str, at: &str) -> Step<(&'a Value, String)> {

@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     pub(super) fn root_schema(&mut self) -> Step<Value> {
         let Some(map) = self.root.as_object() else {
             return refuse("", "the inputSchema is not an object");

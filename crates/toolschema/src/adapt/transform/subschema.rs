@@ -3,7 +3,7 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     pub(super) fn node(
         &mut self,
         value: &Value,
@@ -83,7 +83,7 @@ impl<'a> Engine<'a> {
         if source.contains_key("allOf") && !self.profile.supports("allOf") {
             source = std::borrow::Cow::Owned(self.merge_all_of(&source, at)?);
         }
-        let mut built = Built {
+        let mut built = AdaptedMembers {
             out: Map::new(),
             sentences: Vec::new(),
             description: None,
@@ -114,7 +114,7 @@ impl<'a> Engine<'a> {
             let key = key.as_str();
             self.member(key, value, &source, at, level, is_root, &mut built)?;
         }
-        let Built {
+        let AdaptedMembers {
             mut out,
             sentences,
             description,
@@ -165,7 +165,7 @@ impl<'a> Engine<'a> {
         at: &str,
         level: usize,
         is_root: bool,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) -> Step<()> {
         let child = |name: &str| push_segment(at, name);
         match key {
@@ -446,7 +446,7 @@ impl<'a> Engine<'a> {
         at: &str,
         level: usize,
         is_root: bool,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) -> Step<()> {
         let Value::Object(defs) = value else {
             return refuse(&push_segment(at, key), format!("{key} is not an object"));

@@ -3,14 +3,14 @@
 
 use super::*;
 
-impl<'a> Engine<'a> {
+impl<'a> Adaptation<'a> {
     /// `const` where the profile has none.
     pub(super) fn constant(
         &mut self,
         value: &Value,
         source: &Map<String, Value>,
         at: &str,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) {
         let kind = value_type(value).name();
         let as_enum = match self.profile.enum_values.rule {
@@ -67,7 +67,7 @@ impl<'a> Engine<'a> {
         value: &Value,
         source: &Map<String, Value>,
         at: &str,
-        built: &mut Built,
+        built: &mut AdaptedMembers,
     ) {
         let Value::Array(values) = value else {
             built.out.insert("enum".into(), value.clone());
