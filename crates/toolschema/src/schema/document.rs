@@ -42,7 +42,8 @@ pub(crate) struct Target<'v> {
 /// Why a reference does not resolve inside a [`Document`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unresolved {
-    /// It is not a URI reference (a space, a lone `%`): the validator refuses it.
+    /// It is not a URI reference (a space, a lone `%`): the validator refuses it. Only
+    /// [`Document::locate_strictly`] says so of a fragment alone.
     Malformed,
     /// It names another document.
     Elsewhere,
@@ -82,8 +83,7 @@ impl<'v> Document<'v> {
         // The common case, a fragment alone, stays in the root resource whatever its base, and
         // a JSON Pointer fragment needs no index.
         let (resource, fragment) = match reference.strip_prefix('#') {
-            Some(fragment) if is_fragment(fragment) => (String::new(), Cow::Borrowed(fragment)),
-            Some(_) => return Err(Unresolved::Malformed),
+            Some(fragment) => (String::new(), Cow::Borrowed(fragment)),
             None => {
                 let base = self.base();
                 if base.is_empty() {
@@ -123,6 +123,17 @@ impl<'v> Document<'v> {
         match resolve(self.root, &pointer) {
             Some(value) => Ok(Target { pointer, value }),
             None => Err(Unresolved::NoValue),
+        }
+    }
+
+    /// [`Document::locate`], refusing as the validator does a fragment that is not one a URI
+    /// may hold (a raw space, a lone `%`). [`Document::locate`] reads such a fragment as written,
+    /// so that diff, pins and adapt still follow a definition name with a space in it; what
+    /// reports whether a schema will compile asks this.
+    pub(crate) fn locate_strictly(&self, reference: &str) -> Result<Target<'v>, Unresolved> {
+        match reference.strip_prefix('#') {
+            Some(fragment) if !is_fragment(fragment) => Err(Unresolved::Malformed),
+            _ => self.locate(reference),
         }
     }
 
@@ -373,6 +384,19 @@ mod tests {
         assert_eq!(doc.resolve("#/$defs/x~1y"), Some(&plain["$defs"]["x/y"]));
         assert_eq!(pointer_of(&doc, "#item").as_deref(), Some("/$defs/i"));
         assert_eq!(doc.locate("#nothing"), Err(Unresolved::NoAnchor));
+        // A raw space is no URI; the validator refuses it, a reader of the text need not.
+        assert_eq!(
+            pointer_of(&doc, "#/$defs/a b").as_deref(),
+            Some("/$defs/a b")
+        );
+        assert_eq!(
+            doc.locate_strictly("#/$defs/a b"),
+            Err(Unresolved::Malformed)
+        );
+        assert_eq!(
+            doc.locate_strictly("#/$defs/a%20b"),
+            doc.locate("#/$defs/a%20b")
+        );
         assert_eq!(doc.locate("#/$defs/z"), Err(Unresolved::NoValue));
         assert_eq!(
             doc.locate("https://example.com/s.json#/x"),
@@ -538,13 +562,13 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
 
-        /// The one resolver and the validator agree on which references resolve, and on what
-        /// they reach: the `const` of the target the resolver finds is what the validator
+        /// The one resolver (read strictly) and the validator agree on which references
+        /// resolve, and on what they reach: the `const` of the target the resolver finds is what the validator
         /// accepts through the reference.
         #[test]
         fn the_resolver_and_the_validator_agree(schema in schema()) {
             let reference = schema["properties"]["p"]["$ref"].as_str().unwrap();
-            let found = Document::new(&schema).resolve(reference);
+            let found = Document::new(&schema).locate_strictly(reference).ok().map(|t| t.value);
             let validator = jsonschema::validator_for(&schema);
             proptest::prop_assert_eq!(
                 found.is_some(),

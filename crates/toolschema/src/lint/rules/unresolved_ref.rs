@@ -45,7 +45,7 @@ declare_rule! {
 
 /// Why `reference` does not resolve in `doc`, if it does not.
 fn unresolved(doc: &SchemaDoc<'_>, reference: &str) -> Option<String> {
-    match Document::new(doc.value).locate(reference) {
+    match Document::new(doc.value).locate_strictly(reference) {
         Ok(_) => None,
         Err(Unresolved::Elsewhere) => Some(format!(
             "$ref '{reference}' points outside the schema: toolschema never fetches it, and \
