@@ -8,8 +8,8 @@
 //! dropped as "not given" unless the original schema takes null there itself: such nulls are
 //! kept where the caller, asking the original's validator, says so ([`Walker::run_keeping`]).
 
-use crate::json::pointer::{push_segment, resolve};
-use crate::schema::references::percent_decode;
+use crate::json::pointer::push_segment;
+use crate::schema::document::Document;
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -195,15 +195,11 @@ impl Walker<'_> {
             let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
                 break;
             };
-            let Some(fragment) = reference.strip_prefix('#') else {
+            let Ok(target) = Document::new(self.schema).locate(reference) else {
                 break;
             };
-            let target = percent_decode(fragment);
-            let Some(next) = resolve(self.schema, &target) else {
-                break;
-            };
-            node = next;
-            pointer = target;
+            node = target.value;
+            pointer = target.pointer;
         }
         (node, pointer)
     }

@@ -2,9 +2,9 @@
 //! schema shapes translated to standard JSON Schema, and local `$ref`s replaced by what they point
 //! to, so that moving a property behind a `$ref` changes nothing.
 
-use crate::json::pointer::{resolve, split_pointer};
+use crate::json::pointer::split_pointer;
 use crate::json::{nesting_depth, MAX_DEPTH};
-use crate::schema::references::percent_decode;
+use crate::schema::document::{Document, Target};
 use crate::schema::vocabulary::{self, Holds, Role};
 use crate::schema::{detect_dialect, normalize_shape};
 use serde_json::{Map, Value};
@@ -43,7 +43,9 @@ pub(crate) fn prepare_schema(schema: &Value, input: bool) -> Value {
     } else {
         schema.clone()
     };
-    if has_embedded_resource(&standard) {
+    // A subschema with an `$id` of its own is a base its `$ref`s resolve against: such schemas
+    // are compared as written.
+    if Document::new(&standard).embeds_resources() {
         return standard;
     }
     // Whether the keywords beside a `$ref` apply depends on the dialect; under one toolschema
@@ -75,27 +77,9 @@ pub(crate) fn prepare_schema(schema: &Value, input: bool) -> Value {
     inlined
 }
 
-/// Whether a subschema below the root declares its own `$id` (a base URI its `$ref`s resolve
-/// against). Such schemas are compared as written.
-fn has_embedded_resource(schema: &Value) -> bool {
-    let mut stack: Vec<(&Value, bool)> = vec![(schema, true)];
-    while let Some((value, is_root)) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                if !is_root && map.get("$id").is_some_and(Value::is_string) {
-                    return true;
-                }
-                stack.extend(map.values().map(|v| (v, false)));
-            }
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, false))),
-            _ => {}
-        }
-    }
-    false
-}
-
 struct Inliner<'a> {
-    root: &'a Value,
+    /// The schema, its references resolved.
+    document: Document<'a>,
     /// Pointers never inlined: `$ref`s to them are kept as written.
     recursive: BTreeSet<String>,
     /// Values still allowed to be produced.
@@ -128,7 +112,7 @@ fn describes(key: &str) -> bool {
 impl<'a> Inliner<'a> {
     fn new(root: &'a Value, recursive: BTreeSet<String>, siblings_apply: bool) -> Self {
         Inliner {
-            root,
+            document: Document::new(root),
             kept: recursive.clone(),
             recursive,
             budget: INLINE_BUDGET,
@@ -152,10 +136,14 @@ impl<'a> Inliner<'a> {
             let value = self.keyword(key, value, stack, depth)?;
             siblings.insert(key.clone(), value);
         }
-        let Some(pointer) = local_pointer(map.get("$ref")) else {
+        let Some(reference) = map.get("$ref").and_then(Value::as_str) else {
             return Some(Value::Object(siblings));
         };
-        let Some(target) = resolve(self.root, &pointer) else {
+        let Ok(Target {
+            pointer,
+            value: target,
+        }) = self.document.locate(reference)
+        else {
             return Some(Value::Object(siblings)); // points nowhere: compared as written
         };
         if self.recursive.contains(&pointer) || stack.contains(&pointer) {
@@ -220,12 +208,6 @@ impl<'a> Inliner<'a> {
             }
         }
     }
-}
-
-/// The JSON Pointer a local `$ref` (`#`, `#/...`) names; `None` for anything else.
-pub(super) fn local_pointer(reference: Option<&Value>) -> Option<String> {
-    let fragment = reference?.as_str()?.strip_prefix('#')?;
-    (fragment.is_empty() || fragment.starts_with('/')).then(|| percent_decode(fragment))
 }
 
 /// The target of a `$ref` combined with the keywords beside the `$ref`: one schema when no keyword

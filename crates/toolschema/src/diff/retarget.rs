@@ -5,10 +5,10 @@
 //! inlining shows the move, not a change of the definitions: it is replaced by one change saying
 //! the reference was retargeted, classed as the worst of the changes found below it.
 
-use super::prepare::local_pointer;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::resolve;
 use crate::json::same_value;
+use crate::schema::document::fragment_pointer;
 use crate::text::visible;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -30,8 +30,8 @@ pub(super) fn report_retargets(
         let Some(to) = new_refs.get(site).filter(|to| *to != from) else {
             continue;
         };
-        let pointer = |reference: &String| local_pointer(Some(&Value::String(reference.clone())));
-        let (Some(from_pointer), Some(to_pointer)) = (pointer(from), pointer(to)) else {
+        let (Some(from_pointer), Some(to_pointer)) = (fragment_pointer(from), fragment_pointer(to))
+        else {
             continue;
         };
         let site_at = format!("{at}{site}");

@@ -5,10 +5,10 @@
 //! in the schemas as written, and reported as text the model reads (security). A pin hashes the
 //! definition as received, so the same change moves it.
 
-use super::prepare::local_pointer;
 use super::words::word_diff;
 use super::{Change, ChangeClass, ChangeCode};
 use crate::json::pointer::{push_segment, split_pointer};
+use crate::schema::document::fragment_pointer;
 use crate::schema::vocabulary::{self, Role};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -63,7 +63,7 @@ pub(super) fn report_written_text(
             Value::String(text) if pointer.ends_with("/$ref") => {
                 // A local `$ref` names definitions: new text only when a name in it is (a
                 // definition renamed is reported by its name, met first).
-                let new_name = match local_pointer(Some(value)) {
+                let new_name = match value.as_str().and_then(fragment_pointer) {
                     Some(target) => split_pointer(&target).any(|name| !known.contains(&*name)),
                     None => !known.contains(text.as_str()),
                 };

@@ -7,9 +7,8 @@
 //! `propertyNames`, relative `$id`s) costs a rejected candidate, never a wrong label.
 
 use super::rng::SplitMix64;
-use crate::json::pointer::resolve;
 use crate::json::{as_count, Members};
-use crate::schema::references::percent_decode;
+use crate::schema::document::Document;
 use crate::schema::{value_type, Dialect, JsonType};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -95,85 +94,22 @@ pub(crate) fn type_of(value: &Value) -> Types {
 pub(crate) struct Root<'s> {
     pub(crate) document: &'s Value,
     pub(crate) dialect: Dialect,
-    /// `$id`s and anchors of subschemas, for references by name.
-    names: Vec<(String, &'s Value)>,
+    /// The document's references, resolved.
+    references: Document<'s>,
 }
 
 impl<'s> Root<'s> {
     pub(crate) fn new(document: &'s Value, dialect: Dialect) -> Root<'s> {
-        let mut names = Vec::new();
-        let mut stack = vec![document];
-        while let Some(v) = stack.pop() {
-            match v {
-                Value::Object(map) => {
-                    if let Some(id) = map.member("$id").and_then(Value::as_str) {
-                        names.push((id.trim_end_matches('#').to_string(), v));
-                        // draft-07 names a location with `"$id": "#name"`.
-                        if let Some(anchor) = id.strip_prefix('#') {
-                            names.push((format!("#{anchor}"), v));
-                        }
-                    }
-                    for key in ["$anchor", "$dynamicAnchor"] {
-                        if let Some(anchor) = map.member(key).and_then(Value::as_str) {
-                            names.push((format!("#{anchor}"), v));
-                        }
-                    }
-                    // `enum`, `const` and `examples` hold values, not schemas.
-                    for (key, child) in map {
-                        if !matches!(key.as_str(), "enum" | "const" | "examples" | "default") {
-                            stack.push(child);
-                        }
-                    }
-                }
-                Value::Array(items) => stack.extend(items),
-                _ => {}
-            }
-        }
         Root {
             document,
             dialect,
-            names,
+            references: Document::new(document),
         }
     }
 
     /// The subschema a reference names, when it is inside this document.
     pub(crate) fn resolve(&self, reference: &str) -> Option<&'s Value> {
-        let root_id = self
-            .document
-            .member("$id")
-            .and_then(Value::as_str)
-            .map(|id| id.trim_end_matches('#'));
-        let local = match root_id {
-            Some(id) if !id.is_empty() => reference.strip_prefix(id).unwrap_or(reference),
-            _ => reference,
-        };
-        if local.is_empty() || local == "#" {
-            return Some(self.document);
-        }
-        if let Some(fragment) = local.strip_prefix('#') {
-            if fragment.starts_with('/') {
-                return resolve(self.document, &percent_decode(fragment));
-            }
-            return self.named(local);
-        }
-        // A named subschema, possibly with a fragment of its own.
-        let (base, fragment) = match local.split_once('#') {
-            Some((base, fragment)) => (base, Some(fragment)),
-            None => (local, None),
-        };
-        let target = self.named(base)?;
-        match fragment {
-            None | Some("") => Some(target),
-            Some(pointer) if pointer.starts_with('/') => resolve(target, &percent_decode(pointer)),
-            Some(_) => None,
-        }
-    }
-
-    fn named(&self, name: &str) -> Option<&'s Value> {
-        self.names
-            .iter()
-            .find(|(n, _)| n == name || n.rsplit('/').next() == Some(name))
-            .map(|(_, v)| *v)
+        self.references.resolve(reference)
     }
 }
 

@@ -197,7 +197,7 @@ pub struct Generated {
 
 /// Cases for any schema, checked with `validator`.
 pub fn values(validator: &SchemaValidator, options: &GenerateOptions) -> Generated {
-    let judge = Judge::Schema(validator);
+    let judge = Checker::Schema(validator);
     let mut run = Run::new(validator, judge, "the value", options.seed);
     run.make(options.cases);
     run.finish(options.cases)
@@ -210,25 +210,27 @@ pub fn values(validator: &SchemaValidator, options: &GenerateOptions) -> Generat
 /// (what MCP servers take them for).
 pub fn arguments(tool: &CompiledTool, options: &GenerateOptions) -> Generated {
     let seed = options.seed ^ stable_hash(tool.name());
-    let mut run = Run::new(tool.input(), Judge::Tool(tool), "the arguments", seed);
+    let mut run = Run::new(tool.input(), Checker::Tool(tool), "the arguments", seed);
     run.make(options.cases);
     run.finish(options.cases)
 }
 
 /// What decides whether a value fits.
 #[derive(Clone, Copy)]
-enum Judge<'v> {
+enum Checker<'v> {
     Schema(&'v SchemaValidator),
     Tool(&'v CompiledTool),
 }
 
-impl Judge<'_> {
+impl Checker<'_> {
     fn check(&self, value: Option<&Value>) -> Result<(), Vec<ValidationError>> {
         let empty = json!({});
         let value = value.unwrap_or(&empty);
         let result = match self {
-            Judge::Schema(validator) => validator.validate_first(value, Subject::Value, MAX_ERRORS),
-            Judge::Tool(tool) => tool.validate_input_first(value, MAX_ERRORS),
+            Checker::Schema(validator) => {
+                validator.validate_first(value, Subject::Value, MAX_ERRORS)
+            }
+            Checker::Tool(tool) => tool.validate_input_first(value, MAX_ERRORS),
         };
         result.map_err(|errors| {
             let mut errors = errors.into_vec();
@@ -240,7 +242,7 @@ impl Judge<'_> {
 
 /// One run of the generator: the pool of accepted cases and what was left out.
 struct Run<'v> {
-    judge: Judge<'v>,
+    judge: Checker<'v>,
     root: Root<'v>,
     root_name: &'static str,
     /// Whether the values are a tool's arguments.
@@ -257,7 +259,7 @@ struct Run<'v> {
 impl<'v> Run<'v> {
     fn new(
         validator: &'v SchemaValidator,
-        judge: Judge<'v>,
+        judge: Checker<'v>,
         root_name: &'static str,
         seed: u64,
     ) -> Self {
@@ -265,7 +267,7 @@ impl<'v> Run<'v> {
             judge,
             root: Root::new(validator.schema(), validator.dialect()),
             root_name,
-            tool: matches!(judge, Judge::Tool(_)),
+            tool: matches!(judge, Checker::Tool(_)),
             rng: SplitMix64::new(seed),
             patterns: Patterns::default(),
             cases: Vec::new(),

@@ -306,7 +306,7 @@ fn a_value_of_thousands_of_places_gets_a_bounded_seeded_choice_of_changes() {
     let schema = all_required(1_500);
     let validator = crate::validate::SchemaValidator::new(&schema).unwrap();
     let systematic = |seed: u64| {
-        let mut run = Run::new(&validator, Judge::Schema(&validator), "the value", seed);
+        let mut run = Run::new(&validator, Checker::Schema(&validator), "the value", seed);
         // Every systematic case is made whatever the number wanted; one wanted: no filling up.
         run.make(1);
         let missing: Vec<String> = run

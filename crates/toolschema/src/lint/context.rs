@@ -7,11 +7,11 @@ use super::texts::{self, ToolStrings};
 use super::translated::Translated;
 use crate::adapt::{self, Profile};
 use crate::catalog::SourceTool;
-use crate::json::pointer::{push_segment, resolve, split_pointer};
+use crate::json::pointer::{push_segment, split_pointer};
 use crate::json::Members;
 use crate::json::{Position, SpanEntry, Spans};
+use crate::schema::document::Document;
 use crate::schema::is_object_schema;
-use crate::schema::references::{local_target, LocalTarget};
 use crate::schema::{detect_dialect, detect_shape, vocabulary, Dialect, SchemaError, SchemaShape};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -265,30 +265,13 @@ impl<'a> SchemaDoc<'a> {
     /// The value a `$ref` inside the schema points at (`#`, `#/json/pointer`, `#anchor`, or the
     /// same through the root's `$id`), if it resolves. `None` for references to other documents.
     pub fn resolve_ref(&self, reference: &str) -> Option<&'a Value> {
-        match local_target(self.value, reference)? {
-            LocalTarget::Pointer(pointer) => resolve(self.value, &pointer),
-            LocalTarget::Anchor(name) => self.nodes.iter().map(|n| n.value).find(|v| {
-                ["$anchor", "$dynamicAnchor"]
-                    .iter()
-                    .any(|k| v.member(k).and_then(Value::as_str) == Some(name.as_str()))
-                    || v.member("$id")
-                        .and_then(Value::as_str)
-                        .and_then(|id| id.strip_prefix('#'))
-                        == Some(name.as_str())
-            }),
-        }
+        Document::new(self.value).resolve(reference)
     }
 
     /// Follow `$ref`s from `schema` to a schema that is not only a reference (at most 16 steps).
     /// `None` when a reference does not resolve.
-    pub fn follow_refs(&self, mut schema: &'a Value) -> Option<&'a Value> {
-        for _ in 0..16 {
-            match schema.member("$ref").and_then(Value::as_str) {
-                Some(reference) => schema = self.resolve_ref(reference)?,
-                None => return Some(schema),
-            }
-        }
-        None
+    pub fn follow_refs(&self, schema: &'a Value) -> Option<&'a Value> {
+        Document::new(self.value).follow(schema)
     }
 
     /// The span index of the value at `local` (a pointer relative to the schema root).

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod dialect;
+pub(crate) mod document;
 #[cfg(feature = "schemars")]
 mod from_rust;
 pub mod lightweight;

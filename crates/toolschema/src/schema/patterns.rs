@@ -281,7 +281,7 @@ fn references_into_pattern_properties(schema: &Value) -> Vec<String> {
             Value::Object(map) => {
                 for keyword in ["$ref", "$dynamicRef"] {
                     if let Some(reference) = map.get(keyword).and_then(Value::as_str) {
-                        let decoded = super::references::percent_decode(reference);
+                        let decoded = super::document::percent_decode(reference);
                         if decoded.contains("/patternProperties/") {
                             found.push(decoded);
                         }

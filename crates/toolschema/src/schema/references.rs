@@ -1,6 +1,7 @@
 //! `$ref` checks made before a schema reaches the engine: cycles that would never consume any
 //! input are reported as errors instead of being evaluated.
 
+use super::document::{percent_decode, subschemas};
 use super::{vocabulary, SchemaError};
 use crate::json::pointer::resolve;
 use crate::json::Members;
@@ -41,35 +42,6 @@ fn holds_references(value: &Value) -> bool {
     crate::json::any_object(value, |map| {
         vocabulary::references().any(|k| map.member(k).is_some_and(Value::is_string))
     })
-}
-
-/// Every subschema location (JSON Pointer) in `schema`, found without recursion, with the
-/// pointer of the schema resource (`$id`) it belongs to.
-pub(crate) fn subschemas(schema: &Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut stack = vec![(String::new(), String::new())];
-    while let Some((pointer, resource)) = stack.pop() {
-        let Some(Value::Object(map)) = resolve(schema, &pointer) else {
-            continue;
-        };
-        let resource = if !pointer.is_empty()
-            && map
-                .get("$id")
-                .and_then(Value::as_str)
-                .is_some_and(|id| !id.starts_with('#'))
-        {
-            pointer.clone()
-        } else {
-            resource
-        };
-        // Children in document order; pushed reversed so they are visited in that order.
-        let children: Vec<String> = vocabulary::subschemas(map)
-            .map(|sub| sub.pointer(&pointer))
-            .collect();
-        stack.extend(children.into_iter().rev().map(|c| (c, resource.clone())));
-        out.push((pointer, resource));
-    }
-    out
 }
 
 /// The locations a schema applies in place (to the same instance), with the `$ref` that leads
@@ -144,72 +116,6 @@ pub(crate) fn stub_external_refs(schema: &Value, known: impl Fn(&str) -> bool) -
         }
     }
     Some(stubbed)
-}
-
-/// Where a `$ref` written in a schema document points inside that same document.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LocalTarget {
-    /// A JSON Pointer from the document's root (`""` is the root itself), decoded.
-    Pointer(String),
-    /// A plain-name fragment (`#name`): the subschema whose `$anchor` (or draft-07 `$id`
-    /// `#name`) is that name.
-    Anchor(String),
-}
-
-/// Where `reference`, written in `root` outside any embedded resource, points inside `root`,
-/// read as the engine reads it: resolved against the root's `$id` (or the engine's default base
-/// when there is none), it stays in the document when it names the same URI, so
-/// `https://example.com/s.json#/$defs/o` under `"$id": "https://example.com/s.json"` is
-/// `#/$defs/o`. `None` for a reference to another document or one that is not a URI reference.
-pub(crate) fn local_target(root: &Value, reference: &str) -> Option<LocalTarget> {
-    let fragment = match reference.strip_prefix('#') {
-        // The common case: a fragment alone stays in the document whatever its base.
-        Some(fragment) => fragment.to_string(),
-        None => {
-            let id = root.get("$id").and_then(Value::as_str).unwrap_or_default();
-            let base = jsonschema::uri::from_str(id).ok()?;
-            let resolved = jsonschema::uri::resolve_against(&base.borrow(), reference).ok()?;
-            let without_fragment = |uri: &str| uri.split('#').next().unwrap_or(uri).to_string();
-            if without_fragment(resolved.as_str()) != without_fragment(base.as_str()) {
-                return None;
-            }
-            resolved
-                .as_str()
-                .split_once('#')
-                .map(|(_, f)| f.to_string())
-                .unwrap_or_default()
-        }
-    };
-    if fragment.is_empty() || fragment.starts_with('/') {
-        Some(LocalTarget::Pointer(percent_decode(&fragment)))
-    } else {
-        Some(LocalTarget::Anchor(percent_decode(&fragment)))
-    }
-}
-
-/// Decode the `%XX` escapes of a URI fragment.
-pub(crate) fn percent_decode(text: &str) -> String {
-    if !text.contains('%') {
-        return text.to_string();
-    }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            if let Some(byte) = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-            {
-                out.push(byte);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// An in-place edge: the target location and the `$ref` that leads there, if it is one.
@@ -417,35 +323,5 @@ mod tests {
         let twice = json!({"$defs": {"int": {"type": "integer"}},
             "allOf": [{"$ref": "#/$defs/int"}, {"$ref": "#/$defs/int"}]});
         assert!(check_ref_cycles(&twice).is_ok());
-    }
-
-    #[test]
-    fn local_targets_read_references_as_the_engine_does() {
-        let pointer = |p: &str| Some(LocalTarget::Pointer(p.to_string()));
-        let plain = json!({"type": "object"});
-        assert_eq!(local_target(&plain, "#"), pointer(""));
-        assert_eq!(local_target(&plain, "#/$defs/a%20b"), pointer("/$defs/a b"));
-        assert_eq!(
-            local_target(&plain, "#item"),
-            Some(LocalTarget::Anchor("item".to_string()))
-        );
-        assert_eq!(local_target(&plain, "https://example.com/s.json#/x"), None);
-        let with_id = json!({"$id": "https://example.com/schemas/s.json"});
-        for same in [
-            "https://example.com/schemas/s.json#/$defs/o",
-            "s.json#/$defs/o",
-            "./s.json#/$defs/o",
-            "../schemas/s.json#/$defs/o",
-        ] {
-            assert_eq!(local_target(&with_id, same), pointer("/$defs/o"), "{same}");
-        }
-        assert_eq!(local_target(&with_id, "https://example.com/s.json"), None);
-        assert_eq!(
-            local_target(&with_id, "https://example.com/schemas/s.json"),
-            pointer("")
-        );
-        assert_eq!(local_target(&with_id, "other.json#/$defs/o"), None);
-        // Without `$id`, the engine's default base: a relative document name is another document.
-        assert_eq!(local_target(&plain, "s.json#/x"), None);
     }
 }

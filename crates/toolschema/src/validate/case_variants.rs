@@ -23,8 +23,8 @@
 //! its parent (a path is spelled out only for a message), and the schemas applying at a place are
 //! computed once per distinct set and member name, not once per value.
 
-use crate::json::pointer::{push_key, resolve};
-use crate::schema::references::{local_target, subschemas, LocalTarget};
+use crate::json::pointer::push_key;
+use crate::schema::document::Document;
 use crate::text::fold;
 use serde_json::{Map, Value};
 use std::cell::OnceCell;
@@ -281,18 +281,15 @@ impl<'s, 'a> Walk<'s, 'a> {
     /// The subschema a `$ref` reaches, when this walk can tell: a JSON Pointer into the schema
     /// itself, with no embedded resource that could change what it resolves against.
     fn resolve_ref(&self, reference: &Value) -> Option<&'s Value> {
-        let embeds = *self.embeds_resources.get_or_init(|| {
-            subschemas(self.root)
-                .iter()
-                .any(|(_, resource)| !resource.is_empty())
-        });
-        if embeds {
+        let document = Document::new(self.root);
+        if *self
+            .embeds_resources
+            .get_or_init(|| document.embeds_resources())
+        {
             return None;
         }
-        match local_target(self.root, reference.as_str()?)? {
-            LocalTarget::Pointer(pointer) => resolve(self.root, &pointer),
-            LocalTarget::Anchor(_) => None,
-        }
+        let target = document.locate_pointer(reference.as_str()?).ok()?;
+        Some(target.value)
     }
 }
 

@@ -34,6 +34,7 @@ mod messages;
 use crate::json::number::StatedNumbers;
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
+use crate::schema::document::Document;
 use crate::schema::patterns::{patterns_the_validator_refuses, with_ecma_patterns};
 use crate::schema::references::{check_references, stub_external_refs, UNFETCHED_REF};
 use crate::schema::{normalize_shape, vocabulary, Dialect, SchemaError, SchemaShape};
@@ -1297,14 +1298,8 @@ impl ExactWalk<'_> {
         if let Some(reference) = map.get("$ref") {
             let target = reference
                 .as_str()
-                .and_then(|r| crate::schema::references::local_target(self.root, r))
-                .and_then(|target| match target {
-                    crate::schema::references::LocalTarget::Pointer(pointer) => {
-                        crate::json::pointer::resolve(self.root, &pointer)
-                            .map(|target| (target, inside_a_resource(self.root, &pointer)))
-                    }
-                    crate::schema::references::LocalTarget::Anchor(_) => None,
-                });
+                .and_then(|r| Document::new(self.root).locate_pointer(r).ok())
+                .map(|target| (target.value, inside_a_resource(self.root, &target.pointer)));
             match target {
                 Some((target, inside)) => {
                     if let Some(found) =

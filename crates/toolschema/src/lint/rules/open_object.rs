@@ -278,7 +278,7 @@ fn count_present(
     if ties_members {
         return 0;
     }
-    let judge = Judge { doc, dialect };
+    let judge = AcceptanceCheck { doc, dialect };
     let mut present: Vec<&str> = names
         .keys()
         .map(String::as_str)
@@ -307,12 +307,12 @@ fn count_present(
 }
 
 /// Judges whether a schema of a document accepts some value, with the validator itself.
-struct Judge<'d, 'a> {
+struct AcceptanceCheck<'d, 'a> {
     doc: &'d SchemaDoc<'a>,
     dialect: Dialect,
 }
 
-impl<'a> Judge<'_, 'a> {
+impl<'a> AcceptanceCheck<'_, 'a> {
     /// Whether `part` (a schema applying to the object) lets a member named `name` be present.
     fn may_hold(&self, part: &Map<String, Value>, name: &str, cache: &RunCache) -> bool {
         if let Some(names) = part.member("propertyNames") {

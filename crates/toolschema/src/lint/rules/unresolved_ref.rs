@@ -3,8 +3,8 @@
 use crate::json::Members;
 use crate::lint::context::{Report, SchemaDoc, ToolContext};
 use crate::lint::registry::declare_rule;
+use crate::schema::document::{Document, Unresolved};
 use crate::schema::references::check_references;
-use serde_json::Value;
 
 declare_rule! {
     /// A `$ref` does not resolve inside the document.
@@ -45,36 +45,17 @@ declare_rule! {
 
 /// Why `reference` does not resolve in `doc`, if it does not.
 fn unresolved(doc: &SchemaDoc<'_>, reference: &str) -> Option<String> {
-    if reference.starts_with('#') {
-        return doc
-            .resolve_ref(reference)
-            .is_none()
-            .then(|| format!("$ref '{reference}' does not resolve inside the schema"));
-    }
-    // A reference to a base URI the document itself declares (`$id`) stays inside it.
-    let (base, fragment) = reference.split_once('#').unwrap_or((reference, ""));
-    let base = base.trim_end_matches('#');
-    let holder = doc.nodes.iter().find(|n| {
-        n.value
-            .member("$id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| id.trim_end_matches('#') == base)
-    });
-    match holder {
-        Some(node) => {
-            let inside = fragment.is_empty()
-                || (fragment.starts_with('/')
-                    && crate::json::pointer::resolve(
-                        node.value,
-                        &crate::schema::references::percent_decode(fragment),
-                    )
-                    .is_some())
-                || doc.resolve_ref(&format!("#{fragment}")).is_some();
-            (!inside).then(|| format!("$ref '{reference}' does not resolve inside the schema"))
-        }
-        None => Some(format!(
+    match Document::new(doc.value).locate_strictly(reference) {
+        Ok(_) => None,
+        Err(Unresolved::Elsewhere) => Some(format!(
             "$ref '{reference}' points outside the schema: toolschema never fetches it, and \
              clients that do not fetch cannot validate against it"
+        )),
+        Err(Unresolved::Malformed) => Some(format!(
+            "$ref '{reference}' is not a URI reference (escape spaces and `%` as `%20` and `%25`)"
+        )),
+        Err(Unresolved::NoAnchor | Unresolved::NoValue) => Some(format!(
+            "$ref '{reference}' does not resolve inside the schema"
         )),
     }
 }
