@@ -25,6 +25,10 @@ pub struct Decision {
     /// Set when the call went on unchecked because the operator chose to fail open
     /// (`--unlisted forward`, `--on-unchecked forward`, `--input-check warn`): says so.
     pub unchecked: Option<String>,
+    /// Whether the catalog lists the tool.
+    pub listed: bool,
+    /// Whether the policy (`--allow`, `--deny`) refused the tool.
+    pub denied: bool,
     /// The gate's record of the decision (for the audit log and the metrics).
     pub record: AuditRecord,
 }
@@ -101,6 +105,26 @@ impl Decider {
 
     /// Judge a call of `tool` with `arguments` (any JSON: the gate says what is wrong with it).
     pub fn check_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
+        self.judge_call(tool, arguments).map(|d| self.with_policy(d))
+    }
+
+    /// Judge `result` (a `tools/call` result) of a call of `tool`.
+    pub fn check_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {
+        self.judge_result(tool, result).map(|d| self.with_policy(d))
+    }
+
+    /// Note whether the policy refused the decision's tool.
+    fn with_policy(&self, mut decision: Decision) -> Decision {
+        decision.denied = !decision.allowed
+            && lock(&self.input)
+                .config()
+                .policy
+                .refusal(&decision.record.tool)
+                .is_some();
+        decision
+    }
+
+    fn judge_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
         let id = self.next_id();
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": tool, "arguments": arguments}});
@@ -110,7 +134,7 @@ impl Decider {
         let seen = self.pump(&mut gate, out);
         if let Some(record) = seen.record {
             // Refused: the gate answered the call itself.
-            return Ok(decision(false, record));
+            return Ok(decision(false, record, gate.knows_tool(tool)));
         }
         if !seen.forwarded {
             return Err(NoVerdict(format!("call of tool '{tool}' neither refused nor forwarded")));
@@ -123,11 +147,10 @@ impl Decider {
         let record = seen
             .record
             .ok_or_else(|| NoVerdict(format!("call of tool '{tool}' was not recorded")))?;
-        Ok(decision(true, record))
+        Ok(decision(true, record, gate.knows_tool(tool)))
     }
 
-    /// Judge `result` (a `tools/call` result) of a call of `tool`.
-    pub fn check_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {
+    fn judge_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {
         let id = self.next_id();
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": tool, "arguments": {}}});
@@ -137,7 +160,7 @@ impl Decider {
         let seen = self.pump(&mut gate, out);
         if let Some(record) = seen.record {
             // Refused before any result (a denied tool, a pin it breaks).
-            return Ok(decision(false, record));
+            return Ok(decision(false, record, gate.knows_tool(tool)));
         }
         let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
         let mut out = Vec::new();
@@ -149,7 +172,7 @@ impl Decider {
         let allowed = !matches!(record.output_check, Some(OutputVerdict::Enforced))
             && !(record.output_check == Some(OutputVerdict::Unchecked)
                 && gate.config().output_check == OutputCheck::Enforce);
-        Ok(decision(allowed, record))
+        Ok(decision(allowed, record, gate.knows_tool(tool)))
     }
 
     fn next_id(&self) -> u64 {
@@ -198,7 +221,7 @@ struct Seen {
 }
 
 /// The decision a gate's record makes.
-fn decision(allowed: bool, record: AuditRecord) -> Decision {
+fn decision(allowed: bool, record: AuditRecord, listed: bool) -> Decision {
     let unchecked = (allowed
         && matches!(
             record.input_check,
@@ -222,6 +245,8 @@ fn decision(allowed: bool, record: AuditRecord) -> Decision {
         allowed,
         messages,
         unchecked,
+        listed,
+        denied: false,
         record,
     }
 }

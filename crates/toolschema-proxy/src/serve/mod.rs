@@ -120,7 +120,7 @@ impl Service {
             audit.write_for(&decision.record, server);
         }
         if let Some(metrics) = &self.config.metrics {
-            metrics.call(&decision.record, decider.knows(tool));
+            metrics.call(&decision.record, decision.listed);
         }
         if let Some(why) = &decision.unchecked {
             tracing::warn!("{why}");

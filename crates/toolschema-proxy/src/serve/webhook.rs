@@ -145,7 +145,8 @@ pub fn decide(service: &Service, body: &[u8]) -> Result<Value, WebhookError> {
         Verdict::Rejected => (400, "InvalidArguments"),
         Verdict::PinRefused => (403, "PinMismatch"),
         Verdict::UncheckedRefused => (422, "Unchecked"),
-        _ if decision.record.error_code.is_some() => (404, "UnknownTool"),
+        _ if decision.denied => (403, "ToolDenied"),
+        _ if !decision.listed => (404, "UnknownTool"),
         _ => (403, "ToolDenied"),
     };
     let message = decision.messages.join("\n");
@@ -173,8 +174,7 @@ mod tests {
 
     #[test]
     fn the_signature_is_the_hmac_of_timestamp_dot_body() {
-        // RFC 4231 case 2 ("Jefe"), the message split as the RFC signs it: "what do ya want " +
-        // "." is not the vector, so check the known digest of a prefix-built message instead.
+        // What is signed is the timestamp, a dot, then the body.
         let key = b"Jefe";
         let signed = sign(key, 1, b"x");
         let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key);
