@@ -4,18 +4,26 @@
 use crate::input::InputError;
 use crate::Outcome;
 use std::sync::Arc;
+use toolschema::diff::Lock;
 pub use toolschema_proxy::flags::ServeArgs;
 use toolschema_proxy::health::Health;
 use toolschema_proxy::metrics::Metrics;
 use toolschema_proxy::metrics_listener::{MetricsListener, METRICS_PATH};
 use toolschema_proxy::serve::{self, CatalogSource, Catalogs, ServeConfig, Service};
-use toolschema_proxy::AuditLog;
+use toolschema_proxy::{AuditLog, PinMode, Pins};
 
 /// Run `toolschema serve` until a signal (over HTTP) or the end of stdin.
 pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
-    let sources = args.catalogs.iter().map(|c| CatalogSource::parse(c)).collect();
-    let catalogs = Catalogs::load(sources, args.gate.gate_config())
-        .map_err(|e| InputError(e.to_string()))?;
+    let mut sources: Vec<CatalogSource> = args
+        .catalogs
+        .iter()
+        .map(|c| CatalogSource::parse(c))
+        .collect();
+    if let Some(path) = &args.pin {
+        pin(&mut sources, path, args.pin_mode)?;
+    }
+    let catalogs =
+        Catalogs::load(sources, args.gate.gate_config()).map_err(|e| InputError(e.to_string()))?;
     let catalogs = Arc::new(catalogs);
     let mut config = ServeConfig {
         mode: args.mode,
@@ -24,8 +32,12 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         ..ServeConfig::default()
     };
     if let Some(path) = &args.audit {
-        let log = AuditLog::open(path, args.audit_arguments)
-            .map_err(|e| InputError(format!("{}: cannot open the audit log: {e}", path.display())))?;
+        let log = AuditLog::open(path, args.audit_arguments).map_err(|e| {
+            InputError(format!(
+                "{}: cannot open the audit log: {e}",
+                path.display()
+            ))
+        })?;
         config.audit = Some(log);
     }
     if let Some(path) = &args.toolhive_secret_file {
@@ -69,7 +81,10 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
             catalogs
                 .watch(watch_interval)
                 .map_err(|e| InputError(format!("cannot handle signals: {e}")))?;
-            let guard = args.guard.clone().into_config(serve::http::MCP_PATH, Default::default());
+            let guard = args
+                .guard
+                .clone()
+                .into_config(serve::http::MCP_PATH, Default::default());
             serve::http::serve(service, address, guard, |bound, guard| {
                 crate::log::note(&format!(
                     "toolschema serve: {tools} tools; interceptors at http://{bound}{}",
@@ -98,4 +113,42 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
     };
     runtime.shutdown_background();
     outcome
+}
+
+/// Give each catalog the pins of its server in the lock file at `path`: the key named SERVER,
+/// or the lock's only key for a catalog that names none.
+fn pin(
+    sources: &mut [CatalogSource],
+    path: &std::path::Path,
+    mode: PinMode,
+) -> Result<(), InputError> {
+    let name = path.display().to_string();
+    let text = crate::input::read_file(path)?;
+    let lock = Lock::from_json(&text).map_err(|e| InputError(format!("{name}: {e}")))?;
+    for source in sources {
+        let key = match &source.server {
+            Some(server) => server.clone(),
+            None => {
+                let keys: Vec<&str> = lock.keys().collect();
+                match keys.as_slice() {
+                    [only] => only.to_string(),
+                    _ => {
+                        return Err(InputError(format!(
+                            "{name} pins several servers ({}): name each catalog SERVER=FILE after its key",
+                            keys.join(", ")
+                        )))
+                    }
+                }
+            }
+        };
+        let server = lock
+            .require_server(&key)
+            .map_err(|e| InputError(format!("{name}: {e}")))?;
+        source.pins = Some(Pins {
+            server: Arc::new(server.clone()),
+            mode,
+            file: name.clone(),
+        });
+    }
+    Ok(())
 }

@@ -26,7 +26,9 @@ struct Served {
 
 impl Served {
     fn start(args: &[String]) -> Served {
-        let mut all: Vec<String> = ["serve", "--listen", "127.0.0.1:0"].map(String::from).to_vec();
+        let mut all: Vec<String> = ["serve", "--listen", "127.0.0.1:0"]
+            .map(String::from)
+            .to_vec();
         all.extend(args.iter().cloned());
         let process = Session::start(toolschema(), &all);
         let start = Instant::now();
@@ -41,7 +43,10 @@ impl Served {
                     };
                 }
             }
-            assert!(start.elapsed() < WAIT, "serve did not start; stderr:\n{stderr}");
+            assert!(
+                start.elapsed() < WAIT,
+                "serve did not start; stderr:\n{stderr}"
+            );
             thread::sleep(Duration::from_millis(20));
         }
     }
@@ -51,7 +56,10 @@ impl Served {
     }
 
     fn stderr(&self) -> String {
-        self.process.as_ref().map(Session::stderr).unwrap_or_default()
+        self.process
+            .as_ref()
+            .map(Session::stderr)
+            .unwrap_or_default()
     }
 
     fn pid(&self) -> u32 {
@@ -79,7 +87,10 @@ impl Drop for Served {
 }
 
 fn signal(pid: u32, which: &str) {
-    let _ = Command::new("kill").arg(which).arg(pid.to_string()).status();
+    let _ = Command::new("kill")
+        .arg(which)
+        .arg(pid.to_string())
+        .status();
 }
 
 fn catalog() -> String {
@@ -94,7 +105,11 @@ fn rpc(base: &str, method: &str, params: Value) -> Option<Result<Value, i64>> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
     let url = format!("{base}/mcp");
     // A service that is down: the connection is refused.
-    let authority = url.trim_start_matches("http://").split('/').next()?.to_string();
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()?
+        .to_string();
     std::net::TcpStream::connect(&authority).ok()?;
     let reply = request("POST", &url, &[], &body);
     let answer = reply.json();
@@ -132,7 +147,10 @@ fn canonical(value: &Value) -> String {
             format!("{{{}}}", members.join(","))
         }
         Value::Array(items) => {
-            format!("[{}]", items.iter().map(canonical).collect::<Vec<_>>().join(","))
+            format!(
+                "[{}]",
+                items.iter().map(canonical).collect::<Vec<_>>().join(",")
+            )
         }
         other => other.to_string(),
     }
@@ -284,10 +302,16 @@ fn the_interceptor_conformance_cases_pass_over_http() {
 
 #[test]
 fn the_interceptor_server_answers_over_stdio() {
-    let mut session = Session::start(toolschema(), &["serve".into(), "--catalog".into(), catalog()]);
+    let mut session = Session::start(
+        toolschema(),
+        &["serve".into(), "--catalog".into(), catalog()],
+    );
     session.send(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#);
     let initialized = session.recv();
-    assert_eq!(initialized["result"]["capabilities"]["interceptors"], json!({}));
+    assert_eq!(
+        initialized["result"]["capabilities"]["interceptors"],
+        json!({})
+    );
     session.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     session.send(r#"{"jsonrpc":"2.0","id":2,"method":"interceptor/invoke","params":{"name":"toolschema/schema","event":"tools/call","phase":"request","payload":{"name":"echo","arguments":{"note":7}}}}"#);
     let refused = session.recv();
@@ -316,9 +340,14 @@ fn a_tool_the_service_does_not_know_passes_only_when_it_fails_open_and_says_so()
     let params = json!({"name": "toolschema/schema", "event": "tools/call", "phase": "request",
         "payload": {"name": "unheard_of", "arguments": {}}});
     let mut closed = Served::start(&["--catalog".into(), catalog()]);
-    let refused = rpc(&closed.base, "interceptor/invoke", params.clone()).unwrap().unwrap();
+    let refused = rpc(&closed.base, "interceptor/invoke", params.clone())
+        .unwrap()
+        .unwrap();
     assert_eq!(refused["valid"], false, "{refused}");
-    assert_eq!(refused["messages"][0]["message"], "unknown tool 'unheard_of'");
+    assert_eq!(
+        refused["messages"][0]["message"],
+        "unknown tool 'unheard_of'"
+    );
     closed.stop();
 
     let audit = tempfile::tempdir().unwrap();
@@ -332,18 +361,30 @@ fn a_tool_the_service_does_not_know_passes_only_when_it_fails_open_and_says_so()
         log.display().to_string(),
     ]);
     for _ in 0..2 {
-        let passed = rpc(&open.base, "interceptor/invoke", params.clone()).unwrap().unwrap();
+        let passed = rpc(&open.base, "interceptor/invoke", params.clone())
+            .unwrap()
+            .unwrap();
         assert_eq!(passed["valid"], true, "{passed}");
         assert_eq!(passed["severity"], "warn", "{passed}");
         assert_eq!(passed["info"]["failedOpen"], true, "{passed}");
     }
     let stderr = open.stop();
     // Reported on every decision, not once.
-    assert_eq!(stderr.matches("let through unchecked").count(), 2, "{stderr}");
+    assert_eq!(
+        stderr.matches("let through unchecked").count(),
+        2,
+        "{stderr}"
+    );
     let lines = std::fs::read_to_string(&log).unwrap();
-    let records: Vec<Value> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records: Vec<Value> = lines
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(records.len(), 2, "{lines}");
-    assert!(records.iter().all(|r| r["input_check"] == "unlisted"), "{lines}");
+    assert!(
+        records.iter().all(|r| r["input_check"] == "unlisted"),
+        "{lines}"
+    );
 }
 
 /// ToolHive's signature of `body` at `timestamp`: `sha256=` and the hex of
@@ -370,7 +411,10 @@ fn toolhive_request(uid: &str, mcp: Value) -> String {
 }
 
 fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
 }
 
 #[test]
@@ -400,7 +444,11 @@ fn the_toolhive_webhook_checks_signatures_and_answers_per_the_rfc() {
     };
     let signed = |body: &str| {
         let t = now();
-        send(body, Some(toolhive_signature(b"webhook-s3cret", t, body)), Some(t))
+        send(
+            body,
+            Some(toolhive_signature(b"webhook-s3cret", t, body)),
+            Some(t),
+        )
     };
     let call = |name: &str, arguments: Value| {
         json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -411,7 +459,10 @@ fn the_toolhive_webhook_checks_signatures_and_answers_per_the_rfc() {
     let body = toolhive_request("u-1", call("echo", json!({"note": "HI"})));
     let reply = signed(&body);
     assert_eq!(reply.status, 200, "{reply:?}");
-    assert_eq!(reply.json(), json!({"version": "v0.1.0", "uid": "u-1", "allowed": true}));
+    assert_eq!(
+        reply.json(),
+        json!({"version": "v0.1.0", "uid": "u-1", "allowed": true})
+    );
 
     // Invalid arguments: denied with code, message (toolschema's) and reason.
     let body = toolhive_request("u-2", call("echo", json!({"note": 3})));
@@ -420,13 +471,19 @@ fn the_toolhive_webhook_checks_signatures_and_answers_per_the_rfc() {
     assert_eq!(denied["uid"], "u-2");
     assert_eq!(denied["code"], 400);
     assert_eq!(denied["reason"], "InvalidArguments");
-    assert_eq!(denied["message"], "argument 'note' must be a string (got an integer)");
+    assert_eq!(
+        denied["message"],
+        "argument 'note' must be a string (got an integer)"
+    );
 
     // A tool the catalog lacks, and one the policy denies.
     let unknown = signed(&toolhive_request("u-3", call("ecko", json!({})))).json();
     assert_eq!(unknown["allowed"], false);
     assert_eq!(unknown["reason"], "UnknownTool");
-    assert_eq!(unknown["message"], "unknown tool 'ecko' (did you mean 'echo'?)");
+    assert_eq!(
+        unknown["message"],
+        "unknown tool 'ecko' (did you mean 'echo'?)"
+    );
     let forbidden = signed(&toolhive_request("u-4", call("forbidden_tool", json!({})))).json();
     assert_eq!(forbidden["allowed"], false);
     assert_eq!(forbidden["code"], 403);
@@ -435,7 +492,10 @@ fn the_toolhive_webhook_checks_signatures_and_answers_per_the_rfc() {
     // Requests other than tools/call are the gateway's to judge.
     let listing = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let other = signed(&toolhive_request("u-5", listing)).json();
-    assert_eq!(other, json!({"version": "v0.1.0", "uid": "u-5", "allowed": true}));
+    assert_eq!(
+        other,
+        json!({"version": "v0.1.0", "uid": "u-5", "allowed": true})
+    );
 
     // Wrong, missing, stale or mismatched signatures: 401 and no decision.
     let body = toolhive_request("u-6", call("echo", json!({"note": "HI"})));
@@ -446,8 +506,14 @@ fn the_toolhive_webhook_checks_signatures_and_answers_per_the_rfc() {
         (Some(wrong), Some(t)),
         (None, Some(t)),
         (Some(toolhive_signature(b"webhook-s3cret", t, &body)), None),
-        (Some(toolhive_signature(b"webhook-s3cret", stale, &body)), Some(stale)),
-        (Some(toolhive_signature(b"webhook-s3cret", t, "{}")), Some(t)),
+        (
+            Some(toolhive_signature(b"webhook-s3cret", stale, &body)),
+            Some(stale),
+        ),
+        (
+            Some(toolhive_signature(b"webhook-s3cret", t, "{}")),
+            Some(t),
+        ),
     ] {
         let reply = send(&body, signature, timestamp);
         assert_eq!(reply.status, 401, "{reply:?}");
@@ -484,7 +550,9 @@ fn a_catalog_changed_and_sighup_is_used_next_and_a_broken_one_keeps_the_old() {
     let invoke = |arguments: Value| {
         let params = json!({"name": "toolschema/schema", "event": "tools/call",
             "phase": "request", "payload": {"name": "count", "arguments": arguments}});
-        rpc(&served.base, "interceptor/invoke", params).unwrap().unwrap()
+        rpc(&served.base, "interceptor/invoke", params)
+            .unwrap()
+            .unwrap()
     };
     assert_eq!(invoke(json!({"n": 1}))["valid"], true);
     assert_eq!(invoke(json!({"n": "one"}))["valid"], false);
@@ -507,7 +575,9 @@ fn a_catalog_changed_and_sighup_is_used_next_and_a_broken_one_keeps_the_old() {
     write_catalog(&file, "{\"tools\": [ {\"name\": ");
     signal(served.pid(), "-HUP");
     assert!(
-        common::http::eventually(WAIT, || served.stderr().contains("cannot reload the catalog")),
+        common::http::eventually(WAIT, || served
+            .stderr()
+            .contains("cannot reload the catalog")),
         "{}",
         served.stderr()
     );
@@ -517,7 +587,10 @@ fn a_catalog_changed_and_sighup_is_used_next_and_a_broken_one_keeps_the_old() {
         .find(|l| l.contains("cannot reload the catalog"))
         .unwrap();
     assert!(line.contains(&file.display().to_string()), "{line}");
-    assert!(line.contains("the catalog read before stays in force"), "{line}");
+    assert!(
+        line.contains("the catalog read before stays in force"),
+        "{line}"
+    );
     // The old catalog still decides.
     assert_eq!(invoke(json!({"n": "one"}))["valid"], true);
     assert_eq!(invoke(json!({"n": 1}))["valid"], false);
@@ -544,14 +617,21 @@ fn a_catalog_file_that_changes_is_read_again_without_a_signal() {
     let valid = |name: &str| {
         let params = json!({"name": "toolschema/schema", "event": "tools/call",
             "phase": "request", "payload": {"name": name, "arguments": {}}});
-        rpc(&served.base, "interceptor/invoke", params).unwrap().unwrap()["valid"] == true
+        rpc(&served.base, "interceptor/invoke", params)
+            .unwrap()
+            .unwrap()["valid"]
+            == true
     };
     assert!(valid("first"));
     assert!(!valid("second"));
     // A later modification time than the first write's, even on a coarse clock.
     thread::sleep(Duration::from_millis(1100));
     write_catalog(&file, &tools(&["first", "second"]));
-    assert!(common::http::eventually(WAIT, || valid("second")), "{}", served.stderr());
+    assert!(
+        common::http::eventually(WAIT, || valid("second")),
+        "{}",
+        served.stderr()
+    );
 }
 
 #[test]
@@ -567,4 +647,127 @@ fn a_catalog_that_cannot_be_read_at_start_stops_the_service() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+}
+
+#[test]
+fn the_contextforge_plugin_blocks_an_invalid_call_with_toolschemas_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = dir.path().join("hooks.json");
+    let valid = json!({"content": [], "structuredContent": {"note": "OK"}});
+    let invalid = json!({"content": [], "structuredContent": {"note": "lower"}});
+    std::fs::write(
+        &hooks,
+        json!([
+            ["tool_pre_invoke", {"name": "echo", "args": {"note": "HI"}}],
+            ["tool_pre_invoke", {"name": "echo", "args": {"note": 5}}],
+            ["tool_pre_invoke", {"name": "ecko", "args": {}}],
+            ["tool_post_invoke", {"name": "echo", "result": valid}],
+            ["tool_post_invoke", {"name": "echo", "result": invalid}],
+            ["prompt_pre_fetch", {"prompt_id": "p", "args": {}}],
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let out = common::http::client(
+        &common::http::python(),
+        &[
+            require("interop/contextforge-plugin-client.py")
+                .display()
+                .to_string(),
+            hooks.display().to_string(),
+            "--".into(),
+            toolschema().into(),
+            "serve".into(),
+            "--catalog".into(),
+            catalog(),
+            "--output-check".into(),
+            "enforce".into(),
+        ],
+    );
+    assert_eq!(out["tools"], json!(["get_plugin_config", "invoke_hook"]));
+    assert_eq!(out["config"]["name"], "ToolschemaSchemas");
+    assert_eq!(
+        out["config"]["hooks"],
+        json!(["tool_pre_invoke", "tool_post_invoke"])
+    );
+    let answers = out["answers"].as_array().unwrap();
+    let result = |i: usize| &answers[i]["result"];
+    assert_eq!(result(0)["continue_processing"], true, "{out}");
+    assert_eq!(result(1)["continue_processing"], false, "{out}");
+    assert_eq!(
+        result(1)["violation"]["code"],
+        "TOOLSCHEMA_INVALID_ARGUMENTS"
+    );
+    assert_eq!(
+        result(1)["violation"]["description"],
+        "argument 'note' must be a string (got an integer)"
+    );
+    assert_eq!(result(2)["continue_processing"], false);
+    assert_eq!(
+        result(2)["violation"]["description"],
+        "unknown tool 'ecko' (did you mean 'echo'?)"
+    );
+    assert_eq!(result(3)["continue_processing"], true, "{out}");
+    assert_eq!(result(4)["continue_processing"], false, "{out}");
+    assert_eq!(result(4)["violation"]["code"], "TOOLSCHEMA_INVALID_RESULT");
+    assert!(
+        result(4)["violation"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("field 'note'"),
+        "{out}"
+    );
+    // Another hook is not the plugin's to judge.
+    assert_eq!(result(5)["continue_processing"], true);
+}
+
+#[test]
+fn a_catalog_pinned_in_a_lock_refuses_the_calls_of_a_tool_that_drifted() {
+    let dir = tempfile::tempdir().unwrap();
+    let pinned = dir.path().join("pinned.json");
+    let current = dir.path().join("current.json");
+    let tool = |max: u64| {
+        json!({"tools": [{"name": "count", "inputSchema": {"type": "object",
+            "properties": {"n": {"type": "integer", "maximum": max}}}},
+            {"name": "steady", "inputSchema": {"type": "object"}}]})
+        .to_string()
+    };
+    std::fs::write(&pinned, tool(10)).unwrap();
+    std::fs::write(&current, tool(1000)).unwrap();
+    let lock = dir.path().join("toolschema.lock");
+    let (status, _, stderr) = common::run(
+        toolschema(),
+        &[
+            "pin".into(),
+            pinned.display().to_string(),
+            "--key".into(),
+            "counter".into(),
+            "-o".into(),
+            lock.display().to_string(),
+        ],
+        WAIT,
+    );
+    assert!(status.success(), "{stderr}");
+    let served = Served::start(&[
+        "--catalog".into(),
+        format!("counter={}", current.display()),
+        "--pin".into(),
+        lock.display().to_string(),
+    ]);
+    let invoke = |name: &str| {
+        let params = json!({"name": "toolschema/schema", "event": "tools/call",
+            "phase": "request", "payload": {"name": name, "arguments": {"n": 1}},
+            "context": {"server": "counter"}});
+        rpc(&served.base, "interceptor/invoke", params)
+            .unwrap()
+            .unwrap()
+    };
+    let drifted = invoke("count");
+    assert_eq!(drifted["valid"], false, "{drifted}");
+    let message = drifted["messages"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("tool 'count' was refused:"),
+        "{message}"
+    );
+    assert_eq!(invoke("steady")["valid"], true);
 }

@@ -208,7 +208,6 @@ pub struct GateArgs {
     /// The same as --unlisted refuse, now the default (kept for existing command lines).
     #[arg(long, conflicts_with = "unlisted")]
     pub deny_unlisted: bool,
-
 }
 
 impl GateArgs {
@@ -238,12 +237,8 @@ impl GateArgs {
 /// Arguments of `toolschema serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = "\
-Serve the checks of a catalog to a gateway over HTTP (MCP interceptors at /mcp, the ToolHive
-webhook at /toolhive):
-  toolschema serve --catalog tools.json --listen 127.0.0.1:8090
-  toolschema serve --catalog github=github.json --catalog files=files.json --listen 0.0.0.0:8090 --auth-token-file tokens
-Or over stdio, for a gateway that starts it:
-  toolschema serve --catalog tools.json
+Over HTTP (--listen), the MCP interceptors are at /mcp and the ToolHive webhook at /toolhive;
+without it, the interceptors are served on stdio. The book's page on serve shows examples.
 
 A call to a tool no catalog lists is refused with why, unless --unlisted forward (then every such
 decision says it was let through unchecked). The catalogs are read again on SIGHUP and when a
@@ -282,6 +277,17 @@ pub struct ServeArgs {
     /// How often the catalog files are looked at for changes, in seconds.
     #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds)]
     pub watch_interval: Duration,
+
+    /// Check every catalog's tools against their pins in this lock file (`toolschema pin`),
+    /// under the key of the catalog's SERVER (or the lock's only key): a call to a tool that
+    /// drifted from its pin, or is not pinned, is refused (or reported, with --pin-mode warn).
+    #[arg(long, value_name = "FILE")]
+    pub pin: Option<PathBuf>,
+
+    /// With --pin: enforce (refuse the calls of tools that do not match their pins) or warn
+    /// (report only).
+    #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
+    pub pin_mode: PinMode,
 
     /// Append one JSON line per decision to FILE, as the proxy's audit log.
     #[arg(long, value_name = "FILE")]

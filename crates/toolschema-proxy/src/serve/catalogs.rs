@@ -7,15 +7,17 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 use toolschema::catalog::Catalog;
-use toolschema_gate::GateConfig;
+use toolschema_gate::{GateConfig, Pins};
 
 /// Where one server's tools come from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct CatalogSource {
     /// The server the catalog is for, as hooks name it (`None`: the only server).
     pub server: Option<String>,
     /// A catalog file: a `tools/list` result, an array of tools, or one tool.
     pub path: PathBuf,
+    /// The pins its tools must match (`--pin`).
+    pub pins: Option<Pins>,
 }
 
 impl CatalogSource {
@@ -25,10 +27,12 @@ impl CatalogSource {
             Some((server, path)) if !server.is_empty() && !server.contains('/') => CatalogSource {
                 server: Some(server.to_string()),
                 path: PathBuf::from(path),
+                pins: None,
             },
             _ => CatalogSource {
                 server: None,
                 path: PathBuf::from(text),
+                pins: None,
             },
         }
     }
@@ -198,10 +202,14 @@ fn read(source: &CatalogSource, config: &GateConfig) -> Result<Decider, ReloadEr
         .and_then(serde_json::Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    Ok(Decider::new(tools, config))
+    let mut config = config.clone();
+    config.pins = source.pins.clone();
+    Ok(Decider::new(tools, &config))
 }
 
 /// When the file was last modified (`None`: it cannot be read).
 fn modified(source: &CatalogSource) -> Option<SystemTime> {
-    std::fs::metadata(&source.path).and_then(|m| m.modified()).ok()
+    std::fs::metadata(&source.path)
+        .and_then(|m| m.modified())
+        .ok()
 }

@@ -105,7 +105,8 @@ impl Decider {
 
     /// Judge a call of `tool` with `arguments` (any JSON: the gate says what is wrong with it).
     pub fn check_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
-        self.judge_call(tool, arguments).map(|d| self.with_policy(d))
+        self.judge_call(tool, arguments)
+            .map(|d| self.with_policy(d))
     }
 
     /// Judge `result` (a `tools/call` result) of a call of `tool`.
@@ -137,7 +138,9 @@ impl Decider {
             return Ok(decision(false, record, gate.knows_tool(tool)));
         }
         if !seen.forwarded {
-            return Err(NoVerdict(format!("call of tool '{tool}' neither refused nor forwarded")));
+            return Err(NoVerdict(format!(
+                "call of tool '{tool}' neither refused nor forwarded"
+            )));
         }
         // Admitted: an empty result completes it, and the gate's record says what it found.
         let result = json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}});
@@ -203,6 +206,9 @@ impl Decider {
                             _ => {}
                         }
                     }
+                    // A tool that drifted from its pin is reported when the catalog is learned;
+                    // the decision is the call's own record.
+                    Action::Audit(record) if record.verdict == Verdict::PinDrift => {}
                     Action::Audit(record) => seen.record = Some(*record),
                     Action::ToClient(_) => {}
                 }
@@ -254,5 +260,6 @@ fn decision(allowed: bool, record: AuditRecord, listed: bool) -> Decision {
 /// Lock a gate; a panic while it was held left it as it was between two messages, which is a
 /// state it can go on from.
 fn lock(gate: &Mutex<Gate>) -> std::sync::MutexGuard<'_, Gate> {
-    gate.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    gate.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

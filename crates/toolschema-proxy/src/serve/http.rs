@@ -186,9 +186,7 @@ impl Front {
             return json_response(StatusCode::UNAUTHORIZED, &json!({"error": e.to_string()}));
         }
         let service = self.service.clone();
-        let answered = self
-            .decide(move || webhook::decide(&service, &body))
-            .await;
+        let answered = self.decide(move || webhook::decide(&service, &body)).await;
         match answered {
             Ok(Ok(answer)) => json_response(StatusCode::OK, &answer),
             Ok(Err(webhook::WebhookError::BadRequest(why))) => {

@@ -33,7 +33,11 @@ const PROTOCOL: &str = "2025-06-18";
 /// (or a response, which the service never awaits).
 pub fn handle(service: &Service, message: &Value) -> Option<Value> {
     let Some(object) = message.as_object() else {
-        return Some(error(Value::Null, INVALID_REQUEST, "a JSON-RPC message is an object"));
+        return Some(error(
+            Value::Null,
+            INVALID_REQUEST,
+            "a JSON-RPC message is an object",
+        ));
     };
     let id = object.get("id").cloned();
     let Some(method) = object.get("method").and_then(Value::as_str) else {
@@ -47,7 +51,15 @@ pub fn handle(service: &Service, message: &Value) -> Option<Value> {
         "ping" => Ok(json!({})),
         "interceptors/list" => list(service, &params),
         "interceptor/invoke" => invoke(service, &params),
-        other => Err((METHOD_NOT_FOUND, format!("method '{other}' is not served here"))),
+        // The ContextForge external plugin's tools.
+        "tools/list" => Ok(json!({"tools": super::contextforge::tools()})),
+        "tools/call" => {
+            super::contextforge::call(service, &params).map_err(|e| (INVALID_PARAMS, e))
+        }
+        other => Err((
+            METHOD_NOT_FOUND,
+            format!("method '{other}' is not served here"),
+        )),
     };
     Some(match answer {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
@@ -69,9 +81,9 @@ fn initialize(params: &Value) -> Value {
         .unwrap_or(PROTOCOL);
     json!({
         "protocolVersion": protocol,
-        "capabilities": {"interceptors": {}},
+        "capabilities": {"interceptors": {}, "tools": {}},
         "serverInfo": {"name": "toolschema-serve", "version": env!("CARGO_PKG_VERSION")},
-        "instructions": "An interceptor server: tools/call arguments and results are checked against the tool's schemas.",
+        "instructions": "An interceptor server (and a ContextForge external plugin): tools/call arguments and results are checked against the tool's schemas.",
     })
 }
 
@@ -145,7 +157,10 @@ fn invoke(service: &Service, params: &Value) -> Result<Value, (i64, String)> {
             phase,
             started,
             false,
-            vec![("the payload names no tool ('name' must be a string)".into(), "error")],
+            vec![(
+                "the payload names no tool ('name' must be a string)".into(),
+                "error",
+            )],
             None,
         ));
     };

@@ -1,17 +1,20 @@
 //! `toolschema serve`: the proxy's decisions as a service that other gateways call on each
 //! request, instead of a second proxy in the path of every call.
 //!
-//! It speaks two hooks, over HTTP (behind the guard of the other HTTP servers) and stdio:
+//! It speaks three hooks, over HTTP (behind the guard of the other HTTP servers) and stdio:
 //! - MCP interceptors (SEP-2624, [`interceptors`]): an MCP server answering
 //!   `interceptors/list` and `interceptor/invoke` for `tools/call` requests (the arguments) and
 //!   responses (the result's `structuredContent`);
-//! - ToolHive validating webhooks (RFC-0017, [`webhook`]), signed with HMAC-SHA256.
+//! - ToolHive validating webhooks (RFC-0017, [`webhook`]), signed with HMAC-SHA256;
+//! - a ContextForge external plugin ([`contextforge`]): `tool_pre_invoke` and
+//!   `tool_post_invoke` as the tools of the same MCP server.
 //!
 //! The schemas come from catalog files, read again on SIGHUP and when a file changes; a file
 //! that cannot be read keeps the catalog read before, and says why. Every decision is the
 //! proxy's gate's ([`Decider`]).
 
 mod catalogs;
+pub mod contextforge;
 mod decider;
 pub mod http;
 pub mod interceptors;
@@ -111,7 +114,10 @@ impl Service {
         tool: &str,
         value: &Value,
     ) -> Result<Decision, NoVerdict> {
-        let decider = self.catalogs.decider(server).map_err(NoVerdict::from_text)?;
+        let decider = self
+            .catalogs
+            .decider(server)
+            .map_err(NoVerdict::from_text)?;
         let decision = match phase {
             Phase::Request => decider.check_call(tool, value)?,
             Phase::Response => decider.check_result(tool, value)?,

@@ -107,9 +107,7 @@ pub fn decide(service: &Service, body: &[u8]) -> Result<Value, WebhookError> {
             "the body has no mcp_request object".into(),
         ));
     };
-    let answer = |allowed: bool| {
-        json!({"version": API_VERSION, "uid": uid, "allowed": allowed})
-    };
+    let answer = |allowed: bool| json!({"version": API_VERSION, "uid": uid, "allowed": allowed});
     if mcp.get("method").and_then(Value::as_str) != Some("tools/call") {
         // Only calls are checked here; every other request is the gateway's to judge.
         return Ok(answer(true));
@@ -189,7 +187,10 @@ mod tests {
         let stamp = now.duration_since(UNIX_EPOCH).unwrap().as_secs() as i64;
         let good = sign(b"s3cret", stamp, b"{}");
         let ts = stamp.to_string();
-        assert_eq!(verify(b"s3cret", Some(&good), Some(&ts), b"{}", now), Ok(()));
+        assert_eq!(
+            verify(b"s3cret", Some(&good), Some(&ts), b"{}", now),
+            Ok(())
+        );
         for (signature, timestamp, body) in [
             (None, Some(ts.as_str()), b"{}".as_slice()),
             (Some(good.as_str()), None, b"{}"),
@@ -204,6 +205,13 @@ mod tests {
         }
         let old = stamp - 301;
         let signed_old = sign(b"s3cret", old, b"{}");
-        assert!(verify(b"s3cret", Some(&signed_old), Some(&old.to_string()), b"{}", now).is_err());
+        assert!(verify(
+            b"s3cret",
+            Some(&signed_old),
+            Some(&old.to_string()),
+            b"{}",
+            now
+        )
+        .is_err());
     }
 }
