@@ -49,7 +49,8 @@ with open(path, "w") as f:
     json.dump({"tools": out}, f)
 PY
 if $smoke; then
-  cargo build --quiet -p toolschema-proxy --example serve_decisions
+  # The flags of the test command's build, which built the example already.
+  cargo build --quiet --workspace --all-features --locked --example serve_decisions
   in_process=target/debug/examples/serve_decisions
 else
   cargo build --quiet --release -p toolschema-proxy --example serve_decisions

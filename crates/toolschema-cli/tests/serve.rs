@@ -8,6 +8,8 @@
 //!   requests;
 //! - the catalogs reloaded on SIGHUP, and a broken file keeping the old catalog.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use common::http::request;

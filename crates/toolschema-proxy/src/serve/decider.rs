@@ -172,9 +172,13 @@ impl Decider {
         let record = seen
             .record
             .ok_or_else(|| NoVerdict(format!("result of tool '{tool}' was not recorded")))?;
-        let allowed = !matches!(record.output_check, Some(OutputVerdict::Enforced))
-            && !(record.output_check == Some(OutputVerdict::Unchecked)
-                && gate.config().output_check == OutputCheck::Enforce);
+        // Withheld: a result that breaks the schema, or one it cannot judge, under enforce.
+        let withheld = match record.output_check {
+            Some(OutputVerdict::Enforced) => true,
+            Some(OutputVerdict::Unchecked) => gate.config().output_check == OutputCheck::Enforce,
+            _ => false,
+        };
+        let allowed = !withheld;
         Ok(decision(allowed, record, gate.knows_tool(tool)))
     }
 
