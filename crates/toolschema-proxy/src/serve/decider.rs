@@ -126,60 +126,58 @@ impl Decider {
     }
 
     fn judge_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
+        let mut gate = lock(&self.input);
+        // Admitted calls are completed by an empty result; the gate's record says what it found.
+        let (forwarded, record) =
+            self.exchange(&mut gate, tool, arguments, &json!({"content": []}))?;
+        Ok(decision(forwarded, record, gate.knows_tool(tool)))
+    }
+
+    fn judge_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {
+        let mut gate = lock(&self.output);
+        let (forwarded, record) = self.exchange(&mut gate, tool, &json!({}), result)?;
+        // Withheld: a result that breaks the schema, or one it cannot judge, under enforce. A
+        // call refused before any result (a denied tool, a pin it breaks) is refused.
+        let withheld = match record.output_check {
+            Some(OutputVerdict::Enforced) => true,
+            Some(OutputVerdict::Unchecked) => gate.config().output_check == OutputCheck::Enforce,
+            _ => !forwarded,
+        };
+        Ok(decision(!withheld, record, gate.knows_tool(tool)))
+    }
+
+    /// Feed `gate` a call of `tool` with `arguments` and, if it forwards the call, the server's
+    /// `result`: whether it forwarded the call, and the record it wrote.
+    fn exchange(
+        &self,
+        gate: &mut Gate,
+        tool: &str,
+        arguments: &Value,
+        result: &Value,
+    ) -> Result<(bool, AuditRecord), NoVerdict> {
         let id = self.next_id();
         let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": tool, "arguments": arguments}});
-        let mut gate = lock(&self.input);
         let mut out = Vec::new();
         gate.client_message(call.to_string().into_bytes(), Instant::now(), &mut out);
-        let seen = self.pump(&mut gate, out);
+        let seen = self.pump(gate, out);
         if let Some(record) = seen.record {
             // Refused: the gate answered the call itself.
-            return Ok(decision(false, record, gate.knows_tool(tool)));
+            return Ok((false, record));
         }
         if !seen.forwarded {
             return Err(NoVerdict(format!(
                 "call of tool '{tool}' neither refused nor forwarded"
             )));
         }
-        // Admitted: an empty result completes it, and the gate's record says what it found.
-        let result = json!({"jsonrpc": "2.0", "id": id, "result": {"content": []}});
-        let mut out = Vec::new();
-        gate.server_message(result.to_string().into_bytes(), Instant::now(), &mut out);
-        let seen = self.pump(&mut gate, out);
-        let record = seen
-            .record
-            .ok_or_else(|| NoVerdict(format!("call of tool '{tool}' was not recorded")))?;
-        Ok(decision(true, record, gate.knows_tool(tool)))
-    }
-
-    fn judge_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {
-        let id = self.next_id();
-        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": {}}});
-        let mut gate = lock(&self.output);
-        let mut out = Vec::new();
-        gate.client_message(call.to_string().into_bytes(), Instant::now(), &mut out);
-        let seen = self.pump(&mut gate, out);
-        if let Some(record) = seen.record {
-            // Refused before any result (a denied tool, a pin it breaks).
-            return Ok(decision(false, record, gate.knows_tool(tool)));
-        }
         let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
         let mut out = Vec::new();
         gate.server_message(answer.to_string().into_bytes(), Instant::now(), &mut out);
-        let seen = self.pump(&mut gate, out);
+        let seen = self.pump(gate, out);
         let record = seen
             .record
-            .ok_or_else(|| NoVerdict(format!("result of tool '{tool}' was not recorded")))?;
-        // Withheld: a result that breaks the schema, or one it cannot judge, under enforce.
-        let withheld = match record.output_check {
-            Some(OutputVerdict::Enforced) => true,
-            Some(OutputVerdict::Unchecked) => gate.config().output_check == OutputCheck::Enforce,
-            _ => false,
-        };
-        let allowed = !withheld;
-        Ok(decision(allowed, record, gate.knows_tool(tool)))
+            .ok_or_else(|| NoVerdict(format!("call of tool '{tool}' was not recorded")))?;
+        Ok((true, record))
     }
 
     fn next_id(&self) -> u64 {

@@ -49,7 +49,6 @@ pub async fn serve(
     mut guard: GuardConfig,
     ready: impl FnOnce(SocketAddr, &Guard),
 ) -> Result<(), ServeError> {
-    use tokio::signal::unix::{signal, SignalKind};
     let bind_error = |source| ServeError::Bind {
         address: address.to_string(),
         source,
@@ -61,20 +60,13 @@ pub async fn serve(
     guard.endpoint_path = MCP_PATH.to_string();
     let guard = Arc::new(Guard::start(guard, bound).await?);
     guard.reload_on_sighup().map_err(ServeError::Signals)?;
-    let mut terminate = signal(SignalKind::terminate()).map_err(ServeError::Signals)?;
-    let mut interrupt = signal(SignalKind::interrupt()).map_err(ServeError::Signals)?;
+    let stop = crate::http::on_stop_signal().map_err(ServeError::Signals)?;
     let front = Arc::new(Front {
         permits: Semaphore::new(service.config.max_concurrent.max(1)),
         service,
         guard: guard.clone(),
     });
     ready(bound, &guard);
-    let stop = async {
-        tokio::select! {
-            _ = terminate.recv() => {}
-            _ = interrupt.recv() => {}
-        }
-    };
     let make_service = || {
         let front = front.clone();
         hyper::service::service_fn(move |request| {
