@@ -8,7 +8,8 @@
 #
 #   ./scripts/bench-serve.sh [--tools N] [--callers N] [--seconds N] [--calls N]
 #
-# --smoke (see scripts/usage.sh): 100 tools, 4 callers for 2 s, 200 calls in-process, debug builds.
+# --smoke (see scripts/usage.sh): 100 tools, 4 callers for 2 s, 200 calls in-process, debug builds
+# (options given with it win: --smoke --tools 10000 ... is the full run in the dev profile).
 # shellcheck source=scripts/usage.sh
 source "$(dirname "$0")/usage.sh"
 set -euo pipefail
@@ -49,8 +50,7 @@ with open(path, "w") as f:
     json.dump({"tools": out}, f)
 PY
 if $smoke; then
-  # The flags of the test command's build, which built the example already.
-  cargo build --quiet --workspace --all-features --locked --example serve_decisions
+  cargo build --quiet -p toolschema-proxy --all-features --locked --example serve_decisions
   in_process=target/debug/examples/serve_decisions
 else
   cargo build --quiet --release -p toolschema-proxy --example serve_decisions
