@@ -773,3 +773,55 @@ fn a_catalog_pinned_in_a_lock_refuses_the_calls_of_a_tool_that_drifted() {
     );
     assert_eq!(invoke("steady")["valid"], true);
 }
+
+#[test]
+fn the_http_endpoint_has_the_guard_bounds_and_the_proxys_metrics() {
+    let tokens = require("examples/tokens").display().to_string();
+    let served = Served::start(&[
+        "--catalog".into(),
+        catalog(),
+        "--auth-token-file".into(),
+        tokens,
+        "--max-body-bytes".into(),
+        "1KiB".into(),
+        "--metrics".into(),
+        "127.0.0.1:0".into(),
+    ]);
+    let invoke = |note: Value| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "interceptor/invoke",
+            "params": {"name": "toolschema/schema", "event": "tools/call", "phase": "request",
+                "payload": {"name": "echo", "arguments": {"note": note}}}})
+        .to_string()
+    };
+    let url = served.url("/mcp");
+    let bearer = [("Authorization", "Bearer docs-example-token-1")];
+    // No token, a wrong one: 401, no decision.
+    assert_eq!(request("POST", &url, &[], &invoke(json!("HI"))).status, 401);
+    let wrong = [("Authorization", "Bearer nope")];
+    assert_eq!(request("POST", &url, &wrong, &invoke(json!("HI"))).status, 401);
+    // A body past --max-body-bytes: 413.
+    let big = invoke(json!("X".repeat(2048)));
+    assert_eq!(request("POST", &url, &bearer, &big).status, 413);
+    // With the token: decided.
+    let reply = request("POST", &url, &bearer, &invoke(json!(1)));
+    assert_eq!(reply.status, 200, "{reply:?}");
+    assert_eq!(reply.json()["result"]["valid"], false);
+    let reply = request("POST", &url, &bearer, &invoke(json!("HI")));
+    assert_eq!(reply.json()["result"]["valid"], true);
+    // The decisions are counted as the proxy counts its calls.
+    let stderr = served.stderr();
+    let metrics = stderr
+        .split("metrics at ")
+        .nth(1)
+        .and_then(|rest| rest.split_once('\n'))
+        .map(|(url, _)| url.trim().to_string())
+        .unwrap_or_else(|| panic!("no metrics listener: {stderr}"));
+    let exposition = request("GET", &metrics, &[], "").body;
+    for line in [
+        "toolschema_proxy_calls_total{tool=\"echo\",verdict=\"forwarded\"} 1",
+        "toolschema_proxy_calls_total{tool=\"echo\",verdict=\"refused_invalid\"} 1",
+        "toolschema_proxy_validation_failures_total{tool=\"echo\",keyword=\"type\"} 1",
+    ] {
+        assert!(exposition.lines().any(|l| l == line), "{line}:\n{exposition}");
+    }
+}
