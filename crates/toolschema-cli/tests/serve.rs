@@ -798,7 +798,10 @@ fn the_http_endpoint_has_the_guard_bounds_and_the_proxys_metrics() {
     // No token, a wrong one: 401, no decision.
     assert_eq!(request("POST", &url, &[], &invoke(json!("HI"))).status, 401);
     let wrong = [("Authorization", "Bearer nope")];
-    assert_eq!(request("POST", &url, &wrong, &invoke(json!("HI"))).status, 401);
+    assert_eq!(
+        request("POST", &url, &wrong, &invoke(json!("HI"))).status,
+        401
+    );
     // A body past --max-body-bytes: 413.
     let big = invoke(json!("X".repeat(2048)));
     assert_eq!(request("POST", &url, &bearer, &big).status, 413);
@@ -822,6 +825,9 @@ fn the_http_endpoint_has_the_guard_bounds_and_the_proxys_metrics() {
         "toolschema_proxy_calls_total{tool=\"echo\",verdict=\"refused_invalid\"} 1",
         "toolschema_proxy_validation_failures_total{tool=\"echo\",keyword=\"type\"} 1",
     ] {
-        assert!(exposition.lines().any(|l| l == line), "{line}:\n{exposition}");
+        assert!(
+            exposition.lines().any(|l| l == line),
+            "{line}:\n{exposition}"
+        );
     }
 }
