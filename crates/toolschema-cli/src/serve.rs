@@ -97,18 +97,19 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
             .map_err(|e| InputError(e.to_string()))
         }),
         None => {
-            runtime
-                .block_on(async { catalogs.watch(watch_interval) })
-                .map_err(|e| InputError(format!("cannot handle signals: {e}")))?;
             crate::log::note(&format!(
                 "toolschema serve: {tools} tools; interceptors on stdio"
             ));
-            let _entered = runtime.enter();
-            let stdin = std::io::stdin().lock();
-            let stdout = std::io::stdout().lock();
-            serve::stdio::run(&service, stdin, stdout, args.guard.max_body_bytes)
-                .map(|()| Outcome::Valid)
-                .map_err(|e| InputError(format!("stdio: {e}")))
+            let max_line = args.guard.max_body_bytes;
+            runtime.block_on(async {
+                catalogs
+                    .watch(watch_interval)
+                    .map_err(|e| InputError(format!("cannot handle signals: {e}")))?;
+                serve::stdio::serve(service, max_line)
+                    .await
+                    .map(|()| Outcome::Valid)
+                    .map_err(|e| InputError(format!("stdio: {e}")))
+            })
         }
     };
     runtime.shutdown_background();

@@ -831,3 +831,49 @@ fn the_http_endpoint_has_the_guard_bounds_and_the_proxys_metrics() {
         );
     }
 }
+
+#[test]
+fn over_stdio_a_sighup_reloads_the_catalog_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tools.json");
+    let tools = |names: &[&str]| {
+        let tools: Vec<Value> = names
+            .iter()
+            .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
+            .collect();
+        json!({ "tools": tools }).to_string()
+    };
+    write_catalog(&file, &tools(&["first"]));
+    let mut session = Session::start(
+        toolschema(),
+        &[
+            "serve".into(),
+            "--catalog".into(),
+            file.display().to_string(),
+            "--watch-interval".into(),
+            "86400".into(),
+        ],
+    );
+    let ask = |session: &mut Session, id: u64, name: &str| {
+        session.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "interceptor/invoke",
+                "params": {"name": "toolschema/schema", "event": "tools/call", "phase": "request",
+                    "payload": {"name": name, "arguments": {}}}})
+            .to_string(),
+        );
+        session.recv()["result"]["valid"] == true
+    };
+    assert!(ask(&mut session, 1, "first"));
+    assert!(!ask(&mut session, 2, "second"));
+    write_catalog(&file, &tools(&["first", "second"]));
+    signal(session.pid(), "-HUP");
+    assert!(
+        common::http::eventually(WAIT, || session.stderr().contains("catalogs reloaded")),
+        "{}",
+        session.stderr()
+    );
+    assert!(ask(&mut session, 3, "second"));
+    session.close_stdin();
+    let (status, stderr) = session.wait();
+    assert!(status.success(), "{stderr}");
+}

@@ -40,3 +40,16 @@ pub fn run(
 fn error(code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
 }
+
+/// Serve `service` on the process's stdin and stdout until stdin ends, reading them on a
+/// blocking thread so that the runtime goes on running what else it has (the catalogs'
+/// reloads).
+pub async fn serve(service: std::sync::Arc<Service>, max_line: usize) -> std::io::Result<()> {
+    tokio::task::spawn_blocking(move || {
+        let stdin = std::io::stdin().lock();
+        let stdout = std::io::stdout().lock();
+        run(&service, stdin, stdout, max_line)
+    })
+    .await
+    .map_err(std::io::Error::other)?
+}
