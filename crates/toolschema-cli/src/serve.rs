@@ -5,11 +5,13 @@ use crate::input::InputError;
 use crate::Outcome;
 use std::sync::Arc;
 use toolschema::diff::Lock;
+use toolschema_mcp::snapshot::Target;
+use toolschema_mcp::ServerCommand;
 pub use toolschema_proxy::flags::ServeArgs;
 use toolschema_proxy::health::Health;
 use toolschema_proxy::metrics::Metrics;
 use toolschema_proxy::metrics_listener::{MetricsListener, METRICS_PATH};
-use toolschema_proxy::serve::{self, CatalogSource, Catalogs, ServeConfig, Service};
+use toolschema_proxy::serve::{self, CatalogSource, Catalogs, Origin, ServeConfig, Service};
 use toolschema_proxy::{AuditLog, PinMode, Pins};
 
 /// Run `toolschema serve` until a signal (over HTTP) or the end of stdin.
@@ -19,11 +21,34 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         .iter()
         .map(|c| CatalogSource::parse(c))
         .collect();
+    for upstream in &args.upstreams {
+        let (server, url) = match upstream.split_once('=') {
+            Some((server, url)) if !server.is_empty() && !server.contains('/') => {
+                (Some(server.to_string()), url.to_string())
+            }
+            _ => (None, upstream.clone()),
+        };
+        sources.push(CatalogSource {
+            server,
+            origin: Origin::Server(Target::Url(url)),
+            pins: None,
+        });
+    }
+    if let Some((program, rest)) = args.command.split_first() {
+        sources.push(CatalogSource {
+            server: None,
+            origin: Origin::Server(Target::Command(ServerCommand::new(program, rest))),
+            pins: None,
+        });
+    }
     if let Some(path) = &args.pin {
         pin(&mut sources, path, args.pin_mode)?;
     }
-    let catalogs =
-        Catalogs::load(sources, args.gate.gate_config()).map_err(|e| InputError(e.to_string()))?;
+    let runtime = toolschema_mcp::runtime()
+        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
+    let catalogs = runtime
+        .block_on(Catalogs::load(sources, args.gate.gate_config()))
+        .map_err(|e| InputError(e.to_string()))?;
     let catalogs = Arc::new(catalogs);
     let mut config = ServeConfig {
         mode: args.mode,
@@ -51,8 +76,6 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         }
         config.webhook_secret = Some(secret.as_bytes().to_vec());
     }
-    let runtime = toolschema_mcp::runtime()
-        .map_err(|e| InputError(format!("cannot start the async runtime: {e}")))?;
     if let Some(address) = &args.metrics {
         let guard = args
             .guard

@@ -877,3 +877,35 @@ fn over_stdio_a_sighup_reloads_the_catalog_too() {
     let (status, stderr) = session.wait();
     assert!(status.success(), "{stderr}");
 }
+
+#[test]
+fn the_tools_can_be_learned_from_the_server_itself() {
+    // The PyPI time server, listed at start (and again on SIGHUP).
+    let served = Served::start(&[
+        "--".into(),
+        common::http::python(),
+        "-m".into(),
+        "mcp_server_time".into(),
+    ]);
+    let invoke = |arguments: Value| {
+        let params = json!({"name": "toolschema/schema", "event": "tools/call",
+            "phase": "request", "payload": {"name": "get_current_time", "arguments": arguments}});
+        rpc(&served.base, "interceptor/invoke", params)
+            .unwrap()
+            .unwrap()
+    };
+    let refused = invoke(json!({}));
+    assert_eq!(refused["valid"], false, "{refused}");
+    assert_eq!(
+        refused["messages"][0]["message"],
+        "missing required argument 'timezone'"
+    );
+    assert_eq!(invoke(json!({"timezone": "Europe/Paris"}))["valid"], true);
+    signal(served.pid(), "-HUP");
+    assert!(
+        common::http::eventually(WAIT, || served.stderr().contains("catalogs reloaded")),
+        "{}",
+        served.stderr()
+    );
+    assert_eq!(invoke(json!({"timezone": 7}))["valid"], false);
+}

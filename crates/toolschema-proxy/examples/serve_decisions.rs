@@ -22,11 +22,15 @@ fn main() {
         eprintln!("CALLS must be a number, not {calls}");
         std::process::exit(2);
     });
-    let catalogs = Catalogs::load(vec![CatalogSource::parse(catalog)], GateConfig::default())
-        .unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(2);
-        });
+    let runtime = toolschema_mcp::runtime().unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
+    let loading = Catalogs::load(vec![CatalogSource::parse(catalog)], GateConfig::default());
+    let catalogs = runtime.block_on(loading).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
     let decider = catalogs.decider(None).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(2);

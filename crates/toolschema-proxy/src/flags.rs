@@ -248,8 +248,18 @@ catalogs or the settings cannot be used.")]
 pub struct ServeArgs {
     /// The tools to check calls against: a catalog file (a tools/list result, an array of tools,
     /// or one tool), for the server SERVER as hooks name it (repeatable: one per server).
-    #[arg(long = "catalog", value_name = "[SERVER=]FILE", required = true)]
+    #[arg(long = "catalog", value_name = "[SERVER=]FILE", required_unless_present_any = ["upstreams", "command"])]
     pub catalogs: Vec<String>,
+
+    /// Learn the tools of the server SERVER from its Streamable HTTP endpoint, listed at start
+    /// and again on SIGHUP (repeatable).
+    #[arg(long = "upstream", value_name = "[SERVER=]URL")]
+    pub upstreams: Vec<String>,
+
+    /// Learn the tools from the server this command starts (after `--`), listed at start and
+    /// again on SIGHUP.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 
     /// Serve over HTTP at ADDR (like 127.0.0.1:8090) instead of stdio, behind the access checks
     /// below.

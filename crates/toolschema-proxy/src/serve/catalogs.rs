@@ -1,5 +1,6 @@
-//! The service's catalogs: one per server, read from files, read again on SIGHUP and when a
-//! file changes. A file that cannot be read keeps what was read before.
+//! The service's catalogs: one per server, read from files (read again on SIGHUP and when a
+//! file changes) or listed by the server itself (listed again on SIGHUP). A catalog that cannot
+//! be read keeps what was read before.
 
 use super::Decider;
 use std::collections::BTreeMap;
@@ -8,14 +9,34 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 use toolschema::catalog::Catalog;
 use toolschema_gate::{GateConfig, Pins};
+use toolschema_mcp::snapshot::{take, SnapshotOptions, Target};
+
+/// Where a catalog's tools are read.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// A catalog file: a `tools/list` result, an array of tools, or one tool.
+    File(PathBuf),
+    /// The server itself, listed as `toolschema snapshot` lists it (`--upstream`, `-- CMD`).
+    Server(Target),
+}
+
+impl Origin {
+    /// The file or the server, as messages name it.
+    fn name(&self) -> String {
+        match self {
+            Origin::File(path) => path.display().to_string(),
+            Origin::Server(target) => target.to_string(),
+        }
+    }
+}
 
 /// Where one server's tools come from.
 #[derive(Debug, Clone)]
 pub struct CatalogSource {
     /// The server the catalog is for, as hooks name it (`None`: the only server).
     pub server: Option<String>,
-    /// A catalog file: a `tools/list` result, an array of tools, or one tool.
-    pub path: PathBuf,
+    /// Where its tools are read.
+    pub origin: Origin,
     /// The pins its tools must match (`--pin`).
     pub pins: Option<Pins>,
 }
@@ -26,12 +47,12 @@ impl CatalogSource {
         match text.split_once('=') {
             Some((server, path)) if !server.is_empty() && !server.contains('/') => CatalogSource {
                 server: Some(server.to_string()),
-                path: PathBuf::from(path),
+                origin: Origin::File(PathBuf::from(path)),
                 pins: None,
             },
             _ => CatalogSource {
                 server: None,
-                path: PathBuf::from(text),
+                origin: Origin::File(PathBuf::from(text)),
                 pins: None,
             },
         }
@@ -65,7 +86,10 @@ pub struct Catalogs {
 impl Catalogs {
     /// Read every source; any file that cannot be read is an error (the service does not start
     /// without its schemas).
-    pub fn load(sources: Vec<CatalogSource>, config: GateConfig) -> Result<Catalogs, ReloadError> {
+    pub async fn load(
+        sources: Vec<CatalogSource>,
+        config: GateConfig,
+    ) -> Result<Catalogs, ReloadError> {
         if sources.is_empty() {
             return Err(ReloadError {
                 file: "--catalog".into(),
@@ -77,7 +101,7 @@ impl Catalogs {
         for source in &sources {
             if deciders.contains_key(&source.key()) {
                 return Err(ReloadError {
-                    file: source.path.display().to_string(),
+                    file: source.origin.name(),
                     reason: match &source.server {
                         Some(server) => format!("server '{server}' has two catalogs"),
                         None => "two catalogs for no named server: name them SERVER=FILE".into(),
@@ -85,7 +109,7 @@ impl Catalogs {
                 });
             }
             seen.push(modified(source));
-            deciders.insert(source.key(), Arc::new(read(source, &config)?));
+            deciders.insert(source.key(), Arc::new(read(source, &config).await?));
         }
         Ok(Catalogs {
             sources,
@@ -128,11 +152,11 @@ impl Catalogs {
 
     /// Read every file again. A file that cannot be read keeps its catalog, and its error is
     /// returned (one per file); the others are replaced.
-    pub fn reload(&self) -> Vec<ReloadError> {
+    pub async fn reload(&self) -> Vec<ReloadError> {
         let mut errors = Vec::new();
         for (index, source) in self.sources.iter().enumerate() {
             let stamp = modified(source);
-            match read(source, &self.config) {
+            match read(source, &self.config).await {
                 Ok(decider) => {
                     let mut deciders = self.deciders.write().unwrap_or_else(|e| e.into_inner());
                     deciders.insert(source.key(), Arc::new(decider));
@@ -147,7 +171,7 @@ impl Catalogs {
 
     /// Read again the files whose modification time changed since they were last read; the
     /// errors as [`Catalogs::reload`]'s. `None` when nothing changed.
-    pub fn reload_changed(&self) -> Option<Vec<ReloadError>> {
+    pub async fn reload_changed(&self) -> Option<Vec<ReloadError>> {
         let changed = {
             let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
             self.sources
@@ -155,7 +179,10 @@ impl Catalogs {
                 .zip(seen.iter())
                 .any(|(source, stamp)| modified(source) != *stamp)
         };
-        changed.then(|| self.reload())
+        if !changed {
+            return None;
+        }
+        Some(self.reload().await)
     }
 
     /// Reload on SIGHUP and when a file changes (looked at every `every`), logging what was
@@ -169,8 +196,8 @@ impl Catalogs {
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 let errors = tokio::select! {
-                    _ = hangups.recv() => Some(catalogs.reload()),
-                    _ = tick.tick() => catalogs.reload_changed(),
+                    _ = hangups.recv() => Some(catalogs.reload().await),
+                    _ = tick.tick() => catalogs.reload_changed().await,
                 };
                 let Some(errors) = errors else { continue };
                 for error in &errors {
@@ -185,10 +212,24 @@ impl Catalogs {
     }
 }
 
-/// Read one catalog file into a decider.
-fn read(source: &CatalogSource, config: &GateConfig) -> Result<Decider, ReloadError> {
-    let file = source.path.display().to_string();
-    let text = std::fs::read_to_string(&source.path).map_err(|e| ReloadError {
+/// Read one catalog into a decider.
+async fn read(source: &CatalogSource, config: &GateConfig) -> Result<Decider, ReloadError> {
+    let file = source.origin.name();
+    let path = match &source.origin {
+        Origin::File(path) => path,
+        Origin::Server(target) => {
+            let snapshot = take(target, &SnapshotOptions::default())
+                .await
+                .map_err(|e| ReloadError {
+                    file: file.clone(),
+                    reason: e.to_string(),
+                })?;
+            let mut config = config.clone();
+            config.pins = source.pins.clone();
+            return Ok(Decider::new(&snapshot.tools, &config));
+        }
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| ReloadError {
         file: file.clone(),
         reason: e.to_string(),
     })?;
@@ -207,9 +248,10 @@ fn read(source: &CatalogSource, config: &GateConfig) -> Result<Decider, ReloadEr
     Ok(Decider::new(tools, &config))
 }
 
-/// When the file was last modified (`None`: it cannot be read).
+/// When the file was last modified (`None`: it cannot be read, or it is a server).
 fn modified(source: &CatalogSource) -> Option<SystemTime> {
-    std::fs::metadata(&source.path)
-        .and_then(|m| m.modified())
-        .ok()
+    let Origin::File(path) = &source.origin else {
+        return None;
+    };
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }

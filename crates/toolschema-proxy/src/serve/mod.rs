@@ -21,7 +21,7 @@ pub mod interceptors;
 pub mod stdio;
 pub mod webhook;
 
-pub use catalogs::{CatalogSource, Catalogs, ReloadError};
+pub use catalogs::{CatalogSource, Catalogs, Origin, ReloadError};
 pub use decider::{Decider, Decision, NoVerdict};
 
 use crate::metrics::Metrics;
