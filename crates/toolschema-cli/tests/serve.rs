@@ -527,6 +527,15 @@ fn the_toolhive_webhook_checks_signatures_and_answers_per_the_rfc() {
     assert_eq!(reply.status, 400, "{reply:?}");
 }
 
+/// A catalog of tools named `names` that take any object.
+fn tools(names: &[&str]) -> String {
+    let tools: Vec<Value> = names
+        .iter()
+        .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
+        .collect();
+    json!({ "tools": tools }).to_string()
+}
+
 /// Rewrite `path` so that its modification time surely moves.
 fn write_catalog(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();
@@ -602,13 +611,6 @@ fn a_catalog_changed_and_sighup_is_used_next_and_a_broken_one_keeps_the_old() {
 fn a_catalog_file_that_changes_is_read_again_without_a_signal() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tools.json");
-    let tools = |names: &[&str]| {
-        let tools: Vec<Value> = names
-            .iter()
-            .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
-            .collect();
-        json!({ "tools": tools }).to_string()
-    };
     write_catalog(&file, &tools(&["first"]));
     let served = Served::start(&[
         "--catalog".into(),
@@ -836,13 +838,6 @@ fn the_http_endpoint_has_the_guard_bounds_and_the_proxys_metrics() {
 fn over_stdio_a_sighup_reloads_the_catalog_too() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("tools.json");
-    let tools = |names: &[&str]| {
-        let tools: Vec<Value> = names
-            .iter()
-            .map(|n| json!({"name": n, "inputSchema": {"type": "object"}}))
-            .collect();
-        json!({ "tools": tools }).to_string()
-    };
     write_catalog(&file, &tools(&["first"]));
     let mut session = Session::start(
         toolschema(),
