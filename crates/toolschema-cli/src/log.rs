@@ -51,7 +51,8 @@ pub fn init(verbosity: Verbosity, format: LogFormat) {
     if verbosity == Verbosity::Http {
         filter = filter
             .with_target("toolschema_http", LevelFilter::INFO)
-            .with_target("toolschema_proxy::http", LevelFilter::INFO);
+            .with_target("toolschema_proxy::http", LevelFilter::INFO)
+            .with_target("toolschema_proxy::serve", LevelFilter::INFO);
     }
     let layer = tracing_subscriber::fmt::layer()
         .event_format(Lines { format })
@@ -141,8 +142,19 @@ struct Lines {
     format: LogFormat,
 }
 
+/// Set when the process is `toolschema serve`: the gate's and the service's lines are its own.
+static SERVING: OnceLock<()> = OnceLock::new();
+
+/// Lead the proxy's and the gate's lines with `toolschema serve` (they are the service's).
+pub fn serving() {
+    let _ = SERVING.set(());
+}
+
 fn prefix(target: &str) -> &'static str {
     if target.starts_with("toolschema_proxy") || target.starts_with("toolschema_gate") {
+        if SERVING.get().is_some() {
+            return "toolschema serve";
+        }
         "toolschema proxy"
     } else {
         "toolschema"

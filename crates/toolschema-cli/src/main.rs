@@ -14,6 +14,7 @@ mod output;
 mod pin;
 mod proxy;
 mod rules;
+mod serve;
 mod server_args;
 mod snapshot;
 mod validate;
@@ -59,6 +60,8 @@ enum Command {
     Fuzz(fuzz::FuzzArgs),
     /// Run an MCP server behind a proxy that validates tools/call arguments (stdio or HTTP).
     Proxy(Box<proxy::ProxyArgs>),
+    /// Serve the proxy's checks to another gateway: MCP interceptors, ToolHive webhooks.
+    Serve(Box<serve::ServeArgs>),
     /// Lint tool catalogs: unsafe or unreadable schemas, names, descriptions; fix what can be.
     Lint(lint::LintArgs),
     /// List the lint rules.
@@ -141,6 +144,7 @@ fn main() -> ExitCode {
     log::init(
         match &cli.command {
             Command::Proxy(args) if args.listens() => log::Verbosity::Http,
+            Command::Serve(_) => log::Verbosity::Http,
             _ => log::Verbosity::Warnings,
         },
         log_format,
@@ -148,6 +152,11 @@ fn main() -> ExitCode {
     match cli.command {
         // The proxy owns the process's stdin and stdout: nothing may hold a lock on stdout.
         Command::Proxy(args) => finish(proxy::run(*args), Ok(())),
+        // The service owns stdin and stdout over stdio, as the proxy does.
+        Command::Serve(args) => {
+            log::serving();
+            finish(serve::run(*args), Ok(()))
+        }
         Command::Validate(args) => with_stdout(|out| validate::run(args, out)),
         Command::Snapshot(args) => with_stdout(|out| snapshot::run(args, out)),
         Command::Call(args) => with_stdout(|out| call::run(*args, out)),

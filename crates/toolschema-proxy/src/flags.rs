@@ -91,52 +91,14 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// Check tools/call arguments against the tool's inputSchema: off, warn (report on stderr and
-    /// in the audit log, forward anyway: a gradual roll-out) or enforce (answer the call with an
-    /// isError result; it never reaches the server).
-    #[arg(long, value_enum, default_value_t = InputCheck::Enforce)]
-    pub input_check: InputCheck,
-
-    /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
-    /// additionalProperties): allow (as the schema says), warn, or reject (with a did-you-mean).
-    #[arg(long, value_enum, default_value_t = UnknownArguments::Allow)]
-    pub unknown_arguments: UnknownArguments,
-
-    /// A call the proxy cannot check, because it could not learn the tool's schema (the
-    /// listing failed, the schema does not compile, it refers to a $ref that is never fetched):
-    /// refuse (an isError result that says why) or forward (with a warning for each call).
-    #[arg(long, value_enum, default_value_t = OnUnchecked::Refuse)]
-    pub on_unchecked: OnUnchecked,
-
-    /// Check structuredContent against the tool's outputSchema: off, warn (report on stderr and
-    /// in the audit log) or enforce (replace the result with an isError result).
-    #[arg(long, value_enum, default_value_t = OutputCheck::Warn)]
-    pub output_check: OutputCheck,
+    /// The checks and policies of every call.
+    #[command(flatten)]
+    pub gate: GateArgs,
 
     /// How long the proxy waits for the server to answer a tools/list it sends itself, in
     /// seconds; the calls waiting for it are refused after that.
     #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_seconds)]
     pub listing_timeout: Duration,
-
-    /// Let only tools whose name matches GLOB through (`*` and `?`; repeatable).
-    #[arg(long = "allow", value_name = "GLOB")]
-    pub allow: Vec<String>,
-
-    /// Hide tools whose name matches GLOB from tools/list and refuse their calls (repeatable;
-    /// wins over --allow).
-    #[arg(long = "deny", value_name = "GLOB")]
-    pub deny: Vec<String>,
-
-    /// A call to a tool the server has not listed (the proxy lists the tools itself first, in
-    /// case a listing it saw was short): refuse (an error with a did-you-mean; it never reaches
-    /// the server) or forward (unchecked, with a warning: for servers with tools they do not
-    /// list).
-    #[arg(long, value_enum, default_value_t = Unlisted::Refuse)]
-    pub unlisted: Unlisted,
-
-    /// The same as --unlisted refuse, now the default (kept for existing command lines).
-    #[arg(long, conflicts_with = "unlisted")]
-    pub deny_unlisted: bool,
 
     /// Append one JSON line per tools/call to FILE: time, tool, verdict, messages, duration,
     /// isError, output check.
@@ -195,11 +157,68 @@ impl ProxyArgs {
     /// by the caller).
     pub fn gate_config(&self) -> GateConfig {
         GateConfig {
+            listing_timeout: self.listing_timeout,
+            ..self.gate.gate_config()
+        }
+    }
+}
+
+/// The checks and policies of every call: the flags `toolschema proxy` and `toolschema serve`
+/// share.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GateArgs {
+    /// Check tools/call arguments against the tool's inputSchema: off, warn (report on stderr and
+    /// in the audit log, forward anyway: a gradual roll-out) or enforce (answer the call with an
+    /// isError result; it never reaches the server).
+    #[arg(long, value_enum, default_value_t = InputCheck::Enforce)]
+    pub input_check: InputCheck,
+
+    /// Top-level arguments the tool's schema does not declare where the schema accepts them (no
+    /// additionalProperties): allow (as the schema says), warn, or reject (with a did-you-mean).
+    #[arg(long, value_enum, default_value_t = UnknownArguments::Allow)]
+    pub unknown_arguments: UnknownArguments,
+
+    /// A call the proxy cannot check, because it could not learn the tool's schema (the
+    /// listing failed, the schema does not compile, it refers to a $ref that is never fetched):
+    /// refuse (an isError result that says why) or forward (with a warning for each call).
+    #[arg(long, value_enum, default_value_t = OnUnchecked::Refuse)]
+    pub on_unchecked: OnUnchecked,
+
+    /// Check structuredContent against the tool's outputSchema: off, warn (report on stderr and
+    /// in the audit log) or enforce (replace the result with an isError result).
+    #[arg(long, value_enum, default_value_t = OutputCheck::Warn)]
+    pub output_check: OutputCheck,
+
+    /// Let only tools whose name matches GLOB through (`*` and `?`; repeatable).
+    #[arg(long = "allow", value_name = "GLOB")]
+    pub allow: Vec<String>,
+
+    /// Hide tools whose name matches GLOB from tools/list and refuse their calls (repeatable;
+    /// wins over --allow).
+    #[arg(long = "deny", value_name = "GLOB")]
+    pub deny: Vec<String>,
+
+    /// A call to a tool the server has not listed (the proxy lists the tools itself first, in
+    /// case a listing it saw was short): refuse (an error with a did-you-mean; it never reaches
+    /// the server) or forward (unchecked, with a warning: for servers with tools they do not
+    /// list).
+    #[arg(long, value_enum, default_value_t = Unlisted::Refuse)]
+    pub unlisted: Unlisted,
+
+    /// The same as --unlisted refuse, now the default (kept for existing command lines).
+    #[arg(long, conflicts_with = "unlisted")]
+    pub deny_unlisted: bool,
+}
+
+impl GateArgs {
+    /// The gate's settings from the flags (the pins and the settings file's overrides are read
+    /// by the caller).
+    pub fn gate_config(&self) -> GateConfig {
+        GateConfig {
             input_check: self.input_check,
             unknown_arguments: self.unknown_arguments,
             on_unchecked: self.on_unchecked,
             output_check: self.output_check,
-            listing_timeout: self.listing_timeout,
             policy: ToolPolicy {
                 allow: self.allow.iter().map(Glob::new).collect(),
                 deny: self.deny.iter().map(Glob::new).collect(),
@@ -213,4 +232,91 @@ impl ProxyArgs {
             ..GateConfig::default()
         }
     }
+}
+
+/// Arguments of `toolschema serve`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "\
+Over HTTP (--listen), the MCP interceptors are at /mcp and the ToolHive webhook at /toolhive;
+without it, the interceptors are served on stdio. The book's page on serve shows examples.
+
+A call to a tool no catalog lists is refused with why, unless --unlisted forward (then every such
+decision says it was let through unchecked). The catalogs are read again on SIGHUP and when a
+file changes; a file that cannot be read keeps the catalog read before, and the log says why.
+Exit status: 0 on SIGINT or SIGTERM (or, over stdio, at the end of its input), 2 when the
+catalogs or the settings cannot be used.")]
+pub struct ServeArgs {
+    /// The tools to check calls against: a catalog file (a tools/list result, an array of tools,
+    /// or one tool), for the server SERVER as hooks name it (repeatable: one per server).
+    #[arg(long = "catalog", value_name = "[SERVER=]FILE", required_unless_present_any = ["upstreams", "command"])]
+    pub catalogs: Vec<String>,
+
+    /// Learn the tools of the server SERVER from its Streamable HTTP endpoint, listed at start
+    /// and again on SIGHUP (repeatable).
+    #[arg(long = "upstream", value_name = "[SERVER=]URL")]
+    pub upstreams: Vec<String>,
+
+    /// Learn the tools from the server this command starts (after `--`), listed at start and
+    /// again on SIGHUP.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+
+    /// Serve over HTTP at ADDR (like 127.0.0.1:8090) instead of stdio, behind the access checks
+    /// below.
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+
+    /// enforce (a refused call is refused) or audit (reported to the hook, the audit log and the
+    /// metrics, and let through; the interceptor is listed with mode audit).
+    #[arg(long, value_enum, default_value_t = crate::serve::Mode::Enforce)]
+    pub mode: crate::serve::Mode,
+
+    /// Serve the ToolHive validating webhook at /toolhive, its requests signed with the secret
+    /// in FILE (HMAC-SHA256, X-ToolHive-Signature); unsigned or wrongly signed requests get 401.
+    #[arg(long, value_name = "FILE")]
+    pub toolhive_secret_file: Option<PathBuf>,
+
+    /// The longest a decision may take, in seconds; past it the call is not admitted.
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_seconds)]
+    pub decision_timeout: Duration,
+
+    /// The most decisions made at once over HTTP; a request past it gets 503.
+    #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_concurrent: u32,
+
+    /// How often the catalog files are looked at for changes, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value = "1", value_parser = parse_seconds)]
+    pub watch_interval: Duration,
+
+    /// Check every catalog's tools against their pins in this lock file (`toolschema pin`),
+    /// under the key of the catalog's SERVER (or the lock's only key): a call to a tool that
+    /// drifted from its pin, or is not pinned, is refused (or reported, with --pin-mode warn).
+    #[arg(long, value_name = "FILE")]
+    pub pin: Option<PathBuf>,
+
+    /// With --pin: enforce (refuse the calls of tools that do not match their pins) or warn
+    /// (report only).
+    #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
+    pub pin_mode: PinMode,
+
+    /// Append one JSON line per decision to FILE, as the proxy's audit log.
+    #[arg(long, value_name = "FILE")]
+    pub audit: Option<PathBuf>,
+
+    /// Also write each call's arguments to the audit log.
+    #[arg(long, requires = "audit")]
+    pub audit_arguments: bool,
+
+    /// Serve metrics at http://ADDR/metrics and the probes /healthz and /readyz, as the proxy's
+    /// --metrics.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+
+    /// The checks and policies of every call.
+    #[command(flatten)]
+    pub gate: GateArgs,
+
+    /// The access checks of the HTTP endpoint (with --listen).
+    #[command(flatten)]
+    pub guard: GuardArgs,
 }

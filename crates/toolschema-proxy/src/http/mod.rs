@@ -214,6 +214,20 @@ pub enum ServeError {
     Proxy(#[from] ProxyError),
 }
 
+/// A future that completes at the first SIGTERM or SIGINT (the handlers are installed now, so
+/// that a signal that comes before the future is awaited is not lost).
+pub(crate) fn on_stop_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
+        }
+    })
+}
+
 /// Serve the proxy over Streamable HTTP at `http://ADDRESS/mcp` until SIGINT or SIGTERM, behind
 /// a guard configured by `guard`; `ready` is told the address bound and the guard. Every
 /// session is closed (its server stopped, its upstream session deleted) before it returns.
@@ -223,7 +237,6 @@ pub async fn serve(
     mut guard: GuardConfig,
     ready: impl FnOnce(SocketAddr, &Guard),
 ) -> Result<(), ServeError> {
-    use tokio::signal::unix::{signal, SignalKind};
     let asked = tokio::net::lookup_host(address)
         .await
         .map_err(|source| ServeError::Bind {
@@ -267,10 +280,7 @@ pub async fn serve(
     let exporter = crate::trace::start_exporter(config.trace.as_ref(), config.metrics.as_ref())
         .map_err(ProxyError::Trace)?;
     let (exporter, export_task) = exporter.unzip();
-    let mut terminate =
-        signal(SignalKind::terminate()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
-    let mut interrupt =
-        signal(SignalKind::interrupt()).map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
+    let stop = on_stop_signal().map_err(|e| ServeError::Proxy(ProxyError::Signals(e)))?;
     let idle = guard.limits().session_idle;
     let health = config.start_health();
     let front = Arc::new(Front::new(
@@ -297,12 +307,6 @@ pub async fn serve(
         })
     };
     let limits = *guard.limits();
-    let stop = async {
-        tokio::select! {
-            _ = terminate.recv() => {}
-            _ = interrupt.recv() => {}
-        }
-    };
     let make_service = || {
         let front = front.clone();
         hyper::service::service_fn(move |request| {

@@ -1,0 +1,136 @@
+//! `toolschema serve`: the proxy's decisions as a service that other gateways call on each
+//! request, instead of a second proxy in the path of every call.
+//!
+//! It speaks three hooks, over HTTP (behind the guard of the other HTTP servers) and stdio:
+//! - MCP interceptors (SEP-2624, [`interceptors`]): an MCP server answering
+//!   `interceptors/list` and `interceptor/invoke` for `tools/call` requests (the arguments) and
+//!   responses (the result's `structuredContent`);
+//! - ToolHive validating webhooks (RFC-0017, [`webhook`]), signed with HMAC-SHA256;
+//! - a ContextForge external plugin ([`contextforge`]): `tool_pre_invoke` and
+//!   `tool_post_invoke` as the tools of the same MCP server.
+//!
+//! The schemas come from catalog files, read again on SIGHUP and when a file changes; a file
+//! that cannot be read keeps the catalog read before, and says why. Every decision is the
+//! proxy's gate's ([`Decider`]).
+
+mod catalogs;
+pub mod contextforge;
+mod decider;
+pub mod http;
+pub mod interceptors;
+pub mod stdio;
+pub mod webhook;
+
+pub use catalogs::{CatalogSource, Catalogs, Origin, ReloadError};
+pub use decider::{Decider, Decision, NoVerdict};
+
+use crate::metrics::Metrics;
+use crate::AuditLog;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Whether the service's refusals block (`enforce`) or only report (`audit`), as the
+/// interceptor's `mode` says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Mode {
+    /// A refused call is refused.
+    #[default]
+    Enforce,
+    /// A refused call is reported (to the hook, the audit log and the metrics) and let through.
+    Audit,
+}
+
+/// What the service is told at start-up, besides its catalogs.
+pub struct ServeConfig {
+    /// `enforce` or `audit`.
+    pub mode: Mode,
+    /// The audit log, shared by every decision.
+    pub audit: Option<AuditLog>,
+    /// The metrics, shared by every decision.
+    pub metrics: Option<Arc<Metrics>>,
+    /// The ToolHive webhook's HMAC secret (`None`: the webhook endpoint is not served).
+    pub webhook_secret: Option<Vec<u8>>,
+    /// The longest a decision may take; past it the call is refused.
+    pub decision_timeout: Duration,
+    /// The most decisions made at once over HTTP; past it a request gets 503.
+    pub max_concurrent: usize,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            mode: Mode::Enforce,
+            audit: None,
+            metrics: None,
+            webhook_secret: None,
+            decision_timeout: Duration::from_secs(5),
+            max_concurrent: 256,
+        }
+    }
+}
+
+/// The service: its catalogs and its settings, shared by every request.
+pub struct Service {
+    /// The schemas, per server.
+    pub catalogs: Arc<Catalogs>,
+    /// The settings.
+    pub config: ServeConfig,
+}
+
+/// The phase of a `tools/call` a decision is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The call's arguments, before it reaches the server.
+    Request,
+    /// The call's result, before it reaches the client.
+    Response,
+}
+
+impl Phase {
+    /// The phase as the interceptor protocol writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Request => "request",
+            Phase::Response => "response",
+        }
+    }
+}
+
+impl Service {
+    /// A service over `catalogs`.
+    pub fn new(catalogs: Arc<Catalogs>, config: ServeConfig) -> Service {
+        Service { catalogs, config }
+    }
+
+    /// Decide a call of `tool` on `server` (`None`: the only catalog), in `phase`: its
+    /// arguments, or its result. The decision is audited and counted; in `audit` mode a refusal
+    /// is reported and the call allowed.
+    pub fn decide(
+        &self,
+        server: Option<&str>,
+        phase: Phase,
+        tool: &str,
+        value: &Value,
+    ) -> Result<Decision, NoVerdict> {
+        let decider = self
+            .catalogs
+            .decider(server)
+            .map_err(NoVerdict::from_text)?;
+        let decision = match phase {
+            Phase::Request => decider.check_call(tool, value)?,
+            Phase::Response => decider.check_result(tool, value)?,
+        };
+        if let Some(audit) = &self.config.audit {
+            audit.write_for(&decision.record, server);
+        }
+        if let Some(metrics) = &self.config.metrics {
+            metrics.call(&decision.record, decision.listed);
+        }
+        if let Some(why) = &decision.unchecked {
+            tracing::warn!("{why}");
+        }
+        Ok(decision)
+    }
+}
