@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod metrics_listener;
 mod own_stdio;
 mod relay;
+pub mod servers;
 pub mod trace;
 
 pub use audit_log::AuditLog;
