@@ -37,6 +37,9 @@ const RECONNECT: Duration = Duration::from_secs(1);
 /// How often a connected server's session is looked at, to notice one that ended.
 const WATCH_EVERY: Duration = Duration::from_millis(500);
 
+/// How long a server whose call timed out has to answer a `ping` before it is taken as down.
+const PROBE: Duration = Duration::from_secs(3);
+
 /// The protocol revisions the merged server answers `initialize` with (the client's, when it is
 /// one of these).
 const REVISIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -77,7 +80,9 @@ pub enum ServersError {
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The session's handler: it hears a server's `list_changed`.
@@ -127,8 +132,10 @@ struct Merged {
 struct Shared {
     config: ServersConfig,
     links: Vec<Mutex<Link>>,
-    /// Wakes a server's keeper: a call found its session broken.
+    /// Wakes a server's keeper: a call found its session broken, or timed out.
     broken: Vec<Notify>,
+    /// Per server: a call timed out, so the keeper pings it to learn whether it is there.
+    probe: Mutex<Vec<bool>>,
     merged: Mutex<Merged>,
     /// Lines to this process's stdout.
     out: mpsc::UnboundedSender<Vec<u8>>,
@@ -224,6 +231,7 @@ pub async fn serve_servers(config: ServersConfig) -> Result<(), ServersError> {
     let shared = Arc::new(Shared {
         links: (0..count).map(|_| Mutex::new(Link::default())).collect(),
         broken: (0..count).map(|_| Notify::new()).collect(),
+        probe: Mutex::new(vec![false; count]),
         merged: Mutex::new(Merged::default()),
         out,
         started: watch::channel(0).0,
@@ -294,12 +302,17 @@ async fn relist_server(shared: &Shared, server: usize) {
     match tokio::time::timeout(shared.config.timeout, client.list_tools()).await {
         Ok(Ok(tools)) => lock(&shared.links[server]).tools = Some(tools),
         Ok(Err(why)) => fail(shared, server, format!("its tools/list failed: {why}")),
-        Err(_) => fail(shared, server, "its tools/list did not answer in time".into()),
+        Err(_) => fail(
+            shared,
+            server,
+            "its tools/list did not answer in time".into(),
+        ),
     }
 }
 
 /// Mark a server down and wake its keeper.
 fn fail(shared: &Shared, server: usize, why: String) {
+    lock(&shared.probe)[server] = false;
     let name = &shared.config.servers[server].name;
     tracing::warn!("toolschema proxy: server `{name}`: {why}");
     {
@@ -327,9 +340,10 @@ async fn keep(shared: Arc<Shared>, server: usize, changed: mpsc::UnboundedSender
                 listener,
             )
             .await?;
-            let tools = client.list_tools().await.map_err(|why| {
-                format!("its tools/list failed: {why}")
-            })?;
+            let tools = client
+                .list_tools()
+                .await
+                .map_err(|why| format!("its tools/list failed: {why}"))?;
             Ok::<_, String>((client, tools))
         };
         let outcome = match tokio::time::timeout(shared.config.timeout, attempt).await {
@@ -372,6 +386,23 @@ async fn keep(shared: Arc<Shared>, server: usize, changed: mpsc::UnboundedSender
                 tokio::select! {
                     () = shared.broken[server].notified() => {}
                     () = tokio::time::sleep(WATCH_EVERY) => {}
+                }
+                let probe = std::mem::take(&mut lock(&shared.probe)[server]);
+                let client = lock(&shared.links[server]).client.clone();
+                if let (true, Some(client)) = (probe, client) {
+                    // A call timed out: a server that does not answer a ping either is down,
+                    // and its calls fail at once until it is reached again.
+                    let answered = tokio::time::timeout(PROBE, client.ping()).await;
+                    if !matches!(answered, Ok(Ok(()))) {
+                        let why = match answered {
+                            Ok(Err(why)) => format!("it did not answer a ping: {why}"),
+                            _ => format!(
+                                "a call timed out and it did not answer a ping within {} s",
+                                PROBE.as_secs()
+                            ),
+                        };
+                        fail(&shared, server, why);
+                    }
                 }
                 let mut link = lock(&shared.links[server]);
                 match &link.client {
@@ -530,13 +561,15 @@ async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
             fail(shared, server, why.clone());
             result(id, unavailable(&origin.server, &why))
         }
-        Err(_) => result(
-            id,
-            unavailable(
-                &origin.server,
-                &format!("it did not answer within {} s", shared.config.timeout.as_secs()),
-            ),
-        ),
+        Err(_) => {
+            lock(&shared.probe)[server] = true;
+            shared.broken[server].notify_one();
+            let why = format!(
+                "it did not answer within {} s",
+                shared.config.timeout.as_secs_f64()
+            );
+            result(id, unavailable(&origin.server, &why))
+        }
     }
 }
 

@@ -4,11 +4,9 @@
 //! calls in flight, and every result kept exactly as the server sent it.
 
 use super::raw::{RawResults, Watch};
-use super::{
-    http_transport, list_all_tools, service_failure, spawn_stdio, SessionFailure, Target,
-};
+use super::{http_transport, list_all_tools, service_failure, spawn_stdio, SessionFailure, Target};
 use crate::server_process::{ServerProcess, DEFAULT_SHUTDOWN_GRACE};
-use rmcp::model::{CallToolRequestParams, ClientRequest, Request};
+use rmcp::model::{CallToolRequestParams, ClientRequest, Request, RequestNoParam};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
@@ -107,6 +105,21 @@ impl<H: ClientHandler> Client<H> {
             }
             Err(error) => Err(service_failure(error).to_string()),
         }
+    }
+
+    /// Send a `ping` and wait for its answer: whether a server that is slow to answer a call is
+    /// there at all.
+    pub async fn ping(&self) -> Result<(), String> {
+        let request = ClientRequest::PingRequest(RequestNoParam {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        self.session
+            .peer()
+            .send_request(request)
+            .await
+            .map(drop)
+            .map_err(|e| service_failure(e).to_string())
     }
 
     /// End the session and stop the server's process, if it has one.
