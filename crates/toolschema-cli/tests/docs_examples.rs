@@ -998,6 +998,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-lint.sh", Smoke(TEST_SH, "./scripts/bench-lint.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-proxy.sh", Smoke(TEST_SH, "./scripts/bench-proxy.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-proxy-http.sh", Smoke(TEST_SH, "./scripts/bench-proxy-http.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-servers.sh", Smoke(TEST_SH, "./scripts/bench-servers.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/soak-http.sh", Smoke("crates/toolschema-cli/tests/soak_http.rs", "\"--short\".into()"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-hostile.sh", Smoke(TEST_SH, "./scripts/bench-hostile.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-clap.sh", Smoke(TEST_SH, "./scripts/bench-clap.sh --smoke"), &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
