@@ -9,7 +9,7 @@
 mod common;
 
 use common::http::{self, HttpServer, Listening};
-use common::{node, require, toolschema};
+use common::{require, toolschema};
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -34,12 +34,6 @@ fn servers(web: &str) -> Vec<String> {
         "--server".into(),
         format!("web={web}"),
     ]
-}
-
-fn servers_client(args: &[&str]) -> Value {
-    let mut all = vec![require("interop/servers-client.mjs").display().to_string()];
-    all.extend(args.iter().map(|s| s.to_string()));
-    http::client(&node(), &all)
 }
 
 /// The text of a call's outcome, and whether it is a tool error.
@@ -93,7 +87,7 @@ fn three_servers_behind_one_http_front_with_the_typescript_client() {
     args.extend(servers(&web.url));
     let proxy = Listening::start_in(Some(dir.path()), &args);
 
-    let seen = servers_client(&["merged", "--url", &proxy.url, "--token", ops]);
+    let seen = http::ts_client(&["merged", "--url", &proxy.url, "--token", ops]);
     let listed = names(&seen["listing"]);
     // One page per server, every tool under its server's name.
     assert_eq!(seen["listing"]["pages"], 3, "{seen}");
@@ -163,7 +157,7 @@ fn three_servers_behind_one_http_front_with_the_typescript_client() {
     );
 
     // A token whose policy allows `time__*` sees only the time server's tools.
-    let limited = servers_client(&["merged", "--url", &proxy.url, "--token", clock]);
+    let limited = http::ts_client(&["merged", "--url", &proxy.url, "--token", clock]);
     let listed = names(&limited["listing"]);
     assert!(!listed.is_empty());
     assert!(listed.iter().all(|n| n.starts_with("time__")), "{listed:?}");
@@ -183,16 +177,10 @@ fn three_servers_behind_one_http_front_with_the_typescript_client() {
 #[test]
 fn the_python_client_over_a_stdio_front() {
     let web = HttpServer::everything();
-    let mut command = vec![toolschema().to_string(), "proxy".to_string()];
-    command.extend(servers(&web.url));
-    let mut args = vec![
-        require("interop/py-servers-client.py")
-            .display()
-            .to_string(),
-        "--".to_string(),
-    ];
-    args.extend(command);
-    let seen = http::client(&http::python(), &args);
+    let flags = servers(&web.url);
+    let mut args = vec!["servers", "legacy", "--", toolschema(), "proxy"];
+    args.extend(flags.iter().map(String::as_str));
+    let seen = http::py_client(&args);
     let listed = names(&seen["listing"]);
     assert_eq!(seen["listing"]["pages"], 3, "{seen}");
     assert!(listed.iter().any(|n| n == "web__echo"), "{listed:?}");
@@ -250,7 +238,7 @@ fn a_killed_server_fails_only_its_own_calls_and_is_relisted_after_a_restart() {
     let client = {
         let (url, log, stop) = (proxy.url.clone(), log.clone(), stop.clone());
         std::thread::spawn(move || {
-            servers_client(&[
+            http::ts_client(&[
                 "faults",
                 "--url",
                 &url,

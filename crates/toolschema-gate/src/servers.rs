@@ -95,9 +95,9 @@ pub enum NamingError {
         /// The name both want.
         name: String,
         /// One tool that wants it.
-        first: Origin,
+        first: Box<Origin>,
         /// The other.
-        second: Origin,
+        second: Box<Origin>,
         /// What the operator can do about it.
         remedy: String,
     },
@@ -189,8 +189,8 @@ pub fn expose(servers: &[ServerTools]) -> Result<ExposedNames, NamingError> {
             };
             return Err(NamingError::Collision {
                 name: name.clone(),
-                first: first.clone(),
-                second: origin.clone(),
+                first: Box::new(first.clone()),
+                second: Box::new(origin.clone()),
                 remedy,
             });
         }
