@@ -311,3 +311,27 @@ fn a_killed_server_fails_only_its_own_calls_and_is_relisted_after_a_restart() {
     drop(web);
     proxy.stop();
 }
+
+#[test]
+fn two_bare_servers_wanting_one_name_are_refused_naming_both() {
+    let time = time();
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("a:bare={time}"),
+        "--server".to_string(),
+        format!("b:bare={time}"),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let answer = proxy.recv_reply();
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("tool `convert_time` of server `a` and tool `convert_time` of server `b`")
+            && message.contains("stop exposing server `b` bare"),
+        "{answer}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+}

@@ -127,6 +127,8 @@ struct Merged {
     pages: Vec<Vec<Value>>,
     /// Changes with every new listing, so that a cursor of an old one is refused.
     generation: u64,
+    /// Two tools want one name: the listing is refused, naming both, until that changes.
+    refused: Option<String>,
 }
 
 struct Shared {
@@ -165,7 +167,13 @@ impl Shared {
                 tools: tools.iter().map(tool_name).collect(),
             })
             .collect();
-        let names = expose(&servers)?;
+        let names = match expose(&servers) {
+            Ok(names) => names,
+            Err(collision) => {
+                lock(&self.merged).refused = Some(collision.to_string());
+                return Err(collision);
+            }
+        };
         let pages: Vec<Vec<Value>> = listed
             .iter()
             .filter(|(_, tools)| !tools.is_empty())
@@ -185,7 +193,8 @@ impl Shared {
             })
             .collect();
         let mut merged = lock(&self.merged);
-        let changed = merged.pages != pages;
+        let changed = merged.pages != pages || merged.refused.is_some();
+        merged.refused = None;
         if changed {
             merged.generation += 1;
             merged.names = names;
@@ -370,10 +379,8 @@ async fn keep(shared: Arc<Shared>, server: usize, changed: mpsc::UnboundedSender
             match shared.relist() {
                 Ok(true) if !first => shared.announce(),
                 Ok(_) => {}
-                Err(collision) => {
-                    tracing::error!("toolschema proxy: {collision}");
-                    lock(&shared.links[server]).tools = None;
-                }
+                // Refused, not resolved: which of the two came first is a matter of timing.
+                Err(collision) => tracing::error!("toolschema proxy: {collision}"),
             }
         }
         if first {
@@ -488,6 +495,9 @@ async fn list(shared: &Shared, id: &Value, params: &Value) -> Value {
     let count = shared.config.servers.len();
     let _ = started.wait_for(|n| *n >= count).await;
     let merged = lock(&shared.merged);
+    if let Some(refused) = &merged.refused {
+        return error(id, -32603, refused);
+    }
     let page = match params.get("cursor") {
         None | Some(Value::Null) => 0,
         Some(Value::String(cursor)) => match read_cursor(cursor, merged.generation) {
@@ -531,7 +541,13 @@ async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_string();
-    let origin = lock(&shared.merged).names.origin(&exposed).cloned();
+    let origin = {
+        let merged = lock(&shared.merged);
+        if let Some(refused) = &merged.refused {
+            return error(id, -32603, refused);
+        }
+        merged.names.origin(&exposed).cloned()
+    };
     let Some(origin) = origin else {
         return error(id, -32602, &format!("Unknown tool: {exposed}"));
     };
