@@ -7,14 +7,21 @@
 //
 // SCENARIO: `everything` (server-everything: tools, valid and invalid calls, progress during a
 // long operation, sampling and elicitation round trips) or `recording` (interop/recording-server
-// .mjs: valid and invalid calls, progress, a sampling round trip, a slow call).
+// .mjs: valid and invalid calls, progress, a sampling round trip, a slow call), and for
+// `toolschema proxy --server ...` (three servers behind one front: everything, time, web):
+// `merged` (every page of the merged listing, a valid and an invalid call to each server's tool)
+// or `faults --log FILE --stop FILE` (calls `time__get_current_time` and `web__echo` each in a
+// loop of its own until FILE `--stop` exists, appending each outcome to `--log` as a JSON line,
+// so that a test can kill and restart a server meanwhile; counts `tools/list_changed`).
 
+import { appendFileSync, existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 const argv = process.argv.slice(2);
@@ -48,11 +55,14 @@ async function outcome(promise) {
   }
 }
 
-async function listAll(client) {
+/** Every tool of every page, sorted by name; `counted.pages` is set to the number of pages. */
+async function listAll(client, counted = {}) {
   const tools = [];
   let cursor;
+  counted.pages = 0;
   do {
     const page = await client.listTools(cursor ? { cursor } : {});
+    counted.pages += 1;
     tools.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor);
@@ -142,11 +152,77 @@ async function recording() {
   return { first, tools: tools.map((t) => t.name), valid, invalid, progressed, progress, sampling, slow, asked };
 }
 
+/** The merged listing of one front, with its pages counted. */
+async function listing(client) {
+  const counted = {};
+  const names = (await listAll(client, counted)).map((t) => t.name);
+  return { pages: counted.pages, names };
+}
+
+async function merged() {
+  const client = newClient([]);
+  await client.connect(transport());
+  const listed = await listing(client);
+  const call = (name, args) => outcome(client.callTool({ name, arguments: args }));
+  const out = {
+    listing: listed,
+    valid: {
+      everything: await call("everything__echo", { message: "hello" }),
+      time: await call("time__get_current_time", { timezone: "UTC" }),
+      web: await call("web__get-sum", { a: 2, b: 3 }),
+    },
+    invalid: {
+      everything: await call("everything__echo", {}),
+      time: await call("time__get_current_time", { timezone: 5 }),
+      web: await call("web__get-sum", { a: "two", b: 3 }),
+    },
+    unknown: await call("echo", { message: "bare" }),
+  };
+  await client.close();
+  return out;
+}
+
+async function faults() {
+  const log = option("--log");
+  const stop = option("--stop");
+  let changed = 0;
+  const client = newClient([]);
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changed += 1;
+    appendFileSync(log, JSON.stringify({ changed }) + "\n");
+  });
+  await client.connect(transport());
+  await listAll(client);
+  const text = (r) => (r.result?.content ?? []).map((c) => c.text ?? "").join(" ");
+  // One loop per server, so that one's slow calls never hold the other's back.
+  let rounds = 0;
+  const loop = async (server, name, args) => {
+    let round = 0;
+    while (!existsSync(stop)) {
+      round += 1;
+      rounds += 1;
+      const r = await outcome(client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
+      const ok = r.result !== undefined && !r.result.isError;
+      appendFileSync(log, JSON.stringify({ server, round, ok, text: r.error?.message ?? text(r) }) + "\n");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+  await Promise.all([
+    loop("time", "time__get_current_time", { timezone: "UTC" }),
+    loop("web", "web__echo", { message: "hello" }),
+  ]);
+  const listed = await listing(client);
+  await client.close();
+  return { changed, rounds, listing: listed };
+}
+
+// `faults` runs until the test says stop, through a server's death and restart.
+const limit = scenario === "faults" ? 180 : 60;
 const timer = setTimeout(() => {
-  console.error(`http-client: scenario ${scenario} did not finish within 60s`);
+  console.error(`http-client: scenario ${scenario} did not finish within ${limit}s`);
   process.exit(70);
-}, 60_000);
-const scenarios = { everything, recording };
+}, limit * 1000);
+const scenarios = { everything, recording, merged, faults };
 if (!scenarios[scenario]) {
   console.error(`http-client: unknown scenario ${scenario}`);
   process.exit(64);

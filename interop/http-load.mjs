@@ -56,11 +56,11 @@ export async function connectAll(url, sessions, headers = () => ({})) {
 }
 
 /**
- * Every session calls echo in a loop for `ms` (waiting `intervalMs`, give or take a fifth,
+ * Every session calls echo (or the tool `tool(i)` names for session i) in a loop for `ms` (waiting `intervalMs`, give or take a fifth,
  * between its calls; each call failing after `timeoutMs`); the latencies in ms of the calls
  * answered with their own message, and the errors: every other outcome, counted by its message.
  */
-export async function load(clients, ms, { intervalMs = 0, timeoutMs } = {}) {
+export async function load(clients, ms, { intervalMs = 0, timeoutMs, tool = () => "echo" } = {}) {
   const latencies = [];
   const errorKinds = {};
   let errors = 0;
@@ -80,7 +80,7 @@ export async function load(clients, ms, { intervalMs = 0, timeoutMs } = {}) {
         const message = `s${i}-${n++}`;
         const started = performance.now();
         try {
-          const result = await client.callTool({ name: "echo", arguments: { message } }, undefined, options);
+          const result = await client.callTool({ name: tool(i), arguments: { message } }, undefined, options);
           if (result.isError) fail(`tool error: ${result.content?.[0]?.text}`);
           else if (result.content?.[0]?.text !== message) fail("an answer that is not the call's message");
           else latencies.push(performance.now() - started);

@@ -7,7 +7,9 @@ stdio, in either protocol era, and prints what the client saw as one JSON docume
 MODE: `legacy` (initialize, 2025-11-25) or `2026-07-28` (the revision in every request's
 `_meta`, no session). SCENARIO: `everything` (server-everything: valid and invalid calls, progress
 of a long operation, a sampling round trip), `pyserver` (interop/py-server.py: valid and
-invalid calls, progress) or `modern` (the same, with an invalid call before any listing).
+invalid calls, progress) or `modern` (the same, with an invalid call before any listing), or
+`servers` (`toolschema proxy --server ...` with everything and time behind one front: every page
+of the merged listing, a valid and an invalid call to each server's tool).
 """
 
 import json
@@ -118,6 +120,29 @@ async def modern(client):
     return output
 
 
+async def servers(client):
+    """Three servers behind one front: the merged listing's pages, calls routed to each."""
+    names, cursor, pages = [], None, 0
+    while True:
+        page = await client.list_tools(cursor=cursor) if cursor else await client.list_tools()
+        pages += 1
+        names.extend(tool.name for tool in page.tools)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    return {
+        "listing": {"pages": pages, "names": sorted(names)},
+        "valid": {
+            "everything": await outcome(client.call_tool("everything__echo", {"message": "hi"})),
+            "time": await outcome(client.call_tool("time__get_current_time", {"timezone": "UTC"})),
+        },
+        "invalid": {
+            "everything": await outcome(client.call_tool("everything__echo", {})),
+            "time": await outcome(client.call_tool("time__get_current_time", {"timezone": 5})),
+        },
+    }
+
+
 async def main():
     argv = sys.argv[1:]
     scenario, mode, rest = argv[0], argv[1], argv[2:]
@@ -127,7 +152,9 @@ async def main():
         server = StdioServerParameters(command=rest[1], args=rest[2:])
     else:
         raise SystemExit("usage: py-http-client.py SCENARIO MODE (--url URL | -- COMMAND ARGS...)")
-    run = {"everything": everything, "pyserver": pyserver, "modern": modern}[scenario]
+    run = {"everything": everything, "pyserver": pyserver, "modern": modern, "servers": servers}[
+        scenario
+    ]
     with anyio.fail_after(60):
         async with Client(server, mode=mode, sampling_callback=sampled, cache=None) as client:
             output = await run(client)

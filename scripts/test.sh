@@ -96,6 +96,7 @@ cargo test --workspace --all-features --locked --bench validate
 ./scripts/bench-adapt.sh --smoke
 ./scripts/bench-proxy.sh --smoke
 ./scripts/bench-proxy-http.sh --smoke
+./scripts/bench-servers.sh --smoke
 ./scripts/bench-hostile.sh --smoke
 ./scripts/bench-clap.sh --smoke
 ./scripts/bench-fuzz.sh --smoke

@@ -13,6 +13,7 @@ mod log;
 mod output;
 mod pin;
 mod proxy;
+mod proxy_servers;
 mod rules;
 mod serve;
 mod server_args;

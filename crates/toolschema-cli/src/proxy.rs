@@ -17,7 +17,13 @@ use toolschema_proxy::metrics_listener::{MetricsListener, METRICS_PATH};
 use toolschema_proxy::{self as proxy, GateConfig, Pins, ProxyConfig};
 
 /// Run `toolschema proxy` until the client or the server ends it (or a signal, with --listen).
-pub fn run(args: ProxyArgs) -> Result<Outcome, InputError> {
+pub fn run(mut args: ProxyArgs) -> Result<Outcome, InputError> {
+    if args.serve_servers {
+        return crate::proxy_servers::serve(&args);
+    }
+    if !args.servers.is_empty() {
+        args.command = crate::proxy_servers::front_command(&args)?;
+    }
     // With --metrics on another address than loopback, the access flags protect /metrics.
     if args.listen.is_none() && args.metrics.is_none() {
         refuse_guard_flags(&args.guard)?;

@@ -999,6 +999,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-proxy.sh", Smoke(TEST_SH, "./scripts/bench-proxy.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-proxy-http.sh", Smoke(TEST_SH, "./scripts/bench-proxy-http.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-serve.sh", Smoke(TEST_SH, "./scripts/bench-serve.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-servers.sh", Smoke(TEST_SH, "./scripts/bench-servers.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/soak-http.sh", Smoke("crates/toolschema-cli/tests/soak_http.rs", "\"--short\".into()"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-hostile.sh", Smoke(TEST_SH, "./scripts/bench-hostile.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-clap.sh", Smoke(TEST_SH, "./scripts/bench-clap.sh --smoke"), &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),

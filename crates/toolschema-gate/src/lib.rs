@@ -20,6 +20,7 @@ mod overrides;
 mod policy;
 mod registry;
 pub mod scopes;
+pub mod servers;
 
 pub use audit::{AuditFormat, AuditRecord, InputVerdict, Operation, OutputVerdict, Verdict};
 pub use gate::{

@@ -44,9 +44,24 @@ pub struct ProxyArgs {
     #[arg(
         last = true,
         value_name = "COMMAND",
-        required_unless_present = "upstream"
+        required_unless_present_any = ["upstream", "servers"]
     )]
     pub command: Vec<String>,
+
+    /// A server behind one front, NAME=URL (http:// or https://) or NAME=COMMAND ARGS (words
+    /// split at spaces); repeatable. Its tools are exposed as NAME__TOOL (NAME:bare=...: under
+    /// their own names, refused where another tool wants one).
+    #[arg(
+        long = "server",
+        value_name = "NAME=WHERE",
+        conflicts_with_all = ["command", "upstream", "pin"]
+    )]
+    pub servers: Vec<String>,
+
+    /// Serve the --server list as one MCP server on stdio, with no gate: the proxy starts
+    /// itself with it behind its front.
+    #[arg(long, hide = true, requires = "servers")]
+    pub serve_servers: bool,
 
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp (like 127.0.0.1:8080) instead of
     /// stdio: one server process per session (or the --upstream), behind the access checks

@@ -30,6 +30,7 @@ pub mod metrics_listener;
 mod own_stdio;
 mod relay;
 pub mod serve;
+pub mod servers;
 pub mod trace;
 
 pub use audit_log::AuditLog;

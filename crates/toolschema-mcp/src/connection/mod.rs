@@ -6,6 +6,7 @@
 //! `notifications/initialized` that follows, answers to the server's pings, request ids, and for
 //! `--url` the Streamable HTTP session.
 
+pub mod client;
 pub(crate) mod http_client;
 pub mod raw;
 pub(crate) mod stdio;

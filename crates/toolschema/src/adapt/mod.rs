@@ -38,13 +38,15 @@
 mod describe;
 mod limits;
 mod loss;
-mod names;
+pub mod names;
 pub mod profile;
 mod restore;
 mod transform;
 
 pub use loss::{Accepts, Loss, LossAction};
-pub use profile::{profile, Profile, UnknownProfile, PROFILES, PROFILE_NAMES};
+pub use profile::{
+    profile, NameRule, Profile, UnknownProfile, PORTABLE_TOOL_NAME, PROFILES, PROFILE_NAMES,
+};
 
 pub(crate) use loss::Topic;
 

@@ -45,7 +45,9 @@ fn hashed(rule: &NameRule, base: &str, original: &str, attempt: usize) -> String
 /// The names a provider gets for `names` (in order): a name the rule accepts stays as it is;
 /// the others are fixed, never taking a name already given. `None` for a name that repeats an
 /// earlier one (a catalog with two tools of one name cannot be mapped back).
-pub(crate) fn assign(rule: &NameRule, names: &[&str]) -> Vec<Option<String>> {
+///
+/// The proxy's many-servers front uses it too, to expose `SERVER__TOOL` names.
+pub fn assign(rule: &NameRule, names: &[&str]) -> Vec<Option<String>> {
     let mut taken: HashSet<String> = HashSet::with_capacity(names.len());
     let mut seen: HashSet<&str> = HashSet::with_capacity(names.len());
     let mut out: Vec<Option<String>> = vec![None; names.len()];

@@ -67,6 +67,14 @@ impl NameRule {
     }
 }
 
+/// The tool name every profile accepts: the strictest of their rules (64 characters as OpenAI,
+/// ASCII letters, digits, `_` and `-`, and a letter or `_` first as Gemini).
+pub const PORTABLE_TOOL_NAME: NameRule = NameRule {
+    max_len: 64,
+    extra: "_-",
+    letter_first: true,
+};
+
 /// How the adapted tool is written in the provider's request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RequestFormat {
@@ -828,6 +836,22 @@ mod tests {
         assert!(gemini.accepts("files.read:v2"));
         assert!(!gemini.accepts("2fast"));
         assert_eq!(gemini.pattern(), "^[a-zA-Z_][a-zA-Z0-9_.:\\-]{0,127}$");
+    }
+
+    #[test]
+    fn the_portable_name_is_accepted_everywhere() {
+        let portable = PORTABLE_TOOL_NAME;
+        for p in PROFILES {
+            let rule = p.tool_name.rule;
+            assert!(portable.max_len <= rule.max_len, "{}", p.name);
+            assert!(
+                portable.extra.chars().all(|c| rule.extra.contains(c)),
+                "{}",
+                p.name
+            );
+            assert!(portable.letter_first || !rule.letter_first, "{}", p.name);
+        }
+        assert_eq!(portable.pattern(), "^[a-zA-Z_][a-zA-Z0-9_\\-]{0,63}$");
     }
 
     #[test]

@@ -1,0 +1,337 @@
+//! `toolschema proxy --server ...`: three real servers behind one front (server-everything over
+//! stdio, mcp-server-time over stdio, server-everything's Streamable HTTP mode), driven by the
+//! official TypeScript client over Streamable HTTP and the Python client over stdio: the merged
+//! listing, calls routed to each server and checked against its schema, a token that sees one
+//! server's tools, and faults: one server killed mid-run fails only its own calls, naming it,
+//! and is re-listed after a restart, with `list_changed` reaching the client.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::http::{self, HttpServer, Listening};
+use common::{require, toolschema};
+use serde_json::Value;
+use std::path::Path;
+use std::time::Duration;
+
+fn everything() -> String {
+    require("interop/node_modules/.bin/mcp-server-everything")
+        .display()
+        .to_string()
+}
+
+fn time() -> String {
+    require(".venv/bin/mcp-server-time").display().to_string()
+}
+
+/// The `--server` flags for the three servers, the HTTP one at `web`.
+fn servers(web: &str) -> Vec<String> {
+    vec![
+        "--server".into(),
+        format!("everything={} stdio", everything()),
+        "--server".into(),
+        format!("time={}", time()),
+        "--server".into(),
+        format!("web={web}"),
+    ]
+}
+
+/// The text of a call's outcome, and whether it is a tool error.
+fn text_of(outcome: &Value) -> (String, bool) {
+    let result = &outcome["result"];
+    let text = result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    (text, result["isError"] == Value::Bool(true))
+}
+
+fn names(listing: &Value) -> Vec<String> {
+    listing["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn write_tokens(dir: &Path) -> (&'static str, &'static str) {
+    let ops = "ops-token-0123456789abcdef012";
+    let clock = "clock-token-0123456789abcdef0";
+    std::fs::write(dir.join("tokens"), format!("ops:{ops}\nclock:{clock}\n")).unwrap();
+    std::fs::write(
+        dir.join("toolschema.toml"),
+        "[proxy.tokens.clock]\nallow = [\"time__*\"]\n",
+    )
+    .unwrap();
+    (ops, clock)
+}
+
+#[test]
+fn three_servers_behind_one_http_front_with_the_typescript_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ops, clock) = write_tokens(dir.path());
+    let web = HttpServer::everything();
+    let mut args: Vec<String> = vec![
+        "--auth-token-file".into(),
+        "tokens".into(),
+        "--audit".into(),
+        "audit.jsonl".into(),
+    ];
+    args.extend(servers(&web.url));
+    let proxy = Listening::start_in(Some(dir.path()), &args);
+
+    let seen = http::ts_client(&["merged", "--url", &proxy.url, "--token", ops]);
+    let listed = names(&seen["listing"]);
+    // One page per server, every tool under its server's name.
+    assert_eq!(seen["listing"]["pages"], 3, "{seen}");
+    for expected in [
+        "everything__echo",
+        "everything__get-sum",
+        "time__get_current_time",
+        "time__convert_time",
+        "web__echo",
+        "web__get-sum",
+    ] {
+        assert!(
+            listed.iter().any(|n| n == expected),
+            "{expected}: {listed:?}"
+        );
+    }
+    assert!(listed.iter().all(|n| n.starts_with("everything__")
+        || n.starts_with("time__")
+        || n.starts_with("web__")));
+    // Calls routed to each server.
+    assert_eq!(
+        text_of(&seen["valid"]["everything"]),
+        ("Echo: hello".into(), false)
+    );
+    let (time_text, time_error) = text_of(&seen["valid"]["time"]);
+    assert!(
+        !time_error && time_text.contains("\"timezone\": \"UTC\""),
+        "{time_text}"
+    );
+    let (sum, sum_error) = text_of(&seen["valid"]["web"]);
+    assert!(!sum_error && sum.contains('5'), "{sum}");
+    // Invalid calls refused per each server's schema, by the proxy: the audit says they never
+    // reached a server.
+    let expectations = [
+        ("everything", "everything__echo", "message"),
+        ("time", "time__get_current_time", "timezone"),
+        ("web", "web__get-sum", "a"),
+    ];
+    for (server, _, argument) in expectations {
+        let (text, is_error) = text_of(&seen["invalid"][server]);
+        assert!(is_error, "{server}: {}", seen["invalid"][server]);
+        assert!(text.contains(&format!("'{argument}'")), "{server}: {text}");
+    }
+    let audit: Vec<Value> = std::fs::read_to_string(dir.path().join("audit.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for (_, tool, _) in expectations {
+        let verdicts: Vec<&str> = audit
+            .iter()
+            .filter(|r| r["tool"] == tool)
+            .map(|r| r["verdict"].as_str().unwrap())
+            .collect();
+        assert_eq!(verdicts, ["forwarded", "rejected"], "{tool}: {audit:?}");
+    }
+    // The tools' own names are not served.
+    assert!(
+        seen["unknown"].to_string().contains("echo"),
+        "{}",
+        seen["unknown"]
+    );
+    assert!(
+        seen["unknown"]["error"].is_object() || text_of(&seen["unknown"]).1,
+        "{}",
+        seen["unknown"]
+    );
+
+    // A token whose policy allows `time__*` sees only the time server's tools.
+    let limited = http::ts_client(&["merged", "--url", &proxy.url, "--token", clock]);
+    let listed = names(&limited["listing"]);
+    assert!(!listed.is_empty());
+    assert!(listed.iter().all(|n| n.starts_with("time__")), "{listed:?}");
+    assert!(!text_of(&limited["valid"]["time"]).1);
+    for server in ["everything", "web"] {
+        let outcome = limited["valid"][server].to_string();
+        assert!(
+            outcome.contains("not allowed")
+                || outcome.contains("denied")
+                || outcome.contains("policy"),
+            "{server}: {outcome}"
+        );
+    }
+    proxy.stop();
+}
+
+#[test]
+fn the_python_client_over_a_stdio_front() {
+    let web = HttpServer::everything();
+    let flags = servers(&web.url);
+    let mut args = vec!["servers", "legacy", "--", toolschema(), "proxy"];
+    args.extend(flags.iter().map(String::as_str));
+    let seen = http::py_client(&args);
+    let listed = names(&seen["listing"]);
+    assert_eq!(seen["listing"]["pages"], 3, "{seen}");
+    assert!(listed.iter().any(|n| n == "web__echo"), "{listed:?}");
+    assert_eq!(
+        text_of(&seen["valid"]["everything"]),
+        ("Echo: hi".into(), false)
+    );
+    assert!(
+        !text_of(&seen["valid"]["time"]).1,
+        "{}",
+        seen["valid"]["time"]
+    );
+    for (server, argument) in [("everything", "message"), ("time", "timezone")] {
+        let (text, is_error) = text_of(&seen["invalid"][server]);
+        assert!(
+            is_error && text.contains(&format!("'{argument}'")),
+            "{server}: {text}"
+        );
+    }
+}
+
+/// The JSON lines the faults client wrote so far.
+fn log_lines(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn count(lines: &[Value], server: &str, ok: bool) -> usize {
+    lines
+        .iter()
+        .filter(|l| l["server"] == server && l["ok"] == ok)
+        .count()
+}
+
+#[test]
+fn a_killed_server_fails_only_its_own_calls_and_is_relisted_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut web = HttpServer::everything();
+    let port: u16 = web
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let mut args: Vec<String> = vec!["--no-auth".into(), "--request-timeout".into(), "10".into()];
+    args.extend(servers(&web.url));
+    let proxy = Listening::start(&args);
+    let log = dir.path().join("log.jsonl");
+    let stop = dir.path().join("stop");
+    let client = {
+        let (url, log, stop) = (proxy.url.clone(), log.clone(), stop.clone());
+        std::thread::spawn(move || {
+            http::ts_client(&[
+                "faults",
+                "--url",
+                &url,
+                "--log",
+                &log.display().to_string(),
+                "--stop",
+                &stop.display().to_string(),
+            ])
+        })
+    };
+    let wait = Duration::from_secs(60);
+    let tail = |log: &Path| {
+        format!(
+            "{:?}",
+            log_lines(log).iter().rev().take(8).collect::<Vec<_>>()
+        )
+    };
+    assert!(
+        http::eventually(wait, || count(&log_lines(&log), "web", true) >= 5),
+        "{}",
+        tail(&log)
+    );
+    web.kill();
+    // Its calls fail with a tool error naming it; the time server's keep succeeding.
+    assert!(
+        http::eventually(wait, || count(&log_lines(&log), "web", false) >= 3),
+        "{}",
+        tail(&log)
+    );
+    let at_kill = log_lines(&log);
+    let time_before = count(&at_kill, "time", true);
+    assert!(
+        http::eventually(wait, || count(&log_lines(&log), "time", true)
+            >= time_before + 5),
+        "{}",
+        tail(&log)
+    );
+    let web = HttpServer::start(&everything(), &["streamableHttp".to_string()], port);
+    let failed = count(&log_lines(&log), "web", false);
+    let succeeded = count(&log_lines(&log), "web", true);
+    assert!(
+        http::eventually(wait, || count(&log_lines(&log), "web", true) > succeeded),
+        "{}",
+        tail(&log)
+    );
+    std::fs::write(&stop, "").unwrap();
+    let seen = client.join().unwrap();
+    let lines = log_lines(&log);
+
+    let failures: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["server"] == "web" && l["ok"] == false)
+        .collect();
+    assert!(failures.len() >= failed);
+    for failure in &failures {
+        let text = failure["text"].as_str().unwrap();
+        assert!(text.contains("server `web` is unavailable"), "{text}");
+    }
+    // No call of the time server failed, before, during or after.
+    assert_eq!(count(&lines, "time", false), 0, "{lines:?}");
+    let time_ok = count(&lines, "time", true);
+    assert!(time_ok >= time_before + 5, "{time_ok}");
+    eprintln!(
+        "time calls succeeded: {time_ok}; web calls failed while it was down: {}",
+        failures.len()
+    );
+    // Re-listed after the restart, and told: list_changed reached the client.
+    assert!(names(&seen["listing"]).iter().any(|n| n == "web__echo"));
+    assert!(seen["changed"].as_u64().unwrap() >= 1, "{seen}");
+    drop(web);
+    proxy.stop();
+}
+
+#[test]
+fn two_bare_servers_wanting_one_name_are_refused_naming_both() {
+    let time = time();
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("a:bare={time}"),
+        "--server".to_string(),
+        format!("b:bare={time}"),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let answer = proxy.recv_reply();
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("tool `convert_time` of server `a` and tool `convert_time` of server `b`")
+            && message.contains("stop exposing server `b` bare"),
+        "{answer}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+}

@@ -1,0 +1,135 @@
+//! A long-lived client session for a program that speaks to many servers at once (the proxy's
+//! many-servers front): the same start, transports and raw results as `snapshot` and `fuzz`,
+//! with a handler of the caller's (to hear `notifications/tools/list_changed`), any number of
+//! calls in flight, and every result kept exactly as the server sent it.
+
+use super::raw::{RawResults, Watch};
+use super::{http_transport, list_all_tools, service_failure, spawn_stdio, SessionFailure, Target};
+use crate::server_process::{ServerProcess, DEFAULT_SHUTDOWN_GRACE};
+use rmcp::model::{CallToolRequestParams, ClientRequest, Request, RequestNoParam};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, ServiceExt};
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+/// What became of a call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answered {
+    /// The server's result, as sent.
+    Result(Value),
+    /// The server answered with a JSON-RPC error: its `error` object.
+    Error(Value),
+}
+
+/// A session with one server, over stdio (a child process of its own) or Streamable HTTP.
+pub struct Client<H: ClientHandler> {
+    session: RunningService<RoleClient, H>,
+    results: RawResults,
+    watch: Watch,
+    process: Mutex<Option<ServerProcess>>,
+}
+
+impl<H: ClientHandler> Client<H> {
+    /// Start the server (or reach it) and do the `initialize` handshake, with `handler`
+    /// answering what the server sends. `headers` go with every HTTP request.
+    pub async fn connect(
+        target: &Target,
+        headers: &[(String, String)],
+        max_message_bytes: usize,
+        handler: H,
+    ) -> Result<Self, String> {
+        let results = RawResults::default();
+        let watch = Watch::default();
+        let (session, process) = match target {
+            Target::Command(command) => {
+                let (process, transport) =
+                    spawn_stdio(command, &results, &watch, max_message_bytes)
+                        .map_err(|e| e.to_string())?;
+                let session = handler.serve(transport).await.map_err(|e| {
+                    format!("its initialize failed: {}", super::initialize_failure(e))
+                })?;
+                (session, Some(process))
+            }
+            Target::Url(url) => {
+                let transport = http_transport(url, headers, &results, &watch, max_message_bytes)?;
+                let session = handler.serve(transport).await.map_err(|e| {
+                    format!("its initialize failed: {}", super::initialize_failure(e))
+                })?;
+                (session, None)
+            }
+        };
+        Ok(Client {
+            session,
+            results,
+            watch,
+            process: Mutex::new(process),
+        })
+    }
+
+    /// Whether the session has ended (the server exited, the connection closed).
+    pub fn is_closed(&self) -> bool {
+        self.session.is_transport_closed()
+    }
+
+    /// Every tool of every page of the server's `tools/list`, each as sent.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, String> {
+        list_all_tools(self.session.peer(), &self.results, &self.watch, |_| {})
+            .await
+            .map(|listed| listed.tools)
+            .map_err(|failure| failure.to_string())
+    }
+
+    /// Send one `tools/call` with `params` (its `name`, `arguments`, `_meta`) and wait for the
+    /// answer. `Err` when no answer can come (the connection closed, the params are not a call).
+    pub async fn call(&self, params: Value) -> Result<Answered, String> {
+        let params: CallToolRequestParams = serde_json::from_value(params)
+            .map_err(|e| format!("the call's params cannot be sent: {e}"))?;
+        let request = ClientRequest::CallToolRequest(Request::new(params));
+        let handle = self
+            .session
+            .peer()
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| service_failure(e).to_string())?;
+        let id = handle.id.clone();
+        match handle.await_response().await {
+            Ok(_) => self
+                .results
+                .take(&id)
+                .map(Answered::Result)
+                .ok_or_else(|| SessionFailure::Misbehaved("its response carried no result".into()))
+                .map_err(|f| f.to_string()),
+            Err(ServiceError::McpError(error)) => {
+                let error = serde_json::to_value(&error).map_err(|e| e.to_string())?;
+                Ok(Answered::Error(error))
+            }
+            Err(error) => Err(service_failure(error).to_string()),
+        }
+    }
+
+    /// Send a `ping` and wait for its answer: whether a server that is slow to answer a call is
+    /// there at all.
+    pub async fn ping(&self) -> Result<(), String> {
+        let request = ClientRequest::PingRequest(RequestNoParam {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        self.session
+            .peer()
+            .send_request(request)
+            .await
+            .map(drop)
+            .map_err(|e| service_failure(e).to_string())
+    }
+
+    /// End the session and stop the server's process, if it has one.
+    pub async fn close(self) {
+        let Client {
+            session, process, ..
+        } = self;
+        let _ = session.cancel().await;
+        if let Some(mut process) = process.into_inner() {
+            process.shut_down(DEFAULT_SHUTDOWN_GRACE).await;
+        }
+    }
+}

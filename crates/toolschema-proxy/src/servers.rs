@@ -1,0 +1,649 @@
+//! Many servers behind one front: an MCP server over this process's stdio that speaks to each
+//! declared server (a command over stdio, or a Streamable HTTP endpoint) and shows them as one.
+//!
+//! The proxy runs it where it would run a server command (`toolschema proxy --server ...` starts
+//! itself with `--serve-servers`), so the front's gate, over stdio or Streamable HTTP, checks
+//! every call against the merged listing exactly as it checks one server's: each tool's schema
+//! is its server's, the token policies name the exposed names (`allow = ["time__*"]`), and the
+//! audit records carry the exposed name, which starts with the server's.
+//!
+//! What it does itself:
+//! - names each tool `SERVER__TOOL` ([`toolschema_gate::servers`]), or bare where asked;
+//! - lists the merged tools one page per server, with a cursor of its own;
+//! - routes each call by its exposed name, each in a task of its own, so that one server's hang
+//!   never delays another's calls; a call to a server that is down, or that does not answer in
+//!   time, gets a tool error naming the server and why;
+//! - keeps each server connected: a server that ends is started (or reached) again, re-listed,
+//!   and a change to the merged listing is announced with one `notifications/tools/list_changed`,
+//!   as is a server's own `list_changed`.
+//!
+//! Resources and prompts are left out: the merged server declares only tools.
+
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, watch, Notify};
+use toolschema_gate::framing::Frame;
+use toolschema_gate::message::tool_error_result;
+use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools};
+use toolschema_mcp::connection::client::{Answered, Client};
+use toolschema_mcp::connection::Target;
+use toolschema_mcp::framing::LineReader;
+
+/// How long the merged server waits before it reaches a server again after a failure.
+const RECONNECT: Duration = Duration::from_secs(1);
+
+/// How often a connected server's session is looked at, to notice one that ended.
+const WATCH_EVERY: Duration = Duration::from_millis(500);
+
+/// How long a server whose call timed out has to answer a `ping` before it is taken as down.
+const PROBE: Duration = Duration::from_secs(3);
+
+/// The protocol revisions the merged server answers `initialize` with (the client's, when it is
+/// one of these).
+const REVISIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/// One server behind the front.
+#[derive(Debug, Clone)]
+pub struct ServerSpec {
+    /// Its name: the prefix of its tools' exposed names.
+    pub name: String,
+    /// Where it is.
+    pub target: Target,
+    /// HTTP headers for every request to it (an HTTP server only).
+    pub headers: Vec<(String, String)>,
+    /// Expose its tools under their own names (refused at start where another tool wants one).
+    pub bare: bool,
+}
+
+/// The merged server's settings.
+#[derive(Debug, Clone)]
+pub struct ServersConfig {
+    /// The servers.
+    pub servers: Vec<ServerSpec>,
+    /// How long a call, or a server's start and listing, may take.
+    pub timeout: Duration,
+    /// The largest message accepted from either side.
+    pub max_message_bytes: usize,
+}
+
+/// Why the merged server stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServersError {
+    /// Two tools want one name, or a server name is refused.
+    #[error(transparent)]
+    Naming(#[from] NamingError),
+    /// This process's stdio failed.
+    #[error("stdio: {0}")]
+    Stdio(std::io::Error),
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The session's handler: it hears a server's `list_changed`.
+#[derive(Clone)]
+struct Listener {
+    server: usize,
+    changed: mpsc::UnboundedSender<usize>,
+}
+
+impl rmcp::ClientHandler for Listener {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new("toolschema-servers", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.changed.send(self.server);
+    }
+}
+
+/// A server's state as the merged server knows it.
+#[derive(Default)]
+struct Link {
+    /// The session, while connected.
+    client: Option<Arc<Client<Listener>>>,
+    /// Why it is not connected (`None` while connected, or before the first attempt ends).
+    down: Option<String>,
+    /// Its tools as last listed (kept while it is down, so its calls are answered naming it).
+    tools: Option<Vec<Value>>,
+}
+
+/// The merged listing.
+#[derive(Default)]
+struct Merged {
+    names: ExposedNames,
+    /// One page per server that lists tools: the tools under their exposed names.
+    pages: Vec<Vec<Value>>,
+    /// Changes with every new listing, so that a cursor of an old one is refused.
+    generation: u64,
+    /// Two tools want one name: the listing is refused, naming both, until that changes.
+    refused: Option<String>,
+}
+
+struct Shared {
+    config: ServersConfig,
+    links: Vec<Mutex<Link>>,
+    /// Wakes a server's keeper: a call found its session broken, or timed out.
+    broken: Vec<Notify>,
+    /// Per server: a call timed out, so the keeper pings it to learn whether it is there.
+    probe: Mutex<Vec<bool>>,
+    merged: Mutex<Merged>,
+    /// Lines to this process's stdout.
+    out: mpsc::UnboundedSender<Vec<u8>>,
+    /// How many servers have had their first attempt.
+    started: watch::Sender<usize>,
+}
+
+impl Shared {
+    fn send(&self, message: Value) {
+        let _ = self.out.send(message.to_string().into_bytes());
+    }
+
+    /// Recompute the merged listing from every server's last listing. `Err` when two tools want
+    /// one name: the listing stays as it was.
+    fn relist(&self) -> Result<bool, NamingError> {
+        let listed: Vec<(usize, Vec<Value>)> = self
+            .links
+            .iter()
+            .enumerate()
+            .filter_map(|(i, link)| lock(link).tools.clone().map(|tools| (i, tools)))
+            .collect();
+        let servers: Vec<ServerTools> = listed
+            .iter()
+            .map(|(i, tools)| ServerTools {
+                server: self.config.servers[*i].name.clone(),
+                bare: self.config.servers[*i].bare,
+                tools: tools.iter().map(tool_name).collect(),
+            })
+            .collect();
+        let names = match expose(&servers) {
+            Ok(names) => names,
+            Err(collision) => {
+                lock(&self.merged).refused = Some(collision.to_string());
+                return Err(collision);
+            }
+        };
+        let pages: Vec<Vec<Value>> = listed
+            .iter()
+            .filter(|(_, tools)| !tools.is_empty())
+            .map(|(i, tools)| {
+                let server = &self.config.servers[*i].name;
+                tools
+                    .iter()
+                    .map(|tool| {
+                        let mut tool = tool.clone();
+                        let exposed = names.exposed(server, &tool_name(&tool)).map(str::to_string);
+                        if let (Value::Object(map), Some(exposed)) = (&mut tool, exposed) {
+                            map.insert("name".into(), Value::String(exposed));
+                        }
+                        tool
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut merged = lock(&self.merged);
+        let changed = merged.pages != pages || merged.refused.is_some();
+        merged.refused = None;
+        if changed {
+            merged.generation += 1;
+            merged.names = names;
+            merged.pages = pages;
+        }
+        Ok(changed)
+    }
+
+    fn announce(&self) {
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+    }
+}
+
+/// A tool's name as listed (a tool without one is listed under the empty name, which no call
+/// can reach).
+fn tool_name(tool: &Value) -> String {
+    tool.get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Refuse servers the merged server cannot serve: a name that breaks the rule, or declared
+/// twice.
+pub fn check_servers(servers: &[ServerSpec]) -> Result<(), NamingError> {
+    let servers: Vec<ServerTools> = servers
+        .iter()
+        .map(|s| ServerTools {
+            server: s.name.clone(),
+            bare: s.bare,
+            tools: Vec::new(),
+        })
+        .collect();
+    expose(&servers).map(drop)
+}
+
+/// Serve the merged server on this process's stdin and stdout until stdin ends.
+pub async fn serve_servers(config: ServersConfig) -> Result<(), ServersError> {
+    check_servers(&config.servers)?;
+    let (out, mut lines) = mpsc::unbounded_channel::<Vec<u8>>();
+    let (changed_tx, mut changed_rx) = mpsc::unbounded_channel::<usize>();
+    let count = config.servers.len();
+    let shared = Arc::new(Shared {
+        links: (0..count).map(|_| Mutex::new(Link::default())).collect(),
+        broken: (0..count).map(|_| Notify::new()).collect(),
+        probe: Mutex::new(vec![false; count]),
+        merged: Mutex::new(Merged::default()),
+        out,
+        started: watch::channel(0).0,
+        config,
+    });
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(mut line) = lines.recv().await {
+            line.push(b'\n');
+            if stdout.write_all(&line).await.is_err() || stdout.flush().await.is_err() {
+                break;
+            }
+        }
+    });
+    for server in 0..count {
+        tokio::spawn(keep(shared.clone(), server, changed_tx.clone()));
+    }
+    // A server's own `list_changed`: list it again; announce once for all that came together.
+    let relister = shared.clone();
+    tokio::spawn(async move {
+        while let Some(first) = changed_rx.recv().await {
+            let mut servers = vec![first];
+            while let Ok(more) = changed_rx.try_recv() {
+                servers.push(more);
+            }
+            servers.sort_unstable();
+            servers.dedup();
+            for server in servers {
+                relist_server(&relister, server).await;
+            }
+            match relister.relist() {
+                Ok(_) => relister.announce(),
+                Err(collision) => tracing::error!("toolschema proxy: {collision}"),
+            }
+        }
+    });
+    let mut reader = LineReader::new(
+        BufReader::new(tokio::io::stdin()),
+        shared.config.max_message_bytes,
+    );
+    loop {
+        match reader.next().await {
+            Ok(Some(Frame::Line(line))) => handle(&shared, &line),
+            Ok(Some(Frame::Oversized(_))) => shared.send(error(
+                &Value::Null,
+                -32600,
+                "the message is larger than the proxy accepts",
+            )),
+            Ok(None) => break,
+            Err(e) => return Err(ServersError::Stdio(e)),
+        }
+    }
+    for link in &shared.links {
+        let client = lock(link).client.take();
+        if let Some(client) = client.and_then(|c| Arc::try_unwrap(c).ok()) {
+            client.close().await;
+        }
+    }
+    drop(shared);
+    let _ = writer.await;
+    Ok(())
+}
+
+/// List one server again after its `list_changed`.
+async fn relist_server(shared: &Shared, server: usize) {
+    let client = lock(&shared.links[server]).client.clone();
+    let Some(client) = client else { return };
+    match tokio::time::timeout(shared.config.timeout, client.list_tools()).await {
+        Ok(Ok(tools)) => lock(&shared.links[server]).tools = Some(tools),
+        Ok(Err(why)) => fail(shared, server, format!("its tools/list failed: {why}")),
+        Err(_) => fail(
+            shared,
+            server,
+            "its tools/list did not answer in time".into(),
+        ),
+    }
+}
+
+/// Mark a server down and wake its keeper.
+fn fail(shared: &Shared, server: usize, why: String) {
+    lock(&shared.probe)[server] = false;
+    let name = &shared.config.servers[server].name;
+    tracing::warn!("toolschema proxy: server `{name}`: {why}");
+    {
+        let mut link = lock(&shared.links[server]);
+        link.client = None;
+        link.down = Some(why);
+    }
+    shared.broken[server].notify_one();
+}
+
+/// Keep one server connected: reach it, list it, watch it, and reach it again when it ends.
+async fn keep(shared: Arc<Shared>, server: usize, changed: mpsc::UnboundedSender<usize>) {
+    let spec = shared.config.servers[server].clone();
+    let mut first = true;
+    loop {
+        let listener = Listener {
+            server,
+            changed: changed.clone(),
+        };
+        let attempt = async {
+            let client = Client::connect(
+                &spec.target,
+                &spec.headers,
+                shared.config.max_message_bytes,
+                listener,
+            )
+            .await?;
+            let tools = client
+                .list_tools()
+                .await
+                .map_err(|why| format!("its tools/list failed: {why}"))?;
+            Ok::<_, String>((client, tools))
+        };
+        let outcome = match tokio::time::timeout(shared.config.timeout, attempt).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(format!(
+                "it did not start and list its tools within {} s",
+                shared.config.timeout.as_secs()
+            )),
+        };
+        let connected = outcome.is_ok();
+        match outcome {
+            Ok((client, tools)) => {
+                let mut link = lock(&shared.links[server]);
+                link.client = Some(Arc::new(client));
+                link.down = None;
+                link.tools = Some(tools);
+            }
+            Err(why) => {
+                tracing::warn!("toolschema proxy: server `{}`: {why}", spec.name);
+                lock(&shared.links[server]).down = Some(why);
+            }
+        }
+        if connected {
+            match shared.relist() {
+                Ok(true) if !first => shared.announce(),
+                Ok(_) => {}
+                // Refused, not resolved: which of the two came first is a matter of timing.
+                Err(collision) => tracing::error!("toolschema proxy: {collision}"),
+            }
+        }
+        if first {
+            first = false;
+            shared.started.send_modify(|n| *n += 1);
+        }
+        if connected {
+            // Watch the session until it ends or a call finds it broken.
+            loop {
+                tokio::select! {
+                    () = shared.broken[server].notified() => {}
+                    () = tokio::time::sleep(WATCH_EVERY) => {}
+                }
+                let probe = std::mem::take(&mut lock(&shared.probe)[server]);
+                let client = lock(&shared.links[server]).client.clone();
+                if let (true, Some(client)) = (probe, client) {
+                    // A call timed out: a server that does not answer a ping either is down,
+                    // and its calls fail at once until it is reached again.
+                    let answered = tokio::time::timeout(PROBE, client.ping()).await;
+                    if !matches!(answered, Ok(Ok(()))) {
+                        let why = match answered {
+                            Ok(Err(why)) => format!("it did not answer a ping: {why}"),
+                            _ => format!(
+                                "a call timed out and it did not answer a ping within {} s",
+                                PROBE.as_secs()
+                            ),
+                        };
+                        fail(&shared, server, why);
+                    }
+                }
+                let mut link = lock(&shared.links[server]);
+                match &link.client {
+                    Some(client) if !client.is_closed() => continue,
+                    Some(_) => {
+                        link.client = None;
+                        link.down = Some("its session ended".into());
+                    }
+                    None => {}
+                }
+                break;
+            }
+        }
+        tokio::time::sleep(RECONNECT).await;
+    }
+}
+
+/// A JSON-RPC error response.
+fn error(id: &Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// A JSON-RPC result response.
+fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// Answer one message from the front.
+fn handle(shared: &Arc<Shared>, line: &[u8]) {
+    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
+        shared.send(error(&Value::Null, -32700, "not a JSON-RPC message"));
+        return;
+    };
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return; // A response to a request the merged server never sends.
+    };
+    let Some(id) = message.get("id").cloned() else {
+        return; // Notifications: nothing to do (a cancelled call's answer is simply late).
+    };
+    let params = message.get("params").cloned().unwrap_or(Value::Null);
+    match method {
+        "initialize" => {
+            let asked = params.get("protocolVersion").and_then(Value::as_str);
+            let revision = asked
+                .filter(|r| REVISIONS.contains(r))
+                .unwrap_or("2025-11-25");
+            shared.send(result(
+                &id,
+                json!({
+                    "protocolVersion": revision,
+                    "capabilities": {"tools": {"listChanged": true}},
+                    "serverInfo": {"name": "toolschema-servers", "version": env!("CARGO_PKG_VERSION")},
+                }),
+            ));
+        }
+        "ping" => shared.send(result(&id, json!({}))),
+        "tools/list" => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let answer = list(&shared, &id, &params).await;
+                shared.send(answer);
+            });
+        }
+        "tools/call" => {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let answer = call(&shared, &id, params).await;
+                shared.send(answer);
+            });
+        }
+        other => shared.send(error(
+            &id,
+            -32601,
+            &format!("method `{other}` is not served by the proxy's merged servers (tools only)"),
+        )),
+    }
+}
+
+/// One page of the merged listing: a server's tools.
+async fn list(shared: &Shared, id: &Value, params: &Value) -> Value {
+    // The first listing waits for every server's first attempt.
+    let mut started = shared.started.subscribe();
+    let count = shared.config.servers.len();
+    let _ = started.wait_for(|n| *n >= count).await;
+    let merged = lock(&shared.merged);
+    if let Some(refused) = &merged.refused {
+        return error(id, -32603, refused);
+    }
+    let page = match params.get("cursor") {
+        None | Some(Value::Null) => 0,
+        Some(Value::String(cursor)) => match read_cursor(cursor, merged.generation) {
+            Some(page) if page < merged.pages.len() => page,
+            _ => {
+                return error(
+                    id,
+                    -32602,
+                    "the cursor is not one the proxy gave, or the listing changed since: list \
+                     again from the start",
+                )
+            }
+        },
+        Some(_) => return error(id, -32602, "the cursor must be a string"),
+    };
+    let mut answer = Map::new();
+    let tools = merged.pages.get(page).cloned().unwrap_or_default();
+    answer.insert("tools".into(), Value::Array(tools));
+    if page + 1 < merged.pages.len() {
+        answer.insert(
+            "nextCursor".into(),
+            Value::String(format!("servers-{}-{}", merged.generation, page + 1)),
+        );
+    }
+    result(id, Value::Object(answer))
+}
+
+/// The page a cursor of the merged listing of `generation` points at.
+fn read_cursor(cursor: &str, generation: u64) -> Option<usize> {
+    let rest = cursor.strip_prefix("servers-")?;
+    let (given, page) = rest.split_once('-')?;
+    (given.parse::<u64>().ok()? == generation)
+        .then(|| page.parse().ok())
+        .flatten()
+}
+
+/// Route one call to its server.
+async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
+    let exposed = params
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let origin = {
+        let merged = lock(&shared.merged);
+        if let Some(refused) = &merged.refused {
+            return error(id, -32603, refused);
+        }
+        merged.names.origin(&exposed).cloned()
+    };
+    let Some(origin) = origin else {
+        return error(id, -32602, &format!("Unknown tool: {exposed}"));
+    };
+    let Some(server) = shared
+        .config
+        .servers
+        .iter()
+        .position(|s| s.name == origin.server)
+    else {
+        return error(id, -32602, &format!("Unknown tool: {exposed}"));
+    };
+    let (client, down) = {
+        let link = lock(&shared.links[server]);
+        (link.client.clone(), link.down.clone())
+    };
+    let Some(client) = client else {
+        let why = down.unwrap_or_else(|| "it is not connected yet".into());
+        return result(id, unavailable(&origin.server, &why));
+    };
+    if let Value::Object(map) = &mut params {
+        map.insert("name".into(), Value::String(origin.tool.clone()));
+    }
+    match tokio::time::timeout(shared.config.timeout, client.call(params)).await {
+        Ok(Ok(Answered::Result(answer))) => result(id, answer),
+        Ok(Ok(Answered::Error(error))) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
+        Ok(Err(why)) => {
+            fail(shared, server, why.clone());
+            result(id, unavailable(&origin.server, &why))
+        }
+        Err(_) => {
+            lock(&shared.probe)[server] = true;
+            shared.broken[server].notify_one();
+            let why = format!(
+                "it did not answer within {} s",
+                shared.config.timeout.as_secs_f64()
+            );
+            result(id, unavailable(&origin.server, &why))
+        }
+    }
+}
+
+/// The tool error of a call its server could not take.
+fn unavailable(server: &str, why: &str) -> Value {
+    tool_error_result(format!("server `{server}` is unavailable: {why}"))
+}
+
+/// Read a `--server NAME=WHERE` value: an `http://` or `https://` URL, or a command and its
+/// arguments separated by spaces.
+pub fn parse_server(value: &str) -> Result<ServerSpec, String> {
+    let (name, place) = value
+        .split_once('=')
+        .ok_or_else(|| format!("--server '{value}': write NAME=URL or NAME=COMMAND ARGS"))?;
+    let (name, bare) = match name.strip_suffix(":bare") {
+        Some(name) => (name, true),
+        None => (name, false),
+    };
+    toolschema_gate::servers::check_server_name(name).map_err(|e| format!("--server: {e}"))?;
+    let target = if place.starts_with("http://") || place.starts_with("https://") {
+        Target::Url(place.to_string())
+    } else {
+        let mut words = place.split_whitespace();
+        let program = words
+            .next()
+            .ok_or_else(|| format!("--server '{value}': no command after `=`"))?;
+        let args: Vec<String> = words.map(str::to_string).collect();
+        Target::Command(toolschema_mcp::ServerCommand::new(program, &args))
+    };
+    Ok(ServerSpec {
+        name: name.to_string(),
+        target,
+        headers: Vec::new(),
+        bare,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_flags() {
+        let time = parse_server("time=python -m mcp_server_time").unwrap();
+        assert_eq!(time.name, "time");
+        assert!(matches!(time.target, Target::Command(_)));
+        let web = parse_server("web:bare=http://127.0.0.1:3001/mcp").unwrap();
+        assert!(web.bare);
+        assert_eq!(web.target, Target::Url("http://127.0.0.1:3001/mcp".into()));
+        assert!(parse_server("no_underscore=x").is_err());
+        assert!(parse_server("x=").is_err());
+        assert!(parse_server("x").is_err());
+    }
+
+    #[test]
+    fn cursors() {
+        assert_eq!(read_cursor("servers-3-1", 3), Some(1));
+        assert_eq!(read_cursor("servers-2-1", 3), None);
+        assert_eq!(read_cursor("x", 3), None);
+    }
+}
