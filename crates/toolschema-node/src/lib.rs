@@ -502,8 +502,8 @@ pub fn adapt(catalog: &NativeCatalog, target: String) -> Result<NativeAdapted> {
     })
 }
 
-/// Compare two catalogs by meaning (`toolschema diff`): the JSON text of the changes, each
-/// `{tool, class, code, pointer, message, before?, after?}`, in the command's order.
+/// Compare two catalogs by meaning (`toolschema diff`): the JSON text of the changes as
+/// `toolschema diff --format json` lists them (`before` and `after` null when absent).
 #[napi]
 pub fn diff(old: &NativeCatalog, new: &NativeCatalog) -> Result<String> {
     let (old, new) = (old.strict()?, new.strict()?);
@@ -511,26 +511,7 @@ pub fn diff(old: &NativeCatalog, new: &NativeCatalog) -> Result<String> {
         old.tools().map(Tool::fields),
         new.tools().map(Tool::fields),
     );
-    let list: Vec<Value> = changes
-        .changes
-        .into_iter()
-        .map(|c| {
-            let mut change = json!({
-                "tool": c.tool,
-                "class": c.class.as_str(),
-                "code": c.code.as_str(),
-                "pointer": c.pointer,
-                "message": c.message,
-            });
-            if let Some(before) = c.before {
-                change["before"] = before;
-            }
-            if let Some(after) = c.after {
-                change["after"] = after;
-            }
-            change
-        })
-        .collect();
+    let list: Vec<Value> = changes.changes.iter().map(|c| c.to_value()).collect();
     Ok(Value::Array(list).to_string())
 }
 
