@@ -95,21 +95,20 @@ pub struct Verdict {
     pub errors: Vec<ArgumentError>,
 }
 
-/// The verdict for `value` from the core's answer.
-fn verdict_of(value: &Value, verdict: std::result::Result<(), ValidationErrors>) -> Verdict {
-    let Err(errors) = verdict else {
-        return Verdict {
-            valid: true,
-            could_not_be_checked: None,
-            errors: Vec::new(),
-        };
-    };
+/// The verdict for `value` from the core's answer: `None` when the value is valid (the
+/// JavaScript layer then makes the valid verdict itself: a valid call, the common one, crosses
+/// back as `null`, without an object built on this side).
+fn verdict_of(
+    value: &Value,
+    verdict: std::result::Result<(), ValidationErrors>,
+) -> Option<Verdict> {
+    let errors = verdict.err()?;
     let could_not_be_checked = errors.is_unchecked().then(|| errors.to_string());
-    Verdict {
+    Some(Verdict {
         valid: false,
         could_not_be_checked,
         errors: argument_errors(value, errors),
-    }
+    })
 }
 
 fn argument_errors(value: &Value, errors: ValidationErrors) -> Vec<ArgumentError> {
@@ -140,9 +139,9 @@ impl NativeValidator {
         self.compiled.name().to_string()
     }
 
-    /// Check a call's arguments given as JSON text.
+    /// Check a call's arguments given as JSON text: `null` when they are valid.
     #[napi]
-    pub fn validate(&self, text: String) -> Result<Verdict> {
+    pub fn validate(&self, text: String) -> Result<Option<Verdict>> {
         let value = parse("arguments", &text)?;
         let verdict =
             self.compiled
@@ -151,9 +150,9 @@ impl NativeValidator {
     }
 
     /// Check a result's structured content (JSON text; `None` when the result has none)
-    /// against the tool's output schema; an error result always passes.
+    /// against the tool's output schema; an error result always passes. `null` when it fits.
     #[napi]
-    pub fn validate_output(&self, text: Option<String>, is_error: bool) -> Result<Verdict> {
+    pub fn validate_output(&self, text: Option<String>, is_error: bool) -> Result<Option<Verdict>> {
         let Some(text) = text else {
             return Ok(verdict_of(
                 &Value::Null,
@@ -321,9 +320,9 @@ impl NativeSchema {
         Ok(NativeSchema { validator, subject })
     }
 
-    /// Check a value given as JSON text.
+    /// Check a value given as JSON text: `null` when it is valid.
     #[napi]
-    pub fn validate(&self, text: String) -> Result<Verdict> {
+    pub fn validate(&self, text: String) -> Result<Option<Verdict>> {
         let value = parse("value", &text)?;
         let verdict = self.validator.validate_text(&value, &text, self.subject);
         Ok(verdict_of(&value, verdict))
@@ -507,10 +506,8 @@ pub fn adapt(catalog: &NativeCatalog, target: String) -> Result<NativeAdapted> {
 #[napi]
 pub fn diff(old: &NativeCatalog, new: &NativeCatalog) -> Result<String> {
     let (old, new) = (old.strict()?, new.strict()?);
-    let changes = toolschema::diff::diff_tools(
-        old.tools().map(Tool::fields),
-        new.tools().map(Tool::fields),
-    );
+    let changes =
+        toolschema::diff::diff_tools(old.tools().map(Tool::fields), new.tools().map(Tool::fields));
     let list: Vec<Value> = changes.changes.iter().map(|c| c.to_value()).collect();
     Ok(Value::Array(list).to_string())
 }

@@ -92,6 +92,11 @@ function typed(error) {
   return error;
 }
 
+// The native side answers null for a valid value: the verdict is made here.
+function verdict(answer) {
+  return answer === null || answer === undefined ? { valid: true, errors: [] } : answer;
+}
+
 function call(work) {
   try {
     return work();
@@ -138,7 +143,7 @@ class Validator {
   /** The verdict on a call's arguments (a JS value, or its JSON text). */
   validate(args) {
     const text = jsonText(args === undefined ? {} : args, "arguments");
-    return call(() => this._inner.validate(text));
+    return verdict(call(() => this._inner.validate(text)));
   }
   /** Whether a call's arguments are valid; throws for arguments that could not be checked. */
   isValid(args) {
@@ -157,7 +162,7 @@ class Validator {
       structuredContent === undefined || structuredContent === null
         ? null
         : jsonText(structuredContent, "structured content");
-    return call(() => this._inner.validateOutput(text, Boolean(isError)));
+    return verdict(call(() => this._inner.validateOutput(text, Boolean(isError))));
   }
 }
 
@@ -245,7 +250,7 @@ class SchemaValidator {
   /** The verdict on a value (a JS value, or its JSON text). */
   validate(value) {
     const text = jsonText(value, "value");
-    return call(() => this._inner.validate(text));
+    return verdict(call(() => this._inner.validate(text)));
   }
 }
 
