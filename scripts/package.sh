@@ -9,7 +9,9 @@
 #                                                cargo; the command then comes from cargo install)
 #   toolschema-VERSION.tgz                       the npm launcher package (npm/toolschema)
 #   toolschema-cli-PLATFORM-VERSION.tgz          the npm package of this machine's platform,
-#                                                holding the wheel's own binary
+#                                                holding the wheel's own binary and the Node
+#                                                module toolschema.node (crates/toolschema-node),
+#                                                which the launcher package's lib/ loads
 # The tools (maturin, auditwheel) come from PyPI into target/dist-tools, a venv of the script's
 # own (packaging/requirements.txt). The commit the binary names in `--version` is the checkout's
 # HEAD. Only this machine's platform is built: the other npm platform packages and wheels need a
@@ -71,12 +73,16 @@ esac
 
 say "the command (cargo, profile $profile)"
 start=$(date +%s)
-cargo build --quiet --locked --profile "$profile" -p toolschema-cli
+# The Node module in the same cargo run: one build of the core for both.
+cargo build --quiet --locked --profile "$profile" -p toolschema-cli -p toolschema-node
 cp "$out_dir/toolschema" "$data/scripts/toolschema"
 chmod 755 "$data/scripts/toolschema"
+node_module=$root/target/toolschema.node
+cp "$out_dir/libtoolschema_node.so" "$node_module"
 if [ "$profile" = dev ]; then
   # The packaged profile strips its binary; a dev one carries hundreds of MiB of debug info.
   strip "$data/scripts/toolschema"
+  strip --strip-unneeded "$node_module"
 fi
 echo "built in $(( $(date +%s) - start ))s"
 
@@ -121,6 +127,11 @@ mkdir -p "$stage/launcher/bin" "$stage/cli-$key"
 cp npm/toolschema/package.json "$stage/launcher/"
 cp npm/toolschema/bin/toolschema.js "$stage/launcher/bin/"
 cp npm/toolschema/README.md "$stage/launcher/"
+# The Node module's JavaScript layer and its declarations (the native part is in the platform
+# package, beside the binary).
+mkdir -p "$stage/launcher/lib"
+cp npm/toolschema/lib/index.js npm/toolschema/lib/sdk.js "$stage/launcher/lib/"
+cp npm/toolschema/index.d.ts npm/toolschema/sdk.d.ts "$stage/launcher/"
 # The binary inside the wheel: the npm package carries the very bytes pip installs.
 "$tools/bin/python" - "$wheel" "$stage/cli-$key/toolschema" <<'PY'
 import sys, zipfile
@@ -133,6 +144,7 @@ with zipfile.ZipFile(wheel) as z:
         dst.write(src.read())
 PY
 chmod 755 "$stage/cli-$key/toolschema"
+cp "$node_module" "$stage/cli-$key/toolschema.node"
 node - "$stage/cli-$key" "$key" <<'JS'
 // The platform package's manifest: name, version and metadata from the launcher's, and the
 // os/cpu/libc fields npm installs it by.
@@ -145,20 +157,20 @@ const p = PLATFORMS[key];
 const manifest = {
   name: `@toolschema/cli-${key}`,
   version: launcher.version,
-  description: `The toolschema binary for ${key} (installed by the toolschema package)`,
+  description: `The toolschema binary and Node module for ${key} (installed by the toolschema package)`,
   license: launcher.license,
   repository: launcher.repository,
   homepage: launcher.homepage,
   os: [p.os],
   cpu: [p.cpu],
   ...(p.libc ? { libc: [p.libc] } : {}),
-  files: [p.os === "win32" ? "toolschema.exe" : "toolschema"],
+  files: [p.os === "win32" ? "toolschema.exe" : "toolschema", "toolschema.node"],
   preferUnplugged: true,
 };
 fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
 fs.writeFileSync(
   path.join(dir, "README.md"),
-  `# ${manifest.name}\n\nThe \`toolschema\` binary for ${key}. Install \`toolschema\` instead: its launcher finds this package.\n`,
+  `# ${manifest.name}\n\nThe \`toolschema\` binary and Node module (\`toolschema.node\`) for ${key}. Install \`toolschema\` instead: its launcher and \`require("toolschema")\` find this package.\n`,
 );
 JS
 (cd "$stage/launcher" && npm pack --silent --pack-destination "$dist" >/dev/null)

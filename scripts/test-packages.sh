@@ -5,7 +5,9 @@
 #               the Python module's tests (scripts/test-python.sh); the same quick start
 #               through `uvx toolschema`
 #   npm         `npm install` of the launcher and platform tarballs in an empty folder, then
-#               the same through `npx toolschema`; the launcher's own tests (node --test)
+#               the same through `npx toolschema`; the launcher's own tests (node --test); the
+#               Node module's tests (crates/toolschema-node/tests, node --test, in that folder)
+#               and `tsc --noEmit` of a TypeScript program using its declarations
 #   pre-commit  `pre-commit try-repo` of the checkout on a temporary git repository holding a bad
 #               catalog (fails with the binary's findings, passes after `lint --fix`), and the
 #               hooks with the user's own args (lint, verify, and their -system variants)
@@ -181,6 +183,28 @@ start=$(date +%s%N)
 echo "     npm install took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 quick_start npm "$npm_dir" npx --no-install toolschema
 check "npm: the launcher's tests (node --test)" node --test npm/toolschema/test/
+
+echo "== npm: the Node module (require(\"toolschema\"), toolschema/sdk) from the installed tarballs"
+# The tests are copied into the user's project, so that "toolschema" resolves to the installed
+# package (never the checkout), and the installed binary is the reference. The MCP SDK and
+# TypeScript come from interop/ (scripts/test.sh installs them), linked in as a user's own
+# dependencies.
+node_tests=$npm_dir/node-tests
+mkdir -p "$node_tests" "$npm_dir/node_modules/@modelcontextprotocol"
+cp crates/toolschema-node/tests/*.mjs "$node_tests/"
+cp -r crates/toolschema-node/tests/fixtures crates/toolschema-node/tests/types "$node_tests/"
+ln -s "$root/interop/node_modules/@modelcontextprotocol/sdk" "$npm_dir/node_modules/@modelcontextprotocol/sdk"
+start=$(date +%s)
+if (cd "$npm_dir" && as_user env TOOLSCHEMA_TEST_DATA="$root/target/test-data" TOOLSCHEMA_REPO="$root" node --test node-tests/*.test.mjs) >"$scratch/node-tests.log" 2>&1; then
+  ok "npm: the Node module's tests ($(grep -E '^# (pass|fail) ' "$scratch/node-tests.log" | tr '\n' ' ')in $(( $(date +%s) - start ))s)"
+else
+  fail "npm: the Node module's tests failed" "$(grep -v '^ *at ' "$scratch/node-tests.log" | tail -60)"
+fi
+if (cd "$npm_dir" && as_user node "$root/interop/node_modules/typescript/bin/tsc" -p node-tests/types/tsconfig.json) >"$scratch/tsc.log" 2>&1; then
+  ok "npm: tsc --noEmit of a TypeScript program using the package's declarations"
+else
+  fail "npm: tsc --noEmit of the TypeScript program failed" "$(head -30 "$scratch/tsc.log")"
+fi
 
 echo "== pre-commit"
 # Wheels only from target/dist (and setuptools, which pip needs to install the hooks' package,

@@ -101,6 +101,7 @@ cargo test --workspace --all-features --locked --bench validate
 ./scripts/bench-clap.sh --smoke
 ./scripts/bench-fuzz.sh --smoke
 ./scripts/bench-serve.sh --smoke
+./scripts/bench-node.sh --smoke
 
 echo "==> cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings

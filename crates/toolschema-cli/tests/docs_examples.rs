@@ -969,6 +969,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("npx toolschema lint tools.json", RunsSubstituted(PACKAGES, "quick_start npm \"$npm_dir\" npx --no-install toolschema"), &["README.md", "docs/src/getting-started.md"]),
     ("pipx run toolschema lint tools.json", PIPX_RUN, &["README.md"]),
     ("npm install --save-dev toolschema", NPM_TARBALLS, &["README.md", "docs/src/getting-started.md"]),
+    ("npm install toolschema", NPM_TARBALLS, &["docs/src/library/node.md"]),
     // Not published yet: the crate `cargo package` made, its workspace dependencies patched.
     ("cargo install toolschema-cli", RunsSubstituted(TEST_SH, "cargo install --path \"$install_root/toolschema-cli-$version\" --offline"), &["README.md", "docs/src/getting-started.md"]),
     // The test command builds the packages from the dev profile it already built.
@@ -1004,6 +1005,7 @@ const ELSEWHERE: &[(&str, Proof, &[&str])] = &[
     ("./scripts/bench-hostile.sh", Smoke(TEST_SH, "./scripts/bench-hostile.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-clap.sh", Smoke(TEST_SH, "./scripts/bench-clap.sh --smoke"), &["docs/src/benchmarks.md", "docs/src/library/clap.md"]),
     ("./scripts/bench-fuzz.sh", Smoke(TEST_SH, "./scripts/bench-fuzz.sh --smoke"), &["docs/src/benchmarks.md"]),
+    ("./scripts/bench-node.sh", Smoke(TEST_SH, "./scripts/bench-node.sh --smoke"), &["docs/src/benchmarks.md"]),
     ("./scripts/bench-adapt.sh", Smoke(TEST_SH, "./scripts/bench-adapt.sh --smoke"), &["docs/src/benchmarks.md"]),
     // The package benchmarks, in smoke mode on the packages the test command built.
     ("./scripts/bench-install.sh", Smoke(TEST_SH, "./scripts/bench-install.sh --smoke"), &["docs/src/benchmarks.md"]),
