@@ -813,7 +813,9 @@ fn lying_and_odd_answers_are_told_apart() {
 
     let mut paging = server.clone();
     paging.push("--page-forever".into());
-    let (code, _, stderr) = fuzz(&[], &paging);
+    // 10,000 pages take a few seconds; the start-up bound (--timeout, at least 30 s) is raised
+    // so that a loaded machine still reaches the page limit this checks.
+    let (code, _, stderr) = fuzz(&["--timeout", "120"], &paging);
     assert_eq!(code, Some(2));
     assert_eq!(
         stderr,
