@@ -11,6 +11,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# phase TEXT: says which step starts, and how long the command has run so far (where time goes).
+phase() {
+  printf '==> %s [%dm%02ds]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60))
+}
+
 # need_debian_package COMMAND PACKAGE: installs Debian's PACKAGE when COMMAND is not on PATH (as
 # root, or through sudo), updating the package lists before the first install.
 apt_updated=false
@@ -20,7 +25,7 @@ need_debian_package() {
   if [ "$(id -u)" != 0 ]; then
     sudo=(sudo)
   fi
-  echo "==> installing Debian's $2 (for $1)"
+  phase "installing Debian's $2 (for $1)"
   if ! $apt_updated; then
     "${sudo[@]}" apt-get update -qq
     apt_updated=true
@@ -39,34 +44,34 @@ need_debian_package haproxy haproxy
 # hyperfine: scripts/bench-install.sh times start-ups with it (smoke mode below).
 need_debian_package hyperfine hyperfine
 
-echo "==> installing interop servers and clients"
+phase "installing interop servers and clients"
 (cd interop && npm ci --no-audit --no-fund --loglevel=error)
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/pip install --quiet --disable-pip-version-check -r interop/requirements.txt
 
-echo "==> cargo fmt --check"
+phase "cargo fmt --check"
 cargo fmt --all -- --check
 
-echo "==> cargo build"
+phase "cargo build"
 cargo build --workspace --all-features --locked
 
 # The proxy's decisions do no I/O because their crate cannot reach an async runtime, an HTTP stack
 # or the MCP runtime: not even through another crate.
-echo "==> toolschema-gate's dependencies"
+phase "toolschema-gate's dependencies"
 if cargo tree -p toolschema-gate -e normal --prefix none --locked | grep -E '^(tokio|hyper|mio|toolschema-mcp|toolschema-http) '; then
   echo "toolschema-gate must not depend on the crates above (see its Cargo.toml)" >&2
   exit 1
 fi
 
-echo "==> test data"
+phase "test data"
 ./scripts/test-data.sh
 
 # deploy/ and the Dockerfile: kustomize renders, Kubernetes schemas, the alert rules' tests.
 # kubectl's kustomize must be v5 (kubectl 1.27 or later): Debian's kubernetes-client is older,
 # and scripts/test-deploy.sh then fails saying so.
-echo "==> deploy manifests and alert rules (scripts/test-deploy.sh)"
+phase "deploy manifests and alert rules (scripts/test-deploy.sh)"
 ./scripts/test-deploy.sh
 
 # Property tests draw their cases from a seed taken from the commit: one commit's run is the same
@@ -83,14 +88,14 @@ if [ -z "${PROPTEST_RNG_SEED:-}" ]; then
   export PROPTEST_RNG_SEED
 fi
 
-echo "==> cargo test (property tests seeded with PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
+phase "cargo test (property tests seeded with PROPTEST_RNG_SEED=$PROPTEST_RNG_SEED)"
 cargo test --workspace --all-features --locked --no-fail-fast
 
 # Every benchmark the book shows runs, in smoke mode (scripts/usage.sh): its own code on tiny
 # inputs, with the debug binaries built above, checking what it checks. soak-http.sh's smoke mode
 # is its --short run, which `cargo test --test soak_http` ran above. The validation benchmark runs
 # as a test: criterion runs each benchmark once, in the dev profile (no release build).
-echo "==> benchmarks in smoke mode"
+phase "benchmarks in smoke mode"
 cargo test --workspace --all-features --locked --bench validate
 ./scripts/bench-lint.sh --smoke
 ./scripts/bench-adapt.sh --smoke
@@ -103,27 +108,27 @@ cargo test --workspace --all-features --locked --bench validate
 ./scripts/bench-serve.sh --smoke
 ./scripts/bench-node.sh --smoke
 
-echo "==> cargo clippy"
+phase "cargo clippy"
 cargo clippy --workspace --all-targets --all-features --locked -- -D warnings
 
-echo "==> the book (docs/)"
+phase "the book (docs/)"
 ./scripts/docs.sh
 
-echo "==> packages: build (scripts/package.sh)"
+phase "packages: build (scripts/package.sh)"
 TOOLSCHEMA_PACKAGE_PROFILE=dev ./scripts/package.sh
 
-echo "==> packages: install and test (scripts/test-packages.sh)"
+phase "packages: install and test (scripts/test-packages.sh)"
 ./scripts/test-packages.sh
 
 # The package benchmarks measure the packages: in smoke mode, the ones just built.
-echo "==> package benchmarks in smoke mode"
+phase "package benchmarks in smoke mode"
 ./scripts/bench-install.sh --smoke
 ./scripts/bench-python.sh --smoke
 
 # Packaging without the verifying build, which would compile every crate and its dependencies
 # again from the .crate files (the test suite above built and tested the same sources).
 # --allow-dirty: what is checked is that the sources package, whatever git says of them.
-echo "==> crates.io: cargo package --workspace --no-verify, cargo doc with -D warnings"
+phase "crates.io: cargo package --workspace --no-verify, cargo doc with -D warnings"
 cargo package --workspace --locked --no-verify --allow-dirty --quiet
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 
@@ -132,7 +137,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
 # installed command's --version: from the checkout, and from the crate `cargo package` made above,
 # as crates.io will give it (resolved afresh, offline, its workspace dependencies patched to this
 # checkout's crates, which are not published yet).
-echo "==> cargo install, from the checkout and from the packaged crate"
+phase "cargo install, from the checkout and from the packaged crate"
 install_root=$(mktemp -d)
 trap 'rm -rf "$install_root"' EXIT
 version=$(cargo pkgid --offline -p toolschema-cli)
@@ -160,3 +165,5 @@ done
 cargo install --path "$install_root/toolschema-cli-$version" --offline --debug --target-dir target \
   --root "$install_root/packaged" --quiet "${patches[@]}"
 check_version "$install_root/packaged"
+
+phase "done"
