@@ -603,6 +603,25 @@ fn restore_keeps_a_null_the_original_takes() {
     );
 }
 
+/// A union whose forms merge into one strict object: a null one form requires (`q`, which
+/// takes null) comes back, while a null another form's property refuses (`x.y` of the first
+/// form is a string) stands for "not given". The forms' errors under `anyOf` name both places,
+/// so each null is tried alone. (Found by `adapt_properties`.)
+#[test]
+fn restore_keeps_a_null_one_union_form_requires() {
+    let tool = tool(json!({"anyOf": [
+        {"type": "object", "properties": {"q": {"type": ["string", "null"]},
+            "x.y": {"type": "string"}, "tags": {"type": "string"}}, "required": ["q"]},
+        {"type": "object", "properties": {"x.y": {"type": ["string", "null"]}},
+            "additionalProperties": false}
+    ]}));
+    let strict = profile("openai-strict").unwrap();
+    let adapted = adapt_tool(strict, &tool).unwrap();
+    let sent = json!({"q": null, "tags": " "});
+    let shaped = adapted.shape_arguments(&sent);
+    assert_eq!(adapted.restore_arguments(&shaped).unwrap(), sent, "shaped as {shaped}");
+}
+
 /// Draft-07 ignores the keywords beside a `$ref`: the target alone says whether an optional
 /// argument takes null, and a null sent for it is kept when it does.
 #[test]

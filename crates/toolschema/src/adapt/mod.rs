@@ -313,9 +313,9 @@ const MAX_NULL_TRIES: usize = 64;
 /// it. `None` when no reading tried is valid.
 ///
 /// First all of them at once, less those the original refuses at their own place, until the
-/// call is valid (one round when every null is taken); then, from a valid `reading`, one at a
-/// time, in order, up to a bound: past it the rest stand for "not given", as strict mode
-/// reported.
+/// call is valid (one round when every null is taken); then one at a time, in order, up to a
+/// bound: from a valid `reading`, those not refused yet; without one, every null. Past the
+/// bound the rest stand for "not given", as strict mode reported.
 fn keep_accepted_nulls(
     reading: Option<Value>,
     dropped: Vec<String>,
@@ -324,7 +324,7 @@ fn keep_accepted_nulls(
     let mut keep: BTreeSet<String> = dropped.iter().cloned().collect();
     for _ in 0..MAX_NULL_ROUNDS {
         if keep.is_empty() {
-            return reading;
+            break;
         }
         let errors = match try_keeping(&keep) {
             Ok(kept) => return Some(kept),
@@ -336,22 +336,25 @@ fn keep_accepted_nulls(
             break;
         }
     }
-    let mut best = reading?;
+    // Then one null at a time, each kept where the call stays valid with it. Where the call is
+    // not valid without its nulls, every null is tried: under an `anyOf`, the branches that do
+    // not take a null report errors at its place although the branch that needs it takes it.
+    let candidates: Vec<String> = match reading {
+        Some(_) => dropped.into_iter().filter(|p| keep.contains(p)).collect(),
+        None => dropped,
+    };
+    let mut best = reading;
     let mut kept = BTreeSet::new();
-    for place in dropped
-        .into_iter()
-        .filter(|p| keep.contains(p))
-        .take(MAX_NULL_TRIES)
-    {
+    for place in candidates.into_iter().take(MAX_NULL_TRIES) {
         kept.insert(place.clone());
         match try_keeping(&kept) {
-            Ok(candidate) => best = candidate,
+            Ok(candidate) => best = Some(candidate),
             Err(_) => {
                 kept.remove(&place);
             }
         }
     }
-    Some(best)
+    best
 }
 
 /// A catalog adapted to one profile.
