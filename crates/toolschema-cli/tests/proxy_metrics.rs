@@ -424,11 +424,13 @@ fn cancelled_calls_and_calls_refused_for_pin_drift_are_counted() {
     proxy.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
     proxy.recv_reply();
     // A forwarded call the client cancels: the cancellation goes on, and the recording server,
-    // which ignores it, answers later; the answer still reaches the client.
-    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":500}}}"#);
+    // which ignores it, answers later; that late answer is dropped, and the next answer the
+    // client reads is that of a slower call sent after it.
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#);
     proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the user gave up"}}"#);
-    let late = proxy.recv_reply();
-    assert_eq!(late["id"], 1, "{late}");
+    proxy.send(r#"{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"slow","arguments":{"ms":1500}}}"#);
+    let next = proxy.recv_reply();
+    assert_eq!(next["id"], "after", "{next}");
     // The server changes `search` from its pin: the next call to it is refused.
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"change_tools","arguments":{}}}"#);
     proxy.recv_reply();
@@ -449,9 +451,54 @@ fn cancelled_calls_and_calls_refused_for_pin_drift_are_counted() {
             "toolschema_proxy_calls_total{tool=\"change_tools\",verdict=\"forwarded\"} 1",
             "toolschema_proxy_calls_total{tool=\"search\",verdict=\"refused_pin_drift\"} 1",
             "toolschema_proxy_calls_total{tool=\"slow\",verdict=\"cancelled\"} 1",
+            "toolschema_proxy_calls_total{tool=\"slow\",verdict=\"forwarded\"} 1",
         ],
         "{exposition}"
     );
     proxy.close_stdin();
     proxy.wait();
+}
+
+/// A call the client cancels over stdio leaves the gate at once: when the server dies with it
+/// unanswered, the client gets no error for it (it got one while the gate still held it), and
+/// the audit log has it once, as cancelled. The cancellation reached the server.
+#[test]
+fn a_cancelled_call_leaves_the_gate_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let audit = dir.path().join("audit.jsonl");
+    let server = recording_server(&record, &[]);
+    let audit_arg = audit.display().to_string();
+    let mut proxy = Session::proxy(&["--audit", &audit_arg], &server);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    proxy.recv_reply();
+    // A call the server holds for ten minutes, cancelled.
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":600000}}}"#);
+    proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the user gave up"}}"#);
+    // Then the server dies: the request in flight is answered with an error, and only it.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#);
+    let mut answered = Vec::new();
+    while let Some(line) = proxy.quiet_for(WAIT) {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = message.get("id") {
+            answered.push(id.clone());
+        }
+    }
+    proxy.wait();
+    assert_eq!(answered, [json!(2)], "{}", proxy.stderr());
+    let cancels: Vec<Value> = common::recorded(&record)
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .collect();
+    assert_eq!(cancels.len(), 1, "{cancels:?}");
+    assert_eq!(cancels[0]["params"]["requestId"], 1);
+    let audited: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first: Vec<&Value> = audited.iter().filter(|r| r["id"] == 1).collect();
+    assert_eq!(first.len(), 1, "{audited:?}");
+    assert_eq!(first[0]["verdict"], "cancelled", "{audited:?}");
 }
