@@ -502,3 +502,107 @@ fn a_cancelled_call_leaves_the_gate_over_stdio() {
     assert_eq!(first.len(), 1, "{audited:?}");
     assert_eq!(first[0]["verdict"], "cancelled", "{audited:?}");
 }
+
+/// A call the client cancels over HTTP (a 2025-11-25 session with a server process of its
+/// own) leaves the gate at once: its stream ends without the server's late answer, and a call
+/// the server never answers no longer keeps the session busy, so `--session-idle` closes it
+/// (the gauge of open sessions returns to 0). Both cancellations reached the server, and the
+/// audit log has each call once, as cancelled.
+#[test]
+fn a_cancelled_call_leaves_the_gate_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let audit = dir.path().join("audit.jsonl");
+    let mut args = strings(&[
+        "--metrics",
+        "127.0.0.1:0",
+        "--session-idle",
+        "2",
+        "--audit",
+        &audit.display().to_string(),
+        "--",
+    ]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = http::Listening::start(&args);
+    let base = metrics_base(&proxy.process);
+    let url = proxy.url.clone();
+    let session = http::initialize(&url, &[]);
+    assert_eq!(http::list_tools(&url, &session, 1).status, 200);
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let cancel = |id: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"{id}","reason":"the user gave up"}}}}"#
+        );
+        assert_eq!(http::post(&url, &session, &[], &body).status, 202);
+    };
+    // A call the server answers after two seconds, cancelled before: its stream ends without
+    // that answer.
+    let mut late = http::open(
+        "POST",
+        &url,
+        &headers,
+        r#"{"jsonrpc":"2.0","id":"late","method":"tools/call","params":{"name":"slow","arguments":{"ms":2000}}}"#,
+    );
+    let head = http::read_some(&mut late, Duration::from_secs(10));
+    assert!(head.contains("text/event-stream"), "{head}");
+    cancel("late");
+    let rest = http::read_reply_rest(&mut late, Duration::from_secs(20));
+    assert!(!rest.contains("slow done"), "{head}{rest}");
+    // The cancellation reached the server.
+    assert!(http::eventually(WAIT, || common::recorded(&record)
+        .iter()
+        .any(
+            |m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late"
+        )));
+    // A call the server never answers, cancelled: the session is idle from then on.
+    let mut held = http::open(
+        "POST",
+        &url,
+        &headers,
+        r#"{"jsonrpc":"2.0","id":"held","method":"tools/call","params":{"name":"slow","arguments":{"ms":600000}}}"#,
+    );
+    let head = http::read_some(&mut held, Duration::from_secs(10));
+    assert!(head.contains("text/event-stream"), "{head}");
+    cancel("held");
+    let rest = http::read_reply_rest(&mut held, Duration::from_secs(20));
+    assert!(!rest.contains("\"id\":\"held\""), "{head}{rest}");
+    let open_sessions = || {
+        get(&format!("{base}/metrics"), &[])
+            .1
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("toolschema_proxy_sessions_open ")
+                    .map(str::to_string)
+            })
+    };
+    let idle = http::eventually(Duration::from_secs(30), || {
+        open_sessions().as_deref() == Some("0")
+    });
+    assert!(idle, "sessions open: {:?}", open_sessions());
+    let gone = http::post(
+        &url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
+    );
+    assert_eq!(gone.status, 404, "{gone:?}");
+    let audited: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for id in ["late", "held"] {
+        let records: Vec<&Value> = audited.iter().filter(|r| r["id"] == id).collect();
+        assert_eq!(records.len(), 1, "{id}: {audited:?}");
+        assert_eq!(records[0]["verdict"], "cancelled", "{id}: {audited:?}");
+    }
+    let cancels = common::recorded(&record)
+        .iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .count();
+    assert_eq!(cancels, 2, "{:?}", common::recorded_lines(&record));
+    proxy.stop();
+}
