@@ -606,3 +606,110 @@ fn a_cancelled_call_leaves_the_gate_over_http() {
     assert_eq!(cancels, 2, "{:?}", common::recorded_lines(&record));
     proxy.stop();
 }
+
+/// A 2026-07-28 client's lane whose server process exits: its next request starts the server
+/// again, and `toolschema_proxy_upstream_restarts_total` counts that restart. A 2025-11-25
+/// session whose server exits ends instead (404): its client's next session starts a new
+/// server, which is no restart.
+#[test]
+fn a_lane_whose_server_exited_starts_it_again_and_counts_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let mut args = strings(&["--metrics", "127.0.0.1:0", "--"]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = http::Listening::start(&args);
+    let base = metrics_base(&proxy.process);
+    let call = |name: &str, arguments: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let reply = http::request(
+            "POST",
+            &proxy.url,
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", name),
+            ],
+            &body,
+        );
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.messages().pop().unwrap()
+    };
+    let restarts = || {
+        get(&format!("{base}/metrics"), &[])
+            .1
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("toolschema_proxy_upstream_restarts_total ")
+                    .map(str::to_string)
+            })
+            .unwrap()
+    };
+    let first = call("echo", r#"{"message":"one"}"#);
+    assert_eq!(
+        first["result"]["content"][0]["text"], "echo: one",
+        "{first}"
+    );
+    assert_eq!(restarts(), "0");
+    // The server exits mid-call: the call gets an error that says so.
+    let crashed = call("crash", "{}");
+    assert!(
+        crashed["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("exited")),
+        "{crashed}"
+    );
+    // The next request starts it again.
+    let again = call("echo", r#"{"message":"two"}"#);
+    assert_eq!(
+        again["result"]["content"][0]["text"], "echo: two",
+        "{again}"
+    );
+    assert_eq!(restarts(), "1");
+    // Again, and this time the lane is swept (no session open) before the next request.
+    let crashed = call("crash", "{}");
+    assert!(crashed.get("error").is_some(), "{crashed}");
+    let swept = http::eventually(WAIT, || {
+        get(&format!("{base}/metrics"), &[])
+            .1
+            .lines()
+            .any(|l| l == "toolschema_proxy_sessions_open 0")
+    });
+    assert!(swept);
+    let third = call("echo", r#"{"message":"three"}"#);
+    assert_eq!(
+        third["result"]["content"][0]["text"], "echo: three",
+        "{third}"
+    );
+    assert_eq!(restarts(), "2");
+    // Each server was new: each got the proxy's first listing of its own.
+    let started = common::recorded(&record)
+        .iter()
+        .filter(|m| m["method"] == "tools/list" && m["id"] == "toolschema-proxy-1")
+        .count();
+    assert_eq!(started, 3, "{:?}", common::recorded_lines(&record));
+    // A 2025-11-25 session whose server exits ends; a new session is no restart.
+    let session = http::initialize(&proxy.url, &[]);
+    let crash = http::post(
+        &proxy.url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#,
+    );
+    assert_eq!(crash.status, 200, "{crash:?}");
+    let ended = http::eventually(WAIT, || {
+        http::post(
+            &proxy.url,
+            &session,
+            &[],
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        )
+        .status
+            == 404
+    });
+    assert!(ended);
+    http::initialize(&proxy.url, &[]);
+    assert_eq!(restarts(), "2");
+    proxy.stop();
+}
