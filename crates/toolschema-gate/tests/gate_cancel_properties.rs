@@ -122,7 +122,9 @@ impl Session {
                     return;
                 }
                 // Cancelled, and the server may still answer it.
-                if self.cancelled.contains(&key) && self.held.iter().any(|h| h.to_string() == key) {
+                if self.cancelled.contains(&key)
+                    && self.held.iter().map(Value::to_string).any(|h| h == key)
+                {
                     self.reused_forwarded.push(key.clone());
                 }
                 // Answered before: the id is free again (for the gate, a new request).
@@ -132,7 +134,7 @@ impl Session {
                 self.run(out);
             }
             Step::Call { reuse: None } => {
-                let id = if self.sent.len() % 2 == 0 {
+                let id = if self.sent.len().is_multiple_of(2) {
                     json!(self.sent.len())
                 } else {
                     json!(format!("call-{}", self.sent.len()))

@@ -2,9 +2,9 @@
 //!
 //! Every figure is fed where the decision is made: each `tools/call`'s audit record (the gate
 //! knows its verdict, its keywords and its duration), the HTTP front (statuses, auth refusals,
-//! sessions, restarts of a lane's server), the upstream clients (errors). The exposition is written here rather
-//! than through a metrics crate: ten families and one histogram do not need a registry, and the
-//! text format is a few lines.
+//! sessions, restarts of a lane's server), the upstream clients (errors). The exposition
+//! is written here rather than through a metrics crate: ten families and one histogram do not
+//! need a registry, and the text format is a few lines.
 //!
 //! Label values are bounded: a tool name is a label only when the server listed it (a client's
 //! made-up names never are), and past [`TOOL_LABELS`] distinct names every other is
