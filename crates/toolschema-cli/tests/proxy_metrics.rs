@@ -538,19 +538,22 @@ fn a_cancelled_call_leaves_the_gate_over_http() {
         );
         assert_eq!(http::post(&url, &session, &[], &body).status, 202);
     };
+    // Call `slow` for `ms` as request `id`, cancel it once its stream is open, and read the
+    // stream to its end.
+    let cancelled_call = |id: &str, ms: u64| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"slow","arguments":{{"ms":{ms}}}}}}}"#
+        );
+        let mut stream = http::open("POST", &url, &headers, &body);
+        let head = http::read_some(&mut stream, Duration::from_secs(10));
+        assert!(head.contains("text/event-stream"), "{head}");
+        cancel(id);
+        head + &http::read_reply_rest(&mut stream, Duration::from_secs(20))
+    };
     // A call the server answers after two seconds, cancelled before: its stream ends without
     // that answer.
-    let mut late = http::open(
-        "POST",
-        &url,
-        &headers,
-        r#"{"jsonrpc":"2.0","id":"late","method":"tools/call","params":{"name":"slow","arguments":{"ms":2000}}}"#,
-    );
-    let head = http::read_some(&mut late, Duration::from_secs(10));
-    assert!(head.contains("text/event-stream"), "{head}");
-    cancel("late");
-    let rest = http::read_reply_rest(&mut late, Duration::from_secs(20));
-    assert!(!rest.contains("slow done"), "{head}{rest}");
+    let late = cancelled_call("late", 2000);
+    assert!(!late.contains("slow done"), "{late}");
     // The cancellation reached the server.
     assert!(http::eventually(WAIT, || common::recorded(&record)
         .iter()
@@ -558,17 +561,8 @@ fn a_cancelled_call_leaves_the_gate_over_http() {
             |m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late"
         )));
     // A call the server never answers, cancelled: the session is idle from then on.
-    let mut held = http::open(
-        "POST",
-        &url,
-        &headers,
-        r#"{"jsonrpc":"2.0","id":"held","method":"tools/call","params":{"name":"slow","arguments":{"ms":600000}}}"#,
-    );
-    let head = http::read_some(&mut held, Duration::from_secs(10));
-    assert!(head.contains("text/event-stream"), "{head}");
-    cancel("held");
-    let rest = http::read_reply_rest(&mut held, Duration::from_secs(20));
-    assert!(!rest.contains("\"id\":\"held\""), "{head}{rest}");
+    let held = cancelled_call("held", 600_000);
+    assert!(!held.contains("\"id\":\"held\""), "{held}");
     let open_sessions = || {
         get(&format!("{base}/metrics"), &[])
             .1
@@ -636,21 +630,25 @@ fn a_lane_whose_server_exited_starts_it_again_and_counts_the_restart() {
         assert_eq!(reply.status, 200, "{reply:?}");
         reply.messages().pop().unwrap()
     };
-    let restarts = || {
+    // The value of a series without labels in a scrape.
+    let sample = |name: &str| {
+        let prefix = format!("{name} ");
         get(&format!("{base}/metrics"), &[])
             .1
             .lines()
-            .find_map(|l| {
-                l.strip_prefix("toolschema_proxy_upstream_restarts_total ")
-                    .map(str::to_string)
-            })
+            .find_map(|l| l.strip_prefix(prefix.as_str()).map(str::to_string))
             .unwrap()
     };
-    let first = call("echo", r#"{"message":"one"}"#);
-    assert_eq!(
-        first["result"]["content"][0]["text"], "echo: one",
-        "{first}"
-    );
+    let restarts = || sample("toolschema_proxy_upstream_restarts_total");
+    let echo = |message: &str| {
+        let answer = call("echo", &json!({ "message": message }).to_string());
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            format!("echo: {message}"),
+            "{answer}"
+        );
+    };
+    echo("one");
     assert_eq!(restarts(), "0");
     // The server exits mid-call: the call gets an error that says so.
     let crashed = call("crash", "{}");
@@ -661,27 +659,14 @@ fn a_lane_whose_server_exited_starts_it_again_and_counts_the_restart() {
         "{crashed}"
     );
     // The next request starts it again.
-    let again = call("echo", r#"{"message":"two"}"#);
-    assert_eq!(
-        again["result"]["content"][0]["text"], "echo: two",
-        "{again}"
-    );
+    echo("two");
     assert_eq!(restarts(), "1");
     // Again, and this time the lane is swept (no session open) before the next request.
     let crashed = call("crash", "{}");
     assert!(crashed.get("error").is_some(), "{crashed}");
-    let swept = http::eventually(WAIT, || {
-        get(&format!("{base}/metrics"), &[])
-            .1
-            .lines()
-            .any(|l| l == "toolschema_proxy_sessions_open 0")
-    });
+    let swept = http::eventually(WAIT, || sample("toolschema_proxy_sessions_open") == "0");
     assert!(swept);
-    let third = call("echo", r#"{"message":"three"}"#);
-    assert_eq!(
-        third["result"]["content"][0]["text"], "echo: three",
-        "{third}"
-    );
+    echo("three");
     assert_eq!(restarts(), "2");
     // Each server was new: each got the proxy's first listing of its own.
     let started = common::recorded(&record)

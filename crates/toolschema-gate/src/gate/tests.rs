@@ -336,14 +336,13 @@ fn the_proxy_gives_up_on_a_request_for_its_client() {
     let mut session = Session::new(audited());
     session.listed(json!([search_tool()]));
     session.client(call(json!("x"), "search", json!({"query": "rust"})));
-    let mut out = Vec::new();
-    session.gate.give_up(
-        &RequestId::from_value(&json!("x")),
-        "too slow",
-        session.now,
-        &mut out,
-    );
-    let gave_up = Effects::of(out);
+    let mut give_up = |session: &mut Session| {
+        let mut out = Vec::new();
+        let id = RequestId::from_value(&json!("x"));
+        session.gate.give_up(&id, "too slow", session.now, &mut out);
+        out
+    };
+    let gave_up = Effects::of(give_up(&mut session));
     assert_eq!(gave_up.to_server[0]["method"], "notifications/cancelled");
     assert_eq!(gave_up.to_server[0]["params"]["requestId"], "x");
     assert_eq!(gave_up.to_server[0]["params"]["reason"], "too slow");
@@ -354,14 +353,7 @@ fn the_proxy_gives_up_on_a_request_for_its_client() {
     let late = session.server(json!({"jsonrpc": "2.0", "id": "x", "result": {"structuredContent": {"total": 1}, "content": []}}));
     assert!(late.nothing());
     // Answered already: nothing more.
-    let mut out = Vec::new();
-    session.gate.give_up(
-        &RequestId::from_value(&json!("x")),
-        "too slow",
-        session.now,
-        &mut out,
-    );
-    assert!(out.is_empty());
+    assert!(give_up(&mut session).is_empty());
 }
 
 #[test]
