@@ -336,7 +336,7 @@ fn the_proxy_gives_up_on_a_request_for_its_client() {
     let mut session = Session::new(audited());
     session.listed(json!([search_tool()]));
     session.client(call(json!("x"), "search", json!({"query": "rust"})));
-    let mut give_up = |session: &mut Session| {
+    let give_up = |session: &mut Session| {
         let mut out = Vec::new();
         let id = RequestId::from_value(&json!("x"));
         session.gate.give_up(&id, "too slow", session.now, &mut out);
