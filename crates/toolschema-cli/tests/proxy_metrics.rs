@@ -424,11 +424,13 @@ fn cancelled_calls_and_calls_refused_for_pin_drift_are_counted() {
     proxy.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
     proxy.recv_reply();
     // A forwarded call the client cancels: the cancellation goes on, and the recording server,
-    // which ignores it, answers later; the answer still reaches the client.
-    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":500}}}"#);
+    // which ignores it, answers later; that late answer is dropped, and the next answer the
+    // client reads is that of a slower call sent after it.
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300}}}"#);
     proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the user gave up"}}"#);
-    let late = proxy.recv_reply();
-    assert_eq!(late["id"], 1, "{late}");
+    proxy.send(r#"{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"slow","arguments":{"ms":1500}}}"#);
+    let next = proxy.recv_reply();
+    assert_eq!(next["id"], "after", "{next}");
     // The server changes `search` from its pin: the next call to it is refused.
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"change_tools","arguments":{}}}"#);
     proxy.recv_reply();
@@ -449,9 +451,250 @@ fn cancelled_calls_and_calls_refused_for_pin_drift_are_counted() {
             "toolschema_proxy_calls_total{tool=\"change_tools\",verdict=\"forwarded\"} 1",
             "toolschema_proxy_calls_total{tool=\"search\",verdict=\"refused_pin_drift\"} 1",
             "toolschema_proxy_calls_total{tool=\"slow\",verdict=\"cancelled\"} 1",
+            "toolschema_proxy_calls_total{tool=\"slow\",verdict=\"forwarded\"} 1",
         ],
         "{exposition}"
     );
     proxy.close_stdin();
     proxy.wait();
+}
+
+/// A call the client cancels over stdio leaves the gate at once: when the server dies with it
+/// unanswered, the client gets no error for it (it got one while the gate still held it), and
+/// the audit log has it once, as cancelled. The cancellation reached the server.
+#[test]
+fn a_cancelled_call_leaves_the_gate_over_stdio() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let audit = dir.path().join("audit.jsonl");
+    let server = recording_server(&record, &[]);
+    let audit_arg = audit.display().to_string();
+    let mut proxy = Session::proxy(&["--audit", &audit_arg], &server);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":"list","method":"tools/list"}"#);
+    proxy.recv_reply();
+    // A call the server holds for ten minutes, cancelled.
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"ms":600000}}}"#);
+    proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"the user gave up"}}"#);
+    // Then the server dies: the request in flight is answered with an error, and only it.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#);
+    let mut answered = Vec::new();
+    while let Some(line) = proxy.quiet_for(WAIT) {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = message.get("id") {
+            answered.push(id.clone());
+        }
+    }
+    proxy.wait();
+    assert_eq!(answered, [json!(2)], "{}", proxy.stderr());
+    let cancels: Vec<Value> = common::recorded(&record)
+        .into_iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .collect();
+    assert_eq!(cancels.len(), 1, "{cancels:?}");
+    assert_eq!(cancels[0]["params"]["requestId"], 1);
+    let audited: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first: Vec<&Value> = audited.iter().filter(|r| r["id"] == 1).collect();
+    assert_eq!(first.len(), 1, "{audited:?}");
+    assert_eq!(first[0]["verdict"], "cancelled", "{audited:?}");
+}
+
+/// A call the client cancels over HTTP (a 2025-11-25 session with a server process of its
+/// own) leaves the gate at once: its stream ends without the server's late answer, and a call
+/// the server never answers no longer keeps the session busy, so `--session-idle` closes it
+/// (the gauge of open sessions returns to 0). Both cancellations reached the server, and the
+/// audit log has each call once, as cancelled.
+#[test]
+fn a_cancelled_call_leaves_the_gate_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let audit = dir.path().join("audit.jsonl");
+    let mut args = strings(&[
+        "--metrics",
+        "127.0.0.1:0",
+        "--session-idle",
+        "2",
+        "--audit",
+        &audit.display().to_string(),
+        "--",
+    ]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = http::Listening::start(&args);
+    let base = metrics_base(&proxy.process);
+    let url = proxy.url.clone();
+    let session = http::initialize(&url, &[]);
+    assert_eq!(http::list_tools(&url, &session, 1).status, 200);
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let cancel = |id: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"{id}","reason":"the user gave up"}}}}"#
+        );
+        assert_eq!(http::post(&url, &session, &[], &body).status, 202);
+    };
+    // Call `slow` for `ms` as request `id`, cancel it once its stream is open, and read the
+    // stream to its end.
+    let cancelled_call = |id: &str, ms: u64| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"slow","arguments":{{"ms":{ms}}}}}}}"#
+        );
+        let mut stream = http::open("POST", &url, &headers, &body);
+        let head = http::read_some(&mut stream, Duration::from_secs(10));
+        assert!(head.contains("text/event-stream"), "{head}");
+        cancel(id);
+        head + &http::read_reply_rest(&mut stream, Duration::from_secs(20))
+    };
+    // A call the server answers after two seconds, cancelled before: its stream ends without
+    // that answer.
+    let late = cancelled_call("late", 2000);
+    assert!(!late.contains("slow done"), "{late}");
+    // The cancellation reached the server.
+    assert!(http::eventually(WAIT, || common::recorded(&record)
+        .iter()
+        .any(
+            |m| m["method"] == "notifications/cancelled" && m["params"]["requestId"] == "late"
+        )));
+    // A call the server never answers, cancelled: the session is idle from then on.
+    let held = cancelled_call("held", 600_000);
+    assert!(!held.contains("\"id\":\"held\""), "{held}");
+    let open_sessions = || {
+        get(&format!("{base}/metrics"), &[])
+            .1
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("toolschema_proxy_sessions_open ")
+                    .map(str::to_string)
+            })
+    };
+    let idle = http::eventually(Duration::from_secs(30), || {
+        open_sessions().as_deref() == Some("0")
+    });
+    assert!(idle, "sessions open: {:?}", open_sessions());
+    let gone = http::post(
+        &url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#,
+    );
+    assert_eq!(gone.status, 404, "{gone:?}");
+    let audited: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for id in ["late", "held"] {
+        let records: Vec<&Value> = audited.iter().filter(|r| r["id"] == id).collect();
+        assert_eq!(records.len(), 1, "{id}: {audited:?}");
+        assert_eq!(records[0]["verdict"], "cancelled", "{id}: {audited:?}");
+    }
+    let cancels = common::recorded(&record)
+        .iter()
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .count();
+    assert_eq!(cancels, 2, "{:?}", common::recorded_lines(&record));
+    proxy.stop();
+}
+
+/// A 2026-07-28 client's lane whose server process exits: its next request starts the server
+/// again, and `toolschema_proxy_upstream_restarts_total` counts that restart. A 2025-11-25
+/// session whose server exits ends instead (404): its client's next session starts a new
+/// server, which is no restart.
+#[test]
+fn a_lane_whose_server_exited_starts_it_again_and_counts_the_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let mut args = strings(&["--metrics", "127.0.0.1:0", "--"]);
+    args.extend(recording_server(&record, &[]));
+    let proxy = http::Listening::start(&args);
+    let base = metrics_base(&proxy.process);
+    let call = |name: &str, arguments: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        );
+        let reply = http::request(
+            "POST",
+            &proxy.url,
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", name),
+            ],
+            &body,
+        );
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.messages().pop().unwrap()
+    };
+    // The value of a series without labels in a scrape.
+    let sample = |name: &str| {
+        let prefix = format!("{name} ");
+        get(&format!("{base}/metrics"), &[])
+            .1
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()).map(str::to_string))
+            .unwrap()
+    };
+    let restarts = || sample("toolschema_proxy_upstream_restarts_total");
+    let echo = |message: &str| {
+        let answer = call("echo", &json!({ "message": message }).to_string());
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            format!("echo: {message}"),
+            "{answer}"
+        );
+    };
+    echo("one");
+    assert_eq!(restarts(), "0");
+    // The server exits mid-call: the call gets an error that says so.
+    let crashed = call("crash", "{}");
+    assert!(
+        crashed["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("exited")),
+        "{crashed}"
+    );
+    // The next request starts it again.
+    echo("two");
+    assert_eq!(restarts(), "1");
+    // Again, and this time the lane is swept (no session open) before the next request.
+    let crashed = call("crash", "{}");
+    assert!(crashed.get("error").is_some(), "{crashed}");
+    let swept = http::eventually(WAIT, || sample("toolschema_proxy_sessions_open") == "0");
+    assert!(swept);
+    echo("three");
+    assert_eq!(restarts(), "2");
+    // Each server was new: each got the proxy's first listing of its own.
+    let started = common::recorded(&record)
+        .iter()
+        .filter(|m| m["method"] == "tools/list" && m["id"] == "toolschema-proxy-1")
+        .count();
+    assert_eq!(started, 3, "{:?}", common::recorded_lines(&record));
+    // A 2025-11-25 session whose server exits ends; a new session is no restart.
+    let session = http::initialize(&proxy.url, &[]);
+    let crash = http::post(
+        &proxy.url,
+        &session,
+        &[],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"crash","arguments":{}}}"#,
+    );
+    assert_eq!(crash.status, 200, "{crash:?}");
+    let ended = http::eventually(WAIT, || {
+        http::post(
+            &proxy.url,
+            &session,
+            &[],
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+        )
+        .status
+            == 404
+    });
+    assert!(ended);
+    http::initialize(&proxy.url, &[]);
+    assert_eq!(restarts(), "2");
+    proxy.stop();
 }

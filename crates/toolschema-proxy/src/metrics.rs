@@ -2,9 +2,9 @@
 //!
 //! Every figure is fed where the decision is made: each `tools/call`'s audit record (the gate
 //! knows its verdict, its keywords and its duration), the HTTP front (statuses, auth refusals,
-//! sessions), the upstream clients (errors, restarts). The exposition is written here rather
-//! than through a metrics crate: ten families and one histogram do not need a registry, and the
-//! text format is a few lines.
+//! sessions, restarts of a lane's server), the upstream clients (errors). The exposition
+//! is written here rather than through a metrics crate: ten families and one histogram do not
+//! need a registry, and the text format is a few lines.
 //!
 //! Label values are bounded: a tool name is a label only when the server listed it (a client's
 //! made-up names never are), and past [`TOOL_LABELS`] distinct names every other is
@@ -219,7 +219,8 @@ impl Metrics {
             .or_default() += 1;
     }
 
-    /// A stdio server was started again for a session whose server had exited.
+    /// A server process was started again for a 2026-07-28 client whose lane's server had
+    /// exited.
     pub fn upstream_restart(&self) {
         self.upstream_restarts.fetch_add(1, Ordering::Relaxed);
     }
@@ -324,7 +325,7 @@ impl Metrics {
         family(
             &mut out,
             ("toolschema_proxy_upstream_restarts_total", "counter"),
-            "Server processes started again after the one of a session exited.",
+            "Server processes started again for a client whose server process had exited.",
             [(
                 String::new(),
                 self.upstream_restarts.load(Ordering::Relaxed),

@@ -28,9 +28,6 @@ pub(super) struct CallRecord {
     pub(super) forwarded: bool,
     /// The JSON Schema keywords the arguments failed (forwarded with `--input-check warn`).
     pub(super) keywords: Vec<String>,
-    /// Whether the client cancelled it once forwarded: it was audited then, and its answer,
-    /// if one comes, is not audited again.
-    pub(super) cancelled: bool,
 }
 
 /// A `tools/call` whose arguments are read and whose tool is allowed, about to be checked.
@@ -74,7 +71,6 @@ impl AdmittedCall {
                 messages: Vec::new(),
                 forwarded: false,
                 keywords: Vec::new(),
-                cancelled: false,
             }),
             route: self.route,
             order: 0,
@@ -498,7 +494,6 @@ impl Gate {
             messages,
             forwarded: true,
             keywords: call.keywords,
-            cancelled: false,
         };
         let kind = PendingKind::CallTool(record);
         if self.track(call.id, kind, call.route, call.started, out) {
@@ -568,28 +563,16 @@ impl Gate {
         let Some(super::Waiting::Call(call)) = self.waiting.remove(at) else {
             return false;
         };
-        let record = AuditRecord {
-            id: call.id.clone(),
-            tool: call.tool.clone(),
-            verdict: Verdict::Cancelled,
-            input_check: None,
-            messages: Vec::new(),
-            duration: now.saturating_duration_since(call.started),
-            is_error: None,
-            output_check: None,
-            error: None,
-            error_code: None,
-            keywords: Vec::new(),
-            arguments: self.config.audit_arguments.then_some(call.arguments),
-        };
+        let record = waiting_cancelled(*call, self.config.audit_arguments, now);
         self.audit(record, out);
         true
     }
 
-    /// A `notifications/cancelled` for a call forwarded to the server: audited now as
-    /// cancelled, since a server that honours the cancellation never answers it. The
-    /// notification goes on to the server, and an answer that comes anyway is still checked
-    /// and passed on, without a second audit record.
+    /// A `notifications/cancelled` for a request forwarded to the server: the request is
+    /// closed now (a call is audited as cancelled), and its answer, should the server send one
+    /// anyway, is dropped (MCP: the sender of a cancellation ignores a response that arrives
+    /// after it). The notification goes on to the server. An `initialize` is never cancelled
+    /// (MCP): it stays open.
     pub(super) fn cancel_forwarded(
         &mut self,
         text: &str,
@@ -600,31 +583,85 @@ impl Gate {
         let Some(cancelled) = cancelled_request(text, message) else {
             return;
         };
-        let Some(pending) = self.pending.get_mut(cancelled.key()) else {
-            return;
-        };
-        let PendingKind::CallTool(call) = &mut pending.kind else {
-            return;
-        };
-        if !call.forwarded || call.cancelled {
+        if let Some(pending) = self.close_cancelled(cancelled.key(), now, out) {
+            if let Route::Batch(batch) = pending.route {
+                // One answer fewer to wait for; the batch is answered without it.
+                if let Some(open) = self.batches.get_mut(&batch) {
+                    open.outstanding = open.outstanding.saturating_sub(1);
+                }
+                self.complete_batch(batch, out);
+            }
+        }
+    }
+
+    /// The proxy gives up on request `id` of the client's (its client went away from it, or
+    /// it ran out of time): the server is told with a `notifications/cancelled` saying
+    /// `reason`, the request is closed as the client's own cancellation closes it, and the
+    /// client is answered with an error saying `reason` (a client that went away finds no
+    /// stream for it). Nothing happens to a request answered already.
+    pub fn give_up(&mut self, id: &RequestId, reason: &str, now: Instant, out: &mut Vec<Action>) {
+        let key = id.key();
+        if let Some(at) = self.waiting.iter().position(|w| w.has_id(key)) {
+            // It never reached the server: nothing to tell it.
+            if let Some(super::Waiting::Call(call)) = self.waiting.remove(at) {
+                let route = call.route;
+                let id = call.id.clone();
+                let record = waiting_cancelled(*call, self.config.audit_arguments, now);
+                self.audit(record, out);
+                let reply = error_line(Some(&id), ErrorCode(-32000), reason, None);
+                self.reply(route, reply, out);
+            }
             return;
         }
-        call.cancelled = true;
-        let record = AuditRecord {
-            id: pending.id.clone(),
-            tool: call.tool.clone(),
-            verdict: Verdict::Cancelled,
-            input_check: Some(call.input),
-            messages: call.messages.clone(),
-            duration: now.saturating_duration_since(pending.started),
-            is_error: None,
-            output_check: None,
-            error: None,
-            error_code: None,
-            keywords: call.keywords.clone(),
-            arguments: call.arguments.clone(),
-        };
-        self.audit(record, out);
+        if !self.pending.contains_key(key) {
+            return;
+        }
+        let notification = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": id.to_value(), "reason": reason},
+        });
+        out.push(Action::ToServer(
+            serde_json::to_vec(&notification).unwrap_or_default(),
+        ));
+        if let Some(pending) = self.close_cancelled(key, now, out) {
+            let reply = error_line(Some(&pending.id), ErrorCode(-32000), reason, None);
+            self.answered(pending.route, reply, out);
+        }
+    }
+
+    /// Close request `key`, cancelled while the server has it: out of the requests in flight
+    /// (a call audited as cancelled), its id remembered so that a late answer is dropped.
+    /// `None` when no such request is in flight, or it is an `initialize`.
+    fn close_cancelled(
+        &mut self,
+        key: &IdKey,
+        now: Instant,
+        out: &mut Vec<Action>,
+    ) -> Option<Pending> {
+        if matches!(self.pending.get(key)?.kind, PendingKind::Initialize) {
+            return None;
+        }
+        let pending = self.pending.remove(key)?;
+        if let PendingKind::CallTool(call) = &pending.kind {
+            let record = AuditRecord {
+                id: pending.id.clone(),
+                tool: call.tool.clone(),
+                verdict: Verdict::Cancelled,
+                input_check: Some(call.input),
+                messages: call.messages.clone(),
+                duration: now.saturating_duration_since(pending.started),
+                is_error: None,
+                output_check: None,
+                error: None,
+                error_code: None,
+                keywords: call.keywords.clone(),
+                arguments: call.arguments.clone(),
+            };
+            self.audit(record, out);
+        }
+        self.remember_cancelled(pending.id.clone());
+        Some(pending)
     }
 
     /// A `notifications/cancelled` from the client naming a request the proxy sent itself (its
@@ -825,6 +862,24 @@ impl Gate {
             Some(text) => result_line(id, &self.tool_error(text)),
             None => text.into_bytes(),
         }
+    }
+}
+
+/// The audit record of a call cancelled while it waited for the proxy's own listing.
+fn waiting_cancelled(call: AdmittedCall, audit_arguments: bool, now: Instant) -> AuditRecord {
+    AuditRecord {
+        id: call.id,
+        tool: call.tool,
+        verdict: Verdict::Cancelled,
+        input_check: None,
+        messages: Vec::new(),
+        duration: now.saturating_duration_since(call.started),
+        is_error: None,
+        output_check: None,
+        error: None,
+        error_code: None,
+        keywords: Vec::new(),
+        arguments: audit_arguments.then_some(call.arguments),
     }
 }
 

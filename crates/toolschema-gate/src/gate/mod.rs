@@ -49,6 +49,12 @@ pub const DEFAULT_LISTING_TIMEOUT: Duration = Duration::from_secs(30);
 /// default; the wait doubles with each failure in a row.
 pub const DEFAULT_LISTING_RETRY: Duration = Duration::from_secs(1);
 
+/// How many ids of requests the client cancelled while the server had them are remembered,
+/// the oldest forgotten first: their late answers are dropped, and a new request may not take
+/// one of them. A server that answers a cancelled request later than this many cancellations
+/// has its answer dropped all the same, reported as an answer no request waits for.
+pub const CANCELLED_IDS: usize = 1024;
+
 /// The protocol revisions that allow JSON-RPC batches (2025-03-26 added them, 2025-06-18
 /// removed them again).
 const BATCH_REVISIONS: &[&str] = &["2025-03-26"];
@@ -202,6 +208,9 @@ pub struct Gate {
     /// come (they are dropped, never passed to the client).
     next_own_id: u64,
     abandoned: HashSet<IdKey>,
+    /// Requests the client cancelled while the server had them, oldest first (at most
+    /// [`CANCELLED_IDS`]): an answer the server sends anyway is dropped.
+    cancelled: VecDeque<RequestId>,
     /// Set once the server has exited and the requests in flight were failed.
     server_gone: Option<ServerGone>,
     /// The protocol revision the server answered `initialize` with.
@@ -233,6 +242,7 @@ impl Gate {
             waiting: VecDeque::new(),
             next_own_id: 0,
             abandoned: HashSet::new(),
+            cancelled: VecDeque::new(),
             server_gone: None,
             protocol: None,
             declared: None,
@@ -546,7 +556,18 @@ impl Gate {
         if self.pending.contains_key(id.key()) || self.is_own_id(id.key()) {
             return Some(in_flight_already(id));
         }
-        let rounded = id_as_float(id)?;
+        let rounded = id_as_float(id);
+        if let Some(cancelled) = self
+            .cancelled
+            .iter()
+            .find(|c| c.key() == id.key() || (rounded.is_some() && id_as_float(c) == rounded))
+        {
+            // Its answer may still come, and would be taken for the new request's.
+            return Some(format!(
+                "request id {id} is the id of a request the client cancelled ({cancelled}), whose answer the server may still send; use another id"
+            ));
+        }
+        let rounded = rounded?;
         if rounded.is_infinite() {
             return Some(format!(
                 "request id {id} is past the range of a 64-bit float, which a JavaScript server answers with id null; use another id"
@@ -781,6 +802,10 @@ impl Gate {
             // The answer to a request the proxy gave up on: it is the proxy's, never the client's.
             return;
         }
+        if !self.pending.contains_key(key) && self.forget_cancelled(id) {
+            // The client cancelled it: it expects no answer, and gets none.
+            return tracing::debug!("dropped the server's answer to cancelled request {id}");
+        }
         let Some(pending) = self.pending.remove(key).or_else(|| self.take_rounded(id)) else {
             // A second answer to a request, or an answer to one never sent: passed on, it would
             // reach the client unchecked (and a request would get two answers).
@@ -840,18 +865,6 @@ impl Gate {
                 changes_at_request,
             } => {
                 let line = self.tools_list_result(text, &id, cursor, changes_at_request, out);
-                self.answered(route, line, out);
-            }
-            PendingKind::CallTool(record) if record.cancelled => {
-                // Audited when the client cancelled it: the answer's own record is dropped.
-                let mut checked = Vec::new();
-                let line =
-                    self.tools_call_result(text, &message, &id, started, record, &mut checked);
-                out.extend(
-                    checked
-                        .into_iter()
-                        .filter(|action| !matches!(action, Action::Audit(_))),
-                );
                 self.answered(route, line, out);
             }
             PendingKind::CallTool(record) => {
@@ -968,10 +981,6 @@ impl Gate {
 
     fn audit_unanswered(&self, pending: &Pending, error: &str, out: &mut Vec<Action>) {
         if let PendingKind::CallTool(record) = &pending.kind {
-            if record.cancelled {
-                // Audited when the client cancelled it.
-                return;
-            }
             let entry = AuditRecord {
                 id: pending.id.clone(),
                 tool: record.tool.clone(),
@@ -1031,6 +1040,41 @@ impl Gate {
                 return id;
             }
         }
+    }
+
+    /// Remember request `id`, cancelled while the server had it, forgetting the oldest past
+    /// [`CANCELLED_IDS`].
+    fn remember_cancelled(&mut self, id: RequestId) {
+        if self.cancelled.len() >= CANCELLED_IDS {
+            self.cancelled.pop_front();
+        }
+        self.cancelled.push_back(id);
+    }
+
+    /// Forget the cancelled request an answer with `id` is for (its id, or the one id a
+    /// JavaScript server would read as the same number); `false` when it is none of them.
+    fn forget_cancelled(&mut self, id: &RequestId) -> bool {
+        let at = self
+            .cancelled
+            .iter()
+            .position(|c| c.key() == id.key())
+            .or_else(|| {
+                let value = id_as_float(id)?;
+                let mut matching = self
+                    .cancelled
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| id_as_float(c) == Some(value));
+                let (at, _) = matching.next()?;
+                matching.next().is_none().then_some(at)
+            });
+        at.and_then(|at| self.cancelled.remove(at)).is_some()
+    }
+
+    /// Whether client request `key` waits for its answer (in flight at the server, or waiting
+    /// in the gate for the proxy's own listing).
+    pub fn awaits_answer(&self, key: &IdKey) -> bool {
+        self.pending.contains_key(key) || self.waiting.iter().any(|w| w.has_id(key))
     }
 
     /// Whether `key` is the id of a request the proxy sent itself and has not seen answered.

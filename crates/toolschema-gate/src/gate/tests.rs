@@ -276,13 +276,27 @@ fn a_forwarded_call_the_client_cancels_is_audited_once_as_cancelled() {
     assert_eq!(cancelled.audit[0].verdict, Verdict::Cancelled);
     assert_eq!(cancelled.audit[0].tool, "search");
     assert_eq!(cancelled.audit[0].input_check, Some(InputVerdict::Passed));
+    // The gate holds it no more.
+    assert_eq!(session.gate.requests_in_flight(), 0);
     // Cancelled twice: one record still.
-    assert!(session.client(cancel).audit.is_empty());
-    // A late answer is checked and passed on, with no second record.
+    assert!(session.client(cancel.clone()).audit.is_empty());
+    // A request may not take its id while its answer may still come.
+    let reused = session.client(call(json!(5), "search", json!({"query": "rust"})));
+    assert!(reused.to_server.is_empty());
+    assert_eq!(
+        reused.to_client[0]["error"]["code"], -32600,
+        "{:?}",
+        reused.to_client
+    );
+    // A late answer is dropped (MCP: the sender of a cancellation ignores it), unaudited.
     let late = session.server(json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": {"total": 1}, "content": []}}));
-    assert_eq!(late.to_client.len(), 1);
+    assert!(late.nothing());
     assert!(late.audit.is_empty());
-    // Nor when the server goes away before answering one.
+    // Once it came, the id is free again.
+    let again = session.client(call(json!(5), "search", json!({"query": "rust"})));
+    assert_eq!(again.to_server.len(), 1);
+    session.server(json!({"jsonrpc": "2.0", "id": 5, "result": {"structuredContent": {"total": 1}, "content": []}}));
+    // Nor is a cancelled call answered when the server goes away before answering it.
     session.client(call(json!(6), "search", json!({"query": "rust"})));
     session.client(
         json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}),
@@ -292,8 +306,54 @@ fn a_forwarded_call_the_client_cancels_is_audited_once_as_cancelled() {
         .gate
         .server_gone("gone", Value::Null, session.now, &mut out);
     let gone = Effects::of(out);
-    assert_eq!(gone.to_client.len(), 1);
+    assert!(gone.to_client.is_empty(), "{:?}", gone.to_client);
     assert!(gone.audit.is_empty());
+}
+
+#[test]
+fn a_cancelled_call_in_a_batch_is_left_out_of_its_answer() {
+    let mut session = Session::initialized(audited(), "2025-03-26");
+    session.listed(json!([search_tool()]));
+    let sent = session.client(json!([
+        call(json!(1), "search", json!({"query": "rust"})),
+        call(json!(2), "search", json!({"query": "rust"}))
+    ]));
+    assert_eq!(sent.to_server.len(), 1);
+    let cancelled = session.client(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}),
+    );
+    assert_eq!(cancelled.audit.len(), 1);
+    let answered = session.server(json!([{"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": {"total": 1}, "content": []}}, {"jsonrpc": "2.0", "id": 2, "result": {"structuredContent": {"total": 2}, "content": []}}]));
+    assert_eq!(answered.to_client.len(), 1);
+    let batch = answered.to_client[0].as_array().expect("a batch");
+    assert_eq!(batch.len(), 1, "{batch:?}");
+    assert_eq!(batch[0]["id"], 1);
+    assert_eq!(session.gate.requests_in_flight(), 0);
+}
+
+#[test]
+fn the_proxy_gives_up_on_a_request_for_its_client() {
+    let mut session = Session::new(audited());
+    session.listed(json!([search_tool()]));
+    session.client(call(json!("x"), "search", json!({"query": "rust"})));
+    let give_up = |session: &mut Session| {
+        let mut out = Vec::new();
+        let id = RequestId::from_value(&json!("x"));
+        session.gate.give_up(&id, "too slow", session.now, &mut out);
+        out
+    };
+    let gave_up = Effects::of(give_up(&mut session));
+    assert_eq!(gave_up.to_server[0]["method"], "notifications/cancelled");
+    assert_eq!(gave_up.to_server[0]["params"]["requestId"], "x");
+    assert_eq!(gave_up.to_server[0]["params"]["reason"], "too slow");
+    assert_eq!(gave_up.to_client[0]["id"], "x");
+    assert_eq!(gave_up.to_client[0]["error"]["message"], "too slow");
+    assert_eq!(gave_up.audit[0].verdict, Verdict::Cancelled);
+    assert_eq!(session.gate.requests_in_flight(), 0);
+    let late = session.server(json!({"jsonrpc": "2.0", "id": "x", "result": {"structuredContent": {"total": 1}, "content": []}}));
+    assert!(late.nothing());
+    // Answered already: nothing more.
+    assert!(give_up(&mut session).is_empty());
 }
 
 #[test]

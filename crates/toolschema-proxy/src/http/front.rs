@@ -32,7 +32,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Body, Frame};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -92,6 +92,9 @@ pub(crate) struct Front {
     exporter: Option<Exporter>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     lanes: Mutex<HashMap<String, Arc<Session>>>,
+    /// The clients whose lane was swept after its server process exited: the next lane of
+    /// each starts that server again (a restart, counted). At most `--max-sessions` of them.
+    exited_lanes: Mutex<HashSet<String>>,
     /// Sessions being opened, counted against `--max-sessions` ([`Reservation`]).
     opening: Arc<Mutex<usize>>,
     counter: AtomicU64,
@@ -145,6 +148,7 @@ impl Front {
             exporter,
             sessions: Mutex::new(HashMap::new()),
             lanes: Mutex::new(HashMap::new()),
+            exited_lanes: Mutex::new(HashSet::new()),
             opening: Arc::default(),
             counter: AtomicU64::new(0),
         }
@@ -684,12 +688,14 @@ impl Front {
         _headers: &HeaderMap,
     ) -> Result<Arc<Session>, Refused> {
         let name = principal.to_string();
-        if let Some(lane) = lock(&self.lanes)
-            .get(&name)
-            .filter(|l| !l.is_closed() && !l.is_gone())
-        {
-            return Ok(lane.clone());
-        }
+        let exited = {
+            let lanes = lock(&self.lanes);
+            match lanes.get(&name) {
+                Some(lane) if !lane.is_closed() && !lane.is_gone() => return Ok(lane.clone()),
+                Some(lane) => server_exited(lane),
+                None => lock(&self.exited_lanes).contains(&name),
+            }
+        };
         let reservation = self.reserve()?;
         let lane = match self.backend(true)? {
             (Backend::Stdio(server), Some(stdout)) => {
@@ -717,9 +723,20 @@ impl Front {
             tokio::spawn(async move { extra.close().await });
             return Ok(existing);
         }
-        lanes.insert(name, lane.clone());
+        let restarted = exited && matches!(lane.backend(), Backend::Stdio(_));
+        lock(&self.exited_lanes).remove(&name);
+        let replaced = lanes.insert(name, lane.clone());
         drop(lanes);
+        if let Some(old) = replaced {
+            // Its server exited (or it was closed) and the sweep has not come yet: closed here,
+            // or it would hold its place among the sessions open.
+            tokio::spawn(async move { old.close().await });
+        }
         drop(reservation);
+        if let (true, Some(metrics)) = (restarted, &self.config.metrics) {
+            // The client's lane had a server process that exited; this one replaces it.
+            metrics.upstream_restart();
+        }
         Ok(lane)
     }
 
@@ -870,9 +887,16 @@ impl Front {
                     done.push(session);
                 }
             }
-            lock(&self.lanes).retain(|_, lane| {
+            // Lanes first, then the exited ones, as `lane` takes them.
+            let mut lanes = lock(&self.lanes);
+            let mut exited = lock(&self.exited_lanes);
+            lanes.retain(|name, lane| {
                 let keep = !expired(lane);
                 if !keep {
+                    // Remembered (within bounds) to count the restart its next request makes.
+                    if server_exited(lane) && exited.len() < self.config.max_sessions {
+                        exited.insert(name.clone());
+                    }
                     done.push(lane.clone());
                 }
                 keep
@@ -892,6 +916,11 @@ impl Front {
         all.extend(lock(&self.lanes).drain().map(|(_, s)| s));
         futures::future::join_all(all.iter().map(|s| s.close())).await;
     }
+}
+
+/// Whether `session`'s server process exited on its own (not closed by the proxy).
+fn server_exited(session: &Session) -> bool {
+    session.is_gone() && !session.is_closed() && matches!(session.backend(), Backend::Stdio(_))
 }
 
 /// A place counted against `--max-sessions` for a session not registered yet; given back when

@@ -519,9 +519,18 @@ impl Session {
             .as_ref()
             .and_then(|t| t.client_line(&body, None));
         let _in_trace = log_span(trace).entered();
+        let cancelled = super::upstream::cancelled_request(&body);
         self.decide_locked(&mut core, None, &Origin::Client, |gate, out| {
             gate.client_message(body, Instant::now(), out)
         });
+        // A request the client cancelled and the gate closed gets no answer: its stream ends.
+        if let (Some(id), None) = (cancelled, &core.lane) {
+            if !core.gate.awaits_answer(id.key()) {
+                if let ClientSide::Http(routes) = &mut core.client {
+                    routes.close_request(id.key());
+                }
+            }
+        }
     }
 
     /// A message from a stdio client longer than the limit.
@@ -623,29 +632,27 @@ impl Session {
         let modern = matches!(&self.backend, Backend::Upstream(link) if link.is_stateless());
         match &self.backend {
             // Over HTTP from 2026-07-28 on, closing the response stream is the cancellation.
-            Backend::Upstream(link) if modern => link.abort(key),
-            _ => {
-                let cancelled = json!({
-                    "jsonrpc": "2.0",
-                    "method": "notifications/cancelled",
-                    "params": {"requestId": lane_id.to_value(), "reason": reason},
+            Backend::Upstream(link) if modern => {
+                link.abort(key);
+                // The gate closes the request (and audits it); a late answer from the server
+                // finds no stream and is dropped.
+                let line = error_line(Some(&lane_id), ErrorCode(-32000), reason, None);
+                self.decide_locked(core, None, &Origin::Request(key.clone()), |gate, out| {
+                    gate.server_message(line, Instant::now(), out)
                 });
-                let line = message::to_line(&cancelled);
-                let line = line.strip_suffix(b"\n").unwrap_or(&line).to_vec();
-                self.decide_locked(core, None, &Origin::Client, |gate, out| {
-                    gate.client_message(line, Instant::now(), out)
+            }
+            _ => {
+                // The server is told, the gate closes the request (a call audited as
+                // cancelled) and drops a late answer, and the client's stream, if it still
+                // has one, gets the error.
+                self.decide_locked(core, None, &Origin::Request(key.clone()), |gate, out| {
+                    gate.give_up(&lane_id, reason, Instant::now(), out)
                 });
                 if let Backend::Upstream(link) = &self.backend {
                     link.abort(key);
                 }
             }
         }
-        // The gate closes the request (and audits it); a late answer from the server finds no
-        // stream and is dropped.
-        let line = error_line(Some(&lane_id), ErrorCode(-32000), reason, None);
-        self.decide_locked(core, None, &Origin::Request(key.clone()), |gate, out| {
-            gate.server_message(line, Instant::now(), out)
-        });
     }
 
     /// The upstream failed a request, or the server exited (counted).

@@ -381,12 +381,18 @@ fn cancel_stateless(state: &LinkState, session: &Weak<Session>, line: &[u8]) {
     }
 }
 
-/// The `requestId` of a `notifications/cancelled`.
-fn cancelled_request(line: &[u8]) -> Option<RequestId> {
+/// The `requestId` of a `notifications/cancelled` (`None` for any other message).
+pub(crate) fn cancelled_request(line: &[u8]) -> Option<RequestId> {
     let text = std::str::from_utf8(line).ok()?;
     let Ok(Read::One(notification)) = read(text) else {
         return None;
     };
+    let message::Kind::Notification { method } = &notification.kind else {
+        return None;
+    };
+    if method != "notifications/cancelled" {
+        return None;
+    }
     let at = message::member_at(text, notification.params?, "requestId")?;
     Some(RequestId::from_text(&text[at]))
 }
