@@ -141,6 +141,28 @@ pub struct AuditRecord {
 }
 
 impl AuditRecord {
+    /// The call's outcome as the proxy's metrics and traces name it (`forwarded`,
+    /// `output_withheld`, `refused_invalid`, `refused_policy`, `refused_unchecked`,
+    /// `refused_pin_drift`, `cancelled`); `None` for a record that is not a call's outcome (a
+    /// pin drift seen in a listing: the refused calls to the tool are counted apart from it).
+    pub fn outcome(&self) -> Option<&'static str> {
+        Some(match self.verdict {
+            Verdict::Forwarded => match self.output_check {
+                Some(OutputVerdict::Enforced) => "output_withheld",
+                // Unchecked with `--output-check enforce` replaces the result too.
+                Some(OutputVerdict::Unchecked) if self.is_error == Some(true) => "output_withheld",
+                _ => "forwarded",
+            },
+            Verdict::Rejected => "refused_invalid",
+            Verdict::Denied => "refused_policy",
+            Verdict::UncheckedRefused => "refused_unchecked",
+            Verdict::PinRefused => "refused_pin_drift",
+            // Cancelled by the client, before or after it was sent.
+            Verdict::Cancelled => "cancelled",
+            Verdict::PinDrift => return None,
+        })
+    }
+
     /// The record as one JSON line (without its newline), the id written exactly as the client
     /// sent it: `time` (as the log states it), the name of the client that made the call (a
     /// token's name, never the token), the fields of the called tool that the client saw
@@ -208,4 +230,60 @@ pub struct AuditFormat {
     pub include_arguments: bool,
     /// The overrides the client saw.
     pub overrides: ToolOverrides,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcomes_are_named_as_metrics_and_traces_name_them() {
+        let named = |verdict, output, is_error| {
+            AuditRecord {
+                id: RequestId::from_text("1"),
+                tool: "echo".into(),
+                verdict,
+                input_check: None,
+                messages: Vec::new(),
+                duration: Duration::from_millis(3),
+                is_error,
+                output_check: output,
+                error: None,
+                error_code: None,
+                keywords: Vec::new(),
+                arguments: None,
+            }
+            .outcome()
+        };
+        let enforced = Some(OutputVerdict::Enforced);
+        let unchecked = Some(OutputVerdict::Unchecked);
+        assert_eq!(named(Verdict::Forwarded, None, None), Some("forwarded"));
+        assert_eq!(
+            named(Verdict::Forwarded, enforced, Some(true)),
+            Some("output_withheld")
+        );
+        assert_eq!(
+            named(Verdict::Forwarded, unchecked, Some(true)),
+            Some("output_withheld")
+        );
+        assert_eq!(
+            named(Verdict::Forwarded, unchecked, Some(false)),
+            Some("forwarded")
+        );
+        assert_eq!(
+            named(Verdict::Rejected, None, None),
+            Some("refused_invalid")
+        );
+        assert_eq!(named(Verdict::Denied, None, None), Some("refused_policy"));
+        assert_eq!(
+            named(Verdict::UncheckedRefused, None, None),
+            Some("refused_unchecked")
+        );
+        assert_eq!(
+            named(Verdict::PinRefused, None, None),
+            Some("refused_pin_drift")
+        );
+        assert_eq!(named(Verdict::PinDrift, None, None), None);
+        assert_eq!(named(Verdict::Cancelled, None, None), Some("cancelled"));
+    }
 }

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use toolschema_gate::{AuditRecord, Operation, OutputVerdict, Verdict};
+use toolschema_gate::{AuditRecord, Operation};
 
 /// The most distinct tool names used as label values.
 pub const TOOL_LABELS: usize = 200;
@@ -127,27 +127,6 @@ impl UpstreamError {
     }
 }
 
-/// The verdict of a call as the metrics name it; `None` for a record that is not a call's
-/// outcome (a pin drift seen in a listing, which the refused calls to the tool are counted
-/// apart from).
-pub fn verdict_label(record: &AuditRecord) -> Option<&'static str> {
-    Some(match record.verdict {
-        Verdict::Forwarded => match record.output_check {
-            Some(OutputVerdict::Enforced) => "output_withheld",
-            // Unchecked with `--output-check enforce` replaces the result too.
-            Some(OutputVerdict::Unchecked) if record.is_error == Some(true) => "output_withheld",
-            _ => "forwarded",
-        },
-        Verdict::Rejected => "refused_invalid",
-        Verdict::Denied => "refused_policy",
-        Verdict::UncheckedRefused => "refused_unchecked",
-        Verdict::PinRefused => "refused_pin_drift",
-        // Cancelled by the client, before or after it was sent.
-        Verdict::Cancelled => "cancelled",
-        Verdict::PinDrift => return None,
-    })
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
@@ -163,7 +142,7 @@ impl Metrics {
     /// Count one `tools/call` from its audit record; `listed` says whether the server listed
     /// its tool (only then is the name a label value).
     pub fn call(&self, record: &AuditRecord, listed: bool) {
-        let Some(verdict) = verdict_label(record) else {
+        let Some(verdict) = record.outcome() else {
             return;
         };
         let mut series = lock(&self.series);
@@ -474,7 +453,7 @@ mod tests {
     use super::*;
     use std::time::Duration;
     use toolschema_gate::message::RequestId;
-    use toolschema_gate::InputVerdict;
+    use toolschema_gate::{InputVerdict, Verdict};
 
     fn record(tool: &str, verdict: Verdict) -> AuditRecord {
         AuditRecord {
@@ -511,29 +490,6 @@ mod tests {
         assert!(text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",gen_ai_tool_name=\"echo\",error_type=\"tool_error\",le=\"0.005\"} 1\n"));
         assert!(text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",gen_ai_tool_name=\"echo\",error_type=\"tool_error\",le=\"0.001\"} 0\n"));
         assert!(!text.contains("made-up"));
-    }
-
-    #[test]
-    fn verdicts_are_named_as_the_contract_names_them() {
-        let named = |verdict, output| {
-            let mut call = record("echo", verdict);
-            call.output_check = output;
-            verdict_label(&call)
-        };
-        assert_eq!(named(Verdict::Forwarded, None), Some("forwarded"));
-        assert_eq!(
-            named(Verdict::Forwarded, Some(OutputVerdict::Enforced)),
-            Some("output_withheld")
-        );
-        assert_eq!(named(Verdict::Rejected, None), Some("refused_invalid"));
-        assert_eq!(named(Verdict::Denied, None), Some("refused_policy"));
-        assert_eq!(
-            named(Verdict::UncheckedRefused, None),
-            Some("refused_unchecked")
-        );
-        assert_eq!(named(Verdict::PinRefused, None), Some("refused_pin_drift"));
-        assert_eq!(named(Verdict::PinDrift, None), None);
-        assert_eq!(named(Verdict::Cancelled, None), Some("cancelled"));
     }
 
     #[test]

@@ -619,7 +619,11 @@ fn restore_keeps_a_null_one_union_form_requires() {
     let adapted = adapt_tool(strict, &tool).unwrap();
     let sent = json!({"q": null, "tags": " "});
     let shaped = adapted.shape_arguments(&sent);
-    assert_eq!(adapted.restore_arguments(&shaped).unwrap(), sent, "shaped as {shaped}");
+    assert_eq!(
+        adapted.restore_arguments(&shaped).unwrap(),
+        sent,
+        "shaped as {shaped}"
+    );
 }
 
 /// Draft-07 ignores the keywords beside a `$ref`: the target alone says whether an optional

@@ -17,7 +17,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use toolschema::json as core_json;
 use toolschema_gate::message::{self, IdKey, Kind, Message, Read, RequestId};
-use toolschema_gate::{Action, AuditRecord, OutputVerdict, Verdict};
+use toolschema_gate::Action;
 
 /// How many requests are followed at once; past it, the oldest is let go untraced (a request
 /// never answered, cancelled say, must not grow the proxy's memory nor stop the tracing).
@@ -173,21 +173,6 @@ fn id_text(id: &RequestId) -> String {
     }
 }
 
-/// The contract's name of a verdict (the same words as the calls metric).
-fn verdict_name(record: &AuditRecord) -> &'static str {
-    match record.verdict {
-        Verdict::Forwarded if record.output_check == Some(OutputVerdict::Enforced) => {
-            "output_withheld"
-        }
-        Verdict::Forwarded => "forwarded",
-        Verdict::Rejected => "refused_invalid",
-        Verdict::Denied => "refused_policy",
-        Verdict::UncheckedRefused => "refused_unchecked",
-        Verdict::PinDrift | Verdict::PinRefused => "refused_pin_drift",
-        Verdict::Cancelled => "cancelled",
-    }
-}
-
 impl SessionTracer {
     /// A tracer sending its spans to `exporter`; `session_id` names the session
     /// (`mcp.session.id`) when it has one.
@@ -303,8 +288,10 @@ impl SessionTracer {
         // The verdicts first: a refusal's record may follow its answer.
         for action in actions.iter() {
             if let Action::Audit(record) = action {
-                if let Some(call) = shared.calls.get_mut(record.id.key()) {
-                    call.verdict = Some(verdict_name(record));
+                if let (Some(call), Some(outcome)) =
+                    (shared.calls.get_mut(record.id.key()), record.outcome())
+                {
+                    call.verdict = Some(outcome);
                 }
             }
         }
