@@ -904,3 +904,57 @@ fn the_tools_can_be_learned_from_the_server_itself() {
     );
     assert_eq!(invoke(json!({"timezone": 7}))["valid"], false);
 }
+
+#[test]
+fn an_upstream_that_requires_a_token_is_listed_with_the_header() {
+    // A real upstream that refuses requests without a bearer token: the proxy in front of the
+    // PyPI time server, behind --auth-token-file.
+    let tokens = require("examples/tokens").display().to_string();
+    let upstream = common::http::Listening::start(&[
+        "--auth-token-file".into(),
+        tokens,
+        "--".into(),
+        common::http::python(),
+        "-m".into(),
+        "mcp_server_time".into(),
+    ]);
+    // Without the header the listing is refused, and the service does not start.
+    let output = Command::new(toolschema())
+        .args(["serve", "--upstream", &upstream.url])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&upstream.url), "{stderr}");
+    assert!(stderr.contains("401"), "{stderr}");
+    // With it, the tools are learned and used.
+    let served = Served::start(&[
+        "--upstream".into(),
+        format!("time={}", upstream.url),
+        "--header".into(),
+        "Authorization: Bearer docs-example-token-1".into(),
+    ]);
+    let params = json!({"name": "toolschema/schema", "event": "tools/call",
+        "phase": "request", "context": {"server": "time"},
+        "payload": {"name": "get_current_time", "arguments": {}}});
+    let refused = rpc(&served.base, "interceptor/invoke", params)
+        .unwrap()
+        .unwrap();
+    assert_eq!(refused["valid"], false, "{refused}");
+    assert_eq!(
+        refused["messages"][0]["message"],
+        "missing required argument 'timezone'"
+    );
+    // A header that is not `Name: value` is refused before anything starts.
+    let output = Command::new(toolschema())
+        .args(["serve", "--upstream", &upstream.url, "--header", "no colon"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: --header 'no colon': write it as 'Name: value'\n"
+    );
+}

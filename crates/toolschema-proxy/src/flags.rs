@@ -271,6 +271,10 @@ pub struct ServeArgs {
     #[arg(long = "upstream", value_name = "[SERVER=]URL")]
     pub upstreams: Vec<String>,
 
+    /// An HTTP header for every request to the --upstream servers, `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "upstreams")]
+    pub headers: Vec<String>,
+
     /// Learn the tools from the server this command starts (after `--`), listed at start and
     /// again on SIGHUP.
     #[arg(last = true, value_name = "COMMAND")]

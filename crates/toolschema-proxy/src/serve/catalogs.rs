@@ -16,8 +16,14 @@ use toolschema_mcp::snapshot::{take, SnapshotOptions, Target};
 pub enum Origin {
     /// A catalog file: a `tools/list` result, an array of tools, or one tool.
     File(PathBuf),
-    /// The server itself, listed as `toolschema snapshot` lists it (`--upstream`, `-- CMD`).
-    Server(Target),
+    /// The server itself, listed as `toolschema snapshot` lists it (`--upstream`, `-- CMD`),
+    /// with `headers` on every HTTP request to it (`--header`).
+    Server {
+        /// The server's command or URL.
+        target: Target,
+        /// The HTTP headers sent with every request (a URL's only).
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl Origin {
@@ -25,7 +31,7 @@ impl Origin {
     fn name(&self) -> String {
         match self {
             Origin::File(path) => path.display().to_string(),
-            Origin::Server(target) => target.to_string(),
+            Origin::Server { target, .. } => target.to_string(),
         }
     }
 }
@@ -217,13 +223,15 @@ async fn read(source: &CatalogSource, config: &GateConfig) -> Result<Decider, Re
     let file = source.origin.name();
     let path = match &source.origin {
         Origin::File(path) => path,
-        Origin::Server(target) => {
-            let snapshot = take(target, &SnapshotOptions::default())
-                .await
-                .map_err(|e| ReloadError {
-                    file: file.clone(),
-                    reason: e.to_string(),
-                })?;
+        Origin::Server { target, headers } => {
+            let options = SnapshotOptions {
+                headers: headers.clone(),
+                ..SnapshotOptions::default()
+            };
+            let snapshot = take(target, &options).await.map_err(|e| ReloadError {
+                file: file.clone(),
+                reason: e.to_string(),
+            })?;
             let mut config = config.clone();
             config.pins = source.pins.clone();
             return Ok(Decider::new(&snapshot.tools, &config));
