@@ -958,3 +958,111 @@ fn an_upstream_that_requires_a_token_is_listed_with_the_header() {
         "error: --header 'no colon': write it as 'Name: value'\n"
     );
 }
+
+/// `serve -- node interop/scripted-server.mjs` whose server changes its tools (and sends
+/// `notifications/tools/list_changed`) once `dir/change` exists; `listings` as the script
+/// takes them.
+fn serve_a_changing_server(dir: &Path, listings: Value) -> Served {
+    let echo = |schema: Value| json!({"name": "echo", "inputSchema": schema});
+    let script = json!({
+        "tools": [echo(json!({"type": "object",
+            "properties": {"message": {"type": "string"}}, "required": ["message"]}))],
+        "next_tools": [
+            echo(json!({"type": "object",
+                "properties": {"message": {"type": "string", "maxLength": 3}},
+                "required": ["message"]})),
+            {"name": "added", "inputSchema": {"type": "object",
+                "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+        ],
+        "change_on_file": dir.join("change").display().to_string(),
+        "listings": listings,
+    });
+    Served::start(&[
+        "--".into(),
+        common::node(),
+        require("interop/scripted-server.mjs").display().to_string(),
+        "--script".into(),
+        script.to_string(),
+    ])
+}
+
+/// The interceptor's verdict on a call of `tool` with `arguments`: valid, and the messages.
+fn verdict(served: &Served, tool: &str, arguments: Value) -> (bool, Vec<String>) {
+    let params = json!({"name": "toolschema/schema", "event": "tools/call",
+        "phase": "request", "payload": {"name": tool, "arguments": arguments}});
+    let result = rpc(&served.base, "interceptor/invoke", params)
+        .unwrap()
+        .unwrap();
+    let messages = result["messages"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|m| m["message"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (result["valid"] == true, messages)
+}
+
+#[test]
+fn a_server_that_says_its_tools_changed_is_listed_again_and_its_new_schemas_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve_a_changing_server(dir.path(), json!(["ok"]));
+    assert_eq!(
+        verdict(&served, "echo", json!({"message": "hello"})).0,
+        true
+    );
+    assert_eq!(
+        verdict(&served, "added", json!({"n": 1})),
+        (false, vec!["unknown tool 'added'".to_string()])
+    );
+    std::fs::write(dir.path().join("change"), "").unwrap();
+    assert!(
+        common::http::eventually(WAIT, || verdict(&served, "added", json!({"n": 1})).0),
+        "the new tool was never learned; stderr:\n{}",
+        served.stderr()
+    );
+    // No SIGHUP was sent: the server's notification made the service list it again.
+    let stderr = served.stderr();
+    assert!(stderr.contains("says its tools changed"), "{stderr}");
+    assert_eq!(
+        verdict(&served, "added", json!({"n": "1"})),
+        (
+            false,
+            vec!["argument 'n' must be an integer (got a string)".to_string()]
+        )
+    );
+    let (valid, messages) = verdict(&served, "echo", json!({"message": "hello"}));
+    assert!(!valid);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("argument 'message'"),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn a_listing_that_fails_after_list_changed_keeps_the_old_catalog_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first listing (at start) holds; every later one fails.
+    let served = serve_a_changing_server(dir.path(), json!(["ok", "error"]));
+    std::fs::write(dir.path().join("change"), "").unwrap();
+    assert!(
+        common::http::eventually(WAIT, || served
+            .stderr()
+            .contains("the catalog read before stays in force")),
+        "{}",
+        served.stderr()
+    );
+    let stderr = served.stderr();
+    assert!(stderr.contains("listing is broken"), "{stderr}");
+    // The catalog listed at start is still the one in force.
+    assert_eq!(
+        verdict(&served, "echo", json!({"message": "hello"})).0,
+        true
+    );
+    assert_eq!(
+        verdict(&served, "added", json!({"n": 1})),
+        (false, vec!["unknown tool 'added'".to_string()])
+    );
+}

@@ -267,7 +267,7 @@ pub struct ServeArgs {
     pub catalogs: Vec<String>,
 
     /// Learn the tools of the server SERVER from its Streamable HTTP endpoint, listed at start
-    /// and again on SIGHUP (repeatable).
+    /// and again on SIGHUP and when it sends tools/list_changed (repeatable).
     #[arg(long = "upstream", value_name = "[SERVER=]URL")]
     pub upstreams: Vec<String>,
 
@@ -276,7 +276,7 @@ pub struct ServeArgs {
     pub headers: Vec<String>,
 
     /// Learn the tools from the server this command starts (after `--`), listed at start and
-    /// again on SIGHUP.
+    /// again on SIGHUP and when it sends tools/list_changed.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 

@@ -9,8 +9,9 @@
 //! - a ContextForge external plugin ([`contextforge`]): `tool_pre_invoke` and
 //!   `tool_post_invoke` as the tools of the same MCP server.
 //!
-//! The schemas come from catalog files, read again on SIGHUP and when a file changes; a file
-//! that cannot be read keeps the catalog read before, and says why. Every decision is the
+//! The schemas come from catalog files, read again on SIGHUP and when a file changes, or from
+//! the servers themselves, listed again on SIGHUP and on their `list_changed`; a catalog that
+//! cannot be read keeps the one read before, and says why. Every decision is the
 //! proxy's gate's ([`Decider`]).
 
 mod catalogs;
