@@ -61,7 +61,9 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         .block_on(Catalogs::load(sources, args.gate.gate_config()))
         .map_err(|e| InputError(e.to_string()))?;
     let catalogs = Arc::new(catalogs);
+    let file = crate::proxy::read_proxy_file(args.config.as_deref())?;
     let mut config = ServeConfig {
+        file,
         mode: args.mode,
         decision_timeout: args.decision_timeout,
         max_concurrent: args.max_concurrent as usize,

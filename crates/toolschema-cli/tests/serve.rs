@@ -1008,10 +1008,7 @@ fn verdict(served: &Served, tool: &str, arguments: Value) -> (bool, Vec<String>)
 fn a_server_that_says_its_tools_changed_is_listed_again_and_its_new_schemas_used() {
     let dir = tempfile::tempdir().unwrap();
     let served = serve_a_changing_server(dir.path(), json!(["ok"]));
-    assert_eq!(
-        verdict(&served, "echo", json!({"message": "hello"})).0,
-        true
-    );
+    assert!(verdict(&served, "echo", json!({"message": "hello"})).0);
     assert_eq!(
         verdict(&served, "added", json!({"n": 1})),
         (false, vec!["unknown tool 'added'".to_string()])
@@ -1057,12 +1054,76 @@ fn a_listing_that_fails_after_list_changed_keeps_the_old_catalog_and_says_why() 
     let stderr = served.stderr();
     assert!(stderr.contains("listing is broken"), "{stderr}");
     // The catalog listed at start is still the one in force.
-    assert_eq!(
-        verdict(&served, "echo", json!({"message": "hello"})).0,
-        true
-    );
+    assert!(verdict(&served, "echo", json!({"message": "hello"})).0);
     assert_eq!(
         verdict(&served, "added", json!({"n": 1})),
         (false, vec!["unknown tool 'added'".to_string()])
     );
+}
+
+#[test]
+fn the_toolhive_principal_selects_its_policy_from_the_settings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret_file = dir.path().join("secret");
+    std::fs::write(&secret_file, "webhook-s3cret").unwrap();
+    let settings = dir.path().join("settings.toml");
+    std::fs::write(
+        &settings,
+        r#"
+[proxy.tokens.alice]
+deny = ["echo"]
+
+[proxy.tool-scopes]
+"echo" = "echo:call"
+"#,
+    )
+    .unwrap();
+    let served = Served::start(&[
+        "--catalog".into(),
+        catalog(),
+        "--toolhive-secret-file".into(),
+        secret_file.display().to_string(),
+        "--config".into(),
+        settings.display().to_string(),
+    ]);
+    let url = served.url("/toolhive");
+    let ask = |principal: Value, tool: &str| {
+        let body = json!({
+            "version": "v0.1.0", "uid": "u", "timestamp": "2026-11-29T06:00:00Z",
+            "principal": principal,
+            "mcp_request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {"note": "HI"}}},
+            "context": {"server_name": "echo-server"},
+        })
+        .to_string();
+        let t = now();
+        let signature = toolhive_signature(b"webhook-s3cret", t, &body);
+        let stamp = t.to_string();
+        let headers = [
+            ("X-ToolHive-Signature", signature.as_str()),
+            ("X-ToolHive-Timestamp", stamp.as_str()),
+        ];
+        let reply = request("POST", &url, &headers, &body);
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.json()
+    };
+    // alice's policy denies echo; bob holds the scope echo needs, carol does not; a request
+    // without a principal is anonymous, as the proxy's clients are without authentication.
+    let refused = ask(json!({"sub": "alice"}), "echo");
+    assert_eq!(refused["allowed"], false, "{refused}");
+    assert_eq!(refused["reason"], "ToolDenied");
+    assert_eq!(refused["code"], 403);
+    assert_eq!(
+        refused["message"],
+        "tool 'echo' is not available to 'alice' (denied by 'echo' in its policy)"
+    );
+    let bob = json!({"sub": "bob", "claims": {"scope": "other echo:call"}});
+    assert_eq!(ask(bob, "echo")["allowed"], true);
+    let refused = ask(json!({"sub": "carol", "claims": {}}), "echo");
+    assert_eq!(refused["reason"], "ToolDenied", "{refused}");
+    assert_eq!(
+        refused["message"],
+        "tool 'echo' is not available to 'carol': it needs the scope echo:call"
+    );
+    assert_eq!(ask(Value::Null, "echo")["allowed"], true);
 }

@@ -318,6 +318,14 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
     pub pin_mode: PinMode,
 
+    // The help shows `[proxy]` as written; rustdoc would read it as a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
+    /// The settings file with a [proxy] table: the policies per principal ([proxy.tokens.NAME],
+    /// the ToolHive webhook's principal by its sub) and the tools' scopes, as the proxy reads
+    /// them [default: the nearest toolschema.toml, from the current directory up].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// Append one JSON line per decision to FILE, as the proxy's audit log.
     #[arg(long, value_name = "FILE")]
     pub audit: Option<PathBuf>,

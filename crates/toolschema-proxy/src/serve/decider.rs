@@ -14,7 +14,7 @@ use std::time::Instant;
 use toolschema_gate::message::RequestId;
 use toolschema_gate::{
     Action, Admission, AuditRecord, Gate, GateConfig, InputCheck, InputVerdict, OutputCheck,
-    OutputVerdict, Verdict,
+    OutputVerdict, ToolPolicy, Verdict,
 };
 
 /// What the service decided of one call or one result.
@@ -101,10 +101,28 @@ impl Decider {
         self.input.is_empty()
     }
 
-    /// Judge a call of `tool` with `arguments` (any JSON: the gate says what is wrong with it).
-    pub fn check_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
-        self.judge_call(tool, arguments)
-            .map(|d| self.with_policy(d))
+    /// The policy of every call (`--allow`, `--deny`), before any principal's.
+    pub fn policy(&self) -> &ToolPolicy {
+        &self.input.config().policy
+    }
+
+    /// Judge a call of `tool` with `arguments` (any JSON: the gate says what is wrong with it),
+    /// under `policy` (`None`: [`Decider::policy`]).
+    pub fn check_call(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        policy: Option<&ToolPolicy>,
+    ) -> Result<Decision, NoVerdict> {
+        let id = RequestId::from_text(&self.next_id().to_string());
+        let admitted = self.input.admit(id, tool, arguments, policy);
+        let mut decision = decision(admitted.allowed, admitted.record, self.knows(tool));
+        decision.denied = !decision.allowed
+            && policy
+                .unwrap_or(self.policy())
+                .refusal(&decision.record.tool)
+                .is_some();
+        Ok(decision)
     }
 
     /// Judge `result` (a `tools/call` result) of a call of `tool`.
@@ -122,16 +140,6 @@ impl Decider {
                 .refusal(&decision.record.tool)
                 .is_some();
         decision
-    }
-
-    fn judge_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
-        let id = RequestId::from_text(&self.next_id().to_string());
-        let admitted = self.input.admit(id, tool, arguments, None);
-        Ok(decision(
-            admitted.allowed,
-            admitted.record,
-            self.knows(tool),
-        ))
     }
 
     fn judge_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {
