@@ -13,6 +13,9 @@
 //                 text, written as it is, so its numbers stay as stated), and with
 //                 `x-second-result` each call is answered a second time, with that
 //   next_tools    the tools after a call to `change_tools` (which also sends list_changed)
+//   change_on_file  a path: once a file is there, switch to next_tools and send list_changed
+//                 (for a test that cannot call the server itself: its only client is the
+//                 program under test)
 //   page_size     tools per tools/list page (0 or absent: one page)
 //   listings      what each tools/list request gets, in order (the last one repeats; default
 //                 "ok"): "ok"; "error" (JSON-RPC error -32603); "oversize:BYTES" (the page,
@@ -28,7 +31,7 @@
 // to next_tools, `slow` answers after `ms` milliseconds. A JSON array is a batch: its messages are
 // handled in order and the responses sent back as one array.
 
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { onLines, send } from "./stdio-lines.mjs";
 import { validatorFor } from "./schema-validator.mjs";
@@ -55,6 +58,15 @@ if (script.hold_stdout) {
   const holder = spawn("sleep", ["60"], { stdio: ["ignore", "inherit", "ignore"] });
   holder.unref();
   process.stderr.write(`scripted-server: holder ${holder.pid}\n`);
+}
+
+if (typeof script.change_on_file === "string") {
+  const poll = setInterval(() => {
+    if (!existsSync(script.change_on_file)) return;
+    clearInterval(poll);
+    tools = script.next_tools ?? [];
+    send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  }, 50);
 }
 
 function append(file, line) {

@@ -204,7 +204,7 @@ fn refuse_guard_flags(guard: &GuardArgs) -> Result<(), InputError> {
 }
 
 /// The `[proxy]` table of the settings file named, or of the nearest `toolschema.toml`.
-fn read_proxy_file(path: Option<&Path>) -> Result<ProxyFile, InputError> {
+pub(crate) fn read_proxy_file(path: Option<&Path>) -> Result<ProxyFile, InputError> {
     #[derive(serde::Deserialize)]
     struct Settings {
         #[serde(default)]

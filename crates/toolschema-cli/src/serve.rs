@@ -16,6 +16,11 @@ use toolschema_proxy::{AuditLog, PinMode, Pins};
 
 /// Run `toolschema serve` until a signal (over HTTP) or the end of stdin.
 pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
+    let headers = args
+        .headers
+        .iter()
+        .map(|header| crate::input::parse_header(header))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut sources: Vec<CatalogSource> = args
         .catalogs
         .iter()
@@ -30,14 +35,20 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         };
         sources.push(CatalogSource {
             server,
-            origin: Origin::Server(Target::Url(url)),
+            origin: Origin::Server {
+                target: Target::Url(url),
+                headers: headers.clone(),
+            },
             pins: None,
         });
     }
     if let Some((program, rest)) = args.command.split_first() {
         sources.push(CatalogSource {
             server: None,
-            origin: Origin::Server(Target::Command(ServerCommand::new(program, rest))),
+            origin: Origin::Server {
+                target: Target::Command(ServerCommand::new(program, rest)),
+                headers: Vec::new(),
+            },
             pins: None,
         });
     }
@@ -50,7 +61,9 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         .block_on(Catalogs::load(sources, args.gate.gate_config()))
         .map_err(|e| InputError(e.to_string()))?;
     let catalogs = Arc::new(catalogs);
+    let file = crate::proxy::read_proxy_file(args.config.as_deref())?;
     let mut config = ServeConfig {
+        file,
         mode: args.mode,
         decision_timeout: args.decision_timeout,
         max_concurrent: args.max_concurrent as usize,

@@ -904,3 +904,226 @@ fn the_tools_can_be_learned_from_the_server_itself() {
     );
     assert_eq!(invoke(json!({"timezone": 7}))["valid"], false);
 }
+
+#[test]
+fn an_upstream_that_requires_a_token_is_listed_with_the_header() {
+    // A real upstream that refuses requests without a bearer token: the proxy in front of the
+    // PyPI time server, behind --auth-token-file.
+    let tokens = require("examples/tokens").display().to_string();
+    let upstream = common::http::Listening::start(&[
+        "--auth-token-file".into(),
+        tokens,
+        "--".into(),
+        common::http::python(),
+        "-m".into(),
+        "mcp_server_time".into(),
+    ]);
+    // Without the header the listing is refused, and the service does not start.
+    let output = Command::new(toolschema())
+        .args(["serve", "--upstream", &upstream.url])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(&upstream.url), "{stderr}");
+    assert!(stderr.contains("401"), "{stderr}");
+    // With it, the tools are learned and used.
+    let served = Served::start(&[
+        "--upstream".into(),
+        format!("time={}", upstream.url),
+        "--header".into(),
+        "Authorization: Bearer docs-example-token-1".into(),
+    ]);
+    let params = json!({"name": "toolschema/schema", "event": "tools/call",
+        "phase": "request", "context": {"server": "time"},
+        "payload": {"name": "get_current_time", "arguments": {}}});
+    let refused = rpc(&served.base, "interceptor/invoke", params)
+        .unwrap()
+        .unwrap();
+    assert_eq!(refused["valid"], false, "{refused}");
+    assert_eq!(
+        refused["messages"][0]["message"],
+        "missing required argument 'timezone'"
+    );
+    // A header that is not `Name: value` is refused before anything starts.
+    let output = Command::new(toolschema())
+        .args(["serve", "--upstream", &upstream.url, "--header", "no colon"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        "error: --header 'no colon': write it as 'Name: value'\n"
+    );
+}
+
+/// `serve -- node interop/scripted-server.mjs` whose server changes its tools (and sends
+/// `notifications/tools/list_changed`) once `dir/change` exists; `listings` as the script
+/// takes them.
+fn serve_a_changing_server(dir: &Path, listings: Value) -> Served {
+    let echo = |schema: Value| json!({"name": "echo", "inputSchema": schema});
+    let script = json!({
+        "tools": [echo(json!({"type": "object",
+            "properties": {"message": {"type": "string"}}, "required": ["message"]}))],
+        "next_tools": [
+            echo(json!({"type": "object",
+                "properties": {"message": {"type": "string", "maxLength": 3}},
+                "required": ["message"]})),
+            {"name": "added", "inputSchema": {"type": "object",
+                "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+        ],
+        "change_on_file": dir.join("change").display().to_string(),
+        "listings": listings,
+    });
+    Served::start(&[
+        "--".into(),
+        common::node(),
+        require("interop/scripted-server.mjs").display().to_string(),
+        "--script".into(),
+        script.to_string(),
+    ])
+}
+
+/// The interceptor's verdict on a call of `tool` with `arguments`: valid, and the messages.
+fn verdict(served: &Served, tool: &str, arguments: Value) -> (bool, Vec<String>) {
+    let params = json!({"name": "toolschema/schema", "event": "tools/call",
+        "phase": "request", "payload": {"name": tool, "arguments": arguments}});
+    let result = rpc(&served.base, "interceptor/invoke", params)
+        .unwrap()
+        .unwrap();
+    let messages = result["messages"]
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .map(|m| m["message"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    (result["valid"] == true, messages)
+}
+
+#[test]
+fn a_server_that_says_its_tools_changed_is_listed_again_and_its_new_schemas_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve_a_changing_server(dir.path(), json!(["ok"]));
+    assert!(verdict(&served, "echo", json!({"message": "hello"})).0);
+    assert_eq!(
+        verdict(&served, "added", json!({"n": 1})),
+        (false, vec!["unknown tool 'added'".to_string()])
+    );
+    std::fs::write(dir.path().join("change"), "").unwrap();
+    assert!(
+        common::http::eventually(WAIT, || verdict(&served, "added", json!({"n": 1})).0),
+        "the new tool was never learned; stderr:\n{}",
+        served.stderr()
+    );
+    // No SIGHUP was sent: the server's notification made the service list it again.
+    let stderr = served.stderr();
+    assert!(stderr.contains("says its tools changed"), "{stderr}");
+    assert_eq!(
+        verdict(&served, "added", json!({"n": "1"})),
+        (
+            false,
+            vec!["argument 'n' must be an integer (got a string)".to_string()]
+        )
+    );
+    let (valid, messages) = verdict(&served, "echo", json!({"message": "hello"}));
+    assert!(!valid);
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    assert!(
+        messages[0].starts_with("argument 'message'"),
+        "{messages:?}"
+    );
+}
+
+#[test]
+fn a_listing_that_fails_after_list_changed_keeps_the_old_catalog_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first listing (at start) holds; every later one fails.
+    let served = serve_a_changing_server(dir.path(), json!(["ok", "error"]));
+    std::fs::write(dir.path().join("change"), "").unwrap();
+    assert!(
+        common::http::eventually(WAIT, || served
+            .stderr()
+            .contains("the catalog read before stays in force")),
+        "{}",
+        served.stderr()
+    );
+    let stderr = served.stderr();
+    assert!(stderr.contains("listing is broken"), "{stderr}");
+    // The catalog listed at start is still the one in force.
+    assert!(verdict(&served, "echo", json!({"message": "hello"})).0);
+    assert_eq!(
+        verdict(&served, "added", json!({"n": 1})),
+        (false, vec!["unknown tool 'added'".to_string()])
+    );
+}
+
+#[test]
+fn the_toolhive_principal_selects_its_policy_from_the_settings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret_file = dir.path().join("secret");
+    std::fs::write(&secret_file, "webhook-s3cret").unwrap();
+    let settings = dir.path().join("settings.toml");
+    std::fs::write(
+        &settings,
+        r#"
+[proxy.tokens.alice]
+deny = ["echo"]
+
+[proxy.tool-scopes]
+"echo" = "echo:call"
+"#,
+    )
+    .unwrap();
+    let served = Served::start(&[
+        "--catalog".into(),
+        catalog(),
+        "--toolhive-secret-file".into(),
+        secret_file.display().to_string(),
+        "--config".into(),
+        settings.display().to_string(),
+    ]);
+    let url = served.url("/toolhive");
+    let ask = |principal: Value, tool: &str| {
+        let body = json!({
+            "version": "v0.1.0", "uid": "u", "timestamp": "2026-11-29T06:00:00Z",
+            "principal": principal,
+            "mcp_request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": tool, "arguments": {"note": "HI"}}},
+            "context": {"server_name": "echo-server"},
+        })
+        .to_string();
+        let t = now();
+        let signature = toolhive_signature(b"webhook-s3cret", t, &body);
+        let stamp = t.to_string();
+        let headers = [
+            ("X-ToolHive-Signature", signature.as_str()),
+            ("X-ToolHive-Timestamp", stamp.as_str()),
+        ];
+        let reply = request("POST", &url, &headers, &body);
+        assert_eq!(reply.status, 200, "{reply:?}");
+        reply.json()
+    };
+    // alice's policy denies echo; bob holds the scope echo needs, carol does not; a request
+    // without a principal is anonymous, as the proxy's clients are without authentication.
+    let refused = ask(json!({"sub": "alice"}), "echo");
+    assert_eq!(refused["allowed"], false, "{refused}");
+    assert_eq!(refused["reason"], "ToolDenied");
+    assert_eq!(refused["code"], 403);
+    assert_eq!(
+        refused["message"],
+        "tool 'echo' is not available to 'alice' (denied by 'echo' in its policy)"
+    );
+    let bob = json!({"sub": "bob", "claims": {"scope": "other echo:call"}});
+    assert_eq!(ask(bob, "echo")["allowed"], true);
+    let refused = ask(json!({"sub": "carol", "claims": {}}), "echo");
+    assert_eq!(refused["reason"], "ToolDenied", "{refused}");
+    assert_eq!(
+        refused["message"],
+        "tool 'echo' is not available to 'carol': it needs the scope echo:call"
+    );
+    assert_eq!(ask(Value::Null, "echo")["allowed"], true);
+}

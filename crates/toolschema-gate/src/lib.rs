@@ -24,8 +24,8 @@ pub mod servers;
 
 pub use audit::{AuditFormat, AuditRecord, InputVerdict, Operation, OutputVerdict, Verdict};
 pub use gate::{
-    in_flight_already, report, Action, Gate, GateConfig, PinMode, Pins, DEFAULT_LISTING_RETRY,
-    DEFAULT_LISTING_TIMEOUT,
+    in_flight_already, report, Action, Admission, Admitted, Gate, GateConfig, PinMode, Pins,
+    DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
 };
 pub use modes::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 pub use overrides::{ToolOverride, ToolOverrides};

@@ -295,6 +295,34 @@ impl ToolRegistry {
         }
     }
 
+    /// Compile the validators of every listed tool now, so that [`ToolRegistry::compiled`]
+    /// finds them without `&mut`.
+    pub fn compile_all(&mut self) {
+        for (name, entry) in &mut self.tools {
+            if matches!(entry.state, State::Listed) {
+                entry.state = compile(name, &entry.raw, &entry.stated, &self.options);
+            }
+        }
+    }
+
+    /// The validators of `name` as compiled so far, never compiling (a tool not compiled yet
+    /// is [`Lookup::Unknown`]; `first_time` is always false): for lookups through `&self`,
+    /// after [`ToolRegistry::compile_all`].
+    pub fn compiled(&self, name: &str) -> Lookup<'_> {
+        match self.tools.get(name).map(|entry| &entry.state) {
+            Some(State::Compiled { tool, .. }) => Lookup::Compiled(tool),
+            Some(State::Unusable(reason)) => Lookup::Unusable {
+                reason,
+                first_time: false,
+            },
+            Some(State::ListedTwice) => Lookup::Unusable {
+                reason: LISTED_TWICE,
+                first_time: false,
+            },
+            Some(State::Listed) | None => Lookup::Unknown,
+        }
+    }
+
     /// The arguments tool `name` mirrors into `Mcp-Param-*` headers (none for a tool not
     /// listed, or listed twice differently).
     pub fn mirrored(&self, name: &str) -> &[MirroredArgument] {

@@ -38,16 +38,18 @@ fn main() {
     let valid = json!({"query": "rust", "limit": 5});
     let invalid = json!({"query": "r", "limit": 500});
     // The first call compiles the tool's schema, as the service's first decision does.
-    let _ = decider.check_call(tool, &valid);
+    let _ = decider.check_call(tool, &valid, None);
     let mut micros = Vec::with_capacity(calls);
     let started = Instant::now();
     for i in 0..calls {
         let arguments = if i % 2 == 0 { &valid } else { &invalid };
         let one = Instant::now();
-        let decision = decider.check_call(tool, arguments).unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(1);
-        });
+        let decision = decider
+            .check_call(tool, arguments, None)
+            .unwrap_or_else(|e| {
+                eprintln!("{e}");
+                std::process::exit(1);
+            });
         micros.push(one.elapsed().as_secs_f64() * 1e6);
         if decision.allowed != (i % 2 == 0) {
             eprintln!("decision {i} is wrong: {:?}", decision.messages);

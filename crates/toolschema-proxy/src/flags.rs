@@ -267,12 +267,16 @@ pub struct ServeArgs {
     pub catalogs: Vec<String>,
 
     /// Learn the tools of the server SERVER from its Streamable HTTP endpoint, listed at start
-    /// and again on SIGHUP (repeatable).
+    /// and again on SIGHUP and when it sends tools/list_changed (repeatable).
     #[arg(long = "upstream", value_name = "[SERVER=]URL")]
     pub upstreams: Vec<String>,
 
+    /// An HTTP header for every request to the --upstream servers, `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "upstreams")]
+    pub headers: Vec<String>,
+
     /// Learn the tools from the server this command starts (after `--`), listed at start and
-    /// again on SIGHUP.
+    /// again on SIGHUP and when it sends tools/list_changed.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 
@@ -313,6 +317,14 @@ pub struct ServeArgs {
     /// (report only).
     #[arg(long, value_enum, default_value_t = PinMode::Enforce, requires = "pin")]
     pub pin_mode: PinMode,
+
+    // The help shows `[proxy]` as written; rustdoc would read it as a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
+    /// The settings file with a [proxy] table: the policies per principal ([proxy.tokens.NAME],
+    /// the ToolHive webhook's principal by its sub) and the tools' scopes, as the proxy reads
+    /// them [default: the nearest toolschema.toml, from the current directory up].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 
     /// Append one JSON line per decision to FILE, as the proxy's audit log.
     #[arg(long, value_name = "FILE")]

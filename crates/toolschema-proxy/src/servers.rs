@@ -85,11 +85,14 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The session's handler: it hears a server's `list_changed`.
+/// The session's handler: it hears a server's `list_changed` (here, and in `serve`'s
+/// catalogs learned from a server).
 #[derive(Clone)]
-struct Listener {
-    server: usize,
-    changed: mpsc::UnboundedSender<usize>,
+pub(crate) struct Listener {
+    /// The server's place, sent on `changed` when it says its tools changed.
+    pub(crate) server: usize,
+    /// Where a `list_changed` is told.
+    pub(crate) changed: mpsc::UnboundedSender<usize>,
 }
 
 impl rmcp::ClientHandler for Listener {

@@ -82,7 +82,7 @@ proptest! {
             Err(errors) => errors.messages().into_iter().map(String::from).collect(),
         };
         expected.extend(compiled.case_variant_arguments(&arguments));
-        let decision = decider.check_call("echo", &arguments).unwrap();
+        let decision = decider.check_call("echo", &arguments, None).unwrap();
         prop_assert_eq!(decision.allowed, expected.is_empty(), "{} -> {:?}", arguments, decision.messages);
         // The messages are the core's. Arguments that are no object are refused by the gate
         // before the schema, in the protocol's words.
@@ -98,7 +98,7 @@ proptest! {
         arguments in arguments(),
     ) {
         let closed = Decider::new(&catalog(), &GateConfig::default());
-        let refused = closed.check_call(&name, &arguments).unwrap();
+        let refused = closed.check_call(&name, &arguments, None).unwrap();
         prop_assert!(!refused.allowed);
         prop_assert!(!refused.listed);
         if !arguments.is_object() && !arguments.is_null() {
@@ -113,7 +113,7 @@ proptest! {
 
         let config = GateConfig { unlisted: Unlisted::Forward, ..GateConfig::default() };
         let open = Decider::new(&catalog(), &config);
-        let passed = open.check_call(&name, &arguments).unwrap();
+        let passed = open.check_call(&name, &arguments, None).unwrap();
         prop_assert!(passed.allowed);
         let why = passed.unchecked.expect("a fail-open decision says so");
         prop_assert!(why.contains(&format!("tool '{name}' was let through unchecked")), "{}", why);

@@ -180,11 +180,7 @@ impl Gate {
             }
         };
         if !call.arguments.is_object() {
-            let reason = format!(
-                "arguments of tool '{}' must be a JSON object (got {})",
-                call.tool,
-                toolschema::json::kind_in_words(&call.arguments)
-            );
+            let reason = not_an_object(&call.tool, &call.arguments);
             let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
             return self.refuse(call, answer, Verdict::Rejected, None, out);
         }
@@ -294,16 +290,8 @@ impl Gate {
             }
             return self.wait_for_listing(call, now, out);
         }
-        if self.config.unlisted == Unlisted::Forward || self.config.input_check == InputCheck::Warn
-        {
-            let why = format!(
-                "the server does not list tool '{}'; the call was forwarded unchecked",
-                call.tool
-            );
-            let flag = match self.config.unlisted {
-                Unlisted::Forward => "--unlisted forward",
-                Unlisted::Refuse => "--input-check warn",
-            };
+        if let Some(flag) = forwards_unlisted(&self.config) {
+            let why = unlisted_forwarded(&call.tool);
             let key = format!("unlisted tool '{}'", call.tool);
             self.report_once_as(key, || {
                 format!(
@@ -313,10 +301,7 @@ impl Gate {
             });
             return self.forward(call, InputVerdict::Unlisted, vec![why], out);
         }
-        let mut reason = format!("unknown tool '{}'", call.tool);
-        if let Some(suggestion) = toolschema::suggest::closest(&call.tool, self.registry.names()) {
-            reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
-        }
+        let reason = unknown_tool(&call.tool, self.registry.names());
         let answer = Answer::Error(ErrorCode::INVALID_PARAMS, reason);
         self.refuse(call, answer, Verdict::Denied, None, out)
     }
@@ -347,47 +332,21 @@ impl Gate {
         look_for_undeclared: bool,
     ) -> Decision {
         // Numbers are judged as the text states them (`9007199254740993.0` is not 2^53).
-        let verdict = match call
+        let text = call
             .arguments_at
             .as_ref()
-            .and_then(|at| call.text.get(at.clone()))
-        {
-            Some(text) => compiled.validate_input_text(&call.arguments, text),
-            None => compiled.validate_input(&call.arguments),
-        };
-        match verdict {
-            Err(errors) if errors.is_unchecked() => {
-                let message = errors.messages().join("; ");
-                let reason = message
-                    .strip_prefix("arguments could not be checked: ")
-                    .unwrap_or(&message)
-                    .to_string();
-                Decision::Unchecked(reason)
-            }
-            verdict => Decision::Checked {
-                keywords: match &verdict {
-                    Err(errors) => errors.iter().map(|e| e.keyword.clone()).collect(),
-                    Ok(_) => Vec::new(),
-                },
-                errors: verdict
-                    .err()
-                    .map(|errors| {
-                        errors
-                            .messages()
-                            .into_iter()
-                            .map(String::from)
-                            .collect::<Vec<_>>()
-                    })
-                    .unwrap_or_default()
-                    .into_iter()
-                    .chain(compiled.case_variant_arguments(&call.arguments))
-                    .collect(),
-                undeclared: look_for_undeclared
-                    .then(|| compiled.undeclared_arguments(&call.arguments))
-                    .flatten()
-                    .map(|errors| errors.messages().into_iter().map(String::from).collect())
-                    .unwrap_or_default(),
+            .and_then(|at| call.text.get(at.clone()));
+        match judge(compiled, &call.arguments, text, look_for_undeclared) {
+            Judged::Checked {
+                errors,
+                undeclared,
+                keywords,
+            } => Decision::Checked {
+                errors,
+                undeclared,
+                keywords,
             },
+            Judged::Unchecked(reason) => Decision::Unchecked(reason),
         }
     }
 
@@ -395,47 +354,37 @@ impl Gate {
     fn checked(
         &mut self,
         mut call: AdmittedCall,
-        mut errors: Vec<String>,
+        errors: Vec<String>,
         undeclared: Vec<String>,
         out: &mut Vec<Action>,
     ) {
-        let mut warnings = Vec::new();
-        match self.config.unknown_arguments {
-            UnknownArguments::Reject if !undeclared.is_empty() => {
-                // An argument the schema does not declare, refused as a closed schema would.
-                call.keywords.push("additionalProperties".into());
-                errors.extend(undeclared);
+        match settle(
+            &self.config,
+            &call.tool,
+            errors,
+            undeclared,
+            &mut call.keywords,
+        ) {
+            Settled::Forward {
+                input,
+                messages,
+                logged,
+            } => {
+                for line in &logged {
+                    report(line);
+                }
+                self.forward(call, input, messages, out)
             }
-            UnknownArguments::Warn if !undeclared.is_empty() => {
-                report(&format!(
-                    "tool '{}' was called with arguments its inputSchema does not declare (forwarded, --unknown-arguments warn): {}",
-                    call.tool,
-                    undeclared.join("; ")
-                ));
-                warnings = undeclared;
+            Settled::Refuse(errors) => {
+                let answer = Answer::ToolError(errors.join("\n"));
+                self.refuse(call, answer, Verdict::Rejected, Some(errors), out);
             }
-            _ => {}
         }
-        if errors.is_empty() {
-            return self.forward(call, InputVerdict::Passed, warnings, out);
-        }
-        if self.config.input_check == InputCheck::Warn {
-            report(&format!(
-                "tool '{}' was called with arguments that break its inputSchema (forwarded, --input-check warn): {}",
-                call.tool,
-                errors.join("; ")
-            ));
-            errors.extend(warnings);
-            return self.forward(call, InputVerdict::Failed, errors, out);
-        }
-        let answer = Answer::ToolError(errors.join("\n"));
-        self.refuse(call, answer, Verdict::Rejected, Some(errors), out);
     }
 
     /// Whether calls the proxy cannot check are forwarded (with a warning each).
     fn lets_unchecked_through(&self) -> bool {
-        self.config.on_unchecked == OnUnchecked::Forward
-            || self.config.input_check == InputCheck::Warn
+        lets_unchecked_through(&self.config)
     }
 
     /// What becomes of calls the proxy cannot check, in words.
@@ -450,10 +399,7 @@ impl Gate {
     /// A call the proxy cannot check, because of `reason`: refused with a tool error that says
     /// why, or forwarded with a warning when the configuration lets it through.
     pub(super) fn unchecked(&mut self, call: AdmittedCall, reason: String, out: &mut Vec<Action>) {
-        let what = (
-            "the proxy could not learn its schema",
-            "the proxy could not learn this tool's schema",
-        );
+        let what = ("the proxy could not learn its schema", UNLEARNED);
         self.unchecked_because(call, reason, what, out)
     }
 
@@ -889,4 +835,169 @@ fn cancelled_request(text: &str, message: &Message) -> Option<RequestId> {
     let members = toolschema::json::object_members(text, params.clone()).ok()??;
     let request = message::member(&members, "requestId")?;
     Some(RequestId::from_text(&text[request]))
+}
+
+/// The refusal of a call the proxy cannot check because it could not learn the tool's schema
+/// (followed by why).
+pub(super) const UNLEARNED: &str = "the proxy could not learn this tool's schema";
+
+/// Why the arguments of a call to `tool` are refused when they are not an object.
+pub(super) fn not_an_object(tool: &str, arguments: &Value) -> String {
+    format!(
+        "arguments of tool '{tool}' must be a JSON object (got {})",
+        toolschema::json::kind_in_words(arguments)
+    )
+}
+
+/// Why a call to `tool`, which the server does not list, is refused: with a did-you-mean
+/// from `names`, the tools it lists.
+pub(super) fn unknown_tool<'a>(tool: &str, names: impl IntoIterator<Item = &'a str>) -> String {
+    let mut reason = format!("unknown tool '{tool}'");
+    if let Some(suggestion) = toolschema::suggest::closest(tool, names) {
+        reason.push_str(&format!(" (did you mean '{suggestion}'?)"));
+    }
+    reason
+}
+
+/// The flag that lets calls to unlisted tools through, if one does.
+pub(super) fn forwards_unlisted(config: &super::GateConfig) -> Option<&'static str> {
+    match (config.unlisted, config.input_check) {
+        (Unlisted::Forward, _) => Some("--unlisted forward"),
+        (Unlisted::Refuse, InputCheck::Warn) => Some("--input-check warn"),
+        _ => None,
+    }
+}
+
+/// What a call to unlisted `tool` let through says.
+pub(super) fn unlisted_forwarded(tool: &str) -> String {
+    format!("the server does not list tool '{tool}'; the call was forwarded unchecked")
+}
+
+/// Whether calls the proxy cannot check are forwarded (with a warning each).
+pub(super) fn lets_unchecked_through(config: &super::GateConfig) -> bool {
+    config.on_unchecked == OnUnchecked::Forward || config.input_check == InputCheck::Warn
+}
+
+/// What `compiled`'s schema says of `arguments` (`text`: their JSON text, whose numbers are
+/// judged as it states them), and of the arguments it does not declare when
+/// `look_for_undeclared`.
+pub(super) fn judge(
+    compiled: &toolschema::CompiledTool,
+    arguments: &Value,
+    text: Option<&str>,
+    look_for_undeclared: bool,
+) -> Judged {
+    let verdict = match text {
+        Some(text) => compiled.validate_input_text(arguments, text),
+        None => compiled.validate_input(arguments),
+    };
+    match verdict {
+        Err(errors) if errors.is_unchecked() => {
+            let message = errors.messages().join("; ");
+            let reason = message
+                .strip_prefix("arguments could not be checked: ")
+                .unwrap_or(&message)
+                .to_string();
+            Judged::Unchecked(reason)
+        }
+        verdict => Judged::Checked {
+            keywords: match &verdict {
+                Err(errors) => errors.iter().map(|e| e.keyword.clone()).collect(),
+                Ok(_) => Vec::new(),
+            },
+            errors: verdict
+                .err()
+                .map(|errors| {
+                    errors
+                        .messages()
+                        .into_iter()
+                        .map(String::from)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+                .into_iter()
+                .chain(compiled.case_variant_arguments(arguments))
+                .collect(),
+            undeclared: look_for_undeclared
+                .then(|| compiled.undeclared_arguments(arguments))
+                .flatten()
+                .map(|errors| errors.messages().into_iter().map(String::from).collect())
+                .unwrap_or_default(),
+        },
+    }
+}
+
+/// What a schema says of a call's arguments.
+pub(super) enum Judged {
+    /// Checked: the schema's errors, and the undeclared arguments (when they are looked for).
+    Checked {
+        errors: Vec<String>,
+        undeclared: Vec<String>,
+        /// The keywords behind `errors`.
+        keywords: Vec<String>,
+    },
+    /// They cannot be checked: why.
+    Unchecked(String),
+}
+
+/// What becomes of a call checked against its schema, as the settings say.
+pub(super) enum Settled {
+    /// It goes on, its input check `input`, with these `messages` (the warnings); `logged`
+    /// is what the log says of it.
+    Forward {
+        input: InputVerdict,
+        messages: Vec<String>,
+        logged: Vec<String>,
+    },
+    /// It is refused, for these errors.
+    Refuse(Vec<String>),
+}
+
+/// Settle a call to `tool` whose arguments broke their schema with `errors` and hold the
+/// `undeclared` arguments, as `--unknown-arguments` and `--input-check` say; the keywords
+/// failed gain `additionalProperties` when an undeclared argument is refused.
+pub(super) fn settle(
+    config: &super::GateConfig,
+    tool: &str,
+    mut errors: Vec<String>,
+    undeclared: Vec<String>,
+    keywords: &mut Vec<String>,
+) -> Settled {
+    let mut warnings = Vec::new();
+    let mut logged = Vec::new();
+    match config.unknown_arguments {
+        UnknownArguments::Reject if !undeclared.is_empty() => {
+            // An argument the schema does not declare, refused as a closed schema would.
+            keywords.push("additionalProperties".into());
+            errors.extend(undeclared);
+        }
+        UnknownArguments::Warn if !undeclared.is_empty() => {
+            logged.push(format!(
+                "tool '{tool}' was called with arguments its inputSchema does not declare (forwarded, --unknown-arguments warn): {}",
+                undeclared.join("; ")
+            ));
+            warnings = undeclared;
+        }
+        _ => {}
+    }
+    if errors.is_empty() {
+        return Settled::Forward {
+            input: InputVerdict::Passed,
+            messages: warnings,
+            logged,
+        };
+    }
+    if config.input_check == InputCheck::Warn {
+        logged.push(format!(
+            "tool '{tool}' was called with arguments that break its inputSchema (forwarded, --input-check warn): {}",
+            errors.join("; ")
+        ));
+        errors.extend(warnings);
+        return Settled::Forward {
+            input: InputVerdict::Failed,
+            messages: errors,
+            logged,
+        };
+    }
+    Settled::Refuse(errors)
 }

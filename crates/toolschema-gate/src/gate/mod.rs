@@ -15,6 +15,7 @@
 //!
 //! The stdio relay drives one gate from its two threads; tests drive it directly.
 
+mod admission;
 mod calls;
 mod listing;
 mod pins;
@@ -31,6 +32,7 @@ use crate::message::ErrorCode;
 use crate::message::{
     self, batch_line, error_line, read, read_object, text_of, IdKey, Kind, Message, Read, RequestId,
 };
+pub use admission::{Admission, Admitted};
 use calls::{CallRecord, Waiting};
 use listing::{Listing, UnlearnedPage};
 pub use pins::{PinMode, Pins};

@@ -42,7 +42,7 @@ impl Pins {
     /// Why `tool` (as listed) does not match its pin, or `None` when it does; `lossy`, the
     /// first value of its definition that reading changed, if any: such a definition cannot be
     /// told from others read alike, so it matches no pin.
-    fn mismatch(&self, tool: &Value, lossy: Option<&Loss>) -> Option<String> {
+    pub(super) fn mismatch(&self, tool: &Value, lossy: Option<&Loss>) -> Option<String> {
         if let Some(loss) = lossy {
             return Some(format!(
                 "its definition cannot be checked against {}: {loss}, and a pin cannot tell it from a definition read alike",
@@ -128,15 +128,32 @@ impl Gate {
     /// Why a call to `tool` is refused or reported for its pin: `None` when it matches (or no
     /// pins are configured); the reason, and whether the call is refused.
     pub(super) fn pin_verdict(&self, tool: &str) -> Option<(String, bool)> {
-        let pins = self.config.pins.as_ref()?;
-        let why = match self.pin_mismatches.get(tool) {
-            Some(why) => why.clone(),
-            None if self.registry.names().any(|name| name == tool) => return None,
-            None => format!("it is not pinned in {}", pins.file),
-        };
-        Some((
-            format!("tool '{tool}' was refused: {why}"),
-            pins.mode == PinMode::Enforce,
-        ))
+        pin_verdict(
+            self.config.pins.as_ref(),
+            &self.pin_mismatches,
+            self.registry.knows(tool),
+            tool,
+        )
     }
+}
+
+/// Why a call to `tool` is refused or reported for its pin, given the `pins`, the listed tools
+/// that do not match theirs (`mismatches`: name, why) and whether `tool` is `listed`: `None`
+/// when it matches (or no pins are configured); the reason, and whether the call is refused.
+pub(super) fn pin_verdict(
+    pins: Option<&Pins>,
+    mismatches: &std::collections::HashMap<String, String>,
+    listed: bool,
+    tool: &str,
+) -> Option<(String, bool)> {
+    let pins = pins?;
+    let why = match mismatches.get(tool) {
+        Some(why) => why.clone(),
+        None if listed => return None,
+        None => format!("it is not pinned in {}", pins.file),
+    };
+    Some((
+        format!("tool '{tool}' was refused: {why}"),
+        pins.mode == PinMode::Enforce,
+    ))
 }

@@ -42,8 +42,8 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use toolschema_gate::message::ErrorCode;
 use toolschema_gate::message::{self, error_line, IdKey, Kind, Message, Read, RequestId};
+use toolschema_gate::HolderPolicy;
 use toolschema_gate::{report, Gate};
-use toolschema_gate::{Glob, HolderPolicy};
 use toolschema_http::access_log::TraceIds;
 use toolschema_http::serve::RequestBody;
 use toolschema_http::sessions::SessionPermit;
@@ -828,18 +828,7 @@ impl Front {
 
     /// What `principal` may see and call.
     fn holder_policy(&self, principal: &Principal) -> HolderPolicy {
-        let rules = self.config.file.tokens.get(principal.name());
-        HolderPolicy {
-            name: principal.name().to_string(),
-            allow: rules
-                .map(|r| r.allow.iter().map(Glob::new).collect())
-                .unwrap_or_default(),
-            deny: rules
-                .map(|r| r.deny.iter().map(Glob::new).collect())
-                .unwrap_or_default(),
-            scopes: self.config.file.tool_scopes.clone(),
-            granted: principal.scopes().cloned(),
-        }
+        self.config.file.holder_policy(principal)
     }
 
     /// The client headers that go upstream: end-to-end ones only, and the client's credential

@@ -37,8 +37,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use toolschema_gate::GateConfig;
 use toolschema_gate::ToolOverrides;
+use toolschema_gate::{GateConfig, Glob, HolderPolicy};
 use toolschema_http::{Guard, GuardConfig, ToolScopes};
 use toolschema_mcp::server_process::{ServerCommand, DEFAULT_SHUTDOWN_GRACE};
 
@@ -85,6 +85,31 @@ pub struct ProxyFile {
     /// The scopes a call to each tool needs.
     #[serde(default)]
     pub tool_scopes: ToolScopes,
+}
+
+impl ProxyFile {
+    /// What `principal` may see and call: its `[proxy.tokens.NAME]` table (none: every tool
+    /// the proxy lets through), and the scopes each tool needs against those it holds.
+    pub fn holder_policy(&self, principal: &toolschema_http::Principal) -> HolderPolicy {
+        let rules = self.tokens.get(principal.name());
+        HolderPolicy {
+            name: principal.name().to_string(),
+            allow: rules
+                .map(|r| r.allow.iter().map(Glob::new).collect())
+                .unwrap_or_default(),
+            deny: rules
+                .map(|r| r.deny.iter().map(Glob::new).collect())
+                .unwrap_or_default(),
+            scopes: self.tool_scopes.clone(),
+            granted: principal.scopes().cloned(),
+        }
+    }
+
+    /// Whether the file gives any principal a policy of its own (tokens' tables, tools'
+    /// scopes).
+    pub fn has_holder_policies(&self) -> bool {
+        !self.tokens.is_empty() || !self.tool_scopes.is_empty()
+    }
 }
 
 /// What one token's holder may see and call.

@@ -1,23 +1,38 @@
 //! The service's catalogs: one per server, read from files (read again on SIGHUP and when a
-//! file changes) or listed by the server itself (listed again on SIGHUP). A catalog that cannot
+//! file changes) or listed by the server itself over a session kept open (listed again on
+//! SIGHUP and when the server sends `notifications/tools/list_changed`). A catalog that cannot
 //! be read keeps what was read before.
 
 use super::Decider;
+use crate::servers::Listener;
+use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
+use tokio::sync::mpsc;
 use toolschema::catalog::Catalog;
 use toolschema_gate::{GateConfig, Pins};
-use toolschema_mcp::snapshot::{take, SnapshotOptions, Target};
+use toolschema_mcp::connection::client::Client;
+use toolschema_mcp::snapshot::{SnapshotOptions, Target};
+
+/// A session with a server the tools are learned from (`None` until connected, and after it
+/// failed).
+type Session = tokio::sync::Mutex<Option<Client<Listener>>>;
 
 /// Where a catalog's tools are read.
 #[derive(Debug, Clone)]
 pub enum Origin {
     /// A catalog file: a `tools/list` result, an array of tools, or one tool.
     File(PathBuf),
-    /// The server itself, listed as `toolschema snapshot` lists it (`--upstream`, `-- CMD`).
-    Server(Target),
+    /// The server itself, listed as `toolschema snapshot` lists it (`--upstream`, `-- CMD`),
+    /// with `headers` on every HTTP request to it (`--header`).
+    Server {
+        /// The server's command or URL.
+        target: Target,
+        /// The HTTP headers sent with every request (a URL's only).
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl Origin {
@@ -25,7 +40,7 @@ impl Origin {
     fn name(&self) -> String {
         match self {
             Origin::File(path) => path.display().to_string(),
-            Origin::Server(target) => target.to_string(),
+            Origin::Server { target, .. } => target.to_string(),
         }
     }
 }
@@ -81,6 +96,12 @@ pub struct Catalogs {
     deciders: RwLock<BTreeMap<String, Arc<Decider>>>,
     /// When each file was last seen changed (to notice changes).
     seen: Mutex<Vec<Option<SystemTime>>>,
+    /// Per source: the session with its server (a file's stays `None`).
+    sessions: Vec<Session>,
+    /// Told a source's place when its server sends `list_changed`.
+    changed: mpsc::UnboundedSender<usize>,
+    /// Where [`Catalogs::watch`] hears them (taken by the first watch).
+    heard: Mutex<Option<mpsc::UnboundedReceiver<usize>>>,
 }
 
 impl Catalogs {
@@ -96,10 +117,22 @@ impl Catalogs {
                 reason: "give at least one catalog file".into(),
             });
         }
-        let mut deciders = BTreeMap::new();
-        let mut seen = Vec::new();
-        for source in &sources {
-            if deciders.contains_key(&source.key()) {
+        let (changed, heard) = mpsc::unbounded_channel();
+        let catalogs = Catalogs {
+            seen: Mutex::new(vec![None; sources.len()]),
+            sessions: sources.iter().map(|_| Session::default()).collect(),
+            sources,
+            config,
+            deciders: RwLock::new(BTreeMap::new()),
+            changed,
+            heard: Mutex::new(Some(heard)),
+        };
+        for (index, source) in catalogs.sources.iter().enumerate() {
+            let taken = {
+                let deciders = catalogs.deciders.read().unwrap_or_else(|e| e.into_inner());
+                deciders.contains_key(&source.key())
+            };
+            if taken {
                 return Err(ReloadError {
                     file: source.origin.name(),
                     reason: match &source.server {
@@ -108,15 +141,9 @@ impl Catalogs {
                     },
                 });
             }
-            seen.push(modified(source));
-            deciders.insert(source.key(), Arc::new(read(source, &config).await?));
+            catalogs.reload_one(index).await?;
         }
-        Ok(Catalogs {
-            sources,
-            config,
-            deciders: RwLock::new(deciders),
-            seen: Mutex::new(seen),
-        })
+        Ok(catalogs)
     }
 
     /// The decider for `server` (`None`, or a name no catalog has when there is only one
@@ -154,19 +181,28 @@ impl Catalogs {
     /// returned (one per file); the others are replaced.
     pub async fn reload(&self) -> Vec<ReloadError> {
         let mut errors = Vec::new();
-        for (index, source) in self.sources.iter().enumerate() {
-            let stamp = modified(source);
-            match read(source, &self.config).await {
-                Ok(decider) => {
-                    let mut deciders = self.deciders.write().unwrap_or_else(|e| e.into_inner());
-                    deciders.insert(source.key(), Arc::new(decider));
-                }
-                Err(e) => errors.push(e),
+        for index in 0..self.sources.len() {
+            if let Err(e) = self.reload_one(index).await {
+                errors.push(e);
             }
+        }
+        errors
+    }
+
+    /// Read one source again (list its server again): its catalog is replaced, or kept when
+    /// it cannot be read.
+    async fn reload_one(&self, index: usize) -> Result<(), ReloadError> {
+        let source = &self.sources[index];
+        let stamp = modified(source);
+        let read = self.read(index).await;
+        {
             let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
             seen[index] = stamp;
         }
-        errors
+        let decider = read?;
+        let mut deciders = self.deciders.write().unwrap_or_else(|e| e.into_inner());
+        deciders.insert(source.key(), Arc::new(decider));
+        Ok(())
     }
 
     /// Read again the files whose modification time changed since they were last read; the
@@ -191,6 +227,7 @@ impl Catalogs {
         use tokio::signal::unix::{signal, SignalKind};
         let mut hangups = signal(SignalKind::hangup())?;
         let catalogs = self.clone();
+        let mut heard = self.heard.lock().unwrap_or_else(|e| e.into_inner()).take();
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -198,6 +235,7 @@ impl Catalogs {
                 let errors = tokio::select! {
                     _ = hangups.recv() => Some(catalogs.reload().await),
                     _ = tick.tick() => catalogs.reload_changed().await,
+                    changed = next_change(&mut heard) => Some(catalogs.relist(changed, &mut heard).await),
                 };
                 let Some(errors) = errors else { continue };
                 for error in &errors {
@@ -210,42 +248,121 @@ impl Catalogs {
         });
         Ok(())
     }
+
+    /// List again the servers that said their tools changed: `first`, and any other heard
+    /// meanwhile (each once).
+    async fn relist(
+        &self,
+        first: usize,
+        heard: &mut Option<mpsc::UnboundedReceiver<usize>>,
+    ) -> Vec<ReloadError> {
+        let mut changed = vec![first];
+        if let Some(heard) = heard {
+            while let Ok(more) = heard.try_recv() {
+                if !changed.contains(&more) {
+                    changed.push(more);
+                }
+            }
+        }
+        let mut errors = Vec::new();
+        for index in changed {
+            tracing::info!(
+                "{} says its tools changed; listing them again",
+                self.sources[index].origin.name()
+            );
+            if let Err(e) = self.reload_one(index).await {
+                errors.push(e);
+            }
+        }
+        errors
+    }
+
+    /// Read one catalog into a decider.
+    async fn read(&self, index: usize) -> Result<Decider, ReloadError> {
+        let source = &self.sources[index];
+        let file = source.origin.name();
+        let failed = |reason: String| ReloadError {
+            file: file.clone(),
+            reason,
+        };
+        let mut config = self.config.clone();
+        config.pins = source.pins.clone();
+        let path = match &source.origin {
+            Origin::File(path) => path,
+            Origin::Server { target, headers } => {
+                let mut session = self.sessions[index].lock().await;
+                let options = SnapshotOptions::default();
+                let listener = Listener {
+                    server: index,
+                    changed: self.changed.clone(),
+                };
+                let listed = tokio::time::timeout(
+                    options.timeout,
+                    list(&mut session, target, headers, &options, listener),
+                )
+                .await
+                .unwrap_or_else(|_| {
+                    Err(format!(
+                        "it did not list its tools within {} s",
+                        options.timeout.as_secs()
+                    ))
+                });
+                let tools = match listed {
+                    Ok(tools) => tools,
+                    Err(reason) => {
+                        // Reached again at the next listing.
+                        if let Some(client) = session.take() {
+                            client.close().await;
+                        }
+                        return Err(failed(reason));
+                    }
+                };
+                return Ok(Decider::new(&tools, &config));
+            }
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| failed(e.to_string()))?;
+        let catalog = Catalog::from_json(&file, &text).map_err(|e| failed(e.to_string()))?;
+        let listing = catalog.to_tools_list();
+        let tools = listing
+            .get("tools")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        Ok(Decider::new(tools, &config))
+    }
 }
 
-/// Read one catalog into a decider.
-async fn read(source: &CatalogSource, config: &GateConfig) -> Result<Decider, ReloadError> {
-    let file = source.origin.name();
-    let path = match &source.origin {
-        Origin::File(path) => path,
-        Origin::Server(target) => {
-            let snapshot = take(target, &SnapshotOptions::default())
-                .await
-                .map_err(|e| ReloadError {
-                    file: file.clone(),
-                    reason: e.to_string(),
-                })?;
-            let mut config = config.clone();
-            config.pins = source.pins.clone();
-            return Ok(Decider::new(&snapshot.tools, &config));
+/// The next source whose server said its tools changed (never, without a receiver).
+async fn next_change(heard: &mut Option<mpsc::UnboundedReceiver<usize>>) -> usize {
+    if let Some(heard) = heard {
+        // The catalogs hold a sender, so the channel stays open while they live.
+        if let Some(index) = heard.recv().await {
+            return index;
         }
+    }
+    std::future::pending().await
+}
+
+/// List a server's tools over `session`, reaching it first when there is no session or the
+/// one there ended.
+async fn list(
+    session: &mut Option<Client<Listener>>,
+    target: &Target,
+    headers: &[(String, String)],
+    options: &SnapshotOptions,
+    listener: Listener,
+) -> Result<Vec<Value>, String> {
+    if session.as_ref().is_some_and(Client::is_closed) {
+        if let Some(ended) = session.take() {
+            ended.close().await;
+        }
+    }
+    let client = match session {
+        Some(client) => client,
+        None => session
+            .insert(Client::connect(target, headers, options.max_message_bytes, listener).await?),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| ReloadError {
-        file: file.clone(),
-        reason: e.to_string(),
-    })?;
-    let catalog = Catalog::from_json(&file, &text).map_err(|e| ReloadError {
-        file: file.clone(),
-        reason: e.to_string(),
-    })?;
-    let listing = catalog.to_tools_list();
-    let tools = listing
-        .get("tools")
-        .and_then(serde_json::Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let mut config = config.clone();
-    config.pins = source.pins.clone();
-    Ok(Decider::new(tools, &config))
+    client.list_tools().await
 }
 
 /// When the file was last modified (`None`: it cannot be read, or it is a server).

@@ -1,18 +1,20 @@
-//! One catalog's decisions, made by the proxy's own [`Gate`].
+//! One catalog's decisions, made by the proxy's own gate.
 //!
-//! A [`Decider`] holds two gates that learned the catalog as a server's listing: one judges
-//! arguments (its output check off), one judges results (its input check off). A decision
-//! feeds a gate the `tools/call` (and, for a result, the server's answer) that it would see
-//! in the proxy, and reads its verdict from the audit record the gate writes. So the service
-//! decides exactly as the proxy does: the same policies, pins, `--unknown-arguments`,
+//! A call's arguments are decided by the gate's [`Admission`]: the catalog compiled once, and
+//! decided through `&self`, so any number of calls are decided at once. A result is judged by
+//! a [`Gate`] that learned the catalog as a server's listing (its input check off): the
+//! decision feeds it the `tools/call` and the server's answer that it would see in the proxy,
+//! and reads its verdict from the audit record it writes (one result at a time). So the
+//! service decides exactly as the proxy does: the same policies, pins, `--unknown-arguments`,
 //! `--unlisted` and messages, from one home.
 
 use serde_json::{json, Value};
 use std::sync::Mutex;
 use std::time::Instant;
+use toolschema_gate::message::RequestId;
 use toolschema_gate::{
-    Action, AuditRecord, Gate, GateConfig, InputCheck, InputVerdict, OutputCheck, OutputVerdict,
-    Verdict,
+    Action, Admission, AuditRecord, Gate, GateConfig, InputCheck, InputVerdict, OutputCheck,
+    OutputVerdict, ToolPolicy, Verdict,
 };
 
 /// What the service decided of one call or one result.
@@ -37,10 +39,10 @@ pub struct Decision {
 pub struct Decider {
     /// The listing the gates learned, answered to every listing a gate asks for.
     listing: String,
-    input: Mutex<Gate>,
+    /// Decides calls.
+    input: Admission,
+    /// Judges results.
     output: Mutex<Gate>,
-    /// How many tools the catalog holds.
-    tools: usize,
     next_id: std::sync::atomic::AtomicU64,
 }
 
@@ -61,21 +63,17 @@ impl Decider {
     /// A decider for `tools` (the `tools` of a `tools/list` result), deciding as `config` says.
     pub fn new(tools: &[Value], config: &GateConfig) -> Decider {
         let listing = json!({ "tools": tools }).to_string();
-        let mut input_config = config.clone();
-        input_config.output_check = OutputCheck::Off;
-        input_config.audit = true;
         let mut output_config = config.clone();
         output_config.input_check = InputCheck::Off;
         output_config.audit = true;
         let decider = Decider {
-            input: Mutex::new(Gate::new(input_config)),
+            input: Admission::new(tools, config.clone()),
             output: Mutex::new(Gate::new(output_config)),
             listing,
-            tools: tools.len(),
             next_id: std::sync::atomic::AtomicU64::new(1),
         };
-        for gate in [&decider.input, &decider.output] {
-            let mut gate = lock(gate);
+        {
+            let mut gate = lock(&decider.output);
             let mut out = Vec::new();
             // The gate lists the tools itself (as the proxy does before a call it cannot place):
             // from then on a name the catalog lacks is known to be unlisted.
@@ -90,23 +88,41 @@ impl Decider {
 
     /// How many tools the catalog holds.
     pub fn len(&self) -> usize {
-        self.tools
+        self.input.len()
     }
 
     /// Whether the catalog lists `tool`.
     pub fn knows(&self, tool: &str) -> bool {
-        lock(&self.input).knows_tool(tool)
+        self.input.knows(tool)
     }
 
     /// Whether the catalog holds no tool.
     pub fn is_empty(&self) -> bool {
-        self.tools == 0
+        self.input.is_empty()
     }
 
-    /// Judge a call of `tool` with `arguments` (any JSON: the gate says what is wrong with it).
-    pub fn check_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
-        self.judge_call(tool, arguments)
-            .map(|d| self.with_policy(d))
+    /// The policy of every call (`--allow`, `--deny`), before any principal's.
+    pub fn policy(&self) -> &ToolPolicy {
+        &self.input.config().policy
+    }
+
+    /// Judge a call of `tool` with `arguments` (any JSON: the gate says what is wrong with it),
+    /// under `policy` (`None`: [`Decider::policy`]).
+    pub fn check_call(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        policy: Option<&ToolPolicy>,
+    ) -> Result<Decision, NoVerdict> {
+        let id = RequestId::from_text(&self.next_id().to_string());
+        let admitted = self.input.admit(id, tool, arguments, policy);
+        let mut decision = decision(admitted.allowed, admitted.record, self.knows(tool));
+        decision.denied = !decision.allowed
+            && policy
+                .unwrap_or(self.policy())
+                .refusal(&decision.record.tool)
+                .is_some();
+        Ok(decision)
     }
 
     /// Judge `result` (a `tools/call` result) of a call of `tool`.
@@ -117,20 +133,13 @@ impl Decider {
     /// Note whether the policy refused the decision's tool.
     fn with_policy(&self, mut decision: Decision) -> Decision {
         decision.denied = !decision.allowed
-            && lock(&self.input)
+            && self
+                .input
                 .config()
                 .policy
                 .refusal(&decision.record.tool)
                 .is_some();
         decision
-    }
-
-    fn judge_call(&self, tool: &str, arguments: &Value) -> Result<Decision, NoVerdict> {
-        let mut gate = lock(&self.input);
-        // Admitted calls are completed by an empty result; the gate's record says what it found.
-        let (forwarded, record) =
-            self.exchange(&mut gate, tool, arguments, &json!({"content": []}))?;
-        Ok(decision(forwarded, record, gate.knows_tool(tool)))
     }
 
     fn judge_result(&self, tool: &str, result: &Value) -> Result<Decision, NoVerdict> {

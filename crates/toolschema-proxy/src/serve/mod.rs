@@ -9,8 +9,9 @@
 //! - a ContextForge external plugin ([`contextforge`]): `tool_pre_invoke` and
 //!   `tool_post_invoke` as the tools of the same MCP server.
 //!
-//! The schemas come from catalog files, read again on SIGHUP and when a file changes; a file
-//! that cannot be read keeps the catalog read before, and says why. Every decision is the
+//! The schemas come from catalog files, read again on SIGHUP and when a file changes, or from
+//! the servers themselves, listed again on SIGHUP and on their `list_changed`; a catalog that
+//! cannot be read keeps the one read before, and says why. Every decision is the
 //! proxy's gate's ([`Decider`]).
 
 mod catalogs;
@@ -24,11 +25,14 @@ pub mod webhook;
 pub use catalogs::{CatalogSource, Catalogs, Origin, ReloadError};
 pub use decider::{Decider, Decision, NoVerdict};
 
+use crate::http::ProxyFile;
 use crate::metrics::Metrics;
 use crate::AuditLog;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
+use toolschema_gate::ToolPolicy;
+use toolschema_http::Principal;
 
 /// Whether the service's refusals block (`enforce`) or only report (`audit`), as the
 /// interceptor's `mode` says it.
@@ -56,6 +60,9 @@ pub struct ServeConfig {
     pub decision_timeout: Duration,
     /// The most decisions made at once over HTTP; past it a request gets 503.
     pub max_concurrent: usize,
+    /// The `[proxy]` table of the settings file: the policies per principal (`tokens`) and the
+    /// scopes tools need, as the proxy applies them.
+    pub file: ProxyFile,
 }
 
 impl Default for ServeConfig {
@@ -67,6 +74,7 @@ impl Default for ServeConfig {
             webhook_secret: None,
             decision_timeout: Duration::from_secs(5),
             max_concurrent: 256,
+            file: ProxyFile::default(),
         }
     }
 }
@@ -106,7 +114,8 @@ impl Service {
 
     /// Decide a call of `tool` on `server` (`None`: the only catalog), in `phase`: its
     /// arguments, or its result. The decision is audited and counted; in `audit` mode a refusal
-    /// is reported and the call allowed.
+    /// is reported and the call allowed. A hook that names no principal decides as
+    /// [`Principal::anonymous`], as the proxy does without authentication.
     pub fn decide(
         &self,
         server: Option<&str>,
@@ -114,12 +123,30 @@ impl Service {
         tool: &str,
         value: &Value,
     ) -> Result<Decision, NoVerdict> {
+        self.decide_for(server, phase, tool, value, &Principal::anonymous())
+    }
+
+    /// [`Service::decide`] for a call made by `principal`: its policy in the settings file
+    /// (`[proxy.tokens.NAME]`, the tools' scopes) applies on top of `--allow` and `--deny`.
+    pub fn decide_for(
+        &self,
+        server: Option<&str>,
+        phase: Phase,
+        tool: &str,
+        value: &Value,
+        principal: &Principal,
+    ) -> Result<Decision, NoVerdict> {
         let decider = self
             .catalogs
             .decider(server)
             .map_err(NoVerdict::from_text)?;
+        // Built only when the file gives principals policies: most services have none.
+        let policy = self.config.file.has_holder_policies().then(|| ToolPolicy {
+            holder: Some(self.config.file.holder_policy(principal)),
+            ..decider.policy().clone()
+        });
         let decision = match phase {
-            Phase::Request => decider.check_call(tool, value)?,
+            Phase::Request => decider.check_call(tool, value, policy.as_ref())?,
             Phase::Response => decider.check_result(tool, value)?,
         };
         if let Some(audit) = &self.config.audit {

@@ -11,8 +11,10 @@
 
 use super::{Mode, Phase, Service};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use toolschema_gate::Verdict;
+use toolschema_http::{AuthMethod, Principal};
 
 /// The header carrying the signature.
 pub const SIGNATURE_HEADER: &str = "x-toolhive-signature";
@@ -128,8 +130,9 @@ pub fn decide(service: &Service, body: &[u8]) -> Result<Value, WebhookError> {
     let server = ["backend_server", "server_name"]
         .iter()
         .find_map(|key| context?.get(*key)?.as_str().filter(|s| !s.is_empty()));
+    let principal = principal(request.get("principal"));
     let decision = service
-        .decide(server, Phase::Request, tool, &arguments)
+        .decide_for(server, Phase::Request, tool, &arguments, &principal)
         .map_err(|e| WebhookError::Internal(e.to_string()))?;
     if decision.allowed {
         let mut allowed = answer(true);
@@ -157,6 +160,31 @@ pub fn decide(service: &Service, body: &[u8]) -> Result<Value, WebhookError> {
     let mut refused = answer(false);
     fill(&mut refused, code, &message, reason);
     Ok(refused)
+}
+
+/// The request's principal, as ToolHive authenticated it: known by its subject (`sub`, else
+/// `email`, else `name`), as a JWT's holder is, holding the scopes of its claims (`scope`,
+/// space-separated, or `scp`, a list; none when it has neither). A request without one is
+/// [`Principal::anonymous`].
+fn principal(given: Option<&Value>) -> Principal {
+    let Some(given) = given.filter(|p| p.is_object()) else {
+        return Principal::anonymous();
+    };
+    let name = ["sub", "email", "name"]
+        .iter()
+        .find_map(|key| given.get(*key)?.as_str().filter(|s| !s.is_empty()));
+    let Some(name) = name else {
+        return Principal::anonymous();
+    };
+    let claims = given.get("claims");
+    let mut scopes = BTreeSet::new();
+    if let Some(scope) = claims.and_then(|c| c.get("scope")).and_then(Value::as_str) {
+        scopes.extend(scope.split_whitespace().map(String::from));
+    }
+    if let Some(list) = claims.and_then(|c| c.get("scp")).and_then(Value::as_array) {
+        scopes.extend(list.iter().filter_map(Value::as_str).map(String::from));
+    }
+    Principal::new(name, AuthMethod::Jwt, scopes)
 }
 
 fn fill(answer: &mut Value, code: u16, message: &str, reason: &str) {
