@@ -78,13 +78,7 @@ fn write_value(
         if let Ok(n) = int.extract::<i64>() {
             out.extend_from_slice(n.to_string().as_bytes());
         } else {
-            // Past 64 bits: every digit, as Python writes the number (`int.__repr__`, not the
-            // `str()` of a subclass such as an IntEnum).
-            let digits = value
-                .py()
-                .get_type::<PyInt>()
-                .call_method1("__repr__", (int,))?;
-            out.extend_from_slice(digits.cast::<PyString>()?.to_cow()?.as_bytes());
+            out.extend_from_slice(big_int_digits(int)?.as_bytes());
         }
     } else if let Ok(float) = value.cast::<PyFloat>() {
         let f = float.value();
@@ -100,14 +94,7 @@ fn write_value(
             if i > 0 {
                 out.push(b',');
             }
-            let Ok(key) = key.cast::<PyString>() else {
-                let kind = key.get_type().name()?;
-                return Err(not_json(
-                    value,
-                    what,
-                    format!("a dict key must be a str to be JSON (got {kind})"),
-                ));
-            };
+            let key = str_key(value, &key, what)?;
             write_string(key, out, what)?;
             out.push(b':');
             write_value(&item, out, depth + 1, what)?;
@@ -134,14 +121,53 @@ fn write_value(
         }
         out.push(b']');
     } else {
-        let kind = value.get_type().name()?;
-        return Err(not_json(
-            value,
-            what,
-            format!("a {kind} is not a JSON value (use dict, list, str, int, float, bool or None)"),
-        ));
+        return Err(not_a_json_value(value, what));
     }
     Ok(())
+}
+
+/// A dict's key, which must be a `str` to be JSON.
+fn str_key<'a, 'py>(
+    dict: &Bound<'py, PyAny>,
+    key: &'a Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<&'a Bound<'py, PyString>> {
+    key.cast::<PyString>().map_err(|_| {
+        let kind = type_name(key);
+        not_json(
+            dict,
+            what,
+            format!("a dict key must be a str to be JSON (got {kind})"),
+        )
+    })
+}
+
+/// The name of a value's type, for messages.
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |name| name.to_string())
+}
+
+/// The refusal of a Python value that has no JSON form.
+fn not_a_json_value(value: &Bound<'_, PyAny>, what: &str) -> PyErr {
+    let kind = type_name(value);
+    not_json(
+        value,
+        what,
+        format!("a {kind} is not a JSON value (use dict, list, str, int, float, bool or None)"),
+    )
+}
+
+/// Every digit of an `int` past 64 bits, as Python writes the number (`int.__repr__`, not the
+/// `str()` of a subclass such as an IntEnum).
+fn big_int_digits(int: &Bound<'_, PyInt>) -> PyResult<String> {
+    let digits = int
+        .py()
+        .get_type::<PyInt>()
+        .call_method1("__repr__", (int,))?;
+    Ok(digits.cast::<PyString>()?.to_cow()?.into_owned())
 }
 
 /// Refuse an array or object nested past the depth the core reads JSON to.
@@ -261,13 +287,8 @@ fn build_value(
         if let Ok(n) = int.extract::<u64>() {
             return Ok(Value::from(n));
         }
-        // Past 64 bits: every digit, as Python writes the number (`int.__repr__`, not the
-        // `str()` of a subclass such as an IntEnum), read as the reader reads that literal.
-        let digits = value
-            .py()
-            .get_type::<PyInt>()
-            .call_method1("__repr__", (int,))?;
-        let digits = digits.cast::<PyString>()?.to_cow()?;
+        // Past 64 bits: read from its literal as the reader reads it in a text.
+        let digits = big_int_digits(int)?;
         return host::integer_literal(&digits, notes)
             .ok_or_else(|| not_json(value, what, format!("{digits} is not a JSON number")));
     }
@@ -282,19 +303,25 @@ fn build_value(
         enter(value, depth, what)?;
         let mut map = serde_json::Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
-            let Ok(key) = key.cast::<PyString>() else {
-                let kind = key.get_type().name()?;
-                return Err(not_json(
-                    value,
-                    what,
-                    format!("a dict key must be a str to be JSON (got {kind})"),
-                ));
-            };
+            let key = str_key(value, &key, what)?;
             let key = string_of(key, notes)?;
             let mut inner = TextNotes::default();
             let item = build_value(&item, depth + 1, what, &mut inner, count)?;
             if !inner.is_empty() {
                 notes.nest(&key, inner);
+            }
+            // Two keys with lone surrogates may read alike (both U+FFFD), and JSON text
+            // holding both is refused as holding a duplicate key: so is the dict.
+            if let Some((key, _)) = notes
+                .lone_surrogates
+                .then(|| map.get_key_value(&key))
+                .flatten()
+            {
+                return Err(not_json(
+                    value,
+                    what,
+                    format!("duplicate key '{key}' in a dict (its lone surrogates read as U+FFFD)"),
+                ));
             }
             map.insert(key, item);
         }
@@ -307,12 +334,7 @@ fn build_value(
         enter(value, depth, what)?;
         build_items(tuple.iter(), tuple.len(), depth, what, notes, count)?
     } else {
-        let kind = value.get_type().name()?;
-        return Err(not_json(
-            value,
-            what,
-            format!("a {kind} is not a JSON value (use dict, list, str, int, float, bool or None)"),
-        ));
+        return Err(not_a_json_value(value, what));
     };
     Ok(Value::Array(items))
 }
