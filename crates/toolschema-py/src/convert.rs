@@ -8,6 +8,7 @@ use crate::errors::raise;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::Value;
+use toolschema::json::host::{self, TextNotes};
 
 /// The JSON text of a Python value: `None`, `bool`, `int`, `float`, `str`, `list`, `tuple` and
 /// `dict` with `str` keys, nested at most [`toolschema::json::MAX_DEPTH`] deep (deeper values
@@ -77,13 +78,7 @@ fn write_value(
         if let Ok(n) = int.extract::<i64>() {
             out.extend_from_slice(n.to_string().as_bytes());
         } else {
-            // Past 64 bits: every digit, as Python writes the number (`int.__repr__`, not the
-            // `str()` of a subclass such as an IntEnum).
-            let digits = value
-                .py()
-                .get_type::<PyInt>()
-                .call_method1("__repr__", (int,))?;
-            out.extend_from_slice(digits.cast::<PyString>()?.to_cow()?.as_bytes());
+            out.extend_from_slice(big_int_digits(int)?.as_bytes());
         }
     } else if let Ok(float) = value.cast::<PyFloat>() {
         let f = float.value();
@@ -99,14 +94,7 @@ fn write_value(
             if i > 0 {
                 out.push(b',');
             }
-            let Ok(key) = key.cast::<PyString>() else {
-                let kind = key.get_type().name()?;
-                return Err(not_json(
-                    value,
-                    what,
-                    format!("a dict key must be a str to be JSON (got {kind})"),
-                ));
-            };
+            let key = str_key(value, &key, what)?;
             write_string(key, out, what)?;
             out.push(b':');
             write_value(&item, out, depth + 1, what)?;
@@ -133,29 +121,61 @@ fn write_value(
         }
         out.push(b']');
     } else {
-        let kind = value.get_type().name()?;
-        return Err(not_json(
-            value,
-            what,
-            format!("a {kind} is not a JSON value (use dict, list, str, int, float, bool or None)"),
-        ));
+        return Err(not_a_json_value(value, what));
     }
     Ok(())
 }
 
+/// A dict's key, which must be a `str` to be JSON.
+fn str_key<'a, 'py>(
+    dict: &Bound<'py, PyAny>,
+    key: &'a Bound<'py, PyAny>,
+    what: &str,
+) -> PyResult<&'a Bound<'py, PyString>> {
+    key.cast::<PyString>().map_err(|_| {
+        let kind = type_name(key);
+        not_json(
+            dict,
+            what,
+            format!("a dict key must be a str to be JSON (got {kind})"),
+        )
+    })
+}
+
+/// The name of a value's type, for messages.
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |name| name.to_string())
+}
+
+/// The refusal of a Python value that has no JSON form.
+fn not_a_json_value(value: &Bound<'_, PyAny>, what: &str) -> PyErr {
+    let kind = type_name(value);
+    not_json(
+        value,
+        what,
+        format!("a {kind} is not a JSON value (use dict, list, str, int, float, bool or None)"),
+    )
+}
+
+/// Every digit of an `int` past 64 bits, as Python writes the number (`int.__repr__`, not the
+/// `str()` of a subclass such as an IntEnum).
+fn big_int_digits(int: &Bound<'_, PyInt>) -> PyResult<String> {
+    let digits = int
+        .py()
+        .get_type::<PyInt>()
+        .call_method1("__repr__", (int,))?;
+    Ok(digits.cast::<PyString>()?.to_cow()?.into_owned())
+}
+
 /// Refuse an array or object nested past the depth the core reads JSON to.
 fn enter(value: &Bound<'_, PyAny>, depth: usize, what: &str) -> PyResult<()> {
-    if depth >= toolschema::json::MAX_DEPTH {
-        return Err(not_json(
-            value,
-            what,
-            format!(
-                "nests deeper than {} levels of arrays and objects (or holds itself)",
-                toolschema::json::MAX_DEPTH
-            ),
-        ));
+    match host::too_deep(depth) {
+        Some(problem) => Err(not_json(value, what, problem)),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// A `str` as a JSON string. A string holding a lone surrogate (which Python allows and UTF-8
@@ -198,4 +218,157 @@ fn flush_units(units: &mut Vec<u16>, out: &mut Vec<u8>) {
 pub(crate) fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     let text = value.to_string();
     py.import("json")?.call_method1("loads", (text,))
+}
+
+/// A value to validate: JSON text given as a `str` or `bytes` (read by the core's reader), or a
+/// Python value built straight into the core's value, with what its JSON text would have told
+/// (see [`toolschema::json::host`]): no text is written or read for it.
+pub(crate) enum Given {
+    /// JSON text, and the value read from it.
+    Text(String, Value),
+    /// A Python value, what its text would have told, and how many values it holds.
+    Built(Value, TextNotes, usize),
+}
+
+impl Given {
+    /// Read or build `value`; errors as [`json_text_of`] and [`parse`] raise them.
+    pub(crate) fn of(py: Python<'_>, value: &Bound<'_, PyAny>, what: &str) -> PyResult<Given> {
+        if value.is_instance_of::<PyString>() || value.is_instance_of::<PyBytes>() {
+            let text = json_text_of(value, what)?;
+            let read = parse(py, what, &text)?;
+            return Ok(Given::Text(text, read));
+        }
+        let mut notes = TextNotes::default();
+        let mut count = 0;
+        let built = build_value(value, 0, what, &mut notes, &mut count)?;
+        Ok(Given::Built(built, notes, count))
+    }
+
+    /// The value.
+    pub(crate) fn value(&self) -> &Value {
+        match self {
+            Given::Text(_, value) | Given::Built(value, _, _) => value,
+        }
+    }
+
+    /// About how many bytes its JSON text has (what decides whether to release the GIL).
+    pub(crate) fn size(&self) -> usize {
+        match self {
+            Given::Text(text, _) => text.len(),
+            // A value of a tool call's arguments writes as about this many bytes on average.
+            Given::Built(_, _, count) => count * 8,
+        }
+    }
+}
+
+/// The core's value of a Python value (see [`json_text_of`] for what is accepted), noting in
+/// `notes` what its JSON text would state beyond it, and counting its values in `count`.
+fn build_value(
+    value: &Bound<'_, PyAny>,
+    depth: usize,
+    what: &str,
+    notes: &mut TextNotes,
+    count: &mut usize,
+) -> PyResult<Value> {
+    *count += 1;
+    if value.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(flag) = value.cast::<PyBool>() {
+        return Ok(Value::Bool(flag.is_true()));
+    }
+    if let Ok(text) = value.cast::<PyString>() {
+        return Ok(Value::String(string_of(text, notes)?));
+    }
+    if let Ok(int) = value.cast::<PyInt>() {
+        if let Ok(n) = int.extract::<i64>() {
+            return Ok(Value::from(n));
+        }
+        if let Ok(n) = int.extract::<u64>() {
+            return Ok(Value::from(n));
+        }
+        // Past 64 bits: read from its literal as the reader reads it in a text.
+        let digits = big_int_digits(int)?;
+        return host::integer_literal(&digits, notes)
+            .ok_or_else(|| not_json(value, what, format!("{digits} is not a JSON number")));
+    }
+    if let Ok(float) = value.cast::<PyFloat>() {
+        let f = float.value();
+        // A float is held as itself: its shortest text reads back as the same float.
+        return serde_json::Number::from_f64(f)
+            .map(Value::Number)
+            .ok_or_else(|| not_json(value, what, format!("{f} is not a JSON number")));
+    }
+    if let Ok(dict) = value.cast::<PyDict>() {
+        enter(value, depth, what)?;
+        let mut map = serde_json::Map::with_capacity(dict.len());
+        for (key, item) in dict.iter() {
+            let key = str_key(value, &key, what)?;
+            let key = string_of(key, notes)?;
+            let mut inner = TextNotes::default();
+            let item = build_value(&item, depth + 1, what, &mut inner, count)?;
+            if !inner.is_empty() {
+                notes.nest(&key, inner);
+            }
+            // Two keys with lone surrogates may read alike (both U+FFFD), and JSON text
+            // holding both is refused as holding a duplicate key: so is the dict.
+            if let Some((key, _)) = notes
+                .lone_surrogates
+                .then(|| map.get_key_value(&key))
+                .flatten()
+            {
+                return Err(not_json(
+                    value,
+                    what,
+                    format!("duplicate key '{key}' in a dict (its lone surrogates read as U+FFFD)"),
+                ));
+            }
+            map.insert(key, item);
+        }
+        return Ok(Value::Object(map));
+    }
+    let items = if let Ok(list) = value.cast::<PyList>() {
+        enter(value, depth, what)?;
+        build_items(list.iter(), list.len(), depth, what, notes, count)?
+    } else if let Ok(tuple) = value.cast::<PyTuple>() {
+        enter(value, depth, what)?;
+        build_items(tuple.iter(), tuple.len(), depth, what, notes, count)?
+    } else {
+        return Err(not_a_json_value(value, what));
+    };
+    Ok(Value::Array(items))
+}
+
+/// The items of a list or tuple (see [`build_value`]).
+fn build_items<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    depth: usize,
+    what: &str,
+    notes: &mut TextNotes,
+    count: &mut usize,
+) -> PyResult<Vec<Value>> {
+    let mut built = Vec::with_capacity(len);
+    for (i, item) in items.enumerate() {
+        let mut inner = TextNotes::default();
+        built.push(build_value(&item, depth + 1, what, &mut inner, count)?);
+        if !inner.is_empty() {
+            notes.nest(&i.to_string(), inner);
+        }
+    }
+    Ok(built)
+}
+
+/// A `str` as the core holds it: a lone surrogate (which Python allows and UTF-8 cannot
+/// carry) as U+FFFD, noted, as the reader reads the `\u` escape `json.dumps` writes for it.
+fn string_of(text: &Bound<'_, PyString>, notes: &mut TextNotes) -> PyResult<String> {
+    if let Ok(s) = text.to_cow() {
+        return Ok(s.into_owned());
+    }
+    let units = text.call_method1("encode", ("utf-16-le", "surrogatepass"))?;
+    let units = units.cast::<PyBytes>()?.as_bytes();
+    let units = units
+        .chunks_exact(2)
+        .map(|pair| u16::from_le_bytes([pair[0], pair[1]]));
+    Ok(host::string_of_utf16(units, notes))
 }

@@ -8,7 +8,7 @@
 mod convert;
 mod errors;
 
-use convert::{json_text_of, parse, to_python};
+use convert::{json_text_of, parse, to_python, Given};
 use errors::{catalog_error, raise, Raise};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -120,14 +120,19 @@ impl Validator {
         &self,
         py: Python<'_>,
         arguments: &Bound<'_, PyAny>,
-    ) -> PyResult<(Value, Result<(), ValidationErrors>)> {
-        let text = json_text_of(arguments, "arguments")?;
-        let value = parse(py, "arguments", &text)?;
-        let verdict = maybe_detached(py, text.len(), || {
-            self.compiled
-                .validate_input_declared(&value, Some(&text), self.refuse_undeclared)
+    ) -> PyResult<(Given, Result<(), ValidationErrors>)> {
+        let given = Given::of(py, arguments, "arguments")?;
+        let verdict = maybe_detached(py, given.size(), || match &given {
+            Given::Text(text, value) => {
+                self.compiled
+                    .validate_input_declared(value, Some(text), self.refuse_undeclared)
+            }
+            Given::Built(value, notes, _) => {
+                self.compiled
+                    .validate_input_noted(value, notes, self.refuse_undeclared)
+            }
         });
-        Ok((value, verdict))
+        Ok((given, verdict))
     }
 }
 
@@ -151,15 +156,21 @@ impl Validator {
         py: Python<'_>,
         arguments: &Bound<'_, PyAny>,
     ) -> PyResult<Vec<ArgumentError>> {
-        let (value, verdict) = self.judge(py, arguments)?;
-        errors_of(py, &value, verdict)
+        let (given, verdict) = self.judge(py, arguments)?;
+        errors_of(py, given.value(), verdict)
     }
 
     /// Whether a call's arguments are valid (see ``validate``). Raises ``UncheckedError``
     /// when they could not be checked: that is never valid.
     fn is_valid(&self, py: Python<'_>, arguments: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let (value, verdict) = self.judge(py, arguments)?;
-        Ok(errors_of(py, &value, verdict)?.is_empty())
+        // (No error is rendered for Python: only whether there is one.)
+        match self.judge(py, arguments)?.1 {
+            Ok(()) => Ok(true),
+            Err(errors) if errors.is_unchecked() => {
+                Err(raise(py, "UncheckedError", errors.to_string()))
+            }
+            Err(_) => Ok(false),
+        }
     }
 
     /// Check a result's ``structuredContent`` (``None`` when the result has none) against the
@@ -176,13 +187,17 @@ impl Validator {
             let verdict = self.compiled.validate_output(None, is_error);
             return errors_of(py, &Value::Null, verdict);
         }
-        let text = json_text_of(structured_content, "structured content")?;
-        let value = parse(py, "structured content", &text)?;
-        let verdict = maybe_detached(py, text.len(), || {
-            self.compiled
-                .validate_output_text(Some(&value), is_error, &text)
+        let given = Given::of(py, structured_content, "structured content")?;
+        let verdict = maybe_detached(py, given.size(), || match &given {
+            Given::Text(text, value) => {
+                self.compiled
+                    .validate_output_text(Some(value), is_error, text)
+            }
+            Given::Built(value, notes, _) => {
+                self.compiled.validate_output_noted(value, is_error, notes)
+            }
         });
-        errors_of(py, &value, verdict)
+        errors_of(py, given.value(), verdict)
     }
 
     fn __repr__(&self) -> String {

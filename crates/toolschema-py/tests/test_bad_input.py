@@ -88,6 +88,15 @@ def test_a_remote_ref_is_refused_not_fetched():
     assert "https://example.com/schema.json" in str(e.value)
 
 
+def test_keys_whose_lone_surrogates_read_alike_are_refused_as_their_text_is():
+    # Both keys read as U+FFFD: the text holding them has a duplicate key.
+    arguments = {"q": {"\ud800": 1, "\udfff": 2}}
+    with pytest.raises(toolschema.NotJSONError, match="duplicate key"):
+        V.validate(arguments)
+    with pytest.raises(toolschema.JSONError, match="duplicate key"):
+        V.validate(json.dumps(arguments))
+
+
 def test_an_unknown_tool_raises_with_a_did_you_mean():
     with pytest.raises(toolschema.UnknownToolError) as e:
         CATALOG.validator("search_doc")

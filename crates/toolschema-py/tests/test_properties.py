@@ -120,3 +120,89 @@ def test_integers_of_any_size_are_compared_exactly(bound, n):
 @pytest.mark.parametrize("bound,value,valid", [(2**64, 2**64 + 1, False), (2**65, 2**65, True)])
 def test_bounds_past_2_to_the_53_are_compared_by_their_value(bound, value, valid):
     assert (not toolschema.validate_value({"maximum": bound}, value)) == valid
+
+
+# Strings holding lone surrogates (and surrogate pairs given as two code points, which JSON text
+# writes as a pair of escapes and reads as one character).
+SURROGATE_TEXTS = st.builds(
+    lambda a, s, b: a + s + b,
+    st.text(max_size=3),
+    st.sampled_from(["\ud800", "\udfff", "\udc00\ud800", "\ud83d\ude00", "\ud83d"]),
+    st.text(max_size=3),
+)
+TEXTS = st.text(max_size=8) | SURROGATE_TEXTS
+NUMBERS = (
+    st.integers()
+    | st.integers(min_value=-(2**200), max_value=2**200)
+    | st.sampled_from([2**53 + 1, 2**64, 2**64 - 1, -(2**63) - 1, 2**70, 10**400, -(10**30)])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([1e308, -1e308, -0.0, 0.0, 5e-324, 2.0**53, 0.1, 1e16, 123456789.125])
+)
+# Nested around the depth the reader accepts: deeper ones are refused either way.
+DEEP = st.integers(120, 135).map(lambda n: json.loads("[" * n + "1" + "]" * n))
+HOST_VALUES = st.recursive(
+    st.none() | st.booleans() | NUMBERS | TEXTS,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(TEXTS, children, max_size=4),
+    max_leaves=20,
+) | DEEP
+HOST_ARGUMENTS = st.fixed_dictionaries({"v": HOST_VALUES}) | st.dictionaries(TEXTS, HOST_VALUES, max_size=4)
+
+# Schemas that examine characters, compare numbers exactly, divide by floats, compare items.
+HOST_CATALOG = toolschema.Catalog.from_tools([
+    {
+        "name": "examines",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "v": {
+                    "anyOf": [
+                        {"type": "string", "pattern": "^[a-z]*$"},
+                        {"type": "integer", "minimum": -(2**64), "maximum": 2**64},
+                        {"type": "number", "multipleOf": 0.5, "maximum": 1e300},
+                        {"type": "array", "items": {"$ref": "#/properties/v"}, "maxItems": 3},
+                        {"type": "null"},
+                    ]
+                }
+            },
+            "required": ["v"],
+            "additionalProperties": {"type": ["integer", "object", "array"], "exclusiveMaximum": 2**70},
+        },
+    },
+    {
+        "name": "compares",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "v": {"type": "array", "uniqueItems": True, "maxItems": 4, "not": {"contains": {"const": 2**64}}}
+            },
+            "additionalProperties": {"type": "string", "maxLength": 3},
+        },
+        "outputSchema": {"type": "object", "properties": {"v": {"enum": [-0.0, 2**70, "\ud800x"]}}},
+    },
+    {"name": "anything", "inputSchema": {"type": "object"}},
+])
+
+
+def outcome(check, given):
+    """What a check says of `given`: its errors, why it could not be checked, or a refusal."""
+    try:
+        return ("errors", [(e.path, e.message, e.keyword, e.pointer) for e in check(given)])
+    except toolschema.UncheckedError as e:
+        return ("unchecked", str(e))
+    except toolschema.Error:
+        return ("refused",)
+
+
+@settings(max_examples=400, deadline=None)
+@given(HOST_ARGUMENTS)
+def test_a_value_and_its_json_text_get_the_same_verdict_and_messages(arguments):
+    text = json.dumps(arguments)
+    for name in HOST_CATALOG.names:
+        validator = HOST_CATALOG.validator(name)
+        for check in (validator.validate, validator.validate_output):
+            as_object = outcome(check, arguments)
+            assert as_object == outcome(check, text), (name, check.__name__, text)
+            assert as_object == outcome(check, text.encode()), (name, check.__name__, text)
+        verdict = outcome(validator.validate, arguments)
+        if verdict[0] == "errors":
+            assert validator.is_valid(arguments) == (verdict[1] == [])

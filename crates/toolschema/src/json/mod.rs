@@ -1,6 +1,7 @@
 //! JSON with positions: a reader that keeps where every value is, for diagnostics that point at
 //! `line:column`, plus JSON Pointer helpers.
 
+pub mod host;
 pub mod number;
 pub mod pointer;
 pub(crate) mod reader;

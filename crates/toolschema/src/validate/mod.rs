@@ -31,6 +31,7 @@ mod case_variants;
 mod exact;
 mod messages;
 
+use crate::json::host::TextNotes;
 use crate::json::number::StatedNumbers;
 use crate::json::{nesting_depth, MAX_DEPTH};
 use crate::schema::dialect::detect_dialect_with;
@@ -768,6 +769,35 @@ impl SchemaValidator {
             return self.validate_as(instance, subject);
         }
         let inexact = crate::json::number::numbers_read_inexactly(text);
+        self.validate_stated(instance, inexact, subject)
+    }
+
+    /// Validate a value as [`SchemaValidator::validate_text`] validates it when read from the
+    /// text `notes` tell of (a host value built without text: see [`crate::json::host`]).
+    pub fn validate_noted(
+        &self,
+        instance: &Value,
+        notes: &TextNotes,
+        subject: Subject,
+    ) -> Result<(), ValidationErrors> {
+        if notes.lone_surrogates {
+            if let Some(reason) = self.lone_surrogates_unchecked() {
+                return Err(unchecked(subject, &reason));
+            }
+        }
+        if !self.compares_numbers {
+            return self.validate_as(instance, subject);
+        }
+        self.validate_stated(instance, notes.inexact.clone(), subject)
+    }
+
+    /// Validate, judging the numbers of `inexact` (by JSON Pointer) as stated there.
+    fn validate_stated(
+        &self,
+        instance: &Value,
+        inexact: Vec<(String, crate::json::number::Decimal)>,
+        subject: Subject,
+    ) -> Result<(), ValidationErrors> {
         if inexact.is_empty() && self.stated.is_empty() && !self.engine_may_misjudge(instance) {
             return self.validate_as(instance, subject);
         }
@@ -1787,6 +1817,52 @@ impl CompiledTool {
             Some(text) => self.validate_input_text(arguments, text),
             None => self.validate_input(arguments),
         };
+        self.with_undeclared(arguments, verdict, refuse_undeclared)
+    }
+
+    /// Check arguments built from a host value as [`CompiledTool::validate_input_declared`]
+    /// checks them read from text, with what that text would have told in `notes` (see
+    /// [`SchemaValidator::validate_noted`]).
+    pub fn validate_input_noted(
+        &self,
+        arguments: &Value,
+        notes: &TextNotes,
+        refuse_undeclared: bool,
+    ) -> Result<(), ValidationErrors> {
+        let verdict = if arguments.is_object() {
+            self.input
+                .validate_noted(arguments, notes, Subject::Arguments)
+        } else {
+            self.validate_input(arguments)
+        };
+        self.with_undeclared(arguments, verdict, refuse_undeclared)
+    }
+
+    /// A result's `structuredContent` built from a host value, checked as
+    /// [`CompiledTool::validate_output_text`] checks it read from text, with what that text
+    /// would have told in `notes`.
+    pub fn validate_output_noted(
+        &self,
+        structured_content: &Value,
+        is_error: bool,
+        notes: &TextNotes,
+    ) -> Result<(), ValidationErrors> {
+        match &self.output {
+            Some(output) if !is_error => {
+                output.validate_noted(structured_content, notes, Subject::StructuredContent)
+            }
+            _ => self.validate_output(Some(structured_content), is_error),
+        }
+    }
+
+    /// `verdict` on `arguments`, with their undeclared top-level arguments refused after it
+    /// when `refuse_undeclared` says so; arguments that could not be checked stay so.
+    fn with_undeclared(
+        &self,
+        arguments: &Value,
+        verdict: Result<(), ValidationErrors>,
+        refuse_undeclared: bool,
+    ) -> Result<(), ValidationErrors> {
         if !refuse_undeclared || verdict.as_ref().is_err_and(ValidationErrors::is_unchecked) {
             return verdict;
         }
