@@ -335,3 +335,91 @@ fn two_bare_servers_wanting_one_name_are_refused_naming_both() {
     proxy.close_stdin();
     proxy.wait();
 }
+
+/// The recording server's lines, parsed, once one satisfies `found` (or after [`common::WAIT`]).
+fn recorded_until(record: &Path, found: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut lines = common::recorded(record);
+    http::eventually(common::WAIT, || {
+        lines = common::recorded(record);
+        lines.iter().any(&found)
+    });
+    lines
+}
+
+#[test]
+fn values_its_link_cannot_carry_are_refused_under_their_id_and_cancellations_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let server = common::recording_server(&record, &[]).join(" ");
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("rec={server}"),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    // An id past 64 bits is answered as sent.
+    proxy.send(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#);
+    let mut listing = proxy.recv_line();
+    while !listing.contains(r#""id""#) {
+        listing = proxy.recv_line();
+    }
+    assert!(
+        listing.contains(r#""id":123456789012345678901234567890"#) && listing.contains("rec__slow"),
+        "{listing}"
+    );
+
+    // An integer past 64 bits in the arguments: refused under its id, never passed on rounded.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rec__delete_everything","arguments":{"n":123456789012345678901234567890}}}"#);
+    let answer = proxy.recv_reply();
+    assert_eq!(answer["id"], 2, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("123456789012345678901234567890") && message.contains("not forwarded"),
+        "{answer}"
+    );
+    // A lone surrogate in the arguments: refused under its id.
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"rec__echo","arguments":{"message":"\ud800"}}}"#);
+    let answer = proxy.recv_reply();
+    assert_eq!(answer["id"], 3, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("lone surrogate") && message.contains("not forwarded"),
+        "{answer}"
+    );
+
+    // A call the client cancels is cancelled at its server, under the id the server knows.
+    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"rec__slow","arguments":{"ms":60000}}}"#);
+    let is_slow = |l: &Value| l["method"] == "tools/call" && l["params"]["name"] == "slow";
+    let lines = recorded_until(&record, is_slow);
+    let slow = lines
+        .iter()
+        .find(|l| is_slow(l))
+        .expect("the slow call reached the server");
+    proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"the user gave up"}}"#);
+    let is_cancel = |l: &Value| l["method"] == "notifications/cancelled";
+    let lines = recorded_until(&record, is_cancel);
+    let cancel = lines.iter().find(|l| is_cancel(l));
+    let cancel = cancel.unwrap_or_else(|| panic!("no cancellation reached the server: {lines:?}"));
+    assert_eq!(cancel["params"]["requestId"], slow["id"], "{lines:?}");
+    assert_eq!(cancel["params"]["reason"], "the user gave up", "{lines:?}");
+
+    // What reached the server: neither refused call, and no value changed.
+    for line in common::recorded_lines(&record) {
+        assert!(
+            !line.contains("delete_everything") || !line.contains("tools/call"),
+            "{line}"
+        );
+        assert!(
+            !line.contains("\\ufffd") && !line.contains('\u{fffd}'),
+            "{line}"
+        );
+    }
+    // The session goes on.
+    proxy.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rec__echo","arguments":{"message":"still here"}}}"#);
+    let answer = proxy.recv_reply();
+    assert_eq!(answer["id"], 5, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "echo: still here");
+    proxy.close_stdin();
+    proxy.wait();
+}
