@@ -423,3 +423,55 @@ fn values_its_link_cannot_carry_are_refused_under_their_id_and_cancellations_rea
     proxy.close_stdin();
     proxy.wait();
 }
+
+/// A server whose one tool, `exact`, answers with values that a 64-bit reader changes: an
+/// integer past 64 bits and a lone surrogate escape, written as text.
+const EXACT_SERVER: &str = r#"
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (text) => process.stdout.write(text + "\n");
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  const id = JSON.stringify(m.id);
+  if (m.method === "initialize") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"exact","version":"1"}}}`);
+  } else if (m.method === "tools/list") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"exact","inputSchema":{"type":"object"}}]}}`);
+  } else if (m.method === "tools/call") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"\\ud800"}],"structuredContent":{"n":123456789012345678901234567890}}}`);
+  } else if (m.id !== undefined) {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
+  }
+});
+"#;
+
+#[test]
+fn a_result_is_passed_back_as_its_server_sent_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("exact.cjs");
+    std::fs::write(&script, EXACT_SERVER).unwrap();
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("x={} {}", common::node(), script.display()),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let listing = proxy.recv_reply();
+    assert_eq!(
+        listing["result"]["tools"][0]["name"], "x__exact",
+        "{listing}"
+    );
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x__exact","arguments":{}}}"#);
+    let mut answer = proxy.recv_line();
+    while !answer.contains(r#""id""#) {
+        answer = proxy.recv_line();
+    }
+    assert!(
+        answer.contains(r#""text":"\ud800""#)
+            && answer.contains(r#"{"n":123456789012345678901234567890}"#),
+        "{answer}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+}
