@@ -475,3 +475,94 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     proxy.close_stdin();
     proxy.wait();
 }
+
+/// The base URL of a proxy's metrics listener, from its stderr.
+fn metrics_base(proxy: &common::Session) -> String {
+    let mut base = None;
+    http::eventually(common::WAIT, || {
+        let stderr = proxy.stderr();
+        base = stderr
+            .split("metrics at ")
+            .nth(1)
+            .and_then(|rest| rest.split_once('\n'))
+            .map(|(url, _)| url.trim().trim_end_matches("/metrics").to_string());
+        base.is_some()
+    });
+    base.unwrap_or_else(|| panic!("no metrics listener: {}", proxy.stderr()))
+}
+
+#[test]
+fn the_audit_log_and_the_metrics_name_each_calls_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = common::recording_server(&dir.path().join("a.jsonl"), &[]).join(" ");
+    let b = common::recording_server(&dir.path().join("b.jsonl"), &[]).join(" ");
+    let audit = dir.path().join("audit.jsonl");
+    let args = vec![
+        "proxy".to_string(),
+        "--audit".to_string(),
+        audit.display().to_string(),
+        "--metrics".to_string(),
+        "127.0.0.1:0".to_string(),
+        "--server".to_string(),
+        format!("a={a}"),
+        "--server".to_string(),
+        format!("b:bare={b}"),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    let base = metrics_base(&proxy);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    proxy.recv_reply();
+    let calls = [
+        (2, "a__echo", r#"{"message":"to a"}"#),
+        (3, "echo", r#"{"message":"to b"}"#),
+        (4, "a__echo", r#"{"mesage":"to a"}"#),
+    ];
+    for (id, tool, arguments) in calls {
+        proxy.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        ));
+        let answer = proxy.recv_reply();
+        assert_eq!(answer["id"], id, "{answer}");
+    }
+    let records: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let seen: Vec<(&str, &str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap(),
+                r["server"].as_str().unwrap_or("-"),
+                r["server_tool"].as_str().unwrap_or("-"),
+                r["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("a__echo", "a", "echo", "forwarded"),
+            ("echo", "b", "echo", "forwarded"),
+            ("a__echo", "a", "echo", "rejected"),
+        ],
+        "{records:?}"
+    );
+    let reply = http::request("GET", &format!("{base}/metrics"), &[], "");
+    for series in [
+        r#"toolschema_proxy_calls_total{server="a",tool="a__echo",verdict="forwarded"} 1"#,
+        r#"toolschema_proxy_calls_total{server="b",tool="echo",verdict="forwarded"} 1"#,
+        r#"toolschema_proxy_calls_total{server="a",tool="a__echo",verdict="refused_invalid"} 1"#,
+        r#"toolschema_proxy_validation_failures_total{server="a",tool="a__echo",keyword="required"} 1"#,
+    ] {
+        assert!(
+            reply.body.lines().any(|l| l == series),
+            "{series}\n{}",
+            reply.body
+        );
+    }
+    proxy.close_stdin();
+    proxy.wait();
+}

@@ -29,7 +29,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use toolschema_gate::framing::Frame;
 use toolschema_gate::message::{self, tool_error_result, ErrorCode, IdKey, Kind, Read, RequestId};
-use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools};
+use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools, ORIGIN_META};
 use toolschema_mcp::connection::client::{Answered, Client};
 use toolschema_mcp::connection::Target;
 use toolschema_mcp::framing::LineReader;
@@ -193,9 +193,20 @@ impl Shared {
                     .iter()
                     .map(|tool| {
                         let mut tool = tool.clone();
-                        let exposed = names.exposed(server, &tool_name(&tool)).map(str::to_string);
+                        let own = tool_name(&tool);
+                        let exposed = names.exposed(server, &own).map(str::to_string);
                         if let (Value::Object(map), Some(exposed)) = (&mut tool, exposed) {
                             map.insert("name".into(), Value::String(exposed));
+                            // Where it comes from, for the front's audit records and metrics.
+                            let meta = map
+                                .entry("_meta")
+                                .or_insert_with(|| Value::Object(Map::new()));
+                            if let Value::Object(meta) = meta {
+                                meta.insert(
+                                    ORIGIN_META.into(),
+                                    json!({"server": server, "tool": own}),
+                                );
+                            }
                         }
                         tool
                     })

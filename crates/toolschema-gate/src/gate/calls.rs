@@ -543,6 +543,7 @@ impl Gate {
             error_code,
             keywords: call.keywords,
             arguments: self.config.audit_arguments.then_some(call.arguments),
+            origin: None,
         };
         // Audited before the client sees the answer: the log keeps the order of the calls.
         self.audit(record, out);
@@ -581,6 +582,7 @@ impl Gate {
             error_code: None,
             keywords: Vec::new(),
             arguments: self.config.audit_arguments.then_some(call.arguments),
+            origin: None,
         };
         self.audit(record, out);
         true
@@ -623,6 +625,7 @@ impl Gate {
             error_code: None,
             keywords: call.keywords.clone(),
             arguments: call.arguments.clone(),
+            origin: None,
         };
         self.audit(record, out);
     }
@@ -700,6 +703,7 @@ impl Gate {
                         error_code,
                         keywords,
                         arguments,
+                        origin: None,
                     };
                     self.audit(entry, out);
                     return text.into_bytes();
@@ -818,6 +822,7 @@ impl Gate {
             error_code,
             keywords,
             arguments,
+            origin: None,
         };
         // Audited before the client sees the result: the log keeps the order of the calls.
         self.audit(entry, out);
