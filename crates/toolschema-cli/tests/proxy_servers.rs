@@ -476,21 +476,6 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     proxy.wait();
 }
 
-/// The base URL of a proxy's metrics listener, from its stderr.
-fn metrics_base(proxy: &common::Session) -> String {
-    let mut base = None;
-    http::eventually(common::WAIT, || {
-        let stderr = proxy.stderr();
-        base = stderr
-            .split("metrics at ")
-            .nth(1)
-            .and_then(|rest| rest.split_once('\n'))
-            .map(|(url, _)| url.trim().trim_end_matches("/metrics").to_string());
-        base.is_some()
-    });
-    base.unwrap_or_else(|| panic!("no metrics listener: {}", proxy.stderr()))
-}
-
 #[test]
 fn the_audit_log_and_the_metrics_name_each_calls_server() {
     let dir = tempfile::tempdir().unwrap();
@@ -509,7 +494,7 @@ fn the_audit_log_and_the_metrics_name_each_calls_server() {
         format!("b:bare={b}"),
     ];
     let mut proxy = common::Session::start(toolschema(), &args);
-    let base = metrics_base(&proxy);
+    let base = common::metrics_base(&proxy);
     proxy.initialize();
     proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
     proxy.recv_reply();
