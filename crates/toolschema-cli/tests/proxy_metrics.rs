@@ -9,7 +9,7 @@
 mod common;
 
 use common::http::{self, free_port, request, HttpServer, Listening};
-use common::{node, recording_server, require, run, toolschema, Session, WAIT};
+use common::{metrics_base, node, recording_server, require, run, toolschema, Session, WAIT};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
@@ -17,21 +17,6 @@ use std::time::Duration;
 
 fn strings(values: &[&str]) -> Vec<String> {
     values.iter().map(|s| s.to_string()).collect()
-}
-
-/// The address the proxy says its metrics listener is at, from its stderr.
-fn metrics_base(process: &Session) -> String {
-    let mut base = None;
-    http::eventually(WAIT, || {
-        base = process
-            .stderr()
-            .split("metrics at ")
-            .nth(1)
-            .and_then(|rest| rest.split_once('\n'))
-            .map(|(url, _)| url.trim().trim_end_matches("/metrics").to_string());
-        base.is_some()
-    });
-    base.unwrap_or_else(|| panic!("no metrics listener: {}", process.stderr()))
 }
 
 /// GET `url`: status and body.

@@ -335,3 +335,219 @@ fn two_bare_servers_wanting_one_name_are_refused_naming_both() {
     proxy.close_stdin();
     proxy.wait();
 }
+
+/// The recording server's lines, parsed, once one satisfies `found` (or after [`common::WAIT`]).
+fn recorded_until(record: &Path, found: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut lines = common::recorded(record);
+    http::eventually(common::WAIT, || {
+        lines = common::recorded(record);
+        lines.iter().any(&found)
+    });
+    lines
+}
+
+#[test]
+fn values_its_link_cannot_carry_are_refused_under_their_id_and_cancellations_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("record.jsonl");
+    let server = common::recording_server(&record, &[]).join(" ");
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("rec={server}"),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    // An id past 64 bits is answered as sent.
+    proxy.send(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/list"}"#);
+    let mut listing = proxy.recv_line();
+    while !listing.contains(r#""id""#) {
+        listing = proxy.recv_line();
+    }
+    assert!(
+        listing.contains(r#""id":123456789012345678901234567890"#) && listing.contains("rec__slow"),
+        "{listing}"
+    );
+
+    // An integer past 64 bits in the arguments: refused under its id, never passed on rounded.
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rec__delete_everything","arguments":{"n":123456789012345678901234567890}}}"#);
+    let answer = proxy.recv_reply();
+    assert_eq!(answer["id"], 2, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("123456789012345678901234567890") && message.contains("not forwarded"),
+        "{answer}"
+    );
+    // A lone surrogate in the arguments: refused under its id.
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"rec__echo","arguments":{"message":"\ud800"}}}"#);
+    let answer = proxy.recv_reply();
+    assert_eq!(answer["id"], 3, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("lone surrogate") && message.contains("not forwarded"),
+        "{answer}"
+    );
+
+    // A call the client cancels is cancelled at its server, under the id the server knows.
+    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"rec__slow","arguments":{"ms":60000}}}"#);
+    let is_slow = |l: &Value| l["method"] == "tools/call" && l["params"]["name"] == "slow";
+    let lines = recorded_until(&record, is_slow);
+    let slow = lines
+        .iter()
+        .find(|l| is_slow(l))
+        .expect("the slow call reached the server");
+    proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"the user gave up"}}"#);
+    let is_cancel = |l: &Value| l["method"] == "notifications/cancelled";
+    let lines = recorded_until(&record, is_cancel);
+    let cancel = lines.iter().find(|l| is_cancel(l));
+    let cancel = cancel.unwrap_or_else(|| panic!("no cancellation reached the server: {lines:?}"));
+    assert_eq!(cancel["params"]["requestId"], slow["id"], "{lines:?}");
+    assert_eq!(cancel["params"]["reason"], "the user gave up", "{lines:?}");
+
+    // What reached the server: neither refused call, and no value changed.
+    for line in common::recorded_lines(&record) {
+        assert!(
+            !line.contains("delete_everything") || !line.contains("tools/call"),
+            "{line}"
+        );
+        assert!(
+            !line.contains("\\ufffd") && !line.contains('\u{fffd}'),
+            "{line}"
+        );
+    }
+    // The session goes on.
+    proxy.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"rec__echo","arguments":{"message":"still here"}}}"#);
+    let answer = proxy.recv_reply();
+    assert_eq!(answer["id"], 5, "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "echo: still here");
+    proxy.close_stdin();
+    proxy.wait();
+}
+
+/// A server whose one tool, `exact`, answers with values that a 64-bit reader changes: an
+/// integer past 64 bits and a lone surrogate escape, written as text.
+const EXACT_SERVER: &str = r#"
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (text) => process.stdout.write(text + "\n");
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  const id = JSON.stringify(m.id);
+  if (m.method === "initialize") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"exact","version":"1"}}}`);
+  } else if (m.method === "tools/list") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"exact","inputSchema":{"type":"object"}}]}}`);
+  } else if (m.method === "tools/call") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"\\ud800"}],"structuredContent":{"n":123456789012345678901234567890}}}`);
+  } else if (m.id !== undefined) {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
+  }
+});
+"#;
+
+#[test]
+fn a_result_is_passed_back_as_its_server_sent_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("exact.cjs");
+    std::fs::write(&script, EXACT_SERVER).unwrap();
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("x={} {}", common::node(), script.display()),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let listing = proxy.recv_reply();
+    assert_eq!(
+        listing["result"]["tools"][0]["name"], "x__exact",
+        "{listing}"
+    );
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x__exact","arguments":{}}}"#);
+    let mut answer = proxy.recv_line();
+    while !answer.contains(r#""id""#) {
+        answer = proxy.recv_line();
+    }
+    assert!(
+        answer.contains(r#""text":"\ud800""#)
+            && answer.contains(r#"{"n":123456789012345678901234567890}"#),
+        "{answer}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+}
+
+#[test]
+fn the_audit_log_and_the_metrics_name_each_calls_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = common::recording_server(&dir.path().join("a.jsonl"), &[]).join(" ");
+    let b = common::recording_server(&dir.path().join("b.jsonl"), &[]).join(" ");
+    let audit = dir.path().join("audit.jsonl");
+    let args = vec![
+        "proxy".to_string(),
+        "--audit".to_string(),
+        audit.display().to_string(),
+        "--metrics".to_string(),
+        "127.0.0.1:0".to_string(),
+        "--server".to_string(),
+        format!("a={a}"),
+        "--server".to_string(),
+        format!("b:bare={b}"),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    let base = common::metrics_base(&proxy);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    proxy.recv_reply();
+    let calls = [
+        (2, "a__echo", r#"{"message":"to a"}"#),
+        (3, "echo", r#"{"message":"to b"}"#),
+        (4, "a__echo", r#"{"mesage":"to a"}"#),
+    ];
+    for (id, tool, arguments) in calls {
+        proxy.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        ));
+        let answer = proxy.recv_reply();
+        assert_eq!(answer["id"], id, "{answer}");
+    }
+    let records: Vec<Value> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let seen: Vec<(&str, &str, &str, &str)> = records
+        .iter()
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap(),
+                r["server"].as_str().unwrap_or("-"),
+                r["server_tool"].as_str().unwrap_or("-"),
+                r["verdict"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("a__echo", "a", "echo", "forwarded"),
+            ("echo", "b", "echo", "forwarded"),
+            ("a__echo", "a", "echo", "rejected"),
+        ],
+        "{records:?}"
+    );
+    let reply = http::request("GET", &format!("{base}/metrics"), &[], "");
+    for series in [
+        r#"toolschema_proxy_calls_total{server="a",tool="a__echo",verdict="forwarded"} 1"#,
+        r#"toolschema_proxy_calls_total{server="b",tool="echo",verdict="forwarded"} 1"#,
+        r#"toolschema_proxy_calls_total{server="a",tool="a__echo",verdict="refused_invalid"} 1"#,
+        r#"toolschema_proxy_validation_failures_total{server="a",tool="a__echo",keyword="required"} 1"#,
+    ] {
+        assert!(
+            reply.body.lines().any(|l| l == series),
+            "{series}\n{}",
+            reply.body
+        );
+    }
+    proxy.close_stdin();
+    proxy.wait();
+}

@@ -3,6 +3,7 @@
 
 use super::overrides::ToolOverrides;
 use crate::message::RequestId;
+use crate::servers::Origin;
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 
@@ -138,6 +139,9 @@ pub struct AuditRecord {
     pub keywords: Vec<String>,
     /// The call's arguments (written only with `--audit-arguments`).
     pub arguments: Option<Value>,
+    /// Where the tool comes from, behind a front of many servers: the server's name and the
+    /// tool's name there (`None` for one server, or a tool not listed).
+    pub origin: Option<Origin>,
 }
 
 impl AuditRecord {
@@ -180,6 +184,10 @@ impl AuditRecord {
             map.insert("client".into(), json!(client));
         }
         map.insert("tool".into(), json!(self.tool));
+        if let Some(origin) = &self.origin {
+            map.insert("server".into(), json!(origin.server));
+            map.insert("server_tool".into(), json!(origin.tool));
+        }
         map.insert("verdict".into(), json!(self.verdict.as_str()));
         map.insert("messages".into(), json!(self.messages));
         let millis = (self.duration.as_secs_f64() * 1e6).round() / 1e3;
@@ -252,6 +260,7 @@ mod tests {
                 error_code: None,
                 keywords: Vec::new(),
                 arguments: None,
+                origin: None,
             }
             .outcome()
         };

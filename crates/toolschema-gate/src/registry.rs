@@ -11,6 +11,7 @@
 //! Only the schemas matter here: a name or a field that breaks an MCP rule is lint's business,
 //! and such a tool is checked like any other.
 
+use crate::servers::{origin_of, Origin};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use toolschema::json::number::StatedNumbers;
@@ -28,6 +29,8 @@ struct Entry {
     state: State,
     /// The arguments its `inputSchema` mirrors into `Mcp-Param-*` headers.
     mirrored: Vec<MirroredArgument>,
+    /// Where it comes from, in a merged listing of the front's own servers.
+    origin: Option<Origin>,
 }
 
 enum State {
@@ -118,6 +121,8 @@ pub struct ToolRegistry {
     /// The change count when the last complete listing was asked for.
     current_as_of: Option<u64>,
     options: CompileOptions,
+    /// The front's own servers (`--server`): the only ones a tool's origin may name.
+    servers: Vec<String>,
 }
 
 impl Default for ToolRegistry {
@@ -129,6 +134,7 @@ impl Default for ToolRegistry {
             current_as_of: None,
             // A `$ref` the proxy will not fetch stops only the calls that reach it.
             options: CompileOptions::new().defer_external_refs(true),
+            servers: Vec::new(),
         }
     }
 }
@@ -147,6 +153,17 @@ impl ToolRegistry {
     /// Whether a complete listing has been seen since the tools last changed.
     pub fn is_current(&self) -> bool {
         self.current_as_of == Some(self.changes)
+    }
+
+    /// Believe the origins a merged listing gives its tools ([`origin_of`]) for these servers
+    /// only: the front's own, from its command line.
+    pub fn set_servers(&mut self, servers: Vec<String>) {
+        self.servers = servers;
+    }
+
+    /// Where the listed tool `name` comes from, behind a front of many servers.
+    pub fn origin(&self, name: &str) -> Option<&Origin> {
+        self.tools.get(name)?.origin.as_ref()
     }
 
     /// The listed tool names, for suggestions and for the policy's patterns.
@@ -228,6 +245,7 @@ impl ToolRegistry {
                                 stated: tool_stated,
                                 state: State::ListedTwice,
                                 mirrored: Vec::new(),
+                                origin: None,
                             },
                         );
                     }
@@ -251,6 +269,7 @@ impl ToolRegistry {
                     stated: tool_stated,
                     state: State::Listed,
                     mirrored,
+                    origin: origin_of(tool, &self.servers),
                 },
             );
         }

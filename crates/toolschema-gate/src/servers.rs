@@ -18,6 +18,23 @@ use std::fmt;
 use toolschema::adapt::names::assign;
 use toolschema::adapt::{NameRule, PORTABLE_TOOL_NAME};
 
+/// The key of a merged listing's tool `_meta` that says where the tool comes from:
+/// `{"server": "time", "tool": "convert_time"}`. The merged server writes it; the front believes
+/// it only for the servers of its own command line ([`origin_of`]).
+pub const ORIGIN_META: &str = "dev.toolschema/origin";
+
+/// Where a tool of a merged listing comes from, as its `_meta` says ([`ORIGIN_META`]), if the
+/// server it names is one of `servers`: a label value is never taken from a server or a client.
+pub fn origin_of(tool: &serde_json::Value, servers: &[String]) -> Option<Origin> {
+    let origin = tool.get("_meta")?.get(ORIGIN_META)?;
+    let server = origin.get("server")?.as_str()?;
+    let found = servers.iter().find(|s| *s == server)?;
+    Some(Origin {
+        server: found.clone(),
+        tool: origin.get("tool")?.as_str()?.to_string(),
+    })
+}
+
 /// What goes between a server's name and its tool's name.
 pub const SEPARATOR: &str = "__";
 
@@ -210,6 +227,23 @@ pub fn expose(servers: &[ServerTools]) -> Result<ExposedNames, NamingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_origin_is_believed_only_for_the_fronts_own_servers() {
+        let tool = |server: &str| serde_json::json!({"name": "t", "_meta": {ORIGIN_META: {"server": server, "tool": "own"}}});
+        let ours = vec!["time".to_string()];
+        assert_eq!(
+            origin_of(&tool("time"), &ours),
+            Some(Origin {
+                server: "time".into(),
+                tool: "own".into()
+            })
+        );
+        // A server (or a plain proxy's upstream) naming another: no label from it.
+        assert_eq!(origin_of(&tool("made-up"), &ours), None);
+        assert_eq!(origin_of(&tool("time"), &[]), None);
+        assert_eq!(origin_of(&serde_json::json!({"name": "t"}), &ours), None);
+    }
 
     fn server(name: &str, bare: bool, tools: &[&str]) -> ServerTools {
         ServerTools {

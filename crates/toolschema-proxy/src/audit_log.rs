@@ -97,6 +97,7 @@ mod tests {
             error_code: None,
             keywords: vec!["minLength".into()],
             arguments: Some(arguments.clone()),
+            origin: None,
         };
         AuditLog::open(&path, false).unwrap().write(&record);
         AuditLog::open(&path, true).unwrap().write(&record);

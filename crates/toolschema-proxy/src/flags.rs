@@ -173,6 +173,13 @@ impl ProxyArgs {
     pub fn gate_config(&self) -> GateConfig {
         GateConfig {
             listing_timeout: self.listing_timeout,
+            // Only the names of the command line: a value a server gave is never a label.
+            servers: self
+                .servers
+                .iter()
+                .filter_map(|value| crate::servers::parse_server(value).ok())
+                .map(|server| server.name)
+                .collect(),
             ..self.gate.gate_config()
         }
     }

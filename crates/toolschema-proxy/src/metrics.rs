@@ -8,7 +8,8 @@
 //!
 //! Label values are bounded: a tool name is a label only when the server listed it (a client's
 //! made-up names never are), and past [`TOOL_LABELS`] distinct names every other is
-//! [`OTHER_TOOL`].
+//! [`OTHER_TOOL`]. Behind a front of many servers the per-tool counters also carry a `server`
+//! label, whose values are the servers of the command line only.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -55,8 +56,10 @@ impl Histogram {
 #[derive(Default)]
 struct Series {
     tools: HashSet<String>,
-    calls: BTreeMap<(String, &'static str), u64>,
-    failures: BTreeMap<(String, String), u64>,
+    /// By server (empty for one server), tool and verdict.
+    calls: BTreeMap<(String, String, &'static str), u64>,
+    /// By server (empty for one server), tool and keyword.
+    failures: BTreeMap<(String, String, String), u64>,
     durations: BTreeMap<(String, String, String), Histogram>,
     upstream_errors: BTreeMap<&'static str, u64>,
     http_requests: BTreeMap<u16, u64>,
@@ -147,14 +150,27 @@ impl Metrics {
         };
         let mut series = lock(&self.series);
         let tool = tool_label(&mut series.tools, &record.tool, listed);
-        *series.calls.entry((tool.clone(), verdict)).or_default() += 1;
+        // The gate names only the servers of the command line ([`toolschema_gate::servers::origin_of`]).
+        let server = record
+            .origin
+            .as_ref()
+            .map(|origin| origin.server.clone())
+            .unwrap_or_default();
+        *series
+            .calls
+            .entry((server.clone(), tool.clone(), verdict))
+            .or_default() += 1;
         let mut keywords: Vec<&str> = record.keywords.iter().map(String::as_str).collect();
         keywords.sort_unstable();
         keywords.dedup();
         for keyword in keywords {
             *series
                 .failures
-                .entry((tool.clone(), keyword_label(keyword).to_string()))
+                .entry((
+                    server.clone(),
+                    tool.clone(),
+                    keyword_label(keyword).to_string(),
+                ))
                 .or_default() += 1;
         }
         let error_type = match (record.error_code, record.is_error) {
@@ -262,9 +278,13 @@ impl Metrics {
                 "mcp_server_operation_duration_seconds_count{{{labels}}} {cumulative}"
             );
         }
-        let calls = series.calls.iter().map(|((tool, verdict), count)| {
+        let calls = series.calls.iter().map(|((server, tool, verdict), count)| {
             (
-                format!("tool=\"{}\",verdict=\"{verdict}\"", escape(tool)),
+                format!(
+                    "{}tool=\"{}\",verdict=\"{verdict}\"",
+                    server_label(server),
+                    escape(tool)
+                ),
                 *count,
             )
         });
@@ -274,10 +294,18 @@ impl Metrics {
             "tools/call requests by tool and what the proxy did with them.",
             calls,
         );
-        let failures = series.failures.iter().map(|((tool, keyword), count)| {
-            let labels = format!("tool=\"{}\",keyword=\"{}\"", escape(tool), escape(keyword));
-            (labels, *count)
-        });
+        let failures = series
+            .failures
+            .iter()
+            .map(|((server, tool, keyword), count)| {
+                let labels = format!(
+                    "{}tool=\"{}\",keyword=\"{}\"",
+                    server_label(server),
+                    escape(tool),
+                    escape(keyword)
+                );
+                (labels, *count)
+            });
         family(
             &mut out,
             ("toolschema_proxy_validation_failures_total", "counter"),
@@ -340,6 +368,15 @@ impl Metrics {
             )],
         );
         out
+    }
+}
+
+/// The `server` label and its comma, behind a front of many servers (nothing for one server).
+fn server_label(server: &str) -> String {
+    if server.is_empty() {
+        String::new()
+    } else {
+        format!("server=\"{}\",", escape(server))
     }
 }
 
@@ -469,6 +506,7 @@ mod tests {
             error_code: None,
             keywords: vec!["minLength".into(), "minLength".into(), "type".into()],
             arguments: None,
+            origin: None,
         }
     }
 

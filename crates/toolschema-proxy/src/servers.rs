@@ -20,13 +20,16 @@
 //! Resources and prompts are left out: the merged server declares only tools.
 
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, watch, Notify};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 use toolschema_gate::framing::Frame;
-use toolschema_gate::message::tool_error_result;
-use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools};
+use toolschema_gate::message::{self, tool_error_result, ErrorCode, IdKey, Kind, Read, RequestId};
+use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools, ORIGIN_META};
 use toolschema_mcp::connection::client::{Answered, Client};
 use toolschema_mcp::connection::Target;
 use toolschema_mcp::framing::LineReader;
@@ -146,11 +149,18 @@ struct Shared {
     out: mpsc::UnboundedSender<Vec<u8>>,
     /// How many servers have had their first attempt.
     started: watch::Sender<usize>,
+    /// The calls in flight, by the front's request id: a `notifications/cancelled` for one
+    /// gives it up, with the client's reason.
+    in_flight: Mutex<HashMap<IdKey, oneshot::Sender<Option<String>>>>,
 }
 
 impl Shared {
     fn send(&self, message: Value) {
         let _ = self.out.send(message.to_string().into_bytes());
+    }
+
+    fn send_line(&self, line: Vec<u8>) {
+        let _ = self.out.send(line);
     }
 
     /// Recompute the merged listing from every server's last listing. `Err` when two tools want
@@ -186,9 +196,20 @@ impl Shared {
                     .iter()
                     .map(|tool| {
                         let mut tool = tool.clone();
-                        let exposed = names.exposed(server, &tool_name(&tool)).map(str::to_string);
+                        let own = tool_name(&tool);
+                        let exposed = names.exposed(server, &own).map(str::to_string);
                         if let (Value::Object(map), Some(exposed)) = (&mut tool, exposed) {
                             map.insert("name".into(), Value::String(exposed));
+                            // Where it comes from, for the front's audit records and metrics.
+                            let meta = map
+                                .entry("_meta")
+                                .or_insert_with(|| Value::Object(Map::new()));
+                            if let Value::Object(meta) = meta {
+                                meta.insert(
+                                    ORIGIN_META.into(),
+                                    json!({"server": server, "tool": own}),
+                                );
+                            }
                         }
                         tool
                     })
@@ -247,6 +268,7 @@ pub async fn serve_servers(config: ServersConfig) -> Result<(), ServersError> {
         merged: Mutex::new(Merged::default()),
         out,
         started: watch::channel(0).0,
+        in_flight: Mutex::new(HashMap::new()),
         config,
     });
     let writer = tokio::spawn(async move {
@@ -286,11 +308,12 @@ pub async fn serve_servers(config: ServersConfig) -> Result<(), ServersError> {
     );
     loop {
         match reader.next().await {
-            Ok(Some(Frame::Line(line))) => handle(&shared, &line),
-            Ok(Some(Frame::Oversized(_))) => shared.send(error(
-                &Value::Null,
-                -32600,
+            Ok(Some(Frame::Line(line))) => handle(&shared, line),
+            Ok(Some(Frame::Oversized(_))) => shared.send_line(message::error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
                 "the message is larger than the proxy accepts",
+                None,
             )),
             Ok(None) => break,
             Err(e) => return Err(ServersError::Stdio(e)),
@@ -431,35 +454,103 @@ async fn keep(shared: Arc<Shared>, server: usize, changed: mpsc::UnboundedSender
 }
 
 /// A JSON-RPC error response.
-fn error(id: &Value, code: i32, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+fn error(id: &RequestId, code: i32, text: &str) -> Vec<u8> {
+    message::error_line(Some(id), ErrorCode(code), text, None)
 }
 
 /// A JSON-RPC result response.
-fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+fn result(id: &RequestId, result: Value) -> Vec<u8> {
+    message::result_line(id, &result)
 }
 
-/// Answer one message from the front.
-fn handle(shared: &Arc<Shared>, line: &[u8]) {
-    let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(line) else {
-        shared.send(error(&Value::Null, -32700, "not a JSON-RPC message"));
-        return;
+/// The members of a call's `params` the merged server passes on to a server; rmcp's model of a
+/// call holds these and drops any other.
+const CALL_PARAMS: &[&str] = &[
+    "name",
+    "arguments",
+    "_meta",
+    "inputResponses",
+    "requestState",
+];
+
+/// Why the call in `text` cannot be passed on unchanged, if it cannot: rmcp's client reads the
+/// params into its model, where a number beyond what a 64-bit integer or float holds is rounded,
+/// a lone surrogate escape becomes U+FFFD, and a member it does not know is dropped.
+fn not_passed_on(text: &str, params: Option<Range<usize>>) -> Option<String> {
+    let params = params?;
+    if let Some(lossy) = toolschema::json::first_lossy_value(&text[params.clone()]) {
+        return Some(format!(
+            "the call was not forwarded: {}, and the proxy's link to its servers cannot pass \
+             it on unchanged",
+            lossy.loss
+        ));
+    }
+    let members = toolschema::json::object_members(text, params).ok()??;
+    let other = members
+        .iter()
+        .find(|m| !CALL_PARAMS.contains(&m.key.as_str()))?;
+    Some(format!(
+        "the call was not forwarded: its params hold `{}`, which the proxy's link to its \
+         servers cannot pass on",
+        toolschema::text::shorten(&other.key, 40)
+    ))
+}
+
+/// Answer one line from the front. Lines are read with the core's reader, as the gate reads
+/// them: a request is answered under its id exactly as sent, whatever its params hold.
+fn handle(shared: &Arc<Shared>, line: Vec<u8>) {
+    let text = match message::text_of(line) {
+        Ok(text) => text,
+        Err((_, why)) => {
+            return shared.send_line(message::error_line(
+                None,
+                ErrorCode::PARSE_ERROR,
+                &why.to_string(),
+                None,
+            ))
+        }
     };
-    let Some(method) = message.get("method").and_then(Value::as_str) else {
-        return; // A response to a request the merged server never sends.
+    let read = match message::read(&text) {
+        Ok(Read::One(read)) => read,
+        Ok(Read::Batch(_)) => {
+            return shared.send_line(message::error_line(
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "a JSON-RPC batch is not served by the proxy's merged servers",
+                None,
+            ))
+        }
+        Err(why) => {
+            return shared.send_line(message::error_line(
+                None,
+                ErrorCode::PARSE_ERROR,
+                &why.to_string(),
+                None,
+            ))
+        }
     };
-    let Some(id) = message.get("id").cloned() else {
-        return; // Notifications: nothing to do (a cancelled call's answer is simply late).
+    let (id, method) = match read.kind {
+        Kind::Request { id, method } => (id, method),
+        Kind::Notification { method } if method == "notifications/cancelled" => {
+            return cancel(shared, &text, read.params)
+        }
+        // Other notifications: nothing to do. Responses: to requests never sent.
+        _ => return,
     };
-    let params = message.get("params").cloned().unwrap_or(Value::Null);
-    match method {
+    let params = match read.params.clone().map(|at| message::parse_at(&text, at)) {
+        None => Value::Null,
+        Some(Ok(params)) => params,
+        Some(Err(why)) => {
+            return shared.send_line(error(&id, ErrorCode::INVALID_PARAMS.0, &why.to_string()))
+        }
+    };
+    match method.as_str() {
         "initialize" => {
             let asked = params.get("protocolVersion").and_then(Value::as_str);
             let revision = asked
                 .filter(|r| REVISIONS.contains(r))
                 .unwrap_or("2025-11-25");
-            shared.send(result(
+            shared.send_line(result(
                 &id,
                 json!({
                     "protocolVersion": revision,
@@ -468,22 +559,31 @@ fn handle(shared: &Arc<Shared>, line: &[u8]) {
                 }),
             ));
         }
-        "ping" => shared.send(result(&id, json!({}))),
+        "ping" => shared.send_line(result(&id, json!({}))),
         "tools/list" => {
             let shared = shared.clone();
             tokio::spawn(async move {
                 let answer = list(&shared, &id, &params).await;
-                shared.send(answer);
+                shared.send_line(answer);
             });
         }
         "tools/call" => {
+            if let Some(why) = not_passed_on(&text, read.params) {
+                return shared.send_line(error(&id, ErrorCode::INVALID_PARAMS.0, &why));
+            }
+            // Known before the call's task runs, so that a cancellation right behind it finds it.
+            let (cancel, cancelled) = oneshot::channel();
+            lock(&shared.in_flight).insert(id.key().clone(), cancel);
             let shared = shared.clone();
             tokio::spawn(async move {
-                let answer = call(&shared, &id, params).await;
-                shared.send(answer);
+                let answer = call(&shared, &id, params, cancelled).await;
+                lock(&shared.in_flight).remove(id.key());
+                if let Some(answer) = answer {
+                    shared.send_line(answer);
+                }
             });
         }
-        other => shared.send(error(
+        other => shared.send_line(error(
             &id,
             -32601,
             &format!("method `{other}` is not served by the proxy's merged servers (tools only)"),
@@ -491,8 +591,24 @@ fn handle(shared: &Arc<Shared>, line: &[u8]) {
     }
 }
 
+/// A client's `notifications/cancelled`: the call it names, if still in flight, is given up
+/// and its server told, by the id the merged server's session gave it there.
+fn cancel(shared: &Shared, text: &str, params: Option<Range<usize>>) {
+    let Some(params) = params else { return };
+    let Some(at) = message::member_at(text, params.clone(), "requestId") else {
+        return;
+    };
+    let request = RequestId::from_text(&text[at]);
+    let reason = message::member_at(text, params, "reason")
+        .and_then(|at| message::parse_at(text, at).ok())
+        .and_then(|reason| reason.as_str().map(String::from));
+    if let Some(cancel) = lock(&shared.in_flight).remove(request.key()) {
+        let _ = cancel.send(reason);
+    }
+}
+
 /// One page of the merged listing: a server's tools.
-async fn list(shared: &Shared, id: &Value, params: &Value) -> Value {
+async fn list(shared: &Shared, id: &RequestId, params: &Value) -> Vec<u8> {
     // The first listing waits for every server's first attempt.
     let mut started = shared.started.subscribe();
     let count = shared.config.servers.len();
@@ -537,8 +653,14 @@ fn read_cursor(cursor: &str, generation: u64) -> Option<usize> {
         .flatten()
 }
 
-/// Route one call to its server.
-async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
+/// Route one call to its server: its answer, or `None` when the client cancelled it (the
+/// cancelled call is not answered).
+async fn call(
+    shared: &Shared,
+    id: &RequestId,
+    mut params: Value,
+    cancelled: oneshot::Receiver<Option<String>>,
+) -> Option<Vec<u8>> {
     let exposed = params
         .get("name")
         .and_then(Value::as_str)
@@ -547,12 +669,12 @@ async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
     let origin = {
         let merged = lock(&shared.merged);
         if let Some(refused) = &merged.refused {
-            return error(id, -32603, refused);
+            return Some(error(id, -32603, refused));
         }
         merged.names.origin(&exposed).cloned()
     };
     let Some(origin) = origin else {
-        return error(id, -32602, &format!("Unknown tool: {exposed}"));
+        return Some(error(id, -32602, &format!("Unknown tool: {exposed}")));
     };
     let Some(server) = shared
         .config
@@ -560,7 +682,7 @@ async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
         .iter()
         .position(|s| s.name == origin.server)
     else {
-        return error(id, -32602, &format!("Unknown tool: {exposed}"));
+        return Some(error(id, -32602, &format!("Unknown tool: {exposed}")));
     };
     let (client, down) = {
         let link = lock(&shared.links[server]);
@@ -568,26 +690,52 @@ async fn call(shared: &Shared, id: &Value, mut params: Value) -> Value {
     };
     let Some(client) = client else {
         let why = down.unwrap_or_else(|| "it is not connected yet".into());
-        return result(id, unavailable(&origin.server, &why));
+        return Some(result(id, unavailable(&origin.server, &why)));
     };
     if let Value::Object(map) = &mut params {
         map.insert("name".into(), Value::String(origin.tool.clone()));
     }
-    match tokio::time::timeout(shared.config.timeout, client.call(params)).await {
-        Ok(Ok(Answered::Result(answer))) => result(id, answer),
-        Ok(Ok(Answered::Error(error))) => json!({"jsonrpc": "2.0", "id": id, "error": error}),
-        Ok(Err(why)) => {
-            fail(shared, server, why.clone());
-            result(id, unavailable(&origin.server, &why))
+    // Given up when the client cancels it, or when its time is up: either way the server is
+    // told, so that it stops working on it.
+    let timeout = shared.config.timeout;
+    let timed_out = AtomicBool::new(false);
+    let given_up = async {
+        let cancelled = async {
+            match cancelled.await {
+                Ok(reason) => reason,
+                // Its sender was dropped (another request took the id): only the time is up.
+                Err(_) => std::future::pending().await,
+            }
+        };
+        match tokio::time::timeout(timeout, cancelled).await {
+            Ok(reason) => reason,
+            Err(_) => {
+                timed_out.store(true, Ordering::Relaxed);
+                Some(format!(
+                    "the proxy stopped waiting after {} s",
+                    timeout.as_secs_f64()
+                ))
+            }
         }
-        Err(_) => {
+    };
+    match client.call(params, given_up).await {
+        Ok(Answered::Result(answer)) => Some(result(id, answer)),
+        Ok(Answered::ResultText(answer)) => {
+            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"result":{answer}}}"#, id.raw()).into_bytes())
+        }
+        Ok(Answered::Error(error)) => {
+            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#, id.raw()).into_bytes())
+        }
+        Ok(Answered::Cancelled) if !timed_out.load(Ordering::Relaxed) => None,
+        Ok(Answered::Cancelled) => {
             lock(&shared.probe)[server] = true;
             shared.broken[server].notify_one();
-            let why = format!(
-                "it did not answer within {} s",
-                shared.config.timeout.as_secs_f64()
-            );
-            result(id, unavailable(&origin.server, &why))
+            let why = format!("it did not answer within {} s", timeout.as_secs_f64());
+            Some(result(id, unavailable(&origin.server, &why)))
+        }
+        Err(why) => {
+            fail(shared, server, why.clone());
+            Some(result(id, unavailable(&origin.server, &why)))
         }
     }
 }

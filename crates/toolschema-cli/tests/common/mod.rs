@@ -504,3 +504,18 @@ pub fn debian_program(name: &str, package: &str) -> String {
             )
         })
 }
+
+/// The address the proxy says its metrics listener is at, from its stderr.
+pub fn metrics_base(process: &Session) -> String {
+    let mut base = None;
+    http::eventually(WAIT, || {
+        base = process
+            .stderr()
+            .split("metrics at ")
+            .nth(1)
+            .and_then(|rest| rest.split_once('\n'))
+            .map(|(url, _)| url.trim().trim_end_matches("/metrics").to_string());
+        base.is_some()
+    });
+    base.unwrap_or_else(|| panic!("no metrics listener: {}", process.stderr()))
+}

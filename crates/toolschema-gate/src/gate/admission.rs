@@ -235,6 +235,7 @@ impl Call<'_> {
             error_code: None,
             keywords,
             arguments: self.audit_arguments.then(|| self.arguments.clone()),
+            origin: None,
         }
     }
 

@@ -484,6 +484,7 @@ impl Gate {
             error_code,
             keywords: call.keywords,
             arguments: self.config.audit_arguments.then_some(call.arguments),
+            origin: None,
         };
         // Audited before the client sees the answer: the log keeps the order of the calls.
         self.audit(record, out);
@@ -603,6 +604,7 @@ impl Gate {
                 error_code: None,
                 keywords: call.keywords.clone(),
                 arguments: call.arguments.clone(),
+                origin: None,
             };
             self.audit(record, out);
         }
@@ -683,6 +685,7 @@ impl Gate {
                         error_code,
                         keywords,
                         arguments,
+                        origin: None,
                     };
                     self.audit(entry, out);
                     return text.into_bytes();
@@ -801,6 +804,7 @@ impl Gate {
             error_code,
             keywords,
             arguments,
+            origin: None,
         };
         // Audited before the client sees the result: the log keeps the order of the calls.
         self.audit(entry, out);
@@ -826,6 +830,7 @@ fn waiting_cancelled(call: AdmittedCall, audit_arguments: bool, now: Instant) ->
         error_code: None,
         keywords: Vec::new(),
         arguments: audit_arguments.then_some(call.arguments),
+        origin: None,
     }
 }
 

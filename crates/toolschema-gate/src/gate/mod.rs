@@ -98,6 +98,9 @@ pub struct GateConfig {
     /// How long the proxy waits before listing again after its listing failed (doubling with
     /// each failure in a row, up to a minute).
     pub listing_retry: Duration,
+    /// The servers of a front of many (`--server`), by name: the only servers a listed tool's
+    /// origin may name, in its audit records and metrics.
+    pub servers: Vec<String>,
 }
 
 impl Default for GateConfig {
@@ -116,6 +119,7 @@ impl Default for GateConfig {
             max_message_bytes: crate::framing::DEFAULT_MAX_MESSAGE_BYTES,
             listing_timeout: DEFAULT_LISTING_TIMEOUT,
             listing_retry: DEFAULT_LISTING_RETRY,
+            servers: Vec::new(),
         }
     }
 }
@@ -234,12 +238,14 @@ pub struct Gate {
 impl Gate {
     /// A gate for a new session.
     pub fn new(config: GateConfig) -> Gate {
+        let mut registry = ToolRegistry::default();
+        registry.set_servers(config.servers.clone());
         Gate {
             listing: Listing::new(config.listing_retry),
             own_listing_holds: false,
             config,
             pending: HashMap::new(),
-            registry: ToolRegistry::default(),
+            registry,
             unlearned: Vec::new(),
             waiting: VecDeque::new(),
             next_own_id: 0,
@@ -1000,14 +1006,18 @@ impl Gate {
                 error_code: Some(-32000),
                 keywords: record.keywords.clone(),
                 arguments: record.arguments.clone(),
+                origin: None,
             };
             self.audit(entry, out);
         }
     }
 
     /// Emit an audit record.
-    fn audit(&self, record: AuditRecord, out: &mut Vec<Action>) {
+    fn audit(&self, mut record: AuditRecord, out: &mut Vec<Action>) {
         if self.config.audit {
+            if record.origin.is_none() {
+                record.origin = self.registry.origin(&record.tool).cloned();
+            }
             out.push(Action::Audit(Box::new(record)));
         }
     }

@@ -114,6 +114,7 @@ impl Gate {
                     error_code: None,
                     keywords: Vec::new(),
                     arguments: None,
+                    origin: None,
                 };
                 self.audit(record, out);
             }

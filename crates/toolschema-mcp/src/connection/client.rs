@@ -6,19 +6,28 @@
 use super::raw::{RawResults, Watch};
 use super::{http_transport, list_all_tools, service_failure, spawn_stdio, SessionFailure, Target};
 use crate::server_process::{ServerProcess, DEFAULT_SHUTDOWN_GRACE};
-use rmcp::model::{CallToolRequestParams, ClientRequest, Request, RequestNoParam};
+use rmcp::model::{
+    CallToolRequestParams, CancelledNotificationParam, ClientRequest, Request, RequestNoParam,
+};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
+use std::future::Future;
 use tokio::sync::Mutex;
 
 /// What became of a call.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answered {
-    /// The server's result, as sent.
+    /// The server's result, read without changing a value.
     Result(Value),
+    /// The server's result as the JSON text it sent, where reading it would have changed a
+    /// value (a number beyond 64 bits, a lone surrogate escape).
+    ResultText(String),
     /// The server answered with a JSON-RPC error: its `error` object.
     Error(Value),
+    /// The call was given up before an answer came, and the server was sent
+    /// `notifications/cancelled` for it.
+    Cancelled,
 }
 
 /// A session with one server, over stdio (a child process of its own) or Streamable HTTP.
@@ -80,25 +89,46 @@ impl<H: ClientHandler> Client<H> {
     }
 
     /// Send one `tools/call` with `params` (its `name`, `arguments`, `_meta`) and wait for the
-    /// answer. `Err` when no answer can come (the connection closed, the params are not a call).
-    pub async fn call(&self, params: Value) -> Result<Answered, String> {
+    /// answer, or for `cancelled` to end first: then the server is sent
+    /// `notifications/cancelled` for the call, with the reason `cancelled` gives, so that it
+    /// stops working on it. `Err` when no answer can come (the connection closed, the params
+    /// are not a call).
+    ///
+    /// A result is kept as the server sent it where reading it changed a value (a number
+    /// beyond 64 bits, a lone surrogate escape): [`Answered::ResultText`].
+    pub async fn call(
+        &self,
+        params: Value,
+        cancelled: impl Future<Output = Option<String>>,
+    ) -> Result<Answered, String> {
         let params: CallToolRequestParams = serde_json::from_value(params)
             .map_err(|e| format!("the call's params cannot be sent: {e}"))?;
         let request = ClientRequest::CallToolRequest(Request::new(params));
-        let handle = self
-            .session
-            .peer()
+        let peer = self.session.peer();
+        let handle = peer
             .send_request_with_option(request, PeerRequestOptions::no_options())
             .await
             .map_err(|e| service_failure(e).to_string())?;
         let id = handle.id.clone();
-        match handle.await_response().await {
-            Ok(_) => self
-                .results
-                .take(&id)
-                .map(Answered::Result)
-                .ok_or_else(|| SessionFailure::Misbehaved("its response carried no result".into()))
-                .map_err(|f| f.to_string()),
+        let answer = tokio::select! {
+            answer = handle.await_response() => answer,
+            reason = cancelled => {
+                peer.notify_cancelled(CancelledNotificationParam::new(Some(id), reason))
+                    .await
+                    .map_err(|e| service_failure(e).to_string())?;
+                return Ok(Answered::Cancelled);
+            }
+        };
+        match answer {
+            Ok(_) => {
+                let (result, loss) = self.results.take_read(&id).ok_or_else(|| {
+                    SessionFailure::Misbehaved("its response carried no result".into()).to_string()
+                })?;
+                Ok(match loss.result_as_sent {
+                    Some(text) => Answered::ResultText(text),
+                    None => Answered::Result(result),
+                })
+            }
             Err(ServiceError::McpError(error)) => {
                 let error = serde_json::to_value(&error).map_err(|e| e.to_string())?;
                 Ok(Answered::Error(error))
