@@ -354,14 +354,18 @@ fn a_tool_the_service_does_not_know_passes_only_when_it_fails_open_and_says_so()
 
     let audit = tempfile::tempdir().unwrap();
     let log = audit.path().join("audit.jsonl");
+    // The catalog named `docs`; the request names a server the service has no catalog for,
+    // which the only catalog answers: records name `docs`, never the request's name.
     let mut open = Served::start(&[
         "--catalog".into(),
-        catalog(),
+        format!("docs={}", catalog()),
         "--unlisted".into(),
         "forward".into(),
         "--audit".into(),
         log.display().to_string(),
     ]);
+    let mut params = params;
+    params["context"] = json!({"server": "named-by-the-request"});
     for _ in 0..2 {
         let passed = rpc(&open.base, "interceptor/invoke", params.clone())
             .unwrap()
@@ -384,7 +388,10 @@ fn a_tool_the_service_does_not_know_passes_only_when_it_fails_open_and_says_so()
         .collect();
     assert_eq!(records.len(), 2, "{lines}");
     assert!(
-        records.iter().all(|r| r["input_check"] == "unlisted"),
+        records.iter().all(|r| r["input_check"] == "unlisted"
+            && r["server"] == "docs"
+            && r["server_tool"] == "unheard_of"
+            && r["client"] == "anonymous"),
         "{lines}"
     );
 }

@@ -31,7 +31,7 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(2);
     });
-    let decider = catalogs.decider(None).unwrap_or_else(|e| {
+    let (_, decider) = catalogs.decider(None).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(2);
     });

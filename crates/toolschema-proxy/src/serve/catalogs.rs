@@ -146,16 +146,20 @@ impl Catalogs {
         Ok(catalogs)
     }
 
-    /// The decider for `server` (`None`, or a name no catalog has when there is only one
-    /// catalog: the only one). Fails, saying why, when the server cannot be placed.
-    pub fn decider(&self, server: Option<&str>) -> Result<Arc<Decider>, String> {
+    /// The decider for calls to `server` (the only catalog when there is one), with the
+    /// catalog's own name: the operator's `NAME` of `--catalog NAME=FILE`, never the name a
+    /// request gave (records and metrics name it).
+    pub fn decider(&self, server: Option<&str>) -> Result<(Option<String>, Arc<Decider>), String> {
         let deciders = self.deciders.read().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = server.and_then(|name| deciders.get(name)) {
-            return Ok(found.clone());
+        let named = |(key, decider): (&String, &Arc<Decider>)| {
+            ((!key.is_empty()).then(|| key.clone()), decider.clone())
+        };
+        if let Some(found) = server.and_then(|name| deciders.get_key_value(name)) {
+            return Ok(named(found));
         }
         if deciders.len() == 1 {
-            if let Some(only) = deciders.values().next() {
-                return Ok(only.clone());
+            if let Some(only) = deciders.iter().next() {
+                return Ok(named(only));
             }
         }
         let known: Vec<&str> = deciders.keys().map(String::as_str).collect();

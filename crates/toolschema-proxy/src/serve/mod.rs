@@ -136,7 +136,7 @@ impl Service {
         value: &Value,
         principal: &Principal,
     ) -> Result<Decision, NoVerdict> {
-        let decider = self
+        let (catalog, decider) = self
             .catalogs
             .decider(server)
             .map_err(NoVerdict::from_text)?;
@@ -145,12 +145,20 @@ impl Service {
             holder: Some(self.config.file.holder_policy(principal)),
             ..decider.policy().clone()
         });
-        let decision = match phase {
+        let mut decision = match phase {
             Phase::Request => decider.check_call(tool, value, policy.as_ref())?,
             Phase::Response => decider.check_result(tool, value)?,
         };
+        // Records and metrics name the catalog as the server (the operator's name, never the
+        // request's), and the principal as the client, as the proxy does.
+        if let Some(server) = catalog {
+            decision.record.origin = Some(toolschema_gate::servers::Origin {
+                server,
+                tool: tool.to_string(),
+            });
+        }
         if let Some(audit) = &self.config.audit {
-            audit.write_for(&decision.record, server);
+            audit.write_for(&decision.record, Some(principal.name()));
         }
         if let Some(metrics) = &self.config.metrics {
             metrics.call(&decision.record, decision.listed);
