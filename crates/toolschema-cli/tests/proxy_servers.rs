@@ -476,6 +476,105 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     proxy.wait();
 }
 
+/// A definition is passed on as its server wrote it: a bound past 2^64 (the Python server's
+/// `maximum: 18446744073709551616`, which no 64-bit float holds) keeps its digits, so the
+/// front judges calls against the schema the server wrote. A definition that cannot be written
+/// back (a lone surrogate escape, read as U+FFFD) is left out of the listing, saying why, and
+/// its calls are refused as calls to a tool not listed.
+#[test]
+fn definitions_are_listed_as_their_servers_wrote_them_or_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = [
+        http::python(),
+        require("interop/py-big-numbers-server.py")
+            .display()
+            .to_string(),
+        dir.path().join("big.jsonl").display().to_string(),
+    ];
+    let script = r#"{"tools": [
+        {"name": "odd", "description": "\ud800", "inputSchema": {"type": "object"}},
+        {"name": "plain", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+    ]}"#;
+    // (`--server` splits its command at spaces: the script goes in a file.)
+    let script_file = dir.path().join("odd.json");
+    std::fs::write(&script_file, script).unwrap();
+    let odd = common::scripted_server(
+        &dir.path().join("odd.jsonl"),
+        &dir.path().join("odd-verdicts.jsonl"),
+        &format!("@{}", script_file.display()),
+    );
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("big={}", big.join(" ")),
+        "--server".to_string(),
+        format!("odd={}", odd.join(" ")),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    let mut listed = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = match &cursor {
+            Some(c) => format!(r#"{{"cursor":"{c}"}}"#),
+            None => "{}".into(),
+        };
+        proxy.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{params}}}"#
+        ));
+        // The first listing waits for both servers to start (Python's is slow on a loaded
+        // machine).
+        let mut line = proxy.recv_line_within(Duration::from_secs(120));
+        while !line.contains(r#""id""#) {
+            line = proxy.recv_line();
+        }
+        let page: Value = serde_json::from_str(&line).unwrap();
+        listed.push(line);
+        match page["result"]["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    let listing = listed.join("\n");
+    assert!(
+        listing.contains(r#""maximum":18446744073709551616"#)
+            && listing.contains(r#""minimum":-18446744073709551616"#),
+        "{listing}"
+    );
+    assert!(listing.contains(r#""name":"big__transfer""#), "{listing}");
+    assert!(listing.contains(r#""name":"odd__plain""#), "{listing}");
+    assert!(!listing.contains("odd__odd"), "{listing}");
+    // The front checks against the definitions as written.
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"big__transfer","arguments":{"amount":"ten"}}}"#);
+    let refused = proxy.recv_reply();
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    proxy.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"big__transfer","arguments":{"amount":10}}}"#);
+    let (text, is_error) = text_of(&proxy.recv_reply());
+    assert_eq!((text.as_str(), is_error), ("transferred 10", false));
+    proxy.send(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"odd__odd","arguments":{}}}"#);
+    let unknown = proxy.recv_reply();
+    assert!(
+        unknown.to_string().contains("odd__odd") && unknown["result"]["isError"] == true
+            || unknown["error"].is_object(),
+        "{unknown}"
+    );
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    assert!(
+        stderr.contains("server `odd`: tool 'odd' is left out of the listing")
+            && stderr.contains("lone surrogate"),
+        "{stderr}"
+    );
+    // The server never saw the call to the tool left out, nor the invalid one.
+    let received = common::recorded_lines(&dir.path().join("odd.jsonl"));
+    assert!(
+        received
+            .iter()
+            .all(|l| !l.contains(r#""name":"odd""#) || !l.contains("tools/call")),
+        "{received:?}"
+    );
+}
+
 #[test]
 fn the_audit_log_and_the_metrics_name_each_calls_server() {
     let dir = tempfile::tempdir().unwrap();

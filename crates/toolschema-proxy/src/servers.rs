@@ -30,7 +30,7 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use toolschema_gate::framing::Frame;
 use toolschema_gate::message::{self, tool_error_result, ErrorCode, IdKey, Kind, Read, RequestId};
 use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools, ORIGIN_META};
-use toolschema_mcp::connection::client::{Answered, Client};
+use toolschema_mcp::connection::client::{Answered, Client, ListedTool};
 use toolschema_mcp::connection::Target;
 use toolschema_mcp::framing::LineReader;
 
@@ -122,15 +122,16 @@ struct Link {
     /// Why it is not connected (`None` while connected, or before the first attempt ends).
     down: Option<String>,
     /// Its tools as last listed (kept while it is down, so its calls are answered naming it).
-    tools: Option<Vec<Value>>,
+    tools: Option<Vec<ListedTool>>,
 }
 
 /// The merged listing.
 #[derive(Default)]
 struct Merged {
     names: ExposedNames,
-    /// One page per server that lists tools: the tools under their exposed names.
-    pages: Vec<Vec<Value>>,
+    /// One page per server that lists tools: the tools under their exposed names, each as the
+    /// JSON text of its definition.
+    pages: Vec<Vec<String>>,
     /// Changes with every new listing, so that a cursor of an old one is refused.
     generation: u64,
     /// Two tools want one name: the listing is refused, naming both, until that changes.
@@ -166,18 +167,19 @@ impl Shared {
     /// Recompute the merged listing from every server's last listing. `Err` when two tools want
     /// one name: the listing stays as it was.
     fn relist(&self) -> Result<bool, NamingError> {
-        let listed: Vec<(usize, Vec<Value>)> = self
+        let listed: Vec<(usize, Vec<ListedTool>)> = self
             .links
             .iter()
             .enumerate()
             .filter_map(|(i, link)| lock(link).tools.clone().map(|tools| (i, tools)))
+            .map(|(i, tools)| (i, self.passable(i, tools)))
             .collect();
         let servers: Vec<ServerTools> = listed
             .iter()
             .map(|(i, tools)| ServerTools {
                 server: self.config.servers[*i].name.clone(),
                 bare: self.config.servers[*i].bare,
-                tools: tools.iter().map(tool_name).collect(),
+                tools: tools.iter().map(|t| tool_name(&t.definition)).collect(),
             })
             .collect();
         let names = match expose(&servers) {
@@ -187,31 +189,35 @@ impl Shared {
                 return Err(collision);
             }
         };
-        let pages: Vec<Vec<Value>> = listed
+        let pages: Vec<Vec<String>> = listed
             .iter()
             .filter(|(_, tools)| !tools.is_empty())
             .map(|(i, tools)| {
                 let server = &self.config.servers[*i].name;
                 tools
                     .iter()
-                    .map(|tool| {
-                        let mut tool = tool.clone();
-                        let own = tool_name(&tool);
+                    .filter_map(|tool| {
+                        let own = tool_name(&tool.definition);
                         let exposed = names.exposed(server, &own).map(str::to_string);
-                        if let (Value::Object(map), Some(exposed)) = (&mut tool, exposed) {
-                            map.insert("name".into(), Value::String(exposed));
-                            // Where it comes from, for the front's audit records and metrics.
-                            let meta = map
-                                .entry("_meta")
-                                .or_insert_with(|| Value::Object(Map::new()));
-                            if let Value::Object(meta) = meta {
-                                meta.insert(
-                                    ORIGIN_META.into(),
-                                    json!({"server": server, "tool": own}),
-                                );
+                        // Written as its server wrote it (numbers as stated): `passable`
+                        // kept only the tools that can be.
+                        tool.write_edited(|tool| {
+                            if let (Value::Object(map), Some(exposed)) = (tool, exposed) {
+                                map.insert("name".into(), Value::String(exposed));
+                                // Where it comes from, for the front's audit records and
+                                // metrics.
+                                let meta = map
+                                    .entry("_meta")
+                                    .or_insert_with(|| Value::Object(Map::new()));
+                                if let Value::Object(meta) = meta {
+                                    meta.insert(
+                                        ORIGIN_META.into(),
+                                        json!({"server": server, "tool": own}),
+                                    );
+                                }
                             }
-                        }
-                        tool
+                        })
+                        .ok()
                     })
                     .collect()
             })
@@ -225,6 +231,27 @@ impl Shared {
             merged.pages = pages;
         }
         Ok(changed)
+    }
+
+    /// The tools of server `server` that can be passed on as the server wrote them; each other
+    /// is left out of the listing (so its calls are refused as calls to an unknown tool),
+    /// saying why: the front would otherwise check calls against a definition the server did
+    /// not write.
+    fn passable(&self, server: usize, tools: Vec<ListedTool>) -> Vec<ListedTool> {
+        let name = &self.config.servers[server].name;
+        tools
+            .into_iter()
+            .filter(|tool| match tool.write_edited(|_| {}) {
+                Ok(_) => true,
+                Err(loss) => {
+                    tracing::warn!(
+                        "toolschema proxy: server `{name}`: tool '{}' is left out of the listing: its definition cannot be passed on as the server wrote it ({loss})",
+                        tool_name(&tool.definition)
+                    );
+                    false
+                }
+            })
+            .collect()
     }
 
     fn announce(&self) {
@@ -632,16 +659,26 @@ async fn list(shared: &Shared, id: &RequestId, params: &Value) -> Vec<u8> {
         },
         Some(_) => return error(id, -32602, "the cursor must be a string"),
     };
-    let mut answer = Map::new();
-    let tools = merged.pages.get(page).cloned().unwrap_or_default();
-    answer.insert("tools".into(), Value::Array(tools));
-    if page + 1 < merged.pages.len() {
-        answer.insert(
-            "nextCursor".into(),
-            Value::String(format!("servers-{}-{}", merged.generation, page + 1)),
-        );
-    }
-    result(id, Value::Object(answer))
+    // Written as text: each definition's numbers stay as its server wrote them.
+    let tools = merged
+        .pages
+        .get(page)
+        .map(|tools| tools.join(","))
+        .unwrap_or_default();
+    let next = if page + 1 < merged.pages.len() {
+        format!(
+            r#","nextCursor":"servers-{}-{}""#,
+            merged.generation,
+            page + 1
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{tools}]{next}}}}}"#,
+        id.raw()
+    )
+    .into_bytes()
 }
 
 /// The page a cursor of the merged listing of `generation` points at.

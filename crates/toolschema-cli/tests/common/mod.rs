@@ -272,10 +272,15 @@ impl Session {
 
     /// The next line of output, or a failure naming what was expected and the stderr so far.
     pub fn recv_line(&mut self) -> String {
-        match self.lines.recv_timeout(WAIT) {
+        self.recv_line_within(WAIT)
+    }
+
+    /// [`Session::recv_line`], waiting up to `wait` (for a program that starts servers first).
+    pub fn recv_line_within(&mut self, wait: Duration) -> String {
+        match self.lines.recv_timeout(wait) {
             Ok(line) => line,
             Err(RecvTimeoutError::Timeout) => {
-                panic!("no output within {WAIT:?}; stderr:\n{}", self.stderr())
+                panic!("no output within {wait:?}; stderr:\n{}", self.stderr())
             }
             Err(RecvTimeoutError::Disconnected) => panic!(
                 "output ended while a line was expected; stderr:\n{}",

@@ -14,6 +14,8 @@ use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use std::future::Future;
 use tokio::sync::Mutex;
+use toolschema::json::number::StatedNumbers;
+use toolschema::json::Loss;
 
 /// What became of a call.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +30,39 @@ pub enum Answered {
     /// The call was given up before an answer came, and the server was sent
     /// `notifications/cancelled` for it.
     Cancelled,
+}
+
+/// One tool of a server's listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListedTool {
+    /// The definition as read.
+    pub definition: Value,
+    /// The numbers of the definition the value holds otherwise than the server wrote them
+    /// (pointers from the tool object): [`StatedNumbers::write`] writes it back as sent.
+    pub stated: StatedNumbers,
+    /// The first value of the definition that reading changed, if any.
+    pub loss: Option<Loss>,
+    /// A lone surrogate escape of the definition, which reading changed to U+FFFD and no
+    /// writing gives back.
+    pub lone_surrogate: Option<Loss>,
+}
+
+impl ListedTool {
+    /// The definition as the server wrote it, with the changes `edit` makes to it; `Err`
+    /// saying why when that cannot be done: it holds a lone surrogate escape (read as U+FFFD),
+    /// or a number no JSON text writes.
+    pub fn write_edited(&self, edit: impl FnOnce(&mut Value)) -> Result<String, Loss> {
+        if let Some(loss) = &self.lone_surrogate {
+            return Err(loss.clone());
+        }
+        let mut definition = self.definition.clone();
+        edit(&mut definition);
+        self.stated.write(&definition).ok_or_else(|| {
+            self.loss.clone().unwrap_or(Loss::PastFloatRange {
+                literal: "a number".into(),
+            })
+        })
+    }
 }
 
 /// A session with one server, over stdio (a child process of its own) or Streamable HTTP.
@@ -80,12 +115,37 @@ impl<H: ClientHandler> Client<H> {
         self.session.is_transport_closed()
     }
 
-    /// Every tool of every page of the server's `tools/list`, each as sent.
-    pub async fn list_tools(&self) -> Result<Vec<Value>, String> {
-        list_all_tools(self.session.peer(), &self.results, &self.watch, |_| {})
+    /// Every tool of every page of the server's `tools/list`, each with what reading it
+    /// changed.
+    pub async fn list_tools(&self) -> Result<Vec<ListedTool>, String> {
+        let listed = list_all_tools(self.session.peer(), &self.results, &self.watch, |_| {})
             .await
-            .map(|listed| listed.tools)
-            .map_err(|failure| failure.to_string())
+            .map_err(|failure| failure.to_string())?;
+        let mut losses = listed.lossy.into_iter().peekable();
+        Ok(listed
+            .tools
+            .into_iter()
+            .zip(listed.stated)
+            .enumerate()
+            .map(|(at, (definition, stated))| {
+                let loss = losses
+                    .next_if(|(lossy, _)| *lossy == at)
+                    .map(|(_, loss)| loss);
+                let lone_surrogate = match &loss {
+                    Some(first @ Loss::LoneSurrogate { .. }) => Some(first.clone()),
+                    _ if listed.lone_surrogates.contains(&at) => Some(Loss::LoneSurrogate {
+                        escape: "(an escape after its first changed number)".into(),
+                    }),
+                    _ => None,
+                };
+                ListedTool {
+                    definition,
+                    stated,
+                    loss,
+                    lone_surrogate,
+                }
+            })
+            .collect())
     }
 
     /// Send one `tools/call` with `params` (its `name`, `arguments`, `_meta`) and wait for the

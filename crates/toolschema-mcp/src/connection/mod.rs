@@ -228,6 +228,9 @@ pub(crate) struct Listed {
     /// For each tool, the numbers of its definition that reading changed, as the text states
     /// them (pointers from the tool object).
     pub stated: Vec<toolschema::json::number::StatedNumbers>,
+    /// The tools whose definitions hold a lone surrogate escape (read as U+FFFD), by their
+    /// place in `tools`, whatever their first change in `lossy` is.
+    pub lone_surrogates: Vec<usize>,
 }
 
 /// Every tool of every `tools/list` page, each as sent, and how many pages there were.
@@ -241,6 +244,7 @@ pub(crate) async fn list_all_tools(
     let mut tools = Vec::new();
     let mut lossy = Vec::new();
     let mut stated = Vec::new();
+    let mut lone_surrogates = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
     let mut pages = 0;
@@ -272,8 +276,11 @@ pub(crate) async fn list_all_tools(
         let (result, loss) = results.take_read(&id).ok_or_else(|| {
             SessionFailure::Misbehaved("its response carried no result".to_string())
         })?;
-        let (page_tools, next) = read_page(result)?;
         let before = tools.len();
+        if let Some(text) = &loss.result_as_sent {
+            lone_surrogates.extend(tools_with_lone_surrogates(text).map(|at| before + at));
+        }
+        let (page_tools, next) = read_page(result)?;
         stated.extend((0..page_tools.len()).map(|at| loss.stated_tools.below(&format!("/{at}"))));
         lossy.extend(
             loss.lossy_tools
@@ -300,7 +307,26 @@ pub(crate) async fn list_all_tools(
         pages,
         lossy,
         stated,
+        lone_surrogates,
     })
+}
+
+/// The places of the tools of a `tools/list` result's text that hold a lone surrogate escape.
+fn tools_with_lone_surrogates(result: &str) -> impl Iterator<Item = usize> + '_ {
+    toolschema::json::root_members(result)
+        .ok()
+        .flatten()
+        .and_then(|members| crate::message::member(&members, "tools"))
+        .and_then(|tools| {
+            toolschema::json::array_elements(result, tools)
+                .ok()
+                .flatten()
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, range)| toolschema::json::has_lone_surrogate(&result[range.clone()]))
+        .map(|(at, _)| at)
 }
 
 /// The tools of one page and the cursor of the next.

@@ -366,7 +366,9 @@ async fn list(
         None => session
             .insert(Client::connect(target, headers, options.max_message_bytes, listener).await?),
     };
-    client.list_tools().await
+    // (The definitions as read: a number past 64 bits comes rounded, as from a snapshot.)
+    let listed = client.list_tools().await?;
+    Ok(listed.into_iter().map(|tool| tool.definition).collect())
 }
 
 /// When the file was last modified (`None`: it cannot be read, or it is a server).

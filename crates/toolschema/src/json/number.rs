@@ -500,6 +500,66 @@ impl StatedNumbers {
             .map(|number| &number.stated)
     }
 
+    /// `value` as compact JSON text, each number kept here written as the text stated it
+    /// (where `value` still holds there the number read), so that the text reads back to the
+    /// same numbers: what lets a program that changed a value read from text (a listing it
+    /// renames) pass it on without rounding its numbers. `None` when a number kept here cannot
+    /// be written as a JSON number (an exponent past 2^60).
+    pub fn write(&self, value: &Value) -> Option<String> {
+        if self.is_empty() {
+            return Some(value.to_string());
+        }
+        let mut out = String::new();
+        let mut pointer = String::new();
+        self.write_at(value, &mut pointer, &mut out).then_some(out)
+    }
+
+    fn write_at(&self, value: &Value, pointer: &mut String, out: &mut String) -> bool {
+        match value {
+            Value::Number(_) => match self.stated_at(pointer, value) {
+                Some(stated) if stated.beyond => return false,
+                Some(stated) => out.push_str(&stated.to_string()),
+                None => out.push_str(&value.to_string()),
+            },
+            Value::Array(items) => {
+                out.push('[');
+                for (at, item) in items.iter().enumerate() {
+                    if at > 0 {
+                        out.push(',');
+                    }
+                    let length = pointer.len();
+                    *pointer = push_segment(pointer, &at.to_string());
+                    let written = self.write_at(item, pointer, out);
+                    pointer.truncate(length);
+                    if !written {
+                        return false;
+                    }
+                }
+                out.push(']');
+            }
+            Value::Object(members) => {
+                out.push('{');
+                for (at, (key, member)) in members.iter().enumerate() {
+                    if at > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    let length = pointer.len();
+                    *pointer = push_segment(pointer, key);
+                    let written = self.write_at(member, pointer, out);
+                    pointer.truncate(length);
+                    if !written {
+                        return false;
+                    }
+                }
+                out.push('}');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+        true
+    }
+
     /// The number `root` holds at each pointer, with what the text stated, where `root` still
     /// holds there the number read.
     pub fn in_value<'v>(&self, root: &'v Value) -> Vec<(&'v Value, &Decimal)> {
@@ -588,6 +648,49 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Written back, a value read from text states each number as the text did, inside arrays
+    /// and under keys a pointer escapes, after other members changed, and the value is the same.
+    #[test]
+    fn stated_numbers_are_written_back_as_stated() {
+        for text in [
+            r#"{"maximum": 18446744073709551617, "minimum": -18446744073709551617}"#,
+            r#"{"a/b": {"c~d": [1, 123456789012345678901234567890, 0.1000000000000000000001]}}"#,
+            r#"[1e400, -1e400, 2.5e-400, 18446744073709551616, 3]"#,
+            r#"{"enum": [9007199254740993, "x", null, true, {"k": 1.00000000000000000001e5}]}"#,
+        ] {
+            let mut value = super::super::reader::parse(text).unwrap();
+            let stated = StatedNumbers::read(text);
+            assert!(!stated.is_empty(), "{text}");
+            if let Value::Object(members) = &mut value {
+                members.insert("name".into(), Value::String("renamed \"x\"".into()));
+            }
+            let written = stated.write(&value).unwrap();
+            assert_eq!(
+                super::super::reader::parse(&written).unwrap(),
+                value,
+                "{written}"
+            );
+            let mut before = numbers_read_inexactly(text);
+            let mut after = numbers_read_inexactly(&written);
+            before.sort_by(|a, b| a.0.cmp(&b.0));
+            after.sort_by(|a, b| a.0.cmp(&b.0));
+            assert_eq!(before, after, "{text} written as {written}");
+        }
+        // A part replaced since the text was read is written as it is now.
+        let text = r#"{"n": 18446744073709551617}"#;
+        let stated = StatedNumbers::read(text);
+        assert_eq!(
+            stated.write(&serde_json::json!({"n": 5})).unwrap(),
+            r#"{"n":5}"#
+        );
+        // Nothing stated: the plain text.
+        let plain = serde_json::json!({"a": [1, 2.5]});
+        assert_eq!(
+            StatedNumbers::default().write(&plain).unwrap(),
+            plain.to_string()
+        );
+    }
 
     fn d(text: &str) -> Decimal {
         Decimal::parse(text).unwrap()
