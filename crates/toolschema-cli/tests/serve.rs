@@ -396,6 +396,33 @@ fn a_tool_the_service_does_not_know_passes_only_when_it_fails_open_and_says_so()
     );
 }
 
+/// A bound past 2^64 in a catalog file is judged and told as the file states it
+/// (`minimum: 18446744073709551617`, whose nearest 64-bit float is 2^64), not as the float.
+#[test]
+fn numbers_in_a_catalog_are_judged_as_the_file_states_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.json");
+    std::fs::write(
+        &file,
+        r#"{"tools": [{"name": "transfer", "inputSchema": {"type": "object",
+            "properties": {"amount": {"type": "integer", "minimum": 18446744073709551617}}}}]}"#,
+    )
+    .unwrap();
+    let mut served = Served::start(&["--catalog".into(), file.display().to_string()]);
+    let params = json!({"name": "toolschema/schema", "event": "tools/call", "phase": "request",
+        "payload": {"name": "transfer", "arguments": {"amount": 5}}});
+    let refused = rpc(&served.base, "interceptor/invoke", params)
+        .unwrap()
+        .unwrap();
+    assert_eq!(refused["valid"], false, "{refused}");
+    assert_eq!(
+        refused["messages"][0]["message"],
+        "argument 'amount' value must be >= 18446744073709551617 (got 5)",
+        "{refused}"
+    );
+    served.stop();
+}
+
 /// ToolHive's signature of `body` at `timestamp`: `sha256=` and the hex of
 /// HMAC-SHA256(secret, "{timestamp}.{body}") (pkg/webhook/signing.go).
 fn toolhive_signature(secret: &[u8], timestamp: i64, body: &str) -> String {

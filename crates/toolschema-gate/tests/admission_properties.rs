@@ -9,6 +9,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::time::Instant;
+use toolschema::json::number::StatedNumbers;
 use toolschema_gate::message::RequestId;
 use toolschema_gate::{
     Action, Admission, AuditRecord, Gate, GateConfig, Glob, InputCheck, OnUnchecked, OutputCheck,
@@ -163,7 +164,7 @@ proptest! {
         config in config(),
         calls in prop::collection::vec((tool(), json_value()), 1..8),
     ) {
-        let admission = Admission::new(&tools(), config.clone());
+        let admission = Admission::new(&tools(), &StatedNumbers::default(), config.clone());
         for (tool, arguments) in &calls {
             let admitted = admission.admit(RequestId::from_text("1"), tool, arguments, None);
             let gated = gate_record(&config, tool, arguments);
@@ -177,7 +178,7 @@ proptest! {
         config in config(),
         calls in prop::collection::vec((tool(), json_value()), 1..16),
     ) {
-        let admission = Admission::new(&tools(), config);
+        let admission = Admission::new(&tools(), &StatedNumbers::default(), config);
         let alone: Vec<_> = calls
             .iter()
             .map(|(tool, arguments)| {

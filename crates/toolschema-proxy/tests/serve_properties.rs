@@ -8,6 +8,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
+use toolschema::json::number::StatedNumbers;
 use toolschema::tool::Tool;
 use toolschema_proxy::serve::Decider;
 use toolschema_proxy::{GateConfig, Unlisted};
@@ -75,7 +76,7 @@ proptest! {
 
     #[test]
     fn a_call_is_admitted_exactly_when_the_core_finds_nothing_wrong(arguments in arguments()) {
-        let decider = Decider::new(&catalog(), &GateConfig::default());
+        let decider = Decider::new(&catalog(), &StatedNumbers::default(), &GateConfig::default());
         let compiled = Tool::from_value(catalog()[0].clone()).unwrap().compile().unwrap();
         let mut expected: Vec<String> = match compiled.validate_input(&arguments) {
             Ok(()) => Vec::new(),
@@ -97,7 +98,7 @@ proptest! {
         name in "[a-z_]{1,12}".prop_filter("not the listed tool", |n| n != "echo"),
         arguments in arguments(),
     ) {
-        let closed = Decider::new(&catalog(), &GateConfig::default());
+        let closed = Decider::new(&catalog(), &StatedNumbers::default(), &GateConfig::default());
         let refused = closed.check_call(&name, &arguments, None).unwrap();
         prop_assert!(!refused.allowed);
         prop_assert!(!refused.listed);
@@ -112,7 +113,7 @@ proptest! {
         prop_assert!(refused.messages[0].starts_with(&unknown), "{:?}", refused.messages);
 
         let config = GateConfig { unlisted: Unlisted::Forward, ..GateConfig::default() };
-        let open = Decider::new(&catalog(), &config);
+        let open = Decider::new(&catalog(), &StatedNumbers::default(), &config);
         let passed = open.check_call(&name, &arguments, None).unwrap();
         prop_assert!(passed.allowed);
         let why = passed.unchecked.expect("a fail-open decision says so");

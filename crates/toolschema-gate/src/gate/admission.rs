@@ -17,6 +17,7 @@ use crate::{InputCheck, ToolPolicy, UnknownArguments};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::time::Instant;
+use toolschema::json::number::StatedNumbers;
 
 /// One catalog's tools, compiled, with the settings its calls are decided by.
 pub struct Admission {
@@ -45,17 +46,18 @@ enum Refusal {
 }
 
 impl Admission {
-    /// The tools of one complete listing (`tools`, each a tool object), decided as `config`
-    /// says; each tool's validators are compiled now. What learning them finds (a tool that
+    /// The tools of one complete listing (`tools`, each a tool object; `stated`, the numbers
+    /// of the text they were read from that they hold otherwise, with pointers from the
+    /// `tools` array), decided as `config` says; each tool's validators are compiled now. What learning them finds (a tool that
     /// cannot be called, one that drifted from its pin) is reported.
-    pub fn new(tools: &[Value], config: GateConfig) -> Admission {
+    pub fn new(tools: &[Value], stated: &StatedNumbers, config: GateConfig) -> Admission {
         let mut registry = ToolRegistry::default();
         let page = Page {
             cursor: None,
             next: Next::Last,
             changes_at_request: registry.changes(),
         };
-        let (warnings, _) = registry.learn_page(tools, page);
+        let (warnings, _) = registry.learn_page_read(tools, stated, page);
         for warning in warnings {
             report(&warning);
         }

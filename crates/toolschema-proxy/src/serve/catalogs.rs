@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 use tokio::sync::mpsc;
 use toolschema::catalog::Catalog;
+use toolschema::json::number::StatedNumbers;
 use toolschema_gate::{GateConfig, Pins};
-use toolschema_mcp::connection::client::Client;
+use toolschema_mcp::connection::client::{Client, ListedTool};
 use toolschema_mcp::snapshot::{SnapshotOptions, Target};
 
 /// A session with a server the tools are learned from (`None` until connected, and after it
@@ -311,8 +312,8 @@ impl Catalogs {
                         options.timeout.as_secs()
                     ))
                 });
-                let tools = match listed {
-                    Ok(tools) => tools,
+                let listed = match listed {
+                    Ok(listed) => listed,
                     Err(reason) => {
                         // Reached again at the next listing.
                         if let Some(client) = session.take() {
@@ -321,18 +322,25 @@ impl Catalogs {
                         return Err(failed(reason));
                     }
                 };
-                return Ok(Decider::new(&tools, &config));
+                let mut stated = StatedNumbers::default();
+                for (at, tool) in listed.iter().enumerate() {
+                    stated.push_under(&format!("/{at}"), &tool.stated);
+                }
+                let tools: Vec<Value> = listed.into_iter().map(|tool| tool.definition).collect();
+                return Ok(Decider::new(&tools, &stated, &config));
             }
         };
         let text = std::fs::read_to_string(path).map_err(|e| failed(e.to_string()))?;
         let catalog = Catalog::from_json(&file, &text).map_err(|e| failed(e.to_string()))?;
-        let listing = catalog.to_tools_list();
-        let tools = listing
-            .get("tools")
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        Ok(Decider::new(tools, &config))
+        let mut stated = StatedNumbers::default();
+        let mut tools = Vec::new();
+        for (at, tool) in catalog.tools().enumerate() {
+            if let Some(numbers) = tool.stated_numbers() {
+                stated.push_under(&format!("/{at}"), numbers);
+            }
+            tools.push(tool.to_value());
+        }
+        Ok(Decider::new(&tools, &stated, &config))
     }
 }
 
@@ -355,7 +363,7 @@ async fn list(
     headers: &[(String, String)],
     options: &SnapshotOptions,
     listener: Listener,
-) -> Result<Vec<Value>, String> {
+) -> Result<Vec<ListedTool>, String> {
     if session.as_ref().is_some_and(Client::is_closed) {
         if let Some(ended) = session.take() {
             ended.close().await;
@@ -366,9 +374,7 @@ async fn list(
         None => session
             .insert(Client::connect(target, headers, options.max_message_bytes, listener).await?),
     };
-    // (The definitions as read: a number past 64 bits comes rounded, as from a snapshot.)
-    let listed = client.list_tools().await?;
-    Ok(listed.into_iter().map(|tool| tool.definition).collect())
+    client.list_tools().await
 }
 
 /// When the file was last modified (`None`: it cannot be read, or it is a server).

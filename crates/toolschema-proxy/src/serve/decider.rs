@@ -11,6 +11,7 @@
 use serde_json::{json, Value};
 use std::sync::Mutex;
 use std::time::Instant;
+use toolschema::json::number::StatedNumbers;
 use toolschema_gate::message::RequestId;
 use toolschema_gate::{
     Action, Admission, AuditRecord, Gate, GateConfig, InputCheck, InputVerdict, OutputCheck,
@@ -60,14 +61,19 @@ impl NoVerdict {
 }
 
 impl Decider {
-    /// A decider for `tools` (the `tools` of a `tools/list` result), deciding as `config` says.
-    pub fn new(tools: &[Value], config: &GateConfig) -> Decider {
-        let listing = json!({ "tools": tools }).to_string();
+    /// A decider for `tools` (the `tools` of a `tools/list` result; `stated`, the numbers of
+    /// the text they were read from that they hold otherwise, with pointers from the `tools`
+    /// array), deciding as `config` says: numbers are compared as the text stated them.
+    pub fn new(tools: &[Value], stated: &StatedNumbers, config: &GateConfig) -> Decider {
+        let array = Value::Array(tools.to_vec());
+        // (A number no JSON text writes, an exponent past 2^60, is written as read.)
+        let written = stated.write(&array).unwrap_or_else(|| array.to_string());
+        let listing = format!(r#"{{"tools":{written}}}"#);
         let mut output_config = config.clone();
         output_config.input_check = InputCheck::Off;
         output_config.audit = true;
         let decider = Decider {
-            input: Admission::new(tools, config.clone()),
+            input: Admission::new(tools, stated, config.clone()),
             output: Mutex::new(Gate::new(output_config)),
             listing,
             next_id: std::sync::atomic::AtomicU64::new(1),

@@ -491,6 +491,16 @@ impl StatedNumbers {
         )
     }
 
+    /// Add the numbers of `inner`, kept with pointers from the value at `pointer`, under that
+    /// pointer: the inverse of [`StatedNumbers::below`] (the numbers of the tools of a listing
+    /// put together, each from its tool, `/0`, `/1`...).
+    pub fn push_under(&mut self, pointer: &str, inner: &StatedNumbers) {
+        self.0.extend(inner.0.iter().map(|number| StatedNumber {
+            pointer: format!("{pointer}{}", number.pointer),
+            ..number.clone()
+        }));
+    }
+
     /// What the text stated at `pointer`, where `held` (the value there) is still the number
     /// read.
     pub fn stated_at(&self, pointer: &str, held: &Value) -> Option<&Decimal> {
@@ -684,6 +694,15 @@ mod tests {
             stated.write(&serde_json::json!({"n": 5})).unwrap(),
             r#"{"n":5}"#
         );
+        // Put under a pointer, as the tools of a listing are.
+        let mut listing = StatedNumbers::default();
+        listing.push_under("/1", &stated);
+        let tools = serde_json::json!([{"n": 1}, super::super::reader::parse(text).unwrap()]);
+        assert_eq!(
+            listing.write(&tools).unwrap(),
+            r#"[{"n":1},{"n":18446744073709551617}]"#
+        );
+        assert_eq!(listing.below("/1"), stated);
         // Nothing stated: the plain text.
         let plain = serde_json::json!({"a": [1, 2.5]});
         assert_eq!(
