@@ -65,9 +65,10 @@ impl Decider {
     /// the text they were read from that they hold otherwise, with pointers from the `tools`
     /// array), deciding as `config` says: numbers are compared as the text stated them.
     pub fn new(tools: &[Value], stated: &StatedNumbers, config: &GateConfig) -> Decider {
-        let array = Value::Array(tools.to_vec());
         // (A number no JSON text writes, an exponent past 2^60, is written as read.)
-        let written = stated.write(&array).unwrap_or_else(|| array.to_string());
+        let written = stated
+            .write_items(tools)
+            .unwrap_or_else(|| Value::from(tools).to_string());
         let listing = format!(r#"{{"tools":{written}}}"#);
         let mut output_config = config.clone();
         output_config.input_check = InputCheck::Off;

@@ -524,6 +524,26 @@ impl StatedNumbers {
         self.write_at(value, &mut pointer, &mut out).then_some(out)
     }
 
+    /// [`StatedNumbers::write`] of the array `items`, without making that array: the tools
+    /// of a listing, held as a slice, written as one JSON array.
+    pub fn write_items(&self, items: &[Value]) -> Option<String> {
+        if self.is_empty() {
+            return serde_json::to_string(items).ok();
+        }
+        let mut out = String::from("[");
+        for (at, item) in items.iter().enumerate() {
+            if at > 0 {
+                out.push(',');
+            }
+            let mut pointer = push_segment("", &at.to_string());
+            if !self.write_at(item, &mut pointer, &mut out) {
+                return None;
+            }
+        }
+        out.push(']');
+        Some(out)
+    }
+
     fn write_at(&self, value: &Value, pointer: &mut String, out: &mut String) -> bool {
         match value {
             Value::Number(_) => match self.stated_at(pointer, value) {
@@ -703,6 +723,13 @@ mod tests {
             r#"[{"n":1},{"n":18446744073709551617}]"#
         );
         assert_eq!(listing.below("/1"), stated);
+        // The same, from the tools held as a slice.
+        let items = tools.as_array().unwrap();
+        assert_eq!(listing.write_items(items), listing.write(&tools));
+        assert_eq!(
+            StatedNumbers::default().write_items(items).unwrap(),
+            tools.to_string()
+        );
         // Nothing stated: the plain text.
         let plain = serde_json::json!({"a": [1, 2.5]});
         assert_eq!(
