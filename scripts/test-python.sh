@@ -5,6 +5,8 @@
 # fresh venv it installed the wheel into). The test tools come from PyPI at the versions of
 # crates/toolschema-py/tests/requirements.txt. The command the Python verdicts are compared with
 # is the same wheel's, beside the venv's python.
+# The tests run in one worker process per core (pytest-xdist): they are independent (each
+# works in its own tmp_path) and mostly CPU-bound, so one process would leave a core idle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -17,4 +19,4 @@ trap 'rm -rf "$empty"' EXIT
 cd "$empty"
 TOOLSCHEMA_REPO=$root TOOLSCHEMA_TEST_DATA=${TOOLSCHEMA_TEST_DATA:-$root/target/test-data} \
   PYTHONDONTWRITEBYTECODE=1 HYPOTHESIS_STORAGE_DIRECTORY=$empty/.hypothesis \
-  "$venv/bin/python" -m pytest -p no:cacheprovider -q "$root/crates/toolschema-py/tests" "$@"
+  "$venv/bin/python" -m pytest -p no:cacheprovider -q -n auto "$root/crates/toolschema-py/tests" "$@"

@@ -9,11 +9,25 @@ import { createRequire } from "node:module";
 
 const require = createRequire(path.join(process.cwd(), "package.json"));
 
-/** The installed command: the platform package's binary (the reference of every verdict). */
+let binary;
+
+/**
+ * The installed command: the platform package's binary (the reference of every verdict), found
+ * as the installed launcher finds it. It is run directly, not through node_modules/.bin: each
+ * run of the launcher starts a Node process first, and the suite runs the command hundreds of
+ * times. The launcher itself is tested by its own tests and by the quick start through npx.
+ */
 export function command() {
-  const bin = path.join(process.cwd(), "node_modules", ".bin", "toolschema");
-  if (!fs.existsSync(bin)) throw new Error(`no installed toolschema at ${bin}: run from the npm project`);
-  return bin;
+  if (binary) return binary;
+  const launcher = path.join(process.cwd(), "node_modules", "toolschema", "bin", "toolschema.js");
+  if (!fs.existsSync(launcher)) throw new Error(`no installed toolschema at ${launcher}: run from the npm project`);
+  const key = require(launcher).platformKey();
+  if (!key) throw new Error(`no npm platform package for ${process.platform}-${process.arch}`);
+  const manifest = createRequire(launcher).resolve(`@toolschema/cli-${key}/package.json`);
+  const found = path.join(path.dirname(manifest), process.platform === "win32" ? "toolschema.exe" : "toolschema");
+  if (!fs.existsSync(found)) throw new Error(`@toolschema/cli-${key} has no binary at ${found}`);
+  binary = found;
+  return binary;
 }
 
 /** Run the command; {code, stdout, stderr}. */
