@@ -476,6 +476,56 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     proxy.wait();
 }
 
+/// A server listing two tools as text: `late`, whose schema holds a bound past 64 bits and,
+/// after it, a lone surrogate escape, and `plain`.
+const LATE_SURROGATE_SERVER: &str = r#"
+const rl = require("readline").createInterface({ input: process.stdin });
+const send = (text) => process.stdout.write(text + "\n");
+rl.on("line", (line) => {
+  const m = JSON.parse(line);
+  const id = JSON.stringify(m.id);
+  if (m.method === "initialize") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"late","version":"1"}}}`);
+  } else if (m.method === "tools/list") {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"late","inputSchema":{"type":"object","properties":{"n":{"maximum":18446744073709551617},"s":{"const":"\\udfff"}}}},{"name":"plain","inputSchema":{"type":"object"}}]}}`);
+  } else if (m.id !== undefined) {
+    send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
+  }
+});
+"#;
+
+/// A tool whose schema holds a changed number first and a lone surrogate escape later is left
+/// out naming that escape, not the number (which alone could be written back).
+#[test]
+fn a_tool_left_out_for_a_lone_surrogate_after_a_big_number_names_the_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("late.cjs");
+    std::fs::write(&script, LATE_SURROGATE_SERVER).unwrap();
+    let args = vec![
+        "proxy".to_string(),
+        "--server".to_string(),
+        format!("x={} {}", common::node(), script.display()),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let listing = proxy.recv_reply();
+    let listed: Vec<&str> = listing["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["x__plain"], "{listing}");
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    assert!(
+        stderr.contains(r"server `x`: tool 'late' is left out of the listing")
+            && stderr.contains(r"the string holds a lone surrogate, \udfff,"),
+        "{stderr}"
+    );
+}
+
 /// A definition is passed on as its server wrote it: a bound past 2^64 (the Python server's
 /// `maximum: 18446744073709551616`, which no 64-bit float holds) keeps its digits, so the
 /// front judges calls against the schema the server wrote. A definition that cannot be written

@@ -196,29 +196,7 @@ impl Shared {
                 let server = &self.config.servers[*i].name;
                 tools
                     .iter()
-                    .filter_map(|tool| {
-                        let own = tool_name(&tool.definition);
-                        let exposed = names.exposed(server, &own).map(str::to_string);
-                        // Written as its server wrote it (numbers as stated): `passable`
-                        // kept only the tools that can be.
-                        tool.write_edited(|tool| {
-                            if let (Value::Object(map), Some(exposed)) = (tool, exposed) {
-                                map.insert("name".into(), Value::String(exposed));
-                                // Where it comes from, for the front's audit records and
-                                // metrics.
-                                let meta = map
-                                    .entry("_meta")
-                                    .or_insert_with(|| Value::Object(Map::new()));
-                                if let Value::Object(meta) = meta {
-                                    meta.insert(
-                                        ORIGIN_META.into(),
-                                        json!({"server": server, "tool": own}),
-                                    );
-                                }
-                            }
-                        })
-                        .ok()
-                    })
+                    .filter_map(|tool| self.write_exposed(server, &names, tool))
                     .collect()
             })
             .collect();
@@ -236,27 +214,57 @@ impl Shared {
     /// The tools of server `server` that can be passed on as the server wrote them; each other
     /// is left out of the listing (so its calls are refused as calls to an unknown tool),
     /// saying why: the front would otherwise check calls against a definition the server did
-    /// not write.
+    /// not write. Judged without writing them: each is written once, for its page.
     fn passable(&self, server: usize, tools: Vec<ListedTool>) -> Vec<ListedTool> {
         let name = &self.config.servers[server].name;
         tools
             .into_iter()
-            .filter(|tool| match tool.write_edited(|_| {}) {
-                Ok(_) => true,
-                Err(loss) => {
-                    tracing::warn!(
-                        "toolschema proxy: server `{name}`: tool '{}' is left out of the listing: its definition cannot be passed on as the server wrote it ({loss})",
-                        tool_name(&tool.definition)
-                    );
+            .filter(|tool| match tool.unwritable() {
+                None => true,
+                Some(loss) => {
+                    left_out(name, tool, &loss);
                     false
                 }
             })
             .collect()
     }
 
+    /// A tool's definition as its server wrote it (numbers as stated), under its exposed name,
+    /// with where it comes from in its `_meta`, for the front's audit records and metrics.
+    fn write_exposed(
+        &self,
+        server: &str,
+        names: &ExposedNames,
+        tool: &ListedTool,
+    ) -> Option<String> {
+        let own = tool_name(&tool.definition);
+        let exposed = names.exposed(server, &own).map(str::to_string);
+        let written = tool.write_edited(|tool| {
+            if let (Value::Object(map), Some(exposed)) = (tool, exposed) {
+                map.insert("name".into(), Value::String(exposed));
+                let meta = map
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(ORIGIN_META.into(), json!({"server": server, "tool": own}));
+                }
+            }
+        });
+        // (`passable` kept only tools that can be written; the edit adds no number.)
+        written.map_err(|loss| left_out(server, tool, &loss)).ok()
+    }
+
     fn announce(&self) {
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
     }
+}
+
+/// Say that a tool is left out of the listing, and why.
+fn left_out(server: &str, tool: &ListedTool, loss: &toolschema::json::Loss) {
+    tracing::warn!(
+        "toolschema proxy: server `{server}`: tool '{}' is left out of the listing: its definition cannot be passed on as the server wrote it ({loss})",
+        tool_name(&tool.definition)
+    );
 }
 
 /// A tool's name as listed (a tool without one is listed under the empty name, which no call
@@ -674,11 +682,7 @@ async fn list(shared: &Shared, id: &RequestId, params: &Value) -> Vec<u8> {
     } else {
         String::new()
     };
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{tools}]{next}}}}}"#,
-        id.raw()
-    )
-    .into_bytes()
+    message::result_text_line(id, &format!(r#"{{"tools":[{tools}]{next}}}"#))
 }
 
 /// The page a cursor of the merged listing of `generation` points at.
@@ -757,12 +761,8 @@ async fn call(
     };
     match client.call(params, given_up).await {
         Ok(Answered::Result(answer)) => Some(result(id, answer)),
-        Ok(Answered::ResultText(answer)) => {
-            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"result":{answer}}}"#, id.raw()).into_bytes())
-        }
-        Ok(Answered::Error(error)) => {
-            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#, id.raw()).into_bytes())
-        }
+        Ok(Answered::ResultText(answer)) => Some(message::result_text_line(id, &answer)),
+        Ok(Answered::Error(error)) => Some(message::error_text_line(id, &error.to_string())),
         Ok(Answered::Cancelled) if !timed_out.load(Ordering::Relaxed) => None,
         Ok(Answered::Cancelled) => {
             lock(&shared.probe)[server] = true;
