@@ -700,3 +700,210 @@ fn the_audit_log_and_the_metrics_name_each_calls_server() {
     proxy.close_stdin();
     proxy.wait();
 }
+
+/// Every tool of the merged listing, page by page (request ids from 10).
+fn merged_names(url: &str, session: &str) -> Vec<String> {
+    let mut listed = Vec::new();
+    let mut cursor: Option<String> = None;
+    for request in 10.. {
+        let params = match &cursor {
+            Some(c) => format!(r#"{{"cursor":"{c}"}}"#),
+            None => "{}".into(),
+        };
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{request},"method":"tools/list","params":{params}}}"#
+        );
+        let reply = http::post(url, session, &[], &body);
+        let page = reply
+            .messages()
+            .pop()
+            .unwrap_or_else(|| panic!("{reply:?}"));
+        for tool in page["result"]["tools"].as_array().unwrap() {
+            listed.push(tool["name"].as_str().unwrap().to_string());
+        }
+        match page["result"]["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    listed
+}
+
+/// A call's answer in session `session`.
+fn call_over_http(url: &str, session: &str, id: u64, tool: &str, arguments: &str) -> Value {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+    );
+    let reply = http::post(url, session, &[], &body);
+    reply
+        .messages()
+        .pop()
+        .unwrap_or_else(|| panic!("{reply:?}"))
+}
+
+/// `[proxy.servers.NAME]` tables in `toolschema.toml` (a command with its arguments, an HTTP
+/// server with headers) are merged with `--server` flags behind one HTTP front: each server's
+/// tools are listed and called, the headers reach the HTTP server, and calls are checked
+/// against each server's schema.
+#[test]
+fn servers_declared_in_the_settings_file_are_merged_with_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("up.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    std::fs::write(
+        dir.path().join("toolschema.toml"),
+        format!(
+            r#"[proxy.servers.time]
+command = "{}"
+args = ["--local-timezone", "UTC"]
+
+[proxy.servers.up]
+url = "{}"
+headers = {{ Authorization = "Bearer up-secret", X-Team = "blue" }}
+"#,
+            time(),
+            upstream.url
+        ),
+    )
+    .unwrap();
+    let args = vec![
+        "--no-auth".to_string(),
+        "--server".to_string(),
+        format!("everything={} stdio", everything()),
+    ];
+    let proxy = Listening::start_in(Some(dir.path()), &args);
+    let session = http::initialize(&proxy.url, &[]);
+    let listed = merged_names(&proxy.url, &session);
+    for expected in ["everything__echo", "time__get_current_time", "up__echo"] {
+        assert!(
+            listed.iter().any(|n| n == expected),
+            "{expected}: {listed:?}"
+        );
+    }
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        2,
+        "everything__echo",
+        r#"{"message":"hi"}"#,
+    );
+    assert_eq!(text_of(&answer), ("Echo: hi".into(), false), "{answer}");
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        3,
+        "time__get_current_time",
+        r#"{"timezone":"Europe/Paris"}"#,
+    );
+    let (text, is_error) = text_of(&answer);
+    assert!(!is_error && text.contains("Europe/Paris"), "{answer}");
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        4,
+        "up__echo",
+        r#"{"message":"to up"}"#,
+    );
+    assert!(!text_of(&answer).1, "{answer}");
+    // Refused by the front per the HTTP server's schema: it never reaches it.
+    let answer = call_over_http(&proxy.url, &session, 5, "up__echo", r#"{"mesage":"x"}"#);
+    let (text, is_error) = text_of(&answer);
+    assert!(is_error && text.contains("'message'"), "{answer}");
+    let calls: Vec<Value> = common::recorded(&record)
+        .into_iter()
+        .filter(|e| e["message"]["method"] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0]["message"]["params"]["name"], "echo", "{calls:?}");
+    assert_eq!(calls[0]["headers"]["authorization"], "Bearer up-secret");
+    assert_eq!(calls[0]["headers"]["x-team"], "blue");
+    proxy.stop();
+}
+
+/// A settings file the proxy cannot use is refused at start (exit 2), naming the file and the
+/// key; nothing is ignored.
+#[test]
+fn bad_server_tables_are_refused_naming_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\ntimeout = 3\n",
+            &[],
+            &["unknown field `timeout`", "line 3"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
+            &[],
+            &["[proxy.servers.time]", "`command` or `url`, not both"],
+        ),
+        (
+            "[proxy.servers.time]\nargs = [\"a\"]\n",
+            &[],
+            &["[proxy.servers.time]", "give `command`"],
+        ),
+        (
+            "[proxy.servers.web]\nurl = \"ftp://example.com/mcp\"\n",
+            &[],
+            &["[proxy.servers.web]", "not an http:// or https:// URL"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\nheaders = { A = \"b\" }\n",
+            &[],
+            &["[proxy.servers.time]", "`headers` go with a `url`"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\ninput-check = \"off\"\n",
+            &[],
+            &["[proxy.servers.time]", "`input-check` cannot be set per server"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\noutput-check = \"enforce\"\n",
+            &[],
+            &["[proxy.servers.time]", "`output-check` cannot be set per server"],
+        ),
+        (
+            "[proxy.servers.my_time]\ncommand = \"x\"\n",
+            &[],
+            &["[proxy.servers.my_time]", "server name `my_time` is not allowed"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\n",
+            &["--server", "time=y"],
+            &["server `time` is declared twice: by --server time=y and by [proxy.servers.time] in"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\n",
+            &["--", "cat"],
+            &["[proxy.servers] declares servers behind one front", "use one or the other"],
+        ),
+    ];
+    for (text, extra, expected) in cases {
+        let file = dir.path().join("settings.toml");
+        std::fs::write(&file, text).unwrap();
+        let mut args = vec!["proxy", "--config", "settings.toml"];
+        args.extend_from_slice(extra);
+        let run = common::toolschema_in(dir.path(), &args, None);
+        assert_eq!(run.code, 2, "{text}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("settings.toml"),
+            "{text}: {}",
+            run.stderr
+        );
+        for part in *expected {
+            assert!(run.stderr.contains(part), "{text}: {part}: {}", run.stderr);
+        }
+    }
+    // Two flags naming one server.
+    let run = common::toolschema_in(
+        dir.path(),
+        &["proxy", "--server", "a=x", "--server", "a=y"],
+        None,
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("server `a` is declared twice: by --server a=x and by --server a=y"),
+        "{}",
+        run.stderr
+    );
+}

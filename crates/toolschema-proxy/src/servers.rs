@@ -60,6 +60,106 @@ pub struct ServerSpec {
     pub bare: bool,
 }
 
+/// A `[proxy.servers.NAME]` table of `toolschema.toml`: one server behind the front, a command
+/// or a URL.
+///
+/// ```toml
+/// [proxy.servers.time]
+/// command = ".venv/bin/mcp-server-time"
+/// args = ["--local-timezone", "UTC"]
+///
+/// [proxy.servers.web]
+/// url = "https://mcp.example.com/mcp"
+/// headers = { Authorization = "Bearer TOKEN" }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ServerEntry {
+    /// The program that starts it over stdio.
+    pub command: Option<String>,
+    /// The program's arguments, each one word as written.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Its Streamable HTTP endpoint (`http://` or `https://`).
+    pub url: Option<String>,
+    /// HTTP headers for every request to it (a `url` only).
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Expose its tools under their own names.
+    #[serde(default)]
+    pub bare: bool,
+    /// Per-server `--input-check`: refused, not ignored (see [`ServerEntry::spec`]).
+    #[serde(default)]
+    pub input_check: Option<Given>,
+    /// Per-server `--output-check`: refused, not ignored.
+    #[serde(default)]
+    pub output_check: Option<Given>,
+}
+
+/// A key given, whatever its value: one refused rather than read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Given;
+
+impl<'de> serde::Deserialize<'de> for Given {
+    fn deserialize<D: serde::Deserializer<'de>>(value: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(value).map(|_| Given)
+    }
+}
+
+impl ServerEntry {
+    /// The server this table declares under `name`; `Err` saying which key is wrong.
+    pub fn spec(&self, name: &str) -> Result<ServerSpec, String> {
+        toolschema_gate::servers::check_server_name(name).map_err(|e| e.to_string())?;
+        // The front's gate judges every call with one setting; choosing one per server is not
+        // built yet, and a setting silently ignored would check less than the file says.
+        for (key, given) in [
+            ("input-check", self.input_check.is_some()),
+            ("output-check", self.output_check.is_some()),
+        ] {
+            if given {
+                return Err(format!(
+                    "`{key}` cannot be set per server yet: the front's --{key} applies to \
+                     every server; remove it here"
+                ));
+            }
+        }
+        let target = match (&self.command, &self.url) {
+            (Some(_), Some(_)) => {
+                return Err("give `command` or `url`, not both".into());
+            }
+            (None, None) => return Err("give `command` (and `args`) or `url`".into()),
+            (Some(command), None) => {
+                if !self.headers.is_empty() {
+                    return Err("`headers` go with a `url`, not a `command`".into());
+                }
+                if command.trim().is_empty() {
+                    return Err("`command` is empty".into());
+                }
+                Target::Command(toolschema_mcp::ServerCommand::new(command, &self.args))
+            }
+            (None, Some(url)) => {
+                if !self.args.is_empty() {
+                    return Err("`args` go with a `command`, not a `url`".into());
+                }
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(format!("`url` '{url}' is not an http:// or https:// URL"));
+                }
+                Target::Url(url.clone())
+            }
+        };
+        Ok(ServerSpec {
+            name: name.to_string(),
+            target,
+            headers: self
+                .headers
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+            bare: self.bare,
+        })
+    }
+}
+
 /// The merged server's settings.
 #[derive(Debug, Clone)]
 pub struct ServersConfig {

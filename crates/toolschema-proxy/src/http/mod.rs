@@ -72,6 +72,9 @@ pub enum ServerSide {
 ///
 /// [proxy.tool-scopes]
 /// "files_*" = "files:read"
+///
+/// [proxy.servers.time]               # one of many servers behind one front
+/// command = ".venv/bin/mcp-server-time"
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -85,6 +88,9 @@ pub struct ProxyFile {
     /// The scopes a call to each tool needs.
     #[serde(default)]
     pub tool_scopes: ToolScopes,
+    /// Servers behind one front (`toolschema proxy`), by name: merged with `--server`.
+    #[serde(default)]
+    pub servers: BTreeMap<String, crate::servers::ServerEntry>,
 }
 
 impl ProxyFile {
