@@ -69,6 +69,7 @@ pub fn run(mut args: ProxyArgs) -> Result<Outcome, InputError> {
     config.request_timeout = args.request_timeout;
     config.max_sessions = args.max_sessions as usize;
     config.trace = args.trace_config();
+    config.servers = declared.servers;
     let tool_scopes = file.tool_scopes.clone();
     config.file = file;
     let runtime = toolschema_mcp::runtime()

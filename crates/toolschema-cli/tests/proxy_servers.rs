@@ -907,3 +907,117 @@ fn bad_server_tables_are_refused_naming_the_file_and_the_key() {
         run.stderr
     );
 }
+
+/// `/readyz` of an HTTP front with several servers: 200 when all are up; 503 naming the one
+/// that is down while it is, with the others' tools still listed and their calls answered;
+/// 200 again once it is back.
+#[test]
+fn readyz_names_the_server_that_is_down_while_the_others_serve() {
+    let mut web = HttpServer::everything();
+    let port: u16 = web
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let args = vec![
+        "--no-auth".to_string(),
+        "--request-timeout".to_string(),
+        "10".to_string(),
+        "--server".to_string(),
+        format!("time={}", time()),
+        "--server".to_string(),
+        format!("web={}", web.url),
+    ];
+    let proxy = Listening::start(&args);
+    let readyz = format!("{}/readyz", proxy.url.trim_end_matches("/mcp"));
+    let ready = || http::request("GET", &readyz, &[], "");
+    let wait = Duration::from_secs(60);
+    assert!(
+        http::eventually(wait, || ready().status == 200),
+        "{:?}",
+        ready()
+    );
+    assert!(ready().body.contains("2 servers are up"), "{:?}", ready());
+    let session = http::initialize(&proxy.url, &[]);
+    let time_call = |id: u64| {
+        call_over_http(
+            &proxy.url,
+            &session,
+            id,
+            "time__get_current_time",
+            r#"{"timezone":"UTC"}"#,
+        )
+    };
+    assert!(!text_of(&time_call(2)).1);
+
+    web.kill();
+    let down = ready();
+    assert_eq!(down.status, 503, "{down:?}");
+    assert!(
+        down.body.contains("server `web` is down") && !down.body.contains("server `time`"),
+        "{down:?}"
+    );
+    assert!(down.body.contains("1 of 2 servers are up"), "{down:?}");
+    // The others' tools are still listed, and their calls answered.
+    let listed = merged_names(&proxy.url, &session);
+    assert!(
+        listed.iter().any(|n| n == "time__get_current_time"),
+        "{listed:?}"
+    );
+    for id in 3..8 {
+        let answer = time_call(id);
+        assert!(!text_of(&answer).1, "{answer}");
+    }
+    let answer = call_over_http(&proxy.url, &session, 8, "web__echo", r#"{"message":"x"}"#);
+    let (text, is_error) = text_of(&answer);
+    assert!(
+        is_error && text.contains("server `web` is unavailable"),
+        "{answer}"
+    );
+    assert_eq!(ready().status, 503);
+
+    let web = HttpServer::start(&everything(), &["streamableHttp".to_string()], port);
+    assert!(
+        http::eventually(wait, || ready().status == 200),
+        "{:?}",
+        ready()
+    );
+    drop(web);
+    proxy.stop();
+}
+
+/// A server command that cannot start keeps `/readyz` at 503 naming it, while the others' calls
+/// are answered.
+#[test]
+fn readyz_names_a_server_command_that_cannot_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-server");
+    let args = vec![
+        "--no-auth".to_string(),
+        "--server".to_string(),
+        format!("time={}", time()),
+        "--server".to_string(),
+        format!("gone={}", missing.display()),
+    ];
+    let proxy = Listening::start(&args);
+    let readyz = format!("{}/readyz", proxy.url.trim_end_matches("/mcp"));
+    let down = http::request("GET", &readyz, &[], "");
+    assert_eq!(down.status, 503, "{down:?}");
+    assert!(
+        down.body.contains("server `gone` is down") && down.body.contains("1 of 2 servers are up"),
+        "{down:?}"
+    );
+    let session = http::initialize(&proxy.url, &[]);
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        2,
+        "time__get_current_time",
+        r#"{"timezone":"UTC"}"#,
+    );
+    assert!(!text_of(&answer).1, "{answer}");
+    proxy.stop();
+}

@@ -157,6 +157,9 @@ pub struct HttpProxyConfig {
     pub health: Option<Arc<crate::health::Health>>,
     /// Export traces over OTLP/HTTP.
     pub trace: Option<crate::trace::TraceConfig>,
+    /// The servers behind one front, when `server` is the proxy's own merged server: each is
+    /// probed for `/readyz`.
+    pub servers: Vec<crate::servers::ServerSpec>,
 }
 
 impl HttpProxyConfig {
@@ -175,6 +178,7 @@ impl HttpProxyConfig {
             metrics: None,
             health: None,
             trace: None,
+            servers: Vec::new(),
         }
     }
 
@@ -191,6 +195,16 @@ impl HttpProxyConfig {
     /// The health the probes answer from, its readiness probing the server side.
     fn start_health(&self) -> Arc<crate::health::Health> {
         let health = self.health.clone().unwrap_or_default();
+        if !self.servers.is_empty() {
+            // Each server is probed itself, so that `/readyz` names the one that is down.
+            health.probe_servers(
+                self.servers
+                    .iter()
+                    .map(|s| (s.name.clone(), s.target.clone(), s.headers.clone()))
+                    .collect(),
+            );
+            return health;
+        }
         match &self.server {
             ServerSide::Command(command) => health.probe_command(command.clone()),
             ServerSide::Upstream { url, headers } => health.probe_upstream(
