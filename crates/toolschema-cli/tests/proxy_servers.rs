@@ -690,6 +690,9 @@ fn the_audit_log_and_the_metrics_name_each_calls_server() {
         r#"toolschema_proxy_calls_total{server="b",tool="echo",verdict="forwarded"} 1"#,
         r#"toolschema_proxy_calls_total{server="a",tool="a__echo",verdict="refused_invalid"} 1"#,
         r#"toolschema_proxy_validation_failures_total{server="a",tool="a__echo",keyword="required"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{server="a",mcp_method_name="tools/call",gen_ai_tool_name="a__echo",error_type=""} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{server="a",mcp_method_name="tools/call",gen_ai_tool_name="a__echo",error_type="tool_error"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{server="b",mcp_method_name="tools/call",gen_ai_tool_name="echo",error_type=""} 1"#,
     ] {
         assert!(
             reply.body.lines().any(|l| l == series),
