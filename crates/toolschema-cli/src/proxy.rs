@@ -31,6 +31,7 @@ pub fn run(mut args: ProxyArgs) -> Result<Outcome, InputError> {
     }
     let mut gate = args.gate_config();
     gate.servers = declared.names();
+    gate.server_checks = declared.checks();
     gate.pins = pins(&args)?;
     if args.listen.is_none() && args.upstream.is_none() {
         return run_stdio(args, gate);

@@ -10,6 +10,7 @@ use toolschema_proxy::flags::ProxyArgs;
 use toolschema_proxy::servers::{
     check_servers, parse_server, serve_servers, ServerSpec, ServersConfig,
 };
+use toolschema_proxy::ServerChecks;
 
 /// The servers behind one front, from the `--server` flags and the settings file.
 #[derive(Debug, Default)]
@@ -24,6 +25,15 @@ impl Declared {
     /// The servers' names: the only values of the metrics' `server` label.
     pub fn names(&self) -> Vec<String> {
         self.servers.iter().map(|s| s.name.clone()).collect()
+    }
+
+    /// The checks servers set for their own tools, by name, for the front's gate.
+    pub fn checks(&self) -> std::collections::BTreeMap<String, ServerChecks> {
+        self.servers
+            .iter()
+            .filter(|s| s.checks != ServerChecks::default())
+            .map(|s| (s.name.clone(), s.checks))
+            .collect()
     }
 }
 

@@ -855,14 +855,9 @@ fn bad_server_tables_are_refused_naming_the_file_and_the_key() {
             &["[proxy.servers.time]", "`headers` go with a `url`"],
         ),
         (
-            "[proxy.servers.time]\ncommand = \"x\"\ninput-check = \"off\"\n",
+            "[proxy.servers.time]\ncommand = \"x\"\ninput-check = \"maybe\"\n",
             &[],
-            &["[proxy.servers.time]", "`input-check` cannot be set per server"],
-        ),
-        (
-            "[proxy.servers.time]\ncommand = \"x\"\noutput-check = \"enforce\"\n",
-            &[],
-            &["[proxy.servers.time]", "`output-check` cannot be set per server"],
+            &["unknown variant `maybe`", "`off`, `warn`, `enforce`", "line 3"],
         ),
         (
             "[proxy.servers.my_time]\ncommand = \"x\"\n",
@@ -1023,4 +1018,99 @@ fn readyz_names_a_server_command_that_cannot_start() {
     );
     assert!(!text_of(&answer).1, "{answer}");
     proxy.stop();
+}
+
+/// `input-check` and `output-check` in a server's table apply to its tools only: the front's
+/// gate judges each call with the setting of the server its tool comes from.
+#[test]
+fn each_server_table_sets_the_checks_of_its_own_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    let table = |name: &str, record: &Path, extra: &str| {
+        let words = common::recording_server(record, &[]);
+        let args: Vec<String> = words[1..].iter().map(|w| format!("{w:?}")).collect();
+        format!(
+            "[proxy.servers.{name}]\ncommand = {:?}\nargs = [{}]\n{extra}\n",
+            words[0],
+            args.join(", ")
+        )
+    };
+    let settings = dir.path().join("settings.toml");
+    std::fs::write(
+        &settings,
+        table("a", &a, "input-check = \"off\"\noutput-check = \"enforce\"") + &table("b", &b, ""),
+    )
+    .unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let args = vec![
+        "proxy".to_string(),
+        "--config".to_string(),
+        settings.display().to_string(),
+        "--audit".to_string(),
+        audit.display().to_string(),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    let mut call = |id: u64, tool: &str, arguments: &str| {
+        proxy.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        ));
+        let answer = proxy.recv_reply();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    };
+    // Server a's input check is off: its invalid call is forwarded. Server b's is the front's.
+    call(2, "a__echo", r#"{"mesage":"x"}"#);
+    let refused = call(3, "b__echo", r#"{"mesage":"x"}"#);
+    let (text, is_error) = text_of(&refused);
+    assert!(is_error && text.contains("'message'"), "{refused}");
+    // Server a's output check enforces: a result breaking the output schema is withheld.
+    // Server b's is the front's (warn): passed on.
+    let withheld = call(4, "a__search", r#"{"query":"bad-output"}"#);
+    assert_eq!(withheld["result"]["isError"], true, "{withheld}");
+    assert!(
+        withheld["result"].get("structuredContent").is_none(),
+        "{withheld}"
+    );
+    let passed = call(5, "b__search", r#"{"query":"bad-output"}"#);
+    assert_eq!(
+        passed["result"]["structuredContent"]["total"], "many",
+        "{passed}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+    let calls = |record: &Path| -> Vec<String> {
+        common::recorded(record)
+            .into_iter()
+            .filter(|l| l["method"] == "tools/call")
+            .map(|l| l["params"]["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(calls(&a), ["echo", "search"]);
+    assert_eq!(calls(&b), ["search"]);
+    let records: Vec<(String, String, String)> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap().to_string(),
+                r["input_check"].as_str().unwrap_or("-").to_string(),
+                r["output_check"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    let seen: Vec<(&str, &str, &str)> = records
+        .iter()
+        .map(|(t, i, o)| (t.as_str(), i.as_str(), o.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("a__echo", "off", "no_schema"),
+            ("b__echo", "failed", "-"),
+            ("a__search", "off", "enforced"),
+            ("b__search", "passed", "failed"),
+        ]
+    );
 }

@@ -30,6 +30,7 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use toolschema_gate::framing::Frame;
 use toolschema_gate::message::{self, tool_error_result, ErrorCode, IdKey, Kind, Read, RequestId};
 use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools, ORIGIN_META};
+use toolschema_gate::{InputCheck, OutputCheck, ServerChecks};
 use toolschema_mcp::connection::client::{Answered, Client, ListedTool};
 use toolschema_mcp::connection::Target;
 use toolschema_mcp::framing::LineReader;
@@ -58,6 +59,9 @@ pub struct ServerSpec {
     pub headers: Vec<(String, String)>,
     /// Expose its tools under their own names (refused at start where another tool wants one).
     pub bare: bool,
+    /// The checks of its tools' calls, where they differ from the front's: the front's gate
+    /// applies them, knowing each listed tool's server.
+    pub checks: ServerChecks,
 }
 
 /// A `[proxy.servers.NAME]` table of `toolschema.toml`: one server behind the front, a command
@@ -88,41 +92,18 @@ pub struct ServerEntry {
     /// Expose its tools under their own names.
     #[serde(default)]
     pub bare: bool,
-    /// Per-server `--input-check`: refused, not ignored (see [`ServerEntry::spec`]).
+    /// Its tools' `--input-check`, in place of the front's.
     #[serde(default)]
-    pub input_check: Option<Given>,
-    /// Per-server `--output-check`: refused, not ignored.
+    pub input_check: Option<InputCheck>,
+    /// Its tools' `--output-check`, in place of the front's.
     #[serde(default)]
-    pub output_check: Option<Given>,
-}
-
-/// A key given, whatever its value: one refused rather than read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Given;
-
-impl<'de> serde::Deserialize<'de> for Given {
-    fn deserialize<D: serde::Deserializer<'de>>(value: D) -> Result<Self, D::Error> {
-        serde::de::IgnoredAny::deserialize(value).map(|_| Given)
-    }
+    pub output_check: Option<OutputCheck>,
 }
 
 impl ServerEntry {
     /// The server this table declares under `name`; `Err` saying which key is wrong.
     pub fn spec(&self, name: &str) -> Result<ServerSpec, String> {
         toolschema_gate::servers::check_server_name(name).map_err(|e| e.to_string())?;
-        // The front's gate judges every call with one setting; choosing one per server is not
-        // built yet, and a setting silently ignored would check less than the file says.
-        for (key, given) in [
-            ("input-check", self.input_check.is_some()),
-            ("output-check", self.output_check.is_some()),
-        ] {
-            if given {
-                return Err(format!(
-                    "`{key}` cannot be set per server yet: the front's --{key} applies to \
-                     every server; remove it here"
-                ));
-            }
-        }
         let target = match (&self.command, &self.url) {
             (Some(_), Some(_)) => {
                 return Err("give `command` or `url`, not both".into());
@@ -156,6 +137,10 @@ impl ServerEntry {
                 .map(|(name, value)| (name.clone(), value.clone()))
                 .collect(),
             bare: self.bare,
+            checks: ServerChecks {
+                input: self.input_check,
+                output: self.output_check,
+            },
         })
     }
 }
@@ -908,6 +893,7 @@ pub fn parse_server(value: &str) -> Result<ServerSpec, String> {
         target,
         headers: Vec::new(),
         bare,
+        checks: ServerChecks::default(),
     })
 }
 
