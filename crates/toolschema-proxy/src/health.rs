@@ -142,14 +142,19 @@ impl Health {
         *lock(&self.source) = Source::Probe(Probe::new(Target::Url(url.to_string()), headers));
     }
 
-    /// Readiness is whether every server behind one front is there, each `(name, target,
-    /// headers)` probed as one server is (a command until it lists its tools once, an upstream
-    /// at each probe), all at once: a 503 names each server that is not.
-    pub fn probe_servers(&self, servers: Vec<(String, Target, Vec<(String, String)>)>) {
+    /// Readiness is whether every server behind one front is there, each probed as one server
+    /// is (a command until it lists its tools once, an upstream at each probe), all at once: a
+    /// 503 names each server that is not.
+    pub fn probe_servers(&self, servers: &[crate::servers::ServerSpec]) {
         *lock(&self.source) = Source::Servers(
             servers
-                .into_iter()
-                .map(|(name, target, headers)| (name, Probe::new(target, headers)))
+                .iter()
+                .map(|s| {
+                    (
+                        s.name.clone(),
+                        Probe::new(s.target.clone(), s.headers.clone()),
+                    )
+                })
                 .collect(),
         );
     }

@@ -197,12 +197,7 @@ impl HttpProxyConfig {
         let health = self.health.clone().unwrap_or_default();
         if !self.servers.is_empty() {
             // Each server is probed itself, so that `/readyz` names the one that is down.
-            health.probe_servers(
-                self.servers
-                    .iter()
-                    .map(|s| (s.name.clone(), s.target.clone(), s.headers.clone()))
-                    .collect(),
-            );
+            health.probe_servers(&self.servers);
             return health;
         }
         match &self.server {
