@@ -424,31 +424,35 @@ fn values_its_link_cannot_carry_are_refused_under_their_id_and_cancellations_rea
     proxy.wait();
 }
 
-/// A server whose one tool, `exact`, answers with values that a 64-bit reader changes: an
-/// integer past 64 bits and a lone surrogate escape, written as text.
-const EXACT_SERVER: &str = r#"
+/// A server that writes its listing's `tools` (TOOLS) and every call's result (RESULT) as
+/// text, so that they hold what a 64-bit reader changes: integers past 64 bits, lone surrogate
+/// escapes.
+const TEXT_SERVER: &str = r#"
 const rl = require("readline").createInterface({ input: process.stdin });
 const send = (text) => process.stdout.write(text + "\n");
 rl.on("line", (line) => {
   const m = JSON.parse(line);
   const id = JSON.stringify(m.id);
   if (m.method === "initialize") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"exact","version":"1"}}}`);
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"text","version":"1"}}}`);
   } else if (m.method === "tools/list") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"exact","inputSchema":{"type":"object"}}]}}`);
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":TOOLS}}`);
   } else if (m.method === "tools/call") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"\\ud800"}],"structuredContent":{"n":123456789012345678901234567890}}}`);
+    send(`{"jsonrpc":"2.0","id":${id},"result":RESULT}`);
   } else if (m.id !== undefined) {
     send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
   }
 });
 "#;
 
-#[test]
-fn a_result_is_passed_back_as_its_server_sent_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("exact.cjs");
-    std::fs::write(&script, EXACT_SERVER).unwrap();
+/// A stdio front of one [`TEXT_SERVER`], `x`, listing `tools` and answering `result` (JSON
+/// texts, `\\` doubled for the script's template strings), initialized.
+fn front_of_text_server(dir: &Path, tools: &str, result: &str) -> common::Session {
+    let script = dir.join("text.cjs");
+    let text = TEXT_SERVER
+        .replace("TOOLS", tools)
+        .replace("RESULT", result);
+    std::fs::write(&script, text).unwrap();
     let args = vec![
         "proxy".to_string(),
         "--server".to_string(),
@@ -456,6 +460,17 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     ];
     let mut proxy = common::Session::start(toolschema(), &args);
     proxy.initialize();
+    proxy
+}
+
+#[test]
+fn a_result_is_passed_back_as_its_server_sent_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = front_of_text_server(
+        dir.path(),
+        r#"[{"name":"exact","inputSchema":{"type":"object"}}]"#,
+        r#"{"content":[{"type":"text","text":"\\ud800"}],"structuredContent":{"n":123456789012345678901234567890}}"#,
+    );
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
     let listing = proxy.recv_reply();
     assert_eq!(
@@ -476,38 +491,16 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     proxy.wait();
 }
 
-/// A server listing two tools as text: `late`, whose schema holds a bound past 64 bits and,
-/// after it, a lone surrogate escape, and `plain`.
-const LATE_SURROGATE_SERVER: &str = r#"
-const rl = require("readline").createInterface({ input: process.stdin });
-const send = (text) => process.stdout.write(text + "\n");
-rl.on("line", (line) => {
-  const m = JSON.parse(line);
-  const id = JSON.stringify(m.id);
-  if (m.method === "initialize") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"late","version":"1"}}}`);
-  } else if (m.method === "tools/list") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"late","inputSchema":{"type":"object","properties":{"n":{"maximum":18446744073709551617},"s":{"const":"\\udfff"}}}},{"name":"plain","inputSchema":{"type":"object"}}]}}`);
-  } else if (m.id !== undefined) {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
-  }
-});
-"#;
-
 /// A tool whose schema holds a changed number first and a lone surrogate escape later is left
 /// out naming that escape, not the number (which alone could be written back).
 #[test]
 fn a_tool_left_out_for_a_lone_surrogate_after_a_big_number_names_the_escape() {
     let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("late.cjs");
-    std::fs::write(&script, LATE_SURROGATE_SERVER).unwrap();
-    let args = vec![
-        "proxy".to_string(),
-        "--server".to_string(),
-        format!("x={} {}", common::node(), script.display()),
-    ];
-    let mut proxy = common::Session::start(toolschema(), &args);
-    proxy.initialize();
+    let mut proxy = front_of_text_server(
+        dir.path(),
+        r#"[{"name":"late","inputSchema":{"type":"object","properties":{"n":{"maximum":18446744073709551617},"s":{"const":"\\udfff"}}}},{"name":"plain","inputSchema":{"type":"object"}}]"#,
+        "{}",
+    );
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
     let listing = proxy.recv_reply();
     let listed: Vec<&str> = listing["result"]["tools"]
