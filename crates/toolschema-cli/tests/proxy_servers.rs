@@ -202,6 +202,18 @@ fn the_python_client_over_a_stdio_front() {
     }
 }
 
+/// The port an HTTP server listens on, to start it again there.
+fn port_of(server: &HttpServer) -> u16 {
+    server
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap()
+}
+
 /// The JSON lines the faults client wrote so far.
 fn log_lines(log: &Path) -> Vec<Value> {
     std::fs::read_to_string(log)
@@ -222,14 +234,7 @@ fn count(lines: &[Value], server: &str, ok: bool) -> usize {
 fn a_killed_server_fails_only_its_own_calls_and_is_relisted_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let mut web = HttpServer::everything();
-    let port: u16 = web
-        .url
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let port = port_of(&web);
     let mut args: Vec<String> = vec!["--no-auth".into(), "--request-timeout".into(), "10".into()];
     args.extend(servers(&web.url));
     let proxy = Listening::start(&args);
@@ -905,14 +910,7 @@ fn bad_server_tables_are_refused_naming_the_file_and_the_key() {
 #[test]
 fn readyz_names_the_server_that_is_down_while_the_others_serve() {
     let mut web = HttpServer::everything();
-    let port: u16 = web
-        .url
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let port = port_of(&web);
     let args = vec![
         "--no-auth".to_string(),
         "--request-timeout".to_string(),
