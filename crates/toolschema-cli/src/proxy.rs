@@ -21,42 +21,46 @@ pub fn run(mut args: ProxyArgs) -> Result<Outcome, InputError> {
     if args.serve_servers {
         return crate::proxy_servers::serve(&args);
     }
-    if !args.servers.is_empty() {
-        args.command = crate::proxy_servers::front_command(&args)?;
+    let declared = crate::proxy_servers::declared(&args)?;
+    if !declared.servers.is_empty() {
+        args.command = crate::proxy_servers::front_command(&args, &declared)?;
     }
     // With --metrics on another address than loopback, the access flags protect /metrics.
     if args.listen.is_none() && args.metrics.is_none() {
         refuse_guard_flags(&args.guard)?;
     }
     let mut gate = args.gate_config();
+    gate.servers = declared.names();
+    gate.server_checks = declared.checks();
     gate.pins = pins(&args)?;
     if args.listen.is_none() && args.upstream.is_none() {
         return run_stdio(args, gate);
     }
     let file = read_proxy_file(args.config.as_deref())?;
-    let server = match (&args.upstream, args.command.split_first()) {
-        (Some(url), _) => {
-            let mut headers = http::HeaderMap::new();
-            for header in &args.headers {
-                let (name, value) = parse_header(header)?;
-                let name = http::HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| InputError(format!("--header '{header}': {e}")))?;
-                let value = http::HeaderValue::from_str(&value)
-                    .map_err(|e| InputError(format!("--header '{header}': {e}")))?;
-                headers.append(name, value);
+    let server =
+        match (&args.upstream, args.command.split_first()) {
+            (Some(url), _) => {
+                let mut headers = http::HeaderMap::new();
+                for header in &args.headers {
+                    let (name, value) = parse_header(header)?;
+                    let name = http::HeaderName::from_bytes(name.as_bytes())
+                        .map_err(|e| InputError(format!("--header '{header}': {e}")))?;
+                    let value = http::HeaderValue::from_str(&value)
+                        .map_err(|e| InputError(format!("--header '{header}': {e}")))?;
+                    headers.append(name, value);
+                }
+                ServerSide::Upstream {
+                    url: url.clone(),
+                    headers,
+                }
             }
-            ServerSide::Upstream {
-                url: url.clone(),
-                headers,
-            }
-        }
-        (None, Some((program, rest))) => ServerSide::Command(ServerCommand::new(program, rest)),
-        (None, None) => {
-            return Err(InputError(
-                "say which server: -- COMMAND ARGS..., or --upstream URL".into(),
-            ))
-        }
-    };
+            (None, Some((program, rest))) => ServerSide::Command(ServerCommand::new(program, rest)),
+            (None, None) => return Err(InputError(
+                "say which server: -- COMMAND ARGS..., --upstream URL, --server NAME=WHERE, or \
+                 [proxy.servers.NAME] in toolschema.toml"
+                    .into(),
+            )),
+        };
     gate.overrides = file.overrides.clone();
     let mut config = HttpProxyConfig::new(server);
     config.gate = gate;
@@ -66,6 +70,7 @@ pub fn run(mut args: ProxyArgs) -> Result<Outcome, InputError> {
     config.request_timeout = args.request_timeout;
     config.max_sessions = args.max_sessions as usize;
     config.trace = args.trace_config();
+    config.servers = declared.servers;
     let tool_scopes = file.tool_scopes.clone();
     config.file = file;
     let runtime = toolschema_mcp::runtime()
@@ -106,7 +111,9 @@ pub fn run(mut args: ProxyArgs) -> Result<Outcome, InputError> {
 fn run_stdio(args: ProxyArgs, gate: GateConfig) -> Result<Outcome, InputError> {
     let Some((program, rest)) = args.command.split_first() else {
         return Err(InputError(
-            "say which server to start: -- COMMAND ARGS...".into(),
+            "say which server to start: -- COMMAND ARGS..., --server NAME=WHERE, or \
+             [proxy.servers.NAME] in toolschema.toml"
+                .into(),
         ));
     };
     let mut config = ProxyConfig::new(ServerCommand::new(program, rest));
@@ -205,6 +212,15 @@ fn refuse_guard_flags(guard: &GuardArgs) -> Result<(), InputError> {
 
 /// The `[proxy]` table of the settings file named, or of the nearest `toolschema.toml`.
 pub(crate) fn read_proxy_file(path: Option<&Path>) -> Result<ProxyFile, InputError> {
+    Ok(read_proxy_file_at(path)?
+        .map(|(_, proxy)| proxy)
+        .unwrap_or_default())
+}
+
+/// [`read_proxy_file`], with the file's path; `None` when no file is named and none is found.
+pub(crate) fn read_proxy_file_at(
+    path: Option<&Path>,
+) -> Result<Option<(std::path::PathBuf, ProxyFile)>, InputError> {
     #[derive(serde::Deserialize)]
     struct Settings {
         #[serde(default)]
@@ -214,12 +230,12 @@ pub(crate) fn read_proxy_file(path: Option<&Path>) -> Result<ProxyFile, InputErr
         Some(path) => path.to_path_buf(),
         None => match crate::lint::config::nearest_file() {
             Some(path) => path,
-            None => return Ok(ProxyFile::default()),
+            None => return Ok(None),
         },
     };
     let name = path.display().to_string();
     let text = crate::input::read_file(&path)?;
     let settings: Settings = toml::from_str(&text)
         .map_err(|e| InputError(format!("{name}: {}", e.to_string().trim_end())))?;
-    Ok(settings.proxy)
+    Ok(Some((path, settings.proxy)))
 }

@@ -202,6 +202,18 @@ fn the_python_client_over_a_stdio_front() {
     }
 }
 
+/// The port an HTTP server listens on, to start it again there.
+fn port_of(server: &HttpServer) -> u16 {
+    server
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap()
+}
+
 /// The JSON lines the faults client wrote so far.
 fn log_lines(log: &Path) -> Vec<Value> {
     std::fs::read_to_string(log)
@@ -222,14 +234,7 @@ fn count(lines: &[Value], server: &str, ok: bool) -> usize {
 fn a_killed_server_fails_only_its_own_calls_and_is_relisted_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let mut web = HttpServer::everything();
-    let port: u16 = web
-        .url
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let port = port_of(&web);
     let mut args: Vec<String> = vec!["--no-auth".into(), "--request-timeout".into(), "10".into()];
     args.extend(servers(&web.url));
     let proxy = Listening::start(&args);
@@ -424,31 +429,35 @@ fn values_its_link_cannot_carry_are_refused_under_their_id_and_cancellations_rea
     proxy.wait();
 }
 
-/// A server whose one tool, `exact`, answers with values that a 64-bit reader changes: an
-/// integer past 64 bits and a lone surrogate escape, written as text.
-const EXACT_SERVER: &str = r#"
+/// A server that writes its listing's `tools` (TOOLS) and every call's result (RESULT) as
+/// text, so that they hold what a 64-bit reader changes: integers past 64 bits, lone surrogate
+/// escapes.
+const TEXT_SERVER: &str = r#"
 const rl = require("readline").createInterface({ input: process.stdin });
 const send = (text) => process.stdout.write(text + "\n");
 rl.on("line", (line) => {
   const m = JSON.parse(line);
   const id = JSON.stringify(m.id);
   if (m.method === "initialize") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"exact","version":"1"}}}`);
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"text","version":"1"}}}`);
   } else if (m.method === "tools/list") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":[{"name":"exact","inputSchema":{"type":"object"}}]}}`);
+    send(`{"jsonrpc":"2.0","id":${id},"result":{"tools":TOOLS}}`);
   } else if (m.method === "tools/call") {
-    send(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"\\ud800"}],"structuredContent":{"n":123456789012345678901234567890}}}`);
+    send(`{"jsonrpc":"2.0","id":${id},"result":RESULT}`);
   } else if (m.id !== undefined) {
     send(`{"jsonrpc":"2.0","id":${id},"result":{}}`);
   }
 });
 "#;
 
-#[test]
-fn a_result_is_passed_back_as_its_server_sent_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let script = dir.path().join("exact.cjs");
-    std::fs::write(&script, EXACT_SERVER).unwrap();
+/// A stdio front of one [`TEXT_SERVER`], `x`, listing `tools` and answering `result` (JSON
+/// texts, `\\` doubled for the script's template strings), initialized.
+fn front_of_text_server(dir: &Path, tools: &str, result: &str) -> common::Session {
+    let script = dir.join("text.cjs");
+    let text = TEXT_SERVER
+        .replace("TOOLS", tools)
+        .replace("RESULT", result);
+    std::fs::write(&script, text).unwrap();
     let args = vec![
         "proxy".to_string(),
         "--server".to_string(),
@@ -456,6 +465,17 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     ];
     let mut proxy = common::Session::start(toolschema(), &args);
     proxy.initialize();
+    proxy
+}
+
+#[test]
+fn a_result_is_passed_back_as_its_server_sent_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = front_of_text_server(
+        dir.path(),
+        r#"[{"name":"exact","inputSchema":{"type":"object"}}]"#,
+        r#"{"content":[{"type":"text","text":"\\ud800"}],"structuredContent":{"n":123456789012345678901234567890}}"#,
+    );
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
     let listing = proxy.recv_reply();
     assert_eq!(
@@ -474,6 +494,34 @@ fn a_result_is_passed_back_as_its_server_sent_it() {
     );
     proxy.close_stdin();
     proxy.wait();
+}
+
+/// A tool whose schema holds a changed number first and a lone surrogate escape later is left
+/// out naming that escape, not the number (which alone could be written back).
+#[test]
+fn a_tool_left_out_for_a_lone_surrogate_after_a_big_number_names_the_escape() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut proxy = front_of_text_server(
+        dir.path(),
+        r#"[{"name":"late","inputSchema":{"type":"object","properties":{"n":{"maximum":18446744073709551617},"s":{"const":"\\udfff"}}}},{"name":"plain","inputSchema":{"type":"object"}}]"#,
+        "{}",
+    );
+    proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let listing = proxy.recv_reply();
+    let listed: Vec<&str> = listing["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["x__plain"], "{listing}");
+    proxy.close_stdin();
+    let (_, stderr) = proxy.wait();
+    assert!(
+        stderr.contains(r"server `x`: tool 'late' is left out of the listing")
+            && stderr.contains(r"the string holds a lone surrogate, \udfff,"),
+        "{stderr}"
+    );
 }
 
 /// A definition is passed on as its server wrote it: a bound past 2^64 (the Python server's
@@ -640,6 +688,9 @@ fn the_audit_log_and_the_metrics_name_each_calls_server() {
         r#"toolschema_proxy_calls_total{server="b",tool="echo",verdict="forwarded"} 1"#,
         r#"toolschema_proxy_calls_total{server="a",tool="a__echo",verdict="refused_invalid"} 1"#,
         r#"toolschema_proxy_validation_failures_total{server="a",tool="a__echo",keyword="required"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{server="a",mcp_method_name="tools/call",gen_ai_tool_name="a__echo",error_type=""} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{server="a",mcp_method_name="tools/call",gen_ai_tool_name="a__echo",error_type="tool_error"} 1"#,
+        r#"mcp_server_operation_duration_seconds_count{server="b",mcp_method_name="tools/call",gen_ai_tool_name="echo",error_type=""} 1"#,
     ] {
         assert!(
             reply.body.lines().any(|l| l == series),
@@ -649,4 +700,408 @@ fn the_audit_log_and_the_metrics_name_each_calls_server() {
     }
     proxy.close_stdin();
     proxy.wait();
+}
+
+/// Every tool of the merged listing, page by page (request ids from 10).
+fn merged_names(url: &str, session: &str) -> Vec<String> {
+    let mut listed = Vec::new();
+    let mut cursor: Option<String> = None;
+    for request in 10.. {
+        let params = match &cursor {
+            Some(c) => format!(r#"{{"cursor":"{c}"}}"#),
+            None => "{}".into(),
+        };
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{request},"method":"tools/list","params":{params}}}"#
+        );
+        let reply = http::post(url, session, &[], &body);
+        let page = reply
+            .messages()
+            .pop()
+            .unwrap_or_else(|| panic!("{reply:?}"));
+        for tool in page["result"]["tools"].as_array().unwrap() {
+            listed.push(tool["name"].as_str().unwrap().to_string());
+        }
+        match page["result"]["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_string()),
+            None => break,
+        }
+    }
+    listed
+}
+
+/// A call's answer in session `session`.
+fn call_over_http(url: &str, session: &str, id: u64, tool: &str, arguments: &str) -> Value {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+    );
+    let reply = http::post(url, session, &[], &body);
+    reply
+        .messages()
+        .pop()
+        .unwrap_or_else(|| panic!("{reply:?}"))
+}
+
+/// `[proxy.servers.NAME]` tables in `toolschema.toml` (a command with its arguments, an HTTP
+/// server with headers) are merged with `--server` flags behind one HTTP front: each server's
+/// tools are listed and called, the headers reach the HTTP server, and calls are checked
+/// against each server's schema.
+#[test]
+fn servers_declared_in_the_settings_file_are_merged_with_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("up.jsonl");
+    let upstream = HttpServer::scripted(&record);
+    std::fs::write(
+        dir.path().join("toolschema.toml"),
+        format!(
+            r#"[proxy.servers.time]
+command = "{}"
+args = ["--local-timezone", "UTC"]
+
+[proxy.servers.up]
+url = "{}"
+headers = {{ Authorization = "Bearer up-secret", X-Team = "blue" }}
+"#,
+            time(),
+            upstream.url
+        ),
+    )
+    .unwrap();
+    let args = vec![
+        "--no-auth".to_string(),
+        "--server".to_string(),
+        format!("everything={} stdio", everything()),
+    ];
+    let proxy = Listening::start_in(Some(dir.path()), &args);
+    let session = http::initialize(&proxy.url, &[]);
+    let listed = merged_names(&proxy.url, &session);
+    for expected in ["everything__echo", "time__get_current_time", "up__echo"] {
+        assert!(
+            listed.iter().any(|n| n == expected),
+            "{expected}: {listed:?}"
+        );
+    }
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        2,
+        "everything__echo",
+        r#"{"message":"hi"}"#,
+    );
+    assert_eq!(text_of(&answer), ("Echo: hi".into(), false), "{answer}");
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        3,
+        "time__get_current_time",
+        r#"{"timezone":"Europe/Paris"}"#,
+    );
+    let (text, is_error) = text_of(&answer);
+    assert!(!is_error && text.contains("Europe/Paris"), "{answer}");
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        4,
+        "up__echo",
+        r#"{"message":"to up"}"#,
+    );
+    assert!(!text_of(&answer).1, "{answer}");
+    // Refused by the front per the HTTP server's schema: it never reaches it.
+    let answer = call_over_http(&proxy.url, &session, 5, "up__echo", r#"{"mesage":"x"}"#);
+    let (text, is_error) = text_of(&answer);
+    assert!(is_error && text.contains("'message'"), "{answer}");
+    let calls: Vec<Value> = common::recorded(&record)
+        .into_iter()
+        .filter(|e| e["message"]["method"] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0]["message"]["params"]["name"], "echo", "{calls:?}");
+    assert_eq!(calls[0]["headers"]["authorization"], "Bearer up-secret");
+    assert_eq!(calls[0]["headers"]["x-team"], "blue");
+    proxy.stop();
+}
+
+/// A settings file the proxy cannot use is refused at start (exit 2), naming the file and the
+/// key; nothing is ignored.
+#[test]
+fn bad_server_tables_are_refused_naming_the_file_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\ntimeout = 3\n",
+            &[],
+            &["unknown field `timeout`", "line 3"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\nurl = \"http://127.0.0.1:1/mcp\"\n",
+            &[],
+            &["[proxy.servers.time]", "`command` or `url`, not both"],
+        ),
+        (
+            "[proxy.servers.time]\nargs = [\"a\"]\n",
+            &[],
+            &["[proxy.servers.time]", "give `command`"],
+        ),
+        (
+            "[proxy.servers.web]\nurl = \"ftp://example.com/mcp\"\n",
+            &[],
+            &["[proxy.servers.web]", "not an http:// or https:// URL"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\nheaders = { A = \"b\" }\n",
+            &[],
+            &["[proxy.servers.time]", "`headers` go with a `url`"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\ninput-check = \"maybe\"\n",
+            &[],
+            &["unknown variant `maybe`", "`off`, `warn`, `enforce`", "line 3"],
+        ),
+        (
+            "[proxy.servers.my_time]\ncommand = \"x\"\n",
+            &[],
+            &["[proxy.servers.my_time]", "server name `my_time` is not allowed"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\n",
+            &["--server", "time=y"],
+            &["server `time` is declared twice: by --server time=y and by [proxy.servers.time] in"],
+        ),
+        (
+            "[proxy.servers.time]\ncommand = \"x\"\n",
+            &["--", "cat"],
+            &["[proxy.servers] declares servers behind one front", "use one or the other"],
+        ),
+    ];
+    for (text, extra, expected) in cases {
+        let file = dir.path().join("settings.toml");
+        std::fs::write(&file, text).unwrap();
+        let mut args = vec!["proxy", "--config", "settings.toml"];
+        args.extend_from_slice(extra);
+        let run = common::toolschema_in(dir.path(), &args, None);
+        assert_eq!(run.code, 2, "{text}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("settings.toml"),
+            "{text}: {}",
+            run.stderr
+        );
+        for part in *expected {
+            assert!(run.stderr.contains(part), "{text}: {part}: {}", run.stderr);
+        }
+    }
+    // Two flags naming one server.
+    let run = common::toolschema_in(
+        dir.path(),
+        &["proxy", "--server", "a=x", "--server", "a=y"],
+        None,
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("server `a` is declared twice: by --server a=x and by --server a=y"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `/readyz` of an HTTP front with several servers: 200 when all are up; 503 naming the one
+/// that is down while it is, with the others' tools still listed and their calls answered;
+/// 200 again once it is back.
+#[test]
+fn readyz_names_the_server_that_is_down_while_the_others_serve() {
+    let mut web = HttpServer::everything();
+    let port = port_of(&web);
+    let args = vec![
+        "--no-auth".to_string(),
+        "--request-timeout".to_string(),
+        "10".to_string(),
+        "--server".to_string(),
+        format!("time={}", time()),
+        "--server".to_string(),
+        format!("web={}", web.url),
+    ];
+    let proxy = Listening::start(&args);
+    let readyz = format!("{}/readyz", proxy.url.trim_end_matches("/mcp"));
+    let ready = || http::request("GET", &readyz, &[], "");
+    let wait = Duration::from_secs(60);
+    assert!(
+        http::eventually(wait, || ready().status == 200),
+        "{:?}",
+        ready()
+    );
+    assert!(ready().body.contains("2 servers are up"), "{:?}", ready());
+    let session = http::initialize(&proxy.url, &[]);
+    let time_call = |id: u64| {
+        call_over_http(
+            &proxy.url,
+            &session,
+            id,
+            "time__get_current_time",
+            r#"{"timezone":"UTC"}"#,
+        )
+    };
+    assert!(!text_of(&time_call(2)).1);
+
+    web.kill();
+    let down = ready();
+    assert_eq!(down.status, 503, "{down:?}");
+    assert!(
+        down.body.contains("server `web` is down") && !down.body.contains("server `time`"),
+        "{down:?}"
+    );
+    assert!(down.body.contains("1 of 2 servers are up"), "{down:?}");
+    // The others' tools are still listed, and their calls answered.
+    let listed = merged_names(&proxy.url, &session);
+    assert!(
+        listed.iter().any(|n| n == "time__get_current_time"),
+        "{listed:?}"
+    );
+    for id in 3..8 {
+        let answer = time_call(id);
+        assert!(!text_of(&answer).1, "{answer}");
+    }
+    let answer = call_over_http(&proxy.url, &session, 8, "web__echo", r#"{"message":"x"}"#);
+    let (text, is_error) = text_of(&answer);
+    assert!(
+        is_error && text.contains("server `web` is unavailable"),
+        "{answer}"
+    );
+    assert_eq!(ready().status, 503);
+
+    let web = HttpServer::start(&everything(), &["streamableHttp".to_string()], port);
+    assert!(
+        http::eventually(wait, || ready().status == 200),
+        "{:?}",
+        ready()
+    );
+    drop(web);
+    proxy.stop();
+}
+
+/// A server command that cannot start keeps `/readyz` at 503 naming it, while the others' calls
+/// are answered.
+#[test]
+fn readyz_names_a_server_command_that_cannot_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-server");
+    let args = vec![
+        "--no-auth".to_string(),
+        "--server".to_string(),
+        format!("time={}", time()),
+        "--server".to_string(),
+        format!("gone={}", missing.display()),
+    ];
+    let proxy = Listening::start(&args);
+    let readyz = format!("{}/readyz", proxy.url.trim_end_matches("/mcp"));
+    let down = http::request("GET", &readyz, &[], "");
+    assert_eq!(down.status, 503, "{down:?}");
+    assert!(
+        down.body.contains("server `gone` is down") && down.body.contains("1 of 2 servers are up"),
+        "{down:?}"
+    );
+    let session = http::initialize(&proxy.url, &[]);
+    let answer = call_over_http(
+        &proxy.url,
+        &session,
+        2,
+        "time__get_current_time",
+        r#"{"timezone":"UTC"}"#,
+    );
+    assert!(!text_of(&answer).1, "{answer}");
+    proxy.stop();
+}
+
+/// `input-check` and `output-check` in a server's table apply to its tools only: the front's
+/// gate judges each call with the setting of the server its tool comes from.
+#[test]
+fn each_server_table_sets_the_checks_of_its_own_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.jsonl"), dir.path().join("b.jsonl"));
+    let table = |name: &str, record: &Path, extra: &str| {
+        let words = common::recording_server(record, &[]);
+        let args: Vec<String> = words[1..].iter().map(|w| format!("{w:?}")).collect();
+        format!(
+            "[proxy.servers.{name}]\ncommand = {:?}\nargs = [{}]\n{extra}\n",
+            words[0],
+            args.join(", ")
+        )
+    };
+    let settings = dir.path().join("settings.toml");
+    std::fs::write(
+        &settings,
+        table("a", &a, "input-check = \"off\"\noutput-check = \"enforce\"") + &table("b", &b, ""),
+    )
+    .unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let args = vec![
+        "proxy".to_string(),
+        "--config".to_string(),
+        settings.display().to_string(),
+        "--audit".to_string(),
+        audit.display().to_string(),
+    ];
+    let mut proxy = common::Session::start(toolschema(), &args);
+    proxy.initialize();
+    let mut call = |id: u64, tool: &str, arguments: &str| {
+        proxy.send(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{arguments}}}}}"#
+        ));
+        let answer = proxy.recv_reply();
+        assert_eq!(answer["id"], id, "{answer}");
+        answer
+    };
+    // Server a's input check is off: its invalid call is forwarded. Server b's is the front's.
+    call(2, "a__echo", r#"{"mesage":"x"}"#);
+    let refused = call(3, "b__echo", r#"{"mesage":"x"}"#);
+    let (text, is_error) = text_of(&refused);
+    assert!(is_error && text.contains("'message'"), "{refused}");
+    // Server a's output check enforces: a result breaking the output schema is withheld.
+    // Server b's is the front's (warn): passed on.
+    let withheld = call(4, "a__search", r#"{"query":"bad-output"}"#);
+    assert_eq!(withheld["result"]["isError"], true, "{withheld}");
+    assert!(
+        withheld["result"].get("structuredContent").is_none(),
+        "{withheld}"
+    );
+    let passed = call(5, "b__search", r#"{"query":"bad-output"}"#);
+    assert_eq!(
+        passed["result"]["structuredContent"]["total"], "many",
+        "{passed}"
+    );
+    proxy.close_stdin();
+    proxy.wait();
+    let calls = |record: &Path| -> Vec<String> {
+        common::recorded(record)
+            .into_iter()
+            .filter(|l| l["method"] == "tools/call")
+            .map(|l| l["params"]["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    assert_eq!(calls(&a), ["echo", "search"]);
+    assert_eq!(calls(&b), ["search"]);
+    let records: Vec<(String, String, String)> = std::fs::read_to_string(&audit)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap().to_string(),
+                r["input_check"].as_str().unwrap_or("-").to_string(),
+                r["output_check"].as_str().unwrap_or("-").to_string(),
+            )
+        })
+        .collect();
+    let seen: Vec<(&str, &str, &str)> = records
+        .iter()
+        .map(|(t, i, o)| (t.as_str(), i.as_str(), o.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("a__echo", "off", "no_schema"),
+            ("b__echo", "failed", "-"),
+            ("a__search", "off", "enforced"),
+            ("b__search", "passed", "failed"),
+        ]
+    );
 }

@@ -25,7 +25,7 @@ pub mod servers;
 pub use audit::{AuditFormat, AuditRecord, InputVerdict, Operation, OutputVerdict, Verdict};
 pub use gate::{
     in_flight_already, report, Action, Admission, Admitted, Gate, GateConfig, PinMode, Pins,
-    DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
+    ServerChecks, DEFAULT_LISTING_RETRY, DEFAULT_LISTING_TIMEOUT,
 };
 pub use modes::{InputCheck, OnUnchecked, OutputCheck, UnknownArguments, Unlisted};
 pub use overrides::{ToolOverride, ToolOverrides};

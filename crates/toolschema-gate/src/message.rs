@@ -276,8 +276,10 @@ pub fn member(members: &[core_json::Member], key: &str) -> Option<Range<usize>> 
 
 /// The tools of a `tools/list` result (at `result` in `text`) whose definitions hold a value
 /// that reading changes ([`core_json::first_lossy_value`]: a lone surrogate escape read as
-/// U+FFFD, a number read as another), by their place in the page, with the first such value of
-/// each. A pin of what was read cannot tell such a definition from another read alike.
+/// U+FFFD, a number read as another), by their place in the page, with one such value of each:
+/// its first lone surrogate escape if it holds one (no writing gives that back, whatever comes
+/// before it), or else its first changed number. A pin of what was read cannot tell such a
+/// definition from another read alike.
 pub fn lossy_tools(text: &str, result: Range<usize>) -> Vec<(usize, core_json::Loss)> {
     // The whole result is looked at first, without reading its members: most hold none.
     if core_json::first_lossy_value(&text[result.clone()]).is_none() {
@@ -297,7 +299,13 @@ pub fn lossy_tools(text: &str, result: Range<usize>) -> Vec<(usize, core_json::L
         .into_iter()
         .enumerate()
         .filter_map(|(at, range)| {
-            core_json::first_lossy_value(&text[range]).map(|lossy| (at, lossy.loss))
+            let tool = &text[range];
+            let first = core_json::first_lossy_value(tool)?;
+            let loss = match first.loss {
+                core_json::Loss::LoneSurrogate { .. } => first.loss,
+                number => core_json::first_lone_surrogate(&tool[first.offset..]).unwrap_or(number),
+            };
+            Some((at, loss))
         })
         .collect()
 }
@@ -506,10 +514,27 @@ pub fn next_cursor(result: &Value) -> Result<Option<&str>, String> {
 
 /// A JSON-RPC success response to `id`, answered with the id's exact text.
 pub fn result_line(id: &RequestId, result: &Value) -> Vec<u8> {
+    result_text_line(id, &result.to_string())
+}
+
+/// A JSON-RPC success response to `id` whose result is the JSON text `result`, written as is:
+/// a result passed on as its server wrote it keeps every number and escape.
+pub fn result_text_line(id: &RequestId, result: &str) -> Vec<u8> {
+    response_line(Some(id), "result", result)
+}
+
+/// A JSON-RPC error response to `id` whose `error` object is the JSON text `error`, written
+/// as is (a server's own error, passed on).
+pub fn error_text_line(id: &RequestId, error: &str) -> Vec<u8> {
+    response_line(Some(id), "error", error)
+}
+
+/// The one place a response envelope is written: the id's exact text (`null` when unknown),
+/// and `member` holding the JSON text `value`.
+fn response_line(id: Option<&RequestId>, member: &str, value: &str) -> Vec<u8> {
     format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
-        id.raw(),
-        result
+        r#"{{"jsonrpc":"2.0","id":{},"{member}":{value}}}"#,
+        id.map_or("null", RequestId::raw),
     )
     .into_bytes()
 }
@@ -541,12 +566,7 @@ pub fn error_line(
     if let (Some(data), Value::Object(map)) = (data, &mut error) {
         map.insert("data".into(), data.clone());
     }
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{},"error":{}}}"#,
-        id.map_or("null", RequestId::raw),
-        error
-    )
-    .into_bytes()
+    response_line(id, "error", &error.to_string())
 }
 
 /// `text` with the id at `at` replaced by `id`'s exact text.
@@ -1016,6 +1036,30 @@ mod tests {
             let expected: Vec<usize> = tools.iter().enumerate().filter(|(_, t)| t.0 != 0).map(|(at, _)| at).collect();
             proptest::prop_assert_eq!(found, expected);
         }
+    }
+
+    #[test]
+    fn a_lone_surrogate_after_a_changed_number_is_the_loss_kept() {
+        let result = r#"{"tools":[{"name":"a","inputSchema":{"maximum":18446744073709551617,"description":"\udfff"}},{"name":"b","inputSchema":{"maximum":18446744073709551617}}]}"#;
+        let found = lossy_tools(result, 0..result.len());
+        assert_eq!(
+            found,
+            [
+                (
+                    0,
+                    core_json::Loss::LoneSurrogate {
+                        escape: r"\udfff".into()
+                    }
+                ),
+                (
+                    1,
+                    core_json::Loss::Rounded {
+                        literal: "18446744073709551617".into(),
+                        read: "1.8446744073709552e+19".into()
+                    }
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! What the gate does with each kind of call it checks, as its user configures it.
 
 /// What the proxy does with a result whose `structuredContent` breaks the tool's `outputSchema`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Read from a settings file as on the command line (`off`, `warn`, `enforce`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum OutputCheck {
     /// Do not check.
     Off,
@@ -13,7 +15,9 @@ pub enum OutputCheck {
 }
 
 /// Whether the proxy checks `tools/call` arguments, and what it does with a call that fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Read from a settings file as on the command line (`off`, `warn`, `enforce`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum InputCheck {
     /// Do not check: every call the policy allows is forwarded.
     Off,

@@ -40,12 +40,10 @@ Exit status: 0 when the client closed its input (or, with --listen, on SIGINT or
 server's exit code when it exited on its own (1 if that was 0), 2 when the server could not be
 started or the settings cannot be used.")]
 pub struct ProxyArgs {
-    /// The command that starts the server over stdio, after `--` (or --upstream).
-    #[arg(
-        last = true,
-        value_name = "COMMAND",
-        required_unless_present_any = ["upstream", "servers"]
-    )]
+    #[allow(rustdoc::broken_intra_doc_links)]
+    /// The command that starts the server over stdio, after `--` (or --upstream, --server, or
+    /// [proxy.servers.NAME] tables in the settings file).
+    #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
 
     /// A server behind one front, NAME=URL (http:// or https://) or NAME=COMMAND ARGS (words
@@ -60,7 +58,7 @@ pub struct ProxyArgs {
 
     /// Serve the --server list as one MCP server on stdio, with no gate: the proxy starts
     /// itself with it behind its front.
-    #[arg(long, hide = true, requires = "servers")]
+    #[arg(long, hide = true)]
     pub serve_servers: bool,
 
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp (like 127.0.0.1:8080) instead of
@@ -101,8 +99,9 @@ pub struct ProxyArgs {
 
     // The help shows `[proxy]` as written; rustdoc would read it as a link.
     #[allow(rustdoc::broken_intra_doc_links)]
-    /// The settings file with a [proxy] table (token policies, overrides, tool scopes)
-    /// [default: the nearest toolschema.toml, from the current directory up].
+    /// The settings file with a [proxy] table (token policies, overrides, tool scopes,
+    /// servers behind one front) [default: the nearest toolschema.toml, from the current
+    /// directory up].
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 

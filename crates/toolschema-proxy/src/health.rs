@@ -8,7 +8,9 @@
 //! - HTTP front with a command: the command started and listed its tools once (probed at
 //!   `/readyz` until it succeeds, then remembered: no server is started before a probe asks);
 //! - HTTP front with an `--upstream`: the upstream answers `initialize` and `tools/list` now
-//!   (probed at each `/readyz`, one probe at a time).
+//!   (probed at each `/readyz`, one probe at a time);
+//! - HTTP front with several servers (`--server`): each is probed as one would be (a command
+//!   once, an upstream at each `/readyz`), all at once; a 503 names each server that is down.
 
 use http::StatusCode;
 use std::sync::{Arc, Mutex};
@@ -33,16 +35,63 @@ enum Source {
     Starting,
     /// Asked each time.
     Check(Check),
-    /// Probed at each request until a probe succeeds; with `remember`, not again after that.
-    Probe {
-        target: Target,
-        options: SnapshotOptions,
-        remember: bool,
-        /// What the probe that succeeded found (with `remember`).
-        found: Arc<Mutex<Option<String>>>,
-        /// One probe at a time: a burst of probes must not become a burst of sessions.
-        running: Arc<tokio::sync::Mutex<()>>,
-    },
+    /// One server, probed.
+    Probe(Arc<Probe>),
+    /// Several servers behind one front, each probed, by name: ready when all are.
+    Servers(Vec<(String, Arc<Probe>)>),
+}
+
+/// A server probed at each request until a probe succeeds; with `remember`, not again after
+/// that.
+struct Probe {
+    target: Target,
+    options: SnapshotOptions,
+    remember: bool,
+    /// What the probe that succeeded found (with `remember`).
+    found: Mutex<Option<String>>,
+    /// One probe at a time: a burst of probes must not become a burst of sessions.
+    running: tokio::sync::Mutex<()>,
+}
+
+impl Probe {
+    /// A command may take a while to start the first time (`npx` fetching it): it is given
+    /// the default time, and remembered once it lists its tools. An upstream is asked at each
+    /// probe, within [`PROBE_TIMEOUT`].
+    fn new(target: Target, headers: Vec<(String, String)>) -> Arc<Probe> {
+        let remember = matches!(target, Target::Command(_));
+        let options = match remember {
+            true => SnapshotOptions::default(),
+            false => SnapshotOptions {
+                timeout: PROBE_TIMEOUT,
+                headers,
+                ..SnapshotOptions::default()
+            },
+        };
+        Arc::new(Probe {
+            target,
+            options,
+            remember,
+            found: Mutex::new(None),
+            running: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// What the server is found to be now, or why it cannot be used.
+    async fn run(&self) -> Result<String, String> {
+        if let Some(found) = lock(&self.found).clone() {
+            return Ok(found);
+        }
+        let _one = self.running.lock().await;
+        // A probe that ran while this one waited may have found it.
+        if let Some(found) = lock(&self.found).clone() {
+            return Ok(found);
+        }
+        let outcome = probe(&self.target, &self.options).await;
+        if let (true, Ok(known)) = (self.remember, &outcome) {
+            *lock(&self.found) = Some(known.clone());
+        }
+        outcome
+    }
 }
 
 /// The proxy's health, shared by the listeners that answer the probes.
@@ -84,70 +133,70 @@ impl Health {
     /// Readiness is whether `command` starts and lists its tools: probed at `/readyz` until it
     /// does once.
     pub fn probe_command(&self, command: toolschema_mcp::ServerCommand) {
-        *lock(&self.source) = Source::Probe {
-            target: Target::Command(command),
-            // A command may take a while to start the first time (`npx` fetching it).
-            options: SnapshotOptions::default(),
-            remember: true,
-            found: Arc::default(),
-            running: Arc::default(),
-        };
+        *lock(&self.source) = Source::Probe(Probe::new(Target::Command(command), Vec::new()));
     }
 
     /// Readiness is whether the upstream at `url` answers `initialize` and `tools/list` with
     /// these headers, asked at each probe.
     pub fn probe_upstream(&self, url: &str, headers: Vec<(String, String)>) {
-        *lock(&self.source) = Source::Probe {
-            target: Target::Url(url.to_string()),
-            options: SnapshotOptions {
-                timeout: PROBE_TIMEOUT,
-                headers,
-                ..SnapshotOptions::default()
-            },
-            remember: false,
-            found: Arc::default(),
-            running: Arc::default(),
-        };
+        *lock(&self.source) = Source::Probe(Probe::new(Target::Url(url.to_string()), headers));
+    }
+
+    /// Readiness is whether every server behind one front is there, each probed as one server
+    /// is (a command until it lists its tools once, an upstream at each probe), all at once: a
+    /// 503 names each server that is not.
+    pub fn probe_servers(&self, servers: &[crate::servers::ServerSpec]) {
+        *lock(&self.source) = Source::Servers(
+            servers
+                .iter()
+                .map(|s| {
+                    (
+                        s.name.clone(),
+                        Probe::new(s.target.clone(), s.headers.clone()),
+                    )
+                })
+                .collect(),
+        );
     }
 
     /// The answer to `/readyz`: 200 or 503, and one line that says why.
     pub async fn readiness(&self) -> (StatusCode, String) {
+        enum Known {
+            Now(Result<String, String>),
+            One(Arc<Probe>),
+            Many(Vec<(String, Arc<Probe>)>),
+        }
         // The lock is let go of before a probe is awaited.
         let known = match &*lock(&self.source) {
-            Source::Starting => Ok(Err("the proxy is starting".to_string())),
-            Source::Check(check) => Ok(check()),
-            Source::Probe {
-                target,
-                options,
-                remember,
-                found,
-                running,
-            } => match lock(found).clone() {
-                Some(found) => Ok(Ok(found)),
-                None => Err((
-                    target.clone(),
-                    options.clone(),
-                    *remember,
-                    found.clone(),
-                    running.clone(),
-                )),
-            },
+            Source::Starting => Known::Now(Err("the proxy is starting".to_string())),
+            Source::Check(check) => Known::Now(check()),
+            Source::Probe(probe) => Known::One(probe.clone()),
+            Source::Servers(servers) => Known::Many(servers.clone()),
         };
         let outcome = match known {
-            Ok(outcome) => outcome,
-            Err((target, options, remember, found, running)) => {
-                let _one = running.lock().await;
-                // A probe that ran while this one waited may have found it.
-                let already = lock(&found).clone();
-                match already {
-                    Some(known) => Ok(known),
-                    None => {
-                        let outcome = probe(&target, &options).await;
-                        if let (true, Ok(known)) = (remember, &outcome) {
-                            *lock(&found) = Some(known.clone());
-                        }
+            Known::Now(outcome) => outcome,
+            Known::One(probe) => probe.run().await,
+            Known::Many(servers) => {
+                let probed =
+                    futures::future::join_all(servers.iter().map(|(_, probe)| probe.run())).await;
+                let down: Vec<String> = servers
+                    .iter()
+                    .zip(&probed)
+                    .filter_map(|((name, _), outcome)| {
                         outcome
-                    }
+                            .as_ref()
+                            .err()
+                            .map(|why| format!("server `{name}` is down: {why}"))
+                    })
+                    .collect();
+                match down.is_empty() {
+                    true => Ok(format!("{} servers are up", servers.len())),
+                    false => Err(format!(
+                        "{}; {} of {} servers are up",
+                        down.join("; "),
+                        servers.len() - down.len(),
+                        servers.len()
+                    )),
                 }
             }
         };

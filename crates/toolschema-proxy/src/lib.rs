@@ -43,7 +43,7 @@ pub use toolschema_gate::{
     Verdict,
 };
 pub use toolschema_gate::{Glob, HolderPolicy, ToolOverride, ToolOverrides, ToolPolicy};
-pub use toolschema_gate::{UnknownArguments, Unlisted};
+pub use toolschema_gate::{ServerChecks, UnknownArguments, Unlisted};
 
 use relay::{ClientEnd, Relay};
 use serde_json::json;

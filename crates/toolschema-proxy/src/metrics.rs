@@ -8,8 +8,8 @@
 //!
 //! Label values are bounded: a tool name is a label only when the server listed it (a client's
 //! made-up names never are), and past [`TOOL_LABELS`] distinct names every other is
-//! [`OTHER_TOOL`]. Behind a front of many servers the per-tool counters also carry a `server`
-//! label, whose values are the servers of the command line only.
+//! [`OTHER_TOOL`]. Behind a front of many servers the per-tool counters and the duration of
+//! each `tools/call` also carry a `server` label, whose values are the declared servers only.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -60,7 +60,9 @@ struct Series {
     calls: BTreeMap<(String, String, &'static str), u64>,
     /// By server (empty for one server), tool and keyword.
     failures: BTreeMap<(String, String, String), u64>,
-    durations: BTreeMap<(String, String, String), Histogram>,
+    /// By server (empty for one server, and for requests other than `tools/call`), method,
+    /// tool and error type.
+    durations: BTreeMap<(String, String, String, String), Histogram>,
     upstream_errors: BTreeMap<&'static str, u64>,
     http_requests: BTreeMap<u16, u64>,
     auth_refusals: BTreeMap<&'static str, u64>,
@@ -180,7 +182,7 @@ impl Metrics {
         };
         series
             .durations
-            .entry(("tools/call".to_string(), tool, error_type))
+            .entry((server, "tools/call".to_string(), tool, error_type))
             .or_default()
             .observe(record.duration.as_secs_f64());
     }
@@ -196,7 +198,7 @@ impl Metrics {
             .unwrap_or_default();
         lock(&self.series)
             .durations
-            .entry((method.to_string(), String::new(), error_type))
+            .entry((String::new(), method.to_string(), String::new(), error_type))
             .or_default()
             .observe(operation.duration.as_secs_f64());
     }
@@ -248,9 +250,10 @@ impl Metrics {
             "Duration of MCP requests as the proxy answered them (semconv mcp.server.operation.duration).",
             [],
         );
-        for ((method, tool, error), histogram) in &series.durations {
+        for ((server, method, tool, error), histogram) in &series.durations {
             let labels = format!(
-                "mcp_method_name=\"{}\",gen_ai_tool_name=\"{}\",error_type=\"{}\"",
+                "{}mcp_method_name=\"{}\",gen_ai_tool_name=\"{}\",error_type=\"{}\"",
+                server_label(server),
                 escape(method),
                 escape(tool),
                 escape(error)
@@ -528,6 +531,22 @@ mod tests {
         assert!(text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",gen_ai_tool_name=\"echo\",error_type=\"tool_error\",le=\"0.005\"} 1\n"));
         assert!(text.contains("mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",gen_ai_tool_name=\"echo\",error_type=\"tool_error\",le=\"0.001\"} 0\n"));
         assert!(!text.contains("made-up"));
+    }
+
+    #[test]
+    fn a_call_behind_a_front_of_many_servers_is_timed_under_its_server() {
+        let metrics = Metrics::new();
+        let mut call = record("time__now", Verdict::Forwarded);
+        call.origin = Some(toolschema_gate::servers::Origin {
+            server: "time".into(),
+            tool: "now".into(),
+        });
+        metrics.call(&call, true);
+        let text = metrics.render();
+        assert!(
+            text.contains("mcp_server_operation_duration_seconds_count{server=\"time\",mcp_method_name=\"tools/call\",gen_ai_tool_name=\"time__now\",error_type=\"tool_error\"} 1\n"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -30,6 +30,7 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use toolschema_gate::framing::Frame;
 use toolschema_gate::message::{self, tool_error_result, ErrorCode, IdKey, Kind, Read, RequestId};
 use toolschema_gate::servers::{expose, ExposedNames, NamingError, ServerTools, ORIGIN_META};
+use toolschema_gate::{InputCheck, OutputCheck, ServerChecks};
 use toolschema_mcp::connection::client::{Answered, Client, ListedTool};
 use toolschema_mcp::connection::Target;
 use toolschema_mcp::framing::LineReader;
@@ -58,6 +59,90 @@ pub struct ServerSpec {
     pub headers: Vec<(String, String)>,
     /// Expose its tools under their own names (refused at start where another tool wants one).
     pub bare: bool,
+    /// The checks of its tools' calls, where they differ from the front's: the front's gate
+    /// applies them, knowing each listed tool's server.
+    pub checks: ServerChecks,
+}
+
+/// A `[proxy.servers.NAME]` table of `toolschema.toml`: one server behind the front, a command
+/// or a URL.
+///
+/// ```toml
+/// [proxy.servers.time]
+/// command = ".venv/bin/mcp-server-time"
+/// args = ["--local-timezone", "UTC"]
+///
+/// [proxy.servers.web]
+/// url = "https://mcp.example.com/mcp"
+/// headers = { Authorization = "Bearer TOKEN" }
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ServerEntry {
+    /// The program that starts it over stdio.
+    pub command: Option<String>,
+    /// The program's arguments, each one word as written.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Its Streamable HTTP endpoint (`http://` or `https://`).
+    pub url: Option<String>,
+    /// HTTP headers for every request to it (a `url` only).
+    #[serde(default)]
+    pub headers: std::collections::BTreeMap<String, String>,
+    /// Expose its tools under their own names.
+    #[serde(default)]
+    pub bare: bool,
+    /// Its tools' `--input-check`, in place of the front's.
+    #[serde(default)]
+    pub input_check: Option<InputCheck>,
+    /// Its tools' `--output-check`, in place of the front's.
+    #[serde(default)]
+    pub output_check: Option<OutputCheck>,
+}
+
+impl ServerEntry {
+    /// The server this table declares under `name`; `Err` saying which key is wrong.
+    pub fn spec(&self, name: &str) -> Result<ServerSpec, String> {
+        toolschema_gate::servers::check_server_name(name).map_err(|e| e.to_string())?;
+        let target = match (&self.command, &self.url) {
+            (Some(_), Some(_)) => {
+                return Err("give `command` or `url`, not both".into());
+            }
+            (None, None) => return Err("give `command` (and `args`) or `url`".into()),
+            (Some(command), None) => {
+                if !self.headers.is_empty() {
+                    return Err("`headers` go with a `url`, not a `command`".into());
+                }
+                if command.trim().is_empty() {
+                    return Err("`command` is empty".into());
+                }
+                Target::Command(toolschema_mcp::ServerCommand::new(command, &self.args))
+            }
+            (None, Some(url)) => {
+                if !self.args.is_empty() {
+                    return Err("`args` go with a `command`, not a `url`".into());
+                }
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(format!("`url` '{url}' is not an http:// or https:// URL"));
+                }
+                Target::Url(url.clone())
+            }
+        };
+        Ok(ServerSpec {
+            name: name.to_string(),
+            target,
+            headers: self
+                .headers
+                .iter()
+                .map(|(name, value)| (name.clone(), value.clone()))
+                .collect(),
+            bare: self.bare,
+            checks: ServerChecks {
+                input: self.input_check,
+                output: self.output_check,
+            },
+        })
+    }
 }
 
 /// The merged server's settings.
@@ -196,29 +281,7 @@ impl Shared {
                 let server = &self.config.servers[*i].name;
                 tools
                     .iter()
-                    .filter_map(|tool| {
-                        let own = tool_name(&tool.definition);
-                        let exposed = names.exposed(server, &own).map(str::to_string);
-                        // Written as its server wrote it (numbers as stated): `passable`
-                        // kept only the tools that can be.
-                        tool.write_edited(|tool| {
-                            if let (Value::Object(map), Some(exposed)) = (tool, exposed) {
-                                map.insert("name".into(), Value::String(exposed));
-                                // Where it comes from, for the front's audit records and
-                                // metrics.
-                                let meta = map
-                                    .entry("_meta")
-                                    .or_insert_with(|| Value::Object(Map::new()));
-                                if let Value::Object(meta) = meta {
-                                    meta.insert(
-                                        ORIGIN_META.into(),
-                                        json!({"server": server, "tool": own}),
-                                    );
-                                }
-                            }
-                        })
-                        .ok()
-                    })
+                    .filter_map(|tool| self.write_exposed(server, &names, tool))
                     .collect()
             })
             .collect();
@@ -236,27 +299,57 @@ impl Shared {
     /// The tools of server `server` that can be passed on as the server wrote them; each other
     /// is left out of the listing (so its calls are refused as calls to an unknown tool),
     /// saying why: the front would otherwise check calls against a definition the server did
-    /// not write.
+    /// not write. Judged without writing them: each is written once, for its page.
     fn passable(&self, server: usize, tools: Vec<ListedTool>) -> Vec<ListedTool> {
         let name = &self.config.servers[server].name;
         tools
             .into_iter()
-            .filter(|tool| match tool.write_edited(|_| {}) {
-                Ok(_) => true,
-                Err(loss) => {
-                    tracing::warn!(
-                        "toolschema proxy: server `{name}`: tool '{}' is left out of the listing: its definition cannot be passed on as the server wrote it ({loss})",
-                        tool_name(&tool.definition)
-                    );
+            .filter(|tool| match tool.unwritable() {
+                None => true,
+                Some(loss) => {
+                    left_out(name, tool, &loss);
                     false
                 }
             })
             .collect()
     }
 
+    /// A tool's definition as its server wrote it (numbers as stated), under its exposed name,
+    /// with where it comes from in its `_meta`, for the front's audit records and metrics.
+    fn write_exposed(
+        &self,
+        server: &str,
+        names: &ExposedNames,
+        tool: &ListedTool,
+    ) -> Option<String> {
+        let own = tool_name(&tool.definition);
+        let exposed = names.exposed(server, &own).map(str::to_string);
+        let written = tool.write_edited(|tool| {
+            if let (Value::Object(map), Some(exposed)) = (tool, exposed) {
+                map.insert("name".into(), Value::String(exposed));
+                let meta = map
+                    .entry("_meta")
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(meta) = meta {
+                    meta.insert(ORIGIN_META.into(), json!({"server": server, "tool": own}));
+                }
+            }
+        });
+        // (`passable` kept only tools that can be written; the edit adds no number.)
+        written.map_err(|loss| left_out(server, tool, &loss)).ok()
+    }
+
     fn announce(&self) {
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
     }
+}
+
+/// Say that a tool is left out of the listing, and why.
+fn left_out(server: &str, tool: &ListedTool, loss: &toolschema::json::Loss) {
+    tracing::warn!(
+        "toolschema proxy: server `{server}`: tool '{}' is left out of the listing: its definition cannot be passed on as the server wrote it ({loss})",
+        tool_name(&tool.definition)
+    );
 }
 
 /// A tool's name as listed (a tool without one is listed under the empty name, which no call
@@ -674,11 +767,7 @@ async fn list(shared: &Shared, id: &RequestId, params: &Value) -> Vec<u8> {
     } else {
         String::new()
     };
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{},"result":{{"tools":[{tools}]{next}}}}}"#,
-        id.raw()
-    )
-    .into_bytes()
+    message::result_text_line(id, &format!(r#"{{"tools":[{tools}]{next}}}"#))
 }
 
 /// The page a cursor of the merged listing of `generation` points at.
@@ -757,12 +846,8 @@ async fn call(
     };
     match client.call(params, given_up).await {
         Ok(Answered::Result(answer)) => Some(result(id, answer)),
-        Ok(Answered::ResultText(answer)) => {
-            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"result":{answer}}}"#, id.raw()).into_bytes())
-        }
-        Ok(Answered::Error(error)) => {
-            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"error":{error}}}"#, id.raw()).into_bytes())
-        }
+        Ok(Answered::ResultText(answer)) => Some(message::result_text_line(id, &answer)),
+        Ok(Answered::Error(error)) => Some(message::error_text_line(id, &error.to_string())),
         Ok(Answered::Cancelled) if !timed_out.load(Ordering::Relaxed) => None,
         Ok(Answered::Cancelled) => {
             lock(&shared.probe)[server] = true;
@@ -808,6 +893,7 @@ pub fn parse_server(value: &str) -> Result<ServerSpec, String> {
         target,
         headers: Vec::new(),
         bare,
+        checks: ServerChecks::default(),
     })
 }
 

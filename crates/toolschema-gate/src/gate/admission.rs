@@ -140,7 +140,8 @@ impl Admission {
         if let Some(reason) = policy.refusal(tool) {
             return call.refused(Verdict::Denied, Refusal::Error(reason), None, Vec::new());
         }
-        if self.config.input_check == InputCheck::Off {
+        let input_check = self.config.input_check_of(self.registry.origin(tool));
+        if input_check == InputCheck::Off {
             return call.forwarded(InputVerdict::Off, Vec::new(), Vec::new());
         }
         let mut notes = Vec::new();
@@ -163,7 +164,15 @@ impl Admission {
                         undeclared,
                         mut keywords,
                     } => {
-                        return match settle(&self.config, tool, errors, undeclared, &mut keywords) {
+                        let settled = settle(
+                            &self.config,
+                            input_check,
+                            tool,
+                            errors,
+                            undeclared,
+                            &mut keywords,
+                        );
+                        return match settled {
                             Settled::Forward {
                                 input,
                                 mut messages,
@@ -196,7 +205,7 @@ impl Admission {
                 return call.refused(Verdict::Denied, Refusal::Error(reason), None, Vec::new());
             }
         };
-        if lets_unchecked_through(&self.config) {
+        if lets_unchecked_through(&self.config, input_check) {
             let mut messages = vec![reason];
             messages.extend(notes);
             return call.forwarded(InputVerdict::Unchecked, messages, Vec::new());

@@ -201,7 +201,7 @@ impl Gate {
             let reply = self.unanswerable(&pending, &gone.message, &gone.data, out);
             return self.reply(pending.route, reply, out);
         }
-        if self.config.input_check == InputCheck::Off {
+        if self.config.checks_no_input() {
             return self.forward(call, InputVerdict::Off, Vec::new(), out);
         }
         self.learn_listed_pages();
@@ -212,6 +212,11 @@ impl Gate {
                 return self.unchecked(call, reason, out);
             }
             return self.wait_for_listing(call, now, out);
+        }
+        // Behind a front of many servers, the tool's server may turn its check off (known
+        // once the listing is).
+        if self.input_check_for(&call.tool) == InputCheck::Off {
+            return self.forward(call, InputVerdict::Off, Vec::new(), out);
         }
         let mut call = call;
         if let Some((reason, refuse)) = self.pin_verdict(&call.tool) {
@@ -233,7 +238,7 @@ impl Gate {
                 self.checked(call, errors, undeclared, out)
             }
             Decision::Unchecked(reason) => {
-                let what = self.fate_of_unchecked();
+                let what = self.fate_of_unchecked(&call.tool);
                 // Once per tool: each call may reach a different part.
                 let key = format!("unchecked part of tool '{}'", call.tool);
                 self.report_once_as(key, || {
@@ -245,7 +250,7 @@ impl Gate {
                 self.unchecked(call, reason, out)
             }
             Decision::LoneSurrogates(reason) => {
-                let done = self.fate_of_unchecked();
+                let done = self.fate_of_unchecked(&call.tool);
                 let key = format!("lone surrogates to tool '{}'", call.tool);
                 self.report_once_as(key, || {
                     format!(
@@ -261,7 +266,7 @@ impl Gate {
                     self.report_once(format!(
                         "the proxy could not learn the schema of tool '{}': {reason}; its calls are {}",
                         call.tool,
-                        self.fate_of_unchecked()
+                        self.fate_of_unchecked(&call.tool)
                     ));
                 }
                 self.unchecked(call, reason, out)
@@ -360,6 +365,7 @@ impl Gate {
     ) {
         match settle(
             &self.config,
+            self.input_check_for(&call.tool),
             &call.tool,
             errors,
             undeclared,
@@ -382,14 +388,20 @@ impl Gate {
         }
     }
 
-    /// Whether calls the proxy cannot check are forwarded (with a warning each).
-    fn lets_unchecked_through(&self) -> bool {
-        lets_unchecked_through(&self.config)
+    /// The input check of a call to `tool`: its server's, behind a front of many servers
+    /// that sets one, else the front's.
+    fn input_check_for(&self, tool: &str) -> InputCheck {
+        self.config.input_check_of(self.registry.origin(tool))
     }
 
-    /// What becomes of calls the proxy cannot check, in words.
-    fn fate_of_unchecked(&self) -> &'static str {
-        if self.lets_unchecked_through() {
+    /// Whether calls to `tool` the proxy cannot check are forwarded (with a warning each).
+    fn lets_unchecked_through(&self, tool: &str) -> bool {
+        lets_unchecked_through(&self.config, self.input_check_for(tool))
+    }
+
+    /// What becomes of calls to `tool` the proxy cannot check, in words.
+    fn fate_of_unchecked(&self, tool: &str) -> &'static str {
+        if self.lets_unchecked_through(tool) {
             "forwarded unchecked"
         } else {
             "refused"
@@ -413,7 +425,7 @@ impl Gate {
         (warning, refusal): (&str, &str),
         out: &mut Vec<Action>,
     ) {
-        if self.lets_unchecked_through() {
+        if self.lets_unchecked_through(&call.tool) {
             report(&format!(
                 "forwarded a call to tool '{}' unchecked: {warning}: {reason}",
                 call.tool
@@ -640,7 +652,9 @@ impl Gate {
         record: CallRecord,
         out: &mut Vec<Action>,
     ) -> Vec<u8> {
-        let mode = self.config.output_check;
+        let mode = self
+            .config
+            .output_check_of(self.registry.origin(&record.tool));
         if mode != OutputCheck::Off {
             // A call forwarded without an input check has not compiled its tool yet.
             let _ = self.registry.lookup(&record.tool);
@@ -878,9 +892,10 @@ pub(super) fn unlisted_forwarded(tool: &str) -> String {
     format!("the server does not list tool '{tool}'; the call was forwarded unchecked")
 }
 
-/// Whether calls the proxy cannot check are forwarded (with a warning each).
-pub(super) fn lets_unchecked_through(config: &super::GateConfig) -> bool {
-    config.on_unchecked == OnUnchecked::Forward || config.input_check == InputCheck::Warn
+/// Whether calls the proxy cannot check are forwarded (with a warning each), under the input
+/// check `input_check` (the call's tool's: see [`super::GateConfig::input_check_of`]).
+pub(super) fn lets_unchecked_through(config: &super::GateConfig, input_check: InputCheck) -> bool {
+    config.on_unchecked == OnUnchecked::Forward || input_check == InputCheck::Warn
 }
 
 /// What `compiled`'s schema says of `arguments` (`text`: their JSON text, whose numbers are
@@ -959,10 +974,12 @@ pub(super) enum Settled {
 }
 
 /// Settle a call to `tool` whose arguments broke their schema with `errors` and hold the
-/// `undeclared` arguments, as `--unknown-arguments` and `--input-check` say; the keywords
-/// failed gain `additionalProperties` when an undeclared argument is refused.
+/// `undeclared` arguments, as `--unknown-arguments` and the input check `input_check` (the
+/// tool's) say; the keywords failed gain `additionalProperties` when an undeclared argument is
+/// refused.
 pub(super) fn settle(
     config: &super::GateConfig,
+    input_check: InputCheck,
     tool: &str,
     mut errors: Vec<String>,
     undeclared: Vec<String>,
@@ -992,7 +1009,7 @@ pub(super) fn settle(
             logged,
         };
     }
-    if config.input_check == InputCheck::Warn {
+    if input_check == InputCheck::Warn {
         logged.push(format!(
             "tool '{tool}' was called with arguments that break its inputSchema (forwarded, --input-check warn): {}",
             errors.join("; ")

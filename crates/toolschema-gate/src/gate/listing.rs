@@ -195,7 +195,7 @@ impl Gate {
         now: Instant,
         out: &mut Vec<Action>,
     ) -> bool {
-        if self.config.input_check == crate::InputCheck::Off || self.server_gone.is_some() {
+        if self.config.checks_no_input() || self.server_gone.is_some() {
             return false;
         }
         self.learn_listed_pages();

@@ -101,6 +101,47 @@ pub struct GateConfig {
     /// The servers of a front of many (`--server`), by name: the only servers a listed tool's
     /// origin may name, in its audit records and metrics.
     pub servers: Vec<String>,
+    /// Checks set for one of those servers, by name, in place of `input_check` and
+    /// `output_check` for the tools whose origin it is.
+    pub server_checks: std::collections::BTreeMap<String, ServerChecks>,
+}
+
+/// The checks one server behind a front of many sets for its own tools (`None`: the front's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ServerChecks {
+    /// In place of [`GateConfig::input_check`].
+    pub input: Option<InputCheck>,
+    /// In place of [`GateConfig::output_check`].
+    pub output: Option<OutputCheck>,
+}
+
+impl GateConfig {
+    /// The input check of a call to a tool from `origin` (`None`: one server, or a tool not
+    /// listed): its server's, else the front's.
+    pub fn input_check_of(&self, origin: Option<&crate::servers::Origin>) -> InputCheck {
+        origin
+            .and_then(|origin| self.server_checks.get(&origin.server))
+            .and_then(|checks| checks.input)
+            .unwrap_or(self.input_check)
+    }
+
+    /// The output check of a call to a tool from `origin`: its server's, else the front's.
+    pub fn output_check_of(&self, origin: Option<&crate::servers::Origin>) -> OutputCheck {
+        origin
+            .and_then(|origin| self.server_checks.get(&origin.server))
+            .and_then(|checks| checks.output)
+            .unwrap_or(self.output_check)
+    }
+
+    /// Whether no call's arguments are checked: the front's input check is off, and no server
+    /// turns it on for its tools.
+    pub fn checks_no_input(&self) -> bool {
+        self.input_check == InputCheck::Off
+            && self
+                .server_checks
+                .values()
+                .all(|checks| checks.input.is_none_or(|input| input == InputCheck::Off))
+    }
 }
 
 impl Default for GateConfig {
@@ -120,6 +161,7 @@ impl Default for GateConfig {
             listing_timeout: DEFAULT_LISTING_TIMEOUT,
             listing_retry: DEFAULT_LISTING_RETRY,
             servers: Vec::new(),
+            server_checks: Default::default(),
         }
     }
 }

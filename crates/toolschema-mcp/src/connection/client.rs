@@ -40,7 +40,8 @@ pub struct ListedTool {
     /// The numbers of the definition the value holds otherwise than the server wrote them
     /// (pointers from the tool object): [`StatedNumbers::write`] writes it back as sent.
     pub stated: StatedNumbers,
-    /// The first value of the definition that reading changed, if any.
+    /// A value of the definition that reading changed, if any: its lone surrogate escape where
+    /// it holds one, or else its first changed number.
     pub loss: Option<Loss>,
     /// A lone surrogate escape of the definition, which reading changed to U+FFFD and no
     /// writing gives back.
@@ -48,6 +49,23 @@ pub struct ListedTool {
 }
 
 impl ListedTool {
+    /// Why the definition cannot be written back as the server wrote it, found without
+    /// writing it: a lone surrogate escape (read as U+FFFD), or a number no JSON text writes
+    /// (an exponent past 2^60). `None` when [`ListedTool::write_edited`] can write it with any
+    /// edit that adds no number.
+    pub fn unwritable(&self) -> Option<Loss> {
+        if let Some(loss) = &self.lone_surrogate {
+            return Some(loss.clone());
+        }
+        self.stated
+            .in_value(&self.definition)
+            .into_iter()
+            .find(|(_, stated)| stated.is_beyond())
+            .map(|(_, stated)| Loss::PastFloatRange {
+                literal: stated.to_string(),
+            })
+    }
+
     /// The definition as the server wrote it, with the changes `edit` makes to it; `Err`
     /// saying why when that cannot be done: it holds a lone surrogate escape (read as U+FFFD),
     /// or a number no JSON text writes.
@@ -58,9 +76,11 @@ impl ListedTool {
         let mut definition = self.definition.clone();
         edit(&mut definition);
         self.stated.write(&definition).ok_or_else(|| {
-            self.loss.clone().unwrap_or(Loss::PastFloatRange {
-                literal: "a number".into(),
-            })
+            self.unwritable()
+                .or_else(|| self.loss.clone())
+                .unwrap_or(Loss::PastFloatRange {
+                    literal: "a number".into(),
+                })
         })
     }
 }
@@ -131,13 +151,9 @@ impl<H: ClientHandler> Client<H> {
                 let loss = losses
                     .next_if(|(lossy, _)| *lossy == at)
                     .map(|(_, loss)| loss);
-                let lone_surrogate = match &loss {
-                    Some(first @ Loss::LoneSurrogate { .. }) => Some(first.clone()),
-                    _ if listed.lone_surrogates.contains(&at) => Some(Loss::LoneSurrogate {
-                        escape: "(an escape after its first changed number)".into(),
-                    }),
-                    _ => None,
-                };
+                let lone_surrogate = loss
+                    .clone()
+                    .filter(|loss| matches!(loss, Loss::LoneSurrogate { .. }));
                 ListedTool {
                     definition,
                     stated,

@@ -223,14 +223,12 @@ pub(crate) struct Listed {
     /// How many pages there were.
     pub pages: usize,
     /// The tools whose definitions hold a value that reading changed, by their place in
-    /// `tools`, with the first such value of each.
+    /// `tools`, with one such value of each: its lone surrogate escape where it holds one, or
+    /// else its first changed number ([`crate::message::lossy_tools`]).
     pub lossy: Vec<(usize, toolschema::json::Loss)>,
     /// For each tool, the numbers of its definition that reading changed, as the text states
     /// them (pointers from the tool object).
     pub stated: Vec<toolschema::json::number::StatedNumbers>,
-    /// The tools whose definitions hold a lone surrogate escape (read as U+FFFD), by their
-    /// place in `tools`, whatever their first change in `lossy` is.
-    pub lone_surrogates: Vec<usize>,
 }
 
 /// Every tool of every `tools/list` page, each as sent, and how many pages there were.
@@ -244,7 +242,6 @@ pub(crate) async fn list_all_tools(
     let mut tools = Vec::new();
     let mut lossy = Vec::new();
     let mut stated = Vec::new();
-    let mut lone_surrogates = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen_cursors = HashSet::new();
     let mut pages = 0;
@@ -277,9 +274,6 @@ pub(crate) async fn list_all_tools(
             SessionFailure::Misbehaved("its response carried no result".to_string())
         })?;
         let before = tools.len();
-        if let Some(text) = &loss.result_as_sent {
-            lone_surrogates.extend(tools_with_lone_surrogates(text).map(|at| before + at));
-        }
         let (page_tools, next) = read_page(result)?;
         stated.extend((0..page_tools.len()).map(|at| loss.stated_tools.below(&format!("/{at}"))));
         lossy.extend(
@@ -307,26 +301,7 @@ pub(crate) async fn list_all_tools(
         pages,
         lossy,
         stated,
-        lone_surrogates,
     })
-}
-
-/// The places of the tools of a `tools/list` result's text that hold a lone surrogate escape.
-fn tools_with_lone_surrogates(result: &str) -> impl Iterator<Item = usize> + '_ {
-    toolschema::json::root_members(result)
-        .ok()
-        .flatten()
-        .and_then(|members| crate::message::member(&members, "tools"))
-        .and_then(|tools| {
-            toolschema::json::array_elements(result, tools)
-                .ok()
-                .flatten()
-        })
-        .unwrap_or_default()
-        .into_iter()
-        .enumerate()
-        .filter(|(_, range)| toolschema::json::has_lone_surrogate(&result[range.clone()]))
-        .map(|(at, _)| at)
 }
 
 /// The tools of one page and the cursor of the next.

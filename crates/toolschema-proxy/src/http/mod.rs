@@ -72,6 +72,9 @@ pub enum ServerSide {
 ///
 /// [proxy.tool-scopes]
 /// "files_*" = "files:read"
+///
+/// [proxy.servers.time]               # one of many servers behind one front
+/// command = ".venv/bin/mcp-server-time"
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -85,6 +88,9 @@ pub struct ProxyFile {
     /// The scopes a call to each tool needs.
     #[serde(default)]
     pub tool_scopes: ToolScopes,
+    /// Servers behind one front (`toolschema proxy`), by name: merged with `--server`.
+    #[serde(default)]
+    pub servers: BTreeMap<String, crate::servers::ServerEntry>,
 }
 
 impl ProxyFile {
@@ -151,6 +157,9 @@ pub struct HttpProxyConfig {
     pub health: Option<Arc<crate::health::Health>>,
     /// Export traces over OTLP/HTTP.
     pub trace: Option<crate::trace::TraceConfig>,
+    /// The servers behind one front, when `server` is the proxy's own merged server: each is
+    /// probed for `/readyz`.
+    pub servers: Vec<crate::servers::ServerSpec>,
 }
 
 impl HttpProxyConfig {
@@ -169,6 +178,7 @@ impl HttpProxyConfig {
             metrics: None,
             health: None,
             trace: None,
+            servers: Vec::new(),
         }
     }
 
@@ -185,6 +195,11 @@ impl HttpProxyConfig {
     /// The health the probes answer from, its readiness probing the server side.
     fn start_health(&self) -> Arc<crate::health::Health> {
         let health = self.health.clone().unwrap_or_default();
+        if !self.servers.is_empty() {
+            // Each server is probed itself, so that `/readyz` names the one that is down.
+            health.probe_servers(&self.servers);
+            return health;
+        }
         match &self.server {
             ServerSide::Command(command) => health.probe_command(command.clone()),
             ServerSide::Upstream { url, headers } => health.probe_upstream(

@@ -8,8 +8,8 @@ pub(crate) mod reader;
 pub mod spans;
 
 pub use reader::{
-    array_elements, has_lone_surrogate, object_members, parse, parse_value_at, parse_with,
-    parse_with_spans, parse_wrapping, root_members, value_range, DuplicateKeys, Member,
+    array_elements, has_lone_surrogate, lone_surrogate_at, object_members, parse, parse_value_at,
+    parse_with, parse_with_spans, parse_wrapping, root_members, value_range, DuplicateKeys, Member,
     SyntaxError, MAX_DEPTH,
 };
 pub(crate) use spans::LineCursor;
@@ -215,6 +215,16 @@ pub fn first_lossy_value(text: &str) -> Option<LossyValue> {
         }
     }
     None
+}
+
+/// The first lone surrogate escape of `text` (valid JSON), as the [`Loss`] reading it makes,
+/// wherever it stands: after a changed number too, which [`first_lossy_value`] would name
+/// instead.
+pub fn first_lone_surrogate(text: &str) -> Option<Loss> {
+    let at = lone_surrogate_at(text)?;
+    Some(Loss::LoneSurrogate {
+        escape: text.get(at..at + 6).unwrap_or_default().to_string(),
+    })
 }
 
 /// Past the string whose contents start at `at` (after its quote): the offset after its

@@ -648,6 +648,12 @@ impl<'a> Reader<'a> {
 /// reads here as U+FFFD but stays what it was for a reader that keeps lone surrogates
 /// (JavaScript, Python): a check of the text read here may then judge another text than theirs.
 pub fn has_lone_surrogate(text: &str) -> bool {
+    lone_surrogate_at(text).is_some()
+}
+
+/// Where the first `\u` escape of a lone surrogate in JSON `text` (valid) starts, if any
+/// ([`has_lone_surrogate`]).
+pub fn lone_surrogate_at(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let escape_at = |at: usize| -> Option<u16> {
         let digits = bytes.get(at + 2..at + 6)?;
@@ -662,13 +668,13 @@ pub fn has_lone_surrogate(text: &str) -> bool {
         at += found;
         match escape_at(at) {
             Some(0xD800..=0xDBFF) if matches!(escape_at(at + 6), Some(0xDC00..=0xDFFF)) => at += 12,
-            Some(0xD800..=0xDFFF) => return true,
+            Some(0xD800..=0xDFFF) => return Some(at),
             Some(_) => at += 6,
             // Any other escape is two bytes (`\\` among them, which must not start another).
             None => at += 2,
         }
     }
-    false
+    None
 }
 
 /// Eight copies of a byte, one per byte of a word.
