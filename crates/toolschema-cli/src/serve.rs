@@ -61,7 +61,15 @@ pub fn run(args: ServeArgs) -> Result<Outcome, InputError> {
         .block_on(Catalogs::load(sources, args.gate.gate_config()))
         .map_err(|e| InputError(e.to_string()))?;
     let catalogs = Arc::new(catalogs);
-    let file = crate::proxy::read_proxy_file(args.config.as_deref())?;
+    let (file_path, file) = crate::proxy::read_proxy_file_at(args.config.as_deref())?.unzip();
+    let file = file.unwrap_or_default();
+    if let (Some(path), false) = (&file_path, file.servers.is_empty()) {
+        // The file may be shared with `toolschema proxy`; its servers are not serve's to start.
+        eprintln!(
+            "toolschema serve: {}: the [proxy.servers] tables are left unused: they declare the servers of `toolschema proxy`; serve learns its tools from --catalog, --upstream or -- COMMAND",
+            path.display()
+        );
+    }
     let mut config = ServeConfig {
         file,
         mode: args.mode,

@@ -1109,6 +1109,9 @@ deny = ["echo"]
 
 [proxy.tool-scopes]
 "echo" = "echo:call"
+
+[proxy.servers.time]
+command = "mcp-server-time"
 "#,
     )
     .unwrap();
@@ -1120,6 +1123,14 @@ deny = ["echo"]
         "--config".into(),
         settings.display().to_string(),
     ]);
+    // The servers a shared settings file declares for the proxy are not started, and it says so.
+    assert!(
+        served
+            .stderr()
+            .contains("the [proxy.servers] tables are left unused"),
+        "{}",
+        served.stderr()
+    );
     let url = served.url("/toolhive");
     let ask = |principal: Value, tool: &str| {
         let body = json!({
