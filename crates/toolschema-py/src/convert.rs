@@ -239,9 +239,9 @@ impl Given {
             return Ok(Given::Text(text, read));
         }
         let mut notes = TextNotes::default();
-        let mut count = 0;
-        let built = build_value(value, 0, what, &mut notes, &mut count)?;
-        Ok(Given::Built(built, notes, count))
+        let mut builder = Builder { what, count: 0 };
+        let built = builder.value(value, 0, &mut notes)?;
+        Ok(Given::Built(built, notes, builder.count))
     }
 
     /// The value.
@@ -261,26 +261,80 @@ impl Given {
     }
 }
 
-/// The core's value of a Python value (see [`json_text_of`] for what is accepted), noting in
-/// `notes` what its JSON text would state beyond it, and counting its values in `count`.
-fn build_value(
-    value: &Bound<'_, PyAny>,
-    depth: usize,
-    what: &str,
-    notes: &mut TextNotes,
-    count: &mut usize,
-) -> PyResult<Value> {
-    *count += 1;
-    if value.is_none() {
-        return Ok(Value::Null);
+/// Builds the core's values of Python values (see [`Given::of`]).
+struct Builder<'a> {
+    /// What the value is, for messages.
+    what: &'a str,
+    /// How many values were built.
+    count: usize,
+}
+
+impl Builder<'_> {
+    /// The core's value of a Python value (see [`json_text_of`] for what is accepted), noting
+    /// in `notes` what its JSON text would state beyond it.
+    fn value(
+        &mut self,
+        value: &Bound<'_, PyAny>,
+        depth: usize,
+        notes: &mut TextNotes,
+    ) -> PyResult<Value> {
+        self.count += 1;
+        // The exact built-in types that arguments are made of, told by one comparison each;
+        // then every accepted type with its subclasses (an `IntEnum`, an `OrderedDict`), `bool`
+        // before `int`, its base.
+        if let Ok(text) = value.cast_exact::<PyString>() {
+            return Ok(Value::String(string_of(text, notes)?));
+        }
+        if let Ok(dict) = value.cast_exact::<PyDict>() {
+            return self.dict(value, dict, depth, notes);
+        }
+        if let Ok(int) = value.cast_exact::<PyInt>() {
+            return self.int(value, int, notes);
+        }
+        if let Ok(list) = value.cast_exact::<PyList>() {
+            enter(value, depth, self.what)?;
+            return self.items(list.iter(), list.len(), depth, notes);
+        }
+        if value.is_none() {
+            return Ok(Value::Null);
+        }
+        if let Ok(flag) = value.cast::<PyBool>() {
+            return Ok(Value::Bool(flag.is_true()));
+        }
+        if let Ok(text) = value.cast::<PyString>() {
+            return Ok(Value::String(string_of(text, notes)?));
+        }
+        if let Ok(int) = value.cast::<PyInt>() {
+            return self.int(value, int, notes);
+        }
+        if let Ok(float) = value.cast::<PyFloat>() {
+            let f = float.value();
+            // A float is held as itself: its shortest text reads back as the same float.
+            return serde_json::Number::from_f64(f)
+                .map(Value::Number)
+                .ok_or_else(|| not_json(value, self.what, format!("{f} is not a JSON number")));
+        }
+        if let Ok(dict) = value.cast::<PyDict>() {
+            return self.dict(value, dict, depth, notes);
+        }
+        if let Ok(list) = value.cast::<PyList>() {
+            enter(value, depth, self.what)?;
+            return self.items(list.iter(), list.len(), depth, notes);
+        }
+        if let Ok(tuple) = value.cast::<PyTuple>() {
+            enter(value, depth, self.what)?;
+            return self.items(tuple.iter(), tuple.len(), depth, notes);
+        }
+        Err(not_a_json_value(value, self.what))
     }
-    if let Ok(flag) = value.cast::<PyBool>() {
-        return Ok(Value::Bool(flag.is_true()));
-    }
-    if let Ok(text) = value.cast::<PyString>() {
-        return Ok(Value::String(string_of(text, notes)?));
-    }
-    if let Ok(int) = value.cast::<PyInt>() {
+
+    /// An `int`, exact at any size.
+    fn int(
+        &self,
+        value: &Bound<'_, PyAny>,
+        int: &Bound<'_, PyInt>,
+        notes: &mut TextNotes,
+    ) -> PyResult<Value> {
         if let Ok(n) = int.extract::<i64>() {
             return Ok(Value::from(n));
         }
@@ -289,24 +343,26 @@ fn build_value(
         }
         // Past 64 bits: read from its literal as the reader reads it in a text.
         let digits = big_int_digits(int)?;
-        return host::integer_literal(&digits, notes)
-            .ok_or_else(|| not_json(value, what, format!("{digits} is not a JSON number")));
+        host::integer_literal(&digits, notes)
+            .ok_or_else(|| not_json(value, self.what, format!("{digits} is not a JSON number")))
     }
-    if let Ok(float) = value.cast::<PyFloat>() {
-        let f = float.value();
-        // A float is held as itself: its shortest text reads back as the same float.
-        return serde_json::Number::from_f64(f)
-            .map(Value::Number)
-            .ok_or_else(|| not_json(value, what, format!("{f} is not a JSON number")));
-    }
-    if let Ok(dict) = value.cast::<PyDict>() {
+
+    /// A `dict` with `str` keys, as an object.
+    fn dict(
+        &mut self,
+        value: &Bound<'_, PyAny>,
+        dict: &Bound<'_, PyDict>,
+        depth: usize,
+        notes: &mut TextNotes,
+    ) -> PyResult<Value> {
+        let what = self.what;
         enter(value, depth, what)?;
         let mut map = serde_json::Map::with_capacity(dict.len());
         for (key, item) in dict.iter() {
             let key = str_key(value, &key, what)?;
             let key = string_of(key, notes)?;
             let mut inner = TextNotes::default();
-            let item = build_value(&item, depth + 1, what, &mut inner, count)?;
+            let item = self.value(&item, depth + 1, &mut inner)?;
             if !inner.is_empty() {
                 notes.nest(&key, inner);
             }
@@ -325,38 +381,27 @@ fn build_value(
             }
             map.insert(key, item);
         }
-        return Ok(Value::Object(map));
+        Ok(Value::Object(map))
     }
-    let items = if let Ok(list) = value.cast::<PyList>() {
-        enter(value, depth, what)?;
-        build_items(list.iter(), list.len(), depth, what, notes, count)?
-    } else if let Ok(tuple) = value.cast::<PyTuple>() {
-        enter(value, depth, what)?;
-        build_items(tuple.iter(), tuple.len(), depth, what, notes, count)?
-    } else {
-        return Err(not_a_json_value(value, what));
-    };
-    Ok(Value::Array(items))
-}
 
-/// The items of a list or tuple (see [`build_value`]).
-fn build_items<'py>(
-    items: impl Iterator<Item = Bound<'py, PyAny>>,
-    len: usize,
-    depth: usize,
-    what: &str,
-    notes: &mut TextNotes,
-    count: &mut usize,
-) -> PyResult<Vec<Value>> {
-    let mut built = Vec::with_capacity(len);
-    for (i, item) in items.enumerate() {
-        let mut inner = TextNotes::default();
-        built.push(build_value(&item, depth + 1, what, &mut inner, count)?);
-        if !inner.is_empty() {
-            notes.nest(&i.to_string(), inner);
+    /// The items of a list or tuple, as an array.
+    fn items<'py>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        len: usize,
+        depth: usize,
+        notes: &mut TextNotes,
+    ) -> PyResult<Value> {
+        let mut built = Vec::with_capacity(len);
+        for (i, item) in items.enumerate() {
+            let mut inner = TextNotes::default();
+            built.push(self.value(&item, depth + 1, &mut inner)?);
+            if !inner.is_empty() {
+                notes.nest(&i.to_string(), inner);
+            }
         }
+        Ok(Value::Array(built))
     }
-    Ok(built)
 }
 
 /// A `str` as the core holds it: a lone surrogate (which Python allows and UTF-8 cannot

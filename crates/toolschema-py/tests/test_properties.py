@@ -206,3 +206,50 @@ def test_a_value_and_its_json_text_get_the_same_verdict_and_messages(arguments):
         verdict = outcome(validator.validate, arguments)
         if verdict[0] == "errors":
             assert validator.is_valid(arguments) == (verdict[1] == [])
+
+
+class _Str(str):
+    pass
+
+
+class _Int(int):
+    pass
+
+
+class _Float(float):
+    pass
+
+
+class _Dict(dict):
+    pass
+
+
+class _List(list):
+    pass
+
+
+def subclassed(value):
+    """The same JSON value built of subclasses of the built-in types, and tuples for some lists:
+    the validator tells the built-in types first and their subclasses after."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return _Str(value)
+    if isinstance(value, int):
+        return _Int(value)
+    if isinstance(value, float):
+        return _Float(value)
+    if isinstance(value, dict):
+        return _Dict((_Str(k), subclassed(v)) for k, v in value.items())
+    items = [subclassed(v) for v in value]
+    return tuple(items) if len(items) % 2 else _List(items)
+
+
+@settings(max_examples=200, deadline=None)
+@given(HOST_ARGUMENTS)
+def test_subclasses_of_the_json_types_get_the_verdict_of_the_plain_value(arguments):
+    dressed = subclassed(arguments)
+    for name in HOST_CATALOG.names:
+        validator = HOST_CATALOG.validator(name)
+        for check in (validator.validate, validator.validate_output):
+            assert outcome(check, dressed) == outcome(check, arguments), (name, check.__name__, arguments)
