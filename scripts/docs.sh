@@ -14,9 +14,11 @@ MDBOOK="$TOOLS/bin/mdbook"
 
 if ! { [ -x "$MDBOOK" ] && [ "$("$MDBOOK" --version)" = "mdbook v$MDBOOK_VERSION" ]; }; then
   echo "==> installing mdbook $MDBOOK_VERSION into target/tools"
-  # Only the search feature: the book is built, never served or watched.
+  # Only the search feature: the book is built, never served or watched. Unoptimised: it
+  # builds in 131 s of CPU where the release profile takes 314 s, and a book this size is
+  # built in seconds either way.
   cargo install mdbook --locked --version "$MDBOOK_VERSION" --root "$TOOLS" \
-    --no-default-features --features search --quiet
+    --no-default-features --features search --debug --quiet
 fi
 
 log=$(mktemp)
