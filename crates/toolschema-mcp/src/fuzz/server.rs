@@ -584,9 +584,8 @@ async fn send_ping(
         .await
         .ok()?;
     let id = handle.id.clone();
-    let answered = tokio::spawn(async move {
-        handle.await_response().await.ok().map(|_| Instant::now())
-    });
+    let answered =
+        tokio::spawn(async move { handle.await_response().await.ok().map(|_| Instant::now()) });
     Some((id, answered))
 }
 
