@@ -19,6 +19,11 @@ const RUN_LIMIT: Duration = Duration::from_secs(600);
 /// confirmation), since a confirmed hang ends its tool's cases.
 const TIMEOUT: &str = "20";
 
+/// `--timeout` for a replay of shrunk findings: each call is small (nothing of the 1 MiB or
+/// 100,000-item cases is left after shrinking) and answered in milliseconds, so a shorter wait
+/// still tells lookup's hang from an answer, and the replay waits it once.
+const REPLAY_TIMEOUT: &str = "5";
+
 /// Each faulty tool of interop/faulty-server.mjs and the check its planted fault fails.
 const PLANTED: [(&str, &str); 8] = [
     ("divide", "crash"),
@@ -179,7 +184,7 @@ fn every_planted_fault_is_found_by_its_check_on_several_seeds_and_replays() {
                     "--replay",
                     file.to_str().unwrap(),
                     "--timeout",
-                    TIMEOUT,
+                    REPLAY_TIMEOUT,
                     "--format",
                     "json",
                 ],
@@ -269,56 +274,85 @@ fn the_same_seed_sends_the_same_cases_and_finds_the_same() {
 #[test]
 fn a_run_narrowed_with_tool_starts_only_the_servers_its_tools_need() {
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("starts.log");
-    // The faulty server behind a shell that notes each start.
-    let server = vec![
-        "sh".to_string(),
-        "-c".to_string(),
-        format!(
-            "echo started >> '{}'; exec '{}' '{}'",
-            log.display(),
-            node(),
-            require("interop/faulty-server.mjs").display()
-        ),
-    ];
-    let starts = || {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        std::fs::remove_file(&log).ok();
+    // The faulty server behind a shell that notes each start in `log`.
+    let noting = |log: &std::path::Path| {
+        vec![
+            "sh".to_string(),
+            "-c".to_string(),
+            format!(
+                "echo started >> '{}'; exec '{}' '{}'",
+                log.display(),
+                node(),
+                require("interop/faulty-server.mjs").display()
+            ),
+        ]
+    };
+    let starts = |log: &std::path::Path| {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
         text.lines().count()
     };
     let common = ["--jobs", "2", "--cases", "5", "--timeout", TIMEOUT];
-
-    // One tool needs one lane, so one server, though --jobs allows two.
-    let (code, stdout, stderr) = fuzz(&[&common[..], &["--tool", "add_note"]].concat(), &server);
-    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    assert_eq!(starts(), 1, "{stderr}");
+    // The three runs go side by side, each noting its starts in a log of its own: the second
+    // mostly waits for lookup's hang.
+    let (one, two, every) = (
+        dir.path().join("one.log"),
+        dir.path().join("two.log"),
+        dir.path().join("every.log"),
+    );
 
     // While lookup's planted hang holds the first lane, add_note takes the second, whose server
-    // starts then. (lookup has seven cases in all, its hang among them, whatever the seed.)
-    let args = [
-        "--jobs",
-        "2",
-        "--cases",
-        "10",
-        "--timeout",
-        "2",
-        "--format",
-        "json",
-    ];
-    let narrowed = [&args[..], &["--tool", "lookup", "--tool", "add_note"]].concat();
-    let (_, stdout, stderr) = fuzz(&narrowed, &server);
-    let runs = report(&stdout, &stderr)["summary"]["tools"].clone();
-    assert_eq!(runs, 2, "{stdout}\n{stderr}");
-    assert!(starts() >= 2, "{stderr}");
+    // starts then. (lookup has seven cases in all, its hang among them, whatever the seed.) The
+    // hang holds the lane for 10 s: add_note's cases, made meanwhile on a machine loaded by the
+    // other two runs, are ready well before it is free.
+    let narrowed = {
+        let server = noting(&two);
+        std::thread::spawn(move || {
+            let args = [
+                "--jobs",
+                "2",
+                "--cases",
+                "10",
+                "--timeout",
+                "10",
+                "--format",
+                "json",
+                "--tool",
+                "lookup",
+                "--tool",
+                "add_note",
+            ];
+            fuzz(&args, &server)
+        })
+    };
 
     // Not narrowed with --tool, every lane starts beside the first, before the tools are known.
-    let skip: Vec<&str> = PLANTED
-        .iter()
-        .flat_map(|(tool, _)| ["--skip", *tool])
-        .collect();
-    let (code, stdout, stderr) = fuzz(&[&common[..], &skip].concat(), &server);
+    let not_narrowed = {
+        let server = noting(&every);
+        std::thread::spawn(move || {
+            let skip: Vec<&str> = PLANTED
+                .iter()
+                .flat_map(|(tool, _)| ["--skip", *tool])
+                .collect();
+            fuzz(&[&common[..], &skip].concat(), &server)
+        })
+    };
+
+    // One tool needs one lane, so one server, though --jobs allows two.
+    let (code, stdout, stderr) = fuzz(
+        &[&common[..], &["--tool", "add_note"]].concat(),
+        &noting(&one),
+    );
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
-    assert_eq!(starts(), 2, "{stderr}");
+    assert_eq!(starts(&one), 1, "{stderr}");
+
+    let (_, stdout, stderr) = narrowed.join().unwrap();
+    let runs = report(&stdout, &stderr)["summary"]["tools"].clone();
+    assert_eq!(runs, 2, "{stdout}\n{stderr}");
+    assert!(starts(&two) >= 2, "{stderr}");
+
+    let (code, stdout, stderr) = not_narrowed.join().unwrap();
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert_eq!(starts(&every), 2, "{stderr}");
 }
 /// The faulty server behind a shell that notes its process id at each start (`exec` keeps it),
 /// and the file it notes them in.
@@ -367,18 +401,27 @@ fn pids_none_running(pids: &std::path::Path) -> Vec<u32> {
 /// budget while a hang is waited for leaves none either.
 #[test]
 fn no_server_outlives_the_run_after_crashes_and_spares() {
+    // The two seeds run side by side (each mostly waits for lookup's hang), each noting its
+    // servers in a file of its own.
+    let seeds: Vec<_> = ["1", "2"]
+        .into_iter()
+        .map(|seed| {
+            std::thread::spawn(move || {
+                let dir = tempfile::tempdir().unwrap();
+                let (server, pids) = pid_noting_faulty_server(dir.path());
+                let args = ["--seed", seed, "--timeout", TIMEOUT, "--format", "json"];
+                let (code, stdout, stderr) = fuzz(&args, &server);
+                assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+                assert_eq!(found(&report(&stdout, &stderr)), planted(&[]), "{stdout}");
+                // Two lanes, a restart after divide's crash and after the smaller case that
+                // confirms it, and the spare started beside the first restart.
+                assert!(pids_none_running(&pids).len() >= 5, "seed {seed}: {stderr}");
+            })
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let (server, pids) = pid_noting_faulty_server(dir.path());
-    for seed in ["1", "2"] {
-        let args = ["--seed", seed, "--timeout", TIMEOUT, "--format", "json"];
-        let (code, stdout, stderr) = fuzz(&args, &server);
-        assert_eq!(code, Some(1), "{stdout}\n{stderr}");
-        assert_eq!(found(&report(&stdout, &stderr)), planted(&[]), "{stdout}");
-        // Two lanes, a restart after divide's crash and after the smaller case that confirms
-        // it, and the spare started beside the first restart.
-        assert!(pids_none_running(&pids).len() >= 5, "seed {seed}: {stderr}");
-    }
-    // Cut by the budget while lookup's call hangs and divide's lane restarts.
+    // Cut by the budget while lookup's call hangs and divide's lane restarts (meanwhile).
     let args = [
         "--seed",
         "1",
@@ -401,6 +444,9 @@ fn no_server_outlives_the_run_after_crashes_and_spares() {
         "{stdout}"
     );
     assert!(!pids_none_running(&pids).is_empty(), "{stderr}");
+    for seed in seeds {
+        seed.join().unwrap();
+    }
 }
 
 #[test]
@@ -750,6 +796,10 @@ fn real_servers_from_npm_and_pypi_are_fuzzed_to_the_end() {
 
 #[test]
 fn lying_and_odd_answers_are_told_apart() {
+    // This server answers at once (plain Node, no SDK, tiny answers), so a short timeout still
+    // tells its two hanging tools from the others; each hang costs it a few times over (the
+    // case, its confirmation, a step of shrinking).
+    const TIMEOUT: &str = "5";
     // The late answer comes 5 s after the client gave up on it, while the run still goes on.
     let late_ms = (TIMEOUT.parse::<u64>().unwrap() + 5) * 1000;
     let server = vec![
@@ -1126,34 +1176,36 @@ fn only_finding(report: &Value) -> &Value {
 
 #[test]
 fn a_hang_whose_shrinking_budget_is_spent_is_reported_with_its_smallest_case_so_far() {
-    // Every `ms` past the 1 s timeout hangs; shrinking halves it step by step. A budget of
-    // 1.5 s leaves room for one step that hangs (a hang is only proven by a whole timeout).
+    // Every `ms` past the 1.5 s timeout hangs; shrinking halves it step by step (from 60000 for
+    // this seed: 1875 hangs, 937 is answered, 563 ms within the timeout even on a loaded
+    // machine). A budget of 2.2 s leaves room for one step that hangs (a hang is only proven by a
+    // whole timeout).
     let args = |budget: &'static str| {
         [
             "--seed",
             "1",
             "--timeout",
-            "1",
+            "1.5",
             "--hang-shrink-budget",
             budget,
             "--format",
             "json",
         ]
     };
-    let (code, stdout, stderr) = fuzz(&args("1.5"), &slow_server(60_000));
+    let (code, stdout, stderr) = fuzz(&args("2.2"), &slow_server(60_000));
     let cut = report(&stdout, &stderr);
     assert_eq!(code, Some(1), "{stderr}");
     let finding = only_finding(&cut);
     assert_eq!(finding["check"], "hang", "{stdout}");
     assert_eq!(
-        finding["shrinking_cut"], "its budget of 1.5 s was spent",
+        finding["shrinking_cut"], "its budget of 2.2 s was spent",
         "{stdout}"
     );
     // The case reported still hangs (it is one that did), and its replay sends it.
     let ms = finding["arguments"]["ms"]
         .as_u64()
         .unwrap_or_else(|| panic!("{stdout}"));
-    assert!(ms > 1000, "{stdout}");
+    assert!(ms > 1500, "{stdout}");
     assert!(finding["replay"]
         .as_str()
         .unwrap()
@@ -1166,7 +1218,7 @@ fn a_hang_whose_shrinking_budget_is_spent_is_reported_with_its_smallest_case_so_
     assert_eq!(finding["shrinking_cut"], Value::Null, "{stdout}");
     let smallest = finding["arguments"]["ms"].as_u64().unwrap();
     assert!(
-        smallest > 1000 && smallest < ms,
+        smallest > 1500 && smallest < ms,
         "{smallest} after {ms}: {stdout}"
     );
 
@@ -1176,14 +1228,14 @@ fn a_hang_whose_shrinking_budget_is_spent_is_reported_with_its_smallest_case_so_
             "--seed",
             "1",
             "--timeout",
-            "1",
-            "--hang-shrink-budget",
             "1.5",
+            "--hang-shrink-budget",
+            "2.2",
         ],
         &slow_server(60_000),
     );
     assert!(
-        text.contains("    shrinking stopped: its budget of 1.5 s was spent; these are the smallest arguments found by then\n"),
+        text.contains("    shrinking stopped: its budget of 2.2 s was spent; these are the smallest arguments found by then\n"),
         "{text}"
     );
 }

@@ -177,7 +177,8 @@ pub struct Sent<'a> {
     pub errors: &'a [ValidationError],
     /// The arguments (`None`: absent).
     pub arguments: Option<&'a Value>,
-    /// What the caller knows (for leaks): the arguments, the command line, the listing.
+    /// What the caller knows (for leaks) before the call: the command line, the listing. The
+    /// arguments count as known too (the leak check adds them when it needs them).
     pub known: &'a Known,
 }
 

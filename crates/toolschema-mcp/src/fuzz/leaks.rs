@@ -201,12 +201,26 @@ fn shorten(text: &str) -> String {
 }
 
 /// The first leak in `text` that the caller does not already know of, `sent` being the
-/// arguments of the call (a path that is a JSON Pointer into them names what was sent).
+/// arguments of the call: what they hold is known too, and a path that is a JSON Pointer into
+/// them names what was sent.
 pub fn find(text: &str, known: &Known, sent: Option<&serde_json::Value>) -> Option<Leak> {
     let patterns = patterns();
+    // What the caller knows with the arguments added, made only once something that may leak
+    // is found: most answers hold nothing of the kind, and a case's arguments can be a 1 MiB
+    // string, which every call would otherwise copy and split into words.
+    let with_sent = std::cell::OnceCell::new();
+    let known_all = || {
+        with_sent.get_or_init(|| {
+            let mut all = known.clone();
+            if let Some(sent) = sent {
+                all.add_json(sent);
+            }
+            all
+        })
+    };
     for (language, pattern) in &patterns.traces {
         for found in pattern.find_iter(text) {
-            if !known.knows(found.as_str().trim()) {
+            if !known_all().knows(found.as_str().trim()) {
                 return Some(Leak {
                     kind: LeakKind::StackTrace(language),
                     excerpt: shorten(found.as_str()),
@@ -216,7 +230,7 @@ pub fn find(text: &str, known: &Known, sent: Option<&serde_json::Value>) -> Opti
     }
     for (what, pattern) in &patterns.secrets {
         for found in pattern.find_iter(text) {
-            if !known.knows(found.as_str()) {
+            if !known_all().knows(found.as_str()) {
                 let shown: String = found.as_str().chars().take(8).collect();
                 return Some(Leak {
                     kind: LeakKind::Secret(what),
@@ -243,7 +257,7 @@ pub fn find(text: &str, known: &Known, sent: Option<&serde_json::Value>) -> Opti
                     .machine_roots
                     .iter()
                     .any(|root| path.starts_with(root.as_str()));
-            if on_machine && !known.knows_path(path, sent) {
+            if on_machine && !known_all().knows_path(path, sent) {
                 return Some(Leak {
                     kind: LeakKind::Path,
                     excerpt: shorten(path),

@@ -682,15 +682,11 @@ impl Context<'_> {
             }
         }
         let (kind, errors, _) = judge(&tool.compiled, arguments);
-        let mut known = tool.known.clone();
-        if let Some(arguments) = arguments {
-            known.add_json(arguments);
-        }
         let sent = Sent {
             kind,
             errors: &errors,
             arguments,
-            known: &known,
+            known: &tool.known,
         };
         let observations = checks::observe(&tool.compiled, &sent, &record, self.options.timeout);
         Ok(Some((record, observations)))

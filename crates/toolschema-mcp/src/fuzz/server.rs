@@ -16,7 +16,7 @@ use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::{Mutex, RwLock};
 
 /// How long a server that answered nothing in time gets to answer a ping before it is restarted.
@@ -348,7 +348,11 @@ impl Server {
         let first = handle.await_response();
         tokio::pin!(first);
         let mut repeat = None;
+        // A ping sent right after the copy: a server that answers it while the copy waits takes
+        // calls side by side (see below).
+        let mut ping_beside = None;
         let mut copy_outlived_ping = false;
+        let mut alive_after_hang = false;
         let response = tokio::select! {
             response = &mut first => response,
             () = tokio::time::sleep(repeat_after(timeout)), if may_repeat => {
@@ -364,7 +368,17 @@ impl Server {
                     if let Ok(handle) = send().await {
                         ids.push(handle.id.clone());
                         // Its own task: its timeout runs from now, not from when it is awaited.
-                        repeat = Some((handle.id.clone(), tokio::spawn(handle.await_response())));
+                        repeat = Some((
+                            handle.id.clone(),
+                            tokio::spawn(async move {
+                                let response = handle.await_response().await;
+                                (response, Instant::now())
+                            }),
+                        ));
+                        ping_beside = send_ping(&peer, timeout.min(PING_LIMIT)).await;
+                        if let Some((ping, _)) = &ping_beside {
+                            ids.push(ping.clone());
+                        }
                     }
                 }
                 first.await
@@ -392,10 +406,13 @@ impl Server {
             },
             Err(ServiceError::Timeout { .. }) => {
                 let alive = self.after_hang(lane, &live).await;
+                alive_after_hang = alive;
                 // The copy counts only if the server answered a ping while the copy still
                 // waited: a server that takes one request at a time has then finished the first
                 // call, and would have answered the copy (sent before the ping) had it not hung
-                // too; a copy that timed out earlier may only have waited its turn.
+                // too; a copy that timed out earlier may only have waited its turn. The ping
+                // sent beside the copy shows that too, and does not depend on how soon this one
+                // is answered (on a loaded machine, often after the copy's own timeout).
                 copy_outlived_ping = alive
                     && repeat
                         .as_ref()
@@ -405,29 +422,36 @@ impl Server {
             Err(error) => self.closed(lane, &live, error).await,
         };
         let mut hang_repeated = false;
+        // Waited for even when the first call was answered, so that nothing of this case is
+        // still in flight when the next one is sent.
+        let ping_answered = match ping_beside {
+            Some((_, answered)) => answered.await.ok().flatten(),
+            None => None,
+        };
         if let Some((repeat_id, pending)) = repeat {
-            // Waited for even when the first call was answered, so that nothing of this case is
-            // still in flight when the next one is sent.
-            match pending.await {
-                Ok(Ok(_)) => drop(live.results.take(&repeat_id)),
-                Ok(Err(ServiceError::McpError(_))) => {
+            match pending.await.map(|(response, ended)| {
+                let outlived = ping_answered.is_some_and(|answered| answered < ended);
+                (response, outlived)
+            }) {
+                Ok((Ok(_), _)) => drop(live.results.take(&repeat_id)),
+                Ok((Err(ServiceError::McpError(_)), _)) => {
                     drop(live.watch.unreadable_answer(&repeat_id))
                 }
-                Ok(Err(ServiceError::Timeout { .. })) if answer == Answer::Hang => {
-                    hang_repeated = copy_outlived_ping;
+                Ok((Err(ServiceError::Timeout { .. }), outlived)) if answer == Answer::Hang => {
+                    hang_repeated = copy_outlived_ping || (alive_after_hang && outlived);
                 }
                 // The first was answered but its copy not: the server may still be working on
                 // the copy. It answers a ping (or is restarted) before the next case is sent.
-                Ok(Err(ServiceError::Timeout { .. })) => {
+                Ok((Err(ServiceError::Timeout { .. }), _)) => {
                     self.after_hang(lane, &live).await;
                 }
                 // The connection ended under the copy alone: the next call needs a fresh server.
-                Ok(Err(error))
+                Ok((Err(error), _))
                     if !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) =>
                 {
                     self.closed(lane, &live, error).await;
                 }
-                Ok(Err(_)) | Err(_) => {}
+                Ok((Err(_), _)) | Err(_) => {}
             }
         }
         if alone && !matches!(answer, Answer::Closed { .. } | Answer::Interrupted) {
@@ -546,6 +570,23 @@ impl Server {
         )
         .await;
     }
+}
+
+/// Send a ping now: its request id, and a task that says when it was answered (`None`: not
+/// within `limit`).
+async fn send_ping(
+    peer: &Peer<RoleClient>,
+    limit: Duration,
+) -> Option<(RequestId, tokio::task::JoinHandle<Option<Instant>>)> {
+    let request = ClientRequest::CustomRequest(CustomRequest::new("ping", None));
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::with_timeout(limit))
+        .await
+        .ok()?;
+    let id = handle.id.clone();
+    let answered =
+        tokio::spawn(async move { handle.await_response().await.ok().map(|_| Instant::now()) });
+    Some((id, answered))
 }
 
 /// Start the server (or open a session with it) and finish the initialize handshake.
